@@ -61,15 +61,27 @@ func DefaultBackoff(attempt int) time.Duration {
 	return 50 * time.Millisecond << attempt
 }
 
+// Option adjusts a GraphRetriever.
+type Option func(*GraphRetriever)
+
+// WithBackoff replaces DefaultBackoff (tests use it to avoid waiting).
+func WithBackoff(f func(attempt int) time.Duration) Option {
+	return func(g *GraphRetriever) { g.backoff = f }
+}
+
 // New returns a retriever over backend, or the configuration's errors.
-func New(backend Backend, cfg Config) (*GraphRetriever, error) {
+func New(backend Backend, cfg Config, opts ...Option) (*GraphRetriever, error) {
 	if backend == nil {
 		return nil, errors.New("retriever: no backend")
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &GraphRetriever{backend: backend, cfg: cfg, backoff: DefaultBackoff}, nil
+	g := &GraphRetriever{backend: backend, cfg: cfg, backoff: DefaultBackoff}
+	for _, o := range opts {
+		o(g)
+	}
+	return g, nil
 }
 
 // Config returns the retriever's configuration.

@@ -1,0 +1,392 @@
+package retriever_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/memoria-graph/memoria/internal/naive"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+func w(x float64) *float64 { return &x }
+
+// chain builds S-A (w 0.9), A-B (w 0.8), B-C (w 0.7), S-D (w 0.3), all
+// untagged, plus an isolated node Z. Degrees: S 2, A 2, B 2, C 1, D 1.
+func chain() *naive.Graph {
+	g := &naive.Graph{}
+	for _, id := range []string{"S", "A", "B", "C", "D", "Z"} {
+		g.Nodes = append(g.Nodes, naive.Node{ID: id, HasID: true, Labels: []string{"Event"}, Props: map[string]any{"id": id}})
+	}
+	add := func(a, b int, x float64) {
+		g.Edges = append(g.Edges, naive.Edge{From: a, To: b, Type: "RELATES", Weight: w(x)})
+	}
+	add(0, 1, 0.9)
+	add(1, 2, 0.8)
+	add(2, 3, 0.7)
+	add(0, 4, 0.3)
+	return g
+}
+
+func mustNew(t *testing.T, b retriever.Backend, cfg retriever.Config) *retriever.GraphRetriever {
+	t.Helper()
+	g, err := retriever.New(b, cfg, retriever.WithBackoff(func(int) time.Duration { return time.Millisecond }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func ids(r retriever.RetrievalResult) []string {
+	var out []string
+	for _, p := range r.Paths {
+		out = append(out, strings.Join(p.NodeIDs(), ">"))
+	}
+	return out
+}
+
+// TestExploreChain runs a whole exploration by hand.
+//
+// Seed S, R 1, no tags (tag_sim 1), defaults (min 0.005, 3 branches):
+// depth 1: S (d 2) → A: 1 × 0.9/√2 = 0.63640; → D: 1 × 0.3/√2 = 0.21213.
+// depth 2: A (d 2) → B: 0.63640 × 0.8/√2 = 0.36; D (d 1) has only S, visited:
+// S→D completes (no_candidates).
+// depth 3: B (d 2) → C: 0.36 × 0.7/√2 = 0.17819.
+// depth 4: C (d 1) has only B, visited: S→A→B→C completes.
+// Frontier empty after 4 levels < MAX_DEPTH 5: frontier_exhausted,
+// max_depth_reached 3. Tree order: A (0.636) before D (0.212).
+func TestExploreChain(t *testing.T) {
+	g := mustNew(t, naive.Backend{G: chain()}, retriever.DefaultConfig())
+	res, err := g.ExploreAll(context.Background(), []retriever.SeedInput{{NodeID: "S", Score: 1}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if got := ids(r); !slices.Equal(got, []string{"S>A>B>C", "S>D"}) {
+		t.Fatalf("paths %v", got)
+	}
+	if r.TerminatedReason != retriever.TerminatedFrontierExhausted || r.MaxDepthReached != 3 {
+		t.Errorf("reason %s depth %d, want frontier_exhausted 3", r.TerminatedReason, r.MaxDepthReached)
+	}
+	want := []float64{0.9 / math.Sqrt2, 0.36, 0.36 * 0.7 / math.Sqrt2}
+	for i, s := range r.Paths[0].Steps {
+		if math.Abs(s.TransferEnergy-want[i]) > 1e-12 {
+			t.Errorf("step %d T = %v, want %v", i, s.TransferEnergy, want[i])
+		}
+	}
+	if r.Paths[0].EndReason != retriever.EndNoCandidates {
+		t.Errorf("end reason %q", r.Paths[0].EndReason)
+	}
+}
+
+// TestExploreMaxDepth: with MAX_DEPTH 2 the chain stops at B with the
+// frontier still alive: S→A→B ends at max depth, reason max_depth.
+func TestExploreMaxDepth(t *testing.T) {
+	cfg := retriever.DefaultConfig()
+	cfg.MaxDepth = 2
+	res, err := mustNew(t, naive.Backend{G: chain()}, cfg).ExploreAll(context.Background(), []retriever.SeedInput{{NodeID: "S", Score: 1}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if got := ids(r); !slices.Equal(got, []string{"S>A>B", "S>D"}) {
+		t.Fatalf("paths %v", got)
+	}
+	if r.TerminatedReason != retriever.TerminatedMaxDepth || r.MaxDepthReached != 2 || r.Paths[0].EndReason != retriever.EndMaxDepth {
+		t.Errorf("reason %s depth %d end %s", r.TerminatedReason, r.MaxDepthReached, r.Paths[0].EndReason)
+	}
+}
+
+// TestSeedNotFoundAndIsolated: an unknown seed is a result, not an error;
+// an isolated seed has no paths and exhausts its frontier at once.
+func TestSeedNotFoundAndIsolated(t *testing.T) {
+	res, err := mustNew(t, naive.Backend{G: chain()}, retriever.DefaultConfig()).ExploreAll(context.Background(),
+		[]retriever.SeedInput{{NodeID: "nope", Score: 1}, {NodeID: "Z", Score: 1}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].TerminatedReason != retriever.TerminatedSeedNotFound || res[0].SeedNode != nil || len(res[0].Paths) != 0 {
+		t.Errorf("unknown seed: %+v", res[0])
+	}
+	if res[1].TerminatedReason != retriever.TerminatedFrontierExhausted || len(res[1].Paths) != 0 || res[1].MaxDepthReached != 0 {
+		t.Errorf("isolated seed: %+v", res[1])
+	}
+}
+
+// TestStreamOrder: each seed's events come as seed, then levels 1, 2, …
+// in order, then its result last; the channel then closes. The query tags
+// " x " and "x" normalise to one tag.
+func TestStreamOrder(t *testing.T) {
+	ch, err := mustNew(t, naive.Backend{G: chain()}, retriever.DefaultConfig()).Explore(context.Background(),
+		[]retriever.SeedInput{{NodeID: "S", Score: 1}, {NodeID: "A", Score: 0.5}}, []string{" x ", "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int][]string{}
+	for ev := range ch {
+		var s string
+		switch ev.Kind {
+		case retriever.EventSeed:
+			s = "seed"
+		case retriever.EventLevel:
+			s = "L" + string(rune('0'+ev.Level.Depth))
+		case retriever.EventResult:
+			s = "result"
+		}
+		seen[ev.SeedIndex] = append(seen[ev.SeedIndex], s)
+	}
+	// Tag x is on no edge, so every edge has tag_sim 0.15. S: L1 S→A
+	// 0.9/√2 × 0.15 = 0.09546, S→D 0.3/√2 × 0.15 = 0.03182; L2 A→B
+	// 0.09546 × 0.8/√2 × 0.15 = 0.00810; L3 B→C 0.00810 × 0.7/√2 × 0.15 =
+	// 0.00060 < 0.005, nothing kept, frontier empty: three levels.
+	if got := seen[0]; !slices.Equal(got, []string{"seed", "L1", "L2", "L3", "result"}) {
+		t.Errorf("seed 0 events %v", got)
+	}
+	if got := seen[1]; got[0] != "seed" || got[len(got)-1] != "result" {
+		t.Errorf("seed 1 events %v", got)
+	}
+}
+
+// flaky fails its first n calls with err, then defers to the graph.
+type flaky struct {
+	naive.Backend
+	n     atomic.Int32
+	err   error
+	calls atomic.Int32
+}
+
+func (f *flaky) Open(context.Context) (retriever.Connector, func(context.Context) error, error) {
+	return f, func(context.Context) error { return nil }, nil
+}
+
+func (f *flaky) FetchSeed(ctx context.Context, id string) (retriever.SeedFetchResult, error) {
+	f.calls.Add(1)
+	if f.n.Add(-1) >= 0 {
+		return retriever.SeedFetchResult{}, f.err
+	}
+	return f.Backend.FetchSeed(ctx, id)
+}
+
+// TestRetries: MaxRetries 2 survives two transient failures (3 attempts),
+// MaxRetries 1 does not and the seed ends in error naming the cause; a
+// non-transient error is not retried at all (1 call).
+func TestRetries(t *testing.T) {
+	cause := errors.New("connection reset")
+	for _, c := range []struct {
+		retries  int
+		err      error
+		reason   string
+		attempts int32
+	}{
+		{2, retriever.Transient(cause), retriever.TerminatedFrontierExhausted, 3},
+		{1, retriever.Transient(cause), retriever.TerminatedError, 2},
+		{3, cause, retriever.TerminatedError, 1},
+	} {
+		f := &flaky{Backend: naive.Backend{G: chain()}, err: c.err}
+		f.n.Store(2)
+		cfg := retriever.DefaultConfig()
+		cfg.MaxRetries = c.retries
+		res, err := mustNew(t, f, cfg).ExploreAll(context.Background(), []retriever.SeedInput{{NodeID: "S", Score: 1}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[0].TerminatedReason != c.reason || f.calls.Load() != c.attempts {
+			t.Errorf("retries %d: reason %s after %d calls, want %s after %d", c.retries, res[0].TerminatedReason, f.calls.Load(), c.reason, c.attempts)
+		}
+		if c.reason == retriever.TerminatedError && !strings.Contains(res[0].Error, "connection reset") {
+			t.Errorf("error %q does not name the cause", res[0].Error)
+		}
+	}
+}
+
+// perSeed fails every call for seed BAD and serves the others.
+type perSeed struct{ naive.Backend }
+
+func (p perSeed) Open(context.Context) (retriever.Connector, func(context.Context) error, error) {
+	return p, func(context.Context) error { return nil }, nil
+}
+
+func (p perSeed) FetchSeed(ctx context.Context, id string) (retriever.SeedFetchResult, error) {
+	if id == "BAD" {
+		return retriever.SeedFetchResult{}, errors.New("boom")
+	}
+	return p.Backend.FetchSeed(ctx, id)
+}
+
+// TestFailingSeedDoesNotStopOthers: seed BAD ends in error, seed S still
+// returns its two paths.
+func TestFailingSeedDoesNotStopOthers(t *testing.T) {
+	res, err := mustNew(t, perSeed{naive.Backend{G: chain()}}, retriever.DefaultConfig()).ExploreAll(context.Background(),
+		[]retriever.SeedInput{{NodeID: "BAD", Score: 1}, {NodeID: "S", Score: 1}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].TerminatedReason != retriever.TerminatedError || res[0].Error != "boom" {
+		t.Errorf("BAD: %+v", res[0])
+	}
+	if len(res[1].Paths) != 2 {
+		t.Errorf("S: %d paths, want 2", len(res[1].Paths))
+	}
+}
+
+// blocking blocks every expansion until its context ends.
+type blocking struct{ naive.Backend }
+
+func (b blocking) Open(context.Context) (retriever.Connector, func(context.Context) error, error) {
+	return b, func(context.Context) error { return nil }, nil
+}
+
+func (blocking) ExpandFrontier(ctx context.Context, _ retriever.ExpandRequest) ([]retriever.ExpansionCandidate, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestCancelStopsPromptlyWithoutLeaks: cancelling while five seeds are
+// blocked closes the stream within a second and leaves no goroutine behind,
+// even though the consumer reads nothing before cancelling.
+func TestCancelStopsPromptlyWithoutLeaks(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	seeds := []retriever.SeedInput{{NodeID: "S", Score: 1}, {NodeID: "A", Score: 1}, {NodeID: "B", Score: 1}, {NodeID: "C", Score: 1}, {NodeID: "D", Score: 1}}
+	ch, err := mustNew(t, blocking{naive.Backend{G: chain()}}, retriever.DefaultConfig()).Explore(ctx, seeds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	deadline := time.After(time.Second)
+	for open := true; open; {
+		select {
+		case ev, ok := <-ch:
+			open = ok
+			if ok && ev.Kind == retriever.EventResult && ev.Result.TerminatedReason != retriever.TerminatedCancelled {
+				t.Errorf("result after cancel: %s", ev.Result.TerminatedReason)
+			}
+		case <-deadline:
+			t.Fatal("stream not closed within 1s of cancel")
+		}
+	}
+	for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines after cancel, %d before", n, before)
+	}
+}
+
+// TestInvalidInput: bad seeds and bad configs are refused before any work.
+func TestInvalidInput(t *testing.T) {
+	if _, err := retriever.New(naive.Backend{G: chain()}, retriever.Config{}); err == nil {
+		t.Error("zero config accepted")
+	}
+	g := mustNew(t, naive.Backend{G: chain()}, retriever.DefaultConfig())
+	if _, err := g.Explore(context.Background(), []retriever.SeedInput{{NodeID: "S", Score: 0}}, nil); err == nil || !strings.Contains(err.Error(), "score") {
+		t.Errorf("score 0 accepted: %v", err)
+	}
+}
+
+// randomGraph makes a small multigraph with self-loops, parallel edges,
+// missing weights, untagged and duplicate-tagged edges, another
+// relationship type and a node without id.
+func randomGraph(r *rand.Rand) *naive.Graph {
+	g := &naive.Graph{}
+	n := 4 + r.IntN(14)
+	for i := range n {
+		g.Nodes = append(g.Nodes, naive.Node{ID: string(rune('A' + i)), HasID: r.IntN(15) > 0})
+	}
+	tags := []string{"a", "b", "c", "d"}
+	m := r.IntN(3 * n)
+	for range m {
+		e := naive.Edge{From: r.IntN(n), To: r.IntN(n), Type: "RELATES"}
+		if r.IntN(8) == 0 {
+			e.Type = "MENTIONS"
+		}
+		if r.IntN(6) > 0 {
+			// Weights on a coarse grid make exact ties common.
+			e.Weight = w(float64(1+r.IntN(4)) / 4)
+		}
+		for range r.IntN(4) {
+			e.Tags = append(e.Tags, tags[r.IntN(len(tags))])
+		}
+		g.Edges = append(g.Edges, e)
+	}
+	return g
+}
+
+// TestAgainstNaive is the property test of the normative rules: on 500
+// random graphs, seeds, tags and configs, the orchestrator and traversal
+// state give exactly the paths, energies and level fates of the naive
+// implementation (which shares no traversal code).
+func TestAgainstNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for iter := range 500 {
+		g := randomGraph(r)
+		cfg := retriever.DefaultConfig()
+		cfg.MaxDepth = 1 + r.IntN(5)
+		cfg.MaxBranches = 1 + r.IntN(3)
+		cfg.MinActivation = []float64{0, 0.005, 0.05, 0.2}[r.IntN(4)]
+		cfg.TagSimFloor = float64(r.IntN(5)) / 4
+		var q []string
+		for range r.IntN(3) {
+			q = append(q, []string{"a", "b", "c", "d"}[r.IntN(4)])
+		}
+		q = retriever.NormalizeTags(q)
+		seed := retriever.SeedInput{NodeID: string(rune('A' + r.IntN(len(g.Nodes)+1))), Score: float64(1+r.IntN(4)) / 4}
+
+		want := naive.Explore(g, seed, q, cfg)
+		var levels [][]retriever.CandidateOutcome
+		got := mustNew(t, naive.Backend{G: g}, cfg).ExploreSeed(context.Background(), seed, q, func(ev retriever.Event) {
+			if ev.Kind == retriever.EventLevel {
+				levels = append(levels, ev.Level.Outcomes)
+			}
+		})
+		if got.TerminatedReason != want.Terminated {
+			t.Fatalf("iter %d: reason %s, naive %s", iter, got.TerminatedReason, want.Terminated)
+		}
+		var gp, wp []string
+		for _, p := range got.Paths {
+			s := strings.Join(p.NodeIDs(), ">")
+			for _, st := range p.Steps {
+				s += " " + formatT(st.TransferEnergy)
+			}
+			gp = append(gp, s)
+		}
+		for _, p := range want.Paths {
+			s := strings.Join(p.IDs, ">")
+			for _, e := range p.Energies {
+				s += " " + formatT(e)
+			}
+			wp = append(wp, s)
+		}
+		slices.Sort(gp)
+		slices.Sort(wp)
+		if !slices.Equal(gp, wp) {
+			t.Fatalf("iter %d seed %v cfg %+v tags %v:\n got  %v\n want %v", iter, seed, cfg, q, gp, wp)
+		}
+		if len(levels) != len(want.Levels) {
+			t.Fatalf("iter %d: %d levels, naive %d", iter, len(levels), len(want.Levels))
+		}
+		for li := range levels {
+			if len(levels[li]) != len(want.Levels[li]) {
+				t.Fatalf("iter %d level %d: %d outcomes, naive %d", iter, li+1, len(levels[li]), len(want.Levels[li]))
+			}
+			for ci, o := range levels[li] {
+				n := want.Levels[li][ci]
+				if o.Candidate.ParentID != n.Parent || o.Candidate.NeighborNode.ID != n.Neighbor || o.Fate != n.Fate || o.ClaimedBy != n.ClaimedBy || o.Candidate.TransferEnergy != n.T {
+					t.Fatalf("iter %d level %d #%d: %+v vs naive %+v", iter, li+1, ci, o, n)
+				}
+			}
+		}
+	}
+}
+
+// formatT prints a float exactly, so equal strings mean equal bits.
+func formatT(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

@@ -1,0 +1,165 @@
+package retriever
+
+import (
+	"slices"
+	"testing"
+)
+
+func node(id string) GraphNode {
+	return GraphNode{ID: id, Labels: []string{"Test"}, Properties: map[string]any{"id": id}}
+}
+
+func cand(parent, nbr string, t float64) ExpansionCandidate {
+	return ExpansionCandidate{ParentID: parent, NeighborNode: node(nbr), Edge: GraphEdge{SourceID: parent, TargetID: nbr, Type: RelType}, TransferEnergy: t}
+}
+
+// oneHop returns a frontier node reached from seed S with energy t.
+func oneHop(id string, t float64) FrontierNode {
+	p := GraphPath{}.Extend(StepFromCandidate(node("S"), cand("S", id, t)))
+	return FrontierNode{NodeID: id, Activation: t, Path: p, Node: node(id)}
+}
+
+func fates(up FrontierUpdate) []string {
+	var out []string
+	for _, o := range up.Outcomes {
+		s := o.Candidate.ParentID + ">" + o.Candidate.NeighborNode.ID + ":" + string(o.Fate)
+		if o.ClaimedBy != "" {
+			s += "(" + o.ClaimedBy + ")"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestSelectNextFrontier is seed 004 §3.2 A.1 with max_branches 2.
+//
+// Frontier A (from S, T 0.6), B (from S, T 0.5), C (from S, T 0.4).
+// Candidates: A→X 0.5, A→Y 0.4, A→Z 0.3; B→X 0.45, B→W 0.2; C none.
+// Claim order (T desc): A→X 0.5 kept; B→X 0.45 claimed by A (X taken);
+// A→Y 0.4 kept; A→Z 0.3 branch_limit (A has 2); B→W 0.2 kept (B lost X but
+// keeps its next candidate). Next frontier in frontier order then T desc:
+// X, Y (from A), W (from B). C kept nothing and its path S→C completes with
+// no_candidates. Newly visited X, Y, W.
+func TestSelectNextFrontier(t *testing.T) {
+	st := NewTraversalState(2, node("S"))
+	frontier := []FrontierNode{oneHop("A", 0.6), oneHop("B", 0.5), oneHop("C", 0.4)}
+	up := st.SelectNextFrontier(frontier, GroupByParent([]ExpansionCandidate{
+		cand("A", "X", 0.5), cand("A", "Y", 0.4), cand("A", "Z", 0.3), cand("B", "X", 0.45), cand("B", "W", 0.2),
+	}))
+	wantFates := []string{"A>X:kept", "B>X:claimed(A)", "A>Y:kept", "A>Z:branch_limit", "B>W:kept"}
+	if got := fates(up); !slices.Equal(got, wantFates) {
+		t.Errorf("fates = %v, want %v", got, wantFates)
+	}
+	var next []string
+	for _, f := range up.Next {
+		next = append(next, f.NodeID)
+	}
+	if !slices.Equal(next, []string{"X", "Y", "W"}) {
+		t.Errorf("next frontier = %v, want [X Y W]", next)
+	}
+	if !slices.Equal(up.NewlyVisited, []string{"X", "Y", "W"}) {
+		t.Errorf("newly visited = %v", up.NewlyVisited)
+	}
+	for _, id := range []string{"S", "X", "Y", "W"} {
+		if _, ok := st.Visited()[id]; !ok {
+			t.Errorf("%s not visited", id)
+		}
+	}
+	if _, ok := st.Visited()["Z"]; ok {
+		t.Error("Z (branch_limit) marked visited")
+	}
+	if len(up.Completed) != 1 || !slices.Equal(up.Completed[0].NodeIDs(), []string{"S", "C"}) || up.Completed[0].EndReason != EndNoCandidates {
+		t.Errorf("completed = %+v, want S→C ending no_candidates", up.Completed)
+	}
+	x := up.Next[0]
+	if !slices.Equal(x.Path.NodeIDs(), []string{"S", "A", "X"}) || x.Activation != 0.5 {
+		t.Errorf("X path %v activation %v, want S,A,X and 0.5", x.Path.NodeIDs(), x.Activation)
+	}
+	if x.Path.MaxTransferEnergy != 0.6 || x.Path.MinTransferEnergy != 0.5 {
+		t.Errorf("X path max/min = %v/%v, want 0.6/0.5", x.Path.MaxTransferEnergy, x.Path.MinTransferEnergy)
+	}
+}
+
+// TestClaimTieBreaks: equal T on a contested neighbour goes to the lower
+// parent id (rule 4), and a parent whose only candidate was claimed
+// completes with all_claimed.
+//
+// P1→N 0.3 and P2→N 0.3 tie; P1 < P2 so P1 keeps N and P2, with nothing
+// else, ends its path S→P2 as all_claimed.
+func TestClaimTieBreaks(t *testing.T) {
+	st := NewTraversalState(3, node("S"))
+	frontier := []FrontierNode{oneHop("P2", 0.5), oneHop("P1", 0.5)}
+	up := st.SelectNextFrontier(frontier, GroupByParent([]ExpansionCandidate{cand("P2", "N", 0.3), cand("P1", "N", 0.3)}))
+	if got := fates(up); !slices.Equal(got, []string{"P1>N:kept", "P2>N:claimed(P1)"}) {
+		t.Errorf("fates = %v", got)
+	}
+	if len(up.Completed) != 1 || up.Completed[0].EndReason != EndAllClaimed || !slices.Equal(up.Completed[0].NodeIDs(), []string{"S", "P2"}) {
+		t.Errorf("completed = %+v, want S→P2 all_claimed", up.Completed)
+	}
+}
+
+// TestSeedFrontierWithNoCandidates: the seed's own frontier node has an
+// empty path, so keeping nothing completes no path (seed 004 §3.2 A.2).
+func TestSeedFrontierWithNoCandidates(t *testing.T) {
+	st := NewTraversalState(3, node("S"))
+	up := st.SelectNextFrontier(st.InitialFrontier(1), nil)
+	if len(up.Completed) != 0 || len(up.Next) != 0 {
+		t.Fatalf("got completed %v next %v, want none", up.Completed, up.Next)
+	}
+}
+
+// TestVisitedCandidatesIgnored: a candidate for an already visited node
+// (here the seed) is dropped even if a connector returns it.
+func TestVisitedCandidatesIgnored(t *testing.T) {
+	st := NewTraversalState(3, node("S"))
+	f := []FrontierNode{oneHop("A", 0.5)}
+	st.visited["A"] = struct{}{}
+	up := st.SelectNextFrontier(f, GroupByParent([]ExpansionCandidate{cand("A", "S", 0.4), cand("A", "B", 0.1)}))
+	if got := fates(up); !slices.Equal(got, []string{"A>B:kept"}) {
+		t.Errorf("fates = %v, want only A>B kept", got)
+	}
+}
+
+// TestFinalizeRemaining is seed 004 §3.2 A.3: every non-empty frontier path
+// completes at max depth; the bare seed does not.
+func TestFinalizeRemaining(t *testing.T) {
+	st := NewTraversalState(3, node("S"))
+	f := append(st.InitialFrontier(1), oneHop("A", 0.5), oneHop("B", 0.4))
+	got := FinalizeRemaining(f)
+	if len(got) != 2 || !slices.Equal(got[0].NodeIDs(), []string{"S", "A"}) || !slices.Equal(got[1].NodeIDs(), []string{"S", "B"}) {
+		t.Fatalf("finalized %v", got)
+	}
+	for _, p := range got {
+		if p.EndReason != EndMaxDepth {
+			t.Errorf("end reason %q, want max_depth", p.EndReason)
+		}
+	}
+}
+
+// TestSortPathsTreeOrder: paths come out as a depth-first walk with
+// siblings by T descending, as seed 000 §5 lists paths A, B, C.
+//
+// Completion order C (S→N5), B (S→N4→N8), A (S→N3→N1); first-hop T are
+// N3 0.3 > N4 0.2 > N5 0.1, so tree order is A, B, C.
+func TestSortPathsTreeOrder(t *testing.T) {
+	mk := func(ids []string, ts []float64) GraphPath {
+		var p GraphPath
+		for i := range ts {
+			p = p.Extend(StepFromCandidate(node(ids[i]), cand(ids[i], ids[i+1], ts[i])))
+		}
+		return p
+	}
+	ps := []GraphPath{
+		mk([]string{"S", "N5"}, []float64{0.1}),
+		mk([]string{"S", "N4", "N8"}, []float64{0.2, 0.05}),
+		mk([]string{"S", "N3", "N1"}, []float64{0.3, 0.1}),
+	}
+	SortPathsTreeOrder(ps)
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.NodeIDs()[1])
+	}
+	if !slices.Equal(got, []string{"N3", "N4", "N5"}) {
+		t.Fatalf("order %v, want N3 N4 N5", got)
+	}
+}
