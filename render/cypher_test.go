@@ -1,0 +1,286 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// parseCypherString is an independent reader of one Cypher string literal
+// at the start of s (the openCypher grammar's StringLiteral: single or
+// double quotes; escapes \\ \' \" \b \f \n \r \t \uXXXX \UXXXXXXXX). It
+// returns the value and the rest of s. It refuses raw control characters,
+// which a one-line script must not contain.
+func parseCypherString(s string) (val, rest string, err error) {
+	if s == "" || (s[0] != '"' && s[0] != '\'') {
+		return "", s, errors.New("no opening quote")
+	}
+	quote := s[0]
+	var b strings.Builder
+	i := 1
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == quote:
+			return b.String(), s[i+1:], nil
+		case c < 0x20 || c == 0x7f:
+			return "", s, fmt.Errorf("raw control byte %#x at %d", c, i)
+		case c != '\\':
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return "", s, fmt.Errorf("invalid UTF-8 at %d", i)
+			}
+			b.WriteString(s[i : i+size])
+			i += size
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", s, errors.New("dangling backslash")
+		}
+		e := s[i+1]
+		i += 2
+		simple := map[byte]byte{'\\': '\\', '\'': '\'', '"': '"', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+		if v, ok := simple[e]; ok {
+			b.WriteByte(v)
+			continue
+		}
+		n := map[byte]int{'u': 4, 'U': 8}[e]
+		if n == 0 || i+n > len(s) {
+			return "", s, fmt.Errorf("bad escape \\%c", e)
+		}
+		code, perr := strconv.ParseUint(s[i:i+n], 16, 32)
+		if perr != nil {
+			return "", s, perr
+		}
+		b.WriteRune(rune(code))
+		i += n
+	}
+	return "", s, errors.New("no closing quote")
+}
+
+// parseParamsLine reads a Neo4j Browser line `:params {k: "v", ...}` whose
+// values are string literals, returning the keys in order and the map.
+func parseParamsLine(line string) ([]string, map[string]string, error) {
+	s, ok := strings.CutPrefix(line, ":params {")
+	if !ok {
+		return nil, nil, errors.New("no :params {")
+	}
+	var keys []string
+	m := map[string]string{}
+	for !strings.HasPrefix(s, "}") {
+		if len(keys) > 0 {
+			if s, ok = strings.CutPrefix(s, ", "); !ok {
+				return nil, nil, fmt.Errorf("no comma before %q", s)
+			}
+		}
+		key, after, ok := strings.Cut(s, ": ")
+		if !ok {
+			return nil, nil, fmt.Errorf("no key in %q", s)
+		}
+		v, rest, err := parseCypherString(after)
+		if err != nil {
+			return nil, nil, err
+		}
+		keys = append(keys, key)
+		m[key] = v
+		s = rest
+	}
+	if s != "}" {
+		return nil, nil, fmt.Errorf("trailing %q", s)
+	}
+	return keys, m, nil
+}
+
+// TestDebugCypherMinimal is seed 004 §3.2 B.3, the to_debug_cypher minimal
+// sanity case.
+//
+// Scenario: minimalResult, one hop S1 → N1.
+// Expected: exactly `MATCH p = (n0 {id: $id0})-[:RELATES]-(n1 {id: $id1}) RETURN p`,
+// params {id0: S1, id1: N1}, NodeIDs [S1 N1]; DebugCypherAll gives that one
+// query; Browser() is `:params {id0: "S1", id1: "N1"}` and the query with
+// a closing ";".
+// Why: the pattern names node i n_i with parameter $id_i, in path order
+// (steps[0].from_node, then each to_node, seed 004 §2.3 item 3).
+func TestDebugCypherMinimal(t *testing.T) {
+	res := minimalResult()
+	q := DebugCypher(res.Paths[0])
+	if want := "MATCH p = (n0 {id: $id0})-[:RELATES]-(n1 {id: $id1}) RETURN p"; q.Query != want {
+		t.Errorf("query %q, want %q", q.Query, want)
+	}
+	if want := map[string]string{"id0": "S1", "id1": "N1"}; !reflect.DeepEqual(q.Params, want) {
+		t.Errorf("params %v, want %v", q.Params, want)
+	}
+	if !reflect.DeepEqual(q.NodeIDs, []string{"S1", "N1"}) {
+		t.Errorf("node ids %v", q.NodeIDs)
+	}
+	if all := DebugCypherAll(res); !reflect.DeepEqual(all, []DebugQuery{q}) {
+		t.Errorf("DebugCypherAll = %+v", all)
+	}
+	want := ":params {id0: \"S1\", id1: \"N1\"}\nMATCH p = (n0 {id: $id0})-[:RELATES]-(n1 {id: $id1}) RETURN p;"
+	if got := q.Browser(); got != want {
+		t.Errorf("Browser\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestDebugCypherThreePaths renders threePathResult's BrowserScript.
+//
+// Expected (testdata/cypher_three_paths.golden): three blocks, "// Path 1:
+// N2006 -> N2003 -> N2001 -> N2010" with a 4-node pattern (n0..n3, params
+// id0..id3), "// Path 2: N2006 -> N2004 -> N2008" with 3 nodes and
+// "// Path 3: N2006 -> N2005" with 2, separated by blank lines.
+// Why: one query per path (seed 004 §2.3), numbered like the LLM paths.
+func TestDebugCypherThreePaths(t *testing.T) {
+	qs := DebugCypherAll(threePathResult())
+	if len(qs) != 3 {
+		t.Fatalf("%d queries", len(qs))
+	}
+	want := "MATCH p = (n0 {id: $id0})-[:RELATES]-(n1 {id: $id1})-[:RELATES]-(n2 {id: $id2})-[:RELATES]-(n3 {id: $id3}) RETURN p"
+	if qs[0].Query != want {
+		t.Errorf("path 1 query %q", qs[0].Query)
+	}
+	golden(t, "cypher_three_paths", BrowserScript(qs))
+}
+
+// TestDebugCypherEmpty checks paths without steps.
+//
+// Scenario: DebugCypher of an empty path; DebugCypherAll of a result
+// whose only path is empty, and of no results.
+// Expected: an empty Query with empty, non-nil NodeIDs and Params, Browser()
+// "", and no queries (an empty, non-nil slice) from DebugCypherAll.
+// Why: a pattern needs a node; the retriever never completes an empty path,
+// and skipping them keeps the numbering equal to ToLLMContext's.
+func TestDebugCypherEmpty(t *testing.T) {
+	q := DebugCypher(retriever.GraphPath{})
+	if q.Query != "" || q.NodeIDs == nil || len(q.NodeIDs) != 0 || q.Params == nil || len(q.Params) != 0 || q.Browser() != "" {
+		t.Errorf("empty path gives %+v", q)
+	}
+	res := retriever.RetrievalResult{Seed: retriever.SeedInput{NodeID: "a", Score: 1}, Paths: []retriever.GraphPath{{}}}
+	if all := DebugCypherAll(res); all == nil || len(all) != 0 {
+		t.Errorf("DebugCypherAll = %#v", all)
+	}
+	if all := DebugCypherAll(); all == nil {
+		t.Errorf("DebugCypherAll() = nil")
+	}
+}
+
+// TestCypherStringExact pins the escapes.
+//
+// Expected, input → literal:
+//
+//	plain          → "plain"
+//	a"b\c          → "a\"b\\c"
+//	\n \t \r \b \f → "\n\t\r\b\f" (two-character escapes)
+//	NUL ESC DEL    → "\u0000\u001B\u007F"
+//	U+0085 U+2028  → "\u0085\u2028"
+//	it's 🚀 e+◌́    → unchanged between the quotes (' needs no escape in a
+//	                 double-quoted literal; printable non-ASCII stays UTF-8)
+//
+// Why: these are the escapes the openCypher StringLiteral grammar defines;
+// control characters are escaped so a literal never spans lines.
+func TestCypherStringExact(t *testing.T) {
+	cases := map[string]string{
+		"plain":                   `"plain"`,
+		`a"b\c`:                   `"a\"b\\c"`,
+		"\n\t\r\b\f":              `"\n\t\r\b\f"`,
+		"\x00\x1b\x7f":            `"\u0000\u001B\u007F"`,
+		"\u0085\u2028":            `"\u0085\u2028"`,
+		"it's 🚀 e\u0301":          "\"it's 🚀 e\u0301\"",
+		"":                        `""`,
+		"\\u0041 is not an A":     `"\\u0041 is not an A"`,
+		"trailing backslash \\":   `"trailing backslash \\"`,
+		"\"quoted\" and \\\"both": `"\"quoted\" and \\\"both"`,
+	}
+	for in, want := range cases {
+		if got := CypherString(in); got != want {
+			t.Errorf("CypherString(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestCypherStringRoundTrip reads CypherString's output back with
+// parseCypherString, a parser written here independently of it.
+//
+// Scenario: ids with quotes, backslashes, newlines, tabs, NUL and every
+// other ASCII control, DEL, C1 controls, U+2028/9, emoji (including a ZWJ
+// sequence and a flag), combining marks, CJK, right-to-left text, and every
+// rune from U+0000 to U+07FF in one string.
+// Expected: each parses back to the original with nothing left over, and
+// no literal contains a raw control byte.
+// Why: the Neo4j layer and the Browser script pass ids through these
+// literals; any loss would make the replayed query match nothing.
+func TestCypherStringRoundTrip(t *testing.T) {
+	var all strings.Builder
+	for r := rune(0); r < 0x800; r++ {
+		all.WriteRune(r)
+	}
+	ids := []string{
+		"", "N2006", idQuote, idBackslash, idControl, idNUL, idEmoji, idCombining,
+		`\"`, `\\"`, `"\`, `''`, "\x01\x02\x1f\x7f\u0080\u009f\u2028\u2029",
+		"👩‍👩‍👧 family, 🇫🇷 flag", "Z\u0351\u0305\u0336algo", "東京", "שלום", "a\u200db",
+		all.String(),
+	}
+	for _, id := range ids {
+		lit := CypherString(id)
+		got, rest, err := parseCypherString(lit)
+		if err != nil || rest != "" || got != id {
+			t.Errorf("%q → %s → %q (rest %q, err %v)", id, lit, got, rest, err)
+		}
+	}
+}
+
+// TestCypherStringInvalidUTF8 documents the one lossy case.
+//
+// Scenario: a string holding the byte 0xff, which is not UTF-8.
+// Expected: the literal holds U+FFFD in its place: "a\uFFFDb" read back
+// as "a�b".
+// Why: a Cypher string is Unicode text, so the byte has no exact form.
+func TestCypherStringInvalidUTF8(t *testing.T) {
+	got, _, err := parseCypherString(CypherString("a\xffb"))
+	if err != nil || got != "a\uFFFDb" {
+		t.Errorf("got %q, %v", got, err)
+	}
+}
+
+// TestDebugCypherTrickyIDs replays trickyResult's path in the Browser form.
+//
+// Expected: the :params line parses (with parseCypherString) to keys id0..id5
+// in order and values equal to the six ids in path order, equal to Params;
+// the query has n0..n5; the script (testdata/cypher_tricky_ids.golden) is
+// a comment line, a :params line and a query line — no id breaks a line.
+// Why: the query text holds only parameter names, so ids can only go wrong
+// in the :params literals and the comment, which DisplayID quotes.
+func TestDebugCypherTrickyIDs(t *testing.T) {
+	res := trickyResult()
+	q := DebugCypher(res.Paths[0])
+	lines := strings.Split(q.Browser(), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("Browser has %d lines: %q", len(lines), lines)
+	}
+	keys, m, err := parseParamsLine(lines[0])
+	if err != nil {
+		t.Fatalf("%v in %q", err, lines[0])
+	}
+	wantIDs := []string{idQuote, idBackslash, idControl, idNUL, idEmoji, idCombining}
+	if !reflect.DeepEqual(keys, []string{"id0", "id1", "id2", "id3", "id4", "id5"}) {
+		t.Errorf("keys %v", keys)
+	}
+	for i, id := range wantIDs {
+		if m[fmt.Sprintf("id%d", i)] != id {
+			t.Errorf("id%d = %q, want %q", i, m[fmt.Sprintf("id%d", i)], id)
+		}
+	}
+	if !reflect.DeepEqual(m, q.Params) || !reflect.DeepEqual(q.NodeIDs, wantIDs) {
+		t.Errorf("params %q, node ids %q", q.Params, q.NodeIDs)
+	}
+	script := BrowserScript([]DebugQuery{q})
+	if n := strings.Count(script, "\n"); n != 3 {
+		t.Errorf("script has %d lines", n)
+	}
+	golden(t, "cypher_tricky_ids", script)
+}

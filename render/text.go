@@ -1,0 +1,99 @@
+package render
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// textKeys are the properties tried, in order, for a node's display text.
+var textKeys = []string{"text", "title", "description", "name"}
+
+// NodeText returns a node's display text: its `text` property, else `title`,
+// else `description`, else `name` (the first that is a non-blank string),
+// with runs of white space collapsed to one space. ok is false when the node
+// has none of them.
+func NodeText(n retriever.GraphNode) (text string, ok bool) {
+	for _, k := range textKeys {
+		if s, isStr := n.Properties[k].(string); isStr {
+			if s = strings.Join(strings.Fields(s), " "); s != "" {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Truncate shortens s to at most width runes: when s is longer it keeps the
+// first width-1 runes, drops the spaces they end with, and appends "…". A
+// width below 1 leaves s alone.
+func Truncate(s string, width int) string {
+	if width < 1 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	runes := []rune(s)
+	return strings.TrimRight(string(runes[:width-1]), " ") + "…"
+}
+
+// DisplayID returns id as written in the text formats: as is when it is
+// non-empty and made only of printable, non-space runes other than
+// `"`, `\`, brackets and parentheses; otherwise Go-quoted (strconv.Quote),
+// so an id can never break a line or a bracket.
+func DisplayID(id string) string {
+	if id == "" {
+		return `""`
+	}
+	for _, r := range id {
+		if r == utf8.RuneError || !unicode.IsPrint(r) || unicode.IsSpace(r) || strings.ContainsRune(`"\()[]{}`, r) {
+			return strconv.Quote(id)
+		}
+	}
+	return id
+}
+
+// shortNum formats an activation or weight: the shortest decimal form when
+// it has at most 4 decimals (0.85, 1, 0.0816), else 4 significant digits
+// (0.101645833… → 0.1016).
+func shortNum(v float64) string {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if i := strings.IndexByte(s, '.'); i < 0 || len(s)-i-1 <= 4 {
+		return s
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+// edgeType is the edge's type, RELATES when it has none.
+func edgeType(e retriever.GraphEdge) string {
+	if e.Type == "" {
+		return retriever.RelType
+	}
+	return e.Type
+}
+
+// weightText is the weight with 2 decimals, marked when the edge has none:
+// "0.82", "0.01(missing)".
+func weightText(e retriever.GraphEdge) string {
+	s := fmt.Sprintf("%.2f", e.EffectiveWeight())
+	if e.Weight == nil {
+		s += "(missing)"
+	}
+	return s
+}
+
+// nonEmptyPaths returns the paths with at least one step: the ones every
+// numbered exporter lists.
+func nonEmptyPaths(results []retriever.RetrievalResult) []retriever.GraphPath {
+	var out []retriever.GraphPath
+	for _, r := range results {
+		for _, p := range r.Paths {
+			if len(p.Steps) > 0 {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

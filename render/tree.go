@@ -1,0 +1,154 @@
+package render
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// DefaultTreeTextWidth is TreeOptions.TextWidth's default.
+const DefaultTreeTextWidth = 40
+
+// TreeOptions tunes Tree.
+type TreeOptions struct {
+	// TextWidth is the most runes of a node's text shown; 0 means
+	// DefaultTreeTextWidth.
+	TextWidth int
+}
+
+// EndReasonText is how Tree words a path's end reason; an unknown reason is
+// shown as is.
+func EndReasonText(reason string) string {
+	switch reason {
+	case retriever.EndNoCandidates:
+		return "nothing above threshold"
+	case retriever.EndAllClaimed:
+		return "lost to other parents"
+	case retriever.EndMaxDepth:
+		return "max depth"
+	}
+	return reason
+}
+
+type treeNode struct {
+	node     retriever.GraphNode
+	step     *retriever.GraphStep // nil at the root
+	end      string               // end reason of the first path ending here
+	children []*treeNode
+	byID     map[string]*treeNode
+}
+
+func (t *treeNode) child(s retriever.GraphStep) *treeNode {
+	if c, ok := t.byID[s.ToNode.ID]; ok {
+		return c
+	}
+	c := &treeNode{node: s.ToNode, step: &s, byID: map[string]*treeNode{}}
+	t.byID[s.ToNode.ID] = c
+	t.children = append(t.children, c)
+	return c
+}
+
+// Tree draws res as a plain-text tree rooted at the seed, rebuilt by merging
+// the paths on shared prefixes; siblings are ordered by transfer energy
+// descending, then id. For example:
+//
+//	seed N2006 R=0.85: 3 paths, max depth 3, frontier_exhausted
+//	N2006 (UserRequest) R=0.85 "Why did we…"
+//	├── N2003 (DataSource) T=0.1016 w=0.82 tag_sim=0.292 d=4 "Inventory…"
+//	│   └── N2001 (AgentAnswer) T=0.0263 w=0.90 tag_sim=0.575 d=4  [end: max depth]
+//	└── N2005 (Event) T=0.0319 w=0.50 tag_sim=0.150 d=4  [end: nothing above threshold]
+//
+// The header counts the paths with steps and gives MaxDepthReached and the
+// termination reason; a result with an Error adds a line "error: ...". A
+// line ends with "  [end: ...]" (EndReasonText) where a path ended. d is the
+// parent's degree. Text is NodeText cut to TextWidth runes and quoted with
+// strconv.Quote; ids are written with DisplayID. Without a seed node (seed
+// not found) only the header lines are drawn. The result ends with a newline.
+func Tree(res retriever.RetrievalResult, opt TreeOptions) string {
+	width := opt.TextWidth
+	if width == 0 {
+		width = DefaultTreeTextWidth
+	}
+	paths := nonEmptyPaths([]retriever.RetrievalResult{res})
+
+	var b strings.Builder
+	noun := "paths"
+	if len(paths) == 1 {
+		noun = "path"
+	}
+	fmt.Fprintf(&b, "seed %s R=%s: %d %s, max depth %d", DisplayID(res.Seed.NodeID), shortNum(res.Seed.Score), len(paths), noun, res.MaxDepthReached)
+	if res.TerminatedReason != "" {
+		b.WriteString(", " + res.TerminatedReason)
+	}
+	b.WriteByte('\n')
+	if res.Error != "" {
+		b.WriteString("error: " + strings.Join(strings.Fields(res.Error), " ") + "\n")
+	}
+
+	var rootNode retriever.GraphNode
+	switch {
+	case res.SeedNode != nil:
+		rootNode = *res.SeedNode
+	case len(paths) > 0:
+		rootNode = paths[0].Steps[0].FromNode
+	default:
+		return b.String()
+	}
+	root := &treeNode{node: rootNode, byID: map[string]*treeNode{}}
+	for _, p := range paths {
+		t := root
+		for _, s := range p.Steps {
+			t = t.child(s)
+		}
+		if t.end == "" {
+			t.end = p.EndReason
+		}
+	}
+
+	b.WriteString(DisplayID(rootNode.ID) + labelPart(rootNode) + " R=" + shortNum(res.Seed.Score) + textPart(rootNode, width) + "\n")
+	var walk func(t *treeNode, indent string)
+	walk = func(t *treeNode, indent string) {
+		slices.SortStableFunc(t.children, func(a, c *treeNode) int {
+			if r := cmp.Compare(c.step.TransferEnergy, a.step.TransferEnergy); r != 0 {
+				return r
+			}
+			return cmp.Compare(a.node.ID, c.node.ID)
+		})
+		for i, c := range t.children {
+			branch, next := "├── ", "│   "
+			if i == len(t.children)-1 {
+				branch, next = "└── ", "    "
+			}
+			s := c.step
+			fmt.Fprintf(&b, "%s%s%s%s T=%.4f w=%s tag_sim=%.3f d=%d%s", indent, branch, DisplayID(c.node.ID), labelPart(c.node),
+				s.TransferEnergy, weightText(s.Edge), s.TagSim, s.Degree, textPart(c.node, width))
+			if c.end != "" {
+				b.WriteString("  [end: " + EndReasonText(c.end) + "]")
+			}
+			b.WriteByte('\n')
+			walk(c, indent+next)
+		}
+	}
+	walk(root, "")
+	return b.String()
+}
+
+// labelPart is " (Label)", or "" for a node without labels.
+func labelPart(n retriever.GraphNode) string {
+	if l := n.Label(); l != "" {
+		return " (" + l + ")"
+	}
+	return ""
+}
+
+// textPart is ` "text…"`, or "" for a node without text.
+func textPart(n retriever.GraphNode, width int) string {
+	if t, ok := NodeText(n); ok {
+		return " " + strconv.Quote(Truncate(t, width))
+	}
+	return ""
+}
