@@ -1,0 +1,51 @@
+# memoria: the two set-up commands are `make run` and `make test`.
+GO ?= go
+BIN := bin/memoria
+
+.PHONY: run build test unit check neo4j-launcher neo4j tmux-story bench fuzz clean
+
+## run: open the explorer on the embedded demo graph
+run:
+	$(GO) run .
+
+## build: build bin/memoria
+build:
+	$(GO) build -o $(BIN) .
+
+## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story
+test: check neo4j-launcher
+	$(GO) test -race -count=1 -timeout 30m ./...
+	bash scripts/tmux_story.sh
+
+## unit: the Go tests without starting anything else (Neo4j tests skip unless CI=true)
+unit:
+	$(GO) test -race ./...
+
+## check: gofmt and go vet
+check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## neo4j-launcher: build the Java launcher of the test Neo4j (once; needs JDK 17+ and Maven)
+neo4j-launcher:
+	bash testdata/neo4j/launcher.sh build
+
+## neo4j: run a Neo4j 5 on loopback in the foreground (prints its bolt:// URI)
+neo4j:
+	bash testdata/neo4j/launcher.sh run $(NEO4J_FLAGS)
+
+## tmux-story: drive the real binary in tmux through the explorer story
+tmux-story:
+	bash scripts/tmux_story.sh
+
+## bench: speed and memory benchmarks (targets in README.md)
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+## fuzz: fuzz the APOC loader for a minute
+fuzz:
+	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=60s ./retriever/apoc/
+
+clean:
+	rm -rf bin testdata/neo4j/target
