@@ -131,15 +131,15 @@ func (g *GraphRetriever) ExploreAll(ctx context.Context, seeds []SeedInput, quer
 		return nil, err
 	}
 	results := make([]RetrievalResult, len(seeds))
-	got := 0
 	for ev := range ch {
 		if ev.Kind == EventResult {
 			results[ev.SeedIndex] = *ev.Result
-			got++
 		}
 	}
-	if got < len(seeds) {
-		return results, ctx.Err()
+	// A cancelled run may still deliver some results (cancelled ones
+	// included); the context's error says the set is not to be trusted.
+	if err := ctx.Err(); err != nil {
+		return results, err
 	}
 	return results, nil
 }

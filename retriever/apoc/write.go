@@ -1,0 +1,253 @@
+package apoc
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Write writes g in APOC's JSON-lines form, which Parse reads back into an
+// equal graph: the nodes, then the relationships, in g's order, one per
+// line. Keys come in APOC's order (type, id, labels or label, properties,
+// start, end), property keys sorted; internal ids are written as strings;
+// empty labels and properties are left out, as APOC does. Floats are always
+// written with a '.' or an exponent (1.0, not 1) so they stay floats, and
+// integers without, so they stay integers. Properties whose value is nil
+// are left out (Neo4j has no null properties). Write fails on a
+// relationship whose endpoint is not among the nodes and on values JSON or
+// Neo4j cannot hold (maps, NaN, infinities, nested lists).
+func Write(w io.Writer, g *Graph) error {
+	if g == nil {
+		return errors.New("apoc: no graph to write")
+	}
+	labels := make(map[string][]string, len(g.Nodes))
+	for i := range g.Nodes {
+		labels[g.Nodes[i].InternalID] = g.Nodes[i].Labels
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var b []byte
+	var err error
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		b = append(b[:0], `{"type":"node","id":`...)
+		b = appendString(b, n.InternalID)
+		if len(n.Labels) > 0 {
+			b = append(b, `,"labels":`...)
+			b = appendLabels(b, n.Labels)
+		}
+		if b, err = appendProps(b, n.Properties); err != nil {
+			return fmt.Errorf("node %s: %w", showID(n.InternalID), err)
+		}
+		b = append(b, "}\n"...)
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	for i := range g.Rels {
+		r := &g.Rels[i]
+		sl, ok := labels[r.Start]
+		if !ok {
+			return fmt.Errorf("relationship %s starts at unknown node %s", showID(r.InternalID), showID(r.Start))
+		}
+		el, ok := labels[r.End]
+		if !ok {
+			return fmt.Errorf("relationship %s ends at unknown node %s", showID(r.InternalID), showID(r.End))
+		}
+		b = append(b[:0], `{"type":"relationship","id":`...)
+		b = appendString(b, r.InternalID)
+		b = append(b, `,"label":`...)
+		b = appendString(b, r.Type)
+		if b, err = appendProps(b, r.Properties); err != nil {
+			return fmt.Errorf("relationship %s: %w", showID(r.InternalID), err)
+		}
+		b = append(b, `,"start":`...)
+		b = appendEndpoint(b, r.Start, sl)
+		b = append(b, `,"end":`...)
+		b = appendEndpoint(b, r.End, el)
+		b = append(b, "}\n"...)
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func appendEndpoint(b []byte, id string, labels []string) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, id)
+	if len(labels) > 0 {
+		b = append(b, `,"labels":`...)
+		b = appendLabels(b, labels)
+	}
+	return append(b, '}')
+}
+
+func appendLabels(b []byte, labels []string) []byte {
+	b = append(b, '[')
+	for i, l := range labels {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, l)
+	}
+	return append(b, ']')
+}
+
+func appendProps(b []byte, props map[string]any) ([]byte, error) {
+	keys := make([]string, 0, len(props))
+	for k, v := range props {
+		if v != nil {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return b, nil
+	}
+	slices.Sort(keys)
+	b = append(b, `,"properties":{`...)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = appendValue(b, props[k], true); err != nil {
+			return b, fmt.Errorf("property %q: %w", k, err)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func appendValue(b []byte, v any, top bool) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		return appendString(b, x), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int16:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int8:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case uint32:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case uint16:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case uint8:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case float64:
+		return appendFloat(b, x)
+	case float32:
+		return appendFloat(b, float64(x))
+	case []string:
+		return appendList(b, len(x), func(b []byte, i int) ([]byte, error) { return appendString(b, x[i]), nil })
+	case []int64:
+		return appendList(b, len(x), func(b []byte, i int) ([]byte, error) { return strconv.AppendInt(b, x[i], 10), nil })
+	case []int:
+		return appendList(b, len(x), func(b []byte, i int) ([]byte, error) { return strconv.AppendInt(b, int64(x[i]), 10), nil })
+	case []float64:
+		return appendList(b, len(x), func(b []byte, i int) ([]byte, error) { return appendFloat(b, x[i]) })
+	case []bool:
+		return appendList(b, len(x), func(b []byte, i int) ([]byte, error) { return strconv.AppendBool(b, x[i]), nil })
+	case []any:
+		if !top {
+			return b, errors.New("lists of lists cannot be written")
+		}
+		return appendList(b, len(x), func(b []byte, i int) ([]byte, error) {
+			if x[i] == nil {
+				return b, errors.New("a list cannot contain null")
+			}
+			return appendValue(b, x[i], false)
+		})
+	}
+	return b, fmt.Errorf("cannot write a value of type %T", v)
+}
+
+func appendList(b []byte, n int, elem func([]byte, int) ([]byte, error)) ([]byte, error) {
+	b = append(b, '[')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = elem(b, i); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// appendFloat writes f as encoding/json does, then adds ".0" when the result
+// would read back as an integer.
+func appendFloat(b []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b, fmt.Errorf("cannot write %v", f)
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	start := len(b)
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	for _, c := range b[start:] {
+		if c == '.' || c == 'e' {
+			return b, nil
+		}
+	}
+	return append(b, ".0"...), nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string; invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
