@@ -104,9 +104,9 @@ var queryTags = []string{"demand_forecasting", "stockout", "safety_stock", "inve
 // threePathResult is seed 000 §5's exploration of N2006 (R = 0.85), with
 // the query tags above (|Q| = 4) and TAG_SIM_FLOOR 0.15:
 //
-//	A: N2006 → N2003 → N2001 → N2010   (ends: nothing above threshold)
+//	A: N2006 → N2003 → N2001 → N2010   (ends: nothing above threshold or all visited)
 //	B: N2006 → N2004 → N2008           (ends: its candidate was claimed)
-//	C: N2006 → N2005                   (ends: nothing above threshold)
+//	C: N2006 → N2005                   (ends: nothing above threshold or all visited)
 //
 // Hop by hop, tag_sim = 0.15 + 0.85 × |E∩Q|/|E∪Q| and T = R × w / √d × tag_sim:
 //

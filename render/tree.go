@@ -25,7 +25,7 @@ type TreeOptions struct {
 func EndReasonText(reason string) string {
 	switch reason {
 	case retriever.EndNoCandidates:
-		return "nothing above threshold"
+		return "nothing above threshold or all visited"
 	case retriever.EndAllClaimed:
 		return "lost to other parents"
 	case retriever.EndMaxDepth:
@@ -60,7 +60,7 @@ func (t *treeNode) child(s retriever.GraphStep) *treeNode {
 //	N2006 (UserRequest) R=0.85 "Why did we…"
 //	├── N2003 (DataSource) T=0.1016 w=0.82 tag_sim=0.292 d=4 "Inventory…"
 //	│   └── N2001 (AgentAnswer) T=0.0263 w=0.90 tag_sim=0.575 d=4  [end: max depth]
-//	└── N2005 (Event) T=0.0319 w=0.50 tag_sim=0.150 d=4  [end: nothing above threshold]
+//	└── N2005 (Event) T=0.0319 w=0.50 tag_sim=0.150 d=4  [end: nothing above threshold or all visited]
 //
 // The header counts the paths with steps and gives MaxDepthReached and the
 // termination reason; a result with an Error adds a line "error: ...". A

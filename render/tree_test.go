@@ -14,10 +14,10 @@ import (
 //	N2006 (UserRequest) R=0.85 "Why did we run out of stock on SKU-118…"
 //	├── N2003 (DataSource) T=0.1016 w=0.82 tag_sim=0.292 d=4 "Inventory ledger 2024-Q1"
 //	│   └── N2001 (AgentAnswer) T=0.0263 w=0.90 tag_sim=0.575 d=4 "Safety stock for SKU-118 was 40 units,…"
-//	│       └── N2010 (DataSource) T=0.0076 w=1.00 tag_sim=0.575 d=4 "supplier_lead_times.csv"  [end: nothing above threshold]
+//	│       └── N2010 (DataSource) T=0.0076 w=1.00 tag_sim=0.575 d=4 "supplier_lead_times.csv"  [end: nothing above threshold or all visited]
 //	├── N2004 (AgentAction) T=0.0816 w=0.60 tag_sim=0.320 d=4 "Ran the demand forecast for SKU-118 wit…"
 //	│   └── N2008 (UserPreference) T=0.0100 w=0.75 tag_sim=0.490 d=9 "Prefers conservative safety stock over…"  [end: lost to other parents]
-//	└── N2005 (Event) T=0.0319 w=0.50 tag_sim=0.150 d=4  [end: nothing above threshold]
+//	└── N2005 (Event) T=0.0319 w=0.50 tag_sim=0.150 d=4  [end: nothing above threshold or all visited]
 //
 // Why: the energies and tag_sims are threePathResult's (T1 = 0.1016458…,
 // T2 = 0.0263009…, T3 = 0.0075615…, T4 = 0.0816, T5 = 0.009996 → 0.0100,
@@ -30,10 +30,10 @@ func TestTreeThreePaths(t *testing.T) {
 N2006 (UserRequest) R=0.85 "Why did we run out of stock on SKU-118…"
 ├── N2003 (DataSource) T=0.1016 w=0.82 tag_sim=0.292 d=4 "Inventory ledger 2024-Q1"
 │   └── N2001 (AgentAnswer) T=0.0263 w=0.90 tag_sim=0.575 d=4 "Safety stock for SKU-118 was 40 units,…"
-│       └── N2010 (DataSource) T=0.0076 w=1.00 tag_sim=0.575 d=4 "supplier_lead_times.csv"  [end: nothing above threshold]
+│       └── N2010 (DataSource) T=0.0076 w=1.00 tag_sim=0.575 d=4 "supplier_lead_times.csv"  [end: nothing above threshold or all visited]
 ├── N2004 (AgentAction) T=0.0816 w=0.60 tag_sim=0.320 d=4 "Ran the demand forecast for SKU-118 wit…"
 │   └── N2008 (UserPreference) T=0.0100 w=0.75 tag_sim=0.490 d=9 "Prefers conservative safety stock over…"  [end: lost to other parents]
-└── N2005 (Event) T=0.0319 w=0.50 tag_sim=0.150 d=4  [end: nothing above threshold]
+└── N2005 (Event) T=0.0319 w=0.50 tag_sim=0.150 d=4  [end: nothing above threshold or all visited]
 `
 	got := Tree(threePathResult(), TreeOptions{})
 	if got != want {
@@ -55,7 +55,7 @@ N2006 (UserRequest) R=0.85 "Why did we run out of stock on SKU-118…"
 //	├── A T=0.3000 w=1.00 tag_sim=1.000 d=1
 //	│   ├── C T=0.0700 w=1.00 tag_sim=1.000 d=1  [end: max depth]
 //	│   └── B T=0.0500 w=1.00 tag_sim=1.000 d=1  [end: max depth]
-//	└── D T=0.3000 w=1.00 tag_sim=1.000 d=1  [end: nothing above threshold]
+//	└── D T=0.3000 w=1.00 tag_sim=1.000 d=1  [end: nothing above threshold or all visited]
 //
 // Why: A is drawn once for the two paths through it; its children are by
 // energy, C (0.07) before B (0.05), though B's path came first; A and D
@@ -81,7 +81,7 @@ R R=1
 ├── A T=0.3000 w=1.00 tag_sim=1.000 d=1
 │   ├── C T=0.0700 w=1.00 tag_sim=1.000 d=1  [end: max depth]
 │   └── B T=0.0500 w=1.00 tag_sim=1.000 d=1  [end: max depth]
-└── D T=0.3000 w=1.00 tag_sim=1.000 d=1  [end: nothing above threshold]
+└── D T=0.3000 w=1.00 tag_sim=1.000 d=1  [end: nothing above threshold or all visited]
 `
 	if got := Tree(res, TreeOptions{}); got != want {
 		t.Errorf("Tree =\n%s\nwant\n%s", got, want)
@@ -94,7 +94,7 @@ R R=1
 //
 //	seed S1 R=0.6: 1 path, max depth 1, frontier_exhausted
 //	S1 (UserRequest) R=0.6 "Plan the…"
-//	└── N1 (DataSource) T=0.1200 w=0.80 tag_sim=0.500 d=4 "Q1 sales"  [end: nothing above threshold]
+//	└── N1 (DataSource) T=0.1200 w=0.80 tag_sim=0.500 d=4 "Q1 sales"  [end: nothing above threshold or all visited]
 //
 // Why: T = 0.6 × 0.8 / √4 × 0.5 = 0.12; "Plan the spring campaign" (24
 // runes) is cut to 9 runes "Plan the " minus its trailing space, plus "…";
@@ -102,7 +102,7 @@ R R=1
 func TestTreeMinimalWidth(t *testing.T) {
 	want := `seed S1 R=0.6: 1 path, max depth 1, frontier_exhausted
 S1 (UserRequest) R=0.6 "Plan the…"
-└── N1 (DataSource) T=0.1200 w=0.80 tag_sim=0.500 d=4 "Q1 sales"  [end: nothing above threshold]
+└── N1 (DataSource) T=0.1200 w=0.80 tag_sim=0.500 d=4 "Q1 sales"  [end: nothing above threshold or all visited]
 `
 	if got := Tree(minimalResult(), TreeOptions{TextWidth: 10}); got != want {
 		t.Errorf("Tree =\n%s\nwant\n%s", got, want)
@@ -145,7 +145,7 @@ func TestTreeErrorAndNotFound(t *testing.T) {
 	want := `seed S1 R=0.6: 1 path, max depth 1, error
 error: neo4j: connection refused retry later
 S1 (UserRequest) R=0.6 "Plan the spring campaign"
-└── N1 (DataSource) T=0.1200 w=0.80 tag_sim=0.500 d=4 "Q1 sales"  [end: nothing above threshold]
+└── N1 (DataSource) T=0.1200 w=0.80 tag_sim=0.500 d=4 "Q1 sales"  [end: nothing above threshold or all visited]
 `
 	if got := Tree(res, TreeOptions{}); got != want {
 		t.Errorf("Tree =\n%s\nwant\n%s", got, want)

@@ -1,0 +1,128 @@
+// Package keymap holds memoria's key bindings: one KeyMap of key.Bindings,
+// built by Default. There are no globals; every component receives the
+// KeyMap it was built with, so bindings can be changed in one place.
+package keymap
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap lists every binding of the terminal explorer. Arrows and vim keys
+// both work; tab and shift+tab move between panes.
+type KeyMap struct {
+	// Global.
+	Quit      key.Binding // q: quits unless a text input has focus
+	ForceQuit key.Binding // ctrl+c: always quits
+	Help      key.Binding
+	NextPane  key.Binding
+	PrevPane  key.Binding
+	Explain   key.Binding
+	CopyPath  key.Binding
+	CopyAll   key.Binding
+	ExportD3  key.Binding
+	ExportLLM key.Binding
+
+	// Lists, the result tree and scrollable panes.
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+
+	// Result tree.
+	Toggle   key.Binding // fold or unfold the selected node
+	Expand   key.Binding
+	Collapse key.Binding
+
+	// Seed picker.
+	Filter     key.Binding
+	ToggleSeed key.Binding
+	ScoreUp    key.Binding
+	ScoreDown  key.Binding
+	EditScore  key.Binding
+
+	// Tag input.
+	AddTag         key.Binding
+	AcceptTag      key.Binding // complete the input with the suggestion
+	NextSuggestion key.Binding
+	PrevSuggestion key.Binding
+	RemoveLastTag  key.Binding
+	ChipLeft       key.Binding
+	ChipRight      key.Binding
+	RemoveChip     key.Binding
+
+	// Parameter panel.
+	Increase key.Binding
+	Decrease key.Binding
+
+	// Text inputs.
+	Submit key.Binding
+	Cancel key.Binding
+}
+
+// Default returns memoria's default bindings.
+func Default() KeyMap {
+	b := func(keys []string, k, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
+	}
+	return KeyMap{
+		Quit:      b([]string{"q"}, "q", "quit"),
+		ForceQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit (anywhere)"),
+		Help:      b([]string{"?"}, "?", "toggle help"),
+		NextPane:  b([]string{"tab"}, "tab", "next pane"),
+		PrevPane:  b([]string{"shift+tab"}, "shift+tab", "previous pane"),
+		Explain:   b([]string{"e"}, "e", "explain: show losing candidates"),
+		CopyPath:  b([]string{"y"}, "y", "copy path Cypher"),
+		CopyAll:   b([]string{"Y"}, "Y", "copy all paths' Cypher"),
+		ExportD3:  b([]string{"d"}, "d", "write D3 JSON"),
+		ExportLLM: b([]string{"L"}, "L", "write LLM context"),
+
+		Up:       b([]string{"up", "k"}, "↑/k", "up"),
+		Down:     b([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:   b([]string{"pgup", "ctrl+u"}, "pgup/ctrl+u", "page up"),
+		PageDown: b([]string{"pgdown", "ctrl+d"}, "pgdn/ctrl+d", "page down"),
+		Top:      b([]string{"home", "g"}, "g/home", "top"),
+		Bottom:   b([]string{"end", "G"}, "G/end", "bottom"),
+
+		Toggle:   b([]string{"enter", " "}, "enter/space", "fold/unfold"),
+		Expand:   b([]string{"right", "l"}, "→/l", "unfold"),
+		Collapse: b([]string{"left", "h"}, "←/h", "fold / go to parent"),
+
+		Filter:     b([]string{"/"}, "/", "filter nodes"),
+		ToggleSeed: b([]string{" ", "enter"}, "space/enter", "toggle seed"),
+		ScoreUp:    b([]string{"+", "="}, "+", "score R +0.05"),
+		ScoreDown:  b([]string{"-", "_"}, "-", "score R −0.05"),
+		EditScore:  b([]string{"r"}, "r", "type score R"),
+
+		AddTag:         b([]string{"enter"}, "enter", "add tag"),
+		AcceptTag:      b([]string{"right"}, "→", "complete tag"),
+		NextSuggestion: b([]string{"down", "ctrl+n"}, "↓/ctrl+n", "next suggestion"),
+		PrevSuggestion: b([]string{"up", "ctrl+p"}, "↑/ctrl+p", "previous suggestion"),
+		RemoveLastTag:  b([]string{"backspace", "ctrl+w"}, "bksp/ctrl+w", "remove last tag (empty input)"),
+		ChipLeft:       b([]string{"left"}, "←", "select tag chip (empty input)"),
+		ChipRight:      b([]string{"right"}, "→", "next tag chip"),
+		RemoveChip:     b([]string{"delete", "backspace"}, "del", "remove selected chip"),
+
+		Increase: b([]string{"+", "=", "right", "l"}, "+/→/l", "increase"),
+		Decrease: b([]string{"-", "_", "left", "h"}, "-/←/h", "decrease"),
+
+		Submit: b([]string{"enter"}, "enter", "confirm"),
+		Cancel: b([]string{"esc"}, "esc", "cancel / leave input"),
+	}
+}
+
+// Global returns the bindings that work in every pane.
+func (k KeyMap) Global() []key.Binding {
+	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Help, k.Quit, k.ForceQuit}
+}
+
+// All returns every binding once, grouped for a full help view.
+func (k KeyMap) All() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Toggle, k.Expand, k.Collapse, k.Explain},
+		{k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore},
+		{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip},
+		{k.Increase, k.Decrease, k.Submit, k.Cancel},
+		{k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.NextPane, k.PrevPane, k.Help, k.Quit, k.ForceQuit},
+	}
+}

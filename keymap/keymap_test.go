@@ -1,0 +1,66 @@
+package keymap
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// TestEveryBindingHasKeysAndHelp: each field of KeyMap is bound and
+// documented, and All (the full help) lists every field.
+func TestEveryBindingHasKeysAndHelp(t *testing.T) {
+	k := Default()
+	v := reflect.ValueOf(k)
+	listed := map[string]bool{}
+	for _, g := range k.All() {
+		for _, b := range g {
+			listed[b.Help().Key+"|"+b.Help().Desc] = true
+		}
+	}
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		b := v.Field(i).Interface().(key.Binding)
+		if len(b.Keys()) == 0 || b.Help().Key == "" || b.Help().Desc == "" {
+			t.Errorf("%s: keys %v, help %+v", name, b.Keys(), b.Help())
+		}
+		if !listed[b.Help().Key+"|"+b.Help().Desc] {
+			t.Errorf("%s missing from All()", name)
+		}
+	}
+}
+
+// TestGlobalKeysDoNotClash: the keys that work in every pane (outside text
+// inputs) must not also mean something in a pane, or one would shadow the
+// other.
+func TestGlobalKeysDoNotClash(t *testing.T) {
+	k := Default()
+	pane := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Toggle, k.Expand,
+		k.Collapse, k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Increase, k.Decrease}
+	owner := map[string]string{}
+	for _, b := range pane {
+		for _, s := range b.Keys() {
+			owner[s] = b.Help().Desc
+		}
+	}
+	for _, g := range k.Global() {
+		for _, s := range g.Keys() {
+			if o, ok := owner[s]; ok {
+				t.Errorf("global key %q (%s) is also %q", s, g.Help().Desc, o)
+			}
+		}
+	}
+}
+
+// TestArrowsAndVim: movement works with both arrows and vim keys.
+func TestArrowsAndVim(t *testing.T) {
+	k := Default()
+	for _, c := range []struct {
+		b    key.Binding
+		keys []string
+	}{{k.Up, []string{"up", "k"}}, {k.Down, []string{"down", "j"}}, {k.Expand, []string{"right", "l"}}, {k.Collapse, []string{"left", "h"}}} {
+		if !reflect.DeepEqual(c.b.Keys(), c.keys) {
+			t.Errorf("%s: %v, want %v", c.b.Help().Desc, c.b.Keys(), c.keys)
+		}
+	}
+}

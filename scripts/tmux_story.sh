@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# tmux_story.sh drives the real memoria binary through the analyst's story in
+# a detached tmux session at 120x40, the way a person would: choose the query
+# tags and seed N2006 on the demo graph, watch depth 1 (MAX_DEPTH 1) and then
+# the full tree (MAX_DEPTH 5), step MIN_ACTIVATION to 0.01 and see the tree
+# shrink, copy a path's Cypher (OSC 52, caught by tmux's clipboard), export
+# the D3 JSON, and quit with q.
+#
+# Every check polls capture-pane with a timeout (no fixed sleeps). On failure
+# it prints the screen and exits non-zero; the tmux server is always killed.
+# Usage: scripts/tmux_story.sh   (from anywhere; needs go and tmux)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+if ! command -v tmux >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "tmux_story: installing tmux" >&2
+		apt-get update -qq >/dev/null && apt-get install -y -qq tmux >/dev/null
+	fi
+fi
+command -v tmux >/dev/null 2>&1 || { echo "tmux_story: FAIL: tmux is not installed (apt-get install tmux)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+sock="memoria-story-$$"
+T() { tmux -L "$sock" "$@"; }
+cleanup() {
+	T kill-server >/dev/null 2>&1 || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "tmux_story: building" >&2
+go build -o "$tmp/memoria" .
+
+screen() { T capture-pane -p -t story 2>/dev/null || true; }
+
+fail() {
+	echo "tmux_story: FAIL: $*" >&2
+	echo "----- screen -----" >&2
+	screen >&2
+	echo "------------------" >&2
+	exit 1
+}
+
+# wait_for REGEX [SECONDS]: poll the screen until grep -E matches.
+wait_for() {
+	local re=$1 limit=${2:-10} i=0
+	while [ "$i" -lt $((limit * 20)) ]; do
+		if screen | grep -Eq -- "$re"; then
+			return 0
+		fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+	fail "timed out after ${limit}s waiting for /$re/"
+}
+
+# wait_gone REGEX [SECONDS]: poll until the screen no longer matches.
+wait_gone() {
+	local re=$1 limit=${2:-10} i=0
+	while [ "$i" -lt $((limit * 20)) ]; do
+		if ! screen | grep -Eq -- "$re"; then
+			return 0
+		fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+	fail "timed out after ${limit}s waiting for /$re/ to go away"
+}
+
+keys() { T send-keys -t story "$@"; }
+text() { T send-keys -t story -l -- "$1"; }
+step() { echo "tmux_story: $*" >&2; }
+
+T -f /dev/null new-session -d -s story -x 120 -y 40 \
+	"cd '$tmp' && TERM=xterm-256color exec '$tmp/memoria' --out-dir '$tmp'"
+T set-option -g set-clipboard on
+T set-option -g remain-on-exit off
+
+step "the node list"
+wait_for 'N2006 UserRequest'
+wait_for 'Thresholds'
+
+step "query tags"
+keys Tab
+for tag in demand_forecasting stockout safety_stock inventory_policy; do
+	text "$tag"
+	keys Enter
+done
+wait_for '\[inventory_policy\]'
+wait_for 'Tags 4'
+
+step "MAX_DEPTH 1, to see depth 1 on its own"
+keys Tab
+text "----"
+wait_for 'MAX_DEPTH +‹ 1 ›'
+
+step "seed N2006"
+keys BTab BTab
+text "/N2006"
+keys Enter Space
+wait_for '├─ · N2003 AgentAnswer'
+wait_for '└─ · N2005 Event'
+wait_for '■ max depth'
+screen | grep -q 'N2001 AgentAction.*T=' && fail "depth 2 shown at MAX_DEPTH 1"
+
+step "MAX_DEPTH 5: the full tree"
+keys Tab Tab
+text "++++"
+wait_for 'MAX_DEPTH +‹ 5 ›'
+wait_for '└─ · N2010 DataSource'
+wait_for 'done in [0-9]+ (ms|µs), 3 paths'
+
+step "MIN_ACTIVATION 0.01: N2010 drops out"
+text "j+"
+wait_for 'MIN_ACTIVATION +‹ 0.01 ›'
+wait_for '└─ · N2001 AgentAction'
+wait_gone 'N2010 DataSource  Weekly'
+
+step "copy the Cypher of N2006→N2003→N2001"
+keys Tab
+text "jjy"
+wait_for 'copied Cypher for path N2006→N2003→N2001 \(3 nodes\)'
+buf=""
+for _ in $(seq 1 100); do
+	buf=$(T show-buffer 2>/dev/null || true)
+	[ -n "$buf" ] && break
+	sleep 0.05
+done
+printf '%s\n' "$buf" | grep -q 'MATCH p = (n0 {id: $id0})-\[:RELATES\]-(n1 {id: $id1})-\[:RELATES\]-(n2 {id: $id2}) RETURN p;' ||
+	fail "tmux clipboard does not hold the Cypher (got: $buf)"
+printf '%s\n' "$buf" | grep -q ':params {id0: "N2006", id1: "N2003", id2: "N2001"}' ||
+	fail "tmux clipboard lacks the :params line (got: $buf)"
+
+step "export the D3 JSON"
+text "d"
+wait_for 'wrote .*memoria-d3-[0-9-]+\.json'
+ls "$tmp"/memoria-d3-*.json >/dev/null 2>&1 || fail "no D3 file in $tmp"
+grep -q '"N2001"' "$tmp"/memoria-d3-*.json || fail "D3 file lacks N2001"
+
+step "help and quit"
+text "?"
+wait_for 'Keys \(\? or esc to close'
+keys Escape
+wait_gone 'Keys \(\? or esc to close'
+text "q"
+for _ in $(seq 1 100); do
+	T has-session -t story 2>/dev/null || { echo "tmux_story: PASS" >&2; exit 0; }
+	sleep 0.05
+done
+fail "q did not quit"

@@ -1,0 +1,134 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// bigTree feeds a synthetic exploration of n nodes (a seed, then levels of
+// three children per node) into the model, as events.
+func bigTree(m *Model, n int) {
+	seed := retriever.SeedInput{NodeID: "S", Score: 1}
+	m.trees = newResultTrees([]retriever.SeedInput{seed})
+	node := func(id string) retriever.GraphNode {
+		return retriever.GraphNode{ID: id, Labels: []string{"Event"}, Properties: map[string]any{"id": id,
+			"text": "A memory of something that happened, long enough to be cut in the tree view " + id}}
+	}
+	root := node("S")
+	m.trees.apply(retriever.Event{Kind: retriever.EventSeed, SeedNode: &root})
+	frontier, count := []string{"S"}, 1
+	for depth := 1; count < n; depth++ {
+		var outs []retriever.CandidateOutcome
+		var next []string
+		for _, p := range frontier {
+			for k := 0; k < 3 && count < n; k++ {
+				id := fmt.Sprintf("N%d", count)
+				count++
+				w := 0.8
+				outs = append(outs, retriever.CandidateOutcome{Fate: retriever.FateKept, Candidate: retriever.ExpansionCandidate{
+					ParentID: p, NeighborNode: node(id), Activation: 0.5, Degree: 4, TagSim: 0.3, TransferEnergy: 0.06,
+					Edge: retriever.GraphEdge{SourceID: p, TargetID: id, Type: "RELATES", Weight: &w, Tags: []string{"a"}}}})
+				next = append(next, id)
+			}
+		}
+		m.trees.apply(retriever.Event{Kind: retriever.EventLevel, Level: &retriever.LevelEvent{Depth: depth, Outcomes: outs}})
+		frontier = next
+	}
+	m.afterTreeChange(true)
+}
+
+// BenchmarkView1000 renders the whole screen (120×40) with a 1,000-node
+// result tree; the rows are cached, so View costs only the visible lines.
+// Target: under 4 ms.
+func BenchmarkView1000(b *testing.B) {
+	m, err := New(context.Background(), Options{Source: loadDemo(b), NoColor: true, Out: &lockedBuffer{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	bigTree(m, 1000)
+	if got := len(m.trees.seeds[0].nodes); got != 1000 {
+		b.Fatalf("tree has %d nodes", got)
+	}
+	m.setFocus(focusTree)
+	m.Update(keyMsg("j"))
+	if !strings.Contains(m.View(), "N1 Event") {
+		b.Fatal("tree not shown")
+	}
+	b.ResetTimer()
+	for range b.N {
+		_ = m.View()
+	}
+}
+
+// BenchmarkTreeRebuild1000 re-renders every row of a 1,000-node tree (done
+// in Update when the tree changes, not in View).
+func BenchmarkTreeRebuild1000(b *testing.B) {
+	m, _ := New(context.Background(), Options{Source: loadDemo(b), NoColor: true, Out: &lockedBuffer{}})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	bigTree(m, 1000)
+	b.ResetTimer()
+	for range b.N {
+		m.trees.version++
+		m.tree.Changed()
+	}
+}
+
+// runSync runs cmd and every command that follows, synchronously, until the
+// current run's channel is closed and applied.
+func runSync(tb testing.TB, m *Model, cmd tea.Cmd) {
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		default:
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+			if _, closed := msg.(runClosedMsg); closed && m.ch == nil {
+				return
+			}
+		}
+	}
+}
+
+// BenchmarkParamKeyToTree is the time from a MIN_ACTIVATION key to the new
+// demo tree (scenario A) on screen: Update with the key, the run's commands
+// run synchronously until its results are applied, then View. Target:
+// under 16 ms.
+func BenchmarkParamKeyToTree(b *testing.B) {
+	m, err := New(context.Background(), Options{Source: loadDemo(b), NoColor: true, Out: &lockedBuffer{},
+		Seeds: []retriever.SeedInput{demoSeed}, Tags: demoTags})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	runSync(b, m, m.Init())
+	m.setFocus(focusParams)
+	m.Update(keyMsg("j")) // MIN_ACTIVATION
+	b.ResetTimer()
+	for i := range b.N {
+		k := "+"
+		if i%2 == 1 {
+			k = "-"
+		}
+		_, cmd := m.Update(keyMsg(k))
+		runSync(b, m, cmd)
+		_ = m.View()
+	}
+	b.StopTimer()
+	if st := m.trees.seeds[0]; st.state != seedDone {
+		b.Fatalf("run not done: %v", st.state)
+	}
+}

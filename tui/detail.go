@@ -1,0 +1,215 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// detailSubject is what the detail pane explains: a node of a result tree
+// (with the step that reached it) or a losing candidate.
+type detailSubject struct {
+	node  retriever.GraphNode
+	step  *retriever.GraphStep // nil for a seed
+	seed  *retriever.SeedInput // set for a seed
+	loser *retriever.CandidateOutcome
+	end   string
+	depth int
+	// The run's query tags (normalised) and tag_sim floor, for the worked
+	// tag similarity.
+	tags  []string
+	floor float64
+}
+
+// detailPane shows the selected node's properties and the transfer energy
+// that reached it, worked out in numbers.
+type detailPane struct {
+	km      keymap.KeyMap
+	st      *Styles
+	vp      viewport.Model
+	subject *detailSubject
+	w, h    int
+	focused bool
+}
+
+func newDetailPane(km keymap.KeyMap, st *Styles) *detailPane {
+	vp := viewport.New(0, 0)
+	vp.MouseWheelEnabled = true
+	vp.KeyMap = viewport.KeyMap{
+		Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown,
+		HalfPageUp: key.NewBinding(key.WithDisabled()), HalfPageDown: key.NewBinding(key.WithDisabled()),
+		Left: key.NewBinding(key.WithDisabled()), Right: key.NewBinding(key.WithDisabled()),
+	}
+	return &detailPane{km: km, st: st, vp: vp}
+}
+
+// Init implements the component contract.
+func (d *detailPane) Init() tea.Cmd { return nil }
+
+// SetSize sets the inner size.
+func (d *detailPane) SetSize(w, h int) {
+	if w == d.w && h == d.h {
+		return
+	}
+	d.w, d.h = w, h
+	d.vp.Width, d.vp.Height = w, h
+	d.render()
+}
+
+// Show explains s (nil clears the pane).
+func (d *detailPane) Show(s *detailSubject) {
+	d.subject = s
+	d.vp.GotoTop()
+	d.render()
+}
+
+// Update scrolls when focused (keys) or under the wheel.
+func (d *detailPane) Update(msg tea.Msg) tea.Cmd {
+	if _, isKey := msg.(tea.KeyMsg); isKey && !d.focused {
+		return nil
+	}
+	var cmd tea.Cmd
+	d.vp, cmd = d.vp.Update(msg)
+	return cmd
+}
+
+// View renders the visible part of the explanation.
+func (d *detailPane) View() string { return d.vp.View() }
+
+func (d *detailPane) render() {
+	if d.w <= 0 {
+		return
+	}
+	if d.subject == nil {
+		d.vp.SetContent(d.st.Dim.Render("select a node in the results to see its properties and energy"))
+		return
+	}
+	d.vp.SetContent(strings.Join(detailLines(d.st, *d.subject, d.w), "\n"))
+}
+
+// detailLines builds the explanation, wrapped to width w.
+func detailLines(st *Styles, s detailSubject, w int) []string {
+	wrap := st.r.NewStyle().Width(w)
+	var out []string
+	add := func(l ...string) { out = append(out, l...) }
+	head := st.ID.Render(s.node.ID)
+	if l := s.node.Label(); l != "" {
+		head += " " + st.Label.Render(l)
+	}
+	switch {
+	case s.seed != nil:
+		head += st.Dim.Render(" · seed, R = " + num(s.seed.Score, 6))
+	case s.loser != nil:
+		head += st.Dim.Render(" · lost candidate")
+	default:
+		head += st.Dim.Render(fmt.Sprintf(" · depth %d", s.depth))
+	}
+	add(head)
+
+	step := s.step
+	if s.loser != nil {
+		add("", st.Error.Render(glyphLost+" "+fateText(*s.loser)))
+		ls := retriever.StepFromCandidate(retriever.GraphNode{ID: s.loser.Candidate.ParentID}, s.loser.Candidate)
+		step = &ls
+	}
+	if step != nil {
+		out = append(out, stepLines(st, wrap.Render, *step, s.tags, s.floor)...)
+	}
+	if s.end != "" {
+		add(st.End.Render(glyphEnd + " path ends: " + render.EndReasonText(s.end)))
+	}
+	add("", st.Title.Render("Properties"))
+	props := render.DisplayProperties(s.node.Properties)
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		add(wrap.Render(st.Key.Render(k+": ") + propText(props[k])))
+	}
+	if hidden := len(s.node.Properties) - len(props); hidden > 0 {
+		add(st.Dim.Render(fmt.Sprintf("(%d vector/embedding %s hidden)", hidden, pluralWord(hidden, "property", "properties"))))
+	}
+
+	return out
+}
+
+// stepLines works out the hop that reached the node: T in numbers, tag_sim
+// with E∩Q and E∪Q, then the edge.
+func stepLines(st *Styles, wrap func(...string) string, step retriever.GraphStep, tags []string, floor float64) []string {
+	var out []string
+	add := func(l ...string) { out = append(out, l...) }
+	e := step.Edge
+	add(wrap(st.Metric.Render(render.EnergyFormula(step))))
+	add(wrap(st.Dim.Render(fmt.Sprintf("R = %s (activation of %s), d = %d edges", num(step.Activation, 6), step.FromNode.ID, step.Degree))))
+	add(tagSimLines(st, wrap, e.Tags, tags, floor, step.TagSim)...)
+	add(wrap(st.Key.Render("edge: ") + step.FromNode.ID + " → " + step.ToNode.ID + ", weight " + weightText(e)))
+	if len(e.Tags) > 0 {
+		add(wrap(st.Key.Render("edge tags: ") + strings.Join(e.Tags, ", ")))
+	}
+	return out
+}
+
+// tagSimLines works out tag_sim: the formula and E∩Q, E∪Q.
+func tagSimLines(st *Styles, wrap func(...string) string, edgeTags, queryTags []string, floor, tagSim float64) []string {
+	switch {
+	case len(queryTags) == 0:
+		return []string{st.Dim.Render("tag_sim = 1 (no query tags)")}
+	case len(edgeTags) == 0:
+		return []string{st.Dim.Render(fmt.Sprintf("tag_sim = floor = %.3f (edge has no tags)", floor))}
+	}
+	inter, union := render.TagBreakdown(edgeTags, queryTags)
+	return []string{
+		wrap(st.Metric.Render(fmt.Sprintf("tag_sim = %s + (1 − %s) × %d/%d = %.3f",
+			num(floor, 3), num(floor, 3), len(inter), len(union), tagSim))),
+		wrap(st.Key.Render(fmt.Sprintf("E∩Q (%d): ", len(inter))) + strings.Join(inter, ", ")),
+		wrap(st.Key.Render(fmt.Sprintf("E∪Q (%d): ", len(union))) + strings.Join(union, ", ")),
+	}
+}
+
+func weightText(e retriever.GraphEdge) string {
+	if e.Weight == nil {
+		return fmt.Sprintf("%s (missing, default)", num(retriever.MissingWeight, 3))
+	}
+	return num(*e.Weight, 6)
+}
+
+// propText writes a property value on one logical line.
+func propText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case nil:
+		return "null"
+	case fmt.Stringer:
+		return v.String()
+	}
+	if b, err := json.Marshal(v); err == nil {
+		return string(b)
+	}
+	return fmt.Sprint(v)
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// ShortHelp lists the pane's keys.
+func (d *detailPane) ShortHelp() []key.Binding {
+	return []key.Binding{d.km.Up, d.km.Down, d.km.PageUp, d.km.PageDown}
+}
+
+// FullHelp lists every key of the pane.
+func (d *detailPane) FullHelp() [][]key.Binding { return [][]key.Binding{d.ShortHelp()} }

@@ -1,0 +1,204 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// Query tags and seed of the demo graph's scenario A (docs/DEMO_GRAPH.md).
+var (
+	demoTags = []string{"demand_forecasting", "stockout", "safety_stock", "inventory_policy"}
+	demoSeed = retriever.SeedInput{NodeID: "N2006", Score: 0.85}
+)
+
+// lockedBuffer is the program output: commands write OSC 52 to it from
+// their goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// harness is a small event loop for Update-level tests: commands run in
+// goroutines (as Bubble Tea runs them) and their messages are applied on
+// the test goroutine, one at a time.
+type harness struct {
+	t           testing.TB
+	m           *Model
+	src         *fakeSource
+	out         *lockedBuffer
+	res         chan tea.Msg
+	outstanding int
+	quit        bool
+}
+
+func newHarness(t testing.TB, src *fakeSource, opts Options) *harness {
+	t.Helper()
+	out := &lockedBuffer{}
+	opts.Source, opts.Out, opts.NoColor = src, out, true
+	if opts.OutDir == "" {
+		opts.OutDir = t.TempDir()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	m, err := New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.now = func() time.Time { return time.Date(2026, 3, 2, 9, 31, 0, 0, time.UTC) }
+	h := &harness{t: t, m: m, src: src, out: out, res: make(chan tea.Msg, 1024)}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.enqueue(m.Init())
+	h.settle()
+	return h
+}
+
+func (h *harness) enqueue(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	h.outstanding++
+	go func() { h.res <- cmd() }()
+}
+
+// send applies msg (a key, a size...) and starts the commands it returns.
+func (h *harness) send(msgs ...tea.Msg) {
+	for _, msg := range msgs {
+		_, cmd := h.m.Update(msg)
+		h.enqueue(cmd)
+	}
+}
+
+// keys sends each key: names like "enter", "tab", "ctrl+w", or runes.
+func (h *harness) keys(ks ...string) {
+	for _, k := range ks {
+		h.send(keyMsg(k))
+	}
+}
+
+// typeText sends s one rune at a time.
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+func keyMsg(k string) tea.KeyMsg {
+	names := map[string]tea.KeyType{
+		"enter": tea.KeyEnter, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab, "esc": tea.KeyEsc,
+		"backspace": tea.KeyBackspace, "delete": tea.KeyDelete, "up": tea.KeyUp, "down": tea.KeyDown,
+		"left": tea.KeyLeft, "right": tea.KeyRight, "ctrl+w": tea.KeyCtrlW, "ctrl+c": tea.KeyCtrlC,
+		"space": tea.KeySpace, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd,
+	}
+	if t, ok := names[k]; ok {
+		if t == tea.KeySpace {
+			return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
+		}
+		return tea.KeyMsg{Type: t}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+// step applies one message from a finished command; false on timeout.
+func (h *harness) step(timeout time.Duration) bool {
+	select {
+	case msg := <-h.res:
+		h.outstanding--
+		switch msg := msg.(type) {
+		case nil:
+		case tea.BatchMsg:
+			for _, c := range msg {
+				h.enqueue(c)
+			}
+		case tea.QuitMsg:
+			h.quit = true
+		default:
+			_, cmd := h.m.Update(msg)
+			h.enqueue(cmd)
+		}
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+// settle applies messages until no command is left running, or none has
+// finished for 200 ms (a run held by the fake's gate).
+func (h *harness) settle() {
+	h.t.Helper()
+	for h.outstanding > 0 && h.step(200*time.Millisecond) {
+	}
+}
+
+// waitFor applies messages until cond holds.
+func (h *harness) waitFor(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s", what)
+		}
+		h.step(50 * time.Millisecond)
+	}
+}
+
+// focusPane tabs to pane f.
+func (h *harness) focusPane(f focus) {
+	for h.m.focus != f {
+		h.keys("tab")
+	}
+	h.settle()
+}
+
+// lastStatus is the status line's message.
+func (h *harness) lastStatus() statusMsg { return h.m.status.msg }
+
+// treeText is the tree's rows as plain text, one per line.
+func (h *harness) treeText() string {
+	var b strings.Builder
+	for _, r := range h.m.tree.rows {
+		b.WriteString(strings.TrimRight(r.plain, " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// selectTreeNode moves the tree cursor to the row of node id (not a loser).
+func (h *harness) selectTreeNode(id string) {
+	h.t.Helper()
+	h.focusPane(focusTree)
+	h.keys("home")
+	for range len(h.m.tree.sels) {
+		if k, _ := h.m.tree.selectedKey(); k.id == id && k.loser < 0 {
+			return
+		}
+		h.keys("down")
+	}
+	h.t.Fatalf("node %s not in the tree:\n%s", id, h.treeText())
+}
+
+// demoHarness opens the demo graph with scenario A's seed and tags and
+// waits for the run to finish.
+func demoHarness(t testing.TB) *harness {
+	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.SeedInput{demoSeed}, Tags: demoTags})
+	h.waitFor("the run to finish", func() bool { return h.m.ch == nil && !h.m.running() })
+	return h
+}

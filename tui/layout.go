@@ -1,0 +1,130 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// rect is a pane's place on the screen (outer size, frame included).
+type rect struct{ x, y, w, h int }
+
+func (r rect) contains(x, y int) bool {
+	return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h
+}
+
+// layout is where each pane goes; wide puts the detail pane beside the tree
+// instead of under it.
+type layout struct {
+	seeds, tags, params, tree, detail rect
+	wide                              bool
+}
+
+// Minimum size the layout is designed for; smaller terminals get it cut.
+const (
+	minWidth  = 80
+	minHeight = 24
+	statusH   = 2 // run line and message line
+	helpH     = 1
+	// wideWidth is the width from which the detail pane sits beside the
+	// tree rather than under it.
+	wideWidth = 160
+)
+
+// resize lays the panes out for a w×h terminal and gives each its inner
+// size, computed from the pane frame (Styles.inner).
+func (m *Model) resize(w, h int) {
+	m.w, m.h = w, h
+	w, h = max(w, minWidth), max(h, minHeight)
+	bodyH := h - statusH - helpH
+	leftW := 34
+	if w >= wideWidth {
+		leftW = 40
+	}
+	var l layout
+	paramsH := 4 + m.st.Pane.GetVerticalFrameSize() + 1
+	iw, _ := m.st.inner(leftW, 0)
+	tagsH := 2 + m.tags.ChipLines(iw) + m.st.Pane.GetVerticalFrameSize() + 1
+	l.params = rect{0, bodyH - paramsH, leftW, paramsH}
+	l.tags = rect{0, bodyH - paramsH - tagsH, leftW, tagsH}
+	l.seeds = rect{0, 0, leftW, bodyH - paramsH - tagsH}
+	rightW := w - leftW
+	if w >= wideWidth {
+		l.wide = true
+		detailW := max(36, rightW*2/5)
+		l.tree = rect{leftW, 0, rightW - detailW, bodyH}
+		l.detail = rect{leftW + rightW - detailW, 0, detailW, bodyH}
+	} else {
+		treeH := bodyH * 3 / 5
+		l.tree = rect{leftW, 0, rightW, treeH}
+		l.detail = rect{leftW, treeH, rightW, bodyH - treeH}
+	}
+	m.lay = l
+	for f, r := range map[focus]rect{focusSeeds: l.seeds, focusTags: l.tags, focusParams: l.params, focusTree: l.tree, focusDetail: l.detail} {
+		iw, ih := m.st.inner(r.w, r.h)
+		m.pane(f).SetSize(max(0, iw), max(0, ih))
+	}
+	m.status.SetSize(w, statusH)
+	fullW := l.seeds.w + l.tree.w
+	if l.wide {
+		fullW += l.detail.w
+	}
+	m.helpVP.Width, m.helpVP.Height = m.st.inner(fullW, bodyH)
+	if m.showHelp {
+		m.helpVP.SetContent(m.fullHelp(m.helpVP.Width))
+	}
+	m.help.Width = w
+}
+
+// View lays out the panes, the status bar and the help line. It does no I/O
+// and renders only the visible rows of the tree (cached).
+func (m *Model) View() string {
+	l := m.lay
+	var body string
+	if m.showHelp {
+		fullW := l.seeds.w + l.tree.w
+		if l.wide {
+			fullW += l.detail.w
+		}
+		body = m.st.Box("Keys (? or esc to close, ↑/↓ to scroll)", m.helpVP.View(), fullW, l.seeds.h+l.tags.h+l.params.h, true)
+	} else {
+		left := lipgloss.JoinVertical(lipgloss.Left,
+			m.box(focusSeeds, fmt.Sprintf("Seeds %d/%d", len(m.seeds.seeds), m.seeds.maxSeeds), l.seeds),
+			m.box(focusTags, fmt.Sprintf("Tags %d", len(m.tags.chosen)), l.tags),
+			m.box(focusParams, "Thresholds", l.params),
+		)
+		treeBox := m.box(focusTree, m.treeTitle(), l.tree)
+		detailBox := m.box(focusDetail, "Detail", l.detail)
+		var right string
+		if l.wide {
+			right = lipgloss.JoinHorizontal(lipgloss.Top, treeBox, detailBox)
+		} else {
+			right = lipgloss.JoinVertical(lipgloss.Left, treeBox, detailBox)
+		}
+		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+	}
+	short := helpKeys{km: m.km, short: m.focused().ShortHelp()}
+	helpLine := ansi.Truncate(m.help.ShortHelpView(short.ShortHelp()), max(m.w, minWidth), "…")
+	return lipgloss.JoinVertical(lipgloss.Left, body, m.status.View(), helpLine)
+}
+
+func (m *Model) box(f focus, title string, r rect) string {
+	return m.st.Box(title, m.pane(f).View(), r.w, r.h, m.focus == f)
+}
+
+func (m *Model) treeTitle() string {
+	var parts []string
+	parts = append(parts, "Results")
+	if m.trees != nil {
+		parts = append(parts, fmt.Sprintf("run %d", m.runID))
+		if len(m.runTags) > 0 {
+			parts = append(parts, "tags "+strings.Join(m.runTags, ","))
+		}
+	}
+	if m.tree.Explain() {
+		parts = append(parts, "explain")
+	}
+	return strings.Join(parts, " · ")
+}

@@ -1,0 +1,277 @@
+package tui
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// focus names the pane that receives keys.
+type focus int
+
+const (
+	focusSeeds focus = iota
+	focusTags
+	focusParams
+	focusTree
+	focusDetail
+	focusCount
+)
+
+// component is what every pane provides.
+type component interface {
+	Init() tea.Cmd
+	Update(tea.Msg) tea.Cmd
+	View() string
+	SetSize(w, h int)
+	ShortHelp() []key.Binding
+	FullHelp() [][]key.Binding
+}
+
+// Model is the root model: it routes keys by focus, owns the run (id and
+// cancel function) and lays the panes out.
+type Model struct {
+	ctx    context.Context
+	km     keymap.KeyMap
+	st     *Styles
+	src    retriever.Source
+	out    io.Writer
+	outDir string
+	now    func() time.Time
+
+	seeds  *seedPicker
+	tags   *tagInput
+	params *paramsPanel
+	tree   *treePane
+	detail *detailPane
+	status *statusBar
+	help   help.Model
+
+	focus    focus
+	showHelp bool
+	helpVP   viewport.Model // the full help, scrollable
+	w, h     int
+	lay      layout
+
+	// The run in flight: its id, cancel function, channel and inputs.
+	runID   int
+	cancel  context.CancelFunc
+	ch      <-chan retriever.Event
+	trees   *resultTrees
+	runCfg  retriever.Config
+	runTags []string
+	// Versions of the inputs the current run was started from.
+	seedsV, tagsV int
+	selKey        rowKey
+}
+
+// newModel builds the root model; opts must already be completed.
+func newModel(ctx context.Context, opts Options, st *Styles) *Model {
+	km := keymap.Default()
+	m := &Model{
+		ctx: ctx, km: km, st: st, src: opts.Source, out: opts.Out, outDir: opts.OutDir, now: time.Now,
+		seeds:  newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
+		tags:   newTagInput(ctx, km, st, opts.Source, opts.Tags),
+		params: newParamsPanel(km, st, opts.Config),
+		tree:   newTreePane(km, st),
+		detail: newDetailPane(km, st),
+		status: &statusBar{st: st, backend: opts.Source.Describe()},
+		help:   newHelp(st),
+		helpVP: viewport.New(0, 0),
+		focus:  focusSeeds,
+	}
+	m.helpVP.KeyMap = viewport.KeyMap{Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown}
+	m.seeds.focused = true
+	m.resize(80, 24)
+	return m
+}
+
+// Init loads the node list and the tags, and starts a run when seeds were
+// given.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init()}
+	if len(m.seeds.seeds) > 0 {
+		cmds = append(cmds, m.restart())
+	}
+	return tea.Batch(cmds...)
+}
+
+// restart cancels the run in flight and starts one with the current seeds,
+// tags and thresholds. Explore runs inside the returned command.
+func (m *Model) restart() tea.Cmd {
+	m.stopRun()
+	m.runID++
+	m.seedsV, m.tagsV = m.seeds.version, m.tags.version
+	seeds, tags, cfg := m.seeds.Seeds(), m.tags.Tags(), m.params.Config()
+	m.runCfg, m.runTags = cfg, retriever.NormalizeTags(tags)
+	if len(seeds) == 0 {
+		m.trees = nil
+		m.afterTreeChange(true)
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.cancel = cancel
+	m.trees = newResultTrees(seeds)
+	m.afterTreeChange(true)
+	return startRunCmd(ctx, m.runID, m.src, cfg, seeds, tags)
+}
+
+// stopRun cancels the run in flight, if any.
+func (m *Model) stopRun() {
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	m.ch = nil
+}
+
+func (m *Model) afterTreeChange(newRun bool) {
+	if newRun {
+		m.tree.SetTrees(m.trees)
+	} else {
+		m.tree.Changed()
+	}
+	m.status.trees = m.trees
+	m.syncDetail()
+}
+
+// syncDetail shows the selected node in the detail pane, keeping its scroll
+// position while the selection stays on the same row.
+func (m *Model) syncDetail() {
+	k, _ := m.tree.selectedKey()
+	if k != m.selKey {
+		m.selKey = k
+		m.detail.Show(m.subject())
+		return
+	}
+	m.detail.subject = m.subject()
+	m.detail.render()
+}
+
+// Update routes messages: run messages by run id, keys by focus.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+	case runStartedMsg:
+		if msg.id != m.runID {
+			return m, nil
+		}
+		if msg.err != nil {
+			for _, st := range m.trees.seeds {
+				st.state, st.err = seedFailed, msg.err.Error()
+			}
+			m.trees.version++
+			m.afterTreeChange(false)
+			return m, notifyErr(msg.err)
+		}
+		m.ch = msg.ch
+		return m, nextEventCmd(msg.id, msg.ch)
+	case runEventMsg:
+		if msg.id != m.runID || m.ch == nil {
+			return m, nil // a superseded run: never shown
+		}
+		m.trees.apply(msg.ev)
+		m.afterTreeChange(false)
+		return m, nextEventCmd(msg.id, m.ch)
+	case runClosedMsg:
+		if msg.id == m.runID {
+			m.stopRun()
+		}
+	case nodesLoadedMsg:
+		return m, m.seeds.Update(msg)
+	case tagsLoadedMsg:
+		return m, m.tags.Update(msg)
+	case statusMsg, errMsg:
+		return m, m.status.Update(msg)
+	case tea.MouseMsg:
+		return m, m.mouse(msg)
+	case tea.KeyMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+// typing reports whether the focused pane is taking text.
+func (m *Model) typing() bool {
+	switch m.focus {
+	case focusSeeds:
+		return m.seeds.Typing()
+	case focusTags:
+		return m.tags.Typing()
+	}
+	return false
+}
+
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typing() {
+		// Terminals may deliver quickly typed keys in one read ("jjy"):
+		// take them one at a time, as if typed slowly.
+		cmds := make([]tea.Cmd, 0, len(msg.Runes))
+		for _, r := range msg.Runes {
+			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
+	km := m.km
+	switch {
+	case key.Matches(msg, km.ForceQuit):
+		m.stopRun()
+		return tea.Quit
+	case m.showHelp && (key.Matches(msg, km.Help) || key.Matches(msg, km.Cancel)):
+		m.showHelp = false
+		return nil
+	case m.showHelp && !key.Matches(msg, km.Quit):
+		var cmd tea.Cmd
+		m.helpVP, cmd = m.helpVP.Update(msg) // scroll; other keys wait
+		return cmd
+	case key.Matches(msg, km.NextPane):
+		return m.setFocus((m.focus + 1) % focusCount)
+	case key.Matches(msg, km.PrevPane):
+		return m.setFocus((m.focus + focusCount - 1) % focusCount)
+	}
+	if !m.typing() {
+		switch {
+		case key.Matches(msg, km.Quit):
+			m.stopRun()
+			return tea.Quit
+		case key.Matches(msg, km.Help):
+			m.showHelp = true
+			m.helpVP.SetContent(m.fullHelp(m.helpVP.Width))
+			m.helpVP.GotoTop()
+			return nil
+		case key.Matches(msg, km.Explain):
+			on := m.tree.ToggleExplain()
+			m.status.explain = on
+			m.syncDetail()
+			return nil
+		case key.Matches(msg, km.CopyPath):
+			return m.copyPath()
+		case key.Matches(msg, km.CopyAll):
+			return m.copyAll()
+		case key.Matches(msg, km.ExportD3):
+			return m.export("d3")
+		case key.Matches(msg, km.ExportLLM):
+			return m.export("llm")
+		}
+	}
+	cfg := m.params.Config()
+	cmd := m.focused().Update(msg)
+	switch m.focus {
+	case focusTree:
+		m.syncDetail()
+	case focusTags:
+		m.resize(m.w, m.h) // the chips may need more or fewer lines
+	}
+	if m.params.Config() != cfg || m.seeds.version != m.seedsV || m.tags.version != m.tagsV {
+		return tea.Batch(cmd, m.restart())
+	}
+	return cmd
+}

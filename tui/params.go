@@ -1,0 +1,171 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// Parameter rows of the panel.
+const (
+	paramDepth = iota
+	paramMinAct
+	paramFloor
+	paramBranches
+	paramCount
+)
+
+// Bounds of the stepped parameters.
+const (
+	maxBranchesLimit = 20
+	minActLow        = 1e-6
+	minActHigh       = 1.0
+)
+
+// paramsPanel shows the four thresholds and steps them with keys.
+type paramsPanel struct {
+	km      keymap.KeyMap
+	st      *Styles
+	cfg     retriever.Config
+	cursor  int
+	focused bool
+	w, h    int
+}
+
+func newParamsPanel(km keymap.KeyMap, st *Styles, cfg retriever.Config) *paramsPanel {
+	return &paramsPanel{km: km, st: st, cfg: cfg}
+}
+
+// Init implements the component contract.
+func (p *paramsPanel) Init() tea.Cmd { return nil }
+
+// SetSize sets the inner size.
+func (p *paramsPanel) SetSize(w, h int) { p.w, p.h = w, h }
+
+// Config returns the current configuration.
+func (p *paramsPanel) Config() retriever.Config { return p.cfg }
+
+// Update steps the selected parameter; the root compares Config before and
+// after to start a new run.
+func (p *paramsPanel) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok || !p.focused {
+		return nil
+	}
+	switch {
+	case key.Matches(k, p.km.Up):
+		p.cursor = (p.cursor + paramCount - 1) % paramCount
+	case key.Matches(k, p.km.Down):
+		p.cursor = (p.cursor + 1) % paramCount
+	case key.Matches(k, p.km.Increase):
+		p.step(+1)
+	case key.Matches(k, p.km.Decrease):
+		p.step(-1)
+	}
+	return nil
+}
+
+func (p *paramsPanel) step(dir int) {
+	c := &p.cfg
+	switch p.cursor {
+	case paramDepth:
+		c.MaxDepth = clampInt(c.MaxDepth+dir, retriever.MinMaxDepth, retriever.MaxMaxDepth)
+	case paramMinAct:
+		c.MinActivation = stepLog(c.MinActivation, dir)
+	case paramFloor:
+		c.TagSimFloor = stepLinear(c.TagSimFloor, 0.05, dir, 0, 1)
+	case paramBranches:
+		c.MaxBranches = clampInt(c.MaxBranches+dir, 1, maxBranchesLimit)
+	}
+}
+
+func clampInt(v, lo, hi int) int { return max(lo, min(hi, v)) }
+
+// logGrid is the 1-2-5 grid of MIN_ACTIVATION values from 1e-6 to 1.
+var logGrid = func() []float64 {
+	var g []float64
+	for e := -6; e <= 0; e++ {
+		for _, m := range []int{1, 2, 5} {
+			v, _ := strconv.ParseFloat(fmt.Sprintf("%de%d", m, e), 64)
+			if v <= minActHigh {
+				g = append(g, v)
+			}
+		}
+	}
+	return g
+}()
+
+// stepLog moves v to the next grid value above (dir > 0) or below it. From
+// a value between grid points it goes to the neighbouring grid value, so
+// 0.003 steps up to 0.005 and down to 0.002.
+func stepLog(v float64, dir int) float64 {
+	const eps = 1e-9
+	if dir > 0 {
+		for _, g := range logGrid {
+			if g > v*(1+eps) {
+				return g
+			}
+		}
+		return logGrid[len(logGrid)-1]
+	}
+	for i := len(logGrid) - 1; i >= 0; i-- {
+		if logGrid[i] < v*(1-eps) {
+			return logGrid[i]
+		}
+	}
+	return logGrid[0]
+}
+
+// stepLinear moves v to the next multiple of step above or below it,
+// clamped to [lo, hi].
+func stepLinear(v, step float64, dir int, lo, hi float64) float64 {
+	const eps = 1e-9
+	k := v / step
+	var n float64
+	if dir > 0 {
+		n = math.Floor(k+eps) + 1
+	} else {
+		n = math.Ceil(k-eps) - 1
+	}
+	out := n * step
+	out, _ = strconv.ParseFloat(strconv.FormatFloat(out, 'f', 6, 64), 64) // 0.15000000000000002 → 0.15
+	return math.Max(lo, math.Min(hi, out))
+}
+
+// View renders the four parameters, the selected one marked.
+func (p *paramsPanel) View() string {
+	names := [paramCount]string{"MAX_DEPTH", "MIN_ACTIVATION", "TAG_SIM_FLOOR", "MAX_BRANCHES"}
+	vals := [paramCount]string{
+		strconv.Itoa(p.cfg.MaxDepth),
+		strconv.FormatFloat(p.cfg.MinActivation, 'g', -1, 64),
+		strconv.FormatFloat(p.cfg.TagSimFloor, 'f', 2, 64),
+		strconv.Itoa(p.cfg.MaxBranches),
+	}
+	var lines []string
+	for i := range paramCount {
+		mark, name := "  ", p.st.Key.Render(fmt.Sprintf("%-14s", names[i]))
+		val := p.st.Value.Render(vals[i])
+		if i == p.cursor && p.focused {
+			mark = glyphSelected + " "
+			line := fmt.Sprintf("%s%-14s ‹ %s ›", mark, names[i], vals[i])
+			lines = append(lines, p.st.Selected.Render(line))
+			continue
+		}
+		lines = append(lines, mark+name+" "+"  "+val)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ShortHelp lists the panel's main keys.
+func (p *paramsPanel) ShortHelp() []key.Binding {
+	return []key.Binding{p.km.Up, p.km.Down, p.km.Increase, p.km.Decrease}
+}
+
+// FullHelp lists every key of the panel.
+func (p *paramsPanel) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }

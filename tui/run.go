@@ -1,0 +1,115 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// Messages of a run. Each carries the id of the run it belongs to; the root
+// drops those whose id is not the current run's.
+type (
+	runStartedMsg struct {
+		id  int
+		ch  <-chan retriever.Event
+		err error
+	}
+	runEventMsg struct {
+		id int
+		ev retriever.Event
+	}
+	runClosedMsg struct{ id int }
+	// errMsg reports a failure (including a recovered panic) on the status line.
+	errMsg struct{ err error }
+)
+
+// startRunCmd builds the retriever and starts Explore inside the command,
+// never in Update. It captures only values copied by the caller.
+func startRunCmd(ctx context.Context, id int, src retriever.Source, cfg retriever.Config, seeds []retriever.SeedInput, tags []string) tea.Cmd {
+	return safeCmd(func() tea.Msg {
+		r, err := retriever.New(safeSource{src}, cfg)
+		if err != nil {
+			return runStartedMsg{id: id, err: err}
+		}
+		ch, err := r.Explore(ctx, seeds, tags)
+		return runStartedMsg{id: id, ch: ch, err: err}
+	})
+}
+
+// nextEventCmd reads one event from a run's channel. The root re-arms it
+// after each event of the current run.
+func nextEventCmd(id int, ch <-chan retriever.Event) tea.Cmd {
+	return safeCmd(func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return runClosedMsg{id: id}
+		}
+		return runEventMsg{id: id, ev: ev}
+	})
+}
+
+// safeCmd turns a panic in a command into an errMsg, so the program keeps
+// the terminal in order and shows the failure.
+func safeCmd(f func() tea.Msg) tea.Cmd {
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = errMsg{fmt.Errorf("internal error: %v\n%s", r, firstLines(string(debug.Stack()), 8))}
+			}
+		}()
+		return f()
+	}
+}
+
+// safeSource wraps a Source so that a panic inside the retriever's
+// goroutines (in Open or a connector call) becomes an error instead of
+// killing the program with the terminal in raw mode.
+type safeSource struct{ retriever.Source }
+
+func recovered(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("backend panic: %v", r)
+	}
+}
+
+func (s safeSource) Open(ctx context.Context) (c retriever.Connector, release func(context.Context) error, err error) {
+	defer recovered(&err)
+	c, release, err = s.Source.Open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	rel := release
+	release = func(ctx context.Context) (err error) {
+		defer recovered(&err)
+		return rel(ctx)
+	}
+	return safeConn{c}, release, nil
+}
+
+type safeConn struct{ c retriever.Connector }
+
+func (s safeConn) FetchSeed(ctx context.Context, id string) (r retriever.SeedFetchResult, err error) {
+	defer recovered(&err)
+	return s.c.FetchSeed(ctx, id)
+}
+
+func (s safeConn) ExpandFrontier(ctx context.Context, req retriever.ExpandRequest) (c []retriever.ExpansionCandidate, err error) {
+	defer recovered(&err)
+	return s.c.ExpandFrontier(ctx, req)
+}
+
+func firstLines(s string, n int) string {
+	lines := 0
+	for i := range len(s) {
+		if s[i] == '\n' {
+			lines++
+			if lines == n {
+				return s[:i]
+			}
+		}
+	}
+	return s
+}

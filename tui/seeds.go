@@ -1,0 +1,352 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+const (
+	nodePageSize     = 50
+	loadAheadRows    = 10
+	defaultSeedScore = 0.85
+	scoreStep        = 0.05
+)
+
+// seedPicker lists the graph's nodes (fuzzy-filtered) and holds the seeds
+// with their scores R.
+type seedPicker struct {
+	km       keymap.KeyMap
+	st       *Styles
+	ctx      context.Context
+	cat      retriever.Catalog
+	maxSeeds int
+
+	all, match nodeStream // the unfiltered list; server matches of the filter
+	known      map[string]retriever.NodeSummary
+	visible    []retriever.NodeSummary
+	cursor     int
+	offset     int // first visible row
+
+	filter  textinput.Model
+	editing bool // typing a score
+	score   textinput.Model
+
+	seeds   []retriever.SeedInput
+	version int // bumped whenever the seeds change
+	focused bool
+	w, h    int
+}
+
+func newSeedPicker(ctx context.Context, km keymap.KeyMap, st *Styles, cat retriever.Catalog, maxSeeds int, seeds []retriever.SeedInput) *seedPicker {
+	f := textinput.New()
+	f.Cursor.SetMode(cursor.CursorStatic) // no blink timers
+	f.Prompt = "/ "
+	f.Placeholder = "filter nodes"
+	sc := textinput.New()
+	sc.Cursor.SetMode(cursor.CursorStatic) // no blink timers
+	sc.Prompt = "R = "
+	sc.CharLimit = 12
+	return &seedPicker{km: km, st: st, ctx: ctx, cat: cat, maxSeeds: maxSeeds,
+		known: map[string]retriever.NodeSummary{}, filter: f, score: sc,
+		seeds: append([]retriever.SeedInput(nil), seeds...)}
+}
+
+// Init loads the first page of nodes.
+func (p *seedPicker) Init() tea.Cmd {
+	p.all.loading = true
+	return listNodesCmd(p.ctx, p.cat, "", 0)
+}
+
+// SetSize sets the inner size.
+func (p *seedPicker) SetSize(w, h int) {
+	p.w, p.h = w, h
+	p.filter.Width = max(1, w-4)
+	p.clampOffset()
+}
+
+// Seeds returns a copy of the chosen seeds.
+func (p *seedPicker) Seeds() []retriever.SeedInput {
+	return append([]retriever.SeedInput(nil), p.seeds...)
+}
+
+// Typing reports whether a text input of the picker has the keyboard.
+func (p *seedPicker) Typing() bool { return p.filter.Focused() || p.editing }
+
+// listHeight is the number of node rows shown.
+func (p *seedPicker) listHeight() int { return max(1, p.h-2) }
+
+// Update handles keys when focused and loaded pages at any time.
+func (p *seedPicker) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case nodesLoadedMsg:
+		return p.loaded(msg)
+	case tea.KeyMsg:
+		if !p.focused {
+			return nil
+		}
+		if p.editing {
+			return p.updateScoreInput(msg)
+		}
+		if p.filter.Focused() {
+			return p.updateFilter(msg)
+		}
+		return p.updateList(msg)
+	}
+	return nil
+}
+
+func (p *seedPicker) updateFilter(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, p.km.Cancel):
+		p.filter.SetValue("")
+		p.filter.Blur()
+	case key.Matches(msg, p.km.Submit):
+		p.filter.Blur()
+		return nil
+	case msg.Type == tea.KeyUp || msg.Type == tea.KeyDown:
+		return p.updateList(msg)
+	default:
+		var cmd tea.Cmd
+		p.filter, cmd = p.filter.Update(msg)
+		return tea.Batch(cmd, p.filterChanged())
+	}
+	return p.filterChanged()
+}
+
+func (p *seedPicker) updateList(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, p.km.Filter):
+		return p.filter.Focus()
+	case key.Matches(msg, p.km.Cancel):
+		if p.filter.Value() != "" {
+			p.filter.SetValue("")
+			return p.filterChanged()
+		}
+	case key.Matches(msg, p.km.Up):
+		p.moveTo(p.cursor - 1)
+	case key.Matches(msg, p.km.Down):
+		p.moveTo(p.cursor + 1)
+	case key.Matches(msg, p.km.PageUp):
+		p.moveTo(p.cursor - p.listHeight())
+	case key.Matches(msg, p.km.PageDown):
+		p.moveTo(p.cursor + p.listHeight())
+	case key.Matches(msg, p.km.Top):
+		p.moveTo(0)
+	case key.Matches(msg, p.km.Bottom):
+		p.moveTo(len(p.visible) - 1)
+	case key.Matches(msg, p.km.ToggleSeed):
+		return p.toggle()
+	case key.Matches(msg, p.km.ScoreUp):
+		return p.stepScore(+1)
+	case key.Matches(msg, p.km.ScoreDown):
+		return p.stepScore(-1)
+	case key.Matches(msg, p.km.EditScore):
+		return p.startEdit()
+	}
+	return p.maybeLoad()
+}
+
+func (p *seedPicker) moveTo(i int) {
+	p.cursor = max(0, min(len(p.visible)-1, i))
+	p.clampOffset()
+}
+
+func (p *seedPicker) clampOffset() {
+	h := p.listHeight()
+	if p.cursor < p.offset {
+		p.offset = p.cursor
+	}
+	if p.cursor >= p.offset+h {
+		p.offset = p.cursor - h + 1
+	}
+	p.offset = max(0, min(p.offset, len(p.visible)-h))
+}
+
+// current returns the node under the cursor.
+func (p *seedPicker) current() (retriever.NodeSummary, bool) {
+	if p.cursor < 0 || p.cursor >= len(p.visible) {
+		return retriever.NodeSummary{}, false
+	}
+	return p.visible[p.cursor], true
+}
+
+func (p *seedPicker) seedIndex(id string) int {
+	for i, s := range p.seeds {
+		if s.NodeID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (p *seedPicker) toggle() tea.Cmd {
+	n, ok := p.current()
+	if !ok {
+		return nil
+	}
+	if i := p.seedIndex(n.ID); i >= 0 {
+		p.seeds = append(p.seeds[:i], p.seeds[i+1:]...)
+		p.version++
+		return notify(fmt.Sprintf("removed seed %s", n.ID))
+	}
+	if len(p.seeds) >= p.maxSeeds {
+		return notifyErr(fmt.Errorf("at most %d seeds: unselect one before adding %s", p.maxSeeds, n.ID))
+	}
+	p.seeds = append(p.seeds, retriever.SeedInput{NodeID: n.ID, Score: defaultSeedScore})
+	p.version++
+	return notify(fmt.Sprintf("added seed %s with R %s (+/- to change, r to type)", n.ID, num(defaultSeedScore, 3)))
+}
+
+func (p *seedPicker) stepScore(dir int) tea.Cmd {
+	n, ok := p.current()
+	if !ok {
+		return nil
+	}
+	i := p.seedIndex(n.ID)
+	if i < 0 {
+		return notifyErr(fmt.Errorf("%s is not a seed: press space to choose it first", n.ID))
+	}
+	v := stepLinear(p.seeds[i].Score, scoreStep, dir, scoreStep, 1)
+	if v != p.seeds[i].Score {
+		p.seeds[i].Score = v
+		p.version++
+	}
+	return nil
+}
+
+func (p *seedPicker) startEdit() tea.Cmd {
+	n, ok := p.current()
+	if !ok {
+		return nil
+	}
+	i := p.seedIndex(n.ID)
+	if i < 0 {
+		return notifyErr(fmt.Errorf("%s is not a seed: press space to choose it first", n.ID))
+	}
+	p.editing = true
+	p.score.SetValue(strconv.FormatFloat(p.seeds[i].Score, 'f', -1, 64))
+	p.score.CursorEnd()
+	return p.score.Focus()
+}
+
+func (p *seedPicker) updateScoreInput(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, p.km.Cancel):
+		p.editing = false
+		p.score.Blur()
+		return nil
+	case key.Matches(msg, p.km.Submit):
+		raw := strings.TrimSpace(p.score.Value())
+		v, err := parseScore(raw)
+		if err != nil {
+			return notifyErr(err) // stay in the input so the value can be fixed
+		}
+		p.editing = false
+		p.score.Blur()
+		n, _ := p.current()
+		if i := p.seedIndex(n.ID); i >= 0 && p.seeds[i].Score != v {
+			p.seeds[i].Score = v
+			p.version++
+		}
+		return notify(fmt.Sprintf("%s: R = %s", n.ID, num(v, 6)))
+	}
+	var cmd tea.Cmd
+	p.score, cmd = p.score.Update(msg)
+	return cmd
+}
+
+// parseScore accepts a finite number in (0, 1].
+func parseScore(raw string) (float64, error) {
+	v, err := strconv.ParseFloat(raw, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 || v > 1 {
+		return 0, fmt.Errorf("score %q refused: R must be a number in (0, 1]", raw)
+	}
+	return v, nil
+}
+
+// View renders the filter line and the visible rows.
+func (p *seedPicker) View() string {
+	var lines []string
+	switch {
+	case p.editing:
+		lines = append(lines, p.score.View())
+	case p.filter.Focused() || p.filter.Value() != "":
+		lines = append(lines, p.filter.View())
+	default:
+		lines = append(lines, p.st.Dim.Render(fmt.Sprintf("/ filter · seeds %d/%d", len(p.seeds), p.maxSeeds)))
+	}
+	h := p.listHeight()
+	end := min(len(p.visible), p.offset+h)
+	for i := p.offset; i < end; i++ {
+		lines = append(lines, p.row(p.visible[i], i == p.cursor))
+	}
+	if len(p.visible) == 0 {
+		msg := "no nodes"
+		if p.all.loading || p.match.loading {
+			msg = "loading…"
+		}
+		lines = append(lines, p.st.Dim.Render(msg))
+	}
+	lines = append(lines, make([]string, max(0, h+1-len(lines)))...)
+	lines = append(lines, p.footer())
+	return strings.Join(lines, "\n")
+}
+
+func (p *seedPicker) footer() string {
+	s := p.all
+	if strings.TrimSpace(p.filter.Value()) != "" {
+		s = p.match
+	}
+	more := ""
+	switch {
+	case s.loading:
+		more = " · loading…"
+	case s.more:
+		more = " · more ↓"
+	}
+	return p.st.Dim.Render(fmt.Sprintf("%d/%d%s", min(p.cursor+1, len(p.visible)), len(p.visible), more))
+}
+
+func (p *seedPicker) row(n retriever.NodeSummary, selected bool) string {
+	box, r := "[ ]", ""
+	if i := p.seedIndex(n.ID); i >= 0 {
+		box, r = "[x]", " R="+num(p.seeds[i].Score, 3)
+	}
+	label := ""
+	if len(n.Labels) > 0 {
+		label = " " + n.Labels[0]
+	}
+	text := firstWords(n.Text, 60)
+	if selected && p.focused {
+		return p.st.Selected.Render(fit(glyphSelected+" "+box+" "+n.ID+r+label+"  "+text, p.w))
+	}
+	mark := "  "
+	if selected {
+		mark = glyphSelected + " "
+	}
+	return mark + box + " " + p.st.ID.Render(n.ID) + p.st.Metric.Render(r) + p.st.Label.Render(label) + "  " + p.st.Dim.Render(text)
+}
+
+// ShortHelp lists the picker's main keys.
+func (p *seedPicker) ShortHelp() []key.Binding {
+	if p.Typing() {
+		return []key.Binding{p.km.Submit, p.km.Cancel}
+	}
+	return []key.Binding{p.km.Filter, p.km.ToggleSeed, p.km.ScoreUp, p.km.ScoreDown, p.km.EditScore}
+}
+
+// FullHelp lists every key of the picker.
+func (p *seedPicker) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{p.km.Up, p.km.Down, p.km.PageUp, p.km.PageDown, p.km.Top, p.km.Bottom},
+		{p.km.Filter, p.km.ToggleSeed, p.km.ScoreUp, p.km.ScoreDown, p.km.EditScore, p.km.Submit, p.km.Cancel}}
+}

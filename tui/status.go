@@ -1,0 +1,159 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/memoria-graph/memoria/keymap"
+)
+
+// statusMsg puts a one-line message on the status bar.
+type statusMsg struct {
+	text  string
+	isErr bool
+}
+
+// notify returns a command that shows text on the status line.
+func notify(text string) tea.Cmd {
+	return func() tea.Msg { return statusMsg{text: text} }
+}
+
+// notifyErr returns a command that shows err on the status line.
+func notifyErr(err error) tea.Cmd {
+	return func() tea.Msg { return statusMsg{text: err.Error(), isErr: true} }
+}
+
+// statusBar shows the backend, each seed's run state and the last message.
+type statusBar struct {
+	st      *Styles
+	backend string
+	msg     statusMsg
+	trees   *resultTrees
+	explain bool
+	w       int
+}
+
+// Init implements the component contract.
+func (s *statusBar) Init() tea.Cmd { return nil }
+
+// SetSize sets the width (the bar is two lines high).
+func (s *statusBar) SetSize(w, _ int) { s.w = w }
+
+// Update records status messages and errors.
+func (s *statusBar) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case statusMsg:
+		s.msg = msg
+	case errMsg:
+		s.msg = statusMsg{text: oneLine(msg.err.Error()), isErr: true}
+	}
+	return nil
+}
+
+// View renders the run line and the message line.
+func (s *statusBar) View() string {
+	parts := []string{s.st.Info.Render(s.backend)}
+	if s.trees != nil {
+		for _, t := range s.trees.seeds {
+			parts = append(parts, seedBadge(s.st, t))
+		}
+	} else {
+		parts = append(parts, s.st.Dim.Render("no seeds"))
+	}
+	if s.explain {
+		parts = append(parts, s.st.End.Render("explain"))
+	}
+	line1 := ansi.Truncate(strings.Join(parts, s.st.Dim.Render(" │ ")), s.w, "…")
+	line2 := ""
+	if s.msg.text != "" {
+		style := s.st.Bar
+		if s.msg.isErr {
+			style = s.st.Error
+		}
+		line2 = style.Render(ansi.Truncate(oneLine(s.msg.text), s.w, "…"))
+	}
+	return line1 + "\n" + line2
+}
+
+// seedBadge is one seed's run state: running at depth k, done in N ms with
+// P paths, or the error.
+func seedBadge(st *Styles, t *seedTree) string {
+	id := t.seed.NodeID
+	switch t.state {
+	case seedRunning:
+		return st.Running.Render("⟳ " + id + " " + seedStatus(t))
+	case seedDone:
+		return st.OK.Render("✓ " + id + " " + seedStatus(t))
+	case seedFailed:
+		return st.Error.Render("✗ " + id + " error: " + t.err)
+	case seedNotFound:
+		return st.Error.Render("✗ " + id + " not found")
+	}
+	return st.Dim.Render(id + " " + seedStatus(t))
+}
+
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// fmtDur shows a duration in ms (or µs below 1 ms).
+func fmtDur(d time.Duration) string {
+	if d < time.Millisecond {
+		return fmt.Sprintf("%d µs", d.Microseconds())
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
+}
+
+// helpKeys adapts the focused pane and the global keys to bubbles help.
+type helpKeys struct {
+	km    keymap.KeyMap
+	short []key.Binding
+}
+
+// ShortHelp is the focused pane's keys plus the most used global ones.
+func (h helpKeys) ShortHelp() []key.Binding {
+	return append(append([]key.Binding(nil), h.short...), h.km.NextPane, h.km.Help, h.km.Quit)
+}
+
+// FullHelp lists every key of the keymap.
+func (h helpKeys) FullHelp() [][]key.Binding { return h.km.All() }
+
+// fullHelp lays out every group of keys in columns, as many side by side as
+// fit in width w, the rows of columns one under the other.
+func (m *Model) fullHelp(w int) string {
+	h := m.help
+	h.Width = 0 // no truncation: every key is listed
+	var rows []string
+	var cur [][]key.Binding
+	for _, g := range m.km.All() {
+		try := append(append([][]key.Binding(nil), cur...), g)
+		if len(cur) > 0 && lipgloss.Width(h.FullHelpView(try)) > w {
+			rows = append(rows, h.FullHelpView(cur))
+			try = [][]key.Binding{g}
+		}
+		cur = try
+	}
+	rows = append(rows, h.FullHelpView(cur))
+	return strings.Join(rows, "\n\n")
+}
+
+func newHelp(st *Styles) help.Model {
+	h := help.New()
+	h.Styles.ShortKey = st.Key.Bold(true)
+	h.Styles.ShortDesc = st.Dim
+	h.Styles.ShortSeparator = st.Dim
+	h.Styles.FullKey = st.Key.Bold(true)
+	h.Styles.FullDesc = st.Dim
+	h.Styles.FullSeparator = st.Dim
+	h.Styles.Ellipsis = st.Dim
+	return h
+}

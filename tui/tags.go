@@ -1,0 +1,280 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// tagsLoadedMsg carries Catalog.Tags.
+type tagsLoadedMsg struct {
+	tags []retriever.TagCount
+	err  error
+}
+
+func loadTagsCmd(ctx context.Context, cat retriever.Catalog) tea.Cmd {
+	return safeCmd(func() tea.Msg {
+		tags, err := cat.Tags(ctx)
+		return tagsLoadedMsg{tags: tags, err: err}
+	})
+}
+
+// tagInput chooses the query tags: a text input completing from the graph's
+// tags, the chosen ones shown as chips.
+type tagInput struct {
+	km      keymap.KeyMap
+	st      *Styles
+	ctx     context.Context
+	cat     retriever.Catalog
+	input   textinput.Model
+	known   []retriever.TagCount
+	counts  map[string]int
+	chosen  []string
+	chip    int // selected chip, -1 for none
+	version int // bumped whenever the chosen tags change
+	focused bool
+	w, h    int
+}
+
+func newTagInput(ctx context.Context, km keymap.KeyMap, st *Styles, cat retriever.Catalog, tags []string) *tagInput {
+	in := textinput.New()
+	in.Cursor.SetMode(cursor.CursorStatic) // no blink timers
+	in.Prompt = "+ "
+	in.Placeholder = "type a tag"
+	in.ShowSuggestions = true
+	in.KeyMap.AcceptSuggestion = km.AcceptTag
+	in.KeyMap.NextSuggestion = km.NextSuggestion
+	in.KeyMap.PrevSuggestion = km.PrevSuggestion
+	in.KeyMap.DeleteWordBackward = key.NewBinding(key.WithKeys("alt+backspace", "ctrl+w"))
+	return &tagInput{km: km, st: st, ctx: ctx, cat: cat, input: in, chip: -1,
+		chosen: retriever.NormalizeTags(tags), counts: map[string]int{}}
+}
+
+// Init loads the graph's tags.
+func (t *tagInput) Init() tea.Cmd { return loadTagsCmd(t.ctx, t.cat) }
+
+// SetSize sets the inner size.
+func (t *tagInput) SetSize(w, h int) {
+	t.w, t.h = w, h
+	t.input.Width = max(1, w-4)
+}
+
+// Tags returns a copy of the chosen tags.
+func (t *tagInput) Tags() []string { return append([]string(nil), t.chosen...) }
+
+// Typing reports whether the input has the keyboard (always, when focused).
+func (t *tagInput) Typing() bool { return t.focused }
+
+// Focus gives the input the keyboard.
+func (t *tagInput) Focus() tea.Cmd {
+	t.focused = true
+	return t.input.Focus()
+}
+
+// Blur takes the keyboard away.
+func (t *tagInput) Blur() {
+	t.focused = false
+	t.chip = -1
+	t.input.Blur()
+}
+
+// Update handles the tag list and keys when focused.
+func (t *tagInput) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tagsLoadedMsg:
+		if msg.err != nil {
+			return notifyErr(fmt.Errorf("loading tags: %w", msg.err))
+		}
+		t.known = msg.tags
+		names := make([]string, len(msg.tags))
+		for i, tc := range msg.tags {
+			names[i] = tc.Tag
+			t.counts[tc.Tag] = tc.Count
+		}
+		t.input.SetSuggestions(names)
+		return nil
+	case tea.KeyMsg:
+		if !t.focused {
+			return nil
+		}
+		return t.key(msg)
+	}
+	return nil
+}
+
+func (t *tagInput) key(msg tea.KeyMsg) tea.Cmd {
+	empty := t.input.Value() == ""
+	if t.chip >= 0 {
+		switch {
+		case key.Matches(msg, t.km.RemoveChip):
+			return t.remove(t.chip)
+		case key.Matches(msg, t.km.ChipLeft):
+			t.chip = max(0, t.chip-1)
+			return nil
+		case key.Matches(msg, t.km.ChipRight):
+			t.chip++
+			if t.chip >= len(t.chosen) {
+				t.chip = -1
+			}
+			return nil
+		case key.Matches(msg, t.km.Cancel):
+			t.chip = -1
+			return nil
+		}
+		t.chip = -1 // typing leaves the chips
+	}
+	switch {
+	case key.Matches(msg, t.km.AddTag):
+		return t.add()
+	case empty && key.Matches(msg, t.km.RemoveLastTag):
+		if len(t.chosen) == 0 {
+			return nil
+		}
+		return t.remove(len(t.chosen) - 1)
+	case empty && key.Matches(msg, t.km.ChipLeft):
+		if len(t.chosen) > 0 {
+			t.chip = len(t.chosen) - 1
+		}
+		return nil
+	case key.Matches(msg, t.km.Cancel):
+		t.input.SetValue("")
+		return nil
+	}
+	var cmd tea.Cmd
+	t.input, cmd = t.input.Update(msg)
+	return cmd
+}
+
+// add chooses the typed tag: the value itself when the graph has it,
+// otherwise the highlighted suggestion, otherwise the text as typed.
+func (t *tagInput) add() tea.Cmd {
+	v := strings.TrimSpace(t.input.Value())
+	if v == "" {
+		return nil
+	}
+	if _, ok := t.counts[v]; !ok {
+		if s := t.input.CurrentSuggestion(); s != "" {
+			v = s
+		}
+	}
+	t.input.SetValue("")
+	if slices.Contains(t.chosen, v) {
+		return notify(fmt.Sprintf("tag %s is already chosen", v))
+	}
+	t.chosen = append(t.chosen, v)
+	t.version++
+	if _, ok := t.counts[v]; !ok && len(t.known) > 0 {
+		return notify(fmt.Sprintf("added tag %s (no edge carries it)", v))
+	}
+	return notify(fmt.Sprintf("added tag %s", v))
+}
+
+func (t *tagInput) remove(i int) tea.Cmd {
+	if i < 0 || i >= len(t.chosen) {
+		return nil
+	}
+	gone := t.chosen[i]
+	t.chosen = slices.Delete(t.chosen, i, i+1)
+	t.version++
+	if t.chip >= len(t.chosen) {
+		t.chip = len(t.chosen) - 1
+	}
+	return notify("removed tag " + gone)
+}
+
+// maxChipLines is the most lines of chips shown.
+const maxChipLines = 4
+
+// ChipLines is how many lines the chips need at inner width w (1 to
+// maxChipLines); the layout sizes the pane from it.
+func (t *tagInput) ChipLines(w int) int {
+	return min(maxChipLines, len(wrapItems(t.chips(), w, maxChipLines+1)))
+}
+
+func (t *tagInput) chips() []string {
+	var chips []string
+	for i, c := range t.chosen {
+		if i == t.chip {
+			chips = append(chips, t.st.ChipSel.Render("["+glyphSelected+c+"]"))
+		} else {
+			chips = append(chips, t.st.Chip.Render("["+c+"]"))
+		}
+	}
+	if len(chips) == 0 {
+		chips = []string{t.st.Dim.Render("no tags: every edge has tag_sim 1")}
+	}
+	return chips
+}
+
+// View renders the chips, the input and the matching suggestions with counts.
+func (t *tagInput) View() string {
+	lines := wrapItems(t.chips(), t.w, max(1, t.h-2))
+	lines = append(lines, t.input.View(), t.suggestions())
+	return strings.Join(lines, "\n")
+}
+
+// suggestions lists tags matching the input (or the most frequent ones),
+// with their edge counts, the highlighted one marked.
+func (t *tagInput) suggestions() string {
+	v := strings.ToLower(strings.TrimSpace(t.input.Value()))
+	cur := t.input.CurrentSuggestion()
+	var parts []string
+	for _, tc := range t.known {
+		if slices.Contains(t.chosen, tc.Tag) || (v != "" && !strings.HasPrefix(strings.ToLower(tc.Tag), v)) {
+			continue
+		}
+		s := fmt.Sprintf("%s (%d)", tc.Tag, tc.Count)
+		if tc.Tag == cur && v != "" {
+			parts = append(parts, t.st.Info.Render(glyphSelected+s))
+		} else {
+			parts = append(parts, t.st.Dim.Render(s))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ansi.Truncate(strings.Join(parts, t.st.Dim.Render(" · ")), max(0, t.w), "…")
+}
+
+// wrapItems lays styled items, separated by spaces, on up to maxLines lines
+// of width w, keeping the last lines when there are more.
+func wrapItems(items []string, w, maxLines int) []string {
+	var lines []string
+	cur := ""
+	for _, word := range items {
+		switch {
+		case cur == "":
+			cur = word
+		case ansi.StringWidth(cur)+1+ansi.StringWidth(word) <= w:
+			cur += " " + word
+		default:
+			lines = append(lines, cur)
+			cur = word
+		}
+	}
+	lines = append(lines, cur)
+	if len(lines) > maxLines {
+		lines = lines[len(lines)-maxLines:]
+	}
+	return lines
+}
+
+// ShortHelp lists the input's main keys.
+func (t *tagInput) ShortHelp() []key.Binding {
+	return []key.Binding{t.km.AddTag, t.km.AcceptTag, t.km.NextSuggestion, t.km.RemoveLastTag, t.km.ChipLeft}
+}
+
+// FullHelp lists every key of the input.
+func (t *tagInput) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{t.km.AddTag, t.km.AcceptTag, t.km.NextSuggestion, t.km.PrevSuggestion},
+		{t.km.RemoveLastTag, t.km.ChipLeft, t.km.ChipRight, t.km.RemoveChip, t.km.Cancel}}
+}

@@ -1,0 +1,272 @@
+package tui
+
+import (
+	"fmt"
+	"github.com/memoria-graph/memoria/render"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// rowKey identifies a selectable row across re-renders and runs: the seed's
+// node id, the node's id, and for a losing candidate its index among its
+// parent's losers (-1 for node rows).
+type rowKey struct {
+	seed  string
+	id    string
+	loser int
+}
+
+// treeRow is one rendered line of the result tree. plain is the text without
+// styles (used to draw the selected row), styled the same text with styles.
+type treeRow struct {
+	plain, styled string
+	key           rowKey
+	selectable    bool
+}
+
+// rowBuilder renders the trees into rows; it knows nothing of the cursor.
+type rowBuilder struct {
+	st      *Styles
+	width   int
+	explain bool
+	folded  map[rowKey]bool
+	rows    []treeRow
+	tags    []string
+}
+
+// seg is a piece of a line with its style; plain and styled forms are built
+// together so both stay in step.
+type seg struct {
+	text  string
+	style func(...string) string
+}
+
+func (b *rowBuilder) add(key rowKey, selectable bool, segs ...seg) {
+	var p, s strings.Builder
+	for _, sg := range segs {
+		p.WriteString(sg.text)
+		if sg.style != nil && sg.text != "" {
+			s.WriteString(sg.style(sg.text))
+		} else {
+			s.WriteString(sg.text)
+		}
+	}
+	plain, styled := p.String(), s.String()
+	if w := b.width; w > 0 && ansi.StringWidth(plain) > w {
+		plain = ansi.Truncate(plain, w, "…")
+		styled = ansi.Truncate(styled, w, "…")
+	}
+	b.rows = append(b.rows, treeRow{plain: plain, styled: styled, key: key, selectable: selectable})
+}
+
+// build renders every seed's tree.
+func (b *rowBuilder) build(rt *resultTrees) []treeRow {
+	b.rows = b.rows[:0]
+	if rt == nil {
+		return b.rows
+	}
+	for i, st := range rt.seeds {
+		if i > 0 {
+			b.add(rowKey{loser: -1}, false)
+		}
+		b.seed(st)
+	}
+	return b.rows
+}
+
+func (b *rowBuilder) seed(st *seedTree) {
+	s := b.st
+	key := rowKey{seed: st.seed.NodeID, id: st.seed.NodeID, loser: -1}
+	if st.root == nil {
+		b.add(key, true, seg{"· ", nil}, seg{st.seed.NodeID, s.ID.Render}, seg{"  " + seedStatus(st), b.stateStyle(st)})
+		if st.err != "" {
+			b.add(rowKey{loser: -1}, false, seg{"  " + st.err, s.Error.Render})
+		}
+		return
+	}
+	b.node(st, st.root, "", "", true)
+}
+
+func (b *rowBuilder) stateStyle(st *seedTree) func(...string) string {
+	switch st.state {
+	case seedRunning:
+		return b.st.Running.Render
+	case seedFailed, seedNotFound:
+		return b.st.Error.Render
+	}
+	return b.st.Dim.Render
+}
+
+// node renders n and, unless folded, its children; lead is the prefix of
+// n's own line, cont the prefix of the lines below it.
+func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool) {
+	s := b.st
+	key := rowKey{seed: st.seed.NodeID, id: n.node.ID, loser: -1}
+	folded := b.folded[key]
+	nLosers := 0
+	if b.explain {
+		nLosers = len(n.losers)
+	}
+	hasKids := len(n.children)+nLosers > 0
+	glyph := "· "
+	switch {
+	case hasKids && folded:
+		glyph = glyphFolded + " "
+	case hasKids:
+		glyph = glyphUnfolded + " "
+	}
+	segs := []seg{{lead, s.Dim.Render}, {glyph, nil}, {n.node.ID, s.ID.Render}}
+	if l := n.node.Label(); l != "" {
+		segs = append(segs, seg{" " + l, s.Label.Render})
+	}
+	if t := shortText(n.node.Properties); t != "" {
+		segs = append(segs, seg{"  " + t, nil})
+	}
+	if hasKids && folded {
+		segs = append(segs, seg{fmt.Sprintf("  (+%d)", countBelow(n, b.explain)), s.Dim.Render})
+	}
+	b.add(key, true, segs...)
+
+	bar := "  "
+	if hasKids && !folded {
+		bar = "│ "
+	}
+	meta := []seg{{cont + bar, s.Dim.Render}}
+	if isRoot {
+		meta = append(meta, seg{fmt.Sprintf("R=%s", num(st.seed.Score, 3)), s.Metric.Render}, seg{" · " + seedStatus(st), b.stateStyle(st)})
+	} else {
+		meta = append(meta, seg{edgeMetrics(n.step), s.Metric.Render})
+	}
+	if n.end != "" {
+		end := seg{glyphEnd + " " + render.EndReasonText(n.end), s.End.Render}
+		if b.width > 0 && segWidth(meta)+2+ansi.StringWidth(end.text) > b.width {
+			b.add(rowKey{loser: -1}, false, meta...) // no room: the end on its own line
+			meta = []seg{meta[0]}
+		} else {
+			end.text = "  " + end.text
+		}
+		meta = append(meta, end)
+	}
+	b.add(rowKey{loser: -1}, false, meta...)
+	if folded {
+		return
+	}
+	total := len(n.children) + nLosers
+	for i, c := range n.children {
+		last := i == total-1
+		b.node(st, c, cont+branch(last, "─"), cont+indent(last), false)
+	}
+	for i := 0; i < nLosers; i++ {
+		o := n.losers[i]
+		last := len(n.children)+i == total-1
+		c := o.Candidate
+		lseg := []seg{
+			{cont + branch(last, "╌"), s.Dim.Render},
+			{glyphLost + " " + c.NeighborNode.ID, s.Loser.Render},
+		}
+		if l := c.NeighborNode.Label(); l != "" {
+			lseg = append(lseg, seg{" " + l, s.Loser.Render})
+		}
+		lseg = append(lseg, seg{"  T=" + num(c.TransferEnergy, 4) + "  " + fateText(o), s.Loser.Render})
+		b.add(rowKey{seed: st.seed.NodeID, id: n.node.ID, loser: i}, true, lseg...)
+	}
+}
+
+func segWidth(segs []seg) int {
+	w := 0
+	for _, sg := range segs {
+		w += ansi.StringWidth(sg.text)
+	}
+	return w
+}
+
+func branch(last bool, line string) string {
+	if last {
+		return "└" + line + " "
+	}
+	return "├" + line + " "
+}
+
+func indent(last bool) string {
+	if last {
+		return "   "
+	}
+	return "│  "
+}
+
+// countBelow counts the rows hidden under a folded node.
+func countBelow(n *tnode, explain bool) int {
+	c := len(n.children)
+	if explain {
+		c += len(n.losers)
+	}
+	for _, k := range n.children {
+		c += countBelow(k, explain)
+	}
+	return c
+}
+
+// edgeMetrics is the edge annotation of a step: T, w, tag_sim and d.
+func edgeMetrics(s *retriever.GraphStep) string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf("T=%s w=%s tag_sim=%s d=%d",
+		num(s.TransferEnergy, 4), num(s.Edge.EffectiveWeight(), 3), num(s.TagSim, 3), s.Degree)
+}
+
+// num formats v with at most digits significant digits.
+func num(v float64, digits int) string {
+	return fmt.Sprintf("%.*g", digits, v)
+}
+
+// shortText is the first words of a node's text property, on one line.
+func shortText(props map[string]any) string {
+	t, _ := props["text"].(string)
+	return firstWords(t, 48)
+}
+
+func firstWords(t string, limit int) string {
+	t = strings.Join(strings.Fields(t), " ")
+	if len(t) <= limit {
+		return t
+	}
+	cut := strings.LastIndexByte(t[:limit], ' ')
+	if cut < limit/2 {
+		cut = limit
+	}
+	return ansi.Truncate(t[:cut], limit, "") + "…"
+}
+
+// seedStatus is a seed's run state in words.
+func seedStatus(st *seedTree) string {
+	switch st.state {
+	case seedRunning:
+		if st.depth == 0 {
+			return "running"
+		}
+		return fmt.Sprintf("running at depth %d", st.depth)
+	case seedDone:
+		n := 0
+		if st.result != nil {
+			n = len(st.result.Paths)
+		}
+		return fmt.Sprintf("done in %s, %s", fmtDur(st.elapsed), plural(n, "path"))
+	case seedNotFound:
+		return "not found"
+	case seedCancelled:
+		return "cancelled"
+	case seedFailed:
+		return "error"
+	}
+	return "pending"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

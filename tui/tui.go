@@ -1,0 +1,119 @@
+// Package tui is memoria's terminal explorer: pick seeds and query tags,
+// turn the retriever's thresholds live and watch the breadth-first search
+// grow level by level, inspect the energy of each hop, and copy or export the
+// results. Run starts it; everything else is internal.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// Options configures Run.
+type Options struct {
+	// Source is the graph to explore and browse (required).
+	Source retriever.Source
+	// Config holds the starting thresholds; the zero value means
+	// retriever.DefaultConfig().
+	Config retriever.Config
+	// Seeds and Tags preselect seeds (a run starts at once) and query tags.
+	Seeds []retriever.SeedInput
+	Tags  []string
+	// MaxSeeds is the most seeds that can be chosen (default 5).
+	MaxSeeds int
+	// NoColor turns colours off (so does $NO_COLOR).
+	NoColor bool
+	// In and Out are the terminal (default os.Stdin and os.Stdout).
+	In  io.Reader
+	Out io.Writer
+	// OutDir is where exported files go (default ".").
+	OutDir string
+}
+
+// withDefaults completes opts and checks what cannot be defaulted.
+func (o Options) withDefaults() (Options, error) {
+	if o.Source == nil {
+		return o, errors.New("tui: no source")
+	}
+	if o.Config == (retriever.Config{}) {
+		o.Config = retriever.DefaultConfig()
+	}
+	if err := o.Config.Validate(); err != nil {
+		return o, err
+	}
+	if o.MaxSeeds <= 0 {
+		o.MaxSeeds = 5
+	}
+	if len(o.Seeds) > o.MaxSeeds {
+		return o, fmt.Errorf("tui: %d seeds given but at most %d are allowed", len(o.Seeds), o.MaxSeeds)
+	}
+	if o.In == nil {
+		o.In = os.Stdin
+	}
+	if o.Out == nil {
+		o.Out = os.Stdout
+	}
+	if o.OutDir == "" {
+		o.OutDir = "."
+	}
+	if os.Getenv("NO_COLOR") != "" {
+		o.NoColor = true
+	}
+	return o, nil
+}
+
+// programOptions are the tea.Program options Run uses (shared with tests).
+func programOptions(ctx context.Context, o Options) []tea.ProgramOption {
+	return []tea.ProgramOption{
+		tea.WithContext(ctx), tea.WithInput(o.In), tea.WithOutput(o.Out),
+		tea.WithAltScreen(), tea.WithMouseCellMotion(),
+	}
+}
+
+// New builds the explorer's root model for opts (for embedding it in another
+// program or driving it in tests).
+func New(ctx context.Context, opts Options) (*Model, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	st := NewStyles(lipgloss.NewRenderer(o.Out), o.NoColor)
+	return newModel(ctx, o, &st), nil
+}
+
+// Run opens the explorer on the terminal and returns when the user quits or
+// ctx ends. Bubble Tea restores the terminal before a panic in Update, View
+// or a command is reported; Run turns that into an error, and recovers its
+// own panics too, so callers never need log.Fatal.
+func Run(ctx context.Context, opts Options) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tui: panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	o, err := opts.withDefaults()
+	if err != nil {
+		return err
+	}
+	m, err := New(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer m.stopRun()
+	_, err = tea.NewProgram(m, programOptions(ctx, o)...).Run()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil && !errors.Is(err, tea.ErrProgramPanic):
+		return nil // the caller cancelled ctx: a normal way to stop
+	}
+	return fmt.Errorf("tui: %w", err)
+}
