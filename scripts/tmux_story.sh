@@ -10,6 +10,7 @@
 # it prints the screen and exits non-zero; the tmux server is always killed.
 # Usage: scripts/tmux_story.sh   (from anywhere; needs go and tmux)
 set -euo pipefail
+steps=0
 
 cd "$(dirname "$0")/.."
 
@@ -40,6 +41,7 @@ fail() {
 	echo "----- screen -----" >&2
 	screen >&2
 	echo "------------------" >&2
+	echo "tmux_story: $((steps > 0 ? steps - 1 : 0)) passed, 1 failed"
 	exit 1
 }
 
@@ -71,7 +73,8 @@ wait_gone() {
 
 keys() { T send-keys -t story "$@"; }
 text() { T send-keys -t story -l -- "$1"; }
-step() { echo "tmux_story: $*" >&2; }
+steps=0
+step() { steps=$((steps + 1)); echo "tmux_story: $*" >&2; }
 
 T -f /dev/null new-session -d -s story -x 120 -y 40 \
 	"cd '$tmp' && TERM=xterm-256color exec '$tmp/memoria' --out-dir '$tmp'"
@@ -146,7 +149,7 @@ keys Escape
 wait_gone 'Keys \(\? or esc to close'
 text "q"
 for _ in $(seq 1 100); do
-	T has-session -t story 2>/dev/null || { echo "tmux_story: PASS" >&2; exit 0; }
+	T has-session -t story 2>/dev/null || { echo "tmux_story: $steps passed, 0 failed"; exit 0; }
 	sleep 0.05
 done
 fail "q did not quit"
