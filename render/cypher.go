@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/memoria-graph/memoria/internal/cypherlit"
 	"strings"
 
 	"github.com/memoria-graph/memoria/retriever"
@@ -100,34 +101,4 @@ func BrowserScript(qs []DebugQuery) string {
 // the line and paragraph separators U+2028/U+2029 become \uXXXX. Everything
 // else, including all printable non-ASCII, stays as UTF-8. Bytes of s that
 // are not valid UTF-8 are written as U+FFFD.
-func CypherString(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '\\':
-			b.WriteString(`\\`)
-		case '"':
-			b.WriteString(`\"`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029 {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+func CypherString(s string) string { return cypherlit.Quote(s) }

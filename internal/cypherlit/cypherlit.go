@@ -1,0 +1,43 @@
+// Package cypherlit writes Cypher string literals. It is the one quoting
+// routine of the project: render (debug queries) and apoc (scripts) both
+// call it.
+package cypherlit
+
+import "fmt"
+
+// AppendQuote appends s to b as a double-quoted Cypher string literal:
+// backslash, double quote, newline, tab, carriage return, backspace and form
+// feed become \\ \" \n \t \r \b \f; other C0 controls, DEL, C1 controls and
+// U+2028/U+2029 become \uXXXX; invalid UTF-8 becomes U+FFFD; everything else
+// stays as it is (UTF-8).
+func AppendQuote(b []byte, s string) []byte {
+	b = append(b, '"')
+	for _, r := range s {
+		switch r {
+		case '\\':
+			b = append(b, `\\`...)
+		case '"':
+			b = append(b, `\"`...)
+		case '\n':
+			b = append(b, `\n`...)
+		case '\t':
+			b = append(b, `\t`...)
+		case '\r':
+			b = append(b, `\r`...)
+		case '\b':
+			b = append(b, `\b`...)
+		case '\f':
+			b = append(b, `\f`...)
+		default:
+			if r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029 {
+				b = fmt.Appendf(b, `\u%04X`, r)
+			} else {
+				b = append(b, string(r)...)
+			}
+		}
+	}
+	return append(b, '"')
+}
+
+// Quote returns s as a double-quoted Cypher string literal (see AppendQuote).
+func Quote(s string) string { return string(AppendQuote(make([]byte, 0, len(s)+2), s)) }
