@@ -2,9 +2,9 @@ package render
 
 import (
 	"fmt"
-	"github.com/memoria-graph/memoria/internal/cypherlit"
 	"strings"
 
+	"github.com/memoria-graph/memoria/internal/cypherlit"
 	"github.com/memoria-graph/memoria/retriever"
 )
 

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/memoria-graph/memoria/internal/cypherlit"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/memoria-graph/memoria/internal/cypherlit"
 )
 
 // WriteCypher writes g as a Cypher script that recreates it in an empty
@@ -26,7 +27,7 @@ import (
 //
 // Properties are written with `id` first, then sorted by key; nil values
 // are left out. Strings are double-quoted with the escapes of
-// render.CypherString (so a statement never spans lines because of a
+// cypherlit.AppendQuote (so a statement never spans lines because of a
 // string); labels, relationship types and property keys that are not plain
 // identifiers, or are Cypher keywords, are backtick-quoted. Integers stay
 // integers and floats are written so they read back as the same float64
