@@ -140,10 +140,31 @@ func (s *Server) verify(ctx context.Context) error {
 	return d.VerifyConnectivity(ctx)
 }
 
+// EnvAllowWipe must be "1" for tests to wipe (or drop the schema of) the external
+// NEO4J_URI server, which may hold real data.
+const EnvAllowWipe = "MEMORIA_TEST_ALLOW_WIPE"
+
+// WipeAllowed returns nil when tests may delete everything in s: always for a server this
+// package started, and for the external NEO4J_URI server only with
+// MEMORIA_TEST_ALLOW_WIPE=1. Tests that delete data by other means (e.g. a loader's own
+// wipe) must check it first.
+func (s *Server) WipeAllowed() error {
+	if !s.external || os.Getenv(EnvAllowWipe) == "1" {
+		return nil
+	}
+	return fmt.Errorf("neo4jtest: refusing to delete the data of the external server %s (%s is set): "+
+		"it may hold real data; set %s=1 to let the tests wipe it, or unset %s to test on a server of their own",
+		s.URI, EnvURI, EnvAllowWipe, EnvURI)
+}
+
 // Wipe deletes every node and relationship of the default database (MATCH (n) DETACH
-// DELETE n, in a write transaction). Test-only: with NEO4J_URI it wipes that server too.
+// DELETE n, in a write transaction). On the external NEO4J_URI server it fails the test
+// unless MEMORIA_TEST_ALLOW_WIPE=1 (see WipeAllowed).
 func (s *Server) Wipe(t testing.TB) {
 	t.Helper()
+	if err := s.WipeAllowed(); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.run(context.Background(), "MATCH (n) DETACH DELETE n"); err != nil {
 		t.Fatalf("neo4jtest: wiping %s: %v", s.URI, err)
 	}
@@ -151,8 +172,12 @@ func (s *Server) Wipe(t testing.TB) {
 
 // DropSchema drops every constraint and every index (except the built-in token lookup
 // indexes) of the default database. Test-only.
+// Like Wipe, it refuses the external server unless MEMORIA_TEST_ALLOW_WIPE=1.
 func (s *Server) DropSchema(t testing.TB) {
 	t.Helper()
+	if err := s.WipeAllowed(); err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	d, err := s.NewDriver()
 	if err != nil {

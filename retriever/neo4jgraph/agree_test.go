@@ -1,0 +1,345 @@
+package neo4jgraph
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memoria-graph/memoria/internal/naive"
+	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/apoc"
+	"github.com/memoria-graph/memoria/retriever/inmem"
+)
+
+// agreeGraphs is how many random graphs TestEnginesAgree compares.
+const agreeGraphs = 60
+
+// TestEnginesAgree: on 60 random graphs (internal/randgraph: 15 to 200
+// nodes with hubs, parallel and identical parallel edges, self-loops,
+// missing weights, integer weights, grid ties, untagged and empty-tagged
+// edges, duplicated tags, MENTIONS edges, unlabelled nodes), loaded into
+// Neo4j with Load and into the in-memory engine from the same apoc.Graph,
+// random explorations (1 to 5 seeds, sometimes one that does not exist;
+// 0 to 3 query tags, sometimes unknown or duplicated; random MAX_DEPTH,
+// MIN_ACTIVATION, TAG_SIM_FLOOR, MAX_BRANCHES) give on both engines:
+// identical kept paths (node ids in order) with transfer energies within
+// 1e-9 relative, identical terminations, and identical level events (the
+// same candidates in the same order with the same fates, degrees, tag_sim
+// and energies; parallel edges that tie exactly may come in either order,
+// so their edges are compared as a multiset). The naive reference
+// (internal/naive) must agree on the paths and on every level's
+// candidates and fates too.
+func TestEnginesAgree(t *testing.T) {
+	d := sharedDriver(t)
+	start := time.Now()
+	var explorations, candidates int
+	var loadTime time.Duration
+	for i := 0; i < agreeGraphs; i++ {
+		r := rand.New(rand.NewSource(int64(1000 + i)))
+		opt := randgraph.Random(r, 15, 200)
+		g := randgraph.Generate(r, opt)
+		t0 := time.Now()
+		loadInto(t, d, g)
+		loadTime += time.Since(t0)
+		src := NewSource(d, "", "")
+		mem, err := inmem.New(g, "random")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ng := naiveGraph(g)
+
+		// The connectors themselves: one random batched expansion, compared
+		// candidate by candidate in the Connector contract's order.
+		req := randomRequest(r, g, opt)
+		if msg := compareExpand(t, src, mem, req); msg != "" {
+			t.Fatalf("graph %d: ExpandFrontier %+v: %s", i, req, msg)
+		}
+
+		for run := 0; run < 3; run++ {
+			cfg, seeds, tags := randomExploration(r, g, opt)
+			where := fmt.Sprintf("graph %d (%d nodes, %d rels) run %d cfg %+v seeds %v tags %q", i, len(g.Nodes), len(g.Rels), run, cfg, seeds, tags)
+			r1, l1 := exploreWithLevels(t, src, cfg, seeds, tags)
+			r2, l2 := exploreWithLevels(t, mem, cfg, seeds, tags)
+			explorations += len(seeds)
+			for k := range seeds {
+				if r1[k].Error != "" {
+					t.Fatalf("%s: neo4j: %s", where, r1[k].Error)
+				}
+				if msg := compareResults(r1[k], r2[k], l1[k], l2[k]); msg != "" {
+					t.Fatalf("%s, seed %s: neo4j and inmem differ: %s", where, seeds[k].NodeID, msg)
+				}
+				nr := naive.Explore(ng, seeds[k], retriever.NormalizeTags(tags), cfg)
+				if msg := compareNaive(r1[k], l1[k], nr); msg != "" {
+					t.Fatalf("%s, seed %s: neo4j and naive differ: %s", where, seeds[k].NodeID, msg)
+				}
+				for _, lv := range l1[k] {
+					candidates += len(lv.Outcomes)
+				}
+			}
+		}
+	}
+	t.Logf("%d graphs, %d seed explorations, %d candidates compared in %v (loading: %v)",
+		agreeGraphs, explorations, candidates, time.Since(start).Round(time.Millisecond), loadTime.Round(time.Millisecond))
+	if candidates < 1000 {
+		t.Errorf("only %d candidates compared: the explorations are too shallow to mean much", candidates)
+	}
+}
+
+// randomExploration draws a configuration, 1 to 5 seeds and query tags.
+func randomExploration(r *rand.Rand, g *apoc.Graph, opt randgraph.Options) (retriever.Config, []retriever.SeedInput, []string) {
+	cfg := retriever.DefaultConfig()
+	cfg.MaxDepth = 1 + r.Intn(6)
+	cfg.MinActivation = []float64{0, 0.0005, 0.001, 0.005, 0.01, 0.05}[r.Intn(6)]
+	cfg.TagSimFloor = []float64{0, 0.15, 0.15, 0.3, 1}[r.Intn(5)]
+	cfg.MaxBranches = 1 + r.Intn(4)
+	var seeds []retriever.SeedInput
+	for n := 1 + r.Intn(5); len(seeds) < n; {
+		id := g.Nodes[r.Intn(len(g.Nodes))].Properties["id"].(string)
+		if r.Intn(15) == 0 {
+			id = "missing-" + id
+		}
+		score := []float64{1, 0.5, 0.9, r.Float64()*0.999 + 0.001}[r.Intn(4)]
+		seeds = append(seeds, retriever.SeedInput{NodeID: id, Score: score})
+	}
+	vocab := opt.Tags
+	var tags []string
+	for n := r.Intn(4); len(tags) < n; {
+		switch r.Intn(8) {
+		case 0:
+			tags = append(tags, "unknown")
+		case 1:
+			tags = append(tags, " "+vocab[0]+" ")
+		default:
+			tags = append(tags, vocab[r.Intn(len(vocab))])
+		}
+	}
+	return cfg, seeds, tags
+}
+
+// randomRequest is a batched expansion of up to 8 random frontier nodes
+// with random activations and a random visited set.
+func randomRequest(r *rand.Rand, g *apoc.Graph, opt randgraph.Options) retriever.ExpandRequest {
+	cfg, _, tags := randomExploration(r, g, opt)
+	req := retriever.ExpandRequest{Visited: map[string]struct{}{}, QueryTags: retriever.NormalizeTags(tags),
+		MinActivation: cfg.MinActivation / 10, TagSimFloor: cfg.TagSimFloor}
+	for _, k := range r.Perm(len(g.Nodes))[:min(len(g.Nodes), 1+r.Intn(8))] {
+		id := g.Nodes[k].Properties["id"].(string)
+		req.Frontier = append(req.Frontier, retriever.FrontierInput{NodeID: id, Activation: r.Float64()})
+		req.Visited[id] = struct{}{}
+	}
+	for _, n := range g.Nodes {
+		if r.Intn(5) == 0 {
+			req.Visited[n.Properties["id"].(string)] = struct{}{}
+		}
+	}
+	return req
+}
+
+// compareExpand compares the candidates of one request on two backends,
+// in order (runs of parallel edges with equal T compared as multisets).
+func compareExpand(t *testing.T, a, b retriever.Backend, req retriever.ExpandRequest) string {
+	t.Helper()
+	run := func(be retriever.Backend) []retriever.ExpansionCandidate {
+		c, release, err := be.Open(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release(context.Background())
+		cands, err := c.ExpandFrontier(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cands
+	}
+	ca, cb := run(a), run(b)
+	if len(ca) != len(cb) {
+		return fmt.Sprintf("%d candidates vs %d", len(ca), len(cb))
+	}
+	for j := 0; j < len(ca); {
+		x, y := ca[j], cb[j]
+		if !sameSlot(x, y) || x.Degree != y.Degree || x.TagSim != y.TagSim || x.Activation != y.Activation {
+			return fmt.Sprintf("candidate %d: %s", j, outcomePair(retriever.CandidateOutcome{Candidate: x}, retriever.CandidateOutcome{Candidate: y}))
+		}
+		k := j + 1
+		for k < len(ca) && sameSlot(ca[k], x) {
+			k++
+		}
+		var ea, eb []string
+		for m := j; m < k; m++ {
+			ea, eb = append(ea, edgeKey(ca[m])), append(eb, edgeKey(cb[m]))
+		}
+		slices.Sort(ea)
+		slices.Sort(eb)
+		if !slices.Equal(ea, eb) {
+			return fmt.Sprintf("edges %v vs %v", ea, eb)
+		}
+		j = k
+	}
+	return ""
+}
+
+func relClose(a, b float64) bool {
+	if a == b {
+		return true
+	}
+	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// compareResults compares one seed's result and level events from two engines.
+func compareResults(a, b retriever.RetrievalResult, la, lb []retriever.LevelEvent) string {
+	if a.TerminatedReason != b.TerminatedReason || a.MaxDepthReached != b.MaxDepthReached {
+		return fmt.Sprintf("terminated %s/%d vs %s/%d", a.TerminatedReason, a.MaxDepthReached, b.TerminatedReason, b.MaxDepthReached)
+	}
+	if (a.SeedNode == nil) != (b.SeedNode == nil) {
+		return "seed found on one engine only"
+	}
+	if len(a.Paths) != len(b.Paths) {
+		return fmt.Sprintf("%d paths vs %d:\n%v\n%v", len(a.Paths), len(b.Paths), pathIDs(a), pathIDs(b))
+	}
+	for i := range a.Paths {
+		pa, pb := a.Paths[i], b.Paths[i]
+		if !slices.Equal(pa.NodeIDs(), pb.NodeIDs()) || pa.EndReason != pb.EndReason {
+			return fmt.Sprintf("path %d: %v (%s) vs %v (%s)", i, pa.NodeIDs(), pa.EndReason, pb.NodeIDs(), pb.EndReason)
+		}
+		for j := range pa.Steps {
+			if !relClose(pa.Steps[j].TransferEnergy, pb.Steps[j].TransferEnergy) {
+				return fmt.Sprintf("path %v step %d: T %v vs %v", pa.NodeIDs(), j, pa.Steps[j].TransferEnergy, pb.Steps[j].TransferEnergy)
+			}
+		}
+	}
+	if len(la) != len(lb) {
+		return fmt.Sprintf("%d levels vs %d", len(la), len(lb))
+	}
+	for i := range la {
+		if la[i].FrontierSize != lb[i].FrontierSize || len(la[i].Completed) != len(lb[i].Completed) {
+			return fmt.Sprintf("level %d: frontier %d/%d, completed %d/%d", i+1, la[i].FrontierSize, lb[i].FrontierSize, len(la[i].Completed), len(lb[i].Completed))
+		}
+		oa, ob := la[i].Outcomes, lb[i].Outcomes
+		if len(oa) != len(ob) {
+			return fmt.Sprintf("level %d: %d candidates vs %d", i+1, len(oa), len(ob))
+		}
+		for j := 0; j < len(oa); {
+			x, y := oa[j], ob[j]
+			cx, cy := x.Candidate, y.Candidate
+			if cx.ParentID != cy.ParentID || cx.NeighborNode.ID != cy.NeighborNode.ID || !relClose(cx.TransferEnergy, cy.TransferEnergy) ||
+				x.Fate != y.Fate || x.ClaimedBy != y.ClaimedBy || cx.Degree != cy.Degree || !relClose(cx.TagSim, cy.TagSim) ||
+				cx.Activation != cy.Activation {
+				return fmt.Sprintf("level %d outcome %d: %s", i+1, j, outcomePair(x, y))
+			}
+			// Parallel edges with exactly the same T may come in any order:
+			// compare the edges of the run of equal (parent, neighbour, T).
+			k := j + 1
+			for k < len(oa) && sameSlot(oa[k].Candidate, cx) {
+				k++
+			}
+			var ea, eb []string
+			for m := j; m < k; m++ {
+				if m < len(ob) && (!sameSlot(ob[m].Candidate, cx) || oa[m].Fate != ob[m].Fate) {
+					return fmt.Sprintf("level %d outcome %d: %s", i+1, m, outcomePair(oa[m], ob[m]))
+				}
+				ea = append(ea, edgeKey(oa[m].Candidate))
+				eb = append(eb, edgeKey(ob[m].Candidate))
+			}
+			slices.Sort(ea)
+			slices.Sort(eb)
+			if !slices.Equal(ea, eb) {
+				return fmt.Sprintf("level %d: edges %v vs %v", i+1, ea, eb)
+			}
+			j = k
+		}
+	}
+	return ""
+}
+
+func sameSlot(a, b retriever.ExpansionCandidate) bool {
+	return a.ParentID == b.ParentID && a.NeighborNode.ID == b.NeighborNode.ID && a.TransferEnergy == b.TransferEnergy
+}
+
+func edgeKey(c retriever.ExpansionCandidate) string {
+	w := "nil"
+	if c.Edge.Weight != nil {
+		w = fmt.Sprint(*c.Edge.Weight)
+	}
+	return fmt.Sprintf("%s>%s w=%s tags=%q props=%s", c.Edge.SourceID, c.Edge.TargetID, w, c.Edge.Tags, canonical(c.Edge.Properties))
+}
+
+func outcomePair(x, y retriever.CandidateOutcome) string {
+	f := func(o retriever.CandidateOutcome) string {
+		c := o.Candidate
+		return fmt.Sprintf("%s->%s R=%v d=%d ts=%v T=%v %s %s", c.ParentID, c.NeighborNode.ID, c.Activation, c.Degree, c.TagSim, c.TransferEnergy, o.Fate, o.ClaimedBy)
+	}
+	return f(x) + " vs " + f(y)
+}
+
+// compareNaive compares a result with the naive reference's: the same set
+// of paths with the same energies, and per level the same candidates in
+// the same order with the same fates.
+func compareNaive(a retriever.RetrievalResult, la []retriever.LevelEvent, n naive.Result) string {
+	if a.TerminatedReason != n.Terminated {
+		return fmt.Sprintf("terminated %s vs %s", a.TerminatedReason, n.Terminated)
+	}
+	var pa, pn []string
+	for _, p := range a.Paths {
+		var e []string
+		for _, s := range p.Steps {
+			e = append(e, fmt.Sprint(s.TransferEnergy))
+		}
+		pa = append(pa, strings.Join(p.NodeIDs(), ">")+" "+strings.Join(e, ","))
+	}
+	for _, p := range n.Paths {
+		var e []string
+		for _, x := range p.Energies {
+			e = append(e, fmt.Sprint(x))
+		}
+		pn = append(pn, strings.Join(p.IDs, ">")+" "+strings.Join(e, ","))
+	}
+	slices.Sort(pa)
+	slices.Sort(pn)
+	if !slices.Equal(pa, pn) {
+		return fmt.Sprintf("paths\n%v\nvs\n%v", pa, pn)
+	}
+	if len(la) != len(n.Levels) {
+		return fmt.Sprintf("%d levels vs %d", len(la), len(n.Levels))
+	}
+	for i := range la {
+		if len(la[i].Outcomes) != len(n.Levels[i]) {
+			return fmt.Sprintf("level %d: %d candidates vs %d", i+1, len(la[i].Outcomes), len(n.Levels[i]))
+		}
+		for j, o := range la[i].Outcomes {
+			c, nc := o.Candidate, n.Levels[i][j]
+			if c.ParentID != nc.Parent || c.NeighborNode.ID != nc.Neighbor || c.TransferEnergy != nc.T || o.Fate != nc.Fate || o.ClaimedBy != nc.ClaimedBy {
+				return fmt.Sprintf("level %d outcome %d: %s->%s %v %s %s vs %s->%s %v %s %s", i+1, j,
+					c.ParentID, c.NeighborNode.ID, c.TransferEnergy, o.Fate, o.ClaimedBy, nc.Parent, nc.Neighbor, nc.T, nc.Fate, nc.ClaimedBy)
+			}
+		}
+	}
+	return ""
+}
+
+// naiveGraph converts an APOC graph for internal/naive.
+func naiveGraph(g *apoc.Graph) *naive.Graph {
+	ng := &naive.Graph{}
+	index := map[string]int{}
+	for i, n := range g.Nodes {
+		id, ok := n.Properties["id"].(string)
+		ng.Nodes = append(ng.Nodes, naive.Node{ID: id, HasID: ok, Labels: n.Labels, Props: n.Properties})
+		index[n.InternalID] = i
+	}
+	for _, r := range g.Rels {
+		e := naive.Edge{From: index[r.Start], To: index[r.End], Type: r.Type, Props: r.Properties}
+		if w, ok := apoc.Number(r.Properties["weight"]); ok {
+			e.Weight = &w
+		}
+		if tags, ok := apoc.StringList(r.Properties["tags"]); ok {
+			e.Tags = tags
+		}
+		ng.Edges = append(ng.Edges, e)
+	}
+	return ng
+}

@@ -1,0 +1,621 @@
+package neo4jgraph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/apoc"
+)
+
+// DefaultBatchSize is how many rows one UNWIND (and one write transaction)
+// of Load carries when LoadOptions.BatchSize is 0.
+const DefaultBatchSize = 2000
+
+// wipeBatch is how many relationships or nodes one transaction of the wipe
+// deletes.
+const wipeBatch = 10000
+
+// loadRetries is how often Load retries a batch after a transient failure
+// (every batch is idempotent).
+const loadRetries = 3
+
+// SeedLabels are the six labels of seed 000 §9, whose id indexes Load
+// always creates.
+var SeedLabels = []string{"UserRequest", "UserPreference", "AgentAnswer", "AgentAction", "Event", "DataSource"}
+
+// LoadOptions tune Load.
+type LoadOptions struct {
+	// BatchSize is the number of rows per UNWIND and write transaction
+	// (DefaultBatchSize when 0).
+	BatchSize int
+	// Wipe deletes every node and relationship of the database first (in
+	// batches), after the graph has been validated.
+	Wipe bool
+	// Progress, if set, is called after each batch.
+	Progress func(LoadProgress)
+}
+
+// LoadProgress reports how far Load has come in one phase.
+type LoadProgress struct {
+	// Phase is "wipe", "indexes", "nodes" or "relationships".
+	Phase       string
+	Done, Total int
+}
+
+// LoadStats counts what Load did.
+type LoadStats struct {
+	// NodesDeleted and RelsDeleted count what the wipe deleted.
+	NodesDeleted, RelsDeleted int64
+	// IndexesCreated counts the id indexes that did not exist yet.
+	IndexesCreated int64
+	// Indexes names every id index Load made sure of.
+	Indexes []string
+	// NodesCreated are new nodes; NodesMatched already existed (same first
+	// label and id) and had their properties replaced.
+	NodesCreated, NodesMatched int64
+	// RelsCreated are new relationships; RelsMatched already existed
+	// (identical endpoints, type and properties) and were left alone.
+	RelsCreated, RelsMatched int64
+	// Batches counts the write transactions of nodes and relationships.
+	Batches int
+}
+
+// Load writes g into the database in batches of write transactions; it is
+// the one writer of the product (`memoria load`). It validates the whole
+// graph before writing anything: apoc.Validate, and every node must have a
+// string `id` (nodes are merged on it).
+//
+// Loading is idempotent. Nodes are merged on their first label and id
+// (`MERGE (n:Label {id: ...}) SET n = props`, further labels added; a node
+// without labels is matched by id among unlabelled nodes). Relationships
+// have no application id, so Load counts: identical relationships (same
+// endpoints, direction, type and properties; an integer 1 and a float 1.0
+// differ) are grouped with their number k, and only k minus the identical
+// ones already in the database are created (never deleted). Loading a file
+// twice gives the same graph, and parallel identical relationships survive.
+// Nodes are written first, then relationships, each batch in its own write
+// transaction: an interrupted load is completed by loading again. Before writing nodes it creates the id index of seed 000 §9 for
+// the six labels and for every other label met
+// (`CREATE INDEX idx_<label>_id IF NOT EXISTS FOR (n:Label) ON (n.id)`).
+func Load(ctx context.Context, driver neo4j.DriverWithContext, database string, g *apoc.Graph, opt LoadOptions) (LoadStats, error) {
+	var st LoadStats
+	if err := validateForLoad(g); err != nil {
+		return st, err
+	}
+	if opt.BatchSize <= 0 {
+		opt.BatchSize = DefaultBatchSize
+	}
+	l := &loader{ec: driverErrCtx(driver, database), opt: opt, st: &st}
+	l.sess = driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeWrite, DatabaseName: database})
+	defer l.sess.Close(context.WithoutCancel(ctx))
+
+	if opt.Wipe {
+		if err := l.wipe(ctx); err != nil {
+			return st, err
+		}
+	}
+	if err := l.indexes(ctx, g); err != nil {
+		return st, err
+	}
+	eids, err := l.nodes(ctx, g)
+	if err != nil {
+		return st, err
+	}
+	if err := l.rels(ctx, g, eids); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+func driverErrCtx(driver neo4j.DriverWithContext, database string) errCtx {
+	target := driver.Target()
+	target.User = nil
+	return errCtx{uri: target.String(), database: database}
+}
+
+// validateForLoad checks g as Parse would and requires string ids on every
+// node, reporting up to apoc.MaxErrors problems.
+func validateForLoad(g *apoc.Graph) error {
+	if err := apoc.Validate(g); err != nil {
+		return fmt.Errorf("the graph cannot be loaded: %w", err)
+	}
+	var errs []error
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if _, ok := n.Properties["id"].(string); !ok {
+			errs = append(errs, fmt.Errorf("node %s (#%d, labels %v) has no id property: Load merges nodes on their id, so every node needs one", n.InternalID, i+1, n.Labels))
+		}
+		for _, lb := range n.Labels {
+			if lb == "" {
+				errs = append(errs, fmt.Errorf("node %s (#%d) has an empty label", n.InternalID, i+1))
+				break
+			}
+		}
+		if len(errs) >= apoc.MaxErrors {
+			errs = append(errs, apoc.ErrTooManyErrors)
+			break
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("the graph cannot be loaded: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+type loader struct {
+	ec   errCtx
+	opt  LoadOptions
+	st   *LoadStats
+	sess neo4j.SessionWithContext
+}
+
+func (l *loader) progress(phase string, done, total int) {
+	if l.opt.Progress != nil {
+		l.opt.Progress(LoadProgress{Phase: phase, Done: done, Total: total})
+	}
+}
+
+// txResult gathers what one write transaction returned.
+type txResult struct {
+	recs     []*neo4j.Record
+	counters []neo4j.Counters
+}
+
+// write runs work in a write transaction, retrying it after transient
+// failures (every caller's work is idempotent).
+func (l *loader) write(ctx context.Context, work func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error) (*txResult, error) {
+	for attempt := 0; ; attempt++ {
+		var out *txResult
+		_, err := l.sess.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+			out = &txResult{}
+			return nil, work(ctx, tx, out)
+		})
+		if err == nil {
+			return out, nil
+		}
+		err = l.ec.classify(ctx, err, phaseQuery)
+		if !retriever.IsTransient(err) || attempt >= loadRetries {
+			return nil, err
+		}
+		t := time.NewTimer(retriever.DefaultBackoff(attempt))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// run runs one query in tx, collecting its records and counters into out.
+func run(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult, query string, params map[string]any) ([]*neo4j.Record, error) {
+	res, err := tx.Run(ctx, query, params)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := res.Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := res.Consume(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out.recs = append(out.recs, recs...)
+	out.counters = append(out.counters, sum.Counters())
+	return recs, nil
+}
+
+func (r *txResult) sum(f func(neo4j.Counters) int) int64 {
+	var n int64
+	for _, c := range r.counters {
+		n += int64(f(c))
+	}
+	return n
+}
+
+// wipe deletes every relationship, then every node, wipeBatch at a time.
+func (l *loader) wipe(ctx context.Context) error {
+	for _, q := range []string{
+		"MATCH ()-[r]->() WITH r LIMIT $n DELETE r",
+		"MATCH (n) WITH n LIMIT $n DETACH DELETE n",
+	} {
+		for {
+			out, err := l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
+				_, err := run(ctx, tx, out, q, map[string]any{"n": int64(wipeBatch)})
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("wiping the database: %w", err)
+			}
+			rels, nodes := out.sum(neo4j.Counters.RelationshipsDeleted), out.sum(neo4j.Counters.NodesDeleted)
+			l.st.RelsDeleted += rels
+			l.st.NodesDeleted += nodes
+			l.progress("wipe", int(l.st.NodesDeleted+l.st.RelsDeleted), 0)
+			if rels+nodes == 0 {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// quoteName backtick-quotes a label, type or index name for Cypher.
+func quoteName(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// IndexName is the name Load gives the id index of label: idx_<label in
+// lower case>_id, characters other than letters, digits and '_' replaced by
+// '_'.
+func IndexName(label string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(label) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return "idx_" + b.String() + "_id"
+}
+
+// indexLabels lists the six seed labels, then the graph's other labels in
+// order, each once.
+func indexLabels(g *apoc.Graph) []string {
+	labels := slices.Clone(SeedLabels)
+	seen := make(map[string]bool)
+	for _, lb := range labels {
+		seen[lb] = true
+	}
+	var extra []string
+	for i := range g.Nodes {
+		for _, lb := range g.Nodes[i].Labels {
+			if !seen[lb] {
+				seen[lb] = true
+				extra = append(extra, lb)
+			}
+		}
+	}
+	sort.Strings(extra)
+	return append(labels, extra...)
+}
+
+// indexes creates the id index of every label (each in its own schema
+// transaction) and waits for them to come online.
+func (l *loader) indexes(ctx context.Context, g *apoc.Graph) error {
+	labels := indexLabels(g)
+	names := make(map[string]string) // index name -> label
+	for i, lb := range labels {
+		name := IndexName(lb)
+		if other, taken := names[name]; taken && other != lb {
+			h := fnv.New32a()
+			h.Write([]byte(lb))
+			name = fmt.Sprintf("%s_%08x", strings.TrimSuffix(name, "_id"), h.Sum32()) + "_id"
+		}
+		names[name] = lb
+		q := fmt.Sprintf("CREATE INDEX %s IF NOT EXISTS FOR (n:%s) ON (n.id)", quoteName(name), quoteName(lb))
+		out, err := l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
+			_, err := run(ctx, tx, out, q, nil)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("creating index %s: %w", name, err)
+		}
+		l.st.IndexesCreated += out.sum(neo4j.Counters.IndexesAdded)
+		l.st.Indexes = append(l.st.Indexes, name)
+		l.progress("indexes", i+1, len(labels))
+	}
+	_, err := l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
+		_, err := run(ctx, tx, out, "CALL db.awaitIndexes(300)", nil)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the indexes: %w", err)
+	}
+	return nil
+}
+
+// nodeGroup is the nodes that share one label list.
+type nodeGroup struct {
+	labels []string
+	rows   []any
+}
+
+// nodes merges every node and returns the element id of each by id.
+func (l *loader) nodes(ctx context.Context, g *apoc.Graph) (map[string]string, error) {
+	var groups []*nodeGroup
+	byKey := make(map[string]*nodeGroup)
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		key := strings.Join(n.Labels, "\x00")
+		grp, ok := byKey[key]
+		if !ok {
+			grp = &nodeGroup{labels: n.Labels}
+			byKey[key] = grp
+			groups = append(groups, grp)
+		}
+		grp.rows = append(grp.rows, map[string]any{"id": n.Properties["id"], "props": n.Properties})
+	}
+	eids := make(map[string]string, len(g.Nodes))
+	done := 0
+	for _, grp := range groups {
+		for lo := 0; lo < len(grp.rows); lo += l.opt.BatchSize {
+			rows := grp.rows[lo:min(lo+l.opt.BatchSize, len(grp.rows))]
+			var created int64
+			var err error
+			if len(grp.labels) == 0 {
+				created, err = l.unlabelledBatch(ctx, rows, eids)
+			} else {
+				created, err = l.labelledBatch(ctx, grp.labels, rows, eids)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("writing nodes: %w", err)
+			}
+			l.st.NodesCreated += created
+			l.st.NodesMatched += int64(len(rows)) - created
+			l.st.Batches++
+			done += len(rows)
+			l.progress("nodes", done, len(g.Nodes))
+		}
+	}
+	return eids, nil
+}
+
+func readEids(recs []*neo4j.Record, eids map[string]string) error {
+	for _, rec := range recs {
+		id, err := colString(rec, "id")
+		if err != nil {
+			return err
+		}
+		eid, err := colString(rec, "eid")
+		if err != nil {
+			return err
+		}
+		eids[id] = eid
+	}
+	return nil
+}
+
+func (l *loader) labelledBatch(ctx context.Context, labels []string, rows []any, eids map[string]string) (int64, error) {
+	var q strings.Builder
+	q.WriteString("UNWIND $rows AS row\nMERGE (n:")
+	q.WriteString(quoteName(labels[0]))
+	q.WriteString(" {id: row.id})\nSET n = row.props")
+	if len(labels) > 1 {
+		q.WriteString(", n")
+		for _, lb := range labels[1:] {
+			q.WriteString(":" + quoteName(lb))
+		}
+	}
+	q.WriteString("\nRETURN row.id AS id, elementId(n) AS eid")
+	out, err := l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
+		_, err := run(ctx, tx, out, q.String(), map[string]any{"rows": rows})
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return out.sum(neo4j.Counters.NodesCreated), readEids(out.recs, eids)
+}
+
+// unlabelledBatch merges nodes without labels: one scan finds those that
+// exist (no index can serve an unlabelled node), the others are created.
+func (l *loader) unlabelledBatch(ctx context.Context, rows []any, eids map[string]string) (int64, error) {
+	ids := make([]any, len(rows))
+	for i, r := range rows {
+		ids[i] = r.(map[string]any)["id"]
+	}
+	out, err := l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
+		found, err := run(ctx, tx, out, "MATCH (n) WHERE size(labels(n)) = 0 AND n.id IN $ids RETURN n.id AS id, elementId(n) AS eid", map[string]any{"ids": ids})
+		if err != nil {
+			return err
+		}
+		existing := make(map[string]string, len(found))
+		if err := readEids(found, existing); err != nil {
+			return err
+		}
+		var upd, add []any
+		for _, r := range rows {
+			m := r.(map[string]any)
+			if eid, ok := existing[m["id"].(string)]; ok {
+				upd = append(upd, map[string]any{"eid": eid, "props": m["props"]})
+			} else {
+				add = append(add, r)
+			}
+		}
+		if len(upd) > 0 {
+			if _, err := run(ctx, tx, out, "UNWIND $rows AS row MATCH (n) WHERE elementId(n) = row.eid SET n = row.props", map[string]any{"rows": upd}); err != nil {
+				return err
+			}
+		}
+		if len(add) > 0 {
+			if _, err := run(ctx, tx, out, "UNWIND $rows AS row CREATE (n) SET n = row.props RETURN row.id AS id, elementId(n) AS eid", map[string]any{"rows": add}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return out.sum(neo4j.Counters.NodesCreated), readEids(out.recs, eids)
+}
+
+// relGroup is k identical relationships.
+type relGroup struct {
+	typ        string
+	start, end string // application ids
+	props      map[string]any
+	k          int64
+}
+
+// rels creates the relationships that are missing, counting identical ones.
+func (l *loader) rels(ctx context.Context, g *apoc.Graph, eids map[string]string) error {
+	appID := make(map[string]string, len(g.Nodes))
+	for i := range g.Nodes {
+		appID[g.Nodes[i].InternalID] = g.Nodes[i].Properties["id"].(string)
+	}
+	var types []string
+	byType := make(map[string][]*relGroup)
+	index := make(map[string]*relGroup)
+	for i := range g.Rels {
+		r := &g.Rels[i]
+		s, e := appID[r.Start], appID[r.End]
+		key := strconv.Quote(r.Type) + " " + strconv.Quote(s) + " " + strconv.Quote(e) + " " + canonical(r.Properties)
+		if grp, ok := index[key]; ok {
+			grp.k++
+			continue
+		}
+		grp := &relGroup{typ: r.Type, start: s, end: e, props: r.Properties, k: 1}
+		index[key] = grp
+		if _, ok := byType[r.Type]; !ok {
+			types = append(types, r.Type)
+		}
+		byType[r.Type] = append(byType[r.Type], grp)
+	}
+	done := 0
+	for _, typ := range types {
+		q := fmt.Sprintf(`UNWIND $rows AS row
+MATCH (a) WHERE elementId(a) = row.s
+MATCH (b) WHERE elementId(b) = row.e
+OPTIONAL MATCH (a)-[r:%[1]s]->(b)
+  WHERE properties(r) = row.props
+    AND all(k IN keys(row.props) WHERE valueType(r[k]) STARTS WITH 'LIST' OR valueType(r[k]) = valueType(row.props[k]))
+WITH a, b, row, count(r) AS existing
+UNWIND range(1, row.k - existing) AS i
+CREATE (a)-[c:%[1]s]->(b) SET c = row.props`, quoteName(typ))
+		grps := byType[typ]
+		for lo := 0; lo < len(grps); lo += l.opt.BatchSize {
+			batch := grps[lo:min(lo+l.opt.BatchSize, len(grps))]
+			rows := make([]any, len(batch))
+			var total int64
+			for i, grp := range batch {
+				// i keeps rows apart in the aggregation: two rows whose maps
+				// Cypher finds equal (weight 1 and 1.0) must not merge.
+				rows[i] = map[string]any{"i": int64(i), "s": eids[grp.start], "e": eids[grp.end], "props": grp.props, "k": grp.k}
+				total += grp.k
+			}
+			out, err := l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
+				_, err := run(ctx, tx, out, q, map[string]any{"rows": rows})
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("writing %s relationships: %w", typ, err)
+			}
+			created := out.sum(neo4j.Counters.RelationshipsCreated)
+			l.st.RelsCreated += created
+			l.st.RelsMatched += total - created
+			l.st.Batches++
+			done += int(total)
+			l.progress("relationships", done, len(g.Rels))
+		}
+	}
+	return nil
+}
+
+// canonical renders properties so that two maps render the same exactly
+// when the relationship query finds them identical: equal (Cypher's =) and
+// with scalar values of the same type (an integer weight 1 differs from a
+// float 1.0); list elements compare by value only ([1] = [1.0]), as Neo4j
+// may store a list of numbers with another element type than sent.
+func canonical(props map[string]any) string {
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte(':')
+		canonicalValue(&b, props[k])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func canonicalValue(b *strings.Builder, v any) {
+	canonicalElem(b, v, false)
+}
+
+func canonicalElem(b *strings.Builder, v any, inList bool) {
+	switch x := v.(type) {
+	case string:
+		b.WriteString(strconv.Quote(x))
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case int64:
+		if inList && x > -1<<53 && x < 1<<53 {
+			b.WriteString("n" + strconv.FormatFloat(float64(x), 'g', -1, 64))
+		} else {
+			b.WriteString("i" + strconv.FormatInt(x, 10))
+		}
+	case float64:
+		if inList {
+			b.WriteString("n" + strconv.FormatFloat(x, 'g', -1, 64))
+		} else {
+			b.WriteString("f" + strconv.FormatFloat(x, 'g', -1, 64))
+		}
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			canonicalElem(b, e, true)
+		}
+		b.WriteByte(']')
+	case []string:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Quote(e))
+		}
+		b.WriteByte(']')
+	default:
+		fmt.Fprintf(b, "%T:%v", v, v)
+	}
+}
+
+// CountGraph counts the nodes and relationships of the database (so the CLI
+// can say what a wipe would delete).
+func CountGraph(ctx context.Context, driver neo4j.DriverWithContext, database string) (nodes, rels int64, err error) {
+	s := newSource(driver, database, "")
+	out, err := s.readRetry(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) (any, error) {
+		var counts [2]int64
+		for i, q := range []string{countNodesQuery, countRelsQuery} {
+			res, err := tx.Run(ctx, q, nil)
+			if err != nil {
+				return nil, err
+			}
+			rec, err := res.Single(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if counts[i], err = colInt(rec, "count"); err != nil {
+				return nil, err
+			}
+		}
+		return counts, nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	c := out.([2]int64)
+	return c[0], c[1], nil
+}
