@@ -1,0 +1,100 @@
+// Package cli is memoria's command line: the explorer (no subcommand) and
+// the headless subcommands. It parses flags, opens a graph source and hands
+// off to the retriever, the renderers or the terminal UI.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Env is what a command may touch of the outside world.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	// DemoGraph is the embedded demo graph in APOC JSON-lines form.
+	DemoGraph []byte
+	// PromptPassword reads a password without echo; nil when stdin is not
+	// a terminal.
+	PromptPassword func(prompt string) (string, error)
+}
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitRuntime = 1
+	ExitUsage   = 2
+)
+
+// usageError is a mistake in the command line: exit code 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+const mainUsage = `memoria explores the Activation Energy graph retriever over a memory graph.
+
+Usage:
+  memoria [source flags] [--seed ID[=SCORE]]... [--tags a,b] [--max-seeds N]
+      Open the terminal explorer (on the embedded demo graph by default).
+  memoria explore [source flags] --seed ID[=SCORE]... [options]
+      Run the retriever headless and print the results.
+  memoria load FILE [neo4j flags] [--wipe] [--batch N]
+      Write an APOC JSON-lines graph into Neo4j.
+  memoria export [source flags] [--format jsonl|cypher]
+      Print the graph as APOC JSON lines or as a Cypher script.
+
+Source flags (one source; the embedded demo graph when none is given):
+  --graph FILE       an APOC JSON-lines export (CALL apoc.export.json.all)
+  --uri URI          a Neo4j server: bolt, bolt+s, bolt+ssc, neo4j, neo4j+s, neo4j+ssc
+  --username NAME    Neo4j user (default $NEO4J_USERNAME, else neo4j)
+  --database NAME    Neo4j database (default $NEO4J_DATABASE, else the server's default)
+The URI falls back to $NEO4J_URI. The password comes only from $NEO4J_PASSWORD
+or, on a terminal, a prompt; it is never a flag and never printed.
+
+Run 'memoria COMMAND --help' for a command's flags.
+`
+
+// Main runs memoria with args (without the program name) and returns the
+// exit code.
+func Main(ctx context.Context, args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	var err error
+	switch {
+	case len(args) > 0 && args[0] == "explore":
+		err = runExplore(ctx, args[1:], env)
+	case len(args) > 0 && args[0] == "load":
+		err = runLoad(ctx, args[1:], env)
+	case len(args) > 0 && args[0] == "export":
+		err = runExport(ctx, args[1:], env)
+	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		fmt.Fprint(env.Stdout, mainUsage)
+		return ExitOK
+	default:
+		err = runUI(ctx, args, env)
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, errHelpShown):
+		return ExitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(env.Stderr, "memoria: %v\n", err)
+		return ExitUsage
+	default:
+		fmt.Fprintf(env.Stderr, "memoria: %v\n", err)
+		return ExitRuntime
+	}
+}
+
+// errHelpShown ends a command after its --help was printed.
+var errHelpShown = errors.New("help shown")

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+const exploreUsage = `Usage: memoria explore [source flags] --seed ID[=SCORE]... [options]
+
+Runs the Activation Energy retriever from each seed and prints the result.
+A missing SCORE means 1.0. An unknown seed is a result (seed_not_found),
+not an error.
+
+Formats:
+  json    one RetrievalResult per line, printed as each seed finishes
+  tree    a text tree per seed, printed as each seed finishes
+  d3      one D3 graph {"nodes":[...],"links":[...]} of every result
+  llm     numbered path strings plus the D3 block, for an LLM's context
+  cypher  a debug Cypher query per path, paste-ready for Neo4j Browser
+
+Flags:
+`
+
+var formats = []string{"json", "tree", "d3", "llm", "cypher"}
+
+func runExplore(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet(env, "explore", exploreUsage)
+	var src sourceFlags
+	src.register(fs)
+	var seeds seedList
+	fs.Var(&seeds, "seed", "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
+	tags := fs.String("tags", "", "comma-separated query `tags`")
+	format := fs.String("format", "json", "output `format`: json, tree, d3, llm or cypher")
+	cfg := retriever.DefaultConfig()
+	configFlags(fs, &cfg)
+	if err := parse(fs, env, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("explore: unexpected argument %q (seeds go in --seed)", fs.Arg(0))
+	}
+	if len(seeds) == 0 {
+		return usagef("explore: at least one --seed is required")
+	}
+	if !slices.Contains(formats, *format) {
+		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher)", *format)
+	}
+	if err := cfg.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	source, err := src.open(ctx, env, cfg)
+	if err != nil {
+		return err
+	}
+	defer source.Close(context.WithoutCancel(ctx))
+	r, err := retriever.New(source, cfg)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	return explore(ctx, r, seeds, splitTags(*tags), *format, env.Stdout)
+}
+
+// explore streams results in json and tree formats and collects them, in
+// seed order, for the others.
+func explore(ctx context.Context, r *retriever.GraphRetriever, seeds []retriever.SeedInput, tags []string, format string, out io.Writer) error {
+	ch, err := r.Explore(ctx, seeds, tags)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	results := make([]retriever.RetrievalResult, len(seeds))
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	var werr error
+	for ev := range ch {
+		if ev.Kind != retriever.EventResult || werr != nil {
+			continue
+		}
+		results[ev.SeedIndex] = *ev.Result
+		switch format {
+		case "json":
+			werr = enc.Encode(ev.Result)
+		case "tree":
+			_, werr = fmt.Fprintln(out, render.Tree(*ev.Result, render.TreeOptions{}))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if werr != nil {
+		return werr
+	}
+	switch format {
+	case "d3":
+		enc.SetIndent("", "  ")
+		return enc.Encode(render.ToD3(results...))
+	case "llm":
+		_, err := fmt.Fprintln(out, render.ToLLMContext(results...).Text())
+		return err
+	case "cypher":
+		_, err := fmt.Fprint(out, render.BrowserScript(render.DebugCypherAll(results...)))
+		return err
+	}
+	return nil
+}

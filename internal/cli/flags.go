@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// newFlagSet returns a flag set that reports errors instead of exiting and
+// prints usage (a summary, then the flags) on --help.
+func newFlagSet(env Env, name, summary string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), summary)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args, turning flag errors into usage errors and --help into
+// errHelpShown (with usage printed to stdout).
+func parse(fs *flag.FlagSet, env Env, args []string) error {
+	fs.SetOutput(discard{})
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(env.Stdout)
+		fs.Usage()
+		return errHelpShown
+	}
+	if err != nil {
+		return usageError{err.Error() + " (see --help)"}
+	}
+	return nil
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// seedList collects repeated --seed ID[=SCORE] flags.
+type seedList []retriever.SeedInput
+
+func (s *seedList) String() string { return "" }
+
+// Set parses ID[=SCORE]; the score follows the last '=' and defaults to 1.
+func (s *seedList) Set(v string) error {
+	seed, err := ParseSeed(v)
+	if err != nil {
+		return err
+	}
+	*s = append(*s, seed)
+	return nil
+}
+
+// ParseSeed parses ID[=SCORE] with a default score of 1.0.
+func ParseSeed(v string) (retriever.SeedInput, error) {
+	id, score := v, 1.0
+	if i := strings.LastIndexByte(v, '='); i >= 0 {
+		id = v[:i]
+		f, err := strconv.ParseFloat(strings.TrimSpace(v[i+1:]), 64)
+		if err != nil {
+			return retriever.SeedInput{}, fmt.Errorf("seed %q: score %q is not a number", v, v[i+1:])
+		}
+		score = f
+	}
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return retriever.SeedInput{}, fmt.Errorf("seed %q has an empty node id", v)
+	}
+	if math.IsNaN(score) || score <= 0 || score > 1 {
+		return retriever.SeedInput{}, fmt.Errorf("seed %q: score must be in (0, 1], got %v", v, score)
+	}
+	return retriever.SeedInput{NodeID: id, Score: score}, nil
+}
+
+// splitTags splits a comma-separated tag list; normalisation happens in the
+// retriever.
+func splitTags(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return retriever.NormalizeTags(strings.Split(s, ","))
+}
+
+// configFlags registers the threshold flags on fs, defaulting to cfg.
+func configFlags(fs *flag.FlagSet, cfg *retriever.Config) {
+	fs.IntVar(&cfg.MaxDepth, "max-depth", cfg.MaxDepth, "MAX_DEPTH: most hops from a seed (1-12)")
+	fs.Float64Var(&cfg.MinActivation, "min-activation", cfg.MinActivation, "MIN_ACTIVATION: a hop is kept only if its transfer energy is strictly above this")
+	fs.Float64Var(&cfg.TagSimFloor, "tag-sim-floor", cfg.TagSimFloor, "TAG_SIM_FLOOR: tag similarity of an edge with no tag in common (0-1)")
+	fs.IntVar(&cfg.MaxBranches, "max-branches", cfg.MaxBranches, "MAX_BRANCHES: most neighbours kept per node and level")
+	fs.IntVar(&cfg.MaxRetries, "max-retries", cfg.MaxRetries, "retries of a query after a transient Neo4j error")
+}

@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/apoc"
+	"github.com/memoria-graph/memoria/retriever/neo4jgraph"
+)
+
+const loadUsage = `Usage: memoria load FILE [neo4j flags] [--batch N] [--wipe [--yes]]
+
+Writes an APOC JSON-lines graph (CALL apoc.export.json.all) into Neo4j, in
+batches. The whole file is read and checked first: a malformed file is
+rejected, with line numbers, before anything is written. Every node needs
+a string id property. Loading is idempotent: nodes are merged on their
+first label and id (their properties replaced), and a relationship is
+created only if no identical one (endpoints, type, properties) is there
+yet, so loading the same file twice changes nothing. The id index of each
+label (seed 000 §9) is created if missing.
+
+load never deletes anything unless --wipe is given. Then it first says how
+many nodes and relationships it will delete and, on a terminal, asks for
+confirmation (--yes skips the question; without a terminal --yes is
+required).
+
+The URI comes from --uri or $NEO4J_URI; the password from $NEO4J_PASSWORD
+or, on a terminal, a prompt.
+
+Flags:
+`
+
+// DefaultLoadBatch is load's default --batch.
+const DefaultLoadBatch = 1000
+
+func runLoad(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet(env, "load", loadUsage)
+	var nf neo4jFlags
+	nf.register(fs)
+	batch := fs.Int("batch", DefaultLoadBatch, "nodes or relationships written per transaction")
+	wipe := fs.Bool("wipe", false, "delete every node and relationship of the database before loading")
+	yes := fs.Bool("yes", false, "with --wipe: do not ask for confirmation")
+	files, err := parseInterspersed(fs, env, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(files) == 0:
+		return usagef("load: which file? (memoria load FILE --uri URI)")
+	case len(files) > 1:
+		return usagef("load: one file at a time, got %q and %q", files[0], files[1])
+	}
+	if *batch < 1 {
+		return usagef("load: --batch must be at least 1, got %d", *batch)
+	}
+	st, ok, err := nf.settings(env, retriever.DefaultConfig())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return usagef("load: no Neo4j server: give --uri or set $NEO4J_URI")
+	}
+	if *wipe && !*yes && env.PromptPassword == nil {
+		return usagef("load: --wipe deletes the whole database and there is no terminal to confirm on: add --yes")
+	}
+
+	// Read and check everything before touching the server.
+	path := files[0]
+	start := time.Now()
+	g, err := apoc.ParseFile(path)
+	if err != nil {
+		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
+	}
+	if err := apoc.Validate(g); err != nil {
+		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
+	}
+	if err := checkIDs(g); err != nil {
+		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
+	}
+
+	src, err := connectNeo4j(ctx, st, env)
+	if err != nil {
+		return err
+	}
+	defer src.Close(context.WithoutCancel(ctx))
+	driver := src.Driver()
+	where := fmt.Sprintf("database %s at %s", databaseName(ctx, driver, st.Database), st.URI)
+
+	if *wipe {
+		nodes, rels, err := neo4jgraph.CountGraph(ctx, driver, st.Database)
+		if err != nil {
+			return fmt.Errorf("counting what --wipe would delete: %w", err)
+		}
+		fmt.Fprintf(env.Stderr, "will delete %d nodes and %d relationships from %s\n", nodes, rels, where)
+		if !*yes && nodes+rels > 0 {
+			ok, err := confirm(env, "Delete them and load "+path+"? [y/N] ")
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errors.New("load: cancelled; nothing deleted or loaded")
+			}
+		}
+	}
+	stats, err := neo4jgraph.Load(ctx, driver, st.Database, g, neo4jgraph.LoadOptions{BatchSize: *batch, Wipe: *wipe})
+	if err != nil {
+		return fmt.Errorf("loading %s into %s: %w", path, where, err)
+	}
+	_, err = fmt.Fprintf(env.Stdout, "loaded %s into %s in %s\n%s",
+		path, where, time.Since(start).Round(time.Millisecond), loadSummary(stats))
+	return err
+}
+
+// checkIDs requires the string id on every node that Load merges nodes on,
+// so that such a file is refused before --wipe is announced.
+func checkIDs(g *apoc.Graph) error {
+	var errs []error
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if _, ok := n.Properties["id"].(string); !ok {
+			errs = append(errs, fmt.Errorf("node %q (the %d. node) has no string id property; load merges nodes on it", n.InternalID, i+1))
+			if len(errs) == apoc.MaxErrors {
+				errs = append(errs, apoc.ErrTooManyErrors)
+				break
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// loadSummary tells what Load did, one line per kind of element.
+func loadSummary(s neo4jgraph.LoadStats) string {
+	var b strings.Builder
+	if s.NodesDeleted+s.RelsDeleted > 0 {
+		fmt.Fprintf(&b, "  deleted:       %d nodes, %d relationships\n", s.NodesDeleted, s.RelsDeleted)
+	}
+	fmt.Fprintf(&b, "  nodes:         %d created, %d matched\n", s.NodesCreated, s.NodesMatched)
+	fmt.Fprintf(&b, "  relationships: %d created, %d matched\n", s.RelsCreated, s.RelsMatched)
+	return b.String()
+}
+
+// databaseName is the name of db, or of the server's default database when
+// db is empty (falling back to "the default database").
+func databaseName(ctx context.Context, d neo4j.DriverWithContext, db string) string {
+	if db != "" {
+		return db
+	}
+	res, err := neo4j.ExecuteQuery(ctx, d, "CALL db.info() YIELD name RETURN name", nil, neo4j.EagerResultTransformer,
+		neo4j.ExecuteQueryWithReadersRouting())
+	if err == nil && len(res.Records) == 1 {
+		if name, ok := res.Records[0].Values[0].(string); ok && name != "" {
+			return name
+		}
+	}
+	return "(default)"
+}
+
+// confirm asks a yes/no question on the terminal (prompt on stderr, answer
+// from stdin); only y or yes agrees.
+func confirm(env Env, prompt string) (bool, error) {
+	fmt.Fprint(env.Stderr, prompt)
+	line, err := bufio.NewReader(env.Stdin).ReadString('\n')
+	if err != nil && line == "" {
+		return false, fmt.Errorf("load: no answer to the confirmation: %w", err)
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, nil
+	}
+	return false, nil
+}
+
+// parseInterspersed parses flags that may come before, between and after
+// the positional arguments (memoria load FILE --uri ...), which returns.
+// A "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, env Env, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parse(fs, env, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// flag stops at "--" (consumed) or at the first non-flag.
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
