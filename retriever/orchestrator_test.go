@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -342,51 +341,14 @@ func TestAgainstNaive(t *testing.T) {
 		seed := retriever.SeedInput{NodeID: string(rune('A' + r.IntN(len(g.Nodes)+1))), Score: float64(1+r.IntN(4)) / 4}
 
 		want := naive.Explore(g, seed, q, cfg)
-		var levels [][]retriever.CandidateOutcome
+		var levels []retriever.LevelEvent
 		got := mustNew(t, naive.Backend{G: g}, cfg).ExploreSeed(context.Background(), seed, q, func(ev retriever.Event) {
 			if ev.Kind == retriever.EventLevel {
-				levels = append(levels, ev.Level.Outcomes)
+				levels = append(levels, *ev.Level)
 			}
 		})
-		if got.TerminatedReason != want.Terminated {
-			t.Fatalf("iter %d: reason %s, naive %s", iter, got.TerminatedReason, want.Terminated)
-		}
-		var gp, wp []string
-		for _, p := range got.Paths {
-			s := strings.Join(p.NodeIDs(), ">")
-			for _, st := range p.Steps {
-				s += " " + formatT(st.TransferEnergy)
-			}
-			gp = append(gp, s)
-		}
-		for _, p := range want.Paths {
-			s := strings.Join(p.IDs, ">")
-			for _, e := range p.Energies {
-				s += " " + formatT(e)
-			}
-			wp = append(wp, s)
-		}
-		slices.Sort(gp)
-		slices.Sort(wp)
-		if !slices.Equal(gp, wp) {
-			t.Fatalf("iter %d seed %v cfg %+v tags %v:\n got  %v\n want %v", iter, seed, cfg, q, gp, wp)
-		}
-		if len(levels) != len(want.Levels) {
-			t.Fatalf("iter %d: %d levels, naive %d", iter, len(levels), len(want.Levels))
-		}
-		for li := range levels {
-			if len(levels[li]) != len(want.Levels[li]) {
-				t.Fatalf("iter %d level %d: %d outcomes, naive %d", iter, li+1, len(levels[li]), len(want.Levels[li]))
-			}
-			for ci, o := range levels[li] {
-				n := want.Levels[li][ci]
-				if o.Candidate.ParentID != n.Parent || o.Candidate.NeighborNode.ID != n.Neighbor || o.Fate != n.Fate || o.ClaimedBy != n.ClaimedBy || o.Candidate.TransferEnergy != n.T {
-					t.Fatalf("iter %d level %d #%d: %+v vs naive %+v", iter, li+1, ci, o, n)
-				}
-			}
+		if msg := naive.Diff(got, levels, want); msg != "" {
+			t.Fatalf("iter %d seed %v cfg %+v tags %v: %s", iter, seed, cfg, q, msg)
 		}
 	}
 }
-
-// formatT prints a float exactly, so equal strings mean equal bits.
-func formatT(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -52,7 +51,7 @@ func TestEnginesAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ng := naiveGraph(g)
+		ng := naive.FromAPOC(g)
 
 		// The connectors themselves: one random batched expansion, compared
 		// candidate by candidate in the Connector contract's order.
@@ -75,7 +74,7 @@ func TestEnginesAgree(t *testing.T) {
 					t.Fatalf("%s, seed %s: neo4j and inmem differ: %s", where, seeds[k].NodeID, msg)
 				}
 				nr := naive.Explore(ng, seeds[k], retriever.NormalizeTags(tags), cfg)
-				if msg := compareNaive(r1[k], l1[k], nr); msg != "" {
+				if msg := naive.Diff(r1[k], l1[k], nr); msg != "" {
 					t.Fatalf("%s, seed %s: neo4j and naive differ: %s", where, seeds[k].NodeID, msg)
 				}
 				for _, lv := range l1[k] {
@@ -279,67 +278,3 @@ func outcomePair(x, y retriever.CandidateOutcome) string {
 
 // compareNaive compares a result with the naive reference's: the same set
 // of paths with the same energies, and per level the same candidates in
-// the same order with the same fates.
-func compareNaive(a retriever.RetrievalResult, la []retriever.LevelEvent, n naive.Result) string {
-	if a.TerminatedReason != n.Terminated {
-		return fmt.Sprintf("terminated %s vs %s", a.TerminatedReason, n.Terminated)
-	}
-	var pa, pn []string
-	for _, p := range a.Paths {
-		var e []string
-		for _, s := range p.Steps {
-			e = append(e, fmt.Sprint(s.TransferEnergy))
-		}
-		pa = append(pa, strings.Join(p.NodeIDs(), ">")+" "+strings.Join(e, ","))
-	}
-	for _, p := range n.Paths {
-		var e []string
-		for _, x := range p.Energies {
-			e = append(e, fmt.Sprint(x))
-		}
-		pn = append(pn, strings.Join(p.IDs, ">")+" "+strings.Join(e, ","))
-	}
-	slices.Sort(pa)
-	slices.Sort(pn)
-	if !slices.Equal(pa, pn) {
-		return fmt.Sprintf("paths\n%v\nvs\n%v", pa, pn)
-	}
-	if len(la) != len(n.Levels) {
-		return fmt.Sprintf("%d levels vs %d", len(la), len(n.Levels))
-	}
-	for i := range la {
-		if len(la[i].Outcomes) != len(n.Levels[i]) {
-			return fmt.Sprintf("level %d: %d candidates vs %d", i+1, len(la[i].Outcomes), len(n.Levels[i]))
-		}
-		for j, o := range la[i].Outcomes {
-			c, nc := o.Candidate, n.Levels[i][j]
-			if c.ParentID != nc.Parent || c.NeighborNode.ID != nc.Neighbor || c.TransferEnergy != nc.T || o.Fate != nc.Fate || o.ClaimedBy != nc.ClaimedBy {
-				return fmt.Sprintf("level %d outcome %d: %s->%s %v %s %s vs %s->%s %v %s %s", i+1, j,
-					c.ParentID, c.NeighborNode.ID, c.TransferEnergy, o.Fate, o.ClaimedBy, nc.Parent, nc.Neighbor, nc.T, nc.Fate, nc.ClaimedBy)
-			}
-		}
-	}
-	return ""
-}
-
-// naiveGraph converts an APOC graph for internal/naive.
-func naiveGraph(g *apoc.Graph) *naive.Graph {
-	ng := &naive.Graph{}
-	index := map[string]int{}
-	for i, n := range g.Nodes {
-		id, ok := n.Properties["id"].(string)
-		ng.Nodes = append(ng.Nodes, naive.Node{ID: id, HasID: ok, Labels: n.Labels, Props: n.Properties})
-		index[n.InternalID] = i
-	}
-	for _, r := range g.Rels {
-		e := naive.Edge{From: index[r.Start], To: index[r.End], Type: r.Type, Props: r.Properties}
-		if w, ok := apoc.Number(r.Properties["weight"]); ok {
-			e.Weight = &w
-		}
-		if tags, ok := apoc.StringList(r.Properties["tags"]); ok {
-			e.Tags = tags
-		}
-		ng.Edges = append(ng.Edges, e)
-	}
-	return ng
-}
