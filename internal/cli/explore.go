@@ -31,39 +31,34 @@ var formats = []string{"json", "tree", "d3", "llm", "cypher"}
 
 func runExplore(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet(env, "explore", exploreUsage)
-	var src sourceFlags
-	src.register(fs)
-	var seeds seedList
-	fs.Var(&seeds, "seed", "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
-	tags := fs.String("tags", "", "comma-separated query `tags`")
+	var q queryFlags
+	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
 	format := fs.String("format", "json", "output `format`: json, tree, d3, llm or cypher")
-	cfg := retriever.DefaultConfig()
-	configFlags(fs, &cfg)
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("explore: unexpected argument %q (seeds go in --seed)", fs.Arg(0))
 	}
-	if len(seeds) == 0 {
+	if len(q.seeds) == 0 {
 		return usagef("explore: at least one --seed is required")
 	}
 	if !slices.Contains(formats, *format) {
 		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher)", *format)
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := q.cfg.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	source, err := src.open(ctx, env, cfg)
+	source, err := q.src.open(ctx, env, q.cfg)
 	if err != nil {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
-	r, err := retriever.New(source, cfg)
+	r, err := retriever.New(source, q.cfg)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	return explore(ctx, r, seeds, splitTags(*tags), *format, env.Stdout)
+	return explore(ctx, r, q.seeds, splitTags(q.tags), *format, env.Stdout)
 }
 
 // explore streams results in json and tree formats and collects them, in

@@ -96,3 +96,20 @@ func configFlags(fs *flag.FlagSet, cfg *retriever.Config) {
 	fs.IntVar(&cfg.MaxBranches, "max-branches", cfg.MaxBranches, "MAX_BRANCHES: most neighbours kept per node and level")
 	fs.IntVar(&cfg.MaxRetries, "max-retries", cfg.MaxRetries, "retries of a query after a transient Neo4j error")
 }
+
+// queryFlags are the flags the explorer and explore share: a source, seeds,
+// query tags and the thresholds.
+type queryFlags struct {
+	src   sourceFlags
+	seeds seedList
+	tags  string
+	cfg   retriever.Config
+}
+
+func (q *queryFlags) register(fs *flag.FlagSet, seedHelp string) {
+	q.src.register(fs)
+	fs.Var(&q.seeds, "seed", seedHelp)
+	fs.StringVar(&q.tags, "tags", "", "comma-separated query `tags`")
+	q.cfg = retriever.DefaultConfig()
+	configFlags(fs, &q.cfg)
+}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/tui"
 )
 
@@ -17,16 +16,11 @@ Flags:
 
 func runUI(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet(env, "memoria", uiUsage)
-	var src sourceFlags
-	src.register(fs)
-	var seeds seedList
-	fs.Var(&seeds, "seed", "preselect a seed `ID[=SCORE]` (repeatable)")
-	tags := fs.String("tags", "", "comma-separated query `tags` to start with")
+	var q queryFlags
+	q.register(fs, "preselect a seed `ID[=SCORE]` (repeatable)")
 	maxSeeds := fs.Int("max-seeds", 5, "most seeds that can be picked at once")
 	noColor := fs.Bool("no-color", false, "no colours (also when $NO_COLOR is set)")
 	outDir := fs.String("out-dir", ".", "`directory` for exported D3 and LLM-context files")
-	cfg := retriever.DefaultConfig()
-	configFlags(fs, &cfg)
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
@@ -36,22 +30,22 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	if *maxSeeds < 1 {
 		return usagef("--max-seeds must be at least 1, got %d", *maxSeeds)
 	}
-	if len(seeds) > *maxSeeds {
-		return usagef("%d seeds given but --max-seeds is %d", len(seeds), *maxSeeds)
+	if len(q.seeds) > *maxSeeds {
+		return usagef("%d seeds given but --max-seeds is %d", len(q.seeds), *maxSeeds)
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := q.cfg.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	source, err := src.open(ctx, env, cfg)
+	source, err := q.src.open(ctx, env, q.cfg)
 	if err != nil {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
 	return tui.Run(ctx, tui.Options{
 		Source:   source,
-		Config:   cfg,
-		Seeds:    seeds,
-		Tags:     splitTags(*tags),
+		Config:   q.cfg,
+		Seeds:    q.seeds,
+		Tags:     splitTags(q.tags),
 		MaxSeeds: *maxSeeds,
 		NoColor:  *noColor || env.Getenv("NO_COLOR") != "",
 		In:       env.Stdin,

@@ -95,7 +95,7 @@ func WriteCypher(w io.Writer, g *Graph) error {
 		b = append(b, "\n// Indexes on the node id of each label (seed 000 §9).\n"...)
 		names := map[string]bool{}
 		for _, l := range labels {
-			base := indexName(l)
+			base := IndexName(l)
 			name := base
 			for k := 2; names[name]; k++ {
 				name = base + "_" + strconv.Itoa(k)
@@ -174,11 +174,11 @@ func WriteCypher(w io.Writer, g *Graph) error {
 	return bw.Flush()
 }
 
-// indexName is idx_<label in lower case>_id with characters other than
-// ASCII letters, digits and '_' replaced by '_', the name
-// neo4jgraph.IndexName gives (so memoria load and this script create the
-// same indexes).
-func indexName(label string) string {
+// IndexName is the name of the id index of a label, as seed 000 §9 names
+// them: idx_<label in lower case>_id, with characters other than ASCII
+// letters, digits and '_' replaced by '_'. memoria load and WriteCypher
+// both use it, so they create the same indexes.
+func IndexName(label string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(label) {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {

@@ -145,7 +145,7 @@ func TestWriteCypherEmpty(t *testing.T) {
 }
 
 // TestWriteCypherIndexNames: labels that map to the same index name
-// (A-b, A_b and "a b" all give idx_a_b_id, as neo4jgraph.IndexName would)
+// (A-b, A_b and "a b" all give idx_a_b_id, as IndexName says)
 // get _2 and _3 in sorted label order, so each label keeps its own index.
 func TestWriteCypherIndexNames(t *testing.T) {
 	g := &apoc.Graph{}

@@ -253,21 +253,6 @@ func (l *loader) wipe(ctx context.Context) error {
 // quoteName backtick-quotes a label, type or index name for Cypher.
 func quoteName(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
-// IndexName is the name Load gives the id index of label: idx_<label in
-// lower case>_id, characters other than letters, digits and '_' replaced by
-// '_'.
-func IndexName(label string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(label) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return "idx_" + b.String() + "_id"
-}
-
 // indexLabels lists the six seed labels, then the graph's other labels in
 // order, each once.
 func indexLabels(g *apoc.Graph) []string {
@@ -295,7 +280,7 @@ func (l *loader) indexes(ctx context.Context, g *apoc.Graph) error {
 	labels := indexLabels(g)
 	names := make(map[string]string) // index name -> label
 	for i, lb := range labels {
-		name := IndexName(lb)
+		name := apoc.IndexName(lb)
 		if other, taken := names[name]; taken && other != lb {
 			h := fnv.New32a()
 			h.Write([]byte(lb))

@@ -58,12 +58,12 @@ func TestLoadDemoIdempotent(t *testing.T) {
 		}
 	}
 	for _, lb := range SeedLabels {
-		if have[IndexName(lb)] != lb {
-			t.Errorf("no index %s on %s(id): %v", IndexName(lb), lb, have)
+		if have[apoc.IndexName(lb)] != lb {
+			t.Errorf("no index %s on %s(id): %v", apoc.IndexName(lb), lb, have)
 		}
 	}
-	if IndexName("UserPreference") != "idx_userpreference_id" {
-		t.Errorf("IndexName = %s", IndexName("UserPreference"))
+	if apoc.IndexName("UserPreference") != "idx_userpreference_id" {
+		t.Errorf("IndexName = %s", apoc.IndexName("UserPreference"))
 	}
 	st, err = Load(ctx, d, "", demoGraph(t), LoadOptions{Wipe: true})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/memoria-graph/memoria/retriever/apoc"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
@@ -87,31 +88,11 @@ func colStrings(rec *neo4j.Record, key string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, ok := stringList(v)
+	list, ok := apoc.StringList(v)
 	if !ok {
 		return nil, fmt.Errorf("column %s: expected a list of strings, got %s", key, describe(v))
 	}
 	return list, nil
-}
-
-// stringList converts a driver list whose elements are all strings; it never
-// returns nil for a list.
-func stringList(v any) ([]string, bool) {
-	switch x := v.(type) {
-	case []any:
-		out := make([]string, len(x))
-		for i, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return nil, false
-			}
-			out[i] = s
-		}
-		return out, true
-	case []string:
-		return append([]string{}, x...), true
-	}
-	return nil, false
 }
 
 // edgeWeight reads an edge's weight property: nil when absent; an integer
@@ -140,7 +121,7 @@ func edgeTags(props map[string]any) ([]string, error) {
 	if !ok || v == nil {
 		return nil, nil
 	}
-	tags, ok := stringList(v)
+	tags, ok := apoc.StringList(v)
 	if !ok {
 		return nil, fmt.Errorf("property tags must be a list of strings, got %s", describe(v))
 	}
