@@ -17,7 +17,7 @@ test: check neo4j-launcher
 	$(GO) test -race -count=1 -timeout 30m ./...
 	bash scripts/tmux_story.sh
 
-## unit: the Go tests without starting anything else (Neo4j tests skip unless CI=true)
+## unit: the Go tests only (no gofmt, vet or tmux story); Neo4j tests start their servers when Java is there, and skip without it unless CI=true
 unit:
 	$(GO) test -race ./...
 

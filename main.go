@@ -19,17 +19,43 @@ import (
 var demoGraph []byte
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	// Interrupt and terminate cancel the headless commands cleanly; in the
+	// explorer ctrl+c arrives as a key, since the terminal is in raw mode.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, DemoGraph: demoGraph}
 	if term.IsTerminal(os.Stdin.Fd()) {
-		env.PromptPassword = func(prompt string) (string, error) {
-			os.Stderr.WriteString(prompt)
-			b, err := term.ReadPassword(os.Stdin.Fd())
-			os.Stderr.WriteString("\n")
-			return string(b), err
-		}
+		env.PromptPassword = func(prompt string) (string, error) { return promptPassword(ctx, prompt) }
 	}
 	code := cli.Main(ctx, os.Args[1:], env)
 	stop()
 	os.Exit(code)
+}
+
+// promptPassword reads a password without echo. If ctx ends first (ctrl+c)
+// it puts the terminal back as it was, echo included, and returns ctx's error.
+func promptPassword(ctx context.Context, prompt string) (string, error) {
+	fd := os.Stdin.Fd()
+	saved, err := term.GetState(fd)
+	if err != nil {
+		return "", err
+	}
+	type read struct {
+		b   []byte
+		err error
+	}
+	got := make(chan read, 1)
+	os.Stderr.WriteString(prompt)
+	go func() {
+		b, err := term.ReadPassword(fd)
+		got <- read{b, err}
+	}()
+	select {
+	case r := <-got:
+		os.Stderr.WriteString("\n")
+		return string(r.b), r.err
+	case <-ctx.Done():
+		term.Restore(fd, saved)
+		os.Stderr.WriteString("\n")
+		return "", ctx.Err()
+	}
 }

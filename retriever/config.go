@@ -23,6 +23,8 @@ type Config struct {
 const (
 	MinMaxDepth = 1
 	MaxMaxDepth = 12
+	// MaxMaxRetries caps retries: the last backoff is then 0.05 s × 2^9 = 25.6 s.
+	MaxMaxRetries = 10
 )
 
 // DefaultConfig returns the seed's defaults: MAX_DEPTH 5, MIN_ACTIVATION
@@ -47,8 +49,8 @@ func (c Config) Validate() error {
 	if c.MaxBranches < 1 {
 		errs = append(errs, fmt.Errorf("max_branches must be at least 1, got %d", c.MaxBranches))
 	}
-	if c.MaxRetries < 0 {
-		errs = append(errs, fmt.Errorf("max_retries must be at least 0, got %d", c.MaxRetries))
+	if c.MaxRetries < 0 || c.MaxRetries > MaxMaxRetries {
+		errs = append(errs, fmt.Errorf("max_retries must be between 0 and %d, got %d", MaxMaxRetries, c.MaxRetries))
 	}
 	return errors.Join(errs...)
 }

@@ -95,12 +95,12 @@ func TestConfigValidate(t *testing.T) {
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Fatalf("defaults invalid: %v", err)
 	}
-	bad := Config{MaxDepth: 13, MinActivation: math.NaN(), TagSimFloor: 1.5, MaxBranches: 0, MaxRetries: -1}
+	bad := Config{MaxDepth: 13, MinActivation: math.NaN(), TagSimFloor: 1.5, MaxBranches: 0, MaxRetries: 11}
 	err := bad.Validate()
 	if err == nil {
 		t.Fatal("invalid config accepted")
 	}
-	for _, want := range []string{"max_depth", "13", "min_activation", "NaN", "tag_sim_floor", "1.5", "max_branches", "max_retries", "-1"} {
+	for _, want := range []string{"max_depth", "13", "min_activation", "NaN", "tag_sim_floor", "1.5", "max_branches", "max_retries", "11"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}

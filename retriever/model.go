@@ -262,3 +262,15 @@ type RetrievalResult struct {
 	// TerminatedReason is TerminatedError.
 	Error string `json:"error,omitempty"`
 }
+
+// EdgeKey is a storage-independent key of an edge: the JSON of its
+// properties, keys sorted. Connectors order parallel edges that tie on
+// parent, transfer energy and neighbour by it, so every engine records the
+// same edge for a kept hop whatever order its storage returns them in.
+func EdgeKey(e GraphEdge) string {
+	b, err := json.Marshal(e.Properties)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}

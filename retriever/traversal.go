@@ -78,7 +78,9 @@ func GroupByParent(cands []ExpansionCandidate) map[string][]ExpansionCandidate {
 }
 
 // claimOrder is the normative order of rule 4: transfer energy descending,
-// then parent id, then neighbour id.
+// then parent id, then neighbour id. Parallel edges that tie on all three
+// are ordered by EdgeKey, so the edge a kept hop records does not depend on
+// the order a connector's storage returned them in.
 func claimOrder(a, b ExpansionCandidate) int {
 	if c := cmp.Compare(b.TransferEnergy, a.TransferEnergy); c != 0 {
 		return c
@@ -86,7 +88,10 @@ func claimOrder(a, b ExpansionCandidate) int {
 	if c := cmp.Compare(a.ParentID, b.ParentID); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.NeighborNode.ID, b.NeighborNode.ID)
+	if c := cmp.Compare(a.NeighborNode.ID, b.NeighborNode.ID); c != 0 {
+		return c
+	}
+	return cmp.Compare(EdgeKey(a.Edge), EdgeKey(b.Edge))
 }
 
 // SelectNextFrontier applies the claim rule to one level. Candidates of

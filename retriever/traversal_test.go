@@ -163,3 +163,27 @@ func TestSortPathsTreeOrder(t *testing.T) {
 		t.Fatalf("order %v, want N3 N4 N5", got)
 	}
 }
+
+// TestParallelEdgeTie: two parallel edges A→X with the same T (w 0.5 with
+// tags [a] and w 0.5 with tags [b]: equal energy under no query tags) are
+// ordered by their properties' JSON, whatever order the connector gave:
+// {"tags":["a"],"weight":0.5} < {"tags":["b"],"weight":0.5}, so the kept
+// hop records the [a] edge and the [b] one is claimed by A itself.
+func TestParallelEdgeTie(t *testing.T) {
+	mk := func(tag string) ExpansionCandidate {
+		c := cand("A", "X", 0.25)
+		c.Edge.Properties = map[string]any{"weight": 0.5, "tags": []any{tag}}
+		return c
+	}
+	for _, order := range [][]ExpansionCandidate{{mk("a"), mk("b")}, {mk("b"), mk("a")}} {
+		st := NewTraversalState(3, node("S"))
+		up := st.SelectNextFrontier([]FrontierNode{oneHop("A", 0.5)}, GroupByParent(order))
+		kept := up.Outcomes[0]
+		if kept.Fate != FateKept || kept.Candidate.Edge.Properties["tags"].([]any)[0] != "a" {
+			t.Fatalf("kept %+v", kept)
+		}
+		if up.Outcomes[1].Fate != FateClaimed || up.Outcomes[1].ClaimedBy != "A" {
+			t.Fatalf("second %+v", up.Outcomes[1])
+		}
+	}
+}

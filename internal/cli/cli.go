@@ -29,6 +29,8 @@ const (
 	ExitOK      = 0
 	ExitRuntime = 1
 	ExitUsage   = 2
+	// ExitInterrupted follows the shell's 128 + SIGINT.
+	ExitInterrupted = 130
 )
 
 // usageError is a mistake in the command line: exit code 2.
@@ -90,6 +92,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(env.Stderr, "memoria: %v\n", err)
 		return ExitUsage
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		fmt.Fprintln(env.Stderr, "memoria: interrupted")
+		return ExitInterrupted
 	default:
 		fmt.Fprintf(env.Stderr, "memoria: %v\n", err)
 		return ExitRuntime

@@ -217,3 +217,15 @@ func TestHelp(t *testing.T) {
 		t.Errorf("memoria --help: exit %d\n%s", code, out)
 	}
 }
+
+// TestInterrupted: a cancelled context (ctrl+c in a shell) ends explore
+// with "interrupted" and exit 130, not a runtime error.
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, DemoGraph: demo(t), Getenv: func(string) string { return "" }}
+	if code := Main(ctx, []string{"explore", "--seed", "N2006"}, env); code != ExitInterrupted || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("exit %d, stderr %q; want 130 and interrupted", code, errb.String())
+	}
+}
