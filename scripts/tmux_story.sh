@@ -73,7 +73,6 @@ wait_gone() {
 
 keys() { T send-keys -t story "$@"; }
 text() { T send-keys -t story -l -- "$1"; }
-steps=0
 step() { steps=$((steps + 1)); echo "tmux_story: $*" >&2; }
 
 T -f /dev/null new-session -d -s story -x 120 -y 40 \

@@ -2,8 +2,10 @@ package tui
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +16,11 @@ import (
 )
 
 // copyCmd writes text to the terminal's clipboard with an OSC 52 escape
-// sequence, from a command (never from Update), and reports what.
+// sequence, from a command (never from Update), and reports what. out is the
+// locked program output (lockOutput): the sequence goes out in one Write,
+// between two of the renderer's frames, never inside one. Bubble Tea v1 has
+// no command to emit a raw sequence (Printf/Println print text above the
+// program), hence the shared lock.
 func copyCmd(out io.Writer, text, what string) tea.Cmd {
 	return safeCmd(func() tea.Msg {
 		if _, err := io.WriteString(out, osc52.New(text).String()); err != nil {
@@ -86,12 +92,51 @@ func (m *Model) export(kind string) tea.Cmd {
 		default:
 			data, name = []byte(render.ToLLMContext(res...).Text()), "memoria-llm-"+stamp+".txt"
 		}
-		path := filepath.Join(dir, name)
-		if err := writeAtomic(path, data); err != nil {
-			return errMsg{fmt.Errorf("writing %s: %w", path, err)}
+		path, err := writeNew(dir, name, data)
+		if err != nil {
+			return errMsg{fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)}
 		}
 		return statusMsg{text: fmt.Sprintf("wrote %s (%d bytes, %s)", path, len(data), plural(len(res), "seed"))}
 	})
+}
+
+// maxExportSuffix bounds the "-2", "-3"... suffixes tried for one name.
+const maxExportSuffix = 1000
+
+// writeNew writes data to a new file in dir named name, or name with a
+// suffix before its extension ("memoria-d3-20260302-093100-2.json") when
+// that file exists: two exports in the same second both survive, and an
+// existing file is never overwritten. It returns the path written.
+//
+// The name is claimed with O_CREATE|O_EXCL, then the data is written to a
+// temporary file and renamed over the claimed (empty, ours) file, so readers
+// never see a half-written export.
+func writeNew(dir, name string, data []byte) (string, error) {
+	ext := filepath.Ext(name)
+	base := strings.TrimSuffix(name, ext)
+	for i := 1; i <= maxExportSuffix; i++ {
+		path := filepath.Join(dir, name)
+		if i > 1 {
+			path = filepath.Join(dir, fmt.Sprintf("%s-%d%s", base, i, ext))
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if err := f.Close(); err != nil {
+			os.Remove(path)
+			return "", err
+		}
+		if err := writeAtomic(path, data); err != nil {
+			os.Remove(path)
+			return "", err
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("%s and %d numbered variants already exist", name, maxExportSuffix-1)
 }
 
 // writeAtomic writes data to a temporary file in path's directory and

@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -402,4 +404,321 @@ func TestHelpListsEveryKey(t *testing.T) {
 	if h.m.showHelp {
 		t.Fatal("esc did not close the help")
 	}
+}
+
+// TestScoreEditFollowsItsSeed: seeds N2006 and T4005; the filter "the" is
+// typed and the cursor put on N2006 among the loaded nodes that match, then
+// "r" opens its score input. While 0.42 is typed, the
+// server's matches for "the" arrive, among them nodes not loaded yet with
+// shorter texts (T4023...), which the fuzzy ranking puts above N2006: the
+// cursor index now points at T4005. Expected: enter gives R 0.42 to N2006,
+// the seed the edit started on, and T4005 keeps 0.85. Why: the score used
+// to go to whatever row was under the cursor at enter.
+func TestScoreEditFollowsItsSeed(t *testing.T) {
+	src := loadDemo(t)
+	other := retriever.SeedInput{NodeID: "T4005", Score: 0.85}
+	h := newHarness(t, src, Options{Seeds: []retriever.SeedInput{demoSeed, other}})
+	p := h.m.seeds
+	h.focusPane(focusSeeds)
+	h.keys("/")
+	h.typeText("the")
+	// Leave the filter input (the server search is pending) and put the
+	// cursor on N2006 by hand: pickerTo would settle, applying the page.
+	h.keys("enter")
+	for i, n := range p.visible {
+		if n.ID == "N2006" {
+			p.moveTo(i)
+		}
+	}
+	if n, _ := p.current(); n.ID != "N2006" || len(p.match.nodes) > 0 {
+		t.Fatalf("cursor on %s with %d server matches: want N2006 and none yet", n.ID, len(p.match.nodes))
+	}
+	h.keys("r")
+	for range 8 {
+		h.keys("backspace")
+	}
+	h.typeText("0.42")
+	h.waitFor("the server's matches", func() bool { return len(p.match.nodes) > 0 })
+	if n, _ := p.current(); n.ID != other.NodeID {
+		t.Fatalf("cursor on %s after the page, want %s (the ranking the test relies on changed)", n.ID, other.NodeID)
+	}
+	h.keys("enter")
+	h.settle()
+	got := map[string]float64{}
+	for _, s := range p.Seeds() {
+		got[s.NodeID] = s.Score
+	}
+	if got["N2006"] != 0.42 || got["T4005"] != 0.85 {
+		t.Fatalf("scores = %v, want N2006 0.42 and T4005 0.85", got)
+	}
+	if st := h.lastStatus(); st.isErr || st.text != "N2006: R = 0.42" {
+		t.Fatalf("status = %+v", st)
+	}
+}
+
+// TestTabAppliesValidScore: "r" on the seed N2006, 0.6 typed, then tab
+// instead of enter. Expected: the score is applied (R 0.6, a new run with
+// it) and the status line names it. Why: tab used to drop the typed value
+// silently.
+func TestTabAppliesValidScore(t *testing.T) {
+	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.SeedInput{demoSeed}})
+	h.pickerTo("N2006")
+	run := h.m.runID
+	h.keys("r", "backspace", "backspace", "backspace", "backspace")
+	h.typeText("0.6")
+	h.keys("tab")
+	h.settle()
+	if s := h.m.seeds.Seeds()[0].Score; s != 0.6 || h.m.seeds.Typing() {
+		t.Fatalf("R = %v (typing %v), want 0.6 and the input closed", s, h.m.seeds.Typing())
+	}
+	if h.m.runID != run+1 || h.m.trees.seeds[0].seed.Score != 0.6 {
+		t.Fatalf("no new run with R 0.6 (runs %d)", h.m.runID-run)
+	}
+	if st := h.lastStatus(); st.isErr || st.text != "N2006: R = 0.6" {
+		t.Fatalf("status = %+v", st)
+	}
+}
+
+// TestTabAbandonsInvalidScore: "r" on N2006, "1.5" typed (outside (0, 1]),
+// then tab. Expected: R stays 0.85, no new run, and the status line says the
+// edit was abandoned and why. Why: the half-typed value used to vanish
+// without a word.
+func TestTabAbandonsInvalidScore(t *testing.T) {
+	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.SeedInput{demoSeed}})
+	h.pickerTo("N2006")
+	run := h.m.runID
+	h.keys("r", "backspace", "backspace", "backspace", "backspace")
+	h.typeText("1.5")
+	h.keys("tab")
+	h.settle()
+	if s := h.m.seeds.Seeds()[0].Score; s != 0.85 || h.m.runID != run {
+		t.Fatalf("R = %v, runs %d: want 0.85 and no new run", s, h.m.runID-run)
+	}
+	st := h.lastStatus()
+	if !st.isErr || !strings.Contains(st.text, "score edit for N2006 abandoned, R stays 0.85") || !strings.Contains(st.text, `"1.5"`) {
+		t.Fatalf("status = %+v", st)
+	}
+}
+
+// TestFilterDebounced types "N2017" as five quick keystrokes. Expected: one
+// server search (ListNodes with a filter), for "N2017", started after the
+// 150 ms debounce, and its matches shown. Why: every keystroke used to
+// start a ListNodes, each a scan of every node on Neo4j.
+func TestFilterDebounced(t *testing.T) {
+	src := loadDemo(t)
+	h := newHarness(t, src, Options{})
+	h.focusPane(focusSeeds)
+	h.keys("/")
+	h.typeText("N2017")
+	if n := len(src.filteredCalls()); n != 0 {
+		t.Fatalf("%d server searches before the debounce ended", n)
+	}
+	h.settle()
+	calls := src.filteredCalls()
+	if len(calls) != 1 || calls[0].filter != "N2017" {
+		var fs []string
+		for _, c := range calls {
+			fs = append(fs, c.filter)
+		}
+		t.Fatalf("server searches for %q, want one for \"N2017\"", fs)
+	}
+	if p := h.m.seeds; len(p.match.nodes) != 1 || len(p.visible) == 0 || p.visible[0].ID != "N2017" {
+		t.Fatalf("matches %v, visible %v", p.match.nodes, p.visible)
+	}
+}
+
+// TestFilterCancelsSupersededSearch holds every server search (holdLists).
+// "N20" is typed and its search starts and waits in the fake; then "1" is
+// typed. Expected: the "N20" search's context is cancelled at once (before
+// the next debounce ends), its failure (context canceled) is dropped
+// without an error on the status line, and the "N201" search is the one
+// whose page is shown. Why: searches ran under the program's root context
+// and were never cancelled, so each superseded one ran to its end.
+func TestFilterCancelsSupersededSearch(t *testing.T) {
+	src := loadDemo(t)
+	src.holdLists()
+	h := newHarness(t, src, Options{})
+	h.focusPane(focusSeeds)
+	h.keys("/")
+	h.typeText("N20")
+	h.settle() // the debounce ends; the search is held by the fake
+	calls := src.filteredCalls()
+	if len(calls) != 1 || calls[0].filter != "N20" || calls[0].ctx.Err() != nil {
+		t.Fatalf("want one live search for N20, got %d", len(calls))
+	}
+	h.typeText("1")
+	if calls[0].ctx.Err() == nil {
+		t.Fatal("the N20 search was not cancelled when the filter changed")
+	}
+	h.settle() // the N20 search returns its error; N201's waits
+	if st := h.lastStatus(); st.isErr {
+		t.Fatalf("the cancelled search's error was shown: %q", st.text)
+	}
+	calls = src.filteredCalls()
+	if len(calls) != 2 || calls[1].filter != "N201" {
+		t.Fatalf("searches: %d, want a second one for N201", len(calls))
+	}
+	src.openLists()
+	h.settle()
+	p := h.m.seeds
+	if p.match.filter != "N201" || len(p.match.nodes) != 8 {
+		t.Fatalf("match stream %q with %d nodes, want N201 with N2010..N2017", p.match.filter, len(p.match.nodes))
+	}
+}
+
+// TestStalePageDropped delivers, after a search for "N20" was replaced by
+// one for "N201" and back by a new one for "N20", a page from the first
+// "N20" search: same filter, offset 0. Expected: it is dropped (its stream
+// sequence number is not the current one) and the current stream stays
+// empty until its own page arrives. Why: pages used to be matched by filter
+// only, so a late page of a superseded search was taken as the new one's.
+func TestStalePageDropped(t *testing.T) {
+	src := loadDemo(t)
+	h := newHarness(t, src, Options{})
+	h.focusPane(focusSeeds)
+	p := h.m.seeds
+	h.keys("/")
+	h.typeText("N20")
+	h.settle()
+	first := p.match.seq
+	h.typeText("1")
+	h.keys("backspace")
+	if p.match.filter != "N20" || p.match.seq == first {
+		t.Fatalf("stream %q seq %d: want a new N20 stream", p.match.filter, p.match.seq)
+	}
+	stale := nodesLoadedMsg{seq: first, filter: "N20", offset: 0,
+		nodes: []retriever.NodeSummary{{ID: "N2099", Text: "from the old search"}}}
+	h.send(stale)
+	if len(p.match.nodes) != 0 || p.known["N2099"].ID != "" {
+		t.Fatalf("the stale page was applied: %v", p.match.nodes)
+	}
+	h.settle()
+	if len(p.match.nodes) != 18 {
+		t.Fatalf("the new N20 stream has %d nodes, want 18", len(p.match.nodes))
+	}
+}
+
+// TestNodeTextAsInCLI renders tree rows for nodes whose text is not a
+// plain ASCII `text` property: one with only a `title`, one with 60 "é"
+// (2 bytes each) and no spaces, one with runs of white space. Expected:
+// each row shows render.NodeText cut by render.Truncate to 48 runes (the
+// CLI's text), valid UTF-8. Why: the tree read only `text` (a title-only
+// node showed nothing) and cut by bytes, splitting a rune in two.
+func TestNodeTextAsInCLI(t *testing.T) {
+	st := NewStyles(nil, true)
+	for _, c := range []struct {
+		props map[string]any
+		want  string
+	}{
+		{map[string]any{"title": "Quarterly safety stock review"}, "Quarterly safety stock review"},
+		{map[string]any{"text": strings.Repeat("é", 60)}, strings.Repeat("é", 47) + "…"},
+		{map[string]any{"text": "  spaced \n\t out  ", "name": "ignored"}, "spaced out"},
+		{map[string]any{"description": strings.Repeat("ü ", 40)}, strings.TrimSpace(strings.Repeat("ü ", 24)) + "…"},
+	} {
+		n := retriever.GraphNode{ID: "X1", Labels: []string{"Event"}, Properties: c.props}
+		want, _ := render.NodeText(n)
+		if want = render.Truncate(want, treeTextWidth); want != c.want {
+			t.Fatalf("render gives %q, the test expects %q", want, c.want)
+		}
+		rt := newResultTrees([]retriever.SeedInput{{NodeID: "X1", Score: 1}})
+		rt.apply(retriever.Event{Kind: retriever.EventSeed, SeedNode: &n})
+		b := rowBuilder{st: &st, folded: map[rowKey]bool{}}
+		row := b.build(rt)[0].plain
+		if !utf8.ValidString(row) || !strings.HasSuffix(row, "X1 Event  "+c.want) {
+			t.Errorf("row %q, want it to end with %q", row, "X1 Event  "+c.want)
+		}
+	}
+}
+
+// TestExportNeverOverwrites exports the D3 JSON three times within the same
+// second (the clock is fixed at 09:31:00), the third time with a file of
+// the next free name already in OutDir. Expected: memoria-d3-…-093100.json,
+// then …-2.json, then …-4.json (…-3.json, a file the user had, is left
+// untouched). Why: names had one-second resolution and the rename replaced
+// whatever file had the name.
+func TestExportNeverOverwrites(t *testing.T) {
+	h := demoHarness(t)
+	dir := h.m.outDir
+	mine := filepath.Join(dir, "memoria-d3-20260302-093100-3.json")
+	for i, want := range []string{"memoria-d3-20260302-093100.json", "memoria-d3-20260302-093100-2.json", "memoria-d3-20260302-093100-4.json"} {
+		if i == 2 {
+			if err := os.WriteFile(mine, []byte("keep me"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h.keys("d")
+		h.settle()
+		path := filepath.Join(dir, want)
+		if st := h.lastStatus(); st.isErr || !strings.Contains(st.text, "wrote "+path+" ") {
+			t.Fatalf("export %d: status %+v, want %s", i+1, st, path)
+		}
+		if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), `"N2010"`) {
+			t.Fatalf("export %d: %v", i+1, err)
+		}
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "keep me" {
+		t.Fatalf("the existing file was overwritten: %q", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 4 {
+		t.Fatalf("files in OutDir: %v (a temporary file left?)", entries)
+	}
+}
+
+// TestShortHelpOnlyWorkingKeys: the help line of each pane lists only keys
+// that work there. In the tag input (always typing) and the seed filter,
+// q and ? type themselves, so the line offers ctrl+c and tab but not "q
+// quit" or "? toggle help"; in the tree both are offered. Why: the line
+// advertised q and ? in the Tags pane, where pressing them types text.
+func TestShortHelpOnlyWorkingKeys(t *testing.T) {
+	h := newHarness(t, loadDemo(t), Options{})
+	line := func() string { // every key of the line, untruncated
+		var parts []string
+		for _, b := range h.m.shortHelp() {
+			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
+		}
+		return strings.Join(parts, " • ")
+	}
+	h.focusPane(focusTags)
+	typing := line()
+	h.focusPane(focusSeeds)
+	h.keys("/")
+	filter := line()
+	for what, l := range map[string]string{"tags": typing, "filter": filter} {
+		if strings.Contains(l, "q quit") || strings.Contains(l, "? toggle help") {
+			t.Errorf("%s help line offers q or ?: %q", what, l)
+		}
+		if !strings.Contains(l, "ctrl+c quit (anywhere)") || !strings.Contains(l, "tab next pane") {
+			t.Errorf("%s help line lacks ctrl+c or tab: %q", what, l)
+		}
+	}
+	h.keys("esc")
+	h.focusPane(focusTree)
+	if l := line(); !strings.Contains(l, "q quit") || !strings.Contains(l, "? toggle help") {
+		t.Errorf("tree help line lacks q or ?: %q", l)
+	}
+}
+
+// TestFocusMovesWithTab tabs twice around the five panes, starting with the
+// seed filter open. Expected: after each tab exactly the pane m.focus names
+// takes keys (the others' Update ignores them), and the seed filter input
+// lost the keyboard when the picker did. Why: the root used to set the
+// panes' focus fields itself; Focus and Blur now own that.
+func TestFocusMovesWithTab(t *testing.T) {
+	h := newHarness(t, loadDemo(t), Options{})
+	h.keys("/")
+	for range 2 * int(focusCount) {
+		h.keys("tab")
+		on := map[focus]bool{focusSeeds: h.m.seeds.focused, focusTags: h.m.tags.focused,
+			focusParams: h.m.params.focused, focusTree: h.m.tree.focused, focusDetail: h.m.detail.focused}
+		for f, v := range on {
+			if v != (f == h.m.focus) {
+				t.Fatalf("focus %d: pane %d focused = %v", h.m.focus, f, v)
+			}
+		}
+		if h.m.focus != focusSeeds && h.m.seeds.Typing() {
+			t.Fatal("the seed filter kept the keyboard after tab")
+		}
+	}
+	h.settle()
 }

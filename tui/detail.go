@@ -64,10 +64,29 @@ func (d *detailPane) SetSize(w, h int) {
 	d.render()
 }
 
-// Show explains s (nil clears the pane).
+// Focus gives the pane the keyboard (to scroll).
+func (d *detailPane) Focus() tea.Cmd {
+	d.focused = true
+	return nil
+}
+
+// Blur takes the keyboard away.
+func (d *detailPane) Blur() tea.Cmd {
+	d.focused = false
+	return nil
+}
+
+// Show explains s (nil clears the pane) from the top: a new selection.
 func (d *detailPane) Show(s *detailSubject) {
 	d.subject = s
 	d.vp.GotoTop()
+	d.render()
+}
+
+// SetSubject explains s keeping the scroll position: the same selection,
+// whose data changed (a run grew).
+func (d *detailPane) SetSubject(s *detailSubject) {
+	d.subject = s
 	d.render()
 }
 

@@ -66,30 +66,101 @@ func checkSize(t *testing.T, view string, w, h int) {
 	}
 }
 
+// hop checks that the tree row of node id (a node row, "· id" or "▼ id")
+// is followed by the annotation line holding metrics.
+func hop(t *testing.T, tree, id, metrics string) {
+	t.Helper()
+	lines := strings.Split(tree, "\n")
+	for i, l := range lines {
+		if (strings.Contains(l, "· "+id+" ") || strings.Contains(l, "▼ "+id+" ")) && i+1 < len(lines) {
+			if !strings.Contains(lines[i+1], metrics) {
+				t.Errorf("%s: annotation %q, want %q", id, strings.TrimSpace(lines[i+1]), metrics)
+			}
+			return
+		}
+	}
+	t.Errorf("no row for %s in\n%s", id, tree)
+}
+
+// scenarioAHops checks every hop of scenario A (docs/DEMO_GRAPH.md), each
+// T = R × w / √d × tag_sim with Q = {demand_forecasting, stockout,
+// safety_stock, inventory_policy} and floor 0.15, worked by hand:
+//
+//   - N2006→N2003: E = {inventory_policy, recommendation,
+//     analysis_dependency}, |E∩Q| = 1, |E∪Q| = 6, tag_sim = 0.15 + 0.85 ×
+//     1/6 = 0.2917 (shown 0.292); T = 0.85 × 0.82 / √4 × 7/24 = 0.1016.
+//   - N2003→N2001: E = {demand_forecasting, safety_stock,
+//     analysis_dependency}, 2/5, tag_sim = 0.49; T = 0.1016 × 0.9 / √3 ×
+//     0.49 = 0.02588.
+//   - N2001→N2010: E = {safety_stock, inventory_policy}, 2/4, tag_sim =
+//     0.575; T = 0.02588 × 0.8 / √3 × 0.575 = 0.006873.
+//   - N2006→N2004: E = {demand_forecasting}, 1/4, tag_sim = 0.3625 (shown
+//     0.362); T = 0.85 × 0.58 / √4 × 0.3625 = 0.08936.
+//   - N2004→N2008: same tags, tag_sim = 0.3625; T = 0.08936 × 0.85 / √4 ×
+//     0.3625 = 0.01377.
+//   - N2006→N2005: E = {stockout}, tag_sim = 0.3625; T = 0.85 × 0.45 / √4 ×
+//     0.3625 = 0.06933.
+func scenarioAHops(t *testing.T, tree string) {
+	t.Helper()
+	hop(t, tree, "N2006", "R=0.85 · done in 3 ms, 3 paths")
+	hop(t, tree, "N2003", "T=0.1016 w=0.82 tag_sim=0.292 d=4")
+	hop(t, tree, "N2001", "T=0.02588 w=0.9 tag_sim=0.49 d=3")
+	hop(t, tree, "N2010", "T=0.006873 w=0.8 tag_sim=0.575 d=3")
+	hop(t, tree, "N2004", "T=0.08936 w=0.58 tag_sim=0.362 d=4")
+	hop(t, tree, "N2008", "T=0.01377 w=0.85 tag_sim=0.362 d=4")
+	hop(t, tree, "N2005", "T=0.06933 w=0.45 tag_sim=0.362 d=4")
+}
+
 // TestGoldenDemoTree is scenario A's tree at 120×40: the seed N2006 with
-// R=0.85 and seed 000 §5's three paths, each hop annotated with T, w,
-// tag_sim and d (T(N2006→N2003) = 0.85 × 0.82 / √4 × 0.2917 = 0.1016), each
-// path's end reason, and the detail of the selected seed.
+// R=0.85 and seed 000 §5's three paths (N2006→N2003→N2001→N2010,
+// N2006→N2004→N2008, N2006→N2005), each hop annotated with T, w, tag_sim
+// and d (worked out in scenarioAHops), each path ending "nothing above
+// threshold or all visited", and the detail of the selected seed. Besides
+// the golden file, the key lines are checked by hand, so a golden file
+// rewritten with -update cannot hide a wrong number.
 func TestGoldenDemoTree(t *testing.T) {
 	h := goldenHarness(t, 120, 40)
 	h.focusPane(focusTree)
 	v := h.m.View()
 	checkSize(t, v, 120, 40)
+	tree := h.treeText()
+	scenarioAHops(t, tree)
+	if n := strings.Count(tree, "■ nothing above threshold or all visited"); n != 3 {
+		t.Errorf("%d path ends, want 3:\n%s", n, tree)
+	}
+	for _, want := range []string{"▸ ▼ N2006 UserRequest", "├─ ▼ N2003 AgentAnswer", "│  └─ ▼ N2001 AgentAction",
+		"│     └─ · N2010 DataSource", "├─ ▼ N2004 AgentAction", "│  └─ · N2008 DataSource", "└─ · N2005 Event"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q", want)
+		}
+	}
 	golden(t, "demo_tree_120x40", v)
 }
 
-// TestGoldenExplain adds the losing candidates: at depth 1 N2007
-// (T = 0.85 × 0.5 / √4 × 0.15 = 0.03188) loses to the branch limit, at
-// depth 2 N2004's candidate N2001 (T = 0.006367) is claimed by N2003.
+// TestGoldenExplain adds the losing candidates to scenario A's tree:
+//
+//   - depth 1: N2006's fourth neighbour N2007 (E = {supplier, lead_time},
+//     no overlap, tag_sim = floor 0.15) has T = 0.85 × 0.5 / √4 × 0.15 =
+//     0.03188, above MIN_ACTIVATION, but N2006 already kept MAX_BRANCHES 3:
+//     branch_limit;
+//   - depth 2: N2004's candidate N2001 (untagged edge, tag_sim = 0.15) has
+//     T = 0.08936 × 0.95 / √4 × 0.15 = 0.006367, but N2003 kept N2001 first
+//     (T 0.02588 is higher): claimed by N2003.
+//
+// The kept hops keep their values (scenarioAHops).
 func TestGoldenExplain(t *testing.T) {
 	h := goldenHarness(t, 120, 40)
 	h.focusPane(focusTree)
 	h.keys("e")
 	v := h.m.View()
-	for _, want := range []string{"✗ N2007 DataSource  T=0.03188  branch_limit", "✗ N2001 AgentAction  T=0.006367  claimed by N2003"} {
+	for _, want := range []string{"└╌ ✗ N2007 DataSource  T=0.03188  branch_limit", "└╌ ✗ N2001 AgentAction  T=0.006367  claimed by N2003"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("explain view lacks %q", want)
 		}
+	}
+	scenarioAHops(t, h.treeText())
+	if !strings.Contains(h.m.statusView(), "explain") {
+		t.Error("the status bar does not say explain")
 	}
 	golden(t, "demo_explain_120x40", v)
 }

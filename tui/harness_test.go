@@ -121,31 +121,73 @@ func keyMsg(k string) tea.KeyMsg {
 func (h *harness) step(timeout time.Duration) bool {
 	select {
 	case msg := <-h.res:
-		h.outstanding--
-		switch msg := msg.(type) {
-		case nil:
-		case tea.BatchMsg:
-			for _, c := range msg {
-				h.enqueue(c)
-			}
-		case tea.QuitMsg:
-			h.quit = true
-		default:
-			_, cmd := h.m.Update(msg)
-			h.enqueue(cmd)
-		}
+		h.apply(msg)
 		return true
 	case <-time.After(timeout):
 		return false
 	}
 }
 
-// settle applies messages until no command is left running, or none has
-// finished for 200 ms (a run held by the fake's gate).
+// apply applies msg, the result of an outstanding command.
+func (h *harness) apply(msg tea.Msg) {
+	h.outstanding--
+	switch msg := msg.(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			h.enqueue(c)
+		}
+	case tea.QuitMsg:
+		h.quit = true
+	default:
+		_, cmd := h.m.Update(msg)
+		h.enqueue(cmd)
+	}
+}
+
+// settleTimeout is how long settle waits before failing the test.
+const settleTimeout = 10 * time.Second
+
+// settle applies messages until every outstanding command has finished,
+// except those known to wait on the fake (blocked). It decides on explicit
+// events (a command's message, the fake reporting a change of what it
+// holds), never on a quiet period, so a slow machine cannot make it stop
+// early; work that never ends fails the test after settleTimeout.
 func (h *harness) settle() {
 	h.t.Helper()
-	for h.outstanding > 0 && h.step(200*time.Millisecond) {
+	deadline := time.NewTimer(settleTimeout)
+	defer deadline.Stop()
+	for h.outstanding > h.blocked() {
+		select {
+		case msg := <-h.res:
+			h.apply(msg)
+		case <-h.src.changed:
+		case <-deadline.C:
+			h.t.Fatalf("settle: %d commands still running after %s (%d known to wait on the fake)",
+				h.outstanding, settleTimeout, h.blocked())
+		}
 	}
+}
+
+// blocked is how many outstanding commands wait on the fake and will not
+// finish until the test lets it go on: each filtered ListNodes it holds,
+// and the current run's event reader when every open connector is held
+// before an expansion (none let through yet) and the model has applied
+// every event they sent before it (the seed, and one level per expansion
+// run), so no event is in transit.
+func (h *harness) blocked() int {
+	f := h.src.state()
+	n := f.lists
+	if h.m.ch == nil || f.open == 0 || len(f.held) != f.open || f.runTokens > 0 || h.m.trees == nil {
+		return n
+	}
+	for _, c := range f.held {
+		st := seedTreeOf(h.m.trees, c.seed)
+		if st == nil || st.root == nil || st.depth != c.depth {
+			return n
+		}
+	}
+	return n + 1
 }
 
 // waitFor applies messages until cond holds.
@@ -158,6 +200,16 @@ func (h *harness) waitFor(what string, cond func() bool) {
 		}
 		h.step(50 * time.Millisecond)
 	}
+}
+
+// seedTreeOf returns the tree of seed id, nil when the run has none.
+func seedTreeOf(rt *resultTrees, id string) *seedTree {
+	for _, st := range rt.seeds {
+		if st.seed.NodeID == id {
+			return st
+		}
+	}
+	return nil
 }
 
 // focusPane tabs to pane f.

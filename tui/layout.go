@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -62,9 +63,12 @@ func (m *Model) resize(w, h int) {
 		l.detail = rect{leftW, treeH, rightW, bodyH - treeH}
 	}
 	m.lay = l
-	for f, r := range map[focus]rect{focusSeeds: l.seeds, focusTags: l.tags, focusParams: l.params, focusTree: l.tree, focusDetail: l.detail} {
-		iw, ih := m.st.inner(r.w, r.h)
-		m.pane(f).SetSize(max(0, iw), max(0, ih))
+	for _, p := range []struct {
+		f focus
+		r rect
+	}{{focusSeeds, l.seeds}, {focusTags, l.tags}, {focusParams, l.params}, {focusTree, l.tree}, {focusDetail, l.detail}} {
+		iw, ih := m.st.inner(p.r.w, p.r.h)
+		m.pane(p.f).SetSize(max(0, iw), max(0, ih))
 	}
 	m.status.SetSize(w, statusH)
 	fullW := l.seeds.w + l.tree.w
@@ -91,8 +95,8 @@ func (m *Model) View() string {
 		body = m.st.Box("Keys (? or esc to close, ↑/↓ to scroll)", m.helpVP.View(), fullW, l.seeds.h+l.tags.h+l.params.h, true)
 	} else {
 		left := lipgloss.JoinVertical(lipgloss.Left,
-			m.box(focusSeeds, fmt.Sprintf("Seeds %d/%d", len(m.seeds.seeds), m.seeds.maxSeeds), l.seeds),
-			m.box(focusTags, fmt.Sprintf("Tags %d", len(m.tags.chosen)), l.tags),
+			m.box(focusSeeds, m.seeds.Title(), l.seeds),
+			m.box(focusTags, m.tags.Title(), l.tags),
 			m.box(focusParams, "Thresholds", l.params),
 		)
 		treeBox := m.box(focusTree, m.treeTitle(), l.tree)
@@ -105,9 +109,18 @@ func (m *Model) View() string {
 		}
 		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	}
-	short := helpKeys{km: m.km, short: m.focused().ShortHelp()}
-	helpLine := ansi.Truncate(m.help.ShortHelpView(short.ShortHelp()), max(m.w, minWidth), "…")
-	return lipgloss.JoinVertical(lipgloss.Left, body, m.status.View(), helpLine)
+	helpLine := ansi.Truncate(m.help.ShortHelpView(m.shortHelp()), max(m.w, minWidth), "…")
+	return lipgloss.JoinVertical(lipgloss.Left, body, m.statusView(), helpLine)
+}
+
+// statusView renders the status bar from the state the root and the tree
+// pane own.
+func (m *Model) statusView() string { return m.status.View(m.trees, m.tree.Explain()) }
+
+// shortHelp is the help line's keys: the focused pane's and the global ones
+// that work there.
+func (m *Model) shortHelp() []key.Binding {
+	return helpKeys{km: m.km, short: m.focused().ShortHelp(), typing: m.typing()}.ShortHelp()
 }
 
 func (m *Model) box(f focus, title string, r rect) string {

@@ -25,12 +25,18 @@ const (
 	focusCount
 )
 
-// component is what every pane provides.
+// component is what every pane provides. The root never touches a pane's
+// fields: it moves the keyboard with Focus and Blur, and feeds data through
+// methods (SetTrees, SetSubject...).
 type component interface {
 	Init() tea.Cmd
 	Update(tea.Msg) tea.Cmd
 	View() string
 	SetSize(w, h int)
+	// Focus gives the pane the keyboard; Blur takes it away. Blur may
+	// return a command (a status message about input left unfinished).
+	Focus() tea.Cmd
+	Blur() tea.Cmd
 	ShortHelp() []key.Binding
 	FullHelp() [][]key.Binding
 }
@@ -88,7 +94,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		focus:  focusSeeds,
 	}
 	m.helpVP.KeyMap = viewport.KeyMap{Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown}
-	m.seeds.focused = true
+	m.seeds.Focus()
 	m.resize(80, 24)
 	return m
 }
@@ -97,7 +103,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 // given.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init()}
-	if len(m.seeds.seeds) > 0 {
+	if len(m.seeds.Seeds()) > 0 {
 		cmds = append(cmds, m.restart())
 	}
 	return tea.Batch(cmds...)
@@ -108,7 +114,7 @@ func (m *Model) Init() tea.Cmd {
 func (m *Model) restart() tea.Cmd {
 	m.stopRun()
 	m.runID++
-	m.seedsV, m.tagsV = m.seeds.version, m.tags.version
+	m.seedsV, m.tagsV = m.seeds.Version(), m.tags.Version()
 	seeds, tags, cfg := m.seeds.Seeds(), m.tags.Tags(), m.params.Config()
 	m.runCfg, m.runTags = cfg, retriever.NormalizeTags(tags)
 	if len(seeds) == 0 {
@@ -138,7 +144,6 @@ func (m *Model) afterTreeChange(newRun bool) {
 	} else {
 		m.tree.Changed()
 	}
-	m.status.trees = m.trees
 	m.syncDetail()
 }
 
@@ -151,8 +156,7 @@ func (m *Model) syncDetail() {
 		m.detail.Show(m.subject())
 		return
 	}
-	m.detail.subject = m.subject()
-	m.detail.render()
+	m.detail.SetSubject(m.subject())
 }
 
 // Update routes messages: run messages by run id, keys by focus.
@@ -185,7 +189,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.id == m.runID {
 			m.stopRun()
 		}
-	case nodesLoadedMsg:
+	case nodesLoadedMsg, filterTickMsg:
 		return m, m.seeds.Update(msg)
 	case tagsLoadedMsg:
 		return m, m.tags.Update(msg)
@@ -233,9 +237,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.helpVP, cmd = m.helpVP.Update(msg) // scroll; other keys wait
 		return cmd
 	case key.Matches(msg, km.NextPane):
-		return m.setFocus((m.focus + 1) % focusCount)
+		return m.restartIfInputsChanged(m.setFocus((m.focus + 1) % focusCount))
 	case key.Matches(msg, km.PrevPane):
-		return m.setFocus((m.focus + focusCount - 1) % focusCount)
+		return m.restartIfInputsChanged(m.setFocus((m.focus + focusCount - 1) % focusCount))
 	}
 	if !m.typing() {
 		switch {
@@ -248,8 +252,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			m.helpVP.GotoTop()
 			return nil
 		case key.Matches(msg, km.Explain):
-			on := m.tree.ToggleExplain()
-			m.status.explain = on
+			m.tree.ToggleExplain()
 			m.syncDetail()
 			return nil
 		case key.Matches(msg, km.CopyPath):
@@ -270,7 +273,17 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case focusTags:
 		m.resize(m.w, m.h) // the chips may need more or fewer lines
 	}
-	if m.params.Config() != cfg || m.seeds.version != m.seedsV || m.tags.version != m.tagsV {
+	if m.params.Config() != cfg {
+		return tea.Batch(cmd, m.restart())
+	}
+	return m.restartIfInputsChanged(cmd)
+}
+
+// restartIfInputsChanged adds a restart to cmd when the seeds or the tags
+// changed since the current run started (a key, or leaving a pane with a
+// score typed, changed them).
+func (m *Model) restartIfInputsChanged(cmd tea.Cmd) tea.Cmd {
+	if m.seeds.Version() != m.seedsV || m.tags.Version() != m.tagsV {
 		return tea.Batch(cmd, m.restart())
 	}
 	return cmd

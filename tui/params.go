@@ -48,6 +48,18 @@ func (p *paramsPanel) Init() tea.Cmd { return nil }
 // SetSize sets the inner size.
 func (p *paramsPanel) SetSize(w, h int) { p.w, p.h = w, h }
 
+// Focus gives the panel the keyboard.
+func (p *paramsPanel) Focus() tea.Cmd {
+	p.focused = true
+	return nil
+}
+
+// Blur takes the keyboard away.
+func (p *paramsPanel) Blur() tea.Cmd {
+	p.focused = false
+	return nil
+}
+
 // Config returns the current configuration.
 func (p *paramsPanel) Config() retriever.Config { return p.cfg }
 

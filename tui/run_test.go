@@ -24,7 +24,7 @@ import (
 // threshold or all visited".
 func TestTreeGrowsLevelByLevel(t *testing.T) {
 	src := loadDemo(t)
-	src.gate = make(chan struct{})
+	src.holdRuns()
 	h := newHarness(t, src, Options{Seeds: []retriever.SeedInput{demoSeed}, Tags: demoTags})
 	st := h.m.trees.seeds[0]
 	h.waitFor("the seed", func() bool { return st.root != nil })
@@ -32,7 +32,7 @@ func TestTreeGrowsLevelByLevel(t *testing.T) {
 		t.Fatalf("children before any level: %d", len(st.root.children))
 	}
 
-	src.gate <- struct{}{} // level 1
+	src.stepRun() // level 1
 	h.waitFor("depth 1", func() bool { return st.depth == 1 })
 	if got := childIDs(st.root); got != "N2003 N2004 N2005" {
 		t.Fatalf("depth 1 children = %q, want N2003 N2004 N2005", got)
@@ -49,7 +49,7 @@ func TestTreeGrowsLevelByLevel(t *testing.T) {
 	}
 
 	for range 3 { // levels 2, 3 and 4 (level 4 finds nothing above threshold)
-		src.gate <- struct{}{}
+		src.stepRun()
 	}
 	h.waitFor("the result", func() bool { return st.state == seedDone })
 	got := h.treeText()
@@ -115,7 +115,7 @@ func (c *ctxRecorder) first() context.Context {
 // 1's id never reaches the trees.
 func TestParamKeyCancelsRunAndDropsStaleEvents(t *testing.T) {
 	src := loadDemo(t)
-	src.gate = make(chan struct{})
+	src.holdRuns()
 	rec := &ctxRecorder{fakeSource: src}
 	h := newHarness(t, src, Options{Seeds: []retriever.SeedInput{demoSeed}, Tags: demoTags})
 	h.m.src = rec // record contexts from the next run on
@@ -140,7 +140,7 @@ func TestParamKeyCancelsRunAndDropsStaleEvents(t *testing.T) {
 	if trees.version != v || trees.seeds[0].depth != 0 {
 		t.Fatalf("stale run's event was applied (version %d → %d)", v, trees.version)
 	}
-	close(src.gate)
+	src.openRuns()
 	h.waitFor("run 3 to finish", func() bool { return !h.m.running() && h.m.ch == nil })
 	if n := len(h.m.trees.seeds[0].result.Paths); n != 3 {
 		t.Fatalf("run 3 paths = %d, want 3", n)
@@ -181,8 +181,8 @@ func TestBackendPanicBecomesError(t *testing.T) {
 	if e := h.m.trees.seeds[0].err; !strings.Contains(e, "backend panic: fake backend exploded") {
 		t.Fatalf("error = %q", e)
 	}
-	if !strings.Contains(h.m.status.View(), "N2006 error: backend panic") {
-		t.Fatalf("status bar: %q", h.m.status.View())
+	if !strings.Contains(h.m.statusView(), "N2006 error: backend panic") {
+		t.Fatalf("status bar: %q", h.m.statusView())
 	}
 }
 

@@ -4,14 +4,22 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/sahilm/fuzzy"
 )
 
-// nodesLoadedMsg is a page of Catalog.ListNodes for filter at offset.
+// filterDebounce is how long the filter must rest before the server is
+// searched: a word typed quickly costs one ListNodes (on Neo4j a scan of
+// every node), not one per keystroke.
+const filterDebounce = 150 * time.Millisecond
+
+// nodesLoadedMsg is a page of Catalog.ListNodes for filter at offset, for
+// the node stream numbered seq.
 type nodesLoadedMsg struct {
+	seq    int
 	filter string
 	offset int
 	nodes  []retriever.NodeSummary
@@ -19,29 +27,65 @@ type nodesLoadedMsg struct {
 	err    error
 }
 
+// filterTickMsg ends the debounce of filter edit number id.
+type filterTickMsg struct{ id int }
+
 // listNodesCmd fetches one page inside a command.
-func listNodesCmd(ctx context.Context, cat retriever.Catalog, filter string, offset int) tea.Cmd {
+func listNodesCmd(ctx context.Context, cat retriever.Catalog, seq int, filter string, offset int) tea.Cmd {
 	return safeCmd(func() tea.Msg {
 		nodes, more, err := cat.ListNodes(ctx, filter, offset, nodePageSize)
-		return nodesLoadedMsg{filter: filter, offset: offset, nodes: nodes, more: more, err: err}
+		return nodesLoadedMsg{seq: seq, filter: filter, offset: offset, nodes: nodes, more: more, err: err}
 	})
 }
 
 // nodeStream is the nodes loaded so far for one filter, contiguous from 0.
+// Its pages are fetched under ctx, cancelled when the stream is replaced;
+// seq tells its pages from those of the streams before it (0: not started).
 type nodeStream struct {
 	filter  string
 	nodes   []retriever.NodeSummary
 	more    bool
 	loading bool
+	seq     int
+	ctx     context.Context
+	cancel  context.CancelFunc
+}
+
+// stop cancels the stream's requests in flight.
+func (s *nodeStream) stop() {
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// startStream replaces *s with a new stream for filter, cancelling the old
+// one's requests, and fetches its first page.
+func (p *seedPicker) startStream(s *nodeStream, filter string) tea.Cmd {
+	s.stop()
+	p.seq++
+	ctx, cancel := context.WithCancel(p.ctx)
+	*s = nodeStream{filter: filter, seq: p.seq, ctx: ctx, cancel: cancel}
+	return p.fetch(s)
+}
+
+// fetch asks for the page of s after the nodes it has.
+func (p *seedPicker) fetch(s *nodeStream) tea.Cmd {
+	s.loading = true
+	return listNodesCmd(s.ctx, p.cat, s.seq, s.filter, len(s.nodes))
 }
 
 func (p *seedPicker) loaded(msg nodesLoadedMsg) tea.Cmd {
-	s := &p.all
-	if msg.filter != "" {
+	var s *nodeStream
+	switch msg.seq {
+	case p.all.seq:
+		s = &p.all
+	case p.match.seq:
 		s = &p.match
+	default:
+		return nil // a page of a replaced (cancelled) stream
 	}
-	if msg.filter != s.filter || msg.offset != len(s.nodes) {
-		return nil // a page for an older filter, or a duplicate
+	if msg.offset != len(s.nodes) {
+		return nil // a duplicate
 	}
 	s.loading = false
 	if msg.err != nil {
@@ -97,15 +141,15 @@ func (p *seedPicker) maybeLoad() tea.Cmd {
 	if q := strings.TrimSpace(p.filter.Value()); q != "" {
 		s = &p.match
 	}
-	if !s.more || s.loading || p.cursor < len(p.visible)-loadAheadRows-p.listHeight() {
+	if s.seq == 0 || !s.more || s.loading || p.cursor < len(p.visible)-loadAheadRows-p.listHeight() {
 		return nil
 	}
-	s.loading = true
-	return listNodesCmd(p.ctx, p.cat, s.filter, len(s.nodes))
+	return p.fetch(s)
 }
 
-// filterChanged starts a server-side search for the new filter (substring,
-// paged) while the loaded nodes are fuzzy-filtered at once.
+// filterChanged fuzzy-filters the loaded nodes at once and, once the filter
+// has rested for filterDebounce, searches the server (substring, paged).
+// The previous search is cancelled now, not when the new one starts.
 func (p *seedPicker) filterChanged() tea.Cmd {
 	q := strings.TrimSpace(p.filter.Value())
 	p.cursor, p.offset = 0, 0
@@ -113,11 +157,22 @@ func (p *seedPicker) filterChanged() tea.Cmd {
 		p.refilter()
 		return nil
 	}
+	p.match.stop()
 	p.match = nodeStream{filter: q}
+	p.debounce++
 	p.refilter()
 	if q == "" {
 		return p.maybeLoad()
 	}
-	p.match.loading = true
-	return listNodesCmd(p.ctx, p.cat, q, 0)
+	p.match.loading = true // "loading…" while the debounce runs
+	id := p.debounce
+	return tea.Tick(filterDebounce, func(time.Time) tea.Msg { return filterTickMsg{id: id} })
+}
+
+// filterTick starts the server search when the tick is the last edit's.
+func (p *seedPicker) filterTick(msg filterTickMsg) tea.Cmd {
+	if msg.id != p.debounce || p.match.filter == "" || p.match.seq != 0 {
+		return nil // superseded by a later edit
+	}
+	return p.startStream(&p.match, p.match.filter)
 }

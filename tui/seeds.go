@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -20,6 +21,8 @@ const (
 	loadAheadRows    = 10
 	defaultSeedScore = 0.85
 	scoreStep        = 0.05
+	// seedTextWidth is the most runes of a node's text in a picker row.
+	seedTextWidth = 60
 )
 
 // seedPicker lists the graph's nodes (fuzzy-filtered) and holds the seeds
@@ -37,8 +40,14 @@ type seedPicker struct {
 	cursor     int
 	offset     int // first visible row
 
+	// seq numbers node streams (nodesLoadedMsg.seq): a page whose stream
+	// was replaced is dropped. debounce numbers filter edits: only the
+	// last edit's tick starts a server search (filterTickMsg).
+	seq, debounce int
+
 	filter  textinput.Model
-	editing bool // typing a score
+	editing bool   // typing a score
+	editID  string // the seed whose score is being typed
 	score   textinput.Model
 
 	seeds   []retriever.SeedInput
@@ -63,8 +72,32 @@ func newSeedPicker(ctx context.Context, km keymap.KeyMap, st *Styles, cat retrie
 
 // Init loads the first page of nodes.
 func (p *seedPicker) Init() tea.Cmd {
-	p.all.loading = true
-	return listNodesCmd(p.ctx, p.cat, "", 0)
+	return p.startStream(&p.all, "")
+}
+
+// Focus gives the picker the keyboard (the list; / opens the filter).
+func (p *seedPicker) Focus() tea.Cmd {
+	p.focused = true
+	return nil
+}
+
+// Blur takes the keyboard away. The filter input loses focus (its text
+// stays and keeps filtering). A score being typed is applied to its seed
+// when it is valid; otherwise the edit is abandoned and the status line
+// says so: nothing typed is dropped silently.
+func (p *seedPicker) Blur() tea.Cmd {
+	p.focused = false
+	p.filter.Blur()
+	if !p.editing {
+		return nil
+	}
+	raw, id := strings.TrimSpace(p.score.Value()), p.editID
+	p.endEdit()
+	v, err := parseScore(raw)
+	if err != nil {
+		return notifyErr(fmt.Errorf("score edit for %s abandoned, R stays %s: %w", id, p.scoreOf(id), err))
+	}
+	return p.applyScore(id, v)
 }
 
 // SetSize sets the inner size.
@@ -79,6 +112,12 @@ func (p *seedPicker) Seeds() []retriever.SeedInput {
 	return append([]retriever.SeedInput(nil), p.seeds...)
 }
 
+// Version changes whenever the seeds or their scores change.
+func (p *seedPicker) Version() int { return p.version }
+
+// Title is the pane's title: the seeds chosen out of the most allowed.
+func (p *seedPicker) Title() string { return fmt.Sprintf("Seeds %d/%d", len(p.seeds), p.maxSeeds) }
+
 // Typing reports whether a text input of the picker has the keyboard.
 func (p *seedPicker) Typing() bool { return p.filter.Focused() || p.editing }
 
@@ -90,6 +129,20 @@ func (p *seedPicker) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case nodesLoadedMsg:
 		return p.loaded(msg)
+	case filterTickMsg:
+		return p.filterTick(msg)
+	case tea.MouseMsg:
+		if msg.Action != tea.MouseActionPress {
+			return nil
+		}
+		switch msg.Button {
+		case tea.MouseButtonWheelUp:
+			p.moveTo(p.cursor - 3)
+		case tea.MouseButtonWheelDown:
+			p.moveTo(p.cursor + 3)
+			return p.maybeLoad()
+		}
+		return nil
 	case tea.KeyMsg:
 		if !p.focused {
 			return nil
@@ -233,17 +286,19 @@ func (p *seedPicker) startEdit() tea.Cmd {
 	if i < 0 {
 		return notifyErr(fmt.Errorf("%s is not a seed: press space to choose it first", n.ID))
 	}
-	p.editing = true
+	p.editing, p.editID = true, n.ID
 	p.score.SetValue(strconv.FormatFloat(p.seeds[i].Score, 'f', -1, 64))
 	p.score.CursorEnd()
 	return p.score.Focus()
 }
 
+// updateScoreInput edits the score of the seed the edit started on
+// (editID): pages arriving meanwhile may re-rank the list and move the
+// cursor to another row, so the row under the cursor is not used.
 func (p *seedPicker) updateScoreInput(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, p.km.Cancel):
-		p.editing = false
-		p.score.Blur()
+		p.endEdit()
 		return nil
 	case key.Matches(msg, p.km.Submit):
 		raw := strings.TrimSpace(p.score.Value())
@@ -251,18 +306,39 @@ func (p *seedPicker) updateScoreInput(msg tea.KeyMsg) tea.Cmd {
 		if err != nil {
 			return notifyErr(err) // stay in the input so the value can be fixed
 		}
-		p.editing = false
-		p.score.Blur()
-		n, _ := p.current()
-		if i := p.seedIndex(n.ID); i >= 0 && p.seeds[i].Score != v {
-			p.seeds[i].Score = v
-			p.version++
-		}
-		return notify(fmt.Sprintf("%s: R = %s", n.ID, num(v, 6)))
+		id := p.editID
+		p.endEdit()
+		return p.applyScore(id, v)
 	}
 	var cmd tea.Cmd
 	p.score, cmd = p.score.Update(msg)
 	return cmd
+}
+
+func (p *seedPicker) endEdit() {
+	p.editing, p.editID = false, ""
+	p.score.Blur()
+}
+
+// applyScore sets seed id's score R to v.
+func (p *seedPicker) applyScore(id string, v float64) tea.Cmd {
+	i := p.seedIndex(id)
+	if i < 0 {
+		return notifyErr(fmt.Errorf("%s is no longer a seed: R %s not applied", id, num(v, 6)))
+	}
+	if p.seeds[i].Score != v {
+		p.seeds[i].Score = v
+		p.version++
+	}
+	return notify(fmt.Sprintf("%s: R = %s", id, num(v, 6)))
+}
+
+// scoreOf is seed id's score as shown, "?" when id is not a seed.
+func (p *seedPicker) scoreOf(id string) string {
+	if i := p.seedIndex(id); i >= 0 {
+		return num(p.seeds[i].Score, 6)
+	}
+	return "?"
 }
 
 // parseScore accepts a finite number in (0, 1].
@@ -326,7 +402,7 @@ func (p *seedPicker) row(n retriever.NodeSummary, selected bool) string {
 	if len(n.Labels) > 0 {
 		label = " " + n.Labels[0]
 	}
-	text := firstWords(n.Text, 60)
+	text := render.Truncate(strings.Join(strings.Fields(n.Text), " "), seedTextWidth)
 	if selected && p.focused {
 		return p.st.Selected.Render(fit(glyphSelected+" "+box+" "+n.ID+r+label+"  "+text, p.w))
 	}

@@ -30,12 +30,13 @@ func notifyErr(err error) tea.Cmd {
 }
 
 // statusBar shows the backend, each seed's run state and the last message.
+// It keeps only what is its own (the backend and the last message); the
+// run's trees and the explain switch belong to the root and the tree pane
+// and are passed to View.
 type statusBar struct {
 	st      *Styles
 	backend string
 	msg     statusMsg
-	trees   *resultTrees
-	explain bool
 	w       int
 }
 
@@ -56,17 +57,18 @@ func (s *statusBar) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// View renders the run line and the message line.
-func (s *statusBar) View() string {
+// View renders the run line, for the current run's trees (nil: no seeds)
+// and whether losing candidates are shown, and the message line.
+func (s *statusBar) View(trees *resultTrees, explain bool) string {
 	parts := []string{s.st.Info.Render(s.backend)}
-	if s.trees != nil {
-		for _, t := range s.trees.seeds {
+	if trees != nil {
+		for _, t := range trees.seeds {
 			parts = append(parts, seedBadge(s.st, t))
 		}
 	} else {
 		parts = append(parts, s.st.Dim.Render("no seeds"))
 	}
-	if s.explain {
+	if explain {
 		parts = append(parts, s.st.End.Render("explain"))
 	}
 	line1 := ansi.Truncate(strings.Join(parts, s.st.Dim.Render(" │ ")), s.w, "…")
@@ -117,11 +119,18 @@ func fmtDur(d time.Duration) string {
 type helpKeys struct {
 	km    keymap.KeyMap
 	short []key.Binding
+	// typing is set when the focused pane takes text: q and ? then type
+	// themselves, so only tab and ctrl+c are offered as global keys.
+	typing bool
 }
 
-// ShortHelp is the focused pane's keys plus the most used global ones.
+// ShortHelp is the focused pane's keys plus the global ones that work there.
 func (h helpKeys) ShortHelp() []key.Binding {
-	return append(append([]key.Binding(nil), h.short...), h.km.NextPane, h.km.Help, h.km.Quit)
+	keys := append([]key.Binding(nil), h.short...)
+	if h.typing {
+		return append(keys, h.km.NextPane, h.km.ForceQuit)
+	}
+	return append(keys, h.km.NextPane, h.km.Help, h.km.Quit)
 }
 
 // FullHelp lists every key of the keymap.

@@ -71,6 +71,12 @@ func (t *tagInput) SetSize(w, h int) {
 // Tags returns a copy of the chosen tags.
 func (t *tagInput) Tags() []string { return append([]string(nil), t.chosen...) }
 
+// Version changes whenever the chosen tags change.
+func (t *tagInput) Version() int { return t.version }
+
+// Title is the pane's title: the number of chosen tags.
+func (t *tagInput) Title() string { return fmt.Sprintf("Tags %d", len(t.chosen)) }
+
 // Typing reports whether the input has the keyboard (always, when focused).
 func (t *tagInput) Typing() bool { return t.focused }
 
@@ -80,11 +86,13 @@ func (t *tagInput) Focus() tea.Cmd {
 	return t.input.Focus()
 }
 
-// Blur takes the keyboard away.
-func (t *tagInput) Blur() {
+// Blur takes the keyboard away. A half-typed tag stays in the input, shown,
+// and is added only with enter, so nothing is lost or applied silently.
+func (t *tagInput) Blur() tea.Cmd {
 	t.focused = false
 	t.chip = -1
 	t.input.Blur()
+	return nil
 }
 
 // Update handles the tag list and keys when focused.

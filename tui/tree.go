@@ -50,6 +50,19 @@ func (t *treePane) SetSize(w, h int) {
 	t.refresh()
 }
 
+// Focus gives the tree the keyboard.
+func (t *treePane) Focus() tea.Cmd {
+	t.focused = true
+	t.setContent()
+	return nil
+}
+
+// Blur takes the keyboard away.
+func (t *treePane) Blur() tea.Cmd {
+	t.focused = false
+	return nil
+}
+
 // SetTrees shows the trees of a new run; the selection stays on the same
 // node when the new trees have it.
 func (t *treePane) SetTrees(rt *resultTrees) {

@@ -28,8 +28,7 @@ type tnode struct {
 	children []*tnode             // kept neighbours, in kept order
 	losers   []retriever.CandidateOutcome
 	// end is the path's end reason (retriever.End*) when a path ends here.
-	end    string
-	folded bool
+	end string
 }
 
 // path returns the path from the seed to n (empty for the seed itself).
@@ -159,15 +158,6 @@ func (rt *resultTrees) results() []retriever.RetrievalResult {
 		if st.result != nil {
 			out = append(out, *st.result)
 		}
-	}
-	return out
-}
-
-// paths returns every completed path of every finished seed.
-func (rt *resultTrees) paths() []retriever.GraphPath {
-	var out []retriever.GraphPath
-	for _, r := range rt.results() {
-		out = append(out, r.Paths...)
 	}
 	return out
 }

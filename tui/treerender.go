@@ -2,12 +2,15 @@ package tui
 
 import (
 	"fmt"
-	"github.com/memoria-graph/memoria/render"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 )
+
+// treeTextWidth is the most runes of a node's text in a tree row.
+const treeTextWidth = 48
 
 // rowKey identifies a selectable row across re-renders and runs: the seed's
 // node id, the node's id, and for a losing candidate its index among its
@@ -33,7 +36,6 @@ type rowBuilder struct {
 	explain bool
 	folded  map[rowKey]bool
 	rows    []treeRow
-	tags    []string
 }
 
 // seg is a piece of a line with its style; plain and styled forms are built
@@ -121,7 +123,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 	if l := n.node.Label(); l != "" {
 		segs = append(segs, seg{" " + l, s.Label.Render})
 	}
-	if t := shortText(n.node.Properties); t != "" {
+	if t := shortText(n.node); t != "" {
 		segs = append(segs, seg{"  " + t, nil})
 	}
 	if hasKids && folded {
@@ -222,22 +224,12 @@ func num(v float64, digits int) string {
 	return fmt.Sprintf("%.*g", digits, v)
 }
 
-// shortText is the first words of a node's text property, on one line.
-func shortText(props map[string]any) string {
-	t, _ := props["text"].(string)
-	return firstWords(t, 48)
-}
-
-func firstWords(t string, limit int) string {
-	t = strings.Join(strings.Fields(t), " ")
-	if len(t) <= limit {
-		return t
-	}
-	cut := strings.LastIndexByte(t[:limit], ' ')
-	if cut < limit/2 {
-		cut = limit
-	}
-	return ansi.Truncate(t[:cut], limit, "") + "…"
+// shortText is a node's display text on one line, cut to treeTextWidth
+// runes: the same text, from the same properties (text, else title,
+// description, name), as the CLI's tree (render.NodeText, render.Truncate).
+func shortText(n retriever.GraphNode) string {
+	t, _ := render.NodeText(n)
+	return render.Truncate(t, treeTextWidth)
 }
 
 // seedStatus is a seed's run state in words.

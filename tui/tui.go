@@ -29,9 +29,13 @@ type Options struct {
 	Tags  []string
 	// MaxSeeds is the most seeds that can be chosen (default 5).
 	MaxSeeds int
-	// NoColor turns colours off (so does $NO_COLOR).
+	// NoColor turns colours off. The package reads no environment: callers
+	// map $NO_COLOR onto it (the CLI does).
 	NoColor bool
-	// In and Out are the terminal (default os.Stdin and os.Stdout).
+	// In and Out are the terminal (default os.Stdin and os.Stdout). Every
+	// write to Out, the renderer's frames and the clipboard's OSC 52
+	// sequences alike, goes through one lock (see lockOutput), so they
+	// never interleave.
 	In  io.Reader
 	Out io.Writer
 	// OutDir is where exported files go (default ".").
@@ -61,16 +65,16 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Out == nil {
 		o.Out = os.Stdout
 	}
+	o.Out = lockOutput(o.Out)
 	if o.OutDir == "" {
 		o.OutDir = "."
-	}
-	if os.Getenv("NO_COLOR") != "" {
-		o.NoColor = true
 	}
 	return o, nil
 }
 
 // programOptions are the tea.Program options Run uses (shared with tests).
+// o must come from withDefaults, so that o.Out is the locked writer the
+// model's commands write to as well.
 func programOptions(ctx context.Context, o Options) []tea.ProgramOption {
 	return []tea.ProgramOption{
 		tea.WithContext(ctx), tea.WithInput(o.In), tea.WithOutput(o.Out),
@@ -79,7 +83,9 @@ func programOptions(ctx context.Context, o Options) []tea.ProgramOption {
 }
 
 // New builds the explorer's root model for opts (for embedding it in another
-// program or driving it in tests).
+// program or driving it in tests). A program running it should write to
+// the model's Output, so that its frames and the model's clipboard
+// sequences share one lock.
 func New(ctx context.Context, opts Options) (*Model, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -88,6 +94,10 @@ func New(ctx context.Context, opts Options) (*Model, error) {
 	st := NewStyles(lipgloss.NewRenderer(o.Out), o.NoColor)
 	return newModel(ctx, o, &st), nil
 }
+
+// Output is the locked writer the model writes OSC 52 sequences to: give it
+// to tea.WithOutput.
+func (m *Model) Output() io.Writer { return m.out }
 
 // Run opens the explorer on the terminal and returns when the user quits or
 // ctx ends. Bubble Tea restores the terminal before a panic in Update, View
