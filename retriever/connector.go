@@ -14,7 +14,8 @@ type Connector interface {
 	// ExpandFrontier returns, for every frontier node, each RELATES edge to
 	// an unvisited neighbour whose transfer energy exceeds
 	// req.MinActivation, ordered by parent id, then transfer energy
-	// descending, then neighbour id.
+	// descending, then neighbour id, then (parallel edges) EdgeKey: see
+	// SortTiedEdges.
 	ExpandFrontier(ctx context.Context, req ExpandRequest) ([]ExpansionCandidate, error)
 }
 

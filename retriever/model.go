@@ -7,7 +7,9 @@ package retriever
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // RelType is the only relationship type the algorithm follows.
@@ -273,4 +275,33 @@ func EdgeKey(e GraphEdge) string {
 		return ""
 	}
 	return string(b)
+}
+
+// SortTiedEdges orders, stably, each run of consecutive candidates that
+// tie on parent, transfer energy and neighbour (parallel edges) by EdgeKey.
+// Connectors call it on their sorted output so that every engine lists
+// tied edges alike, whatever order its storage returned them in.
+func SortTiedEdges(cands []ExpansionCandidate) {
+	type keyed struct {
+		key string
+		c   ExpansionCandidate
+	}
+	for i := 0; i < len(cands); {
+		j := i + 1
+		for j < len(cands) && cands[j].ParentID == cands[i].ParentID &&
+			cands[j].TransferEnergy == cands[i].TransferEnergy && cands[j].NeighborNode.ID == cands[i].NeighborNode.ID {
+			j++
+		}
+		if j-i > 1 {
+			run := make([]keyed, j-i)
+			for k := range run {
+				run[k] = keyed{EdgeKey(cands[i+k].Edge), cands[i+k]}
+			}
+			slices.SortStableFunc(run, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+			for k := range run {
+				cands[i+k] = run[k].c
+			}
+		}
+		i = j
+	}
 }

@@ -1,6 +1,7 @@
 package retriever
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -185,5 +186,39 @@ func TestParallelEdgeTie(t *testing.T) {
 		if up.Outcomes[1].Fate != FateClaimed || up.Outcomes[1].ClaimedBy != "A" {
 			t.Fatalf("second %+v", up.Outcomes[1])
 		}
+	}
+}
+
+// TestSortTiedEdges: SortTiedEdges reorders, within each run of
+// candidates with equal parent, T and neighbour, by EdgeKey (the
+// JSON of the edge's properties, keys sorted), stably, and moves nothing
+// across runs. Input: A→B T 0.5 with notes "c", "a", "b"; A→C T 0.5 with
+// note "z" (another neighbour: its own run); A→B T 0.4 with "y", "x" (other
+// T: its own run); B→B T 0.5 "b" (other parent). Expected: a b c | z | x y
+// | b, and two candidates with equal keys keep their order (the second
+// "a", told apart by its weight pointer).
+func TestSortTiedEdges(t *testing.T) {
+	w1, w2 := 1.0, 1.0
+	c := func(parent, nb string, te float64, note string, w *float64) ExpansionCandidate {
+		return ExpansionCandidate{ParentID: parent, NeighborNode: GraphNode{ID: nb}, TransferEnergy: te,
+			Edge: GraphEdge{Properties: map[string]any{"note": note, "weight": 0.5}, Weight: w}}
+	}
+	cands := []ExpansionCandidate{
+		c("A", "B", 0.5, "c", nil), c("A", "B", 0.5, "a", &w1), c("A", "B", 0.5, "b", nil), c("A", "B", 0.5, "a", &w2),
+		c("A", "C", 0.5, "z", nil),
+		c("A", "B", 0.4, "y", nil), c("A", "B", 0.4, "x", nil),
+		c("B", "B", 0.5, "b", nil),
+	}
+	SortTiedEdges(cands)
+	var got []string
+	for _, cd := range cands {
+		got = append(got, fmt.Sprintf("%s>%s %v %s", cd.ParentID, cd.NeighborNode.ID, cd.TransferEnergy, cd.Edge.Properties["note"]))
+	}
+	want := []string{"A>B 0.5 a", "A>B 0.5 a", "A>B 0.5 b", "A>B 0.5 c", "A>C 0.5 z", "A>B 0.4 x", "A>B 0.4 y", "B>B 0.5 b"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if cands[0].Edge.Weight != &w1 || cands[1].Edge.Weight != &w2 {
+		t.Error("equal keys did not keep their order")
 	}
 }

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/apoc"
+	"github.com/memoria-graph/memoria/retriever/inmem"
 	"github.com/memoria-graph/memoria/retriever/neo4jgraph"
 )
 
@@ -39,7 +39,12 @@ func runExport(ctx context.Context, args []string, env Env) error {
 	if *format != "jsonl" && *format != "cypher" {
 		return usagef("export: unknown --format %q (want jsonl or cypher)", *format)
 	}
-	g, err := src.readGraph(ctx, env)
+	source, err := src.open(ctx, env, retriever.DefaultConfig())
+	if err != nil {
+		return err
+	}
+	defer source.Close(context.WithoutCancel(ctx))
+	g, err := apocGraph(ctx, source)
 	if err != nil {
 		return err
 	}
@@ -55,37 +60,32 @@ func runExport(ctx context.Context, args []string, env Env) error {
 	return w.Flush()
 }
 
-// readGraph reads the whole chosen graph, as open chooses it.
-func (s *sourceFlags) readGraph(ctx context.Context, env Env) (*apoc.Graph, error) {
-	if s.graph != "" && s.uri != "" {
-		return nil, usagef("--graph and --uri both given: choose one source")
-	}
-	if s.graph != "" {
-		g, err := apoc.ParseFile(s.graph)
+// apocHolder is a source that holds its whole graph (inmem.Graph).
+type apocHolder interface{ APOC() *apoc.Graph }
+
+// apocReader is a source that reads its whole graph (neo4jgraph.Source).
+type apocReader interface {
+	ReadAPOC(context.Context) (*apoc.Graph, error)
+}
+
+// Every source sourceFlags.open returns can be exported.
+var (
+	_ apocHolder = (*inmem.Graph)(nil)
+	_ apocReader = (*neo4jgraph.Source)(nil)
+)
+
+// apocGraph returns the whole graph of the source sourceFlags.open chose,
+// so that export picks its source exactly as explore does.
+func apocGraph(ctx context.Context, src retriever.Source) (*apoc.Graph, error) {
+	switch s := src.(type) {
+	case apocHolder:
+		return s.APOC(), nil
+	case apocReader:
+		g, err := s.ReadAPOC(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", s.graph, err)
+			return nil, fmt.Errorf("reading the graph of %s: %w", src.Describe(), err)
 		}
 		return g, nil
 	}
-	st, ok, err := s.settings(env, retriever.DefaultConfig())
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		src, err := connectNeo4j(ctx, st, env)
-		if err != nil {
-			return nil, err
-		}
-		defer src.Close(context.WithoutCancel(ctx))
-		g, err := neo4jgraph.ReadGraph(ctx, src.Driver(), st.Database)
-		if err != nil {
-			return nil, fmt.Errorf("reading the graph of %s: %w", st.URI, err)
-		}
-		return g, nil
-	}
-	g, err := apoc.Parse(bytes.NewReader(env.DemoGraph))
-	if err != nil {
-		return nil, fmt.Errorf("the embedded demo graph is invalid: %w", err)
-	}
-	return g, nil
+	return nil, fmt.Errorf("export: %s cannot be exported", src.Describe())
 }

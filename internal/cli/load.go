@@ -25,7 +25,10 @@ a string id property. Loading is idempotent: nodes are merged on their
 first label and id (their properties replaced), and a relationship is
 created only if no identical one (endpoints, type, properties) is there
 yet, so loading the same file twice changes nothing. The id index of each
-label (seed 000 §9) is created if missing.
+label (seed 000 §9) is created if missing. A file whose node id exists in
+the database under other labels (say :Event where the file has
+:UserRequest) is refused before anything is written, as merging it would
+make a second node with that id.
 
 load never deletes anything unless --wipe is given. Then it first says how
 many nodes and relationships it will delete and, on a terminal, asks for
@@ -79,10 +82,7 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
 	}
-	if err := apoc.Validate(g); err != nil {
-		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
-	}
-	if err := checkIDs(g); err != nil {
+	if err := neo4jgraph.ValidateForLoad(g); err != nil {
 		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
 	}
 
@@ -111,29 +111,18 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 		}
 	}
 	stats, err := neo4jgraph.Load(ctx, driver, st.Database, g, neo4jgraph.LoadOptions{BatchSize: *batch, Wipe: *wipe})
-	if err != nil {
+	var conflict *neo4jgraph.LabelConflictError
+	switch {
+	case errors.As(err, &conflict) && conflict.Total == 1:
+		return fmt.Errorf("loading %s into %s: nothing loaded: %w (use --wipe to replace the graph)", path, where, err)
+	case errors.As(err, &conflict):
+		return fmt.Errorf("loading %s into %s: nothing loaded: %w\n(use --wipe to replace the graph)", path, where, err)
+	case err != nil:
 		return fmt.Errorf("loading %s into %s: %w", path, where, err)
 	}
 	_, err = fmt.Fprintf(env.Stdout, "loaded %s into %s in %s\n%s",
 		path, where, time.Since(start).Round(time.Millisecond), loadSummary(stats))
 	return err
-}
-
-// checkIDs requires the string id on every node that Load merges nodes on,
-// so that such a file is refused before --wipe is announced.
-func checkIDs(g *apoc.Graph) error {
-	var errs []error
-	for i := range g.Nodes {
-		n := &g.Nodes[i]
-		if _, ok := n.Properties["id"].(string); !ok {
-			errs = append(errs, fmt.Errorf("node %q (the %d. node) has no string id property; load merges nodes on it", n.InternalID, i+1))
-			if len(errs) == apoc.MaxErrors {
-				errs = append(errs, apoc.ErrTooManyErrors)
-				break
-			}
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // loadSummary tells what Load did, one line per kind of element.

@@ -60,13 +60,24 @@ func TestLoadUsageErrors(t *testing.T) {
 // and the error is about the file, not about the server at
 // bolt://127.0.0.1:1, where nothing listens: load never got as far as
 // connecting, so it cannot have written anything. Flags may come after
-// FILE.
+// FILE. A well-formed file with a node without an id is refused the same
+// way, naming node 7.
 func TestLoadRejectsMalformedBeforeConnecting(t *testing.T) {
 	p := writeTemp(t, "bad.jsonl", badGraph)
 	code, out, errs := run(t, "load", p, "--uri", "bolt://127.0.0.1:1", "--batch", "10")
 	if code != 1 || out != "" || !strings.Contains(errs, "line 3") || !strings.Contains(errs, "weight") ||
 		!strings.Contains(errs, "line 4") || !strings.Contains(errs, "nothing loaded") || strings.Contains(errs, "127.0.0.1") {
 		t.Errorf("exit %d stdout %q stderr %q", code, out, errs)
+	}
+	// A node without an id (neo4jgraph.ValidateForLoad) is refused before
+	// connecting too.
+	p = writeTemp(t, "noid.jsonl", `{"type":"node","id":"0","labels":["Event"],"properties":{"id":"A"}}
+{"type":"node","id":"7","labels":["Event"],"properties":{"text":"no id"}}
+`)
+	code, out, errs = run(t, "load", p, "--uri", "bolt://127.0.0.1:1")
+	if code != 1 || out != "" || !strings.Contains(errs, "node 7 (#2, labels [Event]) has no id property") ||
+		!strings.Contains(errs, "nothing loaded") || strings.Contains(errs, "127.0.0.1") {
+		t.Errorf("node without id: exit %d stdout %q stderr %q", code, out, errs)
 	}
 	code, _, errs = run(t, "load", filepath.Join(t.TempDir(), "missing.jsonl"), "--uri", "bolt://127.0.0.1:1")
 	if code != 1 || !strings.Contains(errs, "missing.jsonl") {

@@ -161,6 +161,43 @@ func TestLoadMalformedWritesNothing(t *testing.T) {
 	}
 }
 
+// conflictFile has N2006, a :UserRequest in the demo graph, as an :Event,
+// and a new node NEW1 linked to it.
+const conflictFile = `{"type":"node","id":"0","labels":["Event"],"properties":{"id":"N2006","text":"changed"}}
+{"type":"node","id":"1","labels":["Event"],"properties":{"id":"NEW1"}}
+{"type":"relationship","id":"0","label":"RELATES","properties":{"weight":0.5},"start":{"id":"1"},"end":{"id":"0"}}
+`
+
+// TestLoadRefusesIDUnderOtherLabel: with the demo graph loaded, loading
+// conflictFile (N2006 as :Event) would make a second N2006 (nodes are
+// merged on first label and id), after which exploring N2006 fails with
+// "2 nodes with id". Expected: exit 1 with `node "N2006" exists in the
+// database as :UserRequest, the file has it as :Event; refusing to create
+// a duplicate (use --wipe to replace the graph)`, the database unchanged
+// (57/69, no NEW1), and exploring N2006 still gives scenario A's three
+// paths. With --wipe --yes the same file loads (2 nodes, 1 relationship).
+func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
+	srv, d := freshServer(t)
+	mustLoad(t, srv)
+	p := writeTemp(t, "conflict.jsonl", conflictFile)
+	code, out, errs := runIn(t, serverSession(srv), "load", p, "--uri", srv.URI)
+	want := `node "N2006" exists in the database as :UserRequest, the file has it as :Event; refusing to create a duplicate (use --wipe to replace the graph)`
+	if code != 1 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, "nothing loaded") {
+		t.Errorf("exit %d stdout %q stderr %q; want 1 and %q", code, out, errs, want)
+	}
+	if n, r := counts(t, d); n != 57 || r != 69 {
+		t.Fatalf("after the refused load: %d nodes, %d relationships; want 57 and 69", n, r)
+	}
+	code, out, errs = runIn(t, serverSession(srv), append(slices.Clone(scenarioA), "--uri", srv.URI)...)
+	if code != 0 || strings.Count(out, `"node_ids"`) != 3 {
+		t.Errorf("explore N2006 after the refused load: exit %d stderr %q", code, errs)
+	}
+	code, _, errs = runIn(t, serverSession(srv), "load", p, "--uri", srv.URI, "--wipe", "--yes")
+	if n, r := counts(t, d); code != 0 || n != 2 || r != 1 {
+		t.Errorf("with --wipe: exit %d (%s), %d nodes, %d relationships", code, errs, n, r)
+	}
+}
+
 // TestLoadWipe: with the demo graph plus one extra node (Junk, and one
 // extra relationship to N2006) in the database, `load --wipe --yes` says
 // "will delete 58 nodes and 70 relationships from database neo4j at URI"
@@ -279,6 +316,7 @@ func TestDemoCypherRecreatesLoadedGraph(t *testing.T) {
 // jsonl` after loading the demo graph prints a graph equal to
 // testdata/demo.jsonl up to internal ids: the same nodes by application
 // id, same labels and typed properties, same multiset of relationships.
+// `memoria export` with $NEO4J_URI set instead prints the same.
 func TestExportFromNeo4jEqualsLoaded(t *testing.T) {
 	srv, _ := freshServer(t)
 	mustLoad(t, srv)
@@ -295,6 +333,14 @@ func TestExportFromNeo4jEqualsLoaded(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareCanonical(t, "export", canonical(t, got), "demo.jsonl", canonical(t, want))
+	// $NEO4J_URI chooses Neo4j as --uri does (export opens its source as
+	// explore does).
+	s := serverSession(srv)
+	s.vars["NEO4J_URI"] = srv.URI
+	code, out2, errs := runIn(t, s, "export")
+	if code != 0 || out2 != out {
+		t.Errorf("export with $NEO4J_URI: exit %d, same output %v, stderr %s", code, out2 == out, errs)
+	}
 }
 
 // TestPasswordPrompt uses a server of its own that requires neo4j/secret.

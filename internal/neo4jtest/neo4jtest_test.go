@@ -119,17 +119,16 @@ func TestCypherSemantics(t *testing.T) {
 	srv.Wipe(t)
 }
 
-func TestAuth(t *testing.T) {
-	t.Parallel()
-	srv := neo4jtest.New(t, neo4jtest.WithAuth("neo4j", "secret"))
-	if srv.Username != "neo4j" || srv.Password != "secret" {
-		t.Fatalf("credentials: %q/%q", srv.Username, srv.Password)
-	}
-	checkAuth(t, srv)
-}
+// The tests below start servers of their own (New with an Own-implying option). They do
+// not call t.Parallel: with the package's shared server (and those of other packages
+// under `go test ./...`) parallel starts would put several JVMs (~250 MB each) on a small
+// CI machine at once. One server at a time plus the shared one; the built-in user's auth
+// is checked on TestDataDirPersistsWithAuth's server rather than on a server of its own.
 
+// TestAuthOtherUser: a user other than neo4j (alice/pw) is created by --auth; wrong
+// password, unknown user and no auth are refused with Unauthorized, the right
+// credentials work.
 func TestAuthOtherUser(t *testing.T) {
-	t.Parallel()
 	checkAuth(t, neo4jtest.New(t, neo4jtest.WithAuth("alice", "pw")))
 }
 
@@ -172,7 +171,6 @@ func processGone(t *testing.T, srv *neo4jtest.Server, pid int) {
 }
 
 func TestStopCutsConnection(t *testing.T) {
-	t.Parallel()
 	srv := neo4jtest.New(t, neo4jtest.Own())
 	if srv.External() {
 		t.Fatal("Own() returned the external server")
@@ -199,7 +197,6 @@ func TestStopCutsConnection(t *testing.T) {
 }
 
 func TestKill(t *testing.T) {
-	t.Parallel()
 	srv := neo4jtest.New(t, neo4jtest.Own())
 	pid := srv.PID()
 	if err := srv.Kill(); err != nil {
@@ -208,11 +205,17 @@ func TestKill(t *testing.T) {
 	processGone(t, srv, pid)
 }
 
+// TestDataDirPersistsWithAuth: a server with a data dir and auth neo4j/secret has those
+// credentials and refuses wrong ones (checkAuth); a node it created is there after a
+// restart on the same dir with the same password.
 func TestDataDirPersistsWithAuth(t *testing.T) {
-	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
 	opts := []neo4jtest.Option{neo4jtest.WithDataDir(dir), neo4jtest.WithAuth("neo4j", "secret")}
 	srv := neo4jtest.New(t, opts...)
+	if srv.Username != "neo4j" || srv.Password != "secret" {
+		t.Fatalf("credentials: %q/%q", srv.Username, srv.Password)
+	}
+	checkAuth(t, srv)
 	query(t, srv.Driver(t), "CREATE (:Persisted {v: 42})", nil)
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)

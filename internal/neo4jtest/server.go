@@ -1,7 +1,9 @@
 // Package neo4jtest starts a real Neo4j 5 server for tests.
 //
 // If NEO4J_URI is set, that server is used (with NEO4J_USERNAME / NEO4J_PASSWORD) and
-// nothing is started. Otherwise testdata/neo4j/launcher.sh (a small Java program around
+// nothing is started. The tests wipe it (and drop its indexes), so they refuse to unless
+// MEMORIA_TEST_ALLOW_WIPE=1, and test processes take turns on it (LockExternal: Shared
+// holds the lock for the whole package). Otherwise testdata/neo4j/launcher.sh (a small Java program around
 // the official neo4j-harness) is built once — builds from parallel `go test` packages are
 // serialized with a file lock — and started as a child process that serves Bolt on
 // 127.0.0.1 with a free port. The child dies with the test binary: it watches its stdin

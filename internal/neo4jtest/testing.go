@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,11 +15,12 @@ import (
 )
 
 var (
-	sharedOpts []Option
-	sharedOnce sync.Once
-	sharedMu   sync.Mutex
-	sharedSrv  *Server
-	sharedErr  error
+	sharedOpts    []Option
+	sharedOnce    sync.Once
+	sharedMu      sync.Mutex
+	sharedSrv     *Server
+	sharedErr     error
+	sharedRelease func() // releases the external-server lock Shared took
 )
 
 // Main runs a package's tests (use it as the whole body of TestMain) with one shared
@@ -33,12 +36,15 @@ func runMain(m *testing.M, opts ...Option) int {
 	sharedMu.Unlock()
 	code := m.Run()
 	sharedMu.Lock()
-	srv := sharedSrv
+	srv, release := sharedSrv, sharedRelease
 	sharedMu.Unlock()
 	if srv != nil {
 		if err := srv.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "neo4jtest: stopping the shared server: %v\n", err)
 		}
+	}
+	if release != nil {
+		release()
 	}
 	return code
 }
@@ -46,6 +52,12 @@ func runMain(m *testing.M, opts ...Option) int {
 // Shared returns the package's shared server, starting it on first use. If it cannot be
 // started or reached, the test is skipped with the reason — or, when CI=true, fails.
 // Tests sharing it see each other's data: call Wipe first and do not run them in parallel.
+//
+// When the shared server is the external NEO4J_URI one, Shared takes the cross-process
+// lock of LockExternal before returning it, and holds it until Main's tests have finished
+// (without Main, until the process exits): `go test ./...` runs packages in parallel, and
+// packages that wipe and load one database must take turns. The wait counts against the
+// waiting package's -timeout.
 func Shared(t testing.TB) *Server {
 	t.Helper()
 	sharedOnce.Do(func() {
@@ -53,8 +65,14 @@ func Shared(t testing.TB) *Server {
 		opts := sharedOpts
 		sharedMu.Unlock()
 		srv, err := Start(context.Background(), opts...)
+		var release func()
+		if err == nil && srv.External() {
+			if release, err = LockExternal(context.Background(), srv.URI); err != nil {
+				srv = nil
+			}
+		}
 		sharedMu.Lock()
-		sharedSrv, sharedErr = srv, err
+		sharedSrv, sharedErr, sharedRelease = srv, err, release
 		sharedMu.Unlock()
 	})
 	sharedMu.Lock()
@@ -68,12 +86,19 @@ func Shared(t testing.TB) *Server {
 
 // New starts a server for this test alone (stopped in t.Cleanup); the Shared rules for
 // skipping/failing apply. With NEO4J_URI set and no Own-implying option it returns the
-// external server instead.
+// external server instead, holding the lock of LockExternal until the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	srv, err := Start(context.Background(), opts...)
 	if err != nil {
 		Unavailable(t, err)
+	}
+	if srv.External() {
+		release, err := LockExternal(context.Background(), srv.URI)
+		if err != nil {
+			Unavailable(t, err)
+		}
+		t.Cleanup(release)
 	}
 	t.Cleanup(func() {
 		if err := srv.Stop(); err != nil {
@@ -81,6 +106,64 @@ func New(t testing.TB, opts ...Option) *Server {
 		}
 	})
 	return srv
+}
+
+// EnvLockFile names the file LockExternal locks (default: memoria-neo4jtest-external.lock
+// in os.TempDir()).
+const EnvLockFile = "NEO4JTEST_LOCK_FILE"
+
+var (
+	extMu    sync.Mutex // guards extFile and extCount
+	extFile  *os.File   // the locked file while extCount > 0
+	extCount int
+)
+
+// ExternalLockPath is the file LockExternal locks: $NEO4JTEST_LOCK_FILE, or
+// memoria-neo4jtest-external.lock in os.TempDir(). It does not depend on the checkout or
+// the URI, so test processes of every checkout on the machine take turns on an external
+// server, however they spell its address.
+func ExternalLockPath() string {
+	if p := os.Getenv(EnvLockFile); p != "" {
+		return p
+	}
+	return filepath.Join(os.TempDir(), "memoria-neo4jtest-external.lock")
+}
+
+// LockExternal takes an exclusive flock on ExternalLockPath, waiting (and saying so on
+// stderr, naming uri) while another process holds it, and returns its release. Within one
+// process it is counted: nested calls return at once and the last release unlocks. The
+// operating system drops the lock when the process dies.
+func LockExternal(ctx context.Context, uri string) (release func(), err error) {
+	extMu.Lock()
+	defer extMu.Unlock()
+	if extCount == 0 {
+		path := ExternalLockPath()
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+		if err != nil {
+			return nil, fmt.Errorf("neo4jtest: lock for the external server: %w", err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			fmt.Fprintf(os.Stderr, "neo4jtest: waiting for another test process to finish with %s (lock %s)\n", uri, path)
+			if err := flock(ctx, f); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("neo4jtest: locking %s: %w", path, err)
+			}
+		}
+		extFile = f
+	}
+	extCount++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			extMu.Lock()
+			defer extMu.Unlock()
+			if extCount--; extCount == 0 {
+				_ = syscall.Flock(int(extFile.Fd()), syscall.LOCK_UN)
+				_ = extFile.Close()
+				extFile = nil
+			}
+		})
+	}, nil
 }
 
 // InCI reports whether the CI environment variable is set to true (or 1/yes).

@@ -866,5 +866,6 @@ func (g *Graph) ExpandFrontier(ctx context.Context, req retriever.ExpandRequest)
 			TransferEnergy: h.te,
 		}
 	}
+	retriever.SortTiedEdges(out)
 	return out, nil
 }

@@ -90,6 +90,7 @@ func reference(ag *apoc.Graph, req retriever.ExpandRequest) []retriever.Expansio
 			strings.Compare(a.c.ParentID, b.c.ParentID),
 			cmp.Compare(b.c.TransferEnergy, a.c.TransferEnergy),
 			strings.Compare(a.c.NeighborNode.ID, b.c.NeighborNode.ID),
+			strings.Compare(retriever.EdgeKey(a.c.Edge), retriever.EdgeKey(b.c.Edge)),
 			strings.Compare(a.rel, b.rel))
 	})
 	cs := make([]retriever.ExpansionCandidate, len(out))

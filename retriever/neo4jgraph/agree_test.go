@@ -30,8 +30,11 @@ const agreeGraphs = 60
 // identical kept paths (node ids in order) with transfer energies within
 // 1e-9 relative, identical terminations, and identical level events (the
 // same candidates in the same order with the same fates, degrees, tag_sim
-// and energies; parallel edges that tie exactly may come in either order,
-// so their edges are compared as a multiset). The naive reference
+// and energies, and the same edges in the same order: parallel edges that
+// tie exactly on parent, T and neighbour are ordered by retriever.EdgeKey
+// on both engines, so the edge recorded for a kept hop is the same; only
+// edges whose EdgeKey is equal too, such as an integer weight 1 next to a
+// float 1.0, are compared as a multiset). The naive reference
 // (internal/naive) must agree on the paths and on every level's
 // candidates and fates too.
 func TestEnginesAgree(t *testing.T) {
@@ -141,7 +144,7 @@ func randomRequest(r *rand.Rand, g *apoc.Graph, opt randgraph.Options) retriever
 }
 
 // compareExpand compares the candidates of one request on two backends,
-// in order (runs of parallel edges with equal T compared as multisets).
+// in order, edges included (see sameEdges).
 func compareExpand(t *testing.T, a, b retriever.Backend, req retriever.ExpandRequest) string {
 	t.Helper()
 	run := func(be retriever.Backend) []retriever.ExpansionCandidate {
@@ -169,9 +172,41 @@ func compareExpand(t *testing.T, a, b retriever.Backend, req retriever.ExpandReq
 		for k < len(ca) && sameSlot(ca[k], x) {
 			k++
 		}
+		for m := j; m < k; m++ {
+			if !sameSlot(cb[m], x) {
+				return fmt.Sprintf("candidate %d: %s", m, outcomePair(retriever.CandidateOutcome{Candidate: ca[m]}, retriever.CandidateOutcome{Candidate: cb[m]}))
+			}
+		}
+		if msg := sameEdges(ca[j:k], cb[j:k]); msg != "" {
+			return fmt.Sprintf("candidates %d to %d: %s", j, k-1, msg)
+		}
+		j = k
+	}
+	return ""
+}
+
+// sameEdges compares the edges of a run of candidates that tie on parent,
+// T and neighbour, in order: both engines sort such ties by
+// retriever.EdgeKey, so position m must have the same EdgeKey on both.
+// Edges whose EdgeKey is equal as well (the JSON of 1 and 1.0 is the
+// same) may still come in either order: within each run of equal
+// EdgeKeys, the edges (with the type of every value) are compared as a
+// multiset.
+func sameEdges(a, b []retriever.ExpansionCandidate) string {
+	for m := range a {
+		if ka, kb := retriever.EdgeKey(a[m].Edge), retriever.EdgeKey(b[m].Edge); ka != kb {
+			return fmt.Sprintf("tied edge %d: EdgeKey %s vs %s", m, ka, kb)
+		}
+	}
+	for j := 0; j < len(a); {
+		key := retriever.EdgeKey(a[j].Edge)
+		k := j + 1
+		for k < len(a) && retriever.EdgeKey(a[k].Edge) == key {
+			k++
+		}
 		var ea, eb []string
 		for m := j; m < k; m++ {
-			ea, eb = append(ea, edgeKey(ca[m])), append(eb, edgeKey(cb[m]))
+			ea, eb = append(ea, edgeKey(a[m])), append(eb, edgeKey(b[m]))
 		}
 		slices.Sort(ea)
 		slices.Sort(eb)
@@ -210,6 +245,11 @@ func compareResults(a, b retriever.RetrievalResult, la, lb []retriever.LevelEven
 			if !relClose(pa.Steps[j].TransferEnergy, pb.Steps[j].TransferEnergy) {
 				return fmt.Sprintf("path %v step %d: T %v vs %v", pa.NodeIDs(), j, pa.Steps[j].TransferEnergy, pb.Steps[j].TransferEnergy)
 			}
+			// The recorded edge: of parallel edges that tie, both engines
+			// keep the first by retriever.EdgeKey.
+			if ka, kb := retriever.EdgeKey(pa.Steps[j].Edge), retriever.EdgeKey(pb.Steps[j].Edge); ka != kb {
+				return fmt.Sprintf("path %v step %d: edge %s vs %s", pa.NodeIDs(), j, ka, kb)
+			}
 		}
 	}
 	if len(la) != len(lb) {
@@ -231,33 +271,26 @@ func compareResults(a, b retriever.RetrievalResult, la, lb []retriever.LevelEven
 				cx.Activation != cy.Activation {
 				return fmt.Sprintf("level %d outcome %d: %s", i+1, j, outcomePair(x, y))
 			}
-			// Parallel edges with exactly the same T may come in any order:
-			// compare the edges of the run of equal (parent, neighbour, T).
+			// Parallel edges with exactly the same T: the same edges in the
+			// same order (by retriever.EdgeKey) on both engines.
 			k := j + 1
 			for k < len(oa) && sameSlot(oa[k].Candidate, cx) {
 				k++
 			}
-			var ea, eb []string
+			var ra, rb []retriever.ExpansionCandidate
 			for m := j; m < k; m++ {
-				if m < len(ob) && (!sameSlot(ob[m].Candidate, cx) || oa[m].Fate != ob[m].Fate) {
+				if !sameSlot(ob[m].Candidate, cx) || oa[m].Fate != ob[m].Fate || oa[m].ClaimedBy != ob[m].ClaimedBy {
 					return fmt.Sprintf("level %d outcome %d: %s", i+1, m, outcomePair(oa[m], ob[m]))
 				}
-				ea = append(ea, edgeKey(oa[m].Candidate))
-				eb = append(eb, edgeKey(ob[m].Candidate))
+				ra, rb = append(ra, oa[m].Candidate), append(rb, ob[m].Candidate)
 			}
-			slices.Sort(ea)
-			slices.Sort(eb)
-			if !slices.Equal(ea, eb) {
-				return fmt.Sprintf("level %d: edges %v vs %v", i+1, ea, eb)
+			if msg := sameEdges(ra, rb); msg != "" {
+				return fmt.Sprintf("level %d outcomes %d to %d: %s", i+1, j, k-1, msg)
 			}
 			j = k
 		}
 	}
 	return ""
-}
-
-func sameSlot(a, b retriever.ExpansionCandidate) bool {
-	return a.ParentID == b.ParentID && a.NeighborNode.ID == b.NeighborNode.ID && a.TransferEnergy == b.TransferEnergy
 }
 
 func edgeKey(c retriever.ExpansionCandidate) string {
@@ -278,3 +311,8 @@ func outcomePair(x, y retriever.CandidateOutcome) string {
 
 // compareNaive compares a result with the naive reference's: the same set
 // of paths with the same energies, and per level the same candidates in
+
+// sameSlot reports whether a and b tie on ExpandQuery's ORDER BY keys.
+func sameSlot(a, b retriever.ExpansionCandidate) bool {
+	return a.ParentID == b.ParentID && a.TransferEnergy == b.TransferEnergy && a.NeighborNode.ID == b.NeighborNode.ID
+}

@@ -124,6 +124,7 @@ func (c *connector) expand(ctx context.Context, query string, req retriever.Expa
 		}
 		out = append(out, cand)
 	}
+	retriever.SortTiedEdges(out)
 	return out, nil
 }
 

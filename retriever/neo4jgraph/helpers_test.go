@@ -17,7 +17,8 @@ import (
 
 // Tests on the shared server run one after another (none calls t.Parallel):
 // they replace its data. With NEO4J_URI set, they need
-// MEMORIA_TEST_ALLOW_WIPE=1 (neo4jtest.Server.WipeAllowed).
+// MEMORIA_TEST_ALLOW_WIPE=1 (neo4jtest.Server.WipeAllowed), and the package
+// takes turns on that server with other test processes (neo4jtest.Shared).
 func TestMain(m *testing.M) { neo4jtest.Main(m) }
 
 const demoPath = "../../testdata/demo.jsonl"

@@ -47,7 +47,8 @@ type LoadOptions struct {
 
 // LoadProgress reports how far Load has come in one phase.
 type LoadProgress struct {
-	// Phase is "wipe", "indexes", "nodes" or "relationships".
+	// Phase is "wipe", "check" (the ids, see LabelConflictError),
+	// "indexes", "nodes" or "relationships".
 	Phase       string
 	Done, Total int
 }
@@ -72,8 +73,12 @@ type LoadStats struct {
 
 // Load writes g into the database in batches of write transactions; it is
 // the one writer of the product (`memoria load`). It validates the whole
-// graph before writing anything: apoc.Validate, and every node must have a
-// string `id` (nodes are merged on it).
+// graph before writing anything (ValidateForLoad: apoc.Validate, and every
+// node must have a string `id`, which nodes are merged on). Unless
+// opt.Wipe, it then reads which ids of g the database already holds under
+// labels the merge would not match, and refuses the graph with a
+// *LabelConflictError naming them, before writing anything: merging would
+// create a second node with the id.
 //
 // Loading is idempotent. Nodes are merged on their first label and id
 // (`MERGE (n:Label {id: ...}) SET n = props`, further labels added; a node
@@ -84,18 +89,19 @@ type LoadStats struct {
 // ones already in the database are created (never deleted). Loading a file
 // twice gives the same graph, and parallel identical relationships survive.
 // Nodes are written first, then relationships, each batch in its own write
-// transaction: an interrupted load is completed by loading again. Before writing nodes it creates the id index of seed 000 §9 for
-// the six labels and for every other label met
+// transaction: an interrupted load is completed by loading again. Before
+// writing nodes it creates the id index of seed 000 §9 for the six labels
+// and for every other label met
 // (`CREATE INDEX idx_<label>_id IF NOT EXISTS FOR (n:Label) ON (n.id)`).
 func Load(ctx context.Context, driver neo4j.DriverWithContext, database string, g *apoc.Graph, opt LoadOptions) (LoadStats, error) {
 	var st LoadStats
-	if err := validateForLoad(g); err != nil {
-		return st, err
+	if err := ValidateForLoad(g); err != nil {
+		return st, fmt.Errorf("the graph cannot be loaded: %w", err)
 	}
 	if opt.BatchSize <= 0 {
 		opt.BatchSize = DefaultBatchSize
 	}
-	l := &loader{ec: driverErrCtx(driver, database), opt: opt, st: &st}
+	l := &loader{ec: driverErrCtx(driver, database), opt: opt, st: &st, src: newSource(driver, database, "")}
 	l.sess = driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeWrite, DatabaseName: database})
 	defer l.sess.Close(context.WithoutCancel(ctx))
 
@@ -103,6 +109,8 @@ func Load(ctx context.Context, driver neo4j.DriverWithContext, database string, 
 		if err := l.wipe(ctx); err != nil {
 			return st, err
 		}
+	} else if err := l.checkLabels(ctx, g); err != nil {
+		return st, err
 	}
 	if err := l.indexes(ctx, g); err != nil {
 		return st, err
@@ -123,17 +131,20 @@ func driverErrCtx(driver neo4j.DriverWithContext, database string) errCtx {
 	return errCtx{uri: target.String(), database: database}
 }
 
-// validateForLoad checks g as Parse would and requires string ids on every
-// node, reporting up to apoc.MaxErrors problems.
-func validateForLoad(g *apoc.Graph) error {
+// ValidateForLoad is the check Load makes before it touches the database:
+// apoc.Validate, a string id property on every node (nodes are merged on
+// it) and no empty label. It reports up to apoc.MaxErrors problems, joined;
+// callers can run it before connecting (the CLI does, so that a file Load
+// would refuse is refused before --wipe is announced).
+func ValidateForLoad(g *apoc.Graph) error {
 	if err := apoc.Validate(g); err != nil {
-		return fmt.Errorf("the graph cannot be loaded: %w", err)
+		return err
 	}
 	var errs []error
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
-		if _, ok := n.Properties["id"].(string); !ok {
-			errs = append(errs, fmt.Errorf("node %s (#%d, labels %v) has no id property: Load merges nodes on their id, so every node needs one", n.InternalID, i+1, n.Labels))
+		if _, ok := n.Properties["id"].(string); !ok { // apoc.Validate refused other types
+			errs = append(errs, fmt.Errorf("node %s (#%d, labels %v) has no id property: nodes are merged on their string id, so every node needs one", n.InternalID, i+1, n.Labels))
 		}
 		for _, lb := range n.Labels {
 			if lb == "" {
@@ -146,10 +157,7 @@ func validateForLoad(g *apoc.Graph) error {
 			break
 		}
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("the graph cannot be loaded: %w", errors.Join(errs...))
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 type loader struct {
@@ -157,6 +165,7 @@ type loader struct {
 	opt  LoadOptions
 	st   *LoadStats
 	sess neo4j.SessionWithContext
+	src  *Source // for reads
 }
 
 func (l *loader) progress(phase string, done, total int) {
@@ -307,6 +316,139 @@ func (l *loader) indexes(ctx context.Context, g *apoc.Graph) error {
 		return fmt.Errorf("waiting for the indexes: %w", err)
 	}
 	return nil
+}
+
+// labelCheckBatch is how many ids one query of the label check carries.
+// Each query scans the database's nodes once (an id is looked for under
+// any label, or none, which no index serves), so the batch is large. A
+// variable for tests.
+var labelCheckBatch = 20000
+
+// labelConflictQuery finds the nodes of the database that have one of the
+// ids of $first (id -> the first label the file gives it, "" for none) but
+// would not be matched when Load merges that id: they lack that label, or
+// have labels where the file has none.
+const labelConflictQuery = `MATCH (n) WHERE n.id IN $ids
+WITH n, $first[n.id] AS want, labels(n) AS have
+WHERE CASE WHEN want = '' THEN size(have) > 0 ELSE NOT want IN have END
+RETURN n.id AS id, have AS labels`
+
+// LabelConflict is a node id that the database holds under labels Load
+// would not merge it on.
+type LabelConflict struct {
+	ID string
+	// DatabaseLabels are the labels of the node in the database (in the
+	// server's order); FileLabels those the loaded graph gives it.
+	DatabaseLabels, FileLabels []string
+}
+
+// LabelConflictError is Load refusing a graph because some of its node ids
+// exist in the database under other labels: Load merges a node on its
+// first label and id, so it would create a second node with that id, and
+// every later exploration of the id would fail ("2 nodes with id"). Nothing
+// has been written when Load returns it.
+type LabelConflictError struct {
+	// Conflicts lists up to apoc.MaxErrors conflicts, in the graph's node
+	// order; Total counts them all.
+	Conflicts []LabelConflict
+	Total     int
+}
+
+func (e *LabelConflictError) Error() string {
+	line := func(c LabelConflict) string {
+		return fmt.Sprintf("node %q exists in the database %s, the file has it %s", c.ID, asLabels(c.DatabaseLabels), asLabels(c.FileLabels))
+	}
+	if e.Total == 1 && len(e.Conflicts) == 1 {
+		return line(e.Conflicts[0]) + "; refusing to create a duplicate"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d nodes of the file exist in the database under other labels; refusing to create duplicates:", e.Total)
+	for _, c := range e.Conflicts {
+		b.WriteString("\n  " + line(c))
+	}
+	if more := e.Total - len(e.Conflicts); more > 0 {
+		fmt.Fprintf(&b, "\n  and %d more", more)
+	}
+	return b.String()
+}
+
+// asLabels renders a label list as "as :A:B", or "without labels".
+func asLabels(labels []string) string {
+	if len(labels) == 0 {
+		return "without labels"
+	}
+	return "as :" + strings.Join(labels, ":")
+}
+
+// checkLabels refuses g when one of its ids exists in the database under
+// labels the merge would not match (see LabelConflictError). It only
+// reads: an empty database is recognised from the counts store, otherwise
+// each labelCheckBatch ids cost one read query that scans the nodes. The
+// check and the writes are separate transactions: a concurrent writer can
+// still create such a node in between.
+func (l *loader) checkLabels(ctx context.Context, g *apoc.Graph) error {
+	n, err := l.src.readRetry(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) (any, error) {
+		res, err := tx.Run(ctx, countNodesQuery, nil)
+		if err != nil {
+			return nil, err
+		}
+		rec, err := res.Single(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return colInt(rec, "count")
+	})
+	if err != nil {
+		return fmt.Errorf("checking the node ids against the database: %w", err)
+	}
+	if n.(int64) == 0 {
+		return nil
+	}
+	pos := make(map[string]int, len(g.Nodes)) // id -> node index in g
+	for i := range g.Nodes {
+		pos[g.Nodes[i].Properties["id"].(string)] = i
+	}
+	var found []LabelConflict
+	for lo := 0; lo < len(g.Nodes); lo += labelCheckBatch {
+		batch := g.Nodes[lo:min(lo+labelCheckBatch, len(g.Nodes))]
+		ids := make([]any, len(batch))
+		first := make(map[string]any, len(batch))
+		for i := range batch {
+			id := batch[i].Properties["id"].(string)
+			ids[i] = id
+			first[id] = ""
+			if len(batch[i].Labels) > 0 {
+				first[id] = batch[i].Labels[0]
+			}
+		}
+		out, err := l.src.readRetry(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) (any, error) {
+			res, err := tx.Run(ctx, labelConflictQuery, map[string]any{"ids": ids, "first": first})
+			if err != nil {
+				return nil, err
+			}
+			return res.Collect(ctx)
+		})
+		if err != nil {
+			return fmt.Errorf("checking the node ids against the database: %w", err)
+		}
+		for _, rec := range out.([]*neo4j.Record) {
+			id, err := colString(rec, "id")
+			if err != nil {
+				return err
+			}
+			labels, err := colStrings(rec, "labels")
+			if err != nil {
+				return err
+			}
+			found = append(found, LabelConflict{ID: id, DatabaseLabels: labels, FileLabels: g.Nodes[pos[id]].Labels})
+		}
+		l.progress("check", lo+len(batch), len(g.Nodes))
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	sort.SliceStable(found, func(a, b int) bool { return pos[found[a].ID] < pos[found[b].ID] })
+	return &LabelConflictError{Conflicts: found[:min(len(found), apoc.MaxErrors)], Total: len(found)}
 }
 
 // nodeGroup is the nodes that share one label list.

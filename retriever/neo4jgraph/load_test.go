@@ -3,6 +3,7 @@ package neo4jgraph
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -178,8 +179,9 @@ func TestLoadParallelEdgesIdempotent(t *testing.T) {
 }
 
 // TestLoadRejectsNodeWithoutID: a graph with a node without an id property
-// (the second node) is rejected before anything is written, naming the
-// node; even with Wipe the database keeps the demo graph (57/69).
+// (the second node), one with a dangling relationship and one whose id is
+// an integer are rejected before anything is written, naming the node;
+// even with Wipe the database keeps the demo graph (57/69).
 func TestLoadRejectsNodeWithoutID(t *testing.T) {
 	src := demoSource(t)
 	g := &apoc.Graph{Nodes: []apoc.Node{
@@ -193,6 +195,10 @@ func TestLoadRejectsNodeWithoutID(t *testing.T) {
 	g = &apoc.Graph{Nodes: []apoc.Node{{InternalID: "0", Properties: map[string]any{"id": "A"}}},
 		Rels: []apoc.Relationship{{InternalID: "0", Type: "RELATES", Start: "0", End: "9", Properties: map[string]any{}}}}
 	if _, err = Load(context.Background(), src.Driver(), "", g, LoadOptions{Wipe: true}); err == nil || !strings.Contains(err.Error(), "unknown node 9") {
+		t.Fatalf("err = %v", err)
+	}
+	g = &apoc.Graph{Nodes: []apoc.Node{{InternalID: "3", Labels: []string{"Event"}, Properties: map[string]any{"id": int64(5)}}}}
+	if _, err = Load(context.Background(), src.Driver(), "", g, LoadOptions{Wipe: true}); err == nil || !strings.Contains(err.Error(), "node 3: property id must be a string") {
 		t.Fatalf("err = %v", err)
 	}
 	if n, r := counts(t, src); n != 57 || r != 69 {
@@ -256,5 +262,107 @@ func TestReadGraphRoundTrip(t *testing.T) {
 	r2, _ := exploreWithLevels(t, m2, retriever.DefaultConfig(), seeds, tagsA)
 	if !slices.Equal(pathIDs(r1[0]), pathIDs(r2[0])) || len(r1[0].Paths) != 3 {
 		t.Errorf("scenario A on the read-back graph: %v", pathIDs(r1[0]))
+	}
+}
+
+// conflictGraph is a small file: the given nodes (id, labels), then a new
+// node NEW1 labelled Conflicted (a label the database does not know) with a
+// RELATES edge to the first node.
+func conflictGraph(nodes ...apoc.Node) *apoc.Graph {
+	g := &apoc.Graph{}
+	for i, n := range nodes {
+		n.InternalID = fmt.Sprint(i)
+		g.Nodes = append(g.Nodes, n)
+	}
+	g.Nodes = append(g.Nodes, apoc.Node{InternalID: "new", Labels: []string{"Conflicted"}, Properties: map[string]any{"id": "NEW1"}})
+	g.Rels = []apoc.Relationship{{InternalID: "0", Type: "RELATES", Start: "new", End: "0", Properties: map[string]any{"weight": 0.5}}}
+	return g
+}
+
+func cnode(id string, labels ...string) apoc.Node {
+	if labels == nil {
+		labels = []string{}
+	}
+	return apoc.Node{Labels: labels, Properties: map[string]any{"id": id, "text": "changed"}}
+}
+
+// TestLoadRefusesIDUnderOtherLabel: Load merges a node on its first label
+// and id, so a file that has N2006 as :Event, loaded into the demo graph
+// where N2006 is a :UserRequest, would create a second N2006, after which
+// every exploration of N2006 fails ("2 nodes with id"). Expected, with the
+// demo graph loaded:
+//
+//   - that file is refused with a *LabelConflictError whose message is
+//     exactly `node "N2006" exists in the database as :UserRequest, the
+//     file has it as :Event; refusing to create a duplicate`, and nothing
+//     is written: still 57/69, no NEW1, no index for the new label
+//     Conflicted, N2006's text unchanged, and N2006 still explores;
+//   - several conflicts are all named, in file order, with the total (the
+//     ids checked two per query here, so from several queries): N2006
+//     (:Event), N2001 given without labels, and U1, an unlabelled node of
+//     the database given as :Event ("exists in the database without
+//     labels"); N2003 given as [AgentAnswer Extra] is no conflict (merging
+//     matches it on AgentAnswer);
+//   - a database node with labels [UserRequest Extra] is matched by a file
+//     node [Extra] (its first label is among the node's): no conflict, the
+//     load succeeds and creates no node but NEW1;
+//   - with Wipe the check is moot and the conflicting file loads.
+func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
+	src := demoSource(t)
+	d := src.Driver()
+	ctx := context.Background()
+	_, err := Load(ctx, d, "", conflictGraph(cnode("N2006", "Event")), LoadOptions{})
+	var lc *LabelConflictError
+	want := `node "N2006" exists in the database as :UserRequest, the file has it as :Event; refusing to create a duplicate`
+	if !errors.As(err, &lc) || err.Error() != want || lc.Total != 1 {
+		t.Fatalf("err = %v, want %s", err, want)
+	}
+	if n, r := counts(t, src); n != 57 || r != 69 {
+		t.Errorf("after the refused load: %d nodes, %d relationships", n, r)
+	}
+	recs := cypher(t, d, `OPTIONAL MATCH (x {id: 'NEW1'}) WITH count(x) AS new
+		OPTIONAL MATCH (n {id: 'N2006'}) RETURN new, collect(n.text) AS texts`, nil)
+	if nw, _ := recs[0].Get("new"); nw != int64(0) {
+		t.Errorf("NEW1 was written")
+	}
+	if texts, _ := recs[0].Get("texts"); len(texts.([]any)) != 1 || texts.([]any)[0] == "changed" {
+		t.Errorf("N2006 texts %v", texts)
+	}
+	recs = cypher(t, d, `SHOW INDEXES YIELD labelsOrTypes WHERE 'Conflicted' IN labelsOrTypes RETURN count(*) AS idx`, nil)
+	if idx, _ := recs[0].Get("idx"); idx != int64(0) {
+		t.Errorf("an index on Conflicted was created")
+	}
+	res, _ := exploreWithLevels(t, src, retriever.DefaultConfig(), []retriever.SeedInput{{NodeID: "N2006", Score: 0.85}}, tagsA)
+	if res[0].Error != "" || len(res[0].Paths) != 3 {
+		t.Errorf("N2006 after the refused load: %s %v", res[0].Error, pathIDs(res[0]))
+	}
+
+	cypher(t, d, `CREATE ({id: 'U1'})`, nil)
+	defer func(n int) { labelCheckBatch = n }(labelCheckBatch)
+	labelCheckBatch = 2 // the conflicts come from three queries
+	_, err = Load(ctx, d, "", conflictGraph(cnode("N2006", "Event"), cnode("N2003", "AgentAnswer", "Extra"), cnode("N2001"), cnode("U1", "Event")), LoadOptions{})
+	want = `3 nodes of the file exist in the database under other labels; refusing to create duplicates:
+  node "N2006" exists in the database as :UserRequest, the file has it as :Event
+  node "N2001" exists in the database as :AgentAction, the file has it without labels
+  node "U1" exists in the database without labels, the file has it as :Event`
+	if !errors.As(err, &lc) || err.Error() != want || lc.Total != 3 || len(lc.Conflicts) != 3 {
+		t.Fatalf("err = %v, want\n%s", err, want)
+	}
+	if n, r := counts(t, src); n != 58 || r != 69 {
+		t.Errorf("after the second refused load: %d nodes, %d relationships", n, r)
+	}
+
+	cypher(t, d, `MATCH (n {id: 'N2006'}) SET n:Extra`, nil)
+	st, err := Load(ctx, d, "", conflictGraph(cnode("N2006", "Extra")), LoadOptions{})
+	if err != nil || st.NodesCreated != 1 || st.NodesMatched != 1 {
+		t.Fatalf("[Extra] onto [UserRequest Extra]: %+v, %v", st, err)
+	}
+	if n, _ := counts(t, src); n != 59 {
+		t.Errorf("after loading onto [UserRequest Extra]: %d nodes, want 59 (with U1 and NEW1)", n)
+	}
+
+	st, err = Load(ctx, d, "", conflictGraph(cnode("N2006", "Event"), cnode("U1", "Event")), LoadOptions{Wipe: true})
+	if err != nil || st.NodesCreated != 3 {
+		t.Fatalf("with Wipe: %+v, %v", st, err)
 	}
 }

@@ -20,7 +20,13 @@ import (
 // the element and property. The graph is not validated (a database may hold
 // duplicate ids, which apoc.Validate would reject).
 func ReadGraph(ctx context.Context, driver neo4j.DriverWithContext, database string) (*apoc.Graph, error) {
-	s := newSource(driver, database, "")
+	return newSource(driver, database, "").ReadAPOC(ctx)
+}
+
+// ReadAPOC is ReadGraph of s's database: with inmem.Graph's APOC method it
+// lets a caller get the APOC graph of whichever source it opened (memoria
+// export).
+func (s *Source) ReadAPOC(ctx context.Context) (*apoc.Graph, error) {
 	out, err := s.read(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) (any, error) {
 		g := &apoc.Graph{}
 		res, err := tx.Run(ctx, readNodesQuery, nil)
