@@ -15,7 +15,8 @@ type Config struct {
 	TagSimFloor   float64 `json:"tag_sim_floor"`
 	MaxBranches   int     `json:"max_branches"`
 	MaxRetries    int     `json:"max_retries"`
-	// Database names the Neo4j database; "" means the server's default.
+	// Database names the Neo4j database each exploration opens its session
+	// on; "" means the backend's default. The memory engine has none.
 	Database string `json:"database"`
 }
 

@@ -21,9 +21,10 @@ type Connector interface {
 
 // Backend opens connectors. Implementations must be safe for concurrent use.
 type Backend interface {
-	// Open returns a Connector for one seed exploration and a function that
-	// releases it.
-	Open(ctx context.Context) (Connector, func(context.Context) error, error)
+	// Open returns a Connector for one seed exploration on database ("" for
+	// the backend's default; Config.Database) and a function that releases
+	// it.
+	Open(ctx context.Context, database string) (Connector, func(context.Context) error, error)
 }
 
 // transientError marks an error worth retrying.

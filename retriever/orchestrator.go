@@ -161,7 +161,7 @@ func (g *GraphRetriever) ExploreSeed(ctx context.Context, seed SeedInput, queryT
 		return res
 	}
 
-	conn, release, err := g.backend.Open(ctx)
+	conn, release, err := g.backend.Open(ctx, g.cfg.Database)
 	if err != nil {
 		return fail(err)
 	}

@@ -162,7 +162,7 @@ type flaky struct {
 	calls atomic.Int32
 }
 
-func (f *flaky) Open(context.Context) (retriever.Connector, func(context.Context) error, error) {
+func (f *flaky) Open(context.Context, string) (retriever.Connector, func(context.Context) error, error) {
 	return f, func(context.Context) error { return nil }, nil
 }
 
@@ -209,7 +209,7 @@ func TestRetries(t *testing.T) {
 // perSeed fails every call for seed BAD and serves the others.
 type perSeed struct{ naive.Backend }
 
-func (p perSeed) Open(context.Context) (retriever.Connector, func(context.Context) error, error) {
+func (p perSeed) Open(context.Context, string) (retriever.Connector, func(context.Context) error, error) {
 	return p, func(context.Context) error { return nil }, nil
 }
 
@@ -239,7 +239,7 @@ func TestFailingSeedDoesNotStopOthers(t *testing.T) {
 // blocking blocks every expansion until its context ends.
 type blocking struct{ naive.Backend }
 
-func (b blocking) Open(context.Context) (retriever.Connector, func(context.Context) error, error) {
+func (b blocking) Open(context.Context, string) (retriever.Connector, func(context.Context) error, error) {
 	return b, func(context.Context) error { return nil }, nil
 }
 

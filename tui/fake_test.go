@@ -187,8 +187,8 @@ func (s *fakeSource) filteredCalls() []*listCall {
 	return out
 }
 
-func (s *fakeSource) Open(ctx context.Context) (retriever.Connector, func(context.Context) error, error) {
-	c, release, err := s.Source.Open(ctx)
+func (s *fakeSource) Open(ctx context.Context, database string) (retriever.Connector, func(context.Context) error, error) {
+	c, release, err := s.Source.Open(ctx, database)
 	if err != nil {
 		return nil, nil, err
 	}

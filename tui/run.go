@@ -75,9 +75,9 @@ func recovered(err *error) {
 	}
 }
 
-func (s safeSource) Open(ctx context.Context) (c retriever.Connector, release func(context.Context) error, err error) {
+func (s safeSource) Open(ctx context.Context, database string) (c retriever.Connector, release func(context.Context) error, err error) {
 	defer recovered(&err)
-	c, release, err = s.Source.Open(ctx)
+	c, release, err = s.Source.Open(ctx, database)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -93,11 +93,11 @@ type ctxRecorder struct {
 	ctxs []context.Context
 }
 
-func (c *ctxRecorder) Open(ctx context.Context) (retriever.Connector, func(context.Context) error, error) {
+func (c *ctxRecorder) Open(ctx context.Context, database string) (retriever.Connector, func(context.Context) error, error) {
 	c.mu.Lock()
 	c.ctxs = append(c.ctxs, ctx)
 	c.mu.Unlock()
-	return c.fakeSource.Open(ctx)
+	return c.fakeSource.Open(ctx, database)
 }
 
 func (c *ctxRecorder) first() context.Context {

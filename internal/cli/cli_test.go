@@ -170,6 +170,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"explore", "--seed", "N2006", "--uri", "http://h:7474"}, `scheme "http"`},
 		{[]string{"explore", "--seed", "N2006", "--uri", "bolt://neo4j:secret@h:7687"}, "credentials"},
 		{[]string{"explore", "--seed", "N2006", "extra"}, `"extra"`},
+		{[]string{"explore", "--seed", "N2006", "--database", "sales"}, "applies to Neo4j only"},
 	} {
 		code, _, errs := run(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {

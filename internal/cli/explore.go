@@ -49,7 +49,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	if err := q.cfg.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	source, err := q.src.open(ctx, env, q.cfg)
+	source, err := q.src.open(ctx, env, &q.cfg)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,8 @@ func runExport(ctx context.Context, args []string, env Env) error {
 	if *format != "jsonl" && *format != "cypher" {
 		return usagef("export: unknown --format %q (want jsonl or cypher)", *format)
 	}
-	source, err := src.open(ctx, env, retriever.DefaultConfig())
+	cfg := retriever.DefaultConfig()
+	source, err := src.open(ctx, env, &cfg)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/apoc"
 	"github.com/memoria-graph/memoria/retriever/neo4jgraph"
 )
@@ -64,7 +63,7 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	if *batch < 1 {
 		return usagef("load: --batch must be at least 1, got %d", *batch)
 	}
-	st, ok, err := nf.settings(env, retriever.DefaultConfig())
+	st, ok, err := nf.settings(env)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memoria-graph/memoria/internal/neo4jtest"
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/apoc"
 	"github.com/memoria-graph/memoria/retriever/neo4jgraph"
 )
@@ -407,7 +406,7 @@ func TestPasswordPrompt(t *testing.T) {
 	}
 	oneSentence("wrong $NEO4J_PASSWORD", errs, "env-wrong-pw", "secret")
 
-	src, err := openNeo4j(context.Background(), neo4jSettings{URI: srv.URI, Username: "neo4j", Password: "secret", Config: retriever.DefaultConfig()}, Env{Getenv: func(string) string { return "" }})
+	src, err := openNeo4j(context.Background(), neo4jSettings{URI: srv.URI, Username: "neo4j", Password: "secret"}, Env{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-
-	"github.com/memoria-graph/memoria/retriever"
 )
 
 // neo4jFlags are the connection settings, named as Neo4j's own tools name
@@ -24,13 +22,12 @@ func (n *neo4jFlags) register(fs *flag.FlagSet) {
 // neo4jSettings is a resolved connection.
 type neo4jSettings struct {
 	URI, Username, Password, Database string
-	Config                            retriever.Config
 }
 
 var schemes = []string{"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
 
 // settings resolves flags and environment; ok is false when no URI is set.
-func (n *neo4jFlags) settings(env Env, cfg retriever.Config) (st neo4jSettings, ok bool, err error) {
+func (n *neo4jFlags) settings(env Env) (st neo4jSettings, ok bool, err error) {
 	pick := func(flagVal, envName, def string) string {
 		if flagVal != "" {
 			return flagVal
@@ -57,7 +54,5 @@ func (n *neo4jFlags) settings(env Env, cfg retriever.Config) (st neo4jSettings, 
 	st.Username = pick(n.username, "NEO4J_USERNAME", "neo4j")
 	st.Database = pick(n.database, "NEO4J_DATABASE", "")
 	st.Password = env.Getenv("NEO4J_PASSWORD")
-	cfg.Database = st.Database
-	st.Config = cfg
 	return st, true, nil
 }

@@ -23,10 +23,14 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 }
 
 // open returns the chosen source. The Neo4j source is used when --uri or
-// $NEO4J_URI is set and no --graph is given.
-func (s *sourceFlags) open(ctx context.Context, env Env, cfg retriever.Config) (retriever.Source, error) {
+// $NEO4J_URI is set and no --graph is given; its database then goes into
+// cfg.Database, which the retriever opens its sessions on.
+func (s *sourceFlags) open(ctx context.Context, env Env, cfg *retriever.Config) (retriever.Source, error) {
 	if s.graph != "" && s.uri != "" {
 		return nil, usagef("--graph and --uri both given: choose one source")
+	}
+	if s.database != "" && (s.graph != "" || (s.uri == "" && env.Getenv("NEO4J_URI") == "")) {
+		return nil, usagef("--database %q applies to Neo4j only: give --uri or $NEO4J_URI", s.database)
 	}
 	if s.graph != "" {
 		g, err := inmem.LoadFile(s.graph)
@@ -35,9 +39,10 @@ func (s *sourceFlags) open(ctx context.Context, env Env, cfg retriever.Config) (
 		}
 		return g, nil
 	}
-	if st, ok, err := s.settings(env, cfg); err != nil {
+	if st, ok, err := s.settings(env); err != nil {
 		return nil, err
 	} else if ok {
+		cfg.Database = st.Database
 		return openNeo4j(ctx, st, env)
 	}
 	return openDemo(env.DemoGraph)

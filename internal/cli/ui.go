@@ -36,7 +36,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	if err := q.cfg.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	source, err := q.src.open(ctx, env, q.cfg)
+	source, err := q.src.open(ctx, env, &q.cfg)
 	if err != nil {
 		return err
 	}

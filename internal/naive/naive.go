@@ -197,7 +197,7 @@ func Explore(g *Graph, seed retriever.SeedInput, query []string, cfg retriever.C
 type Backend struct{ G *Graph }
 
 // Open returns the backend itself.
-func (b Backend) Open(context.Context) (retriever.Connector, func(context.Context) error, error) {
+func (b Backend) Open(context.Context, string) (retriever.Connector, func(context.Context) error, error) {
 	return b, func(context.Context) error { return nil }, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/memoria-graph/memoria/retriever"
@@ -202,5 +203,21 @@ func TestExploreCancelled(t *testing.T) {
 		if !errors.Is(err, context.Canceled) || !(r.TerminatedReason == "" || r.TerminatedReason == retriever.TerminatedCancelled) || len(r.Paths) != 0 {
 			t.Fatalf("got %v, %+v", err, res)
 		}
+	}
+}
+
+// TestConfigDatabaseRefused: the memory engine holds one graph, so a
+// Config.Database is an error for the seed (naming the database), never a
+// silent read of the only graph there is.
+func TestConfigDatabaseRefused(t *testing.T) {
+	cfg := exploreConfig()
+	cfg.Database = "sales"
+	rt, err := retriever.New(exploreGraph(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rt.ExploreAll(context.Background(), []retriever.SeedInput{{NodeID: "S", Score: 1}}, nil)
+	if err != nil || res[0].TerminatedReason != retriever.TerminatedError || !strings.Contains(res[0].Error, `"sales"`) {
+		t.Fatalf("got %v, %+v", err, res[0])
 	}
 }

@@ -579,10 +579,14 @@ func (g *Graph) Describe() string {
 func (g *Graph) Close(context.Context) error { return nil }
 
 // Open returns the graph itself as the Connector, with a release that does
-// nothing.
-func (g *Graph) Open(ctx context.Context) (retriever.Connector, func(context.Context) error, error) {
+// nothing. The memory engine holds one graph: asking for a database is an
+// error rather than silently reading the wrong graph.
+func (g *Graph) Open(ctx context.Context, database string) (retriever.Connector, func(context.Context) error, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
+	}
+	if database != "" {
+		return nil, nil, fmt.Errorf("the in-memory graph %s has no databases (asked for %q)", g.name, database)
 	}
 	return g, func(context.Context) error { return nil }, nil
 }

@@ -316,7 +316,7 @@ func TestCancellation(t *testing.T) {
 	if got := expand(t, g, req); len(got) != 10_000 || got[0].TransferEnergy != 0.01 {
 		t.Errorf("after cancellation: %d candidates", len(got))
 	}
-	if _, _, err := g.Open(ctx); !errors.Is(err, context.Canceled) {
+	if _, _, err := g.Open(ctx, ""); !errors.Is(err, context.Canceled) {
 		t.Errorf("Open: %v", err)
 	}
 }

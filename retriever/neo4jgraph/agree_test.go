@@ -148,7 +148,7 @@ func randomRequest(r *rand.Rand, g *apoc.Graph, opt randgraph.Options) retriever
 func compareExpand(t *testing.T, a, b retriever.Backend, req retriever.ExpandRequest) string {
 	t.Helper()
 	run := func(be retriever.Backend) []retriever.ExpansionCandidate {
-		c, release, err := be.Open(context.Background())
+		c, release, err := be.Open(context.Background(), "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,8 @@ import (
 type connector struct {
 	s    *Source
 	sess neo4j.SessionWithContext
+	// ec names the session's database in error messages.
+	ec errCtx
 }
 
 // collect runs query in a read transaction of the session and returns all
@@ -28,7 +30,7 @@ func (c *connector) collect(ctx context.Context, query string, params map[string
 		return res.Collect(ctx)
 	})
 	if err != nil {
-		return nil, c.s.ec.classify(ctx, err, phaseQuery)
+		return nil, c.ec.classify(ctx, err, phaseQuery)
 	}
 	return out.([]*neo4j.Record), nil
 }

@@ -54,8 +54,8 @@ type blockingBackend struct {
 	once    sync.Once
 }
 
-func (b *blockingBackend) Open(ctx context.Context) (retriever.Connector, func(context.Context) error, error) {
-	c, rel, err := b.Source.Open(ctx)
+func (b *blockingBackend) Open(ctx context.Context, database string) (retriever.Connector, func(context.Context) error, error) {
+	c, rel, err := b.Source.Open(ctx, database)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -170,8 +170,8 @@ type countingBackend struct {
 	fetches atomic.Int32
 }
 
-func (b *countingBackend) Open(ctx context.Context) (retriever.Connector, func(context.Context) error, error) {
-	c, rel, err := b.Source.Open(ctx)
+func (b *countingBackend) Open(ctx context.Context, database string) (retriever.Connector, func(context.Context) error, error) {
+	c, rel, err := b.Source.Open(ctx, database)
 	return &countingConn{Connector: c, b: b}, rel, err
 }
 
@@ -209,6 +209,29 @@ func TestMissingDatabase(t *testing.T) {
 	}
 	b.Close(ctx)
 	check()
+}
+
+// TestConfigDatabaseSelectsSession: retriever.Config.Database chooses the
+// database each exploration's session opens on, over the Source's own: a
+// source on the default database with Config.Database "nosuchdb" fails
+// with the missing-database sentence, and with "" it explores the demo
+// graph (seed N2006 found, 3 paths as in docs/DEMO_GRAPH.md scenario A).
+func TestConfigDatabaseSelectsSession(t *testing.T) {
+	src := demoSource(t)
+	ctx := context.Background()
+	seed := []retriever.SeedInput{{NodeID: "N2006", Score: 0.85}}
+	tags := []string{"demand_forecasting", "stockout", "safety_stock", "inventory_policy"}
+	cfg := retriever.DefaultConfig()
+	cfg.Database = "nosuchdb"
+	res, _ := mustRetriever(t, src, cfg).ExploreAll(ctx, seed, tags)
+	if res[0].TerminatedReason != retriever.TerminatedError || res[0].Error != `Neo4j database "nosuchdb" does not exist` {
+		t.Errorf("Config.Database nosuchdb: %s %q", res[0].TerminatedReason, res[0].Error)
+	}
+	cfg.Database = ""
+	res, _ = mustRetriever(t, src, cfg).ExploreAll(ctx, seed, tags)
+	if res[0].TerminatedReason != retriever.TerminatedFrontierExhausted || len(res[0].Paths) != 3 {
+		t.Errorf("default database: %s, %d paths", res[0].TerminatedReason, len(res[0].Paths))
+	}
 }
 
 // TestQueryRejected: a Cypher error is reported as "Neo4j rejected the

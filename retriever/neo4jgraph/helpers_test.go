@@ -90,7 +90,7 @@ func cypher(t testing.TB, d neo4j.DriverWithContext, q string, params map[string
 // openConn opens a connector on src, released after the test.
 func openConn(t testing.TB, src *Source) *connector {
 	t.Helper()
-	c, release, err := src.Open(context.Background())
+	c, release, err := src.Open(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

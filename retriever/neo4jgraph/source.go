@@ -161,13 +161,13 @@ func (s *Source) ping(ctx context.Context) error {
 	return err
 }
 
-func (s *Source) readSession(ctx context.Context) neo4j.SessionWithContext {
-	return s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead, DatabaseName: s.database})
+func (s *Source) readSession(ctx context.Context, database string) neo4j.SessionWithContext {
+	return s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead, DatabaseName: database})
 }
 
 // read runs work in a read transaction of a new session, classifying errors.
 func (s *Source) read(ctx context.Context, work func(context.Context, neo4j.ManagedTransaction) (any, error)) (any, error) {
-	sess := s.readSession(ctx)
+	sess := s.readSession(ctx, s.database)
 	defer sess.Close(context.WithoutCancel(ctx))
 	out, err := sess.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) { return work(ctx, tx) })
 	return out, s.ec.classify(ctx, err, phaseQuery)
@@ -190,13 +190,19 @@ func (s *Source) readRetry(ctx context.Context, work func(context.Context, neo4j
 	return out, err
 }
 
-// Open returns a connector holding one read session on the database, for
-// one seed exploration; release closes the session.
-func (s *Source) Open(ctx context.Context) (retriever.Connector, func(context.Context) error, error) {
+// Open returns a connector holding one read session, for one seed
+// exploration, on database (the Source's own when ""); release closes the
+// session.
+func (s *Source) Open(ctx context.Context, database string) (retriever.Connector, func(context.Context) error, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	c := &connector{s: s, sess: s.readSession(ctx)}
+	if database == "" {
+		database = s.database
+	}
+	ec := s.ec
+	ec.database = database
+	c := &connector{s: s, sess: s.readSession(ctx, database), ec: ec}
 	release := func(ctx context.Context) error {
 		err := c.sess.Close(ctx)
 		if err != nil && (isConnectivity(err) || errors.Is(err, context.Canceled)) {
