@@ -164,7 +164,7 @@ func trimBOM(b []byte) []byte {
 
 // decoder holds what the whole-input checks need.
 type decoder struct {
-	sc scanner
+	ld lineDecoder
 	// nodeSeq maps a node's internal id to its position in nodeIDs.
 	nodeSeq   idTable
 	nodeIDs   []string
@@ -184,11 +184,8 @@ type pendingEnd struct {
 }
 
 func newDecoder() *decoder {
-	d := &decoder{
-		sc:     scanner{intern: make(map[string]string), internAny: make(map[string]any)},
-		appIDs: make(map[string]int32),
-	}
-	d.sc.d = d
+	d := &decoder{appIDs: make(map[string]int32)}
+	d.ld.init(d)
 	return d
 }
 
@@ -197,7 +194,7 @@ func (d *decoder) errorf(line int, format string, args ...any) {
 }
 
 func (d *decoder) line(line int, b []byte, onNode func(Node) error, onRel func(Relationship) error) error {
-	el, err := d.sc.parseLine(b)
+	el, err := d.ld.parseLine(b)
 	if err != nil {
 		d.errorf(line, "%s", err.Error())
 		return nil
@@ -239,7 +236,7 @@ func (d *decoder) line(line int, b []byte, onNode func(Node) error, onRel func(R
 			d.errorf(line, "relationship %s: %s", showID(rel.InternalID), msg)
 			return nil
 		}
-		// The scanner resolved the endpoints of nodes already read; check
+		// parseLine resolved the endpoints of nodes already read; check
 		// the others once the input ends.
 		if !el.startKnown {
 			d.pending = append(d.pending, pendingEnd{line: int32(line), rel: rel.InternalID, node: rel.Start})

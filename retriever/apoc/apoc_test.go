@@ -55,6 +55,26 @@ func TestParseValid(t *testing.T) {
 	}
 }
 
+// TestParseKeysExact: keys match exactly (encoding/json would take "Type"
+// for "type"), may be escaped, and whitespace may be anywhere between tokens.
+func TestParseKeysExact(t *testing.T) {
+	in := lines(
+		`{"Type":"edge","type":"node","ID":5,"id":"7","Properties":{"x":{}}}`,
+		" { \"type\" : \"node\" , \"id\" : 8 , \"properties\" : { \"a\\u0062\" : [ 1 , 2.0 ] } } \r",
+	)
+	g, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Node{
+		{InternalID: "7", Labels: []string{}, Properties: map[string]any{}},
+		{InternalID: "8", Labels: []string{}, Properties: map[string]any{"ab": []any{int64(1), 2.0}}},
+	}
+	if !reflect.DeepEqual(g.Nodes, want) {
+		t.Fatalf("got  %#v\nwant %#v", g.Nodes, want)
+	}
+}
+
 // TestParseStrings checks string decoding: escapes, a surrogate pair
 // (\ud83d\ude00 is U+1F600), a lone surrogate and invalid UTF-8 bytes (each
 // becomes U+FFFD, as with encoding/json), and a line longer than the 64 KiB
@@ -168,6 +188,20 @@ func TestParseErrors(t *testing.T) {
 			`line 1: node 3: "labels" must be a list of strings`},
 		{"too deep", lines(`{"type":"node","id":"3","x":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`),
 			`line 1: malformed JSON: values nested deeper than 512 at column 542`},
+		{"bad literal", lines(`{"type":"node","id":"7","properties":{"b":tru}}`),
+			`line 1: malformed JSON: unexpected 't' at column 43 (expected a value)`},
+		{"bad fraction", lines(`{"type":"node","id":"7","properties":{"f":1.}}`),
+			`line 1: malformed JSON: unexpected '}' at column 45 (expected a digit)`},
+		{"number cut at the end", `{"type":"node","id":"7","properties":{"f":1.`,
+			`line 1: malformed JSON: unexpected end of line (expected a digit)`},
+		{"bad unicode escape", lines(`{"type":"node","id":"7","properties":{"s":"\u12x"}}`),
+			`line 1: malformed JSON: invalid \u escape at column 44`},
+		{"backslash at the end", `{"type":"node","id":"7\`,
+			`line 1: malformed JSON: unterminated string`},
+		{"missing comma", lines(`{"type":"node","labels":["A" "B"]}`),
+			`line 1: malformed JSON: unexpected '"' at column 30 (expected ',' or ']')`},
+		{"non-ASCII character", lines(`{"type":"node","id":"7","x":é}`),
+			`line 1: malformed JSON: unexpected 'é' at column 29 (expected a value)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
