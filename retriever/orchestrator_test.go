@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
+	"math/rand"
 	"runtime"
 	"slices"
 	"strings"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memoria-graph/memoria/internal/naive"
+	"github.com/memoria-graph/memoria/internal/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -293,32 +294,22 @@ func TestInvalidInput(t *testing.T) {
 	}
 }
 
-// randomGraph makes a small multigraph with self-loops, parallel edges,
-// missing weights, untagged and duplicate-tagged edges, another
-// relationship type and a node without id.
-func randomGraph(r *rand.Rand) *naive.Graph {
-	g := &naive.Graph{}
-	n := 4 + r.IntN(14)
-	for i := range n {
-		g.Nodes = append(g.Nodes, naive.Node{ID: string(rune('A' + i)), HasID: r.IntN(15) > 0})
+// randomGraph is a small randgraph graph (4 to 17 nodes: self-loops,
+// parallel edges, MENTIONS relationships, missing and integer weights,
+// missing, empty and duplicated tags) in which some nodes lose their id
+// property, converted for naive. It returns the ids the nodes had, stripped
+// ones included, and the tag vocabulary.
+func randomGraph(r *rand.Rand) (*naive.Graph, []string, []string) {
+	opt := randgraph.Random(r, 4, 17)
+	ag := randgraph.Generate(r, opt)
+	ids := make([]string, len(ag.Nodes))
+	for i, n := range ag.Nodes {
+		ids[i] = n.Properties["id"].(string)
+		if r.Intn(15) == 0 {
+			delete(n.Properties, "id")
+		}
 	}
-	tags := []string{"a", "b", "c", "d"}
-	m := r.IntN(3 * n)
-	for range m {
-		e := naive.Edge{From: r.IntN(n), To: r.IntN(n), Type: "RELATES"}
-		if r.IntN(8) == 0 {
-			e.Type = "MENTIONS"
-		}
-		if r.IntN(6) > 0 {
-			// Weights on a coarse grid make exact ties common.
-			e.Weight = w(float64(1+r.IntN(4)) / 4)
-		}
-		for range r.IntN(4) {
-			e.Tags = append(e.Tags, tags[r.IntN(len(tags))])
-		}
-		g.Edges = append(g.Edges, e)
-	}
-	return g
+	return naive.FromAPOC(ag), ids, opt.Tags
 }
 
 // TestAgainstNaive is the property test of the normative rules: on 500
@@ -326,20 +317,26 @@ func randomGraph(r *rand.Rand) *naive.Graph {
 // state give exactly the paths, energies and level fates of the naive
 // implementation (which shares no traversal code).
 func TestAgainstNaive(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
+	r := rand.New(rand.NewSource(2))
+	paths := 0
 	for iter := range 500 {
-		g := randomGraph(r)
+		g, nodeIDs, vocab := randomGraph(r)
 		cfg := retriever.DefaultConfig()
-		cfg.MaxDepth = 1 + r.IntN(5)
-		cfg.MaxBranches = 1 + r.IntN(3)
-		cfg.MinActivation = []float64{0, 0.005, 0.05, 0.2}[r.IntN(4)]
-		cfg.TagSimFloor = float64(r.IntN(5)) / 4
+		cfg.MaxDepth = 1 + r.Intn(5)
+		cfg.MaxBranches = 1 + r.Intn(3)
+		cfg.MinActivation = []float64{0, 0.005, 0.05, 0.2}[r.Intn(4)]
+		cfg.TagSimFloor = float64(r.Intn(5)) / 4
 		var q []string
-		for range r.IntN(3) {
-			q = append(q, []string{"a", "b", "c", "d"}[r.IntN(4)])
+		for range r.Intn(3) {
+			q = append(q, vocab[r.Intn(len(vocab))])
 		}
 		q = retriever.NormalizeTags(q)
-		seed := retriever.SeedInput{NodeID: string(rune('A' + r.IntN(len(g.Nodes)+1))), Score: float64(1+r.IntN(4)) / 4}
+		// One draw in len+1 is an id no node has; a stripped node's is another.
+		id := "nope"
+		if k := r.Intn(len(nodeIDs) + 1); k < len(nodeIDs) {
+			id = nodeIDs[k]
+		}
+		seed := retriever.SeedInput{NodeID: id, Score: float64(1+r.Intn(4)) / 4}
 
 		want := naive.Explore(g, seed, q, cfg)
 		var levels []retriever.LevelEvent
@@ -348,9 +345,14 @@ func TestAgainstNaive(t *testing.T) {
 				levels = append(levels, *ev.Level)
 			}
 		})
+		paths += len(got.Paths)
 		if msg := naive.Diff(got, levels, want); msg != "" {
 			t.Fatalf("iter %d seed %v cfg %+v tags %v: %s", iter, seed, cfg, q, msg)
 		}
+	}
+	// Guard against a vacuous run.
+	if paths < 500 {
+		t.Fatalf("only %d paths over 500 explorations", paths)
 	}
 }
 

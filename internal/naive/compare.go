@@ -19,7 +19,7 @@ func FromAPOC(g *apoc.Graph) *Graph {
 		index[n.InternalID] = i
 	}
 	for _, r := range g.Rels {
-		e := Edge{From: index[r.Start], To: index[r.End], Type: r.Type, Props: r.Properties}
+		e := Edge{From: index[r.Start], To: index[r.End], ID: r.InternalID, Type: r.Type, Props: r.Properties}
 		if w, ok := apoc.Number(r.Properties["weight"]); ok {
 			e.Weight = &w
 		}

@@ -5,9 +5,11 @@
 package naive
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/memoria-graph/memoria/retriever"
 )
@@ -21,9 +23,12 @@ type Node struct {
 	Props  map[string]any
 }
 
-// Edge is a relationship between node indexes From and To.
+// Edge is a relationship between node indexes From and To. ID is its
+// internal id (FromAPOC keeps the APOC one; it may be empty): like the
+// in-memory engine, Backend lists parallel edges that tie on EdgeKey by it.
 type Edge struct {
 	From, To int
+	ID       string
 	Type     string
 	Weight   *float64
 	Tags     []string
@@ -216,19 +221,30 @@ func (b Backend) node(i int) retriever.GraphNode {
 	return retriever.GraphNode{ID: n.ID, Labels: n.Labels, Properties: n.Props}
 }
 
-// ExpandFrontier computes every candidate by scanning all edges.
+// ExpandFrontier computes every candidate by scanning all edges, in the
+// Connector order: parent id, transfer energy descending, neighbour id, then
+// (parallel edges) retriever.SortTiedEdges. Candidates carry what the
+// engines' do: the edge's properties as stored, Weight nil when missing,
+// Tags as stored (duplicates kept). Edges that tie even on EdgeKey (weight 1
+// against 1.0) come by edge id, as in the in-memory engine, then edge and
+// frontier position.
 func (b Backend) ExpandFrontier(ctx context.Context, req retriever.ExpandRequest) ([]retriever.ExpansionCandidate, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var out []retriever.ExpansionCandidate
-	for _, f := range req.Frontier {
+	type keyed struct {
+		c      retriever.ExpansionCandidate
+		fi, ei int
+		edgeID string
+	}
+	var ks []keyed
+	for fi, f := range req.Frontier {
 		p := b.G.find(f.NodeID)
 		if p < 0 {
 			continue
 		}
 		d := b.G.degree(p)
-		for _, e := range b.G.Edges {
+		for ei, e := range b.G.Edges {
 			if e.Type != "RELATES" || (e.From != p && e.To != p) {
 				continue
 			}
@@ -249,31 +265,26 @@ func (b Backend) ExpandFrontier(ctx context.Context, req retriever.ExpandRequest
 			if t <= req.MinActivation {
 				continue
 			}
-			out = append(out, retriever.ExpansionCandidate{
+			ks = append(ks, keyed{fi: fi, ei: ei, edgeID: e.ID, c: retriever.ExpansionCandidate{
 				ParentID: f.NodeID, NeighborNode: b.node(other),
 				Edge:       retriever.GraphEdge{SourceID: f.NodeID, TargetID: n.ID, Type: "RELATES", Properties: e.Props, Weight: e.Weight, Tags: e.Tags},
 				Activation: f.Activation, Degree: int64(d), TagSim: ts, TransferEnergy: t,
-			})
+			}})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b retriever.ExpansionCandidate) int {
-		switch {
-		case a.ParentID != b.ParentID:
-			if a.ParentID < b.ParentID {
-				return -1
-			}
-			return 1
-		case a.TransferEnergy != b.TransferEnergy:
-			if a.TransferEnergy > b.TransferEnergy {
-				return -1
-			}
-			return 1
-		case a.NeighborNode.ID < b.NeighborNode.ID:
-			return -1
-		case a.NeighborNode.ID > b.NeighborNode.ID:
-			return 1
-		}
-		return 0
+	slices.SortFunc(ks, func(a, b keyed) int {
+		return cmp.Or(
+			strings.Compare(a.c.ParentID, b.c.ParentID),
+			cmp.Compare(b.c.TransferEnergy, a.c.TransferEnergy),
+			strings.Compare(a.c.NeighborNode.ID, b.c.NeighborNode.ID),
+			strings.Compare(a.edgeID, b.edgeID),
+			cmp.Compare(a.ei, b.ei),
+			cmp.Compare(a.fi, b.fi))
 	})
+	out := make([]retriever.ExpansionCandidate, len(ks))
+	for i, k := range ks {
+		out[i] = k.c
+	}
+	retriever.SortTiedEdges(out)
 	return out, nil
 }
