@@ -31,7 +31,8 @@ check:
 neo4j-launcher:
 	bash testdata/neo4j/launcher.sh build
 
-## neo4j: run a Neo4j 5 on loopback in the foreground (prints its bolt:// URI)
+## neo4j: run a Neo4j 5 on loopback in the foreground (prints its bolt:// URI; auth off)
+NEO4J_FLAGS ?= --port 7687
 neo4j:
 	bash testdata/neo4j/launcher.sh run $(NEO4J_FLAGS)
 
