@@ -18,17 +18,28 @@ import (
 //go:embed testdata/demo.jsonl
 var demoGraph []byte
 
-func main() {
+func main() { os.Exit(run()) }
+
+// run is main with its deferred calls (the terminal restore) run before the
+// process exits.
+func run() int {
 	// Interrupt and terminate cancel the headless commands cleanly; in the
 	// explorer ctrl+c arrives as a key, since the terminal is in raw mode.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// After the first signal, stop catching: a second ctrl+c kills at once
+	// even if something is slow to notice the cancellation.
+	go func() { <-ctx.Done(); stop() }()
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, DemoGraph: demoGraph}
-	if term.IsTerminal(os.Stdin.Fd()) {
+	if fd := os.Stdin.Fd(); term.IsTerminal(fd) {
+		if saved, err := term.GetState(fd); err == nil {
+			// Whatever happens at the password prompt, leave the terminal
+			// as it was found (echo on).
+			defer term.Restore(fd, saved)
+		}
 		env.PromptPassword = func(prompt string) (string, error) { return promptPassword(ctx, prompt) }
 	}
-	code := cli.Main(ctx, os.Args[1:], env)
-	stop()
-	os.Exit(code)
+	defer stop()
+	return cli.Main(ctx, os.Args[1:], env)
 }
 
 // promptPassword reads a password without echo. If ctx ends first (ctrl+c)

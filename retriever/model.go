@@ -7,8 +7,10 @@ package retriever
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -265,16 +267,33 @@ type RetrievalResult struct {
 	Error string `json:"error,omitempty"`
 }
 
-// EdgeKey is a storage-independent key of an edge: the JSON of its
-// properties, keys sorted. Connectors order parallel edges that tie on
+// EdgeKey is a storage-independent key of an edge: its properties in key
+// order, each as `"key":value` with the value in JSON (so a list reads the
+// same whether a connector holds it as []any or []string, and 1 and 1.0
+// alike). A value JSON cannot hold (NaN, infinities) is written with %v
+// rather than spoiling the key. Connectors order parallel edges that tie on
 // parent, transfer energy and neighbour by it, so every engine records the
 // same edge for a kept hop whatever order its storage returns them in.
 func EdgeKey(e GraphEdge) string {
-	b, err := json.Marshal(e.Properties)
-	if err != nil {
-		return ""
+	keys := make([]string, 0, len(e.Properties))
+	for k := range e.Properties {
+		keys = append(keys, k)
 	}
-	return string(b)
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte(':')
+		if j, err := json.Marshal(e.Properties[k]); err == nil {
+			b.Write(j)
+		} else {
+			fmt.Fprintf(&b, "%v", e.Properties[k])
+		}
+	}
+	return b.String()
 }
 
 // SortTiedEdges orders, stably, each run of consecutive candidates that

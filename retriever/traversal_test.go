@@ -2,6 +2,7 @@ package retriever
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 )
@@ -168,7 +169,7 @@ func TestSortPathsTreeOrder(t *testing.T) {
 // TestParallelEdgeTie: two parallel edges A→X with the same T (w 0.5 with
 // tags [a] and w 0.5 with tags [b]: equal energy under no query tags) are
 // ordered by their properties' JSON, whatever order the connector gave:
-// {"tags":["a"],"weight":0.5} < {"tags":["b"],"weight":0.5}, so the kept
+// "tags":["a"],"weight":0.5 < "tags":["b"],"weight":0.5, so the kept
 // hop records the [a] edge and the [b] one is claimed by A itself.
 func TestParallelEdgeTie(t *testing.T) {
 	mk := func(tag string) ExpansionCandidate {
@@ -220,5 +221,23 @@ func TestSortTiedEdges(t *testing.T) {
 	}
 	if cands[0].Edge.Weight != &w1 || cands[1].Edge.Weight != &w2 {
 		t.Error("equal keys did not keep their order")
+	}
+}
+
+// TestEdgeKey: properties in key order, values as JSON; a []string and a
+// []any of the same strings give the same key (engines hold lists either
+// way), and a NaN weight still yields a key that tells edges apart.
+//
+//	{weight: 0.5, tags: [a b]} → "tags":["a","b"],"weight":0.5
+func TestEdgeKey(t *testing.T) {
+	a := GraphEdge{Properties: map[string]any{"weight": 0.5, "tags": []string{"a", "b"}}}
+	b := GraphEdge{Properties: map[string]any{"tags": []any{"a", "b"}, "weight": 0.5}}
+	if got := EdgeKey(a); got != `"tags":["a","b"],"weight":0.5` || EdgeKey(b) != got {
+		t.Errorf("EdgeKey = %q and %q", got, EdgeKey(b))
+	}
+	n1 := GraphEdge{Properties: map[string]any{"weight": math.NaN(), "note": "x"}}
+	n2 := GraphEdge{Properties: map[string]any{"weight": math.NaN(), "note": "y"}}
+	if EdgeKey(n1) == EdgeKey(n2) || EdgeKey(n1) != `"note":"x","weight":NaN` {
+		t.Errorf("NaN keys %q and %q", EdgeKey(n1), EdgeKey(n2))
 	}
 }
