@@ -39,6 +39,7 @@ type KeyMap struct {
 	ScoreUp    key.Binding
 	ScoreDown  key.Binding
 	EditScore  key.Binding
+	Reload     key.Binding // fetch the node list again (after a failure)
 
 	// Tag input.
 	AddTag         key.Binding
@@ -92,6 +93,7 @@ func Default() KeyMap {
 		ScoreUp:    b([]string{"+", "="}, "+", "score R +0.05"),
 		ScoreDown:  b([]string{"-", "_"}, "-", "score R −0.05"),
 		EditScore:  b([]string{"r"}, "r", "type score R"),
+		Reload:     b([]string{"ctrl+r"}, "ctrl+r", "reload node list"),
 
 		AddTag:         b([]string{"enter"}, "enter", "add tag"),
 		AcceptTag:      b([]string{"right"}, "→", "complete tag"),
@@ -120,7 +122,7 @@ func (k KeyMap) All() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Toggle, k.Expand, k.Collapse, k.Explain},
-		{k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore},
+		{k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload},
 		{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip},
 		{k.Increase, k.Decrease, k.Submit, k.Cancel},
 		{k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.NextPane, k.PrevPane, k.Help, k.Quit, k.ForceQuit},

@@ -36,7 +36,7 @@ func TestEveryBindingHasKeysAndHelp(t *testing.T) {
 func TestGlobalKeysDoNotClash(t *testing.T) {
 	k := Default()
 	pane := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Toggle, k.Expand,
-		k.Collapse, k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Increase, k.Decrease}
+		k.Collapse, k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload, k.Increase, k.Decrease}
 	owner := map[string]string{}
 	for _, b := range pane {
 		for _, s := range b.Keys() {

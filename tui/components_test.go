@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
@@ -500,19 +504,59 @@ func TestTabAbandonsInvalidScore(t *testing.T) {
 	}
 }
 
-// TestFilterDebounced types "N2017" as five quick keystrokes. Expected: one
-// server search (ListNodes with a filter), for "N2017", started after the
-// 150 ms debounce, and its matches shown. Why: every keystroke used to
-// start a ListNodes, each a scan of every node on Neo4j.
+// TestFilterDebounced: the picker debounces with filterDebounce through
+// tea.Tick by default; here its debounce is 200 ms on a fake clock. "N2017"
+// is typed as five keystrokes 40 ms apart. Expected: each keystroke asks
+// for one timer of exactly 200 ms; 199 ms after the last keystroke the
+// timers of the four older edits have fired and started no search; at
+// 200 ms the last edit's fires and starts the one server search (ListNodes
+// with a filter), for "N2017", whose match is shown. Why: every keystroke
+// used to start a ListNodes, each a scan of every node on Neo4j; and a test
+// whose timers run on the wall clock cannot tell a 150 ms debounce from
+// none.
 func TestFilterDebounced(t *testing.T) {
 	src := loadDemo(t)
 	h := newHarness(t, src, Options{})
+	p := h.m.seeds
+	if p.debounce != filterDebounce || reflect.ValueOf(p.tick).Pointer() != reflect.ValueOf(tea.Tick).Pointer() {
+		t.Fatalf("the picker debounces %v with %v, want filterDebounce (%v) with tea.Tick", p.debounce, p.tick, filterDebounce)
+	}
+	const debounce = 200 * time.Millisecond
+	clock := &fakeClock{}
+	p.debounce, p.tick = debounce, clock.tick
 	h.focusPane(focusSeeds)
 	h.keys("/")
-	h.typeText("N2017")
-	if n := len(src.filteredCalls()); n != 0 {
-		t.Fatalf("%d server searches before the debounce ended", n)
+	for i, r := range "N2017" {
+		if i > 0 {
+			if fired := clock.advance(40 * time.Millisecond); len(fired) > 0 {
+				t.Fatalf("a timer fired %v after a keystroke: %v", 40*time.Millisecond, fired)
+			}
+		}
+		h.typeText(string(r))
 	}
+	h.settle()
+	if len(clock.timers) != 5 {
+		t.Fatalf("%d timers for 5 keystrokes", len(clock.timers))
+	}
+	for i, tm := range clock.timers {
+		if tm.d != debounce {
+			t.Fatalf("keystroke %d: timer of %v, want %v", i+1, tm.d, debounce)
+		}
+	}
+	fired := clock.advance(debounce - time.Millisecond)
+	if len(fired) != 4 {
+		t.Fatalf("%d timers fired 199 ms after the last keystroke, want the 4 older ones", len(fired))
+	}
+	h.send(fired...)
+	h.settle()
+	if n := len(src.filteredCalls()); n != 0 {
+		t.Fatalf("%d server searches before the last edit's debounce ended", n)
+	}
+	fired = clock.advance(time.Millisecond)
+	if len(fired) != 1 || fired[0] != (filterTickMsg{id: p.edits}) {
+		t.Fatalf("at 200 ms fired %v, want the last edit's tick (id %d)", fired, p.edits)
+	}
+	h.send(fired...)
 	h.settle()
 	calls := src.filteredCalls()
 	if len(calls) != 1 || calls[0].filter != "N2017" {
@@ -522,8 +566,125 @@ func TestFilterDebounced(t *testing.T) {
 		}
 		t.Fatalf("server searches for %q, want one for \"N2017\"", fs)
 	}
-	if p := h.m.seeds; len(p.match.nodes) != 1 || len(p.visible) == 0 || p.visible[0].ID != "N2017" {
+	if len(p.match.nodes) != 1 || len(p.visible) == 0 || p.visible[0].ID != "N2017" {
 		t.Fatalf("matches %v, visible %v", p.match.nodes, p.visible)
+	}
+}
+
+// TestFilterNoMatchSearchedOnce types "qqzzxx", which no node matches, and
+// lets its search finish; then moves the text cursor (←, →, home, end),
+// presses ↑ and ↓, types a trailing space, and in the list presses ↓, ↑,
+// end, G and pgdown. Expected: one ListNodes call in all, and "no nodes".
+// Why: a search with no match left the stream looking unsearched, so each
+// of these keys started the same search again.
+func TestFilterNoMatchSearchedOnce(t *testing.T) {
+	src := loadDemo(t)
+	h := newHarness(t, src, Options{})
+	p := h.m.seeds
+	h.focusPane(focusSeeds)
+	before := src.listCalls.Load()
+	h.keys("/")
+	h.typeText("qqzzxx")
+	h.settle()
+	if len(p.match.nodes) != 0 || p.match.loading || p.match.seq == 0 || len(p.visible) != 0 {
+		t.Fatalf("stream seq %d loading %v with %v, visible %v: want a finished search with no match",
+			p.match.seq, p.match.loading, p.match.nodes, p.visible)
+	}
+	h.keys("left", "right", "home", "end", "up", "down", "space")
+	h.settle()
+	h.keys("enter", "down", "up", "end", "G", "pgdown")
+	h.settle()
+	if p.filter.Value() != "qqzzxx " || p.filter.Focused() {
+		t.Fatalf("filter %q (focused %v), want \"qqzzxx \" and the list focused", p.filter.Value(), p.filter.Focused())
+	}
+	if n := src.listCalls.Load() - before; n != 1 {
+		t.Fatalf("%d ListNodes calls, want 1", n)
+	}
+	if !strings.Contains(p.View(), "no nodes") {
+		t.Fatalf("picker:\n%s", p.View())
+	}
+}
+
+// TestFirstPageRetried makes the first two ListNodes calls fail: the first
+// page of the node list, then its retry by ↓ in the (empty) list. Expected:
+// each failure is on the status line (with the retry key) and in the
+// picker; ctrl+r then fetches the first page, which is shown. Why: a
+// failed first page was never asked for again.
+func TestFirstPageRetried(t *testing.T) {
+	src := loadDemo(t)
+	src.failLists(2)
+	h := newHarness(t, src, Options{})
+	p := h.m.seeds
+	failed := func(when string) {
+		t.Helper()
+		st := h.lastStatus()
+		if !st.isErr || !strings.Contains(st.text, "listing nodes: "+errFakeList.Error()) || !strings.Contains(st.text, "ctrl+r") {
+			t.Fatalf("%s: status %+v", when, st)
+		}
+		if p.all.err == nil || len(p.all.nodes) != 0 || !strings.Contains(p.View(), "could not list nodes: ctrl+r retries") {
+			t.Fatalf("%s: err %v, %d nodes, picker:\n%s", when, p.all.err, len(p.all.nodes), p.View())
+		}
+	}
+	failed("first page")
+	h.focusPane(focusSeeds)
+	if !slices.ContainsFunc(p.ShortHelp(), func(b key.Binding) bool { return b.Help().Key == "ctrl+r" }) {
+		t.Fatal("the help line does not offer ctrl+r")
+	}
+	calls := src.listCalls.Load()
+	h.keys("down")
+	h.settle()
+	if n := src.listCalls.Load() - calls; n != 1 {
+		t.Fatalf("↓ after the failure: %d ListNodes calls, want 1 (a retry)", n)
+	}
+	failed("retry by ↓")
+	h.keys("ctrl+r")
+	h.settle()
+	if n := src.listCalls.Load() - calls; n != 2 {
+		t.Fatalf("ctrl+r: %d ListNodes calls in all, want 2", n)
+	}
+	if p.all.err != nil || len(p.all.nodes) != nodePageSize || !p.all.more || len(p.visible) != nodePageSize {
+		t.Fatalf("after ctrl+r: err %v, %d nodes (more %v), %d visible", p.all.err, len(p.all.nodes), p.all.more, len(p.visible))
+	}
+	if strings.Contains(p.View(), "retries") {
+		t.Fatalf("the failure is still shown:\n%s", p.View())
+	}
+}
+
+// TestFilterSearchRetried makes the server search for "N2017" fail twice:
+// its first page, then the retry by ↓ in the filter input. A trailing
+// space (the same search) is not a retry. Expected: the status line names
+// the search; ctrl+r in the input searches again at once and N2017 is
+// shown. Why: a failed search was never asked for again.
+func TestFilterSearchRetried(t *testing.T) {
+	src := loadDemo(t)
+	h := newHarness(t, src, Options{})
+	p := h.m.seeds
+	h.focusPane(focusSeeds)
+	h.keys("/")
+	h.typeText("N2017")
+	src.failLists(2)
+	h.settle()
+	if st := h.lastStatus(); !st.isErr || !strings.Contains(st.text, `searching nodes for "N2017": `+errFakeList.Error()) {
+		t.Fatalf("status %+v", st)
+	}
+	h.keys("space")
+	h.settle()
+	if n := len(src.filteredCalls()); n != 1 {
+		t.Fatalf("a trailing space: %d searches, want still 1", n)
+	}
+	h.keys("down")
+	h.settle()
+	if n := len(src.filteredCalls()); n != 2 || p.match.err == nil {
+		t.Fatalf("↓ after the failure: %d searches (err %v), want a second, failing", n, p.match.err)
+	}
+	h.keys("ctrl+r")
+	h.settle()
+	calls := src.filteredCalls()
+	if len(calls) != 3 || calls[2].filter != "N2017" {
+		t.Fatalf("ctrl+r: %d searches, want a third for N2017", len(calls))
+	}
+	if !p.filter.Focused() || p.match.err != nil || len(p.match.nodes) != 1 || len(p.visible) == 0 || p.visible[0].ID != "N2017" {
+		t.Fatalf("after ctrl+r: input focused %v, err %v, matches %v, visible %v", p.filter.Focused(), p.match.err, p.match.nodes, p.visible)
 	}
 }
 

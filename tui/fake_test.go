@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,7 @@ type fakeSource struct {
 	runs, lists *gate
 	open        int         // connectors opened and not yet released
 	calls       []*listCall // every ListNodes call, in order
+	failNext    int         // ListNodes calls still to fail (failLists)
 	// changed receives, without blocking, whenever what the fake holds
 	// changes.
 	changed chan struct{}
@@ -83,6 +85,12 @@ func (s *fakeSource) update(f func()) {
 
 // holdRuns makes every expansion wait for stepRun or openRuns.
 func (s *fakeSource) holdRuns() { s.runs = &gate{waiting: map[*waiter]bool{}} }
+
+// errFakeList is the failure of a ListNodes call made to fail (failLists).
+var errFakeList = errors.New("fake: catalog unavailable")
+
+// failLists makes the next n ListNodes calls fail with errFakeList.
+func (s *fakeSource) failLists(n int) { s.update(func() { s.failNext = n }) }
 
 // holdLists makes every filtered ListNodes wait for openLists.
 func (s *fakeSource) holdLists() { s.lists = &gate{waiting: map[*waiter]bool{}} }
@@ -202,7 +210,17 @@ func (s *fakeSource) Open(ctx context.Context, database string) (retriever.Conne
 
 func (s *fakeSource) ListNodes(ctx context.Context, filter string, offset, limit int) ([]retriever.NodeSummary, bool, error) {
 	s.listCalls.Add(1)
-	s.update(func() { s.calls = append(s.calls, &listCall{filter: filter, ctx: ctx}) })
+	fail := false
+	s.update(func() {
+		s.calls = append(s.calls, &listCall{filter: filter, ctx: ctx})
+		if s.failNext > 0 {
+			s.failNext--
+			fail = true
+		}
+	})
+	if fail {
+		return nil, false, errFakeList
+	}
 	if filter != "" {
 		if err := s.wait(s.lists, &waiter{ctx: ctx}); err != nil {
 			return nil, false, err

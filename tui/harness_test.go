@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"context"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -105,7 +106,7 @@ func keyMsg(k string) tea.KeyMsg {
 	names := map[string]tea.KeyType{
 		"enter": tea.KeyEnter, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab, "esc": tea.KeyEsc,
 		"backspace": tea.KeyBackspace, "delete": tea.KeyDelete, "up": tea.KeyUp, "down": tea.KeyDown,
-		"left": tea.KeyLeft, "right": tea.KeyRight, "ctrl+w": tea.KeyCtrlW, "ctrl+c": tea.KeyCtrlC,
+		"left": tea.KeyLeft, "right": tea.KeyRight, "ctrl+w": tea.KeyCtrlW, "ctrl+c": tea.KeyCtrlC, "ctrl+r": tea.KeyCtrlR,
 		"space": tea.KeySpace, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd,
 	}
 	if t, ok := names[k]; ok {
@@ -200,6 +201,48 @@ func (h *harness) waitFor(what string, cond func() bool) {
 		}
 		h.step(50 * time.Millisecond)
 	}
+}
+
+// fakeClock stands in for tea.Tick (seedPicker.tick): a timer asked for at
+// the clock's time now with duration d fires at now+d, that is its message
+// is returned by advance once the test has moved the clock that far, never
+// before, and never by the wall clock.
+type fakeClock struct {
+	now    time.Duration // since the clock started
+	timers []*fakeTimer  // in the order asked for
+}
+
+type fakeTimer struct {
+	d, at time.Duration
+	fn    func(time.Time) tea.Msg
+	fired bool
+}
+
+// tick records the timer and returns no command: nothing runs until
+// advance.
+func (c *fakeClock) tick(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+	c.timers = append(c.timers, &fakeTimer{d: d, at: c.now + d, fn: fn})
+	return nil
+}
+
+// advance moves the clock on by d and returns the messages of the timers
+// that fire, earliest first.
+func (c *fakeClock) advance(d time.Duration) []tea.Msg {
+	c.now += d
+	due := []*fakeTimer{}
+	for _, t := range c.timers {
+		if !t.fired && t.at <= c.now {
+			t.fired = true
+			due = append(due, t)
+		}
+	}
+	sort.SliceStable(due, func(i, j int) bool { return due[i].at < due[j].at })
+	msgs := make([]tea.Msg, len(due))
+	epoch := time.Date(2026, 3, 2, 9, 31, 0, 0, time.UTC)
+	for i, t := range due {
+		msgs[i] = t.fn(epoch.Add(t.at))
+	}
+	return msgs
 }
 
 // seedTreeOf returns the tree of seed id, nil when the run has none.

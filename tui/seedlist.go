@@ -13,7 +13,8 @@ import (
 
 // filterDebounce is how long the filter must rest before the server is
 // searched: a word typed quickly costs one ListNodes (on Neo4j a scan of
-// every node), not one per keystroke.
+// every node), not one per keystroke. It is the default of
+// seedPicker.debounce.
 const filterDebounce = 150 * time.Millisecond
 
 // nodesLoadedMsg is a page of Catalog.ListNodes for filter at offset, for
@@ -30,6 +31,9 @@ type nodesLoadedMsg struct {
 // filterTickMsg ends the debounce of filter edit number id.
 type filterTickMsg struct{ id int }
 
+// tickFunc starts a timer: tea.Tick, or a fake clock in tests.
+type tickFunc func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+
 // listNodesCmd fetches one page inside a command.
 func listNodesCmd(ctx context.Context, cat retriever.Catalog, seq int, filter string, offset int) tea.Cmd {
 	return safeCmd(func() tea.Msg {
@@ -41,11 +45,14 @@ func listNodesCmd(ctx context.Context, cat retriever.Catalog, seq int, filter st
 // nodeStream is the nodes loaded so far for one filter, contiguous from 0.
 // Its pages are fetched under ctx, cancelled when the stream is replaced;
 // seq tells its pages from those of the streams before it (0: not started).
+// err is the failure of the last page asked for (the first page or a
+// later one): the next fetch (scrolling to the end, or Reload) retries it.
 type nodeStream struct {
 	filter  string
 	nodes   []retriever.NodeSummary
 	more    bool
 	loading bool
+	err     error
 	seq     int
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -70,7 +77,7 @@ func (p *seedPicker) startStream(s *nodeStream, filter string) tea.Cmd {
 
 // fetch asks for the page of s after the nodes it has.
 func (p *seedPicker) fetch(s *nodeStream) tea.Cmd {
-	s.loading = true
+	s.loading, s.err = true, nil
 	return listNodesCmd(s.ctx, p.cat, s.seq, s.filter, len(s.nodes))
 }
 
@@ -89,7 +96,12 @@ func (p *seedPicker) loaded(msg nodesLoadedMsg) tea.Cmd {
 	}
 	s.loading = false
 	if msg.err != nil {
-		return notifyErr(fmt.Errorf("listing nodes: %w", msg.err))
+		s.err = msg.err
+		what := "listing nodes"
+		if msg.filter != "" {
+			what = fmt.Sprintf("searching nodes for %q", msg.filter)
+		}
+		return notifyErr(fmt.Errorf("%s: %w (%s or scrolling down retries)", what, msg.err, p.km.Reload.Help().Key))
 	}
 	s.nodes = append(s.nodes, msg.nodes...)
 	s.more = msg.more
@@ -134,45 +146,70 @@ func (s summarySource) String(i int) string {
 
 func (s summarySource) Len() int { return len(s) }
 
-// maybeLoad asks for the next page when the cursor nears the end of what is
-// loaded.
-func (p *seedPicker) maybeLoad() tea.Cmd {
-	s := &p.all
-	if q := strings.TrimSpace(p.filter.Value()); q != "" {
-		s = &p.match
+// shown is the stream the list shows: the server matches of the filter
+// when there is one, else the unfiltered list.
+func (p *seedPicker) shown() *nodeStream {
+	if strings.TrimSpace(p.filter.Value()) != "" {
+		return &p.match
 	}
-	if s.seq == 0 || !s.more || s.loading || p.cursor < len(p.visible)-loadAheadRows-p.listHeight() {
+	return &p.all
+}
+
+// maybeLoad asks for the next page when the cursor nears the end of what is
+// loaded, and asks again for a page that failed (even the first).
+func (p *seedPicker) maybeLoad() tea.Cmd {
+	s := p.shown()
+	if s.seq == 0 || !(s.more || s.err != nil) || s.loading || p.cursor < len(p.visible)-loadAheadRows-p.listHeight() {
 		return nil
 	}
 	return p.fetch(s)
 }
 
+// reload fetches the shown list again from its first page (Reload): the
+// unfiltered list, and the filter's matches when a filter is set (at once,
+// without waiting for the debounce).
+func (p *seedPicker) reload() tea.Cmd {
+	p.cursor, p.offset = 0, 0
+	cmds := []tea.Cmd{p.startStream(&p.all, "")}
+	if q := strings.TrimSpace(p.filter.Value()); q != "" {
+		cmds = append(cmds, p.startStream(&p.match, q))
+	}
+	p.refilter()
+	return tea.Batch(cmds...)
+}
+
 // filterChanged fuzzy-filters the loaded nodes at once and, once the filter
-// has rested for filterDebounce, searches the server (substring, paged).
+// has rested for p.debounce, searches the server (substring, paged).
 // The previous search is cancelled now, not when the new one starts.
+//
+// Only a change of the trimmed filter text starts a search: the match
+// stream of the same text is kept whatever its state (debounce running,
+// first page on its way, loaded even with no match, or failed: scrolling
+// down or Reload retries that), so moving the text cursor or typing a
+// trailing space costs no ListNodes.
 func (p *seedPicker) filterChanged() tea.Cmd {
 	q := strings.TrimSpace(p.filter.Value())
-	p.cursor, p.offset = 0, 0
-	if q == p.match.filter && (q == "" || p.match.nodes != nil || p.match.loading) {
+	if q == p.match.filter {
 		p.refilter()
 		return nil
 	}
+	p.cursor, p.offset = 0, 0
 	p.match.stop()
 	p.match = nodeStream{filter: q}
-	p.debounce++
+	p.edits++
 	p.refilter()
 	if q == "" {
 		return p.maybeLoad()
 	}
 	p.match.loading = true // "loading…" while the debounce runs
-	id := p.debounce
-	return tea.Tick(filterDebounce, func(time.Time) tea.Msg { return filterTickMsg{id: id} })
+	id := p.edits
+	return p.tick(p.debounce, func(time.Time) tea.Msg { return filterTickMsg{id: id} })
 }
 
 // filterTick starts the server search when the tick is the last edit's.
 func (p *seedPicker) filterTick(msg filterTickMsg) tea.Cmd {
-	if msg.id != p.debounce || p.match.filter == "" || p.match.seq != 0 {
-		return nil // superseded by a later edit
+	if msg.id != p.edits || p.match.filter == "" || p.match.seq != 0 {
+		return nil // superseded by a later edit, or started by Reload
 	}
 	return p.startStream(&p.match, p.match.filter)
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
@@ -41,9 +42,13 @@ type seedPicker struct {
 	offset     int // first visible row
 
 	// seq numbers node streams (nodesLoadedMsg.seq): a page whose stream
-	// was replaced is dropped. debounce numbers filter edits: only the
-	// last edit's tick starts a server search (filterTickMsg).
-	seq, debounce int
+	// was replaced is dropped. edits numbers filter edits: only the last
+	// edit's tick starts a server search (filterTickMsg).
+	seq, edits int
+	// debounce is how long the filter rests before the server is searched
+	// (filterDebounce); tick starts that timer (tea.Tick). Tests set both.
+	debounce time.Duration
+	tick     tickFunc
 
 	filter  textinput.Model
 	editing bool   // typing a score
@@ -67,6 +72,7 @@ func newSeedPicker(ctx context.Context, km keymap.KeyMap, st *Styles, cat retrie
 	sc.CharLimit = 12
 	return &seedPicker{km: km, st: st, ctx: ctx, cat: cat, maxSeeds: maxSeeds,
 		known: map[string]retriever.NodeSummary{}, filter: f, score: sc,
+		debounce: filterDebounce, tick: tea.Tick,
 		seeds: append([]retriever.SeedInput(nil), seeds...)}
 }
 
@@ -166,6 +172,8 @@ func (p *seedPicker) updateFilter(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, p.km.Submit):
 		p.filter.Blur()
 		return nil
+	case key.Matches(msg, p.km.Reload):
+		return p.reload()
 	case msg.Type == tea.KeyUp || msg.Type == tea.KeyDown:
 		return p.updateList(msg)
 	default:
@@ -205,6 +213,8 @@ func (p *seedPicker) updateList(msg tea.KeyMsg) tea.Cmd {
 		return p.stepScore(-1)
 	case key.Matches(msg, p.km.EditScore):
 		return p.startEdit()
+	case key.Matches(msg, p.km.Reload):
+		return p.reload()
 	}
 	return p.maybeLoad()
 }
@@ -368,8 +378,11 @@ func (p *seedPicker) View() string {
 	}
 	if len(p.visible) == 0 {
 		msg := "no nodes"
-		if p.all.loading || p.match.loading {
+		switch s := p.shown(); {
+		case p.all.loading || p.match.loading:
 			msg = "loading…"
+		case s.err != nil:
+			msg = "could not list nodes: " + p.km.Reload.Help().Key + " retries"
 		}
 		lines = append(lines, p.st.Dim.Render(msg))
 	}
@@ -379,14 +392,13 @@ func (p *seedPicker) View() string {
 }
 
 func (p *seedPicker) footer() string {
-	s := p.all
-	if strings.TrimSpace(p.filter.Value()) != "" {
-		s = p.match
-	}
+	s := p.shown()
 	more := ""
 	switch {
 	case s.loading:
 		more = " · loading…"
+	case s.err != nil:
+		more = " · failed: " + p.km.Reload.Help().Key + " retries"
 	case s.more:
 		more = " · more ↓"
 	}
@@ -415,14 +427,20 @@ func (p *seedPicker) row(n retriever.NodeSummary, selected bool) string {
 
 // ShortHelp lists the picker's main keys.
 func (p *seedPicker) ShortHelp() []key.Binding {
+	var keys []key.Binding
 	if p.Typing() {
-		return []key.Binding{p.km.Submit, p.km.Cancel}
+		keys = []key.Binding{p.km.Submit, p.km.Cancel}
+	} else {
+		keys = []key.Binding{p.km.Filter, p.km.ToggleSeed, p.km.ScoreUp, p.km.ScoreDown, p.km.EditScore}
 	}
-	return []key.Binding{p.km.Filter, p.km.ToggleSeed, p.km.ScoreUp, p.km.ScoreDown, p.km.EditScore}
+	if p.shown().err != nil && !p.editing {
+		keys = append(keys, p.km.Reload)
+	}
+	return keys
 }
 
 // FullHelp lists every key of the picker.
 func (p *seedPicker) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{p.km.Up, p.km.Down, p.km.PageUp, p.km.PageDown, p.km.Top, p.km.Bottom},
-		{p.km.Filter, p.km.ToggleSeed, p.km.ScoreUp, p.km.ScoreDown, p.km.EditScore, p.km.Submit, p.km.Cancel}}
+		{p.km.Filter, p.km.ToggleSeed, p.km.ScoreUp, p.km.ScoreDown, p.km.EditScore, p.km.Reload, p.km.Submit, p.km.Cancel}}
 }
