@@ -27,7 +27,8 @@ yet, so loading the same file twice changes nothing. The id index of each
 label (seed 000 §9) is created if missing. A file whose node id exists in
 the database under other labels (say :Event where the file has
 :UserRequest) is refused before anything is written, as merging it would
-make a second node with that id.
+make a second node with that id; the message names those nodes and says
+how to fix the file or delete them.
 
 load never deletes anything unless --wipe is given. Then it first says how
 many nodes and relationships it will delete and, on a terminal, asks for
@@ -112,16 +113,38 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	stats, err := neo4jgraph.Load(ctx, driver, st.Database, g, neo4jgraph.LoadOptions{BatchSize: *batch, Wipe: *wipe})
 	var conflict *neo4jgraph.LabelConflictError
 	switch {
-	case errors.As(err, &conflict) && conflict.Total == 1:
-		return fmt.Errorf("loading %s into %s: nothing loaded: %w (use --wipe to replace the graph)", path, where, err)
 	case errors.As(err, &conflict):
-		return fmt.Errorf("loading %s into %s: nothing loaded: %w\n(use --wipe to replace the graph)", path, where, err)
+		return fmt.Errorf("loading %s into %s: nothing loaded: %w\n%s", path, where, err, conflictHint(conflict))
 	case err != nil:
 		return fmt.Errorf("loading %s into %s: %w", path, where, err)
 	}
 	_, err = fmt.Fprintf(env.Stdout, "loaded %s into %s in %s\n%s",
 		path, where, time.Since(start).Round(time.Millisecond), loadSummary(stats))
 	return err
+}
+
+// conflictHint tells how to load a file refused for a label conflict, the
+// safe ways first: fix the labels in the file, or delete the conflicting
+// nodes (a Cypher statement naming them); --wipe last, as it replaces the
+// whole database.
+func conflictHint(c *neo4jgraph.LabelConflictError) string {
+	ids := make([]string, len(c.Conflicts))
+	for i, x := range c.Conflicts {
+		ids[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(x.ID) + "'"
+	}
+	that, nodes, their := "that node's", "the node", "its"
+	if c.Total > 1 {
+		that, nodes, their = "those nodes'", "those nodes", "their"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "To load the file, either change %s labels in the file to match the database (a node is merged on its first label),\n", that)
+	fmt.Fprintf(&b, "or delete %s from the database first, with %s relationships:\n", nodes, their)
+	fmt.Fprintf(&b, "  MATCH (n) WHERE n.id IN [%s] DETACH DELETE n\n", strings.Join(ids, ", "))
+	if more := c.Total - len(c.Conflicts); more > 0 {
+		fmt.Fprintf(&b, "  (these are the first %d; load again to see the other %d)\n", len(c.Conflicts), more)
+	}
+	b.WriteString("--wipe would load the file too, but it replaces the whole database.")
+	return b.String()
 }
 
 // loadSummary tells what Load did, one line per kind of element.

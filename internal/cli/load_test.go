@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
 // badGraph is well-formed JSON on every line, with two new nodes first
@@ -95,5 +98,90 @@ func TestParseInterspersed(t *testing.T) {
 	pos, err := parseInterspersed(fs, env, []string{"-a", "1", "x", "--b", "y", "--", "-a"})
 	if err != nil || *a != "1" || !*b || strings.Join(pos, ",") != "x,y,-a" {
 		t.Errorf("a %q b %v pos %q err %v", *a, *b, pos, err)
+	}
+}
+
+// mixedListGraph is two new nodes, then on line 3 a node whose list
+// property mixes a number and a string, which Neo4j refuses to store (with
+// a TypeError, when the batches of the first nodes are already written).
+const mixedListGraph = `{"type":"node","id":"0","labels":["Event"],"properties":{"id":"NEW1"}}
+{"type":"node","id":"1","labels":["Event"],"properties":{"id":"NEW2"}}
+{"type":"node","id":"2","labels":["Event"],"properties":{"id":"NEW3","x":[1,"a"]}}
+`
+
+const mixedListErr = `line 3: node 2: property "x": a list must hold values of one type, got number and string`
+
+// TestLoadRejectsMixedListBeforeConnecting: a list property mixing types
+// is refused with the line, node and property, before connecting (nothing
+// listens at bolt://127.0.0.1:1).
+func TestLoadRejectsMixedListBeforeConnecting(t *testing.T) {
+	p := writeTemp(t, "mixed.jsonl", mixedListGraph)
+	code, out, errs := run(t, "load", p, "--uri", "bolt://127.0.0.1:1")
+	if code != 1 || out != "" || !strings.Contains(errs, mixedListErr) || !strings.Contains(errs, "nothing loaded") || strings.Contains(errs, "127.0.0.1") {
+		t.Errorf("exit %d stdout %q stderr %q", code, out, errs)
+	}
+}
+
+// TestLoadMixedListWritesNothing: on a real server with the demo graph,
+// loading mixedListGraph one node per batch exits 1 naming line 3 and
+// writes nothing (still 57/69, no NEW1): before apoc checked lists, the
+// first batches were written and Neo4j refused the third with a TypeError.
+func TestLoadMixedListWritesNothing(t *testing.T) {
+	srv, d := freshServer(t)
+	mustLoad(t, srv)
+	p := writeTemp(t, "mixed.jsonl", mixedListGraph)
+	code, out, errs := runIn(t, serverSession(srv), "load", p, "--uri", srv.URI, "--batch", "1")
+	if code != 1 || out != "" || !strings.Contains(errs, mixedListErr) {
+		t.Errorf("exit %d stdout %q stderr %q", code, out, errs)
+	}
+	if n, r := counts(t, d); n != 57 || r != 69 {
+		t.Fatalf("after the refused load: %d nodes, %d relationships; want 57 and 69", n, r)
+	}
+}
+
+// twoConflicts has N2006 (a :UserRequest in the demo graph) as an :Event,
+// N2001 (an :AgentAction) as a :DataSource, and a new node linked to both.
+const twoConflicts = `{"type":"node","id":"0","labels":["Event"],"properties":{"id":"N2006","text":"changed"}}
+{"type":"node","id":"1","labels":["DataSource"],"properties":{"id":"N2001"}}
+{"type":"node","id":"2","labels":["Event"],"properties":{"id":"NEW1"}}
+{"type":"relationship","id":"0","label":"RELATES","properties":{"weight":0.5},"start":{"id":"2"},"end":{"id":"0"}}
+{"type":"relationship","id":"1","label":"RELATES","properties":{"weight":0.5},"start":{"id":"2"},"end":{"id":"1"}}
+`
+
+// TestLoadConflictHint: a file refused for label conflicts gets a hint that
+// offers the safe fixes first, not --wipe: change the labels in the file,
+// or delete the conflicting nodes with the Cypher statement it gives
+// (naming exactly those ids); --wipe comes last, as what replaces the whole
+// database. With one conflict the hint speaks of one node. Running the
+// given statement and loading again succeeds, without a wipe: the demo's
+// other 55 nodes stay.
+func TestLoadConflictHint(t *testing.T) {
+	srv, d := freshServer(t)
+	mustLoad(t, srv)
+	p := writeTemp(t, "conflict.jsonl", twoConflicts)
+	code, out, errs := runIn(t, serverSession(srv), "load", p, "--uri", srv.URI)
+	want := `2 nodes of the file exist in the database under other labels; refusing to create duplicates:
+  node "N2006" exists in the database as :UserRequest, the file has it as :Event
+  node "N2001" exists in the database as :AgentAction, the file has it as :DataSource
+To load the file, either change those nodes' labels in the file to match the database (a node is merged on its first label),
+or delete those nodes from the database first, with their relationships:
+  MATCH (n) WHERE n.id IN ['N2006', 'N2001'] DETACH DELETE n
+--wipe would load the file too, but it replaces the whole database.
+`
+	if code != 1 || out != "" || !strings.HasSuffix(errs, want) || !strings.Contains(errs, "nothing loaded") || strings.Contains(errs, "use --wipe") {
+		t.Fatalf("exit %d stdout %q stderr %q\nwant the end\n%s", code, out, errs, want)
+	}
+	one := writeTemp(t, "one.jsonl", strings.Join(strings.Split(twoConflicts, "\n")[:1], "")+"\n")
+	code, _, errs = runIn(t, serverSession(srv), "load", one, "--uri", srv.URI)
+	if code != 1 || !strings.Contains(errs, "either change that node's labels in the file") ||
+		!strings.Contains(errs, "delete the node from the database first, with its relationships:\n  MATCH (n) WHERE n.id IN ['N2006'] DETACH DELETE n\n--wipe") {
+		t.Errorf("one conflict: exit %d stderr %q", code, errs)
+	}
+	if _, err := neo4j.ExecuteQuery(context.Background(), d, "MATCH (n) WHERE n.id IN ['N2006', 'N2001'] DETACH DELETE n", nil, neo4j.EagerResultTransformer); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runIn(t, serverSession(srv), "load", p, "--uri", srv.URI)
+	if n, _ := counts(t, d); code != 0 || n != 58 {
+		t.Errorf("after deleting the nodes as hinted: exit %d (%s), %d nodes, want 58", code, errs, n)
 	}
 }

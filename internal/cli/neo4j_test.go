@@ -172,7 +172,8 @@ const conflictFile = `{"type":"node","id":"0","labels":["Event"],"properties":{"
 // merged on first label and id), after which exploring N2006 fails with
 // "2 nodes with id". Expected: exit 1 with `node "N2006" exists in the
 // database as :UserRequest, the file has it as :Event; refusing to create
-// a duplicate (use --wipe to replace the graph)`, the database unchanged
+// a duplicate` followed by the safer ways out (change the labels, or
+// delete that node first) before --wipe, the database unchanged
 // (57/69, no NEW1), and exploring N2006 still gives scenario A's three
 // paths. With --wipe --yes the same file loads (2 nodes, 1 relationship).
 func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
@@ -180,8 +181,9 @@ func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
 	mustLoad(t, srv)
 	p := writeTemp(t, "conflict.jsonl", conflictFile)
 	code, out, errs := runIn(t, serverSession(srv), "load", p, "--uri", srv.URI)
-	want := `node "N2006" exists in the database as :UserRequest, the file has it as :Event; refusing to create a duplicate (use --wipe to replace the graph)`
-	if code != 1 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, "nothing loaded") {
+	want := `node "N2006" exists in the database as :UserRequest, the file has it as :Event; refusing to create a duplicate`
+	if code != 1 || out != "" || !strings.Contains(errs, want) || !strings.Contains(errs, "nothing loaded") ||
+		!strings.Contains(errs, "DETACH DELETE") || !strings.Contains(errs, "--wipe would load the file too, but it replaces the whole database.") {
 		t.Errorf("exit %d stdout %q stderr %q; want 1 and %q", code, out, errs, want)
 	}
 	if n, r := counts(t, d); n != 57 || r != 69 {

@@ -18,8 +18,10 @@
 // Property values become Go values thus: strings, bools, int64 for numbers
 // written without '.', 'e' or 'E', float64 for the other numbers, and []any
 // for lists. A null property is the same as a missing one (Neo4j stores no
-// nulls) and is dropped. Maps, lists of lists and nulls inside lists are
-// errors: Neo4j properties cannot hold them.
+// nulls) and is dropped. Maps, lists of lists, nulls inside lists and lists
+// of values of several types (a string next to a number or a boolean;
+// integers and floats may mix) are errors: Neo4j properties cannot hold
+// them.
 //
 // The graph algorithm uses only relationships of type RELATES (see package
 // retriever); for those, a "weight" must be a number and "tags" a list of
@@ -298,32 +300,98 @@ func showID(id string) string {
 	return id
 }
 
-// checkNode checks a node's application id; it returns "" or the problem.
+// checkNode checks a node's application id, then its properties
+// (checkProps); it returns "" or the problem.
 func checkNode(n *Node) string {
 	if v, ok := n.Properties["id"]; ok {
 		if _, isStr := v.(string); !isStr {
 			return "property id must be a string, got " + describe(v)
 		}
 	}
+	return checkProps(n.Properties)
+}
+
+// checkRel checks what the algorithm reads of a RELATES relationship, then
+// the properties of any relationship (checkProps).
+func checkRel(r *Relationship) string {
+	if r.Type == RelatesType {
+		if v, ok := r.Properties["weight"]; ok {
+			if _, num := Number(v); !num {
+				return "weight must be a number, got " + describe(v)
+			}
+		}
+		if v, ok := r.Properties["tags"]; ok {
+			if !isStringList(v) {
+				return "tags must be a list of strings, got " + describe(v)
+			}
+		}
+	}
+	return checkProps(r.Properties)
+}
+
+// checkProps checks the list properties Neo4j would refuse to store (with
+// a TypeError, after earlier batches of a load were written): a list must
+// hold values of one type, strings, booleans or numbers (integers and
+// floats mix: Neo4j stores such a list as floats), and no null, list or map.
+// The empty list is fine. Of several bad properties it names the first by
+// key. It returns "" or the problem.
+func checkProps(props map[string]any) string {
+	var key, msg string
+	for k, v := range props {
+		list, isList := v.([]any)
+		if !isList {
+			continue
+		}
+		if m := checkList(list); m != "" && (msg == "" || k < key) {
+			key, msg = k, m
+		}
+	}
+	if msg == "" {
+		return ""
+	}
+	return fmt.Sprintf("property %q: %s", key, msg)
+}
+
+func checkList(list []any) string {
+	first := ""
+	for _, e := range list {
+		kind := valueKind(e)
+		switch kind {
+		case "null":
+			return "a list cannot contain null"
+		case "list":
+			return "a list cannot contain lists"
+		case "map":
+			return "a list cannot contain maps"
+		}
+		if first == "" {
+			first = kind
+		} else if kind != first {
+			return fmt.Sprintf("a list must hold values of one type, got %s and %s", first, kind)
+		}
+	}
 	return ""
 }
 
-// checkRel checks what the algorithm reads of a RELATES relationship.
-func checkRel(r *Relationship) string {
-	if r.Type != RelatesType {
-		return ""
+// valueKind names the kind of a property value as Neo4j types it: a
+// string, boolean or number (integer or float alike), null, a list or a map,
+// else the Go type.
+func valueKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case int64, float64, int, int32, float32:
+		return "number"
+	case nil:
+		return "null"
+	case []any, []string, []int64, []float64, []bool:
+		return "list"
+	case map[string]any:
+		return "map"
 	}
-	if v, ok := r.Properties["weight"]; ok {
-		if _, num := Number(v); !num {
-			return "weight must be a number, got " + describe(v)
-		}
-	}
-	if v, ok := r.Properties["tags"]; ok {
-		if !isStringList(v) {
-			return "tags must be a list of strings, got " + describe(v)
-		}
-	}
-	return ""
+	return fmt.Sprintf("%T", v)
 }
 
 // Number returns a numeric property value as a float64; ok is false when v
@@ -410,8 +478,9 @@ func describe(v any) string {
 
 // Validate checks a graph built in Go as Parse checks a file: unique,
 // non-empty internal ids, unique string application ids, known endpoints,
-// non-empty relationship types, and numeric weights and string-list tags on
-// RELATES relationships. Problems name elements by internal id; at most
+// non-empty relationship types, numeric weights and string-list tags on
+// RELATES relationships, and list properties Neo4j can store (values of one
+// type, no nulls: see checkProps). Problems name elements by internal id; at most
 // MaxErrors are reported.
 func Validate(g *Graph) error {
 	if g == nil {

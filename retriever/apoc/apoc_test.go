@@ -22,12 +22,14 @@ const (
 // TestParseValid reads a small export that uses every accepted form: string
 // and integer internal ids, a blank line, a node with neither labels nor
 // properties (APOC omits empty ones), an integral weight (1 stays int64 1),
-// a float written 2.0 (stays float64), mixed lists, nulls (dropped), unknown
+// a float written 2.0 (stays float64), a list mixing integers and floats
+// (which Neo4j stores as floats), a list of booleans, an empty list, nulls
+// (dropped), unknown
 // keys (ignored), CRLF endings and a relationship of another type whose
 // weight is not checked. The expected graph is written out in full.
 func TestParseValid(t *testing.T) {
 	in := "\uFEFF" + nodeA + "\r\n" + lines(
-		`{"type":"node","id":5,"labels":["DataSource","Extra"],"properties":{"id":"N2003","score":2.0,"n":-7,"list":[1,2.5,"x",true],"gone":null},"elementId":"4:x:5"}`,
+		`{"type":"node","id":5,"labels":["DataSource","Extra"],"properties":{"id":"N2003","score":2.0,"n":-7,"list":[1,2.5],"flags":[true,false],"none":[],"gone":null},"elementId":"4:x:5"}`,
 		``,
 		`   `,
 		`{"type":"node","id":"9"}`,
@@ -42,7 +44,8 @@ func TestParseValid(t *testing.T) {
 		Nodes: []Node{
 			{InternalID: "0", Labels: []string{"UserRequest"}, Properties: map[string]any{"id": "N2006", "text": "Why did stock run out?"}},
 			{InternalID: "5", Labels: []string{"DataSource", "Extra"}, Properties: map[string]any{
-				"id": "N2003", "score": 2.0, "n": int64(-7), "list": []any{int64(1), 2.5, "x", true}}},
+				"id": "N2003", "score": 2.0, "n": int64(-7), "list": []any{int64(1), 2.5},
+				"flags": []any{true, false}, "none": []any{}}},
 			{InternalID: "9", Labels: []string{}, Properties: map[string]any{}},
 		},
 		Rels: []Relationship{
@@ -176,6 +179,20 @@ func TestParseErrors(t *testing.T) {
 			`line 1: node 3: property "m" is a list of lists; Neo4j properties cannot be`},
 		{"null in list", lines(`{"type":"node","id":"3","properties":{"m":[1,null]}}`),
 			`line 1: node 3: property "m": a list cannot contain null`},
+		{"null in list of strings", lines(`{"type":"node","id":"3","properties":{"m":["a",null]}}`),
+			`line 1: node 3: property "m": a list cannot contain null`},
+		{"number and string in list", lines(nodeA, nodeB, `{"type":"node","id":"3","properties":{"x":[1,"a"]}}`),
+			`line 3: node 3: property "x": a list must hold values of one type, got number and string`},
+		{"boolean and number in list", lines(`{"type":"node","id":"3","properties":{"x":[true,1]}}`),
+			`line 1: node 3: property "x": a list must hold values of one type, got boolean and number`},
+		{"string and boolean in list", lines(`{"type":"node","id":"3","properties":{"x":["a","b",false,1]}}`),
+			`line 1: node 3: property "x": a list must hold values of one type, got string and boolean`},
+		{"mixed list, first key named", lines(`{"type":"node","id":"3","properties":{"z":[1,"a"],"y":[true,"a"],"id":"N3"}}`),
+			`line 1: node 3: property "y": a list must hold values of one type, got boolean and string`},
+		{"mixed list on a relationship", lines(nodeA, `{"type":"relationship","id":"4","label":"MENTIONS","properties":{"at":[1.5,"a"]},"start":{"id":"0"},"end":{"id":"0"}}`),
+			`line 2: relationship 4: property "at": a list must hold values of one type, got number and string`},
+		{"mixed list on RELATES", lines(nodeA, `{"type":"relationship","id":"4","label":"RELATES","properties":{"weight":0.5,"tags":["a"],"src":["a",2]},"start":{"id":"0"},"end":{"id":"0"}}`),
+			`line 2: relationship 4: property "src": a list must hold values of one type, got string and number`},
 		{"integer out of range", lines(`{"type":"node","id":"3","properties":{"n":9223372036854775808}}`),
 			`line 1: node 3: property "n": integer 9223372036854775808 is out of range`},
 		{"float out of range", lines(`{"type":"node","id":"3","properties":{"n":1e400}}`),
@@ -356,7 +373,7 @@ func TestWriteErrors(t *testing.T) {
 // floats that look integral, extreme numbers and escaped strings.
 func TestRoundTrip(t *testing.T) {
 	in := lines(
-		`{"type":"node","id":"0","labels":["A","B"],"properties":{"id":"N1","f":1.0,"neg":-0.0,"max":9223372036854775807,"min":-9223372036854775808,"small":5e-324,"big":1.7976931348623157e308,"s":"\u0001\u2028é","l":[1.5,2,"x",false]}}`,
+		`{"type":"node","id":"0","labels":["A","B"],"properties":{"id":"N1","f":1.0,"neg":-0.0,"max":9223372036854775807,"min":-9223372036854775808,"small":5e-324,"big":1.7976931348623157e308,"s":"\u0001\u2028é","l":[1.5,2],"ls":["x"],"lb":[false]}}`,
 		`{"type":"relationship","id":1,"label":"RELATES","properties":{"weight":1,"tags":["a","a"]},"start":{"id":0},"end":{"id":"0"}}`,
 	)
 	g1, err := Parse(strings.NewReader(in))
@@ -379,7 +396,10 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestValidate checks a graph built in Go: each problem is named.
+// TestValidate checks a graph built in Go: each problem is named,
+// including list properties Neo4j refuses (values of two types, a null, a
+// list inside); a list mixing integers and floats, a []string and an empty
+// list are fine.
 func TestValidate(t *testing.T) {
 	g := &Graph{
 		Nodes: []Node{
@@ -387,6 +407,9 @@ func TestValidate(t *testing.T) {
 			{InternalID: "0"},
 			{InternalID: "1", Properties: map[string]any{"id": "N1"}},
 			{InternalID: "2", Properties: map[string]any{"id": 7}},
+			{InternalID: "3", Properties: map[string]any{"id": "N3", "x": []any{int64(1), "a"}, "ok": []any{int64(1), 2.5}, "s": []string{"a"}}},
+			{InternalID: "4", Properties: map[string]any{"id": "N4", "x": []any{"a", nil}}},
+			{InternalID: "5", Properties: map[string]any{"id": "N5", "x": []any{[]any{1}}, "e": []any{}}},
 		},
 		Rels: []Relationship{
 			{InternalID: "1", Type: "RELATES", Start: "0", End: "9"},
@@ -394,15 +417,20 @@ func TestValidate(t *testing.T) {
 			{InternalID: "3", Type: "RELATES", Start: "0", End: "1", Properties: map[string]any{"weight": 1, "tags": []string{"ok"}}},
 			{InternalID: "3", Type: "RELATES", Start: "0", End: "1"},
 			{InternalID: "4", Start: "0", End: "1"},
+			{InternalID: "5", Type: "KNOWS", Start: "0", End: "1", Properties: map[string]any{"x": []any{true, 1.5}}},
 		},
 	}
 	want := `duplicate internal node id 0
 node 1: duplicate node id "N1" (also on node 0)
 node 2: property id must be a string, got number 7
+node 3: property "x": a list must hold values of one type, got number and string
+node 4: property "x": a list cannot contain null
+node 5: property "x": a list cannot contain lists
 relationship 1 ends at unknown node 9
 relationship 2: weight must be a number, got string "x"
 duplicate internal relationship id 3
-relationship 4 has no type`
+relationship 4 has no type
+relationship 5: property "x": a list must hold values of one type, got boolean and number`
 	if err := Validate(g); err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
@@ -417,7 +445,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		lines(nodeA, nodeB, relAB),
 		lines(relAB, nodeB, nodeA),
-		lines(`{"type":"node","id":1,"properties":{"f":1.0,"i":-3,"l":[1,"a",true,2.5e-3],"s":"\u00e9\ud83d\ude00\\"}}`),
+		lines(`{"type":"node","id":1,"properties":{"f":1.0,"i":-3,"l":[1,2.5e-3],"b":[true],"s":"\u00e9\ud83d\ude00\\"}}`),
 		lines(`{"type":"node","id":"x"}`, `{"type":"relationship","id":"r","label":"T","properties":{"weight":"w"},"start":{"id":"x"},"end":{"id":"x"}}`),
 		"\n\n{}\n",
 		`{"type":"node","id":"1","properties":{"id":"a"}}` + "\r\n" + `{"type":"node","id":"2","properties":{"id":"a"}}`,

@@ -309,9 +309,6 @@ func outcomePair(x, y retriever.CandidateOutcome) string {
 	return f(x) + " vs " + f(y)
 }
 
-// compareNaive compares a result with the naive reference's: the same set
-// of paths with the same energies, and per level the same candidates in
-
 // sameSlot reports whether a and b tie on ExpandQuery's ORDER BY keys.
 func sameSlot(a, b retriever.ExpansionCandidate) bool {
 	return a.ParentID == b.ParentID && a.TransferEnergy == b.TransferEnergy && a.NeighborNode.ID == b.NeighborNode.ID

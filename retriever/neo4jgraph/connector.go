@@ -60,7 +60,7 @@ func parseSeed(recs []*neo4j.Record, nodeID string) (retriever.SeedFetchResult, 
 }
 
 // parseNode reads a node's properties and labels; its id property must be
-// the string id.
+// the string id. Temporal and point values become strings (plainProps).
 func parseNode(rec *neo4j.Record, propsKey, labelsKey, id string) (retriever.GraphNode, error) {
 	props, err := colMap(rec, propsKey)
 	if err != nil {
@@ -73,7 +73,7 @@ func parseNode(rec *neo4j.Record, propsKey, labelsKey, id string) (retriever.Gra
 	if got, ok := props["id"].(string); !ok || got != id {
 		return retriever.GraphNode{}, fmt.Errorf("node %q: property id is %s", id, describe(props["id"]))
 	}
-	return retriever.GraphNode{ID: id, Labels: labels, Properties: props}, nil
+	return retriever.GraphNode{ID: id, Labels: labels, Properties: plainProps(props)}, nil
 }
 
 // ExpandFrontier runs ExpandQuery: one round trip for the whole frontier.
@@ -171,6 +171,10 @@ func parseCandidate(rec *neo4j.Record, activation map[string]float64, extras boo
 	if err != nil {
 		return zero, rel(err)
 	}
+	// After the checks above, which name a value's driver type: temporal
+	// and point values become strings, as the memory engine holds them, so
+	// that JSON output and retriever.EdgeKey see them.
+	props = plainProps(props)
 	cand := retriever.ExpansionCandidate{
 		ParentID:     parent,
 		NeighborNode: nb,

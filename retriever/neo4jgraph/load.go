@@ -47,8 +47,9 @@ type LoadOptions struct {
 
 // LoadProgress reports how far Load has come in one phase.
 type LoadProgress struct {
-	// Phase is "wipe", "check" (the ids, see LabelConflictError),
-	// "indexes", "nodes" or "relationships".
+	// Phase is "wipe", "check" (the ids, see LabelConflictError; Done and
+	// Total count the labels of the database checked, plus one for the
+	// unlabelled nodes), "indexes", "nodes" or "relationships".
 	Phase       string
 	Done, Total int
 }
@@ -319,19 +320,18 @@ func (l *loader) indexes(ctx context.Context, g *apoc.Graph) error {
 }
 
 // labelCheckBatch is how many ids one query of the label check carries.
-// Each query scans the database's nodes once (an id is looked for under
-// any label, or none, which no index serves), so the batch is large. A
-// variable for tests.
-var labelCheckBatch = 20000
+// A variable for tests.
+var labelCheckBatch = 50000
 
-// labelConflictQuery finds the nodes of the database that have one of the
-// ids of $first (id -> the first label the file gives it, "" for none) but
-// would not be matched when Load merges that id: they lack that label, or
-// have labels where the file has none.
-const labelConflictQuery = `MATCH (n) WHERE n.id IN $ids
-WITH n, $first[n.id] AS want, labels(n) AS have
-WHERE CASE WHEN want = '' THEN size(have) > 0 ELSE NOT want IN have END
-RETURN n.id AS id, have AS labels`
+// labelledConflictQuery finds the nodes of one label (the %s) that have one
+// of $ids; with the id index of that label it is an index seek per id.
+const labelledConflictQuery = `MATCH (n:%s) WHERE n.id IN $ids
+RETURN n.id AS id, labels(n) AS labels, elementId(n) AS eid`
+
+// unlabelledConflictQuery finds the unlabelled nodes that have one of $ids
+// (no index serves them: a scan of the nodes).
+const unlabelledConflictQuery = `MATCH (n) WHERE size(labels(n)) = 0 AND n.id IN $ids
+RETURN n.id AS id, labels(n) AS labels, elementId(n) AS eid`
 
 // LabelConflict is a node id that the database holds under labels Load
 // would not merge it on.
@@ -381,12 +381,19 @@ func asLabels(labels []string) string {
 }
 
 // checkLabels refuses g when one of its ids exists in the database under
-// labels the merge would not match (see LabelConflictError). It only
-// reads: an empty database is recognised from the counts store, otherwise
-// each labelCheckBatch ids cost one read query that scans the nodes. The
-// check and the writes are separate transactions: a concurrent writer can
-// still create such a node in between.
+// labels the merge would not match (see LabelConflictError): a node with
+// the id that lacks the first label the file gives it, or that has labels
+// where the file gives none. It only reads: an empty database is
+// recognised from the counts store; otherwise, for each label of the
+// database (db.labels()), the ids that the file does not give that label
+// first are looked up among the nodes of the label, labelCheckBatch ids per
+// query, which the label's id index serves when there is one (Load creates
+// one for every label it writes); and the ids the file gives a label are
+// looked up among the unlabelled nodes, one scan per labelCheckBatch ids.
+// The check and the writes are separate transactions: a concurrent writer
+// can still create such a node in between.
 func (l *loader) checkLabels(ctx context.Context, g *apoc.Graph) error {
+	wrap := func(err error) error { return fmt.Errorf("checking the node ids against the database: %w", err) }
 	n, err := l.src.readRetry(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) (any, error) {
 		res, err := tx.Run(ctx, countNodesQuery, nil)
 		if err != nil {
@@ -399,50 +406,92 @@ func (l *loader) checkLabels(ctx context.Context, g *apoc.Graph) error {
 		return colInt(rec, "count")
 	})
 	if err != nil {
-		return fmt.Errorf("checking the node ids against the database: %w", err)
+		return wrap(err)
 	}
 	if n.(int64) == 0 {
 		return nil
+	}
+	dbLabels, err := l.src.collectRead(ctx, "CALL db.labels() YIELD label RETURN label ORDER BY label", nil)
+	if err != nil {
+		return wrap(err)
 	}
 	pos := make(map[string]int, len(g.Nodes)) // id -> node index in g
 	for i := range g.Nodes {
 		pos[g.Nodes[i].Properties["id"].(string)] = i
 	}
-	var found []LabelConflict
-	for lo := 0; lo < len(g.Nodes); lo += labelCheckBatch {
-		batch := g.Nodes[lo:min(lo+labelCheckBatch, len(g.Nodes))]
-		ids := make([]any, len(batch))
-		first := make(map[string]any, len(batch))
-		for i := range batch {
-			id := batch[i].Properties["id"].(string)
-			ids[i] = id
-			first[id] = ""
-			if len(batch[i].Labels) > 0 {
-				first[id] = batch[i].Labels[0]
-			}
+	first := func(i int) string { // the label Load merges node i on; "" for none
+		if lbs := g.Nodes[i].Labels; len(lbs) > 0 {
+			return lbs[0]
 		}
-		out, err := l.src.readRetry(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction) (any, error) {
-			res, err := tx.Run(ctx, labelConflictQuery, map[string]any{"ids": ids, "first": first})
-			if err != nil {
-				return nil, err
-			}
-			return res.Collect(ctx)
-		})
+		return ""
+	}
+	// One pass per label of the database, then one for the unlabelled
+	// nodes; each skips the ids whose nodes it cannot find in conflict (a
+	// node of label L with an id the file merges on L is matched).
+	type pass struct {
+		query string
+		skip  func(want string) bool
+	}
+	passes := make([]pass, 0, len(dbLabels)+1)
+	for _, rec := range dbLabels {
+		lb, err := colString(rec, "label")
 		if err != nil {
-			return fmt.Errorf("checking the node ids against the database: %w", err)
+			return wrap(err)
 		}
-		for _, rec := range out.([]*neo4j.Record) {
-			id, err := colString(rec, "id")
-			if err != nil {
-				return err
+		passes = append(passes, pass{fmt.Sprintf(labelledConflictQuery, quoteName(lb)), func(want string) bool { return want == lb }})
+	}
+	passes = append(passes, pass{unlabelledConflictQuery, func(want string) bool { return want == "" }})
+
+	var found []LabelConflict
+	seen := make(map[string]bool) // element ids of nodes already found (a node has several labels)
+	for p, ps := range passes {
+		ids := make([]any, 0, min(len(g.Nodes), labelCheckBatch))
+		flush := func() error {
+			if len(ids) == 0 {
+				return nil
 			}
-			labels, err := colStrings(rec, "labels")
+			recs, err := l.src.collectRead(ctx, ps.query, map[string]any{"ids": ids})
 			if err != nil {
-				return err
+				return wrap(err)
 			}
-			found = append(found, LabelConflict{ID: id, DatabaseLabels: labels, FileLabels: g.Nodes[pos[id]].Labels})
+			ids = ids[:0]
+			for _, rec := range recs {
+				id, err := colString(rec, "id")
+				if err != nil {
+					return wrap(err)
+				}
+				labels, err := colStrings(rec, "labels")
+				if err != nil {
+					return wrap(err)
+				}
+				eid, err := colString(rec, "eid")
+				if err != nil {
+					return wrap(err)
+				}
+				want := first(pos[id])
+				if seen[eid] || (want == "" && len(labels) == 0) || (want != "" && slices.Contains(labels, want)) {
+					continue
+				}
+				seen[eid] = true
+				found = append(found, LabelConflict{ID: id, DatabaseLabels: labels, FileLabels: g.Nodes[pos[id]].Labels})
+			}
+			return nil
 		}
-		l.progress("check", lo+len(batch), len(g.Nodes))
+		for i := range g.Nodes {
+			if ps.skip(first(i)) {
+				continue
+			}
+			ids = append(ids, g.Nodes[i].Properties["id"])
+			if len(ids) == labelCheckBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		l.progress("check", p+1, len(passes))
 	}
 	if len(found) == 0 {
 		return nil
