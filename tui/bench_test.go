@@ -46,7 +46,7 @@ func bigTree(m *Model, n int) {
 // result tree; the rows are cached, so View costs only the visible lines.
 // Target: under 4 ms.
 func BenchmarkView1000(b *testing.B) {
-	m, err := New(context.Background(), Options{Source: loadDemo(b), NoColor: true, Out: &lockedBuffer{}})
+	m, err := New(context.Background(), Options{Source: loadDemo(b), NoColor: true, Out: newOutput()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func BenchmarkView1000(b *testing.B) {
 // BenchmarkTreeRebuild1000 re-renders every row of a 1,000-node tree (done
 // in Update when the tree changes, not in View).
 func BenchmarkTreeRebuild1000(b *testing.B) {
-	m, _ := New(context.Background(), Options{Source: loadDemo(b), NoColor: true, Out: &lockedBuffer{}})
+	m, _ := New(context.Background(), Options{Source: loadDemo(b), NoColor: true, Out: newOutput()})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	bigTree(m, 1000)
 	b.ResetTimer()
@@ -108,7 +108,7 @@ func runSync(tb testing.TB, m *Model, cmd tea.Cmd) {
 // run synchronously until its results are applied, then View. Target:
 // under 16 ms.
 func BenchmarkParamKeyToTree(b *testing.B) {
-	m, err := New(context.Background(), Options{Source: loadDemo(b), NoColor: true, Out: &lockedBuffer{},
+	m, err := New(context.Background(), Options{Source: loadDemo(b), NoColor: true, Out: newOutput(),
 		Seeds: []retriever.SeedInput{demoSeed}, Tags: demoTags})
 	if err != nil {
 		b.Fatal(err)

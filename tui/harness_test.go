@@ -5,7 +5,6 @@ import (
 	"context"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,23 +18,17 @@ var (
 	demoSeed = retriever.SeedInput{NodeID: "N2006", Score: 0.85}
 )
 
-// lockedBuffer is the program output: commands write OSC 52 to it from
-// their goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// lockedBuffer is the program output as tests read it: the production
+// lockedWriter (commands write OSC 52 through it from their goroutines) over
+// a buffer, read under the same lock.
+type lockedBuffer struct{ lockedWriter }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
+func newOutput() *lockedBuffer { return &lockedBuffer{lockedWriter{w: &bytes.Buffer{}}} }
 
 func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.b.String()
+	return l.w.(*bytes.Buffer).String()
 }
 
 // harness is a small event loop for Update-level tests: commands run in
@@ -53,7 +46,7 @@ type harness struct {
 
 func newHarness(t testing.TB, src *fakeSource, opts Options) *harness {
 	t.Helper()
-	out := &lockedBuffer{}
+	out := newOutput()
 	opts.Source, opts.Out, opts.NoColor = src, out, true
 	if opts.OutDir == "" {
 		opts.OutDir = t.TempDir()

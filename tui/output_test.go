@@ -107,7 +107,7 @@ func TestLockedOutputKeepsTheTerminal(t *testing.T) {
 // tests and embedders decide). Why: tui read os.Getenv itself.
 func TestNoColorFromOptionsOnly(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
-	o, err := Options{Source: loadDemo(t), Out: &lockedBuffer{}}.withDefaults()
+	o, err := Options{Source: loadDemo(t), Out: newOutput()}.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}

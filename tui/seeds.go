@@ -270,14 +270,24 @@ func (p *seedPicker) toggle() tea.Cmd {
 	return notify(fmt.Sprintf("added seed %s with R %s (+/- to change, r to type)", n.ID, num(defaultSeedScore, 3)))
 }
 
-func (p *seedPicker) stepScore(dir int) tea.Cmd {
+// currentSeed returns the row under the cursor and its index among the
+// seeds, or a command that says why there is none to act on.
+func (p *seedPicker) currentSeed() (retriever.NodeSummary, int, tea.Cmd) {
 	n, ok := p.current()
 	if !ok {
-		return nil
+		return n, -1, nil
 	}
 	i := p.seedIndex(n.ID)
 	if i < 0 {
-		return notifyErr(fmt.Errorf("%s is not a seed: press space to choose it first", n.ID))
+		return n, -1, notifyErr(fmt.Errorf("%s is not a seed: press space to choose it first", n.ID))
+	}
+	return n, i, nil
+}
+
+func (p *seedPicker) stepScore(dir int) tea.Cmd {
+	_, i, cmd := p.currentSeed()
+	if i < 0 {
+		return cmd
 	}
 	v := stepLinear(p.seeds[i].Score, scoreStep, dir, scoreStep, 1)
 	if v != p.seeds[i].Score {
@@ -288,13 +298,9 @@ func (p *seedPicker) stepScore(dir int) tea.Cmd {
 }
 
 func (p *seedPicker) startEdit() tea.Cmd {
-	n, ok := p.current()
-	if !ok {
-		return nil
-	}
-	i := p.seedIndex(n.ID)
+	n, i, cmd := p.currentSeed()
 	if i < 0 {
-		return notifyErr(fmt.Errorf("%s is not a seed: press space to choose it first", n.ID))
+		return cmd
 	}
 	p.editing, p.editID = true, n.ID
 	p.score.SetValue(strconv.FormatFloat(p.seeds[i].Score, 'f', -1, 64))

@@ -46,10 +46,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	if !slices.Contains(formats, *format) {
 		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher)", *format)
 	}
-	if err := q.cfg.Validate(); err != nil {
-		return usageError{err.Error()}
-	}
-	source, err := q.src.open(ctx, env, &q.cfg)
+	source, err := q.open(ctx, env)
 	if err != nil {
 		return err
 	}

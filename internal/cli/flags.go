@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -112,4 +113,13 @@ func (q *queryFlags) register(fs *flag.FlagSet, seedHelp string) {
 	fs.StringVar(&q.tags, "tags", "", "comma-separated query `tags`")
 	q.cfg = retriever.DefaultConfig()
 	configFlags(fs, &q.cfg)
+}
+
+// open checks the thresholds (a usage error) and opens the chosen source;
+// the caller closes it.
+func (q *queryFlags) open(ctx context.Context, env Env) (retriever.Source, error) {
+	if err := q.cfg.Validate(); err != nil {
+		return nil, usageError{err.Error()}
+	}
+	return q.src.open(ctx, env, &q.cfg)
 }

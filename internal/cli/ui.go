@@ -33,10 +33,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	if len(q.seeds) > *maxSeeds {
 		return usagef("%d seeds given but --max-seeds is %d", len(q.seeds), *maxSeeds)
 	}
-	if err := q.cfg.Validate(); err != nil {
-		return usageError{err.Error()}
-	}
-	source, err := q.src.open(ctx, env, &q.cfg)
+	source, err := q.open(ctx, env)
 	if err != nil {
 		return err
 	}
