@@ -21,11 +21,13 @@ test: check neo4j-launcher
 unit:
 	$(GO) test -race ./...
 
-## check: gofmt and go vet
+## check: gofmt, go vet and staticcheck (a pinned version, fetched through the module proxy)
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 ## neo4j-launcher: build the Java launcher of the test Neo4j (once; needs JDK 17+ and Maven)
 neo4j-launcher:
@@ -46,7 +48,7 @@ bench:
 
 ## fuzz: fuzz the APOC loader for a minute
 fuzz:
-	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=60s ./retriever/apoc/
+	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=60s ./graph/apoc/
 
 clean:
 	rm -rf bin testdata/neo4j/target

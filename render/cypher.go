@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
-// DebugQuery replays one path in Neo4j (seed 004 §2.3 item 3): a strict
+// DebugQuery replays one path in Neo4j (docs/EXPORTS.md, format 3): a strict
 // path match over the path's node ids, passed as parameters id0, id1, ...
 // in path order.
 type DebugQuery struct {
@@ -24,7 +25,7 @@ type DebugQuery struct {
 // with Params {"id0": first id, "id1": second id, ...}. The relationship is
 // undirected, like the traversal. A path without steps gives an empty Query
 // (and empty, non-nil NodeIDs and Params).
-func DebugCypher(p retriever.GraphPath) DebugQuery {
+func DebugCypher(p retriever.Path) DebugQuery {
 	ids := p.NodeIDs()
 	q := DebugQuery{NodeIDs: ids, Params: make(map[string]string, len(ids))}
 	if len(ids) == 0 {
@@ -35,13 +36,13 @@ func DebugCypher(p retriever.GraphPath) DebugQuery {
 		parts[i] = fmt.Sprintf("(n%d {id: $id%d})", i, i)
 		q.Params[fmt.Sprintf("id%d", i)] = id
 	}
-	q.Query = "MATCH p = " + strings.Join(parts, "-[:"+retriever.RelType+"]-") + " RETURN p"
+	q.Query = "MATCH p = " + strings.Join(parts, "-[:"+graph.Relates+"]-") + " RETURN p"
 	return q
 }
 
 // DebugCypherAll gives one query per path with at least one step, in the
 // order (and so with the numbering) of ToLLMContext.
-func DebugCypherAll(results ...retriever.RetrievalResult) []DebugQuery {
+func DebugCypherAll(results ...retriever.Result) []DebugQuery {
 	qs := []DebugQuery{}
 	for _, p := range nonEmptyPaths(results) {
 		qs = append(qs, DebugCypher(p))

@@ -97,7 +97,7 @@ func parseParamsLine(line string) ([]string, map[string]string, error) {
 	return keys, m, nil
 }
 
-// TestDebugCypherMinimal is seed 004 §3.2 B.3, the to_debug_cypher minimal
+// TestDebugCypherMinimal is docs/EXPORTS.md test B.3, the to_debug_cypher minimal
 // sanity case.
 //
 // Scenario: minimalResult, one hop S1 → N1.
@@ -106,7 +106,7 @@ func parseParamsLine(line string) ([]string, map[string]string, error) {
 // query; Browser() is `:params {id0: "S1", id1: "N1"}` and the query with
 // a closing ";".
 // Why: the pattern names node i n_i with parameter $id_i, in path order
-// (steps[0].from_node, then each to_node, seed 004 §2.3 item 3).
+// (steps[0].from_node, then each to_node, docs/EXPORTS.md, format 3).
 func TestDebugCypherMinimal(t *testing.T) {
 	res := minimalResult()
 	q := DebugCypher(res.Paths[0])
@@ -134,7 +134,7 @@ func TestDebugCypherMinimal(t *testing.T) {
 // N2006 -> N2003 -> N2001 -> N2010" with a 4-node pattern (n0..n3, params
 // id0..id3), "// Path 2: N2006 -> N2004 -> N2008" with 3 nodes and
 // "// Path 3: N2006 -> N2005" with 2, separated by blank lines.
-// Why: one query per path (seed 004 §2.3), numbered like the LLM paths.
+// Why: one query per path (docs/EXPORTS.md), numbered like the LLM paths.
 func TestDebugCypherThreePaths(t *testing.T) {
 	qs := DebugCypherAll(threePathResult())
 	if len(qs) != 3 {
@@ -156,11 +156,11 @@ func TestDebugCypherThreePaths(t *testing.T) {
 // Why: a pattern needs a node; the retriever never completes an empty path,
 // and skipping them keeps the numbering equal to ToLLMContext's.
 func TestDebugCypherEmpty(t *testing.T) {
-	q := DebugCypher(retriever.GraphPath{})
+	q := DebugCypher(retriever.Path{})
 	if q.Query != "" || q.NodeIDs == nil || len(q.NodeIDs) != 0 || q.Params == nil || len(q.Params) != 0 || q.Browser() != "" {
 		t.Errorf("empty path gives %+v", q)
 	}
-	res := retriever.RetrievalResult{Seed: retriever.SeedInput{NodeID: "a", Score: 1}, Paths: []retriever.GraphPath{{}}}
+	res := retriever.Result{Seed: retriever.Seed{NodeID: "a", Score: 1}, Paths: []retriever.Path{{}}}
 	if all := DebugCypherAll(res); all == nil || len(all) != 0 {
 		t.Errorf("DebugCypherAll = %#v", all)
 	}

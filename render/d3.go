@@ -1,8 +1,11 @@
 package render
 
-import "github.com/memoria-graph/memoria/retriever"
+import (
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/retriever"
+)
 
-// D3Graph is the node-link form React/D3 force layouts read (seed 004 §2.3
+// D3Graph is the node-link form React/D3 force layouts read (docs/EXPORTS.md
 // item 1). Nodes and Links are never nil, so they encode as [] not null.
 type D3Graph struct {
 	Nodes []D3Node `json:"nodes"`
@@ -28,7 +31,7 @@ type D3Link struct {
 	Source string `json:"source"`
 	Target string `json:"target"`
 	Type   string `json:"type"`
-	// Weight is the effective weight: retriever.MissingWeight when the edge
+	// Weight is the effective weight: activation.MissingWeight when the edge
 	// has none (then WeightMissing is true).
 	Weight         float64        `json:"weight"`
 	WeightMissing  bool           `json:"weight_missing,omitempty"`
@@ -47,12 +50,12 @@ type linkKey struct{ source, target, typ string }
 // the highest such score; its Activation is the highest of its seed scores
 // and the energies that reached it. Properties pass through
 // DisplayProperties.
-func ToD3(results ...retriever.RetrievalResult) D3Graph {
+func ToD3(results ...retriever.Result) D3Graph {
 	g := D3Graph{Nodes: []D3Node{}, Links: []D3Link{}}
 	index := make(map[string]int)
 	links := make(map[linkKey]struct{})
 
-	add := func(n retriever.GraphNode) int {
+	add := func(n graph.Node) int {
 		if i, ok := index[n.ID]; ok {
 			return i
 		}
@@ -90,7 +93,7 @@ func ToD3(results ...retriever.RetrievalResult) D3Graph {
 				links[k] = struct{}{}
 				g.Links = append(g.Links, D3Link{
 					Source: k.source, Target: k.target, Type: k.typ,
-					Weight: s.Edge.EffectiveWeight(), WeightMissing: s.Edge.Weight == nil,
+					Weight: s.Weight, WeightMissing: s.Edge.Weight == nil,
 					Tags:           append([]string{}, s.Edge.Tags...),
 					TransferEnergy: s.TransferEnergy,
 					Properties:     DisplayProperties(s.Edge.Properties),

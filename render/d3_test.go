@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -24,7 +25,7 @@ func indentJSON(t *testing.T, v any) string {
 	return b.String()
 }
 
-// TestToD3Minimal is seed 004 §3.2 B.1, the to_d3 minimal sanity case.
+// TestToD3Minimal is docs/EXPORTS.md test B.1, the to_d3 minimal sanity case.
 //
 // Scenario: seed S1 (R = 0.6) and one hop S1 → N1 with w = 0.8, d = 4,
 // tag_sim = 0.5.
@@ -55,7 +56,7 @@ func TestToD3Minimal(t *testing.T) {
 	}
 }
 
-// TestToD3ThreePaths renders seed 000 §5's three paths (threePathResult).
+// TestToD3ThreePaths renders docs/ALGORITHM.md "Worked example"'s three paths (threePathResult).
 //
 // Expected (testdata/d3_three_paths.golden): 7 nodes in order of first
 // appearance N2006, N2003, N2001, N2010, N2004, N2008, N2005 and 6 links
@@ -100,29 +101,29 @@ func TestToD3ThreePaths(t *testing.T) {
 //
 // A's text is "A as first seen" in S1's result and "A as seen later" in
 // S2's.
-func dedupResults() []retriever.RetrievalResult {
+func dedupResults() []retriever.Result {
 	s1 := node("S1", "UserRequest", map[string]any{"text": "seed one"})
 	s2 := node("S2", "UserRequest", map[string]any{"text": "seed two"})
 	s3 := node("S3", "UserRequest", map[string]any{"text": "seed three"})
 	a1 := node("A", "DataSource", map[string]any{"text": "A as first seen"})
 	a2 := node("A", "DataSource", map[string]any{"text": "A as seen later"})
 	b := node("B", "Event", map[string]any{"text": "B"})
-	st := func(from, to retriever.GraphNode, w, T float64) retriever.GraphStep {
-		return retriever.GraphStep{FromNode: from, ToNode: to, Edge: edge(from.ID, to.ID, weight(w)), Degree: 2, TagSim: 1, TransferEnergy: T}
+	st := func(from, to graph.Node, w, T float64) retriever.Step {
+		return retriever.Step{FromNode: from, ToNode: to, Edge: edge(from.ID, to.ID, weight(w)), Weight: w, Degree: 2, TagSim: 1, TransferEnergy: T}
 	}
-	return []retriever.RetrievalResult{
-		{Seed: retriever.SeedInput{NodeID: "S1", Score: 0.9}, SeedNode: &s1, TerminatedReason: retriever.TerminatedFrontierExhausted, MaxDepthReached: 2,
-			Paths: []retriever.GraphPath{
+	return []retriever.Result{
+		{Seed: retriever.Seed{NodeID: "S1", Score: 0.9}, SeedNode: &s1, TerminatedReason: retriever.TerminatedFrontierExhausted, MaxDepthReached: 2,
+			Paths: []retriever.Path{
 				path(retriever.EndNoCandidates, st(s1, a1, 0.5, 0.2), st(a1, b, 0.5, 0.1)),
 				path(retriever.EndNoCandidates, st(s1, s2, 0.5, 0.3)),
 			}},
-		{Seed: retriever.SeedInput{NodeID: "S2", Score: 0.8}, SeedNode: &s2, TerminatedReason: retriever.TerminatedFrontierExhausted, MaxDepthReached: 2,
-			Paths: []retriever.GraphPath{
+		{Seed: retriever.Seed{NodeID: "S2", Score: 0.8}, SeedNode: &s2, TerminatedReason: retriever.TerminatedFrontierExhausted, MaxDepthReached: 2,
+			Paths: []retriever.Path{
 				path(retriever.EndNoCandidates, st(s2, a2, 0.6, 0.4), st(a2, b, 0.7, 0.05)),
 				path(retriever.EndNoCandidates, st(s2, s1, 0.5, 0.25)),
 			}},
-		{Seed: retriever.SeedInput{NodeID: "S3", Score: 0.5}, SeedNode: &s3, TerminatedReason: retriever.TerminatedFrontierExhausted, Paths: []retriever.GraphPath{}},
-		{Seed: retriever.SeedInput{NodeID: "S4", Score: 0.7}, TerminatedReason: retriever.TerminatedSeedNotFound, Paths: []retriever.GraphPath{}},
+		{Seed: retriever.Seed{NodeID: "S3", Score: 0.5}, SeedNode: &s3, TerminatedReason: retriever.TerminatedFrontierExhausted, Paths: []retriever.Path{}},
+		{Seed: retriever.Seed{NodeID: "S4", Score: 0.7}, TerminatedReason: retriever.TerminatedSeedNotFound, Paths: []retriever.Path{}},
 	}
 }
 
@@ -138,7 +139,7 @@ func dedupResults() []retriever.RetrievalResult {
 // = 0.4, B max(0.1, 0.05) = 0.1, and for seeds max(score, energies in):
 // S1 max(0.9, 0.25) = 0.9, S2 max(0.8, 0.3) = 0.8. S2's A→B repeats the
 // key (A, B, RELATES) so S1's link (T 0.1, w 0.5) stays; S2→S1 differs from
-// S1→S2 in direction, so both stay (the key is directed, as seed 004 §2.3
+// S1→S2 in direction, so both stay (the key is directed, as docs/EXPORTS.md
 // specifies). S3 was found, so it appears though it has no path; S4 has
 // no node to show.
 func TestToD3Dedup(t *testing.T) {
@@ -190,7 +191,7 @@ func TestToD3Dedup(t *testing.T) {
 // Why: slices are never nil, so a D3 consumer never sees null, and a seed
 // that was not found has no node to show.
 func TestToD3Empty(t *testing.T) {
-	notFound := retriever.RetrievalResult{Seed: retriever.SeedInput{NodeID: "X", Score: 0.5}, TerminatedReason: retriever.TerminatedSeedNotFound}
+	notFound := retriever.Result{Seed: retriever.Seed{NodeID: "X", Score: 0.5}, TerminatedReason: retriever.TerminatedSeedNotFound}
 	for name, g := range map[string]D3Graph{"none": ToD3(), "not found": ToD3(notFound)} {
 		b, err := json.Marshal(g)
 		if err != nil {
@@ -209,11 +210,11 @@ func TestToD3Empty(t *testing.T) {
 // Expected: the JSON has no `null`: labels [], properties {}, tags [].
 // Why: D3 code iterates these fields; null would throw.
 func TestToD3NoNulls(t *testing.T) {
-	a := retriever.GraphNode{ID: "a"}
-	b := retriever.GraphNode{ID: "b"}
-	res := retriever.RetrievalResult{
-		Seed: retriever.SeedInput{NodeID: "a", Score: 1}, SeedNode: &a,
-		Paths: []retriever.GraphPath{{Steps: []retriever.GraphStep{{FromNode: a, ToNode: b, Edge: retriever.GraphEdge{SourceID: "a", TargetID: "b", Weight: weight(1)}, TransferEnergy: 0.5}}}},
+	a := graph.Node{ID: "a"}
+	b := graph.Node{ID: "b"}
+	res := retriever.Result{
+		Seed: retriever.Seed{NodeID: "a", Score: 1}, SeedNode: &a,
+		Paths: []retriever.Path{{Steps: []retriever.Step{{FromNode: a, ToNode: b, Edge: graph.Edge{SourceID: "a", TargetID: "b", Weight: weight(1)}, Weight: 1, TransferEnergy: 0.5}}}},
 	}
 	b2, err := json.Marshal(ToD3(res))
 	if err != nil {
@@ -231,7 +232,7 @@ func TestToD3NoNulls(t *testing.T) {
 //
 // Expected: the link M0 → M1 has weight 0.01, weight_missing true and
 // transfer_energy 0.01; M1's activation is 0.01.
-// Why: the math uses coalesce(r.weight, 0.01) (retriever.MissingWeight),
+// Why: the math uses coalesce(r.weight, 0.01) (activation.MissingWeight),
 // so T = 1 × 0.01 / √1 × 1 = 0.01, and the flag keeps the fact that the
 // weight was made up.
 func TestToD3MissingWeight(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -46,38 +47,42 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func node(id, label string, props map[string]any) retriever.GraphNode {
+func node(id, label string, props map[string]any) graph.Node {
 	if props == nil {
 		props = map[string]any{}
 	}
 	props["id"] = id
-	return retriever.GraphNode{ID: id, Labels: []string{label}, Properties: props}
+	return graph.Node{ID: id, Labels: []string{label}, Properties: props}
 }
 
 func weight(w float64) *float64 { return &w }
 
 // edge is a RELATES edge from → to; w nil means no weight property.
-func edge(from, to string, w *float64, tags ...string) retriever.GraphEdge {
+func edge(from, to string, w *float64, tags ...string) graph.Edge {
 	props := map[string]any{"tags": tags}
 	if w != nil {
 		props["weight"] = *w
 	}
-	return retriever.GraphEdge{SourceID: from, TargetID: to, Type: retriever.RelType, Properties: props, Weight: w, Tags: tags}
+	return graph.Edge{SourceID: from, TargetID: to, Type: graph.Relates, Properties: props, Weight: w, Tags: tags}
 }
 
 // hop is the step from → to over e, with the parent's activation r, degree d
 // and tag similarity ts; the transfer energy is r × w / √d × ts, w being the
-// effective weight (seed 000 §4).
-func hop(from, to retriever.GraphNode, e retriever.GraphEdge, r float64, d int64, ts float64) retriever.GraphStep {
-	return retriever.GraphStep{
-		FromNode: from, Edge: e, ToNode: to, Activation: r, Degree: d, TagSim: ts,
-		TransferEnergy: r * e.EffectiveWeight() / math.Sqrt(float64(d)) * ts,
+// effective weight (docs/ALGORITHM.md rule 1).
+func hop(from, to graph.Node, e graph.Edge, r float64, d int64, ts float64) retriever.Step {
+	w := 0.01 // the weight used for an edge without one (docs/ALGORITHM.md, rule 1)
+	if e.Weight != nil {
+		w = *e.Weight
+	}
+	return retriever.Step{
+		FromNode: from, Edge: e, ToNode: to, Weight: w, Activation: r, Degree: d, TagSim: ts,
+		TransferEnergy: r * w / math.Sqrt(float64(d)) * ts,
 	}
 }
 
 // path chains steps into a path ending for reason.
-func path(reason string, steps ...retriever.GraphStep) retriever.GraphPath {
-	var p retriever.GraphPath
+func path(reason retriever.EndReason, steps ...retriever.Step) retriever.Path {
+	var p retriever.Path
 	for _, s := range steps {
 		p = p.Extend(s)
 	}
@@ -85,24 +90,22 @@ func path(reason string, steps ...retriever.GraphStep) retriever.GraphPath {
 	return p
 }
 
-// minimalResult is seed 004 §3.2 B's minimal input: seed S1 with R = 0.6
+// minimalResult is docs/EXPORTS.md test B's minimal input: seed S1 with R = 0.6
 // and one hop S1 → N1 with w = 0.8, d(S1) = 4, tag_sim = 0.5, so
 // T = 0.6 × 0.8 / √4 × 0.5 = 0.48 / 2 × 0.5 = 0.24 × 0.5 = 0.12.
-func minimalResult() retriever.RetrievalResult {
+func minimalResult() retriever.Result {
 	s1 := node("S1", "UserRequest", map[string]any{"text": "Plan the spring campaign"})
 	n1 := node("N1", "DataSource", map[string]any{"title": "Q1 sales"})
-	return retriever.RetrievalResult{
-		Seed: retriever.SeedInput{NodeID: "S1", Score: 0.6}, SeedNode: &s1,
+	return retriever.Result{
+		Seed: retriever.Seed{NodeID: "S1", Score: 0.6}, SeedNode: &s1,
 		TerminatedReason: retriever.TerminatedFrontierExhausted, MaxDepthReached: 1,
-		Paths: []retriever.GraphPath{path(retriever.EndNoCandidates, hop(s1, n1, edge("S1", "N1", weight(0.8), "campaign"), 0.6, 4, 0.5))},
+		Paths: []retriever.Path{path(retriever.EndNoCandidates, hop(s1, n1, edge("S1", "N1", weight(0.8), "campaign"), 0.6, 4, 0.5))},
 	}
 }
 
-// Query tags of the three-path fixture (the seed 000 §3 worked example).
-var queryTags = []string{"demand_forecasting", "stockout", "safety_stock", "inventory_policy"}
-
-// threePathResult is seed 000 §5's exploration of N2006 (R = 0.85), with
-// the query tags above (|Q| = 4) and TAG_SIM_FLOOR 0.15:
+// threePathResult is docs/ALGORITHM.md "Worked example"'s exploration of N2006 (R = 0.85), with
+// the query tags demand_forecasting, stockout, safety_stock and
+// inventory_policy (|Q| = 4) and TAG_SIM_FLOOR 0.15:
 //
 //	A: N2006 → N2003 → N2001 → N2010   (ends: nothing above threshold or all visited)
 //	B: N2006 → N2004 → N2008           (ends: its candidate was claimed)
@@ -133,7 +136,7 @@ var queryTags = []string{"demand_forecasting", "stockout", "safety_stock", "inve
 // children in energy order are N2003 (0.1016) > N2004 (0.0816) > N2005
 // (0.0319): paths A, B, C. The seed node carries an embedding and N2003 a
 // 20-number vector, which no exporter may show.
-func threePathResult() retriever.RetrievalResult {
+func threePathResult() retriever.Result {
 	vec := make([]any, 20)
 	for i := range vec {
 		vec[i] = float64(i) / 20
@@ -163,10 +166,10 @@ func threePathResult() retriever.RetrievalResult {
 	s4 := hop(n2006, n2004, edge("N2006", "N2004", weight(0.6), "stockout", "escalation"), 0.85, 4, 0.15+0.85*1/5)
 	s5 := hop(n2004, n2008, edge("N2004", "N2008", weight(0.75), "demand_forecasting", "stockout", "seasonality"), s4.TransferEnergy, 9, 0.15+0.85*2/5)
 	s6 := hop(n2006, n2005, edge("N2006", "N2005", weight(0.5)), 0.85, 4, 0.15)
-	return retriever.RetrievalResult{
-		Seed: retriever.SeedInput{NodeID: "N2006", Score: 0.85}, SeedNode: &n2006,
+	return retriever.Result{
+		Seed: retriever.Seed{NodeID: "N2006", Score: 0.85}, SeedNode: &n2006,
 		TerminatedReason: retriever.TerminatedFrontierExhausted, MaxDepthReached: 3,
-		Paths: []retriever.GraphPath{
+		Paths: []retriever.Path{
 			path(retriever.EndNoCandidates, s1, s2, s3),
 			path(retriever.EndAllClaimed, s4, s5),
 			path(retriever.EndNoCandidates, s6),
@@ -177,13 +180,13 @@ func threePathResult() retriever.RetrievalResult {
 // missingWeightResult is seed M0 (R = 1) with one hop M0 → M1 over an edge
 // without a weight property, d(M0) = 1 and no query tags (tag_sim = 1):
 // T = 1 × 0.01 / √1 × 1 = 0.01, ended by MAX_DEPTH = 1.
-func missingWeightResult() retriever.RetrievalResult {
+func missingWeightResult() retriever.Result {
 	m0 := node("M0", "Note", map[string]any{"text": "root"})
 	m1 := node("M1", "Note", map[string]any{"text": "leaf"})
-	return retriever.RetrievalResult{
-		Seed: retriever.SeedInput{NodeID: "M0", Score: 1}, SeedNode: &m0,
+	return retriever.Result{
+		Seed: retriever.Seed{NodeID: "M0", Score: 1}, SeedNode: &m0,
 		TerminatedReason: retriever.TerminatedMaxDepth, MaxDepthReached: 1,
-		Paths: []retriever.GraphPath{path(retriever.EndMaxDepth, hop(m0, m1, edge("M0", "M1", nil), 1, 1, 1))},
+		Paths: []retriever.Path{path(retriever.EndMaxDepth, hop(m0, m1, edge("M0", "M1", nil), 1, 1, 1))},
 	}
 }
 
@@ -200,19 +203,19 @@ const (
 // trickyResult is one path through nodes with the ids above, in that
 // order, seed R = 1; each hop has w = 1, d = 1, tag_sim = 1, so every T is
 // 1 × 1 / √1 × 1 = 1 and the labels are the only text.
-func trickyResult() retriever.RetrievalResult {
+func trickyResult() retriever.Result {
 	ids := []string{idQuote, idBackslash, idControl, idNUL, idEmoji, idCombining}
-	nodes := make([]retriever.GraphNode, len(ids))
+	nodes := make([]graph.Node, len(ids))
 	for i, id := range ids {
 		nodes[i] = node(id, "Thing", nil)
 	}
-	var steps []retriever.GraphStep
+	var steps []retriever.Step
 	for i := 1; i < len(nodes); i++ {
 		steps = append(steps, hop(nodes[i-1], nodes[i], edge(ids[i-1], ids[i], weight(1)), 1, 1, 1))
 	}
-	return retriever.RetrievalResult{
-		Seed: retriever.SeedInput{NodeID: idQuote, Score: 1}, SeedNode: &nodes[0],
+	return retriever.Result{
+		Seed: retriever.Seed{NodeID: idQuote, Score: 1}, SeedNode: &nodes[0],
 		TerminatedReason: retriever.TerminatedMaxDepth, MaxDepthReached: 5,
-		Paths: []retriever.GraphPath{path(retriever.EndMaxDepth, steps...)},
+		Paths: []retriever.Path{path(retriever.EndMaxDepth, steps...)},
 	}
 }

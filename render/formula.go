@@ -16,8 +16,8 @@ import (
 // significant digits), d as an integer, tag_sim with 3 decimals and T with
 // 4. A missing weight shows as "0.01 (missing weight)". T is the step's
 // stored transfer energy, not recomputed.
-func EnergyFormula(s retriever.GraphStep) string {
-	w := shortNum(s.Edge.EffectiveWeight())
+func EnergyFormula(s retriever.Step) string {
+	w := shortNum(s.Weight)
 	if s.Edge.Weight == nil {
 		w += " (missing weight)"
 	}
@@ -27,7 +27,7 @@ func EnergyFormula(s retriever.GraphStep) string {
 // TagBreakdown returns the distinct tags an edge shares with the query
 // (E∩Q) and the distinct tags of both (E∪Q), each sorted, so that
 // |inter| and |union| are the counts in tag_sim's Jaccard. Matching is
-// exact and case-sensitive, like retriever.TagOverlap; pass normalised query
+// exact and case-sensitive, like activation.TagOverlap; pass normalised query
 // tags (retriever.NormalizeTags). The slices are never nil.
 func TagBreakdown(edgeTags, queryTags []string) (inter, union []string) {
 	edge := make(map[string]bool, len(edgeTags))

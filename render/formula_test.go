@@ -76,7 +76,7 @@ func TestShortNum(t *testing.T) {
 	}
 }
 
-// TestTagBreakdown is seed 000 §3's worked example.
+// TestTagBreakdown is docs/ALGORITHM.md rule 2's worked example.
 //
 // Scenario: edge tags {inventory_policy, recommendation,
 // analysis_dependency, recommendation (again)}, query tags
@@ -87,7 +87,7 @@ func TestShortNum(t *testing.T) {
 // nothing.
 // Why: |E∩Q| = 1 and |E∪Q| = 3 + 4 - 1 = 6 as in the seed (Jaccard 1/6,
 // tag_sim 0.292); the repeated edge tag counts once (set semantics, like
-// retriever.TagOverlap); matching is case-sensitive.
+// activation.TagOverlap); matching is case-sensitive.
 func TestTagBreakdown(t *testing.T) {
 	inter, union := TagBreakdown(
 		[]string{"inventory_policy", "recommendation", "analysis_dependency", "recommendation"},

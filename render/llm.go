@@ -7,13 +7,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
 // LLMTextWidth is the most runes of a node's text a path string quotes.
 const LLMTextWidth = 80
 
-// LLMContext is what an LLM is given (seed 004 §2.3 item 2): one readable
+// LLMContext is what an LLM is given (docs/EXPORTS.md, format 2): one readable
 // string per path, and the same data as ToD3 for looking up attributes.
 type LLMContext struct {
 	Paths []string `json:"paths"`
@@ -29,14 +30,14 @@ type LLMContext struct {
 // quoted with strconv.Quote; a node without text shows its id instead,
 // (Event N2005). Ids are written with DisplayID. w has 2 decimals (a missing
 // weight reads w=0.01(missing)) and T 3.
-func ToLLMContext(results ...retriever.RetrievalResult) LLMContext {
+func ToLLMContext(results ...retriever.Result) LLMContext {
 	c := LLMContext{Paths: []string{}, Graph: ToD3(results...)}
 	for i, p := range nonEmptyPaths(results) {
 		var b strings.Builder
 		first := p.Steps[0].FromNode
 		fmt.Fprintf(&b, "Path %d: [Seed %s] %s", i+1, DisplayID(first.ID), llmNode(first))
 		for _, s := range p.Steps {
-			fmt.Fprintf(&b, " -> [%s w=%s T=%.3f] -> %s", edgeType(s.Edge), weightText(s.Edge), s.TransferEnergy, llmNode(s.ToNode))
+			fmt.Fprintf(&b, " -> [%s w=%s T=%.3f] -> %s", edgeType(s.Edge), weightText(s), s.TransferEnergy, llmNode(s.ToNode))
 		}
 		c.Paths = append(c.Paths, b.String())
 	}
@@ -45,7 +46,7 @@ func ToLLMContext(results ...retriever.RetrievalResult) LLMContext {
 
 // llmNode is (Label: "text"), (Label id) without text, ("text") or (id)
 // without a label.
-func llmNode(n retriever.GraphNode) string {
+func llmNode(n graph.Node) string {
 	text, ok := NodeText(n)
 	label := n.Label()
 	switch {

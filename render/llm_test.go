@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/graph"
 )
 
-// TestLLMContextMinimal is seed 004 §3.2 B.2, the to_llm_context minimal
+// TestLLMContextMinimal is docs/EXPORTS.md test B.2, the to_llm_context minimal
 // sanity case.
 //
 // Scenario: minimalResult, seed S1 (R = 0.6) → N1 with w = 0.8, d = 4,
@@ -129,7 +129,7 @@ func TestLLMContextTrickyIDs(t *testing.T) {
 //     (Truncate("ab  cdef", 5) keeps "ab  " → "ab…"), and runes count,
 //     not bytes: Truncate("ééééé", 3) = "éé…".
 //
-// Why: seed 004 §2.3 asks for "id, main text, title, or short description";
+// Why: docs/EXPORTS.md asks for "id, main text, title, or short description";
 // the brief fixes the order text, title, description, name.
 func TestNodeTextAndTruncate(t *testing.T) {
 	cases := []struct {
@@ -145,7 +145,7 @@ func TestNodeTextAndTruncate(t *testing.T) {
 		{map[string]any{"text": "a\n  b\tc"}, "a b c", true},
 	}
 	for _, c := range cases {
-		got, ok := NodeText(retriever.GraphNode{ID: "x", Properties: c.props})
+		got, ok := NodeText(graph.Node{ID: "x", Properties: c.props})
 		if got != c.want || ok != c.ok {
 			t.Errorf("NodeText(%v) = %q, %v; want %q, %v", c.props, got, ok, c.want, c.ok)
 		}

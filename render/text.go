@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -17,7 +18,7 @@ var textKeys = []string{"text", "title", "description", "name"}
 // else `description`, else `name` (the first that is a non-blank string),
 // with runs of white space collapsed to one space. ok is false when the node
 // has none of them.
-func NodeText(n retriever.GraphNode) (text string, ok bool) {
+func NodeText(n graph.Node) (text string, ok bool) {
 	for _, k := range textKeys {
 		if s, isStr := n.Properties[k].(string); isStr {
 			if s = strings.Join(strings.Fields(s), " "); s != "" {
@@ -67,18 +68,18 @@ func shortNum(v float64) string {
 }
 
 // edgeType is the edge's type, RELATES when it has none.
-func edgeType(e retriever.GraphEdge) string {
+func edgeType(e graph.Edge) string {
 	if e.Type == "" {
-		return retriever.RelType
+		return graph.Relates
 	}
 	return e.Type
 }
 
 // weightText is the weight with 2 decimals, marked when the edge has none:
 // "0.82", "0.01(missing)".
-func weightText(e retriever.GraphEdge) string {
-	s := fmt.Sprintf("%.2f", e.EffectiveWeight())
-	if e.Weight == nil {
+func weightText(st retriever.Step) string {
+	s := fmt.Sprintf("%.2f", st.Weight)
+	if st.Edge.Weight == nil {
 		s += "(missing)"
 	}
 	return s
@@ -86,8 +87,8 @@ func weightText(e retriever.GraphEdge) string {
 
 // nonEmptyPaths returns the paths with at least one step: the ones every
 // numbered exporter lists.
-func nonEmptyPaths(results []retriever.RetrievalResult) []retriever.GraphPath {
-	var out []retriever.GraphPath
+func nonEmptyPaths(results []retriever.Result) []retriever.Path {
+	var out []retriever.Path
 	for _, r := range results {
 		for _, p := range r.Paths {
 			if len(p.Steps) > 0 {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -22,7 +23,7 @@ type TreeOptions struct {
 
 // EndReasonText is how Tree words a path's end reason; an unknown reason is
 // shown as is.
-func EndReasonText(reason string) string {
+func EndReasonText(reason retriever.EndReason) string {
 	switch reason {
 	case retriever.EndNoCandidates:
 		return "nothing above threshold or all visited"
@@ -31,18 +32,18 @@ func EndReasonText(reason string) string {
 	case retriever.EndMaxDepth:
 		return "max depth"
 	}
-	return reason
+	return string(reason)
 }
 
 type treeNode struct {
-	node     retriever.GraphNode
-	step     *retriever.GraphStep // nil at the root
-	end      string               // end reason of the first path ending here
+	node     graph.Node
+	step     *retriever.Step     // nil at the root
+	end      retriever.EndReason // end reason of the first path ending here
 	children []*treeNode
 	byID     map[string]*treeNode
 }
 
-func (t *treeNode) child(s retriever.GraphStep) *treeNode {
+func (t *treeNode) child(s retriever.Step) *treeNode {
 	if c, ok := t.byID[s.ToNode.ID]; ok {
 		return c
 	}
@@ -68,12 +69,12 @@ func (t *treeNode) child(s retriever.GraphStep) *treeNode {
 // parent's degree. Text is NodeText cut to TextWidth runes and quoted with
 // strconv.Quote; ids are written with DisplayID. Without a seed node (seed
 // not found) only the header lines are drawn. The result ends with a newline.
-func Tree(res retriever.RetrievalResult, opt TreeOptions) string {
+func Tree(res retriever.Result, opt TreeOptions) string {
 	width := opt.TextWidth
 	if width == 0 {
 		width = DefaultTreeTextWidth
 	}
-	paths := nonEmptyPaths([]retriever.RetrievalResult{res})
+	paths := nonEmptyPaths([]retriever.Result{res})
 
 	var b strings.Builder
 	noun := "paths"
@@ -82,14 +83,14 @@ func Tree(res retriever.RetrievalResult, opt TreeOptions) string {
 	}
 	fmt.Fprintf(&b, "seed %s R=%s: %d %s, max depth %d", DisplayID(res.Seed.NodeID), shortNum(res.Seed.Score), len(paths), noun, res.MaxDepthReached)
 	if res.TerminatedReason != "" {
-		b.WriteString(", " + res.TerminatedReason)
+		b.WriteString(", " + string(res.TerminatedReason))
 	}
 	b.WriteByte('\n')
 	if res.Error != "" {
 		b.WriteString("error: " + strings.Join(strings.Fields(res.Error), " ") + "\n")
 	}
 
-	var rootNode retriever.GraphNode
+	var rootNode graph.Node
 	switch {
 	case res.SeedNode != nil:
 		rootNode = *res.SeedNode
@@ -125,7 +126,7 @@ func Tree(res retriever.RetrievalResult, opt TreeOptions) string {
 			}
 			s := c.step
 			fmt.Fprintf(&b, "%s%s%s%s T=%.4f w=%s tag_sim=%.3f d=%d%s", indent, branch, DisplayID(c.node.ID), labelPart(c.node),
-				s.TransferEnergy, weightText(s.Edge), s.TagSim, s.Degree, textPart(c.node, width))
+				s.TransferEnergy, weightText(*s), s.TagSim, s.Degree, textPart(c.node, width))
 			if c.end != "" {
 				b.WriteString("  [end: " + EndReasonText(c.end) + "]")
 			}
@@ -138,7 +139,7 @@ func Tree(res retriever.RetrievalResult, opt TreeOptions) string {
 }
 
 // labelPart is " (Label)", or "" for a node without labels.
-func labelPart(n retriever.GraphNode) string {
+func labelPart(n graph.Node) string {
 	if l := n.Label(); l != "" {
 		return " (" + l + ")"
 	}
@@ -146,7 +147,7 @@ func labelPart(n retriever.GraphNode) string {
 }
 
 // textPart is ` "text…"`, or "" for a node without text.
-func textPart(n retriever.GraphNode, width int) string {
+func textPart(n graph.Node, width int) string {
 	if t, ok := NodeText(n); ok {
 		return " " + strconv.Quote(Truncate(t, width))
 	}

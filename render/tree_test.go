@@ -3,6 +3,7 @@ package render
 import (
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -62,15 +63,15 @@ N2006 (UserRequest) R=0.85 "Why did we run out of stock on SKU-118…"
 // tie at 0.3 and fall back to id order. A is no path's end, so it has no
 // end mark.
 func TestTreeMerge(t *testing.T) {
-	n := func(id string) retriever.GraphNode { return retriever.GraphNode{ID: id} }
-	st := func(from, to string, T float64) retriever.GraphStep {
-		return retriever.GraphStep{FromNode: n(from), ToNode: n(to), Edge: edge(from, to, weight(1)), Degree: 1, TagSim: 1, TransferEnergy: T}
+	n := func(id string) graph.Node { return graph.Node{ID: id} }
+	st := func(from, to string, T float64) retriever.Step {
+		return retriever.Step{FromNode: n(from), ToNode: n(to), Edge: edge(from, to, weight(1)), Weight: 1, Degree: 1, TagSim: 1, TransferEnergy: T}
 	}
 	root := n("R")
-	res := retriever.RetrievalResult{
-		Seed: retriever.SeedInput{NodeID: "R", Score: 1}, SeedNode: &root,
+	res := retriever.Result{
+		Seed: retriever.Seed{NodeID: "R", Score: 1}, SeedNode: &root,
 		TerminatedReason: retriever.TerminatedMaxDepth, MaxDepthReached: 2,
-		Paths: []retriever.GraphPath{
+		Paths: []retriever.Path{
 			path(retriever.EndMaxDepth, st("R", "A", 0.3), st("A", "B", 0.05)),
 			path(retriever.EndMaxDepth, st("R", "A", 0.3), st("A", "C", 0.07)),
 			path(retriever.EndNoCandidates, st("R", "D", 0.3)),
@@ -150,7 +151,7 @@ S1 (UserRequest) R=0.6 "Plan the spring campaign"
 	if got := Tree(res, TreeOptions{}); got != want {
 		t.Errorf("Tree =\n%s\nwant\n%s", got, want)
 	}
-	nf := retriever.RetrievalResult{Seed: retriever.SeedInput{NodeID: "S9", Score: 0.7}, TerminatedReason: retriever.TerminatedSeedNotFound, Paths: []retriever.GraphPath{}}
+	nf := retriever.Result{Seed: retriever.Seed{NodeID: "S9", Score: 0.7}, TerminatedReason: retriever.TerminatedSeedNotFound, Paths: []retriever.Path{}}
 	if got, want := Tree(nf, TreeOptions{}), "seed S9 R=0.7: 0 paths, max depth 0, seed_not_found\n"; got != want {
 		t.Errorf("Tree = %q, want %q", got, want)
 	}

@@ -1,13 +1,13 @@
 // A memoria graph: 57 nodes, 69 relationships.
 // Run it on an empty database: paste it into Neo4j Browser or pipe it into cypher-shell.
 
-// Indexes on the node id of each label (seed 000 §9).
-CREATE INDEX idx_agentaction_id IF NOT EXISTS FOR (n:AgentAction) ON (n.id);
-CREATE INDEX idx_agentanswer_id IF NOT EXISTS FOR (n:AgentAnswer) ON (n.id);
-CREATE INDEX idx_datasource_id IF NOT EXISTS FOR (n:DataSource) ON (n.id);
-CREATE INDEX idx_event_id IF NOT EXISTS FOR (n:Event) ON (n.id);
-CREATE INDEX idx_userpreference_id IF NOT EXISTS FOR (n:UserPreference) ON (n.id);
+// Indexes on the node id of each label (docs/ALGORITHM.md, "The Cypher").
 CREATE INDEX idx_userrequest_id IF NOT EXISTS FOR (n:UserRequest) ON (n.id);
+CREATE INDEX idx_userpreference_id IF NOT EXISTS FOR (n:UserPreference) ON (n.id);
+CREATE INDEX idx_agentanswer_id IF NOT EXISTS FOR (n:AgentAnswer) ON (n.id);
+CREATE INDEX idx_agentaction_id IF NOT EXISTS FOR (n:AgentAction) ON (n.id);
+CREATE INDEX idx_event_id IF NOT EXISTS FOR (n:Event) ON (n.id);
+CREATE INDEX idx_datasource_id IF NOT EXISTS FOR (n:DataSource) ON (n.id);
 CALL db.awaitIndexes();
 
 // Nodes.

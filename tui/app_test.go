@@ -55,7 +55,7 @@ func TestAppStory(t *testing.T) {
 	src := loadDemo(t)
 	src.holdRuns()
 	sw := &switchWriter{}
-	m, err := New(context.Background(), Options{Source: src, Out: sw, NoColor: true, OutDir: t.TempDir()})
+	m, err := New(context.Background(), Options{Source: src, Backend: src, Out: sw, NoColor: true, OutDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,36 +7,38 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // bigTree feeds a synthetic exploration of n nodes (a seed, then levels of
 // three children per node) into the model, as events.
 func bigTree(m *Model, n int) {
-	seed := retriever.SeedInput{NodeID: "S", Score: 1}
-	m.trees = newResultTrees([]retriever.SeedInput{seed})
-	node := func(id string) retriever.GraphNode {
-		return retriever.GraphNode{ID: id, Labels: []string{"Event"}, Properties: map[string]any{"id": id,
+	seed := retriever.Seed{NodeID: "S", Score: 1}
+	m.trees = newResultTrees([]retriever.Seed{seed})
+	node := func(id string) graph.Node {
+		return graph.Node{ID: id, Labels: []string{"Event"}, Properties: map[string]any{"id": id,
 			"text": "A memory of something that happened, long enough to be cut in the tree view " + id}}
 	}
 	root := node("S")
-	m.trees.apply(retriever.Event{Kind: retriever.EventSeed, SeedNode: &root})
+	m.trees.apply(activation.Event{Kind: activation.EventSeed, SeedNode: &root})
 	frontier, count := []string{"S"}, 1
 	for depth := 1; count < n; depth++ {
-		var outs []retriever.CandidateOutcome
+		var outs []activation.Outcome
 		var next []string
 		for _, p := range frontier {
 			for k := 0; k < 3 && count < n; k++ {
 				id := fmt.Sprintf("N%d", count)
 				count++
 				w := 0.8
-				outs = append(outs, retriever.CandidateOutcome{Fate: retriever.FateKept, Candidate: retriever.ExpansionCandidate{
+				outs = append(outs, activation.Outcome{Fate: activation.FateKept, Candidate: activation.Candidate{
 					ParentID: p, NeighborNode: node(id), Activation: 0.5, Degree: 4, TagSim: 0.3, TransferEnergy: 0.06,
-					Edge: retriever.GraphEdge{SourceID: p, TargetID: id, Type: "RELATES", Weight: &w, Tags: []string{"a"}}}})
+					Edge: graph.Edge{SourceID: p, TargetID: id, Type: "RELATES", Weight: &w, Tags: []string{"a"}}}})
 				next = append(next, id)
 			}
 		}
-		m.trees.apply(retriever.Event{Kind: retriever.EventLevel, Level: &retriever.LevelEvent{Depth: depth, Outcomes: outs}})
+		m.trees.apply(activation.Event{Kind: activation.EventLevel, Level: &activation.LevelEvent{Depth: depth, Outcomes: outs}})
 		frontier = next
 	}
 	m.afterTreeChange(true)
@@ -46,7 +48,8 @@ func bigTree(m *Model, n int) {
 // result tree; the rows are cached, so View costs only the visible lines.
 // Target: under 4 ms.
 func BenchmarkView1000(b *testing.B) {
-	m, err := New(context.Background(), Options{Source: loadDemo(b), NoColor: true, Out: newOutput()})
+	src := loadDemo(b)
+	m, err := New(context.Background(), Options{Source: src, Backend: src, NoColor: true, Out: newOutput()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +72,8 @@ func BenchmarkView1000(b *testing.B) {
 // BenchmarkTreeRebuild1000 re-renders every row of a 1,000-node tree (done
 // in Update when the tree changes, not in View).
 func BenchmarkTreeRebuild1000(b *testing.B) {
-	m, _ := New(context.Background(), Options{Source: loadDemo(b), NoColor: true, Out: newOutput()})
+	src := loadDemo(b)
+	m, _ := New(context.Background(), Options{Source: src, Backend: src, NoColor: true, Out: newOutput()})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	bigTree(m, 1000)
 	b.ResetTimer()
@@ -108,8 +112,9 @@ func runSync(tb testing.TB, m *Model, cmd tea.Cmd) {
 // run synchronously until its results are applied, then View. Target:
 // under 16 ms.
 func BenchmarkParamKeyToTree(b *testing.B) {
-	m, err := New(context.Background(), Options{Source: loadDemo(b), NoColor: true, Out: newOutput(),
-		Seeds: []retriever.SeedInput{demoSeed}, Tags: demoTags})
+	src := loadDemo(b)
+	m, err := New(context.Background(), Options{Source: src, Backend: src, NoColor: true, Out: newOutput(),
+		Seeds: []retriever.Seed{demoSeed}, Tags: demoTags})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,8 +14,10 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // TestStepLog checks the MIN_ACTIVATION 1-2-5 grid: one step from a grid
@@ -150,7 +152,7 @@ func TestSeedToggleAndScore(t *testing.T) {
 // is refused with a message naming it, the score stays 0.85 and the input
 // stays open.
 func TestInvalidScoreRefused(t *testing.T) {
-	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.SeedInput{demoSeed}})
+	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{demoSeed}})
 	h.pickerTo("N2006")
 	for _, bad := range []string{"1.5", "0", "-0.2", "abc", "NaN"} {
 		h.keys("r")
@@ -237,7 +239,7 @@ func TestPickerPagingAndFilter(t *testing.T) {
 // one via a selected chip and delete, and checks that q types instead of
 // quitting.
 func TestTagInput(t *testing.T) {
-	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.SeedInput{demoSeed}})
+	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{demoSeed}})
 	h.focusPane(focusTags)
 	run := h.m.runID
 	h.typeText("dem")
@@ -420,8 +422,8 @@ func TestHelpListsEveryKey(t *testing.T) {
 // to go to whatever row was under the cursor at enter.
 func TestScoreEditFollowsItsSeed(t *testing.T) {
 	src := loadDemo(t)
-	other := retriever.SeedInput{NodeID: "T4005", Score: 0.85}
-	h := newHarness(t, src, Options{Seeds: []retriever.SeedInput{demoSeed, other}})
+	other := retriever.Seed{NodeID: "T4005", Score: 0.85}
+	h := newHarness(t, src, Options{Seeds: []retriever.Seed{demoSeed, other}})
 	p := h.m.seeds
 	h.focusPane(focusSeeds)
 	h.keys("/")
@@ -465,7 +467,7 @@ func TestScoreEditFollowsItsSeed(t *testing.T) {
 // it) and the status line names it. Why: tab used to drop the typed value
 // silently.
 func TestTabAppliesValidScore(t *testing.T) {
-	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.SeedInput{demoSeed}})
+	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{demoSeed}})
 	h.pickerTo("N2006")
 	run := h.m.runID
 	h.keys("r", "backspace", "backspace", "backspace", "backspace")
@@ -488,7 +490,7 @@ func TestTabAppliesValidScore(t *testing.T) {
 // edit was abandoned and why. Why: the half-typed value used to vanish
 // without a word.
 func TestTabAbandonsInvalidScore(t *testing.T) {
-	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.SeedInput{demoSeed}})
+	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{demoSeed}})
 	h.pickerTo("N2006")
 	run := h.m.runID
 	h.keys("r", "backspace", "backspace", "backspace", "backspace")
@@ -748,7 +750,7 @@ func TestStalePageDropped(t *testing.T) {
 		t.Fatalf("stream %q seq %d: want a new N20 stream", p.match.filter, p.match.seq)
 	}
 	stale := nodesLoadedMsg{seq: first, filter: "N20", offset: 0,
-		nodes: []retriever.NodeSummary{{ID: "N2099", Text: "from the old search"}}}
+		nodes: []graph.NodeSummary{{ID: "N2099", Text: "from the old search"}}}
 	h.send(stale)
 	if len(p.match.nodes) != 0 || p.known["N2099"].ID != "" {
 		t.Fatalf("the stale page was applied: %v", p.match.nodes)
@@ -776,13 +778,13 @@ func TestNodeTextAsInCLI(t *testing.T) {
 		{map[string]any{"text": "  spaced \n\t out  ", "name": "ignored"}, "spaced out"},
 		{map[string]any{"description": strings.Repeat("ü ", 40)}, strings.TrimSpace(strings.Repeat("ü ", 24)) + "…"},
 	} {
-		n := retriever.GraphNode{ID: "X1", Labels: []string{"Event"}, Properties: c.props}
+		n := graph.Node{ID: "X1", Labels: []string{"Event"}, Properties: c.props}
 		want, _ := render.NodeText(n)
 		if want = render.Truncate(want, treeTextWidth); want != c.want {
 			t.Fatalf("render gives %q, the test expects %q", want, c.want)
 		}
-		rt := newResultTrees([]retriever.SeedInput{{NodeID: "X1", Score: 1}})
-		rt.apply(retriever.Event{Kind: retriever.EventSeed, SeedNode: &n})
+		rt := newResultTrees([]retriever.Seed{{NodeID: "X1", Score: 1}})
+		rt.apply(activation.Event{Kind: activation.EventSeed, SeedNode: &n})
 		b := rowBuilder{st: &st, folded: map[rowKey]bool{}}
 		row := b.build(rt)[0].plain
 		if !utf8.ValidString(row) || !strings.HasSuffix(row, "X1 Event  "+c.want) {

@@ -9,19 +9,21 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // detailSubject is what the detail pane explains: a node of a result tree
 // (with the step that reached it) or a losing candidate.
 type detailSubject struct {
-	node  retriever.GraphNode
-	step  *retriever.GraphStep // nil for a seed
-	seed  *retriever.SeedInput // set for a seed
-	loser *retriever.CandidateOutcome
-	end   string
+	node  graph.Node
+	step  *retriever.Step // nil for a seed
+	seed  *retriever.Seed // set for a seed
+	loser *activation.Outcome
+	end   retriever.EndReason
 	depth int
 	// The run's query tags (normalised) and tag_sim floor, for the worked
 	// tag similarity.
@@ -50,9 +52,6 @@ func newDetailPane(km keymap.KeyMap, st *Styles) *detailPane {
 	}
 	return &detailPane{km: km, st: st, vp: vp}
 }
-
-// Init implements the component contract.
-func (d *detailPane) Init() tea.Cmd { return nil }
 
 // SetSize sets the inner size.
 func (d *detailPane) SetSize(w, h int) {
@@ -136,7 +135,7 @@ func detailLines(st *Styles, s detailSubject, w int) []string {
 	step := s.step
 	if s.loser != nil {
 		add("", st.Error.Render(glyphLost+" "+fateText(*s.loser)))
-		ls := retriever.StepFromCandidate(retriever.GraphNode{ID: s.loser.Candidate.ParentID}, s.loser.Candidate)
+		ls := activation.StepFromCandidate(graph.Node{ID: s.loser.Candidate.ParentID}, s.loser.Candidate)
 		step = &ls
 	}
 	if step != nil {
@@ -164,7 +163,7 @@ func detailLines(st *Styles, s detailSubject, w int) []string {
 
 // stepLines works out the hop that reached the node: T in numbers, tag_sim
 // with E∩Q and E∪Q, then the edge.
-func stepLines(st *Styles, wrap func(...string) string, step retriever.GraphStep, tags []string, floor float64) []string {
+func stepLines(st *Styles, wrap func(...string) string, step retriever.Step, tags []string, floor float64) []string {
 	var out []string
 	add := func(l ...string) { out = append(out, l...) }
 	e := step.Edge
@@ -195,9 +194,9 @@ func tagSimLines(st *Styles, wrap func(...string) string, edgeTags, queryTags []
 	}
 }
 
-func weightText(e retriever.GraphEdge) string {
+func weightText(e graph.Edge) string {
 	if e.Weight == nil {
-		return fmt.Sprintf("%s (missing, default)", num(retriever.MissingWeight, 3))
+		return fmt.Sprintf("%s (missing, default)", num(activation.MissingWeight, 3))
 	}
 	return num(*e.Weight, 6)
 }
@@ -229,6 +228,3 @@ func pluralWord(n int, one, many string) string {
 func (d *detailPane) ShortHelp() []key.Binding {
 	return []key.Binding{d.km.Up, d.km.Down, d.km.PageUp, d.km.PageDown}
 }
-
-// FullHelp lists every key of the pane.
-func (d *detailPane) FullHelp() [][]key.Binding { return [][]key.Binding{d.ShortHelp()} }

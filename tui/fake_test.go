@@ -8,8 +8,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/memoria-graph/memoria/retriever"
-	"github.com/memoria-graph/memoria/retriever/inmem"
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 )
 
 // fakeSource is the real demo graph (testdata/demo.jsonl through inmem)
@@ -18,7 +20,10 @@ import (
 // it holds (state, changed), so the harness settles on explicit events
 // rather than on a quiet period.
 type fakeSource struct {
-	retriever.Source
+	graph.Source
+	// backend is the same graph as the retriever reaches it (oninmem); Open
+	// wraps its expanders with the hooks.
+	backend activation.Backend
 
 	// panicOn makes FetchSeed panic for that id.
 	panicOn string
@@ -30,7 +35,7 @@ type fakeSource struct {
 	// run at any depth. lists, when set (holdLists), holds every filtered
 	// ListNodes (filter != "").
 	runs, lists *gate
-	open        int         // connectors opened and not yet released
+	open        int         // expanders opened and not yet released
 	calls       []*listCall // every ListNodes call, in order
 	failNext    int         // ListNodes calls still to fail (failLists)
 	// changed receives, without blocking, whenever what the fake holds
@@ -69,7 +74,7 @@ func loadDemo(t testing.TB) *fakeSource {
 	if err != nil {
 		t.Fatalf("demo graph: %v", err)
 	}
-	return &fakeSource{Source: g, changed: make(chan struct{}, 1)}
+	return &fakeSource{Source: g, backend: oninmem.New(g), changed: make(chan struct{}, 1)}
 }
 
 // update changes the fake's state under its lock and signals changed.
@@ -154,7 +159,7 @@ func (s *fakeSource) wait(g *gate, w *waiter) error {
 // fakeState is a snapshot of what the fake holds. Callers whose context
 // has ended are left out: they are about to return.
 type fakeState struct {
-	open      int      // connectors open
+	open      int      // expanders open
 	held      []waiter // expansions held
 	runTokens int      // expansions let through before they arrived
 	lists     int      // filtered ListNodes held
@@ -195,8 +200,8 @@ func (s *fakeSource) filteredCalls() []*listCall {
 	return out
 }
 
-func (s *fakeSource) Open(ctx context.Context, database string) (retriever.Connector, func(context.Context) error, error) {
-	c, release, err := s.Source.Open(ctx, database)
+func (s *fakeSource) Open(ctx context.Context) (activation.Expander, func(context.Context) error, error) {
+	c, release, err := s.backend.Open(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -205,10 +210,10 @@ func (s *fakeSource) Open(ctx context.Context, database string) (retriever.Conne
 		defer s.update(func() { s.open-- })
 		return release(ctx)
 	}
-	return &hookedConn{Connector: c, s: s}, rel, nil
+	return &hookedConn{Expander: c, s: s}, rel, nil
 }
 
-func (s *fakeSource) ListNodes(ctx context.Context, filter string, offset, limit int) ([]retriever.NodeSummary, bool, error) {
+func (s *fakeSource) ListNodes(ctx context.Context, filter string, offset, limit int) ([]graph.NodeSummary, bool, error) {
 	s.listCalls.Add(1)
 	fail := false
 	s.update(func() {
@@ -229,32 +234,35 @@ func (s *fakeSource) ListNodes(ctx context.Context, filter string, offset, limit
 	return s.Source.ListNodes(ctx, filter, offset, limit)
 }
 
-// hookedConn is one seed's connector (the retriever opens one per seed and
+// hookedConn is one seed's expander (the retriever opens one per seed and
 // uses it from one goroutine).
 type hookedConn struct {
-	retriever.Connector
+	activation.Expander
 	s          *fakeSource
 	seed       string
 	expansions int
 }
 
-func (c *hookedConn) FetchSeed(ctx context.Context, id string) (retriever.SeedFetchResult, error) {
+func (c *hookedConn) FetchSeed(ctx context.Context, id string) (graph.Node, bool, error) {
 	c.seed = id
 	if c.s.panicOn != "" && id == c.s.panicOn {
 		panic("fake backend exploded")
 	}
-	return c.Connector.FetchSeed(ctx, id)
+	return c.Expander.FetchSeed(ctx, id)
 }
 
-func (c *hookedConn) ExpandFrontier(ctx context.Context, req retriever.ExpandRequest) ([]retriever.ExpansionCandidate, error) {
+func (c *hookedConn) ExpandFrontier(ctx context.Context, req activation.ExpandRequest) ([]activation.Candidate, error) {
 	if err := c.s.wait(c.s.runs, &waiter{ctx: ctx, seed: c.seed, depth: c.expansions}); err != nil {
 		return nil, err
 	}
 	c.expansions++
-	return c.Connector.ExpandFrontier(ctx, req)
+	return c.Expander.ExpandFrontier(ctx, req)
 }
 
-var _ retriever.Source = (*fakeSource)(nil)
+var (
+	_ graph.Source       = (*fakeSource)(nil)
+	_ activation.Backend = (*fakeSource)(nil)
+)
 
 // near reports whether a and b agree to 1e-9 (for hand-computed values).
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

@@ -112,7 +112,7 @@ func scenarioAHops(t *testing.T, tree string) {
 }
 
 // TestGoldenDemoTree is scenario A's tree at 120×40: the seed N2006 with
-// R=0.85 and seed 000 §5's three paths (N2006→N2003→N2001→N2010,
+// R=0.85 and docs/ALGORITHM.md "Worked example"'s three paths (N2006→N2003→N2001→N2010,
 // N2006→N2004→N2008, N2006→N2005), each hop annotated with T, w, tag_sim
 // and d (worked out in scenarioAHops), each path ending "nothing above
 // threshold or all visited", and the detail of the selected seed. Besides

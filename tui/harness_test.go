@@ -15,7 +15,7 @@ import (
 // Query tags and seed of the demo graph's scenario A (docs/DEMO_GRAPH.md).
 var (
 	demoTags = []string{"demand_forecasting", "stockout", "safety_stock", "inventory_policy"}
-	demoSeed = retriever.SeedInput{NodeID: "N2006", Score: 0.85}
+	demoSeed = retriever.Seed{NodeID: "N2006", Score: 0.85}
 )
 
 // lockedBuffer is the program output as tests read it: the production
@@ -47,7 +47,7 @@ type harness struct {
 func newHarness(t testing.TB, src *fakeSource, opts Options) *harness {
 	t.Helper()
 	out := newOutput()
-	opts.Source, opts.Out, opts.NoColor = src, out, true
+	opts.Source, opts.Backend, opts.Out, opts.NoColor = src, src, out, true
 	if opts.OutDir == "" {
 		opts.OutDir = t.TempDir()
 	}
@@ -286,7 +286,7 @@ func (h *harness) selectTreeNode(id string) {
 // demoHarness opens the demo graph with scenario A's seed and tags and
 // waits for the run to finish.
 func demoHarness(t testing.TB) *harness {
-	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.SeedInput{demoSeed}, Tags: demoTags})
+	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{demoSeed}, Tags: demoTags})
 	h.waitFor("the run to finish", func() bool { return h.m.ch == nil && !h.m.running() })
 	return h
 }

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // focus names the pane that receives keys.
@@ -29,7 +30,6 @@ const (
 // fields: it moves the keyboard with Focus and Blur, and feeds data through
 // methods (SetTrees, SetSubject...).
 type component interface {
-	Init() tea.Cmd
 	Update(tea.Msg) tea.Cmd
 	View() string
 	SetSize(w, h int)
@@ -37,20 +37,22 @@ type component interface {
 	// return a command (a status message about input left unfinished).
 	Focus() tea.Cmd
 	Blur() tea.Cmd
+	// ShortHelp is what the status line's help shows while the pane has
+	// the keyboard.
 	ShortHelp() []key.Binding
-	FullHelp() [][]key.Binding
 }
 
 // Model is the root model: it routes keys by focus, owns the run (id and
 // cancel function) and lays the panes out.
 type Model struct {
-	ctx    context.Context
-	km     keymap.KeyMap
-	st     *Styles
-	src    retriever.Source
-	out    io.Writer
-	outDir string
-	now    func() time.Time
+	ctx     context.Context
+	km      keymap.KeyMap
+	st      *Styles
+	backend activation.Backend
+	runOpts activation.Options
+	out     io.Writer
+	outDir  string
+	now     func() time.Time
 
 	seeds  *seedPicker
 	tags   *tagInput
@@ -69,9 +71,9 @@ type Model struct {
 	// The run in flight: its id, cancel function, channel and inputs.
 	runID   int
 	cancel  context.CancelFunc
-	ch      <-chan retriever.Event
+	ch      <-chan activation.Event
 	trees   *resultTrees
-	runCfg  retriever.Config
+	runCfg  activation.Params
 	runTags []string
 	// Versions of the inputs the current run was started from.
 	seedsV, tagsV int
@@ -82,10 +84,10 @@ type Model struct {
 func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	km := keymap.Default()
 	m := &Model{
-		ctx: ctx, km: km, st: st, src: opts.Source, out: opts.Out, outDir: opts.OutDir, now: time.Now,
+		ctx: ctx, km: km, st: st, backend: opts.Backend, runOpts: opts.RunOptions, out: opts.Out, outDir: opts.OutDir, now: time.Now,
 		seeds:  newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
 		tags:   newTagInput(ctx, km, st, opts.Source, opts.Tags),
-		params: newParamsPanel(km, st, opts.Config),
+		params: newParamsPanel(km, st, opts.Params),
 		tree:   newTreePane(km, st),
 		detail: newDetailPane(km, st),
 		status: &statusBar{st: st, backend: opts.Source.Describe()},
@@ -126,7 +128,7 @@ func (m *Model) restart() tea.Cmd {
 	m.cancel = cancel
 	m.trees = newResultTrees(seeds)
 	m.afterTreeChange(true)
-	return startRunCmd(ctx, m.runID, m.src, cfg, seeds, tags)
+	return startRunCmd(ctx, m.runID, m.backend, cfg, m.runOpts, seeds, tags)
 }
 
 // stopRun cancels the run in flight, if any.

@@ -39,7 +39,8 @@ func (b *byteWriter) Write(p []byte) (int, error) {
 // sequence could land in the middle of a redraw.
 func TestCopyAndFramesShareOneLock(t *testing.T) {
 	tty := &byteWriter{}
-	o, err := Options{Source: loadDemo(t), Out: tty}.withDefaults()
+	src := loadDemo(t)
+	o, err := Options{Source: src, Backend: src, Out: tty}.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,8 @@ func TestLockedOutputKeepsTheTerminal(t *testing.T) {
 // tests and embedders decide). Why: tui read os.Getenv itself.
 func TestNoColorFromOptionsOnly(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
-	o, err := Options{Source: loadDemo(t), Out: newOutput()}.withDefaults()
+	src := loadDemo(t)
+	o, err := Options{Source: src, Backend: src, Out: newOutput()}.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/keymap"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // Parameter rows of the panel.
@@ -32,18 +32,15 @@ const (
 type paramsPanel struct {
 	km      keymap.KeyMap
 	st      *Styles
-	cfg     retriever.Config
+	cfg     activation.Params
 	cursor  int
 	focused bool
 	w, h    int
 }
 
-func newParamsPanel(km keymap.KeyMap, st *Styles, cfg retriever.Config) *paramsPanel {
+func newParamsPanel(km keymap.KeyMap, st *Styles, cfg activation.Params) *paramsPanel {
 	return &paramsPanel{km: km, st: st, cfg: cfg}
 }
-
-// Init implements the component contract.
-func (p *paramsPanel) Init() tea.Cmd { return nil }
 
 // SetSize sets the inner size.
 func (p *paramsPanel) SetSize(w, h int) { p.w, p.h = w, h }
@@ -61,7 +58,7 @@ func (p *paramsPanel) Blur() tea.Cmd {
 }
 
 // Config returns the current configuration.
-func (p *paramsPanel) Config() retriever.Config { return p.cfg }
+func (p *paramsPanel) Config() activation.Params { return p.cfg }
 
 // Update steps the selected parameter; the root compares Config before and
 // after to start a new run.
@@ -87,7 +84,7 @@ func (p *paramsPanel) step(dir int) {
 	c := &p.cfg
 	switch p.cursor {
 	case paramDepth:
-		c.MaxDepth = clampInt(c.MaxDepth+dir, retriever.MinMaxDepth, retriever.MaxMaxDepth)
+		c.MaxDepth = clampInt(c.MaxDepth+dir, activation.MinMaxDepth, activation.MaxMaxDepth)
 	case paramMinAct:
 		c.MinActivation = stepLog(c.MinActivation, dir)
 	case paramFloor:
@@ -178,6 +175,3 @@ func (p *paramsPanel) View() string {
 func (p *paramsPanel) ShortHelp() []key.Binding {
 	return []key.Binding{p.km.Up, p.km.Down, p.km.Increase, p.km.Decrease}
 }
-
-// FullHelp lists every key of the panel.
-func (p *paramsPanel) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }

@@ -6,7 +6,9 @@ import (
 	"runtime/debug"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // Messages of a run. Each carries the id of the run it belongs to; the root
@@ -14,12 +16,12 @@ import (
 type (
 	runStartedMsg struct {
 		id  int
-		ch  <-chan retriever.Event
+		ch  <-chan activation.Event
 		err error
 	}
 	runEventMsg struct {
 		id int
-		ev retriever.Event
+		ev activation.Event
 	}
 	runClosedMsg struct{ id int }
 	// errMsg reports a failure (including a recovered panic) on the status line.
@@ -28,9 +30,9 @@ type (
 
 // startRunCmd builds the retriever and starts Explore inside the command,
 // never in Update. It captures only values copied by the caller.
-func startRunCmd(ctx context.Context, id int, src retriever.Source, cfg retriever.Config, seeds []retriever.SeedInput, tags []string) tea.Cmd {
+func startRunCmd(ctx context.Context, id int, backend activation.Backend, cfg activation.Params, opts activation.Options, seeds []retriever.Seed, tags []string) tea.Cmd {
 	return safeCmd(func() tea.Msg {
-		r, err := retriever.New(safeSource{src}, cfg)
+		r, err := activation.New(safeBackend{backend}, cfg, opts)
 		if err != nil {
 			return runStartedMsg{id: id, err: err}
 		}
@@ -41,7 +43,7 @@ func startRunCmd(ctx context.Context, id int, src retriever.Source, cfg retrieve
 
 // nextEventCmd reads one event from a run's channel. The root re-arms it
 // after each event of the current run.
-func nextEventCmd(id int, ch <-chan retriever.Event) tea.Cmd {
+func nextEventCmd(id int, ch <-chan activation.Event) tea.Cmd {
 	return safeCmd(func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
@@ -64,10 +66,10 @@ func safeCmd(f func() tea.Msg) tea.Cmd {
 	}
 }
 
-// safeSource wraps a Source so that a panic inside the retriever's
+// safeBackend wraps a Backend so that a panic inside the retriever's
 // goroutines (in Open or a connector call) becomes an error instead of
 // killing the program with the terminal in raw mode.
-type safeSource struct{ retriever.Source }
+type safeBackend struct{ activation.Backend }
 
 func recovered(err *error) {
 	if r := recover(); r != nil {
@@ -75,9 +77,9 @@ func recovered(err *error) {
 	}
 }
 
-func (s safeSource) Open(ctx context.Context, database string) (c retriever.Connector, release func(context.Context) error, err error) {
+func (s safeBackend) Open(ctx context.Context) (c activation.Expander, release func(context.Context) error, err error) {
 	defer recovered(&err)
-	c, release, err = s.Source.Open(ctx, database)
+	c, release, err = s.Backend.Open(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,14 +91,14 @@ func (s safeSource) Open(ctx context.Context, database string) (c retriever.Conn
 	return safeConn{c}, release, nil
 }
 
-type safeConn struct{ c retriever.Connector }
+type safeConn struct{ c activation.Expander }
 
-func (s safeConn) FetchSeed(ctx context.Context, id string) (r retriever.SeedFetchResult, err error) {
+func (s safeConn) FetchSeed(ctx context.Context, id string) (n graph.Node, ok bool, err error) {
 	defer recovered(&err)
 	return s.c.FetchSeed(ctx, id)
 }
 
-func (s safeConn) ExpandFrontier(ctx context.Context, req retriever.ExpandRequest) (c []retriever.ExpansionCandidate, err error) {
+func (s safeConn) ExpandFrontier(ctx context.Context, req activation.ExpandRequest) (c []activation.Candidate, err error) {
 	defer recovered(&err)
 	return s.c.ExpandFrontier(ctx, req)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // TestTreeGrowsLevelByLevel runs scenario A of docs/DEMO_GRAPH.md (seed
@@ -19,13 +20,13 @@ import (
 // the edge to N2003 has tags {inventory_policy, recommendation,
 // analysis_dependency}, |E∩Q| = 1, |E∪Q| = 6, so tag_sim = 0.15 + 0.85 × 1/6
 // = 0.291667 and T = 0.85 × 0.82 / √4 × 0.291667 = 0.101646.
-// The final tree is seed 000 §5's diagram: N2006→N2003→N2001→N2010,
+// The final tree is docs/ALGORITHM.md "Worked example"'s diagram: N2006→N2003→N2001→N2010,
 // N2006→N2004→N2008, N2006→N2005, every path ending "nothing above
 // threshold or all visited".
 func TestTreeGrowsLevelByLevel(t *testing.T) {
 	src := loadDemo(t)
 	src.holdRuns()
-	h := newHarness(t, src, Options{Seeds: []retriever.SeedInput{demoSeed}, Tags: demoTags})
+	h := newHarness(t, src, Options{Seeds: []retriever.Seed{demoSeed}, Tags: demoTags})
 	st := h.m.trees.seeds[0]
 	h.waitFor("the seed", func() bool { return st.root != nil })
 	if len(st.root.children) != 0 {
@@ -93,11 +94,11 @@ type ctxRecorder struct {
 	ctxs []context.Context
 }
 
-func (c *ctxRecorder) Open(ctx context.Context, database string) (retriever.Connector, func(context.Context) error, error) {
+func (c *ctxRecorder) Open(ctx context.Context) (activation.Expander, func(context.Context) error, error) {
 	c.mu.Lock()
 	c.ctxs = append(c.ctxs, ctx)
 	c.mu.Unlock()
-	return c.fakeSource.Open(ctx, database)
+	return c.fakeSource.Open(ctx)
 }
 
 func (c *ctxRecorder) first() context.Context {
@@ -117,8 +118,8 @@ func TestParamKeyCancelsRunAndDropsStaleEvents(t *testing.T) {
 	src := loadDemo(t)
 	src.holdRuns()
 	rec := &ctxRecorder{fakeSource: src}
-	h := newHarness(t, src, Options{Seeds: []retriever.SeedInput{demoSeed}, Tags: demoTags})
-	h.m.src = rec // record contexts from the next run on
+	h := newHarness(t, src, Options{Seeds: []retriever.Seed{demoSeed}, Tags: demoTags})
+	h.m.backend = rec // record contexts from the next run on
 	h.focusPane(focusParams)
 	h.keys("+") // MAX_DEPTH 5 → 6: run 2 starts (recorded)
 	h.waitFor("run 2 to open its connector", func() bool { return rec.first() != nil })
@@ -135,7 +136,7 @@ func TestParamKeyCancelsRunAndDropsStaleEvents(t *testing.T) {
 	trees := h.m.trees
 	v := trees.version
 	// A late event from run 2 (it had fetched its seed) must be dropped.
-	stale := retriever.Event{Kind: retriever.EventLevel, Level: &retriever.LevelEvent{Depth: 1}}
+	stale := activation.Event{Kind: activation.EventLevel, Level: &activation.LevelEvent{Depth: 1}}
 	h.send(runEventMsg{id: run2, ev: stale})
 	if trees.version != v || trees.seeds[0].depth != 0 {
 		t.Fatalf("stale run's event was applied (version %d → %d)", v, trees.version)
@@ -176,7 +177,7 @@ func TestMinActivationChangesTree(t *testing.T) {
 func TestBackendPanicBecomesError(t *testing.T) {
 	src := loadDemo(t)
 	src.panicOn = "N2006"
-	h := newHarness(t, src, Options{Seeds: []retriever.SeedInput{demoSeed}})
+	h := newHarness(t, src, Options{Seeds: []retriever.Seed{demoSeed}})
 	h.waitFor("the failed result", func() bool { return h.m.trees.seeds[0].state == seedFailed })
 	if e := h.m.trees.seeds[0].err; !strings.Contains(e, "backend panic: fake backend exploded") {
 		t.Fatalf("error = %q", e)
@@ -188,7 +189,7 @@ func TestBackendPanicBecomesError(t *testing.T) {
 
 // TestSeedNotFound shows the state of a seed the graph lacks.
 func TestSeedNotFound(t *testing.T) {
-	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.SeedInput{{NodeID: "NOPE", Score: 0.5}}})
+	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{{NodeID: "NOPE", Score: 0.5}}})
 	h.waitFor("the result", func() bool { return h.m.trees.seeds[0].state == seedNotFound })
 	if !strings.Contains(h.treeText(), "NOPE  not found") {
 		t.Fatalf("tree:\n%s", h.treeText())

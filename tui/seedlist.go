@@ -7,7 +7,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/sahilm/fuzzy"
 )
 
@@ -23,7 +23,7 @@ type nodesLoadedMsg struct {
 	seq    int
 	filter string
 	offset int
-	nodes  []retriever.NodeSummary
+	nodes  []graph.NodeSummary
 	more   bool
 	err    error
 }
@@ -35,7 +35,7 @@ type filterTickMsg struct{ id int }
 type tickFunc func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 
 // listNodesCmd fetches one page inside a command.
-func listNodesCmd(ctx context.Context, cat retriever.Catalog, seq int, filter string, offset int) tea.Cmd {
+func listNodesCmd(ctx context.Context, cat graph.Catalog, seq int, filter string, offset int) tea.Cmd {
 	return safeCmd(func() tea.Msg {
 		nodes, more, err := cat.ListNodes(ctx, filter, offset, nodePageSize)
 		return nodesLoadedMsg{seq: seq, filter: filter, offset: offset, nodes: nodes, more: more, err: err}
@@ -49,7 +49,7 @@ func listNodesCmd(ctx context.Context, cat retriever.Catalog, seq int, filter st
 // later one): the next fetch (scrolling to the end, or Reload) retries it.
 type nodeStream struct {
 	filter  string
-	nodes   []retriever.NodeSummary
+	nodes   []graph.NodeSummary
 	more    bool
 	loading bool
 	err     error
@@ -118,9 +118,9 @@ func (p *seedPicker) refilter() {
 	if q == "" {
 		p.visible = p.all.nodes
 	} else {
-		pool := make([]retriever.NodeSummary, 0, len(p.all.nodes)+len(p.match.nodes))
+		pool := make([]graph.NodeSummary, 0, len(p.all.nodes)+len(p.match.nodes))
 		seen := map[string]bool{}
-		for _, s := range [][]retriever.NodeSummary{p.match.nodes, p.all.nodes} {
+		for _, s := range [][]graph.NodeSummary{p.match.nodes, p.all.nodes} {
 			for _, n := range s {
 				if !seen[n.ID] {
 					seen[n.ID] = true
@@ -129,7 +129,7 @@ func (p *seedPicker) refilter() {
 			}
 		}
 		matches := fuzzy.FindFrom(q, summarySource(pool))
-		p.visible = make([]retriever.NodeSummary, len(matches))
+		p.visible = make([]graph.NodeSummary, len(matches))
 		for i, m := range matches {
 			p.visible[i] = pool[m.Index]
 		}
@@ -138,7 +138,7 @@ func (p *seedPicker) refilter() {
 	p.clampOffset()
 }
 
-type summarySource []retriever.NodeSummary
+type summarySource []graph.NodeSummary
 
 func (s summarySource) String(i int) string {
 	return s[i].ID + " " + strings.Join(s[i].Labels, " ") + " " + s[i].Text

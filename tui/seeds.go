@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
@@ -32,12 +33,12 @@ type seedPicker struct {
 	km       keymap.KeyMap
 	st       *Styles
 	ctx      context.Context
-	cat      retriever.Catalog
+	cat      graph.Catalog
 	maxSeeds int
 
 	all, match nodeStream // the unfiltered list; server matches of the filter
-	known      map[string]retriever.NodeSummary
-	visible    []retriever.NodeSummary
+	known      map[string]graph.NodeSummary
+	visible    []graph.NodeSummary
 	cursor     int
 	offset     int // first visible row
 
@@ -55,13 +56,13 @@ type seedPicker struct {
 	editID  string // the seed whose score is being typed
 	score   textinput.Model
 
-	seeds   []retriever.SeedInput
+	seeds   []retriever.Seed
 	version int // bumped whenever the seeds change
 	focused bool
 	w, h    int
 }
 
-func newSeedPicker(ctx context.Context, km keymap.KeyMap, st *Styles, cat retriever.Catalog, maxSeeds int, seeds []retriever.SeedInput) *seedPicker {
+func newSeedPicker(ctx context.Context, km keymap.KeyMap, st *Styles, cat graph.Catalog, maxSeeds int, seeds []retriever.Seed) *seedPicker {
 	f := textinput.New()
 	f.Cursor.SetMode(cursor.CursorStatic) // no blink timers
 	f.Prompt = "/ "
@@ -71,9 +72,9 @@ func newSeedPicker(ctx context.Context, km keymap.KeyMap, st *Styles, cat retrie
 	sc.Prompt = "R = "
 	sc.CharLimit = 12
 	return &seedPicker{km: km, st: st, ctx: ctx, cat: cat, maxSeeds: maxSeeds,
-		known: map[string]retriever.NodeSummary{}, filter: f, score: sc,
+		known: map[string]graph.NodeSummary{}, filter: f, score: sc,
 		debounce: filterDebounce, tick: tea.Tick,
-		seeds: append([]retriever.SeedInput(nil), seeds...)}
+		seeds: append([]retriever.Seed(nil), seeds...)}
 }
 
 // Init loads the first page of nodes.
@@ -114,8 +115,8 @@ func (p *seedPicker) SetSize(w, h int) {
 }
 
 // Seeds returns a copy of the chosen seeds.
-func (p *seedPicker) Seeds() []retriever.SeedInput {
-	return append([]retriever.SeedInput(nil), p.seeds...)
+func (p *seedPicker) Seeds() []retriever.Seed {
+	return append([]retriever.Seed(nil), p.seeds...)
 }
 
 // Version changes whenever the seeds or their scores change.
@@ -236,9 +237,9 @@ func (p *seedPicker) clampOffset() {
 }
 
 // current returns the node under the cursor.
-func (p *seedPicker) current() (retriever.NodeSummary, bool) {
+func (p *seedPicker) current() (graph.NodeSummary, bool) {
 	if p.cursor < 0 || p.cursor >= len(p.visible) {
-		return retriever.NodeSummary{}, false
+		return graph.NodeSummary{}, false
 	}
 	return p.visible[p.cursor], true
 }
@@ -265,14 +266,14 @@ func (p *seedPicker) toggle() tea.Cmd {
 	if len(p.seeds) >= p.maxSeeds {
 		return notifyErr(fmt.Errorf("at most %d seeds: unselect one before adding %s", p.maxSeeds, n.ID))
 	}
-	p.seeds = append(p.seeds, retriever.SeedInput{NodeID: n.ID, Score: defaultSeedScore})
+	p.seeds = append(p.seeds, retriever.Seed{NodeID: n.ID, Score: defaultSeedScore})
 	p.version++
 	return notify(fmt.Sprintf("added seed %s with R %s (+/- to change, r to type)", n.ID, num(defaultSeedScore, 3)))
 }
 
 // currentSeed returns the row under the cursor and its index among the
 // seeds, or a command that says why there is none to act on.
-func (p *seedPicker) currentSeed() (retriever.NodeSummary, int, tea.Cmd) {
+func (p *seedPicker) currentSeed() (graph.NodeSummary, int, tea.Cmd) {
 	n, ok := p.current()
 	if !ok {
 		return n, -1, nil
@@ -411,7 +412,7 @@ func (p *seedPicker) footer() string {
 	return p.st.Dim.Render(fmt.Sprintf("%d/%d%s", min(p.cursor+1, len(p.visible)), len(p.visible), more))
 }
 
-func (p *seedPicker) row(n retriever.NodeSummary, selected bool) string {
+func (p *seedPicker) row(n graph.NodeSummary, selected bool) string {
 	box, r := "[ ]", ""
 	if i := p.seedIndex(n.ID); i >= 0 {
 		box, r = "[x]", " R="+num(p.seeds[i].Score, 3)
@@ -443,10 +444,4 @@ func (p *seedPicker) ShortHelp() []key.Binding {
 		keys = append(keys, p.km.Reload)
 	}
 	return keys
-}
-
-// FullHelp lists every key of the picker.
-func (p *seedPicker) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{p.km.Up, p.km.Down, p.km.PageUp, p.km.PageDown, p.km.Top, p.km.Bottom},
-		{p.km.Filter, p.km.ToggleSeed, p.km.ScoreUp, p.km.ScoreDown, p.km.EditScore, p.km.Reload, p.km.Submit, p.km.Cancel}}
 }

@@ -40,9 +40,6 @@ type statusBar struct {
 	w       int
 }
 
-// Init implements the component contract.
-func (s *statusBar) Init() tea.Cmd { return nil }
-
 // SetSize sets the width (the bar is two lines high).
 func (s *statusBar) SetSize(w, _ int) { s.w = w }
 

@@ -11,17 +11,18 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
 // tagsLoadedMsg carries Catalog.Tags.
 type tagsLoadedMsg struct {
-	tags []retriever.TagCount
+	tags []graph.TagCount
 	err  error
 }
 
-func loadTagsCmd(ctx context.Context, cat retriever.Catalog) tea.Cmd {
+func loadTagsCmd(ctx context.Context, cat graph.Catalog) tea.Cmd {
 	return safeCmd(func() tea.Msg {
 		tags, err := cat.Tags(ctx)
 		return tagsLoadedMsg{tags: tags, err: err}
@@ -34,9 +35,9 @@ type tagInput struct {
 	km      keymap.KeyMap
 	st      *Styles
 	ctx     context.Context
-	cat     retriever.Catalog
+	cat     graph.Catalog
 	input   textinput.Model
-	known   []retriever.TagCount
+	known   []graph.TagCount
 	counts  map[string]int
 	chosen  []string
 	chip    int // selected chip, -1 for none
@@ -45,7 +46,7 @@ type tagInput struct {
 	w, h    int
 }
 
-func newTagInput(ctx context.Context, km keymap.KeyMap, st *Styles, cat retriever.Catalog, tags []string) *tagInput {
+func newTagInput(ctx context.Context, km keymap.KeyMap, st *Styles, cat graph.Catalog, tags []string) *tagInput {
 	in := textinput.New()
 	in.Cursor.SetMode(cursor.CursorStatic) // no blink timers
 	in.Prompt = "+ "
@@ -279,10 +280,4 @@ func wrapItems(items []string, w, maxLines int) []string {
 // ShortHelp lists the input's main keys.
 func (t *tagInput) ShortHelp() []key.Binding {
 	return []key.Binding{t.km.AddTag, t.km.AcceptTag, t.km.NextSuggestion, t.km.RemoveLastTag, t.km.ChipLeft}
-}
-
-// FullHelp lists every key of the input.
-func (t *tagInput) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{t.km.AddTag, t.km.AcceptTag, t.km.NextSuggestion, t.km.PrevSuggestion},
-		{t.km.RemoveLastTag, t.km.ChipLeft, t.km.ChipRight, t.km.RemoveChip, t.km.Cancel}}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/keymap"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // treePane shows one result tree per seed, growing level by level. Rows are
@@ -35,9 +35,6 @@ func newTreePane(km keymap.KeyMap, st *Styles) *treePane {
 	return &treePane{km: km, st: st, vp: vp, built: -1,
 		builder: rowBuilder{st: st, folded: map[rowKey]bool{}}}
 }
-
-// Init implements the component contract; the tree needs no start-up work.
-func (t *treePane) Init() tea.Cmd { return nil }
 
 // SetSize sets the inner size of the pane.
 func (t *treePane) SetSize(w, h int) {
@@ -253,11 +250,11 @@ func (t *treePane) selectedNode() (*tnode, *seedTree) {
 }
 
 // selectedLoser returns the losing candidate on the selected row, if any.
-func (t *treePane) selectedLoser() (retriever.CandidateOutcome, bool) {
+func (t *treePane) selectedLoser() (activation.Outcome, bool) {
 	k, ok := t.selectedKey()
 	n, _ := t.selectedNode()
 	if !ok || n == nil || k.loser < 0 || k.loser >= len(n.losers) {
-		return retriever.CandidateOutcome{}, false
+		return activation.Outcome{}, false
 	}
 	return n.losers[k.loser], true
 }
@@ -268,10 +265,4 @@ func (t *treePane) View() string { return t.vp.View() }
 // ShortHelp lists the tree's main keys.
 func (t *treePane) ShortHelp() []key.Binding {
 	return []key.Binding{t.km.Up, t.km.Down, t.km.Toggle, t.km.Collapse, t.km.Explain, t.km.CopyPath}
-}
-
-// FullHelp lists every key of the tree.
-func (t *treePane) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{t.km.Up, t.km.Down, t.km.PageUp, t.km.PageDown, t.km.Top, t.km.Bottom},
-		{t.km.Toggle, t.km.Expand, t.km.Collapse, t.km.Explain, t.km.CopyPath, t.km.CopyAll}}
 }

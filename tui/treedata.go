@@ -3,7 +3,9 @@ package tui
 import (
 	"time"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // seedState is where one seed's exploration stands.
@@ -21,23 +23,23 @@ const (
 // tnode is a node of one seed's result tree. Each node appears once per seed
 // (the traversal visits it once).
 type tnode struct {
-	node     retriever.GraphNode
+	node     graph.Node
 	depth    int
 	parent   *tnode
-	step     *retriever.GraphStep // the edge that reached it; nil for the seed
-	children []*tnode             // kept neighbours, in kept order
-	losers   []retriever.CandidateOutcome
+	step     *retriever.Step // the edge that reached it; nil for the seed
+	children []*tnode        // kept neighbours, in kept order
+	losers   []activation.Outcome
 	// end is the path's end reason (retriever.End*) when a path ends here.
-	end string
+	end retriever.EndReason
 }
 
 // path returns the path from the seed to n (empty for the seed itself).
-func (n *tnode) path() retriever.GraphPath {
-	var steps []retriever.GraphStep
+func (n *tnode) path() retriever.Path {
+	var steps []retriever.Step
 	for c := n; c != nil && c.step != nil; c = c.parent {
 		steps = append(steps, *c.step)
 	}
-	var p retriever.GraphPath
+	var p retriever.Path
 	for i := len(steps) - 1; i >= 0; i-- {
 		p = p.Extend(steps[i])
 	}
@@ -47,13 +49,13 @@ func (n *tnode) path() retriever.GraphPath {
 
 // seedTree is one seed's tree, grown from its events.
 type seedTree struct {
-	seed    retriever.SeedInput
+	seed    retriever.Seed
 	state   seedState
 	root    *tnode
 	nodes   map[string]*tnode
 	depth   int // deepest level seen
 	elapsed time.Duration
-	result  *retriever.RetrievalResult
+	result  *retriever.Result
 	err     string
 }
 
@@ -64,7 +66,7 @@ type resultTrees struct {
 	version int
 }
 
-func newResultTrees(seeds []retriever.SeedInput) *resultTrees {
+func newResultTrees(seeds []retriever.Seed) *resultTrees {
 	rt := &resultTrees{}
 	for _, s := range seeds {
 		rt.seeds = append(rt.seeds, &seedTree{seed: s, state: seedRunning, nodes: map[string]*tnode{}})
@@ -73,7 +75,7 @@ func newResultTrees(seeds []retriever.SeedInput) *resultTrees {
 }
 
 // apply folds one event into the trees.
-func (rt *resultTrees) apply(ev retriever.Event) {
+func (rt *resultTrees) apply(ev activation.Event) {
 	if ev.SeedIndex < 0 || ev.SeedIndex >= len(rt.seeds) {
 		return
 	}
@@ -81,37 +83,37 @@ func (rt *resultTrees) apply(ev retriever.Event) {
 	st.elapsed = ev.Elapsed
 	rt.version++
 	switch ev.Kind {
-	case retriever.EventSeed:
+	case activation.EventSeed:
 		if ev.SeedNode != nil {
 			st.root = &tnode{node: *ev.SeedNode}
 			st.nodes[ev.SeedNode.ID] = st.root
 		}
-	case retriever.EventLevel:
+	case activation.EventLevel:
 		if ev.Level != nil {
 			st.applyLevel(*ev.Level)
 		}
-	case retriever.EventResult:
+	case activation.EventResult:
 		if ev.Result != nil {
 			st.applyResult(*ev.Result)
 		}
 	}
 }
 
-func (st *seedTree) applyLevel(lv retriever.LevelEvent) {
+func (st *seedTree) applyLevel(lv activation.LevelEvent) {
 	st.depth = max(st.depth, lv.Depth)
 	for _, o := range lv.Outcomes {
 		parent := st.nodes[o.Candidate.ParentID]
 		if parent == nil {
 			continue
 		}
-		if o.Fate != retriever.FateKept {
+		if o.Fate != activation.FateKept {
 			parent.losers = append(parent.losers, o)
 			continue
 		}
 		if _, dup := st.nodes[o.Candidate.NeighborNode.ID]; dup {
 			continue
 		}
-		step := retriever.StepFromCandidate(parent.node, o.Candidate)
+		step := activation.StepFromCandidate(parent.node, o.Candidate)
 		child := &tnode{node: o.Candidate.NeighborNode, depth: lv.Depth, parent: parent, step: &step}
 		parent.children = append(parent.children, child)
 		st.nodes[child.node.ID] = child
@@ -121,7 +123,7 @@ func (st *seedTree) applyLevel(lv retriever.LevelEvent) {
 	}
 }
 
-func (st *seedTree) markEnd(p retriever.GraphPath) {
+func (st *seedTree) markEnd(p retriever.Path) {
 	ids := p.NodeIDs()
 	if len(ids) == 0 {
 		return
@@ -131,7 +133,7 @@ func (st *seedTree) markEnd(p retriever.GraphPath) {
 	}
 }
 
-func (st *seedTree) applyResult(res retriever.RetrievalResult) {
+func (st *seedTree) applyResult(res retriever.Result) {
 	st.result = &res
 	for _, p := range res.Paths {
 		st.markEnd(p)
@@ -149,11 +151,11 @@ func (st *seedTree) applyResult(res retriever.RetrievalResult) {
 }
 
 // results returns the finished seeds' results, in seed order.
-func (rt *resultTrees) results() []retriever.RetrievalResult {
+func (rt *resultTrees) results() []retriever.Result {
 	if rt == nil {
 		return nil
 	}
-	var out []retriever.RetrievalResult
+	var out []retriever.Result
 	for _, st := range rt.seeds {
 		if st.result != nil {
 			out = append(out, *st.result)
@@ -163,8 +165,8 @@ func (rt *resultTrees) results() []retriever.RetrievalResult {
 }
 
 // fateText says why a candidate lost.
-func fateText(o retriever.CandidateOutcome) string {
-	if o.Fate == retriever.FateClaimed {
+func fateText(o activation.Outcome) string {
+	if o.Fate == activation.FateClaimed {
 		return "claimed by " + o.ClaimedBy
 	}
 	return string(o.Fate)

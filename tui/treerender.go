@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 )
@@ -211,12 +212,12 @@ func countBelow(n *tnode, explain bool) int {
 }
 
 // edgeMetrics is the edge annotation of a step: T, w, tag_sim and d.
-func edgeMetrics(s *retriever.GraphStep) string {
+func edgeMetrics(s *retriever.Step) string {
 	if s == nil {
 		return ""
 	}
 	return fmt.Sprintf("T=%s w=%s tag_sim=%s d=%d",
-		num(s.TransferEnergy, 4), num(s.Edge.EffectiveWeight(), 3), num(s.TagSim, 3), s.Degree)
+		num(s.TransferEnergy, 4), num(s.Weight, 3), num(s.TagSim, 3), s.Degree)
 }
 
 // num formats v with at most digits significant digits.
@@ -227,7 +228,7 @@ func num(v float64, digits int) string {
 // shortText is a node's display text on one line, cut to treeTextWidth
 // runes: the same text, from the same properties (text, else title,
 // description, name), as the CLI's tree (render.NodeText, render.Truncate).
-func shortText(n retriever.GraphNode) string {
+func shortText(n graph.Node) string {
 	t, _ := render.NodeText(n)
 	return render.Truncate(t, treeTextWidth)
 }

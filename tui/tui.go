@@ -14,18 +14,26 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // Options configures Run.
 type Options struct {
-	// Source is the graph to explore and browse (required).
-	Source retriever.Source
-	// Config holds the starting thresholds; the zero value means
-	// retriever.DefaultConfig().
-	Config retriever.Config
+	// Source is the graph to browse (required).
+	Source graph.Source
+	// Backend is the same graph as the Activation Energy retriever reaches
+	// it (required).
+	Backend activation.Backend
+	// Params holds the starting thresholds; the zero value means
+	// activation.DefaultParams().
+	Params activation.Params
+	// RunOptions are the retries of each run (the zero value retries
+	// nothing; the CLI passes activation.DefaultOptions and --max-retries).
+	RunOptions activation.Options
 	// Seeds and Tags preselect seeds (a run starts at once) and query tags.
-	Seeds []retriever.SeedInput
+	Seeds []retriever.Seed
 	Tags  []string
 	// MaxSeeds is the most seeds that can be chosen (default 5).
 	MaxSeeds int
@@ -44,13 +52,13 @@ type Options struct {
 
 // withDefaults completes opts and checks what cannot be defaulted.
 func (o Options) withDefaults() (Options, error) {
-	if o.Source == nil {
-		return o, errors.New("tui: no source")
+	if o.Source == nil || o.Backend == nil {
+		return o, errors.New("tui: no source or no backend")
 	}
-	if o.Config == (retriever.Config{}) {
-		o.Config = retriever.DefaultConfig()
+	if o.Params == (activation.Params{}) {
+		o.Params = activation.DefaultParams()
 	}
-	if err := o.Config.Validate(); err != nil {
+	if err := o.Params.Validate(); err != nil {
 		return o, err
 	}
 	if o.MaxSeeds <= 0 {

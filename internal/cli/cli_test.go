@@ -30,10 +30,10 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-// scenarioA is seed 000 §5 on the demo graph: docs/DEMO_GRAPH.md scenario A.
+// scenarioA is docs/ALGORITHM.md "Worked example" on the demo graph: docs/DEMO_GRAPH.md scenario A.
 var scenarioA = []string{"explore", "--seed", "N2006=0.85", "--tags", "demand_forecasting,stockout,safety_stock,inventory_policy"}
 
-// TestExploreJSONScenarioA: the seed 000 §5 diagram, through the CLI.
+// TestExploreJSONScenarioA: the worked example of docs/ALGORITHM.md, through the CLI.
 //
 // Expected (docs/DEMO_GRAPH.md, scenario A, worked by the reference and by
 // hand for the first hop): exactly the paths N2006→N2003→N2001→N2010,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 const exploreUsage = `Usage: memoria explore [source flags] --seed ID[=SCORE]... [options]
@@ -51,7 +52,11 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
-	r, err := retriever.New(source, q.cfg)
+	backend, err := backendFor(source)
+	if err != nil {
+		return err
+	}
+	r, err := activation.New(backend, q.cfg, q.opts)
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -60,17 +65,17 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 
 // explore streams results in json and tree formats and collects them, in
 // seed order, for the others.
-func explore(ctx context.Context, r *retriever.GraphRetriever, seeds []retriever.SeedInput, tags []string, format string, out io.Writer) error {
+func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.Seed, tags []string, format string, out io.Writer) error {
 	ch, err := r.Explore(ctx, seeds, tags)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	results := make([]retriever.RetrievalResult, len(seeds))
+	results := make([]retriever.Result, len(seeds))
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	var werr error
 	for ev := range ch {
-		if ev.Kind != retriever.EventResult || werr != nil {
+		if ev.Kind != activation.EventResult || werr != nil {
 			continue
 		}
 		results[ev.SeedIndex] = *ev.Result

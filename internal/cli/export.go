@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/memoria-graph/memoria/retriever"
-	"github.com/memoria-graph/memoria/retriever/apoc"
-	"github.com/memoria-graph/memoria/retriever/inmem"
-	"github.com/memoria-graph/memoria/retriever/neo4jgraph"
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 )
 
 const exportUsage = `Usage: memoria export [source flags] [--format jsonl|cypher]
@@ -39,8 +39,7 @@ func runExport(ctx context.Context, args []string, env Env) error {
 	if *format != "jsonl" && *format != "cypher" {
 		return usagef("export: unknown --format %q (want jsonl or cypher)", *format)
 	}
-	cfg := retriever.DefaultConfig()
-	source, err := src.open(ctx, env, &cfg)
+	source, err := src.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -64,7 +63,7 @@ func runExport(ctx context.Context, args []string, env Env) error {
 // apocHolder is a source that holds its whole graph (inmem.Graph).
 type apocHolder interface{ APOC() *apoc.Graph }
 
-// apocReader is a source that reads its whole graph (neo4jgraph.Source).
+// apocReader is a source that reads its whole graph (neo4jdb.Source).
 type apocReader interface {
 	ReadAPOC(context.Context) (*apoc.Graph, error)
 }
@@ -72,12 +71,12 @@ type apocReader interface {
 // Every source sourceFlags.open returns can be exported.
 var (
 	_ apocHolder = (*inmem.Graph)(nil)
-	_ apocReader = (*neo4jgraph.Source)(nil)
+	_ apocReader = (*neo4jdb.Source)(nil)
 )
 
 // apocGraph returns the whole graph of the source sourceFlags.open chose,
 // so that export picks its source exactly as explore does.
-func apocGraph(ctx context.Context, src retriever.Source) (*apoc.Graph, error) {
+func apocGraph(ctx context.Context, src graph.Source) (*apoc.Graph, error) {
 	switch s := src.(type) {
 	case apocHolder:
 		return s.APOC(), nil

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoria-graph/memoria/retriever/apoc"
+	"github.com/memoria-graph/memoria/graph/apoc"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/demo.cypher from the embedded demo graph")
@@ -51,7 +51,7 @@ func TestExportJSONLRoundTrip(t *testing.T) {
 // TestDemoCypherUpToDate: testdata/demo.cypher is exactly what `memoria
 // export --format cypher` prints for the embedded demo graph (regenerate
 // with go test ./internal/cli -run TestDemoCypherUpToDate -update). It holds
-// the six label indexes of seed 000 §9 (with the label UserPreference
+// the six label indexes of docs/ALGORITHM.md "Indexes" (with the label UserPreference
 // spelled in full), 57 node CREATEs and 69 relationship MATCH ... CREATEs,
 // one per line.
 func TestDemoCypherUpToDate(t *testing.T) {

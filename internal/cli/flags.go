@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
@@ -45,7 +47,7 @@ type discard struct{}
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // seedList collects repeated --seed ID[=SCORE] flags.
-type seedList []retriever.SeedInput
+type seedList []retriever.Seed
 
 func (s *seedList) String() string { return "" }
 
@@ -60,24 +62,24 @@ func (s *seedList) Set(v string) error {
 }
 
 // ParseSeed parses ID[=SCORE] with a default score of 1.0.
-func ParseSeed(v string) (retriever.SeedInput, error) {
+func ParseSeed(v string) (retriever.Seed, error) {
 	id, score := v, 1.0
 	if i := strings.LastIndexByte(v, '='); i >= 0 {
 		id = v[:i]
 		f, err := strconv.ParseFloat(strings.TrimSpace(v[i+1:]), 64)
 		if err != nil {
-			return retriever.SeedInput{}, fmt.Errorf("seed %q: score %q is not a number", v, v[i+1:])
+			return retriever.Seed{}, fmt.Errorf("seed %q: score %q is not a number", v, v[i+1:])
 		}
 		score = f
 	}
 	id = strings.TrimSpace(id)
 	if id == "" {
-		return retriever.SeedInput{}, fmt.Errorf("seed %q has an empty node id", v)
+		return retriever.Seed{}, fmt.Errorf("seed %q has an empty node id", v)
 	}
 	if math.IsNaN(score) || score <= 0 || score > 1 {
-		return retriever.SeedInput{}, fmt.Errorf("seed %q: score must be in (0, 1], got %v", v, score)
+		return retriever.Seed{}, fmt.Errorf("seed %q: score must be in (0, 1], got %v", v, score)
 	}
-	return retriever.SeedInput{NodeID: id, Score: score}, nil
+	return retriever.Seed{NodeID: id, Score: score}, nil
 }
 
 // splitTags splits a comma-separated tag list; normalisation happens in the
@@ -90,12 +92,11 @@ func splitTags(s string) []string {
 }
 
 // configFlags registers the threshold flags on fs, defaulting to cfg.
-func configFlags(fs *flag.FlagSet, cfg *retriever.Config) {
+func configFlags(fs *flag.FlagSet, cfg *activation.Params) {
 	fs.IntVar(&cfg.MaxDepth, "max-depth", cfg.MaxDepth, "MAX_DEPTH: most hops from a seed (1-12)")
 	fs.Float64Var(&cfg.MinActivation, "min-activation", cfg.MinActivation, "MIN_ACTIVATION: a hop is kept only if its transfer energy is strictly above this")
 	fs.Float64Var(&cfg.TagSimFloor, "tag-sim-floor", cfg.TagSimFloor, "TAG_SIM_FLOOR: tag similarity of an edge with no tag in common (0-1)")
 	fs.IntVar(&cfg.MaxBranches, "max-branches", cfg.MaxBranches, "MAX_BRANCHES: most neighbours kept per node and level")
-	fs.IntVar(&cfg.MaxRetries, "max-retries", cfg.MaxRetries, "retries of a query after a transient Neo4j error")
 }
 
 // queryFlags are the flags the explorer and explore share: a source, seeds,
@@ -104,22 +105,25 @@ type queryFlags struct {
 	src   sourceFlags
 	seeds seedList
 	tags  string
-	cfg   retriever.Config
+	cfg   activation.Params
+	opts  activation.Options
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet, seedHelp string) {
 	q.src.register(fs)
 	fs.Var(&q.seeds, "seed", seedHelp)
 	fs.StringVar(&q.tags, "tags", "", "comma-separated query `tags`")
-	q.cfg = retriever.DefaultConfig()
+	q.cfg = activation.DefaultParams()
 	configFlags(fs, &q.cfg)
+	q.opts = activation.DefaultOptions()
+	fs.IntVar(&q.opts.MaxRetries, "max-retries", q.opts.MaxRetries, "retries of a query after a transient Neo4j error")
 }
 
 // open checks the thresholds (a usage error) and opens the chosen source;
 // the caller closes it.
-func (q *queryFlags) open(ctx context.Context, env Env) (retriever.Source, error) {
-	if err := q.cfg.Validate(); err != nil {
+func (q *queryFlags) open(ctx context.Context, env Env) (graph.Source, error) {
+	if err := errors.Join(q.cfg.Validate(), q.opts.Validate()); err != nil {
 		return nil, usageError{err.Error()}
 	}
-	return q.src.open(ctx, env, &q.cfg)
+	return q.src.open(ctx, env)
 }

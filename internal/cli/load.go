@@ -11,8 +11,8 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
-	"github.com/memoria-graph/memoria/retriever/apoc"
-	"github.com/memoria-graph/memoria/retriever/neo4jgraph"
+	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/neo4jload"
 )
 
 const loadUsage = `Usage: memoria load FILE [neo4j flags] [--batch N] [--wipe [--yes]]
@@ -24,7 +24,7 @@ a string id property. Loading is idempotent: nodes are merged on their
 first label and id (their properties replaced), and a relationship is
 created only if no identical one (endpoints, type, properties) is there
 yet, so loading the same file twice changes nothing. The id index of each
-label (seed 000 §9) is created if missing. A file whose node id exists in
+label (docs/ALGORITHM.md "Indexes") is created if missing. A file whose node id exists in
 the database under other labels (say :Event where the file has
 :UserRequest) is refused before anything is written, as merging it would
 make a second node with that id; the message names those nodes and says
@@ -82,7 +82,7 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
 	}
-	if err := neo4jgraph.ValidateForLoad(g); err != nil {
+	if err := neo4jload.ValidateForLoad(g); err != nil {
 		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
 	}
 
@@ -95,7 +95,7 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	where := fmt.Sprintf("database %s at %s", databaseName(ctx, driver, st.Database), st.URI)
 
 	if *wipe {
-		nodes, rels, err := neo4jgraph.CountGraph(ctx, driver, st.Database)
+		nodes, rels, err := src.Counts(ctx)
 		if err != nil {
 			return fmt.Errorf("counting what --wipe would delete: %w", err)
 		}
@@ -110,8 +110,8 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 			}
 		}
 	}
-	stats, err := neo4jgraph.Load(ctx, driver, st.Database, g, neo4jgraph.LoadOptions{BatchSize: *batch, Wipe: *wipe})
-	var conflict *neo4jgraph.LabelConflictError
+	stats, err := neo4jload.Load(ctx, src, g, neo4jload.LoadOptions{BatchSize: *batch, Wipe: *wipe})
+	var conflict *neo4jload.LabelConflictError
 	switch {
 	case errors.As(err, &conflict):
 		return fmt.Errorf("loading %s into %s: nothing loaded: %w\n%s", path, where, err, conflictHint(conflict))
@@ -127,7 +127,7 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 // safe ways first: fix the labels in the file, or delete the conflicting
 // nodes (a Cypher statement naming them); --wipe last, as it replaces the
 // whole database.
-func conflictHint(c *neo4jgraph.LabelConflictError) string {
+func conflictHint(c *neo4jload.LabelConflictError) string {
 	ids := make([]string, len(c.Conflicts))
 	for i, x := range c.Conflicts {
 		ids[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(x.ID) + "'"
@@ -148,7 +148,7 @@ func conflictHint(c *neo4jgraph.LabelConflictError) string {
 }
 
 // loadSummary tells what Load did, one line per kind of element.
-func loadSummary(s neo4jgraph.LoadStats) string {
+func loadSummary(s neo4jload.LoadStats) string {
 	var b strings.Builder
 	if s.NodesDeleted+s.RelsDeleted > 0 {
 		fmt.Fprintf(&b, "  deleted:       %d nodes, %d relationships\n", s.NodesDeleted, s.RelsDeleted)

@@ -72,7 +72,7 @@ func TestLoadRejectsMalformedBeforeConnecting(t *testing.T) {
 		!strings.Contains(errs, "line 4") || !strings.Contains(errs, "nothing loaded") || strings.Contains(errs, "127.0.0.1") {
 		t.Errorf("exit %d stdout %q stderr %q", code, out, errs)
 	}
-	// A node without an id (neo4jgraph.ValidateForLoad) is refused before
+	// A node without an id (neo4jload.ValidateForLoad) is refused before
 	// connecting too.
 	p = writeTemp(t, "noid.jsonl", `{"type":"node","id":"0","labels":["Event"],"properties":{"id":"A"}}
 {"type":"node","id":"7","labels":["Event"],"properties":{"text":"no id"}}

@@ -4,29 +4,19 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/memoria-graph/memoria/retriever"
-	"github.com/memoria-graph/memoria/retriever/neo4jgraph"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 )
-
-// openNeo4j connects to the Neo4j server of st as a retriever source.
-func openNeo4j(ctx context.Context, st neo4jSettings, env Env) (retriever.Source, error) {
-	src, err := connectNeo4j(ctx, st, env)
-	if err != nil {
-		return nil, err
-	}
-	return src, nil
-}
 
 // connectNeo4j connects with st. When the server refuses the credentials,
 // no password came from $NEO4J_PASSWORD and a terminal can be asked, it
 // prompts for the password once and retries. The password is never part
 // of an error or any output.
-func connectNeo4j(ctx context.Context, st neo4jSettings, env Env) (*neo4jgraph.Source, error) {
-	src, err := neo4jgraph.Connect(ctx, neo4jgraph.Settings{URI: st.URI, Username: st.Username, Password: st.Password, Database: st.Database})
+func connectNeo4j(ctx context.Context, st neo4jSettings, env Env) (*neo4jdb.Source, error) {
+	src, err := neo4jdb.Connect(ctx, neo4jdb.Settings{URI: st.URI, Username: st.Username, Password: st.Password, Database: st.Database})
 	if err == nil {
 		return src, nil
 	}
-	if !neo4jgraph.IsAuthError(err) {
+	if !neo4jdb.IsAuthError(err) {
 		return nil, err
 	}
 	if st.Password != "" || env.PromptPassword == nil {
@@ -40,11 +30,11 @@ func connectNeo4j(ctx context.Context, st neo4jSettings, env Env) (*neo4jgraph.S
 		return nil, newAuthError(st, err)
 	}
 	st.Password = pw
-	src, err = neo4jgraph.Connect(ctx, neo4jgraph.Settings{URI: st.URI, Username: st.Username, Password: st.Password, Database: st.Database})
+	src, err = neo4jdb.Connect(ctx, neo4jdb.Settings{URI: st.URI, Username: st.Username, Password: st.Password, Database: st.Database})
 	if err == nil {
 		return src, nil
 	}
-	if neo4jgraph.IsAuthError(err) {
+	if neo4jdb.IsAuthError(err) {
 		return nil, newAuthError(st, err)
 	}
 	return nil, err

@@ -14,9 +14,9 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/neo4jtest"
-	"github.com/memoria-graph/memoria/retriever/apoc"
-	"github.com/memoria-graph/memoria/retriever/neo4jgraph"
 )
 
 // TestMain runs the package's tests with one shared Neo4j test server,
@@ -59,7 +59,7 @@ func freshServer(t *testing.T) (*neo4jtest.Server, neo4j.DriverWithContext) {
 
 func counts(t *testing.T, d neo4j.DriverWithContext) (nodes, rels int64) {
 	t.Helper()
-	nodes, rels, err := neo4jgraph.CountGraph(context.Background(), d, "")
+	nodes, rels, err := neo4jdb.NewSource(d, "", "").Counts(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,11 +274,11 @@ func junkCount(t *testing.T, d neo4j.DriverWithContext) int64 {
 
 // TestDemoCypherRecreatesLoadedGraph: running testdata/demo.cypher's
 // statements one by one through the driver on an empty database gives the
-// same graph as `memoria load testdata/demo.jsonl`: ReadGraph of both,
+// same graph as `memoria load testdata/demo.jsonl`: ReadAPOC of both,
 // keyed by application id (Neo4j assigns new internal ids), has the same
 // 57 nodes with the same labels and typed properties, and the same
 // multiset of 69 relationships (type, endpoints, properties). The script
-// also creates the six indexes of seed 000 §9.
+// also creates the six indexes of docs/ALGORITHM.md "Indexes".
 func TestDemoCypherRecreatesLoadedGraph(t *testing.T) {
 	srv, d := freshServer(t)
 	ctx := context.Background()
@@ -292,7 +292,7 @@ func TestDemoCypherRecreatesLoadedGraph(t *testing.T) {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
-	fromScript, err := neo4jgraph.ReadGraph(ctx, d, "")
+	fromScript, err := neo4jdb.NewSource(d, "", "").ReadAPOC(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestDemoCypherRecreatesLoadedGraph(t *testing.T) {
 	}
 	srv.Wipe(t)
 	mustLoad(t, srv)
-	fromLoad, err := neo4jgraph.ReadGraph(ctx, d, "")
+	fromLoad, err := neo4jdb.NewSource(d, "", "").ReadAPOC(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +408,7 @@ func TestPasswordPrompt(t *testing.T) {
 	}
 	oneSentence("wrong $NEO4J_PASSWORD", errs, "env-wrong-pw", "secret")
 
-	src, err := openNeo4j(context.Background(), neo4jSettings{URI: srv.URI, Username: "neo4j", Password: "secret"}, Env{Getenv: func(string) string { return "" }})
+	src, err := connectNeo4j(context.Background(), neo4jSettings{URI: srv.URI, Username: "neo4j", Password: "secret"}, Env{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,13 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/memoria-graph/memoria/retriever"
-	"github.com/memoria-graph/memoria/retriever/apoc"
-	"github.com/memoria-graph/memoria/retriever/inmem"
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
+	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
 )
 
 // sourceFlags choose the graph: the demo graph, an APOC file, or Neo4j.
@@ -23,9 +27,9 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 }
 
 // open returns the chosen source. The Neo4j source is used when --uri or
-// $NEO4J_URI is set and no --graph is given; its database then goes into
-// cfg.Database, which the retriever opens its sessions on.
-func (s *sourceFlags) open(ctx context.Context, env Env, cfg *retriever.Config) (retriever.Source, error) {
+// $NEO4J_URI is set and no --graph is given; it reads the database the
+// flags name.
+func (s *sourceFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 	if s.graph != "" && s.uri != "" {
 		return nil, usagef("--graph and --uri both given: choose one source")
 	}
@@ -42,17 +46,32 @@ func (s *sourceFlags) open(ctx context.Context, env Env, cfg *retriever.Config) 
 	if st, ok, err := s.settings(env); err != nil {
 		return nil, err
 	} else if ok {
-		cfg.Database = st.Database
-		return openNeo4j(ctx, st, env)
+		src, err := connectNeo4j(ctx, st, env)
+		if err != nil {
+			return nil, err
+		}
+		return src, nil
 	}
 	return openDemo(env.DemoGraph)
 }
 
 // openDemo loads the embedded demo graph.
-func openDemo(data []byte) (retriever.Source, error) {
+func openDemo(data []byte) (graph.Source, error) {
 	g, err := apoc.Parse(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("the embedded demo graph is invalid: %w", err)
 	}
 	return inmem.New(g, "demo graph")
+}
+
+// backendFor returns the Activation Energy expansion over whichever engine
+// src is: the one place that pairs an engine with its expansion.
+func backendFor(src graph.Source) (activation.Backend, error) {
+	switch s := src.(type) {
+	case *inmem.Graph:
+		return oninmem.New(s), nil
+	case *neo4jdb.Source:
+		return onneo4j.New(s), nil
+	}
+	return nil, fmt.Errorf("the Activation Energy retriever cannot run on %s", src.Describe())
 }

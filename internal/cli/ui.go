@@ -38,15 +38,21 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
+	backend, err := backendFor(source)
+	if err != nil {
+		return err
+	}
 	return tui.Run(ctx, tui.Options{
-		Source:   source,
-		Config:   q.cfg,
-		Seeds:    q.seeds,
-		Tags:     splitTags(q.tags),
-		MaxSeeds: *maxSeeds,
-		NoColor:  *noColor || env.Getenv("NO_COLOR") != "",
-		In:       env.Stdin,
-		Out:      env.Stdout,
-		OutDir:   *outDir,
+		Source:     source,
+		Backend:    backend,
+		Params:     q.cfg,
+		RunOptions: q.opts,
+		Seeds:      q.seeds,
+		Tags:       splitTags(q.tags),
+		MaxSeeds:   *maxSeeds,
+		NoColor:    *noColor || env.Getenv("NO_COLOR") != "",
+		In:         env.Stdin,
+		Out:        env.Stdout,
+		OutDir:     *outDir,
 	})
 }

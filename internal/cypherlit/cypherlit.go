@@ -1,9 +1,12 @@
-// Package cypherlit writes Cypher string literals. It is the one quoting
-// routine of the project: render (debug queries) and apoc (scripts) both
-// call it.
+// Package cypherlit writes Cypher string literals and names. It is the one
+// quoting routine of the project: render (debug queries), apoc (scripts),
+// the loader and the CLI's hints all call it.
 package cypherlit
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // AppendQuote appends s to b as a double-quoted Cypher string literal:
 // backslash, double quote, newline, tab, carriage return, backspace and form
@@ -41,3 +44,7 @@ func AppendQuote(b []byte, s string) []byte {
 
 // Quote returns s as a double-quoted Cypher string literal (see AppendQuote).
 func Quote(s string) string { return string(AppendQuote(make([]byte, 0, len(s)+2), s)) }
+
+// QuoteName returns a label, relationship type, property key or index name
+// backtick-quoted, a backtick inside doubled; it is safe for any name.
+func QuoteName(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }

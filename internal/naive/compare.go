@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/retriever"
-	"github.com/memoria-graph/memoria/retriever/apoc"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // FromAPOC converts an APOC graph.
@@ -35,7 +36,7 @@ func FromAPOC(g *apoc.Graph) *Graph {
 // naive one and describes the first difference, or returns "". Paths are
 // compared as sets of node-id sequences with every hop's energy bit for
 // bit; level outcomes in order.
-func Diff(got retriever.RetrievalResult, levels []retriever.LevelEvent, want Result) string {
+func Diff(got retriever.Result, levels []activation.LevelEvent, want Result) string {
 	if got.TerminatedReason != want.Terminated {
 		return fmt.Sprintf("terminated %s, naive %s", got.TerminatedReason, want.Terminated)
 	}

@@ -11,7 +11,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // Node is a graph node. HasID is false for a node without an id property:
@@ -87,7 +89,7 @@ type Candidate struct {
 	Parent, Neighbor string
 	Edge             int
 	T                float64
-	Fate             retriever.Fate
+	Fate             activation.Fate
 	ClaimedBy        string
 }
 
@@ -99,7 +101,7 @@ type Path struct {
 
 // Result is the naive outcome of one seed.
 type Result struct {
-	Terminated string
+	Terminated retriever.Termination
 	Paths      []Path
 	Levels     [][]Candidate
 }
@@ -111,7 +113,7 @@ type front struct {
 }
 
 // Explore runs the rules for one seed. query must be normalised.
-func Explore(g *Graph, seed retriever.SeedInput, query []string, cfg retriever.Config) Result {
+func Explore(g *Graph, seed retriever.Seed, query []string, cfg activation.Params) Result {
 	s := g.find(seed.NodeID)
 	if s < 0 {
 		return Result{Terminated: retriever.TerminatedSeedNotFound}
@@ -160,11 +162,11 @@ func Explore(g *Graph, seed retriever.SeedInput, query []string, cfg retriever.C
 			c := cands[b]
 			cands = slices.Delete(cands, b, b+1)
 			if w, ok := claimed[c.Neighbor]; ok {
-				c.Fate, c.ClaimedBy = retriever.FateClaimed, w
+				c.Fate, c.ClaimedBy = activation.FateClaimed, w
 			} else if len(kept[c.Parent]) >= cfg.MaxBranches {
-				c.Fate = retriever.FateBranchLimit
+				c.Fate = activation.FateBranchLimit
 			} else {
-				c.Fate = retriever.FateKept
+				c.Fate = activation.FateKept
 				claimed[c.Neighbor] = c.Parent
 				kept[c.Parent] = append(kept[c.Parent], c)
 			}
@@ -202,38 +204,37 @@ func Explore(g *Graph, seed retriever.SeedInput, query []string, cfg retriever.C
 type Backend struct{ G *Graph }
 
 // Open returns the backend itself.
-func (b Backend) Open(context.Context, string) (retriever.Connector, func(context.Context) error, error) {
+func (b Backend) Open(context.Context) (activation.Expander, func(context.Context) error, error) {
 	return b, func(context.Context) error { return nil }, nil
 }
 
 // FetchSeed finds the node by id.
-func (b Backend) FetchSeed(_ context.Context, id string) (retriever.SeedFetchResult, error) {
+func (b Backend) FetchSeed(_ context.Context, id string) (graph.Node, bool, error) {
 	i := b.G.find(id)
 	if i < 0 {
-		return retriever.SeedFetchResult{}, nil
+		return graph.Node{}, false, nil
 	}
-	n := b.node(i)
-	return retriever.SeedFetchResult{Node: &n, Labels: n.Labels, Found: true}, nil
+	return b.node(i), true, nil
 }
 
-func (b Backend) node(i int) retriever.GraphNode {
+func (b Backend) node(i int) graph.Node {
 	n := b.G.Nodes[i]
-	return retriever.GraphNode{ID: n.ID, Labels: n.Labels, Properties: n.Props}
+	return graph.Node{ID: n.ID, Labels: n.Labels, Properties: n.Props}
 }
 
 // ExpandFrontier computes every candidate by scanning all edges, in the
 // Connector order: parent id, transfer energy descending, neighbour id, then
-// (parallel edges) retriever.SortTiedEdges. Candidates carry what the
+// (parallel edges) activation.SortTiedEdges. Candidates carry what the
 // engines' do: the edge's properties as stored, Weight nil when missing,
 // Tags as stored (duplicates kept). Edges that tie even on EdgeKey (weight 1
 // against 1.0) come by edge id, as in the in-memory engine, then edge and
 // frontier position.
-func (b Backend) ExpandFrontier(ctx context.Context, req retriever.ExpandRequest) ([]retriever.ExpansionCandidate, error) {
+func (b Backend) ExpandFrontier(ctx context.Context, req activation.ExpandRequest) ([]activation.Candidate, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	type keyed struct {
-		c      retriever.ExpansionCandidate
+		c      activation.Candidate
 		fi, ei int
 		edgeID string
 	}
@@ -265,9 +266,9 @@ func (b Backend) ExpandFrontier(ctx context.Context, req retriever.ExpandRequest
 			if t <= req.MinActivation {
 				continue
 			}
-			ks = append(ks, keyed{fi: fi, ei: ei, edgeID: e.ID, c: retriever.ExpansionCandidate{
+			ks = append(ks, keyed{fi: fi, ei: ei, edgeID: e.ID, c: activation.Candidate{
 				ParentID: f.NodeID, NeighborNode: b.node(other),
-				Edge:       retriever.GraphEdge{SourceID: f.NodeID, TargetID: n.ID, Type: "RELATES", Properties: e.Props, Weight: e.Weight, Tags: e.Tags},
+				Edge:       graph.Edge{SourceID: f.NodeID, TargetID: n.ID, Type: "RELATES", Properties: e.Props, Weight: e.Weight, Tags: e.Tags},
 				Activation: f.Activation, Degree: int64(d), TagSim: ts, TransferEnergy: t,
 			}})
 		}
@@ -281,10 +282,10 @@ func (b Backend) ExpandFrontier(ctx context.Context, req retriever.ExpandRequest
 			cmp.Compare(a.ei, b.ei),
 			cmp.Compare(a.fi, b.fi))
 	})
-	out := make([]retriever.ExpansionCandidate, len(ks))
+	out := make([]activation.Candidate, len(ks))
 	for i, k := range ks {
 		out[i] = k.c
 	}
-	retriever.SortTiedEdges(out)
+	activation.SortTiedEdges(out)
 	return out, nil
 }

@@ -5,10 +5,12 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/naive"
 	"github.com/memoria-graph/memoria/internal/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
-	"github.com/memoria-graph/memoria/retriever/inmem"
+	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 )
 
 // TestMemoryEngineAgainstNaive is the property test of the normative rules
@@ -31,7 +33,7 @@ func TestMemoryEngineAgainstNaive(t *testing.T) {
 			t.Fatalf("iter %d: %v", iter, err)
 		}
 		ng := naive.FromAPOC(g)
-		cfg := retriever.DefaultConfig()
+		cfg := activation.DefaultParams()
 		cfg.MaxDepth = 1 + r.Intn(6)
 		cfg.MinActivation = []float64{0, 0.001, 0.005, 0.05}[r.Intn(4)]
 		cfg.TagSimFloor = []float64{0, 0.15, 0.5, 1}[r.Intn(4)]
@@ -42,15 +44,15 @@ func TestMemoryEngineAgainstNaive(t *testing.T) {
 		}
 		tags = retriever.NormalizeTags(tags)
 		id, _ := g.Nodes[r.Intn(len(g.Nodes))].Properties["id"].(string)
-		seed := retriever.SeedInput{NodeID: id, Score: []float64{1, 0.5, r.Float64()*0.99 + 0.01}[r.Intn(3)]}
+		seed := retriever.Seed{NodeID: id, Score: []float64{1, 0.5, r.Float64()*0.99 + 0.01}[r.Intn(3)]}
 
-		rt, err := retriever.New(eng, cfg)
+		rt, err := activation.New(oninmem.New(eng), cfg, activation.DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
-		var levels []retriever.LevelEvent
-		got := rt.ExploreSeed(context.Background(), seed, tags, func(ev retriever.Event) {
-			if ev.Kind == retriever.EventLevel {
+		var levels []activation.LevelEvent
+		got := rt.ExploreSeed(context.Background(), seed, tags, func(ev activation.Event) {
+			if ev.Kind == activation.EventLevel {
 				levels = append(levels, *ev.Level)
 			}
 		})

@@ -9,7 +9,7 @@
 // relationships without tags (no property, or an empty list), duplicated
 // tags, MENTIONS relationships with attractive weights and tags (which the
 // algorithm must ignore), weights on a coarse grid (ties; sometimes the
-// integer 1) or arbitrary floats, and labels from the six of seed 000 §9.
+// integer 1) or arbitrary floats, and labels from the six of docs/ALGORITHM.md "Indexes".
 // Every node has a unique string id, in an order unrelated to creation
 // order, so ordering by id is really exercised.
 package randgraph
@@ -19,10 +19,10 @@ import (
 	"math/rand"
 	"strconv"
 
-	"github.com/memoria-graph/memoria/retriever/apoc"
+	"github.com/memoria-graph/memoria/graph/apoc"
 )
 
-// Labels are the six labels of seed 000 §9.
+// Labels are the six labels of docs/ALGORITHM.md "Indexes".
 var Labels = []string{"UserRequest", "UserPreference", "AgentAnswer", "AgentAction", "Event", "DataSource"}
 
 // Options shape a graph. Probabilities are per relationship (or per node for

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/memoria-graph/memoria/retriever/apoc"
+	"github.com/memoria-graph/memoria/graph/apoc"
 )
 
 // TestGenerateValidAndVaried: 200 graphs are valid APOC graphs with string

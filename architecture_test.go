@@ -1,0 +1,156 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/memoria-graph/memoria"
+
+// allowedImports is the import table of docs/ARCHITECTURE.md: for each
+// package, the packages of this module its non-test files may import. A
+// package missing from the table fails the test, so a new package must be
+// placed in the architecture first.
+var allowedImports = map[string][]string{
+	"graph":                        {},
+	"graph/apoc":                   {"graph", "internal/cypherlit"},
+	"graph/inmem":                  {"graph", "graph/apoc"},
+	"graph/neo4jdb":                {"graph", "graph/apoc", "internal/retry"},
+	"graph/neo4jload":              {"graph", "graph/apoc", "graph/neo4jdb", "internal/cypherlit", "internal/retry"},
+	"retriever":                    {"graph"},
+	"retriever/activation":         {"graph", "retriever", "internal/retry"},
+	"retriever/activation/oninmem": {"graph", "graph/inmem", "retriever/activation"},
+	"retriever/activation/onneo4j": {"graph", "graph/neo4jdb", "retriever/activation"},
+	"render":                       {"graph", "retriever", "retriever/activation", "internal/cypherlit"},
+	"keymap":                       {},
+	"tui":                          {"graph", "retriever", "retriever/activation", "render", "keymap"},
+	"internal/retry":               {"graph"},
+	"internal/cypherlit":           {},
+	"internal/naive":               {"graph", "graph/apoc", "retriever", "retriever/activation"},
+	"internal/randgraph":           {"graph/apoc"},
+	"internal/neo4jtest":           {},
+	"internal/cli":                 nil, // the wiring: anything
+	"":                             {"internal/cli"},
+}
+
+// packageImports parses the import clauses of every Go file below the
+// module root, grouped by package directory; test files go in the second
+// map.
+func packageImports(t *testing.T) (prod, tests map[string][]string, files map[string][]string) {
+	t.Helper()
+	prod, tests, files = map[string][]string{}, map[string][]string{}, map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if dir == "." {
+			dir = ""
+		}
+		into := prod
+		if strings.HasSuffix(path, "_test.go") {
+			into = tests
+		} else {
+			files[dir] = append(files[dir], path)
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if p == module || strings.HasPrefix(p, module+"/") {
+				into[dir] = append(into[dir], strings.TrimPrefix(strings.TrimPrefix(p, module), "/"))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prod, tests, files
+}
+
+// TestImportRules holds every package to its row of docs/ARCHITECTURE.md.
+func TestImportRules(t *testing.T) {
+	prod, tests, files := packageImports(t)
+	for dir := range files {
+		allowed, known := allowedImports[dir]
+		if !known {
+			t.Errorf("package %q is not in docs/ARCHITECTURE.md's table (allowedImports)", dir)
+			continue
+		}
+		if allowed == nil && dir == "internal/cli" {
+			continue
+		}
+		for _, imp := range prod[dir] {
+			if !slices.Contains(allowed, imp) {
+				t.Errorf("%s imports %s, which docs/ARCHITECTURE.md does not allow", dir, imp)
+			}
+		}
+	}
+	// Test files too: the library's tests never pull in the front ends.
+	for dir, imps := range tests {
+		for _, imp := range imps {
+			front := imp == "tui" || imp == "internal/cli"
+			if front && dir != "tui" && dir != "internal/cli" && dir != "" {
+				t.Errorf("a test of %s imports %s", dir, imp)
+			}
+		}
+	}
+}
+
+// TestRetrieversDoNotWrite: no package under retriever/ writes to a
+// database: none imports the loader, opens a write session or runs a write
+// transaction (docs/ARCHITECTURE.md).
+func TestRetrieversDoNotWrite(t *testing.T) {
+	prod, _, files := packageImports(t)
+	for dir, paths := range files {
+		if dir != "retriever" && !strings.HasPrefix(dir, "retriever/") {
+			continue
+		}
+		if slices.Contains(prod[dir], "graph/neo4jload") {
+			t.Errorf("%s imports the loader", dir)
+		}
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, bad := range []string{"ExecuteWrite", "AccessModeWrite", "ExecuteQuery("} {
+				if strings.Contains(string(b), bad) {
+					t.Errorf("%s uses %s", p, bad)
+				}
+			}
+		}
+	}
+}
+
+// TestImportRulesCanFail: the checker sees a forbidden import when one is
+// there (a guard against a walk that finds nothing).
+func TestImportRulesCanFail(t *testing.T) {
+	prod, _, _ := packageImports(t)
+	if !slices.Contains(prod["tui"], "keymap") || !slices.Contains(prod["retriever/activation"], "retriever") {
+		t.Fatalf("the import walk missed known imports: tui %v, activation %v", prod["tui"], prod["retriever/activation"])
+	}
+	if slices.Contains(allowedImports["render"], "tui") || len(allowedImports["keymap"]) != 0 {
+		t.Fatal("the table allows what docs/ARCHITECTURE.md forbids")
+	}
+}

@@ -1,0 +1,461 @@
+package apoc
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/memoria-graph/memoria/internal/cypherlit"
+)
+
+// WriteCypher writes g as a Cypher script that recreates it in an empty
+// Neo4j database when pasted into Neo4j Browser or piped into cypher-shell:
+//
+//  1. when some node has an `id` property, for each label IndexLabels
+//     lists, CREATE INDEX <name> IF NOT EXISTS FOR (n:Label) ON (n.id);
+//     with the name IndexNames gives it, as memoria load names them
+//     (docs/ALGORITHM.md "Indexes"), then CALL db.awaitIndexes();
+//  2. one CREATE (:Label {id: "...", ...}); per node, in g's order;
+//  3. one MATCH (a:Label {id: "..."}), (b:Label {id: "..."})
+//     CREATE (a)-[:TYPE {...}]->(b); per relationship, in g's order.
+//
+// Properties are written with `id` first, then sorted by key; nil values
+// are left out. Strings are double-quoted with the escapes of
+// cypherlit.AppendQuote (so a statement never spans lines because of a
+// string); labels, relationship types and property keys that are not plain
+// identifiers, or are Cypher keywords, are backtick-quoted. Integers stay
+// integers and floats are written so they read back as the same float64
+// (shortest form, with ".0" added to integral values). A node without an
+// `id` property that has relationships gets a temporary property, named in
+// the script, by which the relationships find it; the last statement
+// removes it. The output depends only on g, so it is deterministic.
+//
+// WriteCypher fails on a graph Validate rejects (the statements find nodes
+// by their unique id) and on values Neo4j cannot store (maps, NaN,
+// infinities, nested lists, nulls in lists).
+func WriteCypher(w io.Writer, g *Graph) error {
+	if g == nil {
+		return errors.New("apoc: no graph to write")
+	}
+	if err := Validate(g); err != nil {
+		return err
+	}
+	// Nodes by internal id, and which nodes need the temporary key.
+	byInternal := make(map[string]int, len(g.Nodes))
+	for i := range g.Nodes {
+		byInternal[g.Nodes[i].InternalID] = i
+	}
+	needTmp := make([]bool, len(g.Nodes))
+	anyTmp := false
+	for i := range g.Rels {
+		for _, end := range [2]string{g.Rels[i].Start, g.Rels[i].End} {
+			n := byInternal[end]
+			if _, ok := g.Nodes[n].Properties["id"].(string); !ok {
+				needTmp[n], anyTmp = true, true
+			}
+		}
+	}
+	tmpKey := ""
+	if anyTmp {
+		tmpKey = unusedKey(g, "_memoria_export_id")
+	}
+
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var b []byte
+	flush := func() error {
+		_, err := bw.Write(b)
+		b = b[:0]
+		return err
+	}
+	b = fmt.Appendf(b, "// A memoria graph: %d nodes, %d relationships.\n", len(g.Nodes), len(g.Rels))
+	b = append(b, "// Run it on an empty database: paste it into Neo4j Browser or pipe it into cypher-shell.\n"...)
+
+	// Indexes, one per label of a node with an id.
+	var labels []string
+	seen := map[string]bool{}
+	for i := range g.Nodes {
+		if _, ok := g.Nodes[i].Properties["id"].(string); !ok {
+			continue
+		}
+		for _, l := range g.Nodes[i].Labels {
+			if !seen[l] {
+				seen[l] = true
+				labels = append(labels, l)
+			}
+		}
+	}
+	if len(labels) > 0 {
+		labels = IndexLabels(g)
+		b = append(b, "\n// Indexes on the node id of each label (docs/ALGORITHM.md, \"The Cypher\").\n"...)
+		for i, name := range IndexNames(labels) {
+			b = append(b, "CREATE INDEX "...)
+			b = appendName(b, name)
+			b = append(b, " IF NOT EXISTS FOR (n:"...)
+			b = appendName(b, labels[i])
+			b = append(b, ") ON (n.id);\n"...)
+		}
+		b = append(b, "CALL db.awaitIndexes();\n"...)
+	}
+
+	if len(g.Nodes) > 0 {
+		b = append(b, "\n// Nodes.\n"...)
+	}
+	var err error
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		b = append(b, "CREATE ("...)
+		b = appendLabelList(b, n.Labels)
+		extra := ""
+		if needTmp[i] {
+			extra = n.InternalID
+		}
+		if b, err = appendPropMap(b, n.Properties, tmpKey, extra, len(n.Labels) > 0); err != nil {
+			return fmt.Errorf("node %s: %w", showID(n.InternalID), err)
+		}
+		b = append(b, ");\n"...)
+		if len(b) > 1<<15 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+
+	if len(g.Rels) > 0 {
+		b = append(b, "\n// Relationships.\n"...)
+	}
+	for i := range g.Rels {
+		r := &g.Rels[i]
+		start, end := &g.Nodes[byInternal[r.Start]], &g.Nodes[byInternal[r.End]]
+		b = append(b, "MATCH "...)
+		b = appendNodeRef(b, "a", start, tmpKey)
+		if r.Start != r.End {
+			b = append(b, ", "...)
+			b = appendNodeRef(b, "b", end, tmpKey)
+		}
+		b = append(b, " CREATE (a)-[:"...)
+		b = appendName(b, r.Type)
+		if b, err = appendPropMap(b, r.Properties, "", "", true); err != nil {
+			return fmt.Errorf("relationship %s: %w", showID(r.InternalID), err)
+		}
+		if r.Start != r.End {
+			b = append(b, "]->(b);\n"...)
+		} else {
+			b = append(b, "]->(a);\n"...)
+		}
+		if len(b) > 1<<15 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if anyTmp {
+		b = append(b, "\n// Drop the temporary key of nodes without an id.\nMATCH (n) WHERE n."...)
+		b = appendName(b, tmpKey)
+		b = append(b, " IS NOT NULL REMOVE n."...)
+		b = appendName(b, tmpKey)
+		b = append(b, ";\n"...)
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// MemoryLabels are the six node labels of the memory graph's data model
+// (docs/ALGORITHM.md, "The Cypher"), whose id indexes memoria load always
+// creates.
+var MemoryLabels = []string{"UserRequest", "UserPreference", "AgentAnswer", "AgentAction", "Event", "DataSource"}
+
+// IndexLabels lists the labels that get an id index when g is loaded or
+// scripted: MemoryLabels, then g's other labels sorted, each once.
+func IndexLabels(g *Graph) []string {
+	labels := slices.Clone(MemoryLabels)
+	seen := make(map[string]bool, len(labels))
+	for _, l := range labels {
+		seen[l] = true
+	}
+	var extra []string
+	for i := range g.Nodes {
+		for _, l := range g.Nodes[i].Labels {
+			if !seen[l] {
+				seen[l] = true
+				extra = append(extra, l)
+			}
+		}
+	}
+	slices.Sort(extra)
+	return append(labels, extra...)
+}
+
+// IndexNames names the id index of each label of labels (as IndexLabels
+// lists them): IndexName(label), except that when labels share one (Foo-Bar
+// and Foo_Bar both give idx_foo_bar_id) every label after the first that
+// shares it gets the FNV-32a hash of the label before "_id"
+// (idx_foo_bar_e686649d_id). memoria load and WriteCypher both call it, so
+// they create the same indexes.
+func IndexNames(labels []string) []string {
+	names := make([]string, len(labels))
+	taken := make(map[string]bool, len(labels))
+	for i, l := range labels {
+		name := IndexName(l)
+		if taken[name] {
+			h := fnv.New32a()
+			h.Write([]byte(l))
+			name = fmt.Sprintf("%s_%08x_id", strings.TrimSuffix(name, "_id"), h.Sum32())
+		}
+		taken[name] = true
+		names[i] = name
+	}
+	return names
+}
+
+// IndexName is the name of the id index of a label, as docs/ALGORITHM.md "Indexes" names
+// them: idx_<label in lower case>_id, with characters other than ASCII
+// letters, digits and '_' replaced by '_'. memoria load and WriteCypher
+// both use it, so they create the same indexes.
+func IndexName(label string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(label) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return "idx_" + b.String() + "_id"
+}
+
+// unusedKey returns want, or want followed by underscores, whichever is
+// first a property key of no node.
+func unusedKey(g *Graph, want string) string {
+	for {
+		used := false
+		for i := range g.Nodes {
+			if _, ok := g.Nodes[i].Properties[want]; ok {
+				used = true
+				break
+			}
+		}
+		if !used {
+			return want
+		}
+		want += "_"
+	}
+}
+
+// appendNodeRef writes (v:FirstLabel {id: "..."}), or the temporary key
+// for a node without an id.
+func appendNodeRef(b []byte, v string, n *Node, tmpKey string) []byte {
+	b = append(b, '(')
+	b = append(b, v...)
+	if len(n.Labels) > 0 {
+		b = append(b, ':')
+		b = appendName(b, n.Labels[0])
+	}
+	b = append(b, " {"...)
+	if id, ok := n.Properties["id"].(string); ok {
+		b = append(b, "id: "...)
+		b = cypherlit.AppendQuote(b, id)
+	} else {
+		b = appendName(b, tmpKey)
+		b = append(b, ": "...)
+		b = cypherlit.AppendQuote(b, n.InternalID)
+	}
+	return append(b, "})"...)
+}
+
+func appendLabelList(b []byte, labels []string) []byte {
+	for _, l := range labels {
+		b = append(b, ':')
+		b = appendName(b, l)
+	}
+	return b
+}
+
+// appendPropMap writes " {id: ..., k: v, ...}" (nothing when there are no
+// properties), with the space only when space is true. A non-empty extraKey
+// adds extraKey: extraVal as the last entry.
+func appendPropMap(b []byte, props map[string]any, extraKey, extraVal string, space bool) ([]byte, error) {
+	keys := make([]string, 0, len(props))
+	for k, v := range props {
+		if v != nil && k != "id" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	if v, ok := props["id"]; ok && v != nil {
+		keys = slices.Insert(keys, 0, "id")
+	}
+	if len(keys) == 0 && extraVal == "" {
+		return b, nil
+	}
+	if space {
+		b = append(b, ' ')
+	}
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendName(b, k)
+		b = append(b, ": "...)
+		var err error
+		if b, err = appendCypherValue(b, props[k], true); err != nil {
+			return b, fmt.Errorf("property %q: %w", k, err)
+		}
+	}
+	if extraVal != "" {
+		if len(keys) > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendName(b, extraKey)
+		b = append(b, ": "...)
+		b = cypherlit.AppendQuote(b, extraVal)
+	}
+	return append(b, '}'), nil
+}
+
+func appendCypherValue(b []byte, v any, top bool) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		return cypherlit.AppendQuote(b, x), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case int64:
+		return appendCypherInt(b, x), nil
+	case int:
+		return appendCypherInt(b, int64(x)), nil
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int16:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int8:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case uint32:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case uint16:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case uint8:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case float64:
+		return appendCypherFloat(b, x)
+	case float32:
+		return appendCypherFloat(b, float64(x))
+	case []string:
+		return appendCypherList(b, len(x), func(b []byte, i int) ([]byte, error) { return cypherlit.AppendQuote(b, x[i]), nil })
+	case []int64:
+		return appendCypherList(b, len(x), func(b []byte, i int) ([]byte, error) { return appendCypherInt(b, x[i]), nil })
+	case []int:
+		return appendCypherList(b, len(x), func(b []byte, i int) ([]byte, error) { return appendCypherInt(b, int64(x[i])), nil })
+	case []float64:
+		return appendCypherList(b, len(x), func(b []byte, i int) ([]byte, error) { return appendCypherFloat(b, x[i]) })
+	case []bool:
+		return appendCypherList(b, len(x), func(b []byte, i int) ([]byte, error) { return strconv.AppendBool(b, x[i]), nil })
+	case []any:
+		if !top {
+			return b, errors.New("lists of lists cannot be written")
+		}
+		return appendCypherList(b, len(x), func(b []byte, i int) ([]byte, error) {
+			if x[i] == nil {
+				return b, errors.New("a list cannot contain null")
+			}
+			return appendCypherValue(b, x[i], false)
+		})
+	}
+	return b, fmt.Errorf("cannot write a value of type %T", v)
+}
+
+func appendCypherList(b []byte, n int, elem func([]byte, int) ([]byte, error)) ([]byte, error) {
+	b = append(b, '[')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		var err error
+		if b, err = elem(b, i); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// appendCypherInt writes n; the smallest int64 has no positive literal, so
+// it is written as an expression.
+func appendCypherInt(b []byte, n int64) []byte {
+	if n == math.MinInt64 {
+		return append(b, "(-9223372036854775807 - 1)"...)
+	}
+	return strconv.AppendInt(b, n, 10)
+}
+
+// appendCypherFloat writes f in its shortest round-trip form ('g', -1)
+// without the exponent's '+', adding ".0" when the result would read back
+// as an integer.
+func appendCypherFloat(b []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b, fmt.Errorf("cannot write %v", f)
+	}
+	start := len(b)
+	b = strconv.AppendFloat(b, f, 'g', -1, 64)
+	float := false
+	for i := start; i < len(b); i++ {
+		switch b[i] {
+		case '.':
+			float = true
+		case 'e':
+			float = true
+			if i+1 < len(b) && b[i+1] == '+' {
+				b = append(b[:i+1], b[i+2:]...)
+			}
+		}
+	}
+	if !float {
+		b = append(b, ".0"...)
+	}
+	return b, nil
+}
+
+// appendName writes a label, relationship type, property key or index name:
+// bare when it is a plain identifier and not a keyword, else between
+// backticks (a backtick inside doubled).
+func appendName(b []byte, name string) []byte {
+	if plainName(name) {
+		return append(b, name...)
+	}
+	b = append(b, '`')
+	b = append(b, strings.ReplaceAll(name, "`", "``")...)
+	return append(b, '`')
+}
+
+func plainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return !cypherKeywords[strings.ToUpper(s)]
+}
+
+// cypherKeywords are Cypher's reserved words (Cypher manual, "Reserved
+// keywords"), quoted to be safe wherever a name is written.
+var cypherKeywords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range strings.Fields(`CALL CREATE DELETE DETACH EXISTS FOREACH LOAD MATCH MERGE
+		OPTIONAL REMOVE RETURN SET START UNION UNWIND WITH LIMIT ORDER SKIP WHERE YIELD
+		ASC ASCENDING ASSERT BY CSV DESC DESCENDING ON ALL CASE COUNT ELSE END THEN WHEN
+		AND AS CONTAINS DISTINCT ENDS IN IS NOT OR STARTS XOR CONSTRAINT DROP INDEX NODE
+		KEY UNIQUE JOIN SCAN USING FALSE NULL TRUE ADD DO FOR MANDATORY OF REQUIRE SCALAR`) {
+		m[k] = true
+	}
+	return m
+}()

@@ -1,0 +1,42 @@
+package graph
+
+import "context"
+
+// NodeSummary is a node as a picker lists it.
+type NodeSummary struct {
+	ID     string   `json:"id"`
+	Labels []string `json:"labels"`
+	// Text is the node's `text` property (or "" when it has none).
+	Text string `json:"text"`
+}
+
+// TagCount is an edge tag with the number of RELATES edges that carry it.
+type TagCount struct {
+	Tag   string `json:"tag"`
+	Count int    `json:"count"`
+}
+
+// Catalog browses a graph for front ends: it lists nodes page by page and
+// the tags that exist on RELATES edges. Implementations must be safe for
+// concurrent use and must only read.
+type Catalog interface {
+	// ListNodes returns up to limit nodes with an id, ordered by id, skipping
+	// offset. A non-empty filter keeps nodes whose id or text contains it,
+	// ignoring case. More reports whether further nodes match.
+	ListNodes(ctx context.Context, filter string, offset, limit int) (nodes []NodeSummary, more bool, err error)
+	// Tags lists every distinct tag on RELATES edges with its count, most
+	// frequent first, then by tag.
+	Tags(ctx context.Context) ([]TagCount, error)
+	// Node fetches one node by id; ok is false when there is none.
+	Node(ctx context.Context, id string) (node Node, ok bool, err error)
+}
+
+// Source is a graph the whole program can browse: a catalog with a human
+// description for status lines (never containing a password) and a Close.
+// A retriever reaches the same graph through its own interface (for the
+// Activation Energy retriever, activation.Backend).
+type Source interface {
+	Catalog
+	Describe() string
+	Close(ctx context.Context) error
+}

@@ -1,0 +1,223 @@
+// Package oninmem is the Activation Energy retriever's expansion over the
+// embedded engine (graph/inmem): the numbers of the Neo4j expansion's Cypher
+// (retriever/activation/onneo4j), computed with activation.TransferEnergy and
+// activation.TagSimCounts in the Cypher's operation order, so both engines
+// agree to the bit.
+package oninmem
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/retriever/activation"
+)
+
+// InMemory is the Activation Energy expansion over the embedded engine. It
+// computes exactly the numbers the Cypher of expand_neo4j.go computes on
+// Neo4j, with activation.TransferEnergy and activation.TagSimCounts in the Cypher's operation
+// order, so both engines agree to the bit. It is safe for concurrent use.
+type InMemory struct {
+	g    *inmem.Graph
+	pool sync.Pool
+}
+
+// NewInMemory returns the expansion over g.
+func New(g *inmem.Graph) *InMemory { return &InMemory{g: g} }
+
+var (
+	_ activation.Backend  = (*InMemory)(nil)
+	_ activation.Expander = (*InMemory)(nil)
+)
+
+// Open returns the expansion itself, with a release that does nothing: the
+// engine needs no session.
+func (m *InMemory) Open(ctx context.Context) (activation.Expander, func(context.Context) error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return m, func(context.Context) error { return nil }, nil
+}
+
+// FetchSeed returns the node whose id is nodeID.
+func (m *InMemory) FetchSeed(ctx context.Context, nodeID string) (graph.Node, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return graph.Node{}, false, err
+	}
+	u, ok := m.g.Lookup(nodeID)
+	if !ok {
+		return graph.Node{}, false, nil
+	}
+	return m.g.NodeAt(u), true, nil
+}
+
+// hit is an above-threshold edge found by ExpandFrontier, before sorting.
+type hit struct {
+	f      int32 // index in the request's frontier
+	v, e   int32 // neighbour and relationship
+	deg    int64 // the parent's degree
+	ts, te float64
+}
+
+// scratch is the per-call working memory, reused through the pool.
+type scratch struct {
+	visited []uint64 // bitset over nodes
+	words   []int32  // words of visited that were set
+	qtags   []int32  // multiplicity of each tag id among the query tags
+	qset    []int32  // tag ids set in qtags
+	hits    []hit
+}
+
+func (m *InMemory) getScratch() *scratch {
+	if s, ok := m.pool.Get().(*scratch); ok {
+		return s
+	}
+	return &scratch{visited: make([]uint64, (m.g.NodeCount()+63)/64), qtags: make([]int32, m.g.TagIDCount())}
+}
+
+func (m *InMemory) putScratch(s *scratch) {
+	for _, w := range s.words {
+		s.visited[w] = 0
+	}
+	for _, t := range s.qset {
+		s.qtags[t] = 0
+	}
+	s.words, s.qset, s.hits = s.words[:0], s.qset[:0], s.hits[:0]
+	if cap(s.hits) > 1<<16 {
+		s.hits = nil
+	}
+	if cap(s.words) > 1<<16 {
+		s.words = nil
+	}
+	m.pool.Put(s)
+}
+
+// ctxCheckEvery is how many edges ExpandFrontier scans between checks of ctx.
+const ctxCheckEvery = 4096
+
+// ExpandFrontier returns, for each frontier node, every RELATES relationship
+// to a neighbour that has an id, is not in req.Visited, and receives a
+// transfer energy strictly above req.MinActivation; one candidate per
+// relationship. Candidates are ordered by parent id, transfer energy
+// descending, neighbour id, then relationship internal id, then EdgeKey
+// (activation.SortTiedEdges). Frontier ids that are not in the graph yield nothing.
+// The neighbour's labels and properties are shared with the graph; the
+// edge's properties, tags and weight are new.
+func (m *InMemory) ExpandFrontier(ctx context.Context, req activation.ExpandRequest) ([]activation.Candidate, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(req.Frontier) == 0 {
+		return []activation.Candidate{}, nil
+	}
+	g := m.g
+	sc := m.getScratch()
+	defer m.putScratch(sc)
+
+	visited := sc.visited
+	for id := range req.Visited {
+		if u, ok := g.Lookup(id); ok {
+			w := u >> 6
+			if visited[w] == 0 {
+				sc.words = append(sc.words, w)
+			}
+			visited[w] |= 1 << (u & 63)
+		}
+	}
+	nq := len(req.QueryTags)
+	qtags := sc.qtags
+	for _, q := range req.QueryTags {
+		if t, ok := g.TagID(q); ok {
+			if qtags[t] == 0 {
+				sc.qset = append(sc.qset, t)
+			}
+			qtags[t]++
+		}
+	}
+	floor, minAct := req.TagSimFloor, req.MinActivation
+
+	hits := sc.hits
+	hasID := g.IDBits()
+	budget := ctxCheckEvery
+	for fi, f := range req.Frontier {
+		u, ok := g.Lookup(f.NodeID)
+		if !ok {
+			continue
+		}
+		degree := g.Degree(u)
+		nbrs, rels := g.Relates(u)
+		for k, v := range nbrs {
+			if budget--; budget == 0 {
+				budget = ctxCheckEvery
+				if err := ctx.Err(); err != nil {
+					sc.hits = hits
+					return nil, err
+				}
+			}
+			w, bit := v>>6, uint64(1)<<(v&63)
+			if visited[w]&bit != 0 || hasID[w]&bit == 0 {
+				continue
+			}
+			e := rels[k]
+			ts := 1.0
+			if nq > 0 {
+				if tags := g.RelTagIDs(e); len(tags) == 0 {
+					ts = floor
+				} else {
+					inter := 0
+					for _, t := range tags {
+						inter += int(qtags[t])
+					}
+					ts = activation.TagSimCounts(inter, len(tags)+nq-inter, floor)
+				}
+			}
+			weight, ok := g.RelWeight(e)
+			if !ok {
+				weight = activation.MissingWeight
+			}
+			te := activation.TransferEnergy(f.Activation, weight, degree, ts)
+			if te > minAct {
+				hits = append(hits, hit{f: int32(fi), v: v, e: e, deg: degree, ts: ts, te: te})
+			}
+		}
+	}
+	sc.hits = hits
+
+	slices.SortFunc(hits, func(a, b hit) int {
+		if c := strings.Compare(req.Frontier[a.f].NodeID, req.Frontier[b.f].NodeID); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.te, a.te); c != 0 {
+			return c
+		}
+		if c := strings.Compare(g.NodeID(a.v), g.NodeID(b.v)); c != 0 {
+			return c
+		}
+		if c := bytes.Compare(g.RelInternalID(a.e), g.RelInternalID(b.e)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.f, b.f)
+	})
+
+	out := make([]activation.Candidate, len(hits))
+	for i, h := range hits {
+		f := req.Frontier[h.f]
+		nb := g.NodeAt(h.v)
+		out[i] = activation.Candidate{
+			ParentID:       f.NodeID,
+			NeighborNode:   nb,
+			Edge:           g.RelatesEdge(h.e, f.NodeID, nb.ID),
+			Activation:     f.Activation,
+			Degree:         h.deg,
+			TagSim:         h.ts,
+			TransferEnergy: h.te,
+		}
+	}
+	activation.SortTiedEdges(out)
+	return out, nil
+}

@@ -1,0 +1,74 @@
+package onneo4j
+
+// SeedQuery is the seed lookup of docs/ALGORITHM.md ("The Cypher"),
+// unchanged from the specification: the seed node by its application id.
+const SeedQuery = `MATCH (n {id: $node_id})
+RETURN properties(n) AS data, labels(n) AS labels`
+
+// ExpandQuery is docs/ALGORITHM.md "The Cypher", the batched frontier expansion, with two
+// deliberate changes and two guards:
+//
+//   - Change 1 (docs/ALGORITHM.md rule 2): the tag similarity is computed
+//     over the DISTINCT edge tags (eTags is built with reduce), so a tag
+//     repeated on one edge counts once. The seed's text counts it twice.
+//   - Change 2 (determinism, the Connector contract): ORDER BY parent_id,
+//     transfer_energy DESC, neighbor_id. The seed's text leaves ties in
+//     storage order.
+//   - Guard: a neighbour without an id is never a candidate (the seed's text
+//     already drops it whenever $visited_ids is not empty, which the
+//     retriever guarantees; the guard makes it hold for any caller).
+//   - Guard: a relationship whose weight is not a number, whose tags are not
+//     a list of strings, or whose neighbour's id is not a string is returned
+//     whatever its energy (with a null transfer_energy) instead of failing
+//     the whole query with a Cypher type error, so the connector can name
+//     the relationship and the property in its error.
+//
+// Everything else is the seed's text: the RELATES-only pattern in both
+// directions, the degree as COUNT { (current)-[:RELATES]-() } (a self-loop
+// once, parallel edges each), coalesce(r.weight, 0.01), the CASE of
+// tag_sim and the operation order of tag_sim and transfer_energy (the
+// in-memory engine mirrors it bit for bit). RETURN adds degree and tag_sim.
+const ExpandQuery = `UNWIND $frontier AS f
+MATCH (current {id: f.node_id})
+WITH current, f.node_id AS parent_id, f.activation AS activation,
+     COUNT { (current)-[:RELATES]-() } AS degree
+
+MATCH (current)-[r:RELATES]-(neighbor)
+WHERE neighbor.id IS NOT NULL AND NOT neighbor.id IN $visited_ids
+
+WITH parent_id, r, neighbor, activation, degree,
+     r.weight IS :: INTEGER | FLOAT AND r.tags IS :: LIST<STRING NOT NULL>
+         AND neighbor.id IS :: STRING AS well_typed
+WITH parent_id, r, neighbor, activation, degree, well_typed,
+     CASE WHEN well_typed
+          THEN reduce(s = [], t IN coalesce(r.tags, []) | CASE WHEN t IN s THEN s ELSE s + t END)
+          ELSE []
+     END AS eTags
+WITH parent_id, r, neighbor, activation, degree, well_typed, eTags,
+     size([t IN eTags WHERE t IN $query_tags]) AS inter_count
+WITH parent_id, r, neighbor, activation, degree, well_typed, eTags, inter_count,
+     CASE
+         WHEN $query_tags_count = 0 THEN 1.0
+         WHEN size(eTags) = 0       THEN $tag_sim_floor
+         ELSE $tag_sim_floor
+              + (1.0 - $tag_sim_floor)
+              * toFloat(inter_count)
+              / (size(eTags) + $query_tags_count - inter_count)
+     END AS tag_sim
+
+WITH parent_id, r, neighbor, degree, tag_sim, well_typed,
+     CASE WHEN well_typed
+          THEN (activation * coalesce(r.weight, 0.01) / sqrt(toFloat(degree))) * tag_sim
+     END AS transfer_energy
+
+WHERE transfer_energy > $min_threshold OR NOT well_typed
+
+RETURN parent_id,
+       properties(neighbor)  AS neighbor_data,
+       labels(neighbor)      AS neighbor_labels,
+       neighbor.id           AS neighbor_id,
+       properties(r)         AS edge_data,
+       degree,
+       tag_sim,
+       transfer_energy
+ORDER BY parent_id, transfer_energy DESC, neighbor_id`

@@ -1,0 +1,195 @@
+package activation
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// Fate is what became of an above-threshold candidate at its level.
+type Fate string
+
+const (
+	// FateKept: the neighbour joined the next frontier.
+	FateKept Fate = "kept"
+	// FateBranchLimit: its parent had already kept MAX_BRANCHES neighbours.
+	FateBranchLimit Fate = "branch_limit"
+	// FateClaimed: another candidate with higher priority took the neighbour.
+	FateClaimed Fate = "claimed"
+)
+
+// Outcome is a candidate with its fate. ClaimedBy names the parent
+// that won the neighbour when Fate is FateClaimed.
+type Outcome struct {
+	Candidate Candidate `json:"candidate"`
+	Fate      Fate      `json:"fate"`
+	ClaimedBy string    `json:"claimed_by,omitempty"`
+}
+
+// frontierUpdate is the result of one level's selection.
+type frontierUpdate struct {
+	// Next is the new frontier, grouped by parent in frontier order, each
+	// group by transfer energy descending.
+	Next []frontierNode
+	// Completed holds the paths of frontier nodes that kept nothing.
+	Completed []retriever.Path
+	// NewlyVisited lists the ids that joined the visited set.
+	NewlyVisited []string
+	// Outcomes lists every candidate in claim order with its fate.
+	Outcomes []Outcome
+}
+
+// traversalState is one seed's BFS state: the visited set and the branch
+// limit. It is not safe for concurrent use; each exploration owns one.
+type traversalState struct {
+	maxBranches int
+	seed        graph.Node
+	visited     map[string]struct{}
+}
+
+// newTraversalState starts a traversal at seed with the seed already visited.
+func newTraversalState(maxBranches int, seed graph.Node) *traversalState {
+	return &traversalState{maxBranches: maxBranches, seed: seed, visited: map[string]struct{}{seed.ID: {}}}
+}
+
+// Visited returns the visited set. Callers must not modify it.
+func (s *traversalState) Visited() map[string]struct{} { return s.visited }
+
+// InitialFrontier is the frontier at depth 0: the seed with activation score.
+func (s *traversalState) InitialFrontier(score float64) []frontierNode {
+	return []frontierNode{{NodeID: s.seed.ID, Activation: score, Node: s.seed}}
+}
+
+// buildFrontierInputs reduces frontier nodes to what a connector needs.
+func buildFrontierInputs(frontier []frontierNode) []FrontierInput {
+	in := make([]FrontierInput, len(frontier))
+	for i, f := range frontier {
+		in[i] = FrontierInput{NodeID: f.NodeID, Activation: f.Activation}
+	}
+	return in
+}
+
+// groupByParent groups candidates by parent id, keeping their order.
+func groupByParent(cands []Candidate) map[string][]Candidate {
+	out := make(map[string][]Candidate)
+	for _, c := range cands {
+		out[c.ParentID] = append(out[c.ParentID], c)
+	}
+	return out
+}
+
+// claimOrder is the normative order of rule 4: transfer energy descending,
+// then parent id, then neighbour id. Parallel edges that tie on all three
+// are ordered by EdgeKey, so the edge a kept hop records does not depend on
+// the order a connector's storage returned them in.
+func claimOrder(a, b Candidate) int {
+	if c := cmp.Compare(b.TransferEnergy, a.TransferEnergy); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.ParentID, b.ParentID); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.NeighborNode.ID, b.NeighborNode.ID); c != 0 {
+		return c
+	}
+	return cmp.Compare(EdgeKey(a.Edge), EdgeKey(b.Edge))
+}
+
+// SelectNextFrontier applies the claim rule to one level. Candidates of
+// parents not in frontier and candidates whose neighbour is already visited
+// are ignored (a connector must not return them). Kept neighbours join the
+// visited set before it returns.
+func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesByParent map[string][]Candidate) frontierUpdate {
+	var all []Candidate
+	for _, f := range frontier {
+		for _, c := range candidatesByParent[f.NodeID] {
+			if _, seen := s.visited[c.NeighborNode.ID]; !seen {
+				all = append(all, c)
+			}
+		}
+	}
+	slices.SortStableFunc(all, claimOrder)
+
+	var up frontierUpdate
+	claimedBy := make(map[string]string)
+	kept := make(map[string][]Candidate)
+	had := make(map[string]bool)
+	for _, c := range all {
+		had[c.ParentID] = true
+		o := Outcome{Candidate: c}
+		switch winner, taken := claimedBy[c.NeighborNode.ID]; {
+		case taken:
+			o.Fate, o.ClaimedBy = FateClaimed, winner
+		case len(kept[c.ParentID]) >= s.maxBranches:
+			o.Fate = FateBranchLimit
+		default:
+			o.Fate = FateKept
+			claimedBy[c.NeighborNode.ID] = c.ParentID
+			kept[c.ParentID] = append(kept[c.ParentID], c)
+		}
+		up.Outcomes = append(up.Outcomes, o)
+	}
+
+	for _, f := range frontier {
+		ks := kept[f.NodeID]
+		if len(ks) == 0 {
+			if len(f.Path.Steps) > 0 {
+				p := f.Path
+				p.EndReason = retriever.EndNoCandidates
+				if had[f.NodeID] {
+					p.EndReason = retriever.EndAllClaimed
+				}
+				up.Completed = append(up.Completed, p)
+			}
+			continue
+		}
+		for _, c := range ks {
+			up.Next = append(up.Next, frontierNode{
+				NodeID:     c.NeighborNode.ID,
+				Activation: c.TransferEnergy,
+				Path:       f.Path.Extend(StepFromCandidate(f.Node, c)),
+				Node:       c.NeighborNode,
+			})
+			up.NewlyVisited = append(up.NewlyVisited, c.NeighborNode.ID)
+		}
+	}
+	for _, id := range up.NewlyVisited {
+		s.visited[id] = struct{}{}
+	}
+	return up
+}
+
+// finalizeRemaining completes the non-empty paths of the frontier left at
+// MAX_DEPTH.
+func finalizeRemaining(frontier []frontierNode) []retriever.Path {
+	var out []retriever.Path
+	for _, f := range frontier {
+		if len(f.Path.Steps) > 0 {
+			p := f.Path
+			p.EndReason = retriever.EndMaxDepth
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sortPathsTreeOrder orders completed paths as a depth-first walk of the
+// result tree, siblings by transfer energy descending then id: the order a
+// reader expects (docs/ALGORITHM.md "Worked example" lists paths A, B, C this way).
+func sortPathsTreeOrder(paths []retriever.Path) {
+	slices.SortStableFunc(paths, func(a, b retriever.Path) int {
+		for i := 0; i < len(a.Steps) && i < len(b.Steps); i++ {
+			sa, sb := a.Steps[i], b.Steps[i]
+			if sa.ToNode.ID == sb.ToNode.ID {
+				continue
+			}
+			if c := cmp.Compare(sb.TransferEnergy, sa.TransferEnergy); c != 0 {
+				return c
+			}
+			return cmp.Compare(sa.ToNode.ID, sb.ToNode.ID)
+		}
+		return cmp.Compare(len(a.Steps), len(b.Steps))
+	})
+}
