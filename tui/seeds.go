@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -358,10 +357,14 @@ func (p *seedPicker) scoreOf(id string) string {
 	return "?"
 }
 
-// parseScore accepts a finite number in (0, 1].
+// parseScore accepts what retriever.ValidateScore accepts: a finite number
+// in (0, 1].
 func parseScore(raw string) (float64, error) {
 	v, err := strconv.ParseFloat(raw, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 || v > 1 {
+	if err == nil {
+		err = retriever.ValidateScore(v)
+	}
+	if err != nil {
 		return 0, fmt.Errorf("score %q refused: R must be a number in (0, 1]", raw)
 	}
 	return v, nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -76,8 +75,8 @@ func ParseSeed(v string) (retriever.Seed, error) {
 	if id == "" {
 		return retriever.Seed{}, fmt.Errorf("seed %q has an empty node id", v)
 	}
-	if math.IsNaN(score) || score <= 0 || score > 1 {
-		return retriever.Seed{}, fmt.Errorf("seed %q: score must be in (0, 1], got %v", v, score)
+	if err := retriever.ValidateScore(score); err != nil {
+		return retriever.Seed{}, fmt.Errorf("seed %q: %w", v, err)
 	}
 	return retriever.Seed{NodeID: id, Score: score}, nil
 }
