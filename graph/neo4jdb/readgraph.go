@@ -150,7 +150,7 @@ func isPlain(v any) bool {
 
 // plainValue is the one conversion of property values read through the
 // driver into the form the APOC model holds, for every reader (the
-// connector, the catalog and ReadGraph). Strings, booleans, integers and
+// retriever's expansion, the catalog and ReadAPOC). Strings, booleans, integers and
 // floats stay as they are; lists are converted element by element, in
 // place. Temporal values become their ISO-8601 strings as Neo4j's
 // toString() and APOC's export write them: date "2026-03-02", datetime

@@ -1,31 +1,27 @@
-// Package neo4jgraph is the retriever's connector to a Neo4j 5 database: it
-// runs the specification's Cypher (docs/ALGORITHM.md) (§6.1 and §6.2, with the two deliberate changes
-// documented on ExpandQuery), browses the graph for front ends (Catalog),
-// and loads and reads whole graphs in the APOC JSON-lines model (Load,
-// ReadGraph) for `memoria load` and `memoria export`.
+// Package neo4jdb is memoria's read access to a Neo4j 5 database: the
+// driver, read sessions (the typed neo4j.ExecuteRead), typed record readers
+// (Column over neo4j.GetRecordValue), error classification, the catalog a
+// front end browses (graph.Catalog) and whole-graph reads in the APOC model
+// (ReadAPOC, Counts) for `memoria export` and `memoria load`. It writes
+// nothing: the loader is graph/neo4jload, and the Activation Energy
+// retriever's Cypher is in retriever/activation/onneo4j.
 //
 // A *Source holds one driver, whose connection pool the whole program
-// shares. Each seed exploration gets its own session (Backend.Open), opened
-// in read mode on the configured database; every query of the retriever and
-// the catalog runs in a read transaction (session.ExecuteRead) and its
-// result is collected before the next query. Load is the only writer.
+// shares, and the database it reads. Each seed exploration opens its own
+// Session (OpenSession); every query runs in a read transaction and its
+// result is collected before the next query.
 //
 // # Retries
 //
-// The retriever's orchestrator retries an exploration's query up to
-// Config.MaxRetries times with 0.05 s × 2^attempt backoff when the error is
-// marked graph.Transient; this package marks transient server errors
-// and lost connections so, and nothing else. Connect configures the driver
-// with MaxTransactionRetryTime 0, which turns the driver's own retry loop of
-// managed transactions off (by default it retries for up to 30 s, sleeping
-// 1 s, 2 s, 4 s ... in between, which would stack on top of the
-// orchestrator's retries: minutes of waiting before a dead server is
-// reported). A failed transaction therefore returns at once and the
-// orchestrator is the one place that decides how often to try again. The
-// driver reports a retryable failure it did not retry as a
-// TransactionExecutionLimit; it is classified like the error it wraps.
-// Catalog calls, which have no orchestrator, retry once themselves; Load
-// retries each (idempotent) batch up to loadRetries times.
+// Connect configures the driver with MaxTransactionRetryTime 0, which turns
+// the driver's own retry loop of managed transactions off (by default it
+// retries for up to 30 s, which would stack on top of memoria's). Errors are
+// classified instead: transient server errors and lost connections are
+// marked graph.Transient, and the caller's internal/retry loop decides how
+// often to try again (the retriever's orchestrator up to its MaxRetries,
+// the catalog once, the loader up to three times). The driver reports a
+// retryable failure it did not retry as a TransactionExecutionLimit; it is
+// classified like the error it wraps.
 //
 // Authentication failures (IsAuthError), a missing database
 // (IsDatabaseNotFound) and errors in a query are not retried: each reaches
@@ -53,7 +49,7 @@ type Settings struct {
 	URI, Username, Password, Database string
 }
 
-// Source is a Neo4j database as a retriever.Source. It is safe for
+// Source is a Neo4j database as a graph.Source. It is safe for
 // concurrent use.
 type Source struct {
 	driver   neo4j.DriverWithContext
@@ -136,7 +132,7 @@ func redact(uri string) string {
 	return u.String()
 }
 
-// Driver returns the driver (for Load, ReadGraph and CountGraph).
+// Driver returns the driver (for the loader, graph/neo4jload).
 func (s *Source) Driver() neo4j.DriverWithContext { return s.driver }
 
 // Database is the database name ("" for the server's default).

@@ -223,7 +223,7 @@ func (b Backend) node(i int) graph.Node {
 }
 
 // ExpandFrontier computes every candidate by scanning all edges, in the
-// Connector order: parent id, transfer energy descending, neighbour id, then
+// Expander order: parent id, transfer energy descending, neighbour id, then
 // (parallel edges) activation.SortTiedEdges. Candidates carry what the
 // engines' do: the edge's properties as stored, Weight nil when missing,
 // Tags as stored (duplicates kept). Edges that tie even on EdgeKey (weight 1

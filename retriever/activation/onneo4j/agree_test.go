@@ -63,7 +63,7 @@ func TestEnginesAgree(t *testing.T) {
 		ng := naive.FromAPOC(g)
 
 		// The connectors themselves: one random batched expansion, compared
-		// candidate by candidate in the Connector contract's order.
+		// candidate by candidate in the Expander contract's order.
 		req := randomRequest(r, g, opt)
 		if msg := compareExpand(t, New(src), oninmem.New(mem), req); msg != "" {
 			t.Fatalf("graph %d: ExpandFrontier %+v: %s", i, req, msg)

@@ -11,7 +11,7 @@ RETURN properties(n) AS data, labels(n) AS labels`
 //   - Change 1 (docs/ALGORITHM.md rule 2): the tag similarity is computed
 //     over the DISTINCT edge tags (eTags is built with reduce), so a tag
 //     repeated on one edge counts once. The seed's text counts it twice.
-//   - Change 2 (determinism, the Connector contract): ORDER BY parent_id,
+//   - Change 2 (determinism, the Expander contract): ORDER BY parent_id,
 //     transfer_energy DESC, neighbor_id. The seed's text leaves ties in
 //     storage order.
 //   - Guard: a neighbour without an id is never a candidate (the seed's text

@@ -98,7 +98,7 @@ func TestChangeDistinctEdgeTags(t *testing.T) {
 // TestChangeTieOrder (deliberate change 2): a hub H has 16 neighbours over
 // identical edges (w 0.5, tags ["x"]), created in a shuffled order of their
 // ids, so every candidate has the same T = 1 × 0.5 / √16 × 1.0 = 0.125. The
-// Connector contract orders by parent, T descending, then neighbour id:
+// Expander contract orders by parent, T descending, then neighbour id:
 // ExpandQuery's ORDER BY parent_id, transfer_energy DESC, neighbor_id. The
 // seed's ORDER BY parent_id, transfer_energy DESC leaves the tie in storage
 // order, which is not the id order.
