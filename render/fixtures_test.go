@@ -114,7 +114,7 @@ func minimalResult() retriever.Result {
 // Hop by hop, tag_sim = 0.15 + 0.85 × |E∩Q|/|E∪Q| and T = R × w / √d × tag_sim:
 //
 //	N2006→N2003 w=0.82 d=4 E={inventory_policy,recommendation,analysis_dependency}
-//	            1/6: tag_sim = 0.15 + 0.141666… = 0.291666… (0.292)
+//	            1/6: tag_sim = 0.15 + 0.141666… = 0.291666… (0.2917)
 //	            T1 = 0.85 × 0.82 / 2 × 0.291666… = 0.3485 × 7/24 = 0.1016458…
 //	N2003→N2001 w=0.9  d=4 E={demand_forecasting,inventory_policy}
 //	            2/4: tag_sim = 0.15 + 0.425 = 0.575
@@ -131,10 +131,9 @@ func minimalResult() retriever.Result {
 //	N2006→N2005 w=0.5  d=4 E={} (untagged): tag_sim = 0.15
 //	            T6 = 0.85 × 0.5 / 2 × 0.15 = 0.2125 × 0.15 = 0.031875
 //
-// Rounded: T to 4 decimals 0.1016, 0.0263, 0.0076, 0.0816, 0.0100, 0.0319;
-// to 3 decimals 0.102, 0.026, 0.008, 0.082, 0.010, 0.032. The seed's
-// children in energy order are N2003 (0.1016) > N2004 (0.0816) > N2005
-// (0.0319): paths A, B, C. The seed node carries an embedding and N2003 a
+// Rounded to 4 significant digits (render.Num): 0.1016, 0.0263, 0.007561,
+// 0.0816, 0.009996, 0.03188. The seed's children in energy order are N2003
+// (0.1016) > N2004 (0.0816) > N2005 (0.03188): paths A, B, C. The seed node carries an embedding and N2003 a
 // 20-number vector, which no exporter may show.
 func threePathResult() retriever.Result {
 	vec := make([]any, 20)

@@ -2,26 +2,42 @@ package render
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 
 	"github.com/memoria-graph/memoria/retriever"
 )
 
-// EnergyFormula writes out the transfer-energy arithmetic of one hop (seed
-// 000 §4), T = R × w / √d × tag_sim:
+// EnergyFormula writes out the transfer-energy arithmetic of one hop
+// (docs/ALGORITHM.md rule 1), T = R × w / √d × tag_sim:
 //
-//	T = 0.85 × 0.82 / √4 × 0.292 = 0.1016
+//	T = 0.85 × 0.82 / √4 × 0.2917 = 0.1016
 //
-// R and w are shown with at most 4 decimals, trailing zeros dropped (else 4
-// significant digits), d as an integer, tag_sim with 3 decimals and T with
-// 4. A missing weight shows as "0.01 (missing weight)". T is the step's
-// stored transfer energy, not recomputed.
+// Every number is written with Num (4 significant digits), d as an integer.
+// The formula checks by hand: when the operands as shown would not multiply
+// out to the T shown, R, w and tag_sim are shown with one more digit at a
+// time until they do. A missing weight shows as "0.01 (missing weight)". T
+// is the step's stored transfer energy, not recomputed.
 func EnergyFormula(s retriever.Step) string {
-	w := shortNum(s.Weight)
+	want := Num(s.TransferEnergy)
+	var r, w, ts string
+	for digits := 4; digits <= 17; digits++ {
+		r, w, ts = numDigits(s.Activation, digits), numDigits(s.Weight, digits), numDigits(s.TagSim, digits)
+		if Num(parsed(r)*parsed(w)/math.Sqrt(float64(s.Degree))*parsed(ts)) == want {
+			break
+		}
+	}
 	if s.Edge.Weight == nil {
 		w += " (missing weight)"
 	}
-	return fmt.Sprintf("T = %s × %s / √%d × %.3f = %.4f", shortNum(s.Activation), w, s.Degree, s.TagSim, s.TransferEnergy)
+	return fmt.Sprintf("T = %s × %s / √%d × %s = %s", r, w, s.Degree, ts, want)
+}
+
+// parsed reads back a number written by numDigits.
+func parsed(s string) float64 {
+	v, _ := strconv.ParseFloat(s, 64)
+	return v
 }
 
 // TagBreakdown returns the distinct tags an edge shares with the query

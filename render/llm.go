@@ -24,12 +24,12 @@ type LLMContext struct {
 // ToLLMContext describes every path with at least one step, numbered from 1
 // across all results in order, and attaches ToD3(results...). A path reads
 //
-//	Path 1: [Seed N2006] (UserRequest: "Plan…") -> [RELATES w=0.82 T=0.102] -> (DataSource: "…")
+//	Path 1: [Seed N2006] (UserRequest: "Plan…") -> [RELATES w=0.82 T=0.1016] -> (DataSource: "…")
 //
 // Each node shows its first label and NodeText cut to LLMTextWidth runes and
 // quoted with strconv.Quote; a node without text shows its id instead,
-// (Event N2005). Ids are written with DisplayID. w has 2 decimals (a missing
-// weight reads w=0.01(missing)) and T 3.
+// (Event N2005). Ids are written with DisplayID, w and T with Num (a missing
+// weight reads w=0.01(missing)).
 func ToLLMContext(results ...retriever.Result) LLMContext {
 	c := LLMContext{Paths: []string{}, Graph: ToD3(results...)}
 	for i, p := range nonEmptyPaths(results) {
@@ -37,7 +37,7 @@ func ToLLMContext(results ...retriever.Result) LLMContext {
 		first := p.Steps[0].FromNode
 		fmt.Fprintf(&b, "Path %d: [Seed %s] %s", i+1, DisplayID(first.ID), llmNode(first))
 		for _, s := range p.Steps {
-			fmt.Fprintf(&b, " -> [%s w=%s T=%.3f] -> %s", edgeType(s.Edge), weightText(s), s.TransferEnergy, llmNode(s.ToNode))
+			fmt.Fprintf(&b, " -> [%s w=%s T=%s] -> %s", edgeType(s.Edge), weightText(s), Num(s.TransferEnergy), llmNode(s.ToNode))
 		}
 		c.Paths = append(c.Paths, b.String())
 	}

@@ -15,10 +15,10 @@ import (
 // tag_sim = 0.5.
 // Expected: one path string, exactly
 //
-//	Path 1: [Seed S1] (UserRequest: "Plan the spring campaign") -> [RELATES w=0.80 T=0.120] -> (DataSource: "Q1 sales")
+//	Path 1: [Seed S1] (UserRequest: "Plan the spring campaign") -> [RELATES w=0.8 T=0.12] -> (DataSource: "Q1 sales")
 //
 // (so it starts with "Path 1: [Seed S1]" and contains "RELATES" and
-// "T=0.120"), and Graph equal to ToD3 of the same result.
+// "T=0.12"), and Graph equal to ToD3 of the same result.
 // Why: T = 0.6 × 0.8 / √4 × 0.5 = 0.48 / 2 × 0.5 = 0.12, written with 3
 // decimals; S1's text is its `text`, N1's its `title` (no `text`).
 func TestLLMContextMinimal(t *testing.T) {
@@ -27,10 +27,10 @@ func TestLLMContextMinimal(t *testing.T) {
 		t.Fatalf("paths %q", c.Paths)
 	}
 	p := c.Paths[0]
-	if !strings.HasPrefix(p, "Path 1: [Seed S1]") || !strings.Contains(p, "RELATES") || !strings.Contains(p, "T=0.120") {
+	if !strings.HasPrefix(p, "Path 1: [Seed S1]") || !strings.Contains(p, "RELATES") || !strings.Contains(p, "T=0.12") {
 		t.Errorf("path %q", p)
 	}
-	if want := `Path 1: [Seed S1] (UserRequest: "Plan the spring campaign") -> [RELATES w=0.80 T=0.120] -> (DataSource: "Q1 sales")`; p != want {
+	if want := `Path 1: [Seed S1] (UserRequest: "Plan the spring campaign") -> [RELATES w=0.8 T=0.12] -> (DataSource: "Q1 sales")`; p != want {
 		t.Errorf("path\n got %s\nwant %s", p, want)
 	}
 	if !reflect.DeepEqual(c.Graph, ToD3(minimalResult())) {
@@ -42,13 +42,14 @@ func TestLLMContextMinimal(t *testing.T) {
 //
 // Expected (testdata/llm_three_paths.golden):
 //
-//	Path 1: … -> [RELATES w=0.82 T=0.102] -> (DataSource: "Inventory ledger 2024-Q1") -> [RELATES w=0.90 T=0.026] -> (AgentAnswer: "…") -> [RELATES w=1.00 T=0.008] -> (DataSource: "supplier_lead_times.csv")
-//	Path 2: … -> [RELATES w=0.60 T=0.082] -> (AgentAction: "…") -> [RELATES w=0.75 T=0.010] -> (UserPreference: "…")
-//	Path 3: … -> [RELATES w=0.50 T=0.032] -> (Event N2005)
+//	Path 1: … -> [RELATES w=0.82 T=0.1016] -> (DataSource: "Inventory ledger 2024-Q1") -> [RELATES w=0.9 T=0.0263] -> (AgentAnswer: "…") -> [RELATES w=1 T=0.007561] -> (DataSource: "supplier_lead_times.csv")
+//	Path 2: … -> [RELATES w=0.6 T=0.0816] -> (AgentAction: "…") -> [RELATES w=0.75 T=0.009996] -> (UserPreference: "…")
+//	Path 3: … -> [RELATES w=0.5 T=0.03188] -> (Event N2005)
 //
 // then "Graph (D3 JSON):" and the same JSON as d3_three_paths.golden.
 // Why: the T values are threePathResult's 0.1016458…, 0.0263009…,
-// 0.0075615…, 0.0816, 0.009996 and 0.031875 rounded to 3 decimals. N2003
+// 0.0075615…, 0.0816, 0.009996 and 0.031875 at 4 significant digits
+// (render.Num; 0.031875 is a hair above in binary, so 0.03188). N2003
 // shows its title (it has no text), N2010 its name, N2004 its
 // description; N2005 has none of them, so its id stands in. N2001's text
 // is 126 runes, cut to 79 + "…" = 80, its inner quotes escaped as \".
@@ -74,10 +75,10 @@ func TestLLMContextThreePaths(t *testing.T) {
 func TestLLMContextNumbering(t *testing.T) {
 	c := ToLLMContext(dedupResults()...)
 	want := []string{
-		`Path 1: [Seed S1] (UserRequest: "seed one") -> [RELATES w=0.50 T=0.200] -> (DataSource: "A as first seen") -> [RELATES w=0.50 T=0.100] -> (Event: "B")`,
-		`Path 2: [Seed S1] (UserRequest: "seed one") -> [RELATES w=0.50 T=0.300] -> (UserRequest: "seed two")`,
-		`Path 3: [Seed S2] (UserRequest: "seed two") -> [RELATES w=0.60 T=0.400] -> (DataSource: "A as seen later") -> [RELATES w=0.70 T=0.050] -> (Event: "B")`,
-		`Path 4: [Seed S2] (UserRequest: "seed two") -> [RELATES w=0.50 T=0.250] -> (UserRequest: "seed one")`,
+		`Path 1: [Seed S1] (UserRequest: "seed one") -> [RELATES w=0.5 T=0.2] -> (DataSource: "A as first seen") -> [RELATES w=0.5 T=0.1] -> (Event: "B")`,
+		`Path 2: [Seed S1] (UserRequest: "seed one") -> [RELATES w=0.5 T=0.3] -> (UserRequest: "seed two")`,
+		`Path 3: [Seed S2] (UserRequest: "seed two") -> [RELATES w=0.6 T=0.4] -> (DataSource: "A as seen later") -> [RELATES w=0.7 T=0.05] -> (Event: "B")`,
+		`Path 4: [Seed S2] (UserRequest: "seed two") -> [RELATES w=0.5 T=0.25] -> (UserRequest: "seed one")`,
 	}
 	if !reflect.DeepEqual(c.Paths, want) {
 		t.Errorf("paths\n%s\nwant\n%s", strings.Join(c.Paths, "\n"), strings.Join(want, "\n"))
@@ -86,12 +87,12 @@ func TestLLMContextNumbering(t *testing.T) {
 
 // TestLLMContextMissingWeight renders missingWeightResult.
 //
-// Expected: `Path 1: [Seed M0] (Note: "root") -> [RELATES w=0.01(missing) T=0.010] -> (Note: "leaf")`.
+// Expected: `Path 1: [Seed M0] (Note: "root") -> [RELATES w=0.01(missing) T=0.01] -> (Note: "leaf")`.
 // Why: the missing weight counts as 0.01, so T = 1 × 0.01 / √1 × 1 = 0.01
-// (T=0.010 with 3 decimals), and the reader is told it was missing.
+// (Num drops trailing zeros: T=0.01), and the reader is told it was missing.
 func TestLLMContextMissingWeight(t *testing.T) {
 	got := ToLLMContext(missingWeightResult()).Paths
-	want := []string{`Path 1: [Seed M0] (Note: "root") -> [RELATES w=0.01(missing) T=0.010] -> (Note: "leaf")`}
+	want := []string{`Path 1: [Seed M0] (Note: "root") -> [RELATES w=0.01(missing) T=0.01] -> (Note: "leaf")`}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -102,7 +103,7 @@ func TestLLMContextMissingWeight(t *testing.T) {
 //
 // Expected (testdata/llm_tricky_ids.golden): one single-line path string:
 //
-//	Path 1: [Seed "say \"hi\""] (Thing "say \"hi\"") -> [RELATES w=1.00 T=1.000] -> (Thing "C:\\dir\\") -> … -> (Thing "rocket 🚀") -> (Thing cafe◌́)
+//	Path 1: [Seed "say \"hi\""] (Thing "say \"hi\"") -> [RELATES w=1 T=1] -> (Thing "C:\\dir\\") -> … -> (Thing "rocket 🚀") -> (Thing cafe◌́)
 //
 // Why: the nodes have no text, so their ids show; ids with a space, quote,
 // backslash or non-printable rune are Go-quoted (DisplayID) and so can

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -56,17 +55,6 @@ func DisplayID(id string) string {
 	return id
 }
 
-// shortNum formats an activation or weight: the shortest decimal form when
-// it has at most 4 decimals (0.85, 1, 0.0816), else 4 significant digits
-// (0.101645833… → 0.1016).
-func shortNum(v float64) string {
-	s := strconv.FormatFloat(v, 'f', -1, 64)
-	if i := strings.IndexByte(s, '.'); i < 0 || len(s)-i-1 <= 4 {
-		return s
-	}
-	return fmt.Sprintf("%.4g", v)
-}
-
 // edgeType is the edge's type, RELATES when it has none.
 func edgeType(e graph.Edge) string {
 	if e.Type == "" {
@@ -75,10 +63,10 @@ func edgeType(e graph.Edge) string {
 	return e.Type
 }
 
-// weightText is the weight with 2 decimals, marked when the edge has none:
-// "0.82", "0.01(missing)".
+// weightText is the weight (Num), marked when the edge has none: "0.82",
+// "0.01(missing)".
 func weightText(st retriever.Step) string {
-	s := fmt.Sprintf("%.2f", st.Weight)
+	s := Num(st.Weight)
 	if st.Edge.Weight == nil {
 		s += "(missing)"
 	}

@@ -59,14 +59,14 @@ func (t *treeNode) child(s retriever.Step) *treeNode {
 //
 //	seed N2006 R=0.85: 3 paths, max depth 3, frontier_exhausted
 //	N2006 (UserRequest) R=0.85 "Why did we…"
-//	├── N2003 (DataSource) T=0.1016 w=0.82 tag_sim=0.292 d=4 "Inventory…"
-//	│   └── N2001 (AgentAnswer) T=0.0263 w=0.90 tag_sim=0.575 d=4  [end: max depth]
-//	└── N2005 (Event) T=0.0319 w=0.50 tag_sim=0.150 d=4  [end: nothing above threshold or all visited]
+//	├── N2003 (DataSource) T=0.1016 w=0.82 tag_sim=0.2917 d=4 "Inventory…"
+//	│   └── N2001 (AgentAnswer) T=0.0263 w=0.9 tag_sim=0.575 d=4  [end: max depth]
+//	└── N2005 (Event) T=0.03188 w=0.5 tag_sim=0.15 d=4  [end: nothing above threshold or all visited]
 //
 // The header counts the paths with steps and gives MaxDepthReached and the
 // termination reason; a result with an Error adds a line "error: ...". A
 // line ends with "  [end: ...]" (EndReasonText) where a path ended. d is the
-// parent's degree. Text is NodeText cut to TextWidth runes and quoted with
+// parent's degree; T, w and tag_sim are written with Num. Text is NodeText cut to TextWidth runes and quoted with
 // strconv.Quote; ids are written with DisplayID. Without a seed node (seed
 // not found) only the header lines are drawn. The result ends with a newline.
 func Tree(res retriever.Result, opt TreeOptions) string {
@@ -81,7 +81,7 @@ func Tree(res retriever.Result, opt TreeOptions) string {
 	if len(paths) == 1 {
 		noun = "path"
 	}
-	fmt.Fprintf(&b, "seed %s R=%s: %d %s, max depth %d", DisplayID(res.Seed.NodeID), shortNum(res.Seed.Score), len(paths), noun, res.MaxDepthReached)
+	fmt.Fprintf(&b, "seed %s R=%s: %d %s, max depth %d", DisplayID(res.Seed.NodeID), Num(res.Seed.Score), len(paths), noun, res.MaxDepthReached)
 	if res.TerminatedReason != "" {
 		b.WriteString(", " + string(res.TerminatedReason))
 	}
@@ -110,7 +110,7 @@ func Tree(res retriever.Result, opt TreeOptions) string {
 		}
 	}
 
-	b.WriteString(DisplayID(rootNode.ID) + labelPart(rootNode) + " R=" + shortNum(res.Seed.Score) + textPart(rootNode, width) + "\n")
+	b.WriteString(DisplayID(rootNode.ID) + labelPart(rootNode) + " R=" + Num(res.Seed.Score) + textPart(rootNode, width) + "\n")
 	var walk func(t *treeNode, indent string)
 	walk = func(t *treeNode, indent string) {
 		slices.SortStableFunc(t.children, func(a, c *treeNode) int {
@@ -125,8 +125,8 @@ func Tree(res retriever.Result, opt TreeOptions) string {
 				branch, next = "└── ", "    "
 			}
 			s := c.step
-			fmt.Fprintf(&b, "%s%s%s%s T=%.4f w=%s tag_sim=%.3f d=%d%s", indent, branch, DisplayID(c.node.ID), labelPart(c.node),
-				s.TransferEnergy, weightText(*s), s.TagSim, s.Degree, textPart(c.node, width))
+			fmt.Fprintf(&b, "%s%s%s%s T=%s w=%s tag_sim=%s d=%d%s", indent, branch, DisplayID(c.node.ID), labelPart(c.node),
+				Num(s.TransferEnergy), weightText(*s), Num(s.TagSim), s.Degree, textPart(c.node, width))
 			if c.end != "" {
 				b.WriteString("  [end: " + EndReasonText(c.end) + "]")
 			}

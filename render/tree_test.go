@@ -13,28 +13,29 @@ import (
 //
 //	seed N2006 R=0.85: 3 paths, max depth 3, frontier_exhausted
 //	N2006 (UserRequest) R=0.85 "Why did we run out of stock on SKU-118…"
-//	├── N2003 (DataSource) T=0.1016 w=0.82 tag_sim=0.292 d=4 "Inventory ledger 2024-Q1"
-//	│   └── N2001 (AgentAnswer) T=0.0263 w=0.90 tag_sim=0.575 d=4 "Safety stock for SKU-118 was 40 units,…"
-//	│       └── N2010 (DataSource) T=0.0076 w=1.00 tag_sim=0.575 d=4 "supplier_lead_times.csv"  [end: nothing above threshold or all visited]
-//	├── N2004 (AgentAction) T=0.0816 w=0.60 tag_sim=0.320 d=4 "Ran the demand forecast for SKU-118 wit…"
-//	│   └── N2008 (UserPreference) T=0.0100 w=0.75 tag_sim=0.490 d=9 "Prefers conservative safety stock over…"  [end: lost to other parents]
-//	└── N2005 (Event) T=0.0319 w=0.50 tag_sim=0.150 d=4  [end: nothing above threshold or all visited]
+//	├── N2003 (DataSource) T=0.1016 w=0.82 tag_sim=0.2917 d=4 "Inventory ledger 2024-Q1"
+//	│   └── N2001 (AgentAnswer) T=0.0263 w=0.9 tag_sim=0.575 d=4 "Safety stock for SKU-118 was 40 units,…"
+//	│       └── N2010 (DataSource) T=0.007561 w=1 tag_sim=0.575 d=4 "supplier_lead_times.csv"  [end: nothing above threshold or all visited]
+//	├── N2004 (AgentAction) T=0.0816 w=0.6 tag_sim=0.32 d=4 "Ran the demand forecast for SKU-118 wit…"
+//	│   └── N2008 (UserPreference) T=0.009996 w=0.75 tag_sim=0.49 d=9 "Prefers conservative safety stock over…"  [end: lost to other parents]
+//	└── N2005 (Event) T=0.03188 w=0.5 tag_sim=0.15 d=4  [end: nothing above threshold or all visited]
 //
 // Why: the energies and tag_sims are threePathResult's (T1 = 0.1016458…,
-// T2 = 0.0263009…, T3 = 0.0075615…, T4 = 0.0816, T5 = 0.009996 → 0.0100,
-// T6 = 0.031875 → 0.0319; tag_sim 7/24 → 0.292, 0.575, 0.32, 0.49, 0.15);
-// the root's children sort 0.1016 > 0.0816 > 0.0319. Texts are cut at
+// T2 = 0.0263009…, T3 = 0.0075615… → 0.007561, T4 = 0.0816, T5 = 0.009996,
+// T6 = 0.031875 → 0.03188; tag_sim 7/24 → 0.2917, 0.575, 0.32, 0.49, 0.15;
+// all at 4 significant digits, render.Num); the root's children sort 0.1016
+// > 0.0816 > 0.03188. Texts are cut at
 // the default 40 runes: 39 runes plus "…", minus a trailing space (the
 // 39th rune of N2006's and N2001's texts is a space). N2005 has no text.
 func TestTreeThreePaths(t *testing.T) {
 	want := `seed N2006 R=0.85: 3 paths, max depth 3, frontier_exhausted
 N2006 (UserRequest) R=0.85 "Why did we run out of stock on SKU-118…"
-├── N2003 (DataSource) T=0.1016 w=0.82 tag_sim=0.292 d=4 "Inventory ledger 2024-Q1"
-│   └── N2001 (AgentAnswer) T=0.0263 w=0.90 tag_sim=0.575 d=4 "Safety stock for SKU-118 was 40 units,…"
-│       └── N2010 (DataSource) T=0.0076 w=1.00 tag_sim=0.575 d=4 "supplier_lead_times.csv"  [end: nothing above threshold or all visited]
-├── N2004 (AgentAction) T=0.0816 w=0.60 tag_sim=0.320 d=4 "Ran the demand forecast for SKU-118 wit…"
-│   └── N2008 (UserPreference) T=0.0100 w=0.75 tag_sim=0.490 d=9 "Prefers conservative safety stock over…"  [end: lost to other parents]
-└── N2005 (Event) T=0.0319 w=0.50 tag_sim=0.150 d=4  [end: nothing above threshold or all visited]
+├── N2003 (DataSource) T=0.1016 w=0.82 tag_sim=0.2917 d=4 "Inventory ledger 2024-Q1"
+│   └── N2001 (AgentAnswer) T=0.0263 w=0.9 tag_sim=0.575 d=4 "Safety stock for SKU-118 was 40 units,…"
+│       └── N2010 (DataSource) T=0.007561 w=1 tag_sim=0.575 d=4 "supplier_lead_times.csv"  [end: nothing above threshold or all visited]
+├── N2004 (AgentAction) T=0.0816 w=0.6 tag_sim=0.32 d=4 "Ran the demand forecast for SKU-118 wit…"
+│   └── N2008 (UserPreference) T=0.009996 w=0.75 tag_sim=0.49 d=9 "Prefers conservative safety stock over…"  [end: lost to other parents]
+└── N2005 (Event) T=0.03188 w=0.5 tag_sim=0.15 d=4  [end: nothing above threshold or all visited]
 `
 	got := Tree(threePathResult(), TreeOptions{})
 	if got != want {
@@ -53,10 +54,10 @@ N2006 (UserRequest) R=0.85 "Why did we run out of stock on SKU-118…"
 //
 //	seed R R=1: 3 paths, max depth 2, max_depth
 //	R R=1
-//	├── A T=0.3000 w=1.00 tag_sim=1.000 d=1
-//	│   ├── C T=0.0700 w=1.00 tag_sim=1.000 d=1  [end: max depth]
-//	│   └── B T=0.0500 w=1.00 tag_sim=1.000 d=1  [end: max depth]
-//	└── D T=0.3000 w=1.00 tag_sim=1.000 d=1  [end: nothing above threshold or all visited]
+//	├── A T=0.3 w=1 tag_sim=1 d=1
+//	│   ├── C T=0.07 w=1 tag_sim=1 d=1  [end: max depth]
+//	│   └── B T=0.05 w=1 tag_sim=1 d=1  [end: max depth]
+//	└── D T=0.3 w=1 tag_sim=1 d=1  [end: nothing above threshold or all visited]
 //
 // Why: A is drawn once for the two paths through it; its children are by
 // energy, C (0.07) before B (0.05), though B's path came first; A and D
@@ -79,10 +80,10 @@ func TestTreeMerge(t *testing.T) {
 	}
 	want := `seed R R=1: 3 paths, max depth 2, max_depth
 R R=1
-├── A T=0.3000 w=1.00 tag_sim=1.000 d=1
-│   ├── C T=0.0700 w=1.00 tag_sim=1.000 d=1  [end: max depth]
-│   └── B T=0.0500 w=1.00 tag_sim=1.000 d=1  [end: max depth]
-└── D T=0.3000 w=1.00 tag_sim=1.000 d=1  [end: nothing above threshold or all visited]
+├── A T=0.3 w=1 tag_sim=1 d=1
+│   ├── C T=0.07 w=1 tag_sim=1 d=1  [end: max depth]
+│   └── B T=0.05 w=1 tag_sim=1 d=1  [end: max depth]
+└── D T=0.3 w=1 tag_sim=1 d=1  [end: nothing above threshold or all visited]
 `
 	if got := Tree(res, TreeOptions{}); got != want {
 		t.Errorf("Tree =\n%s\nwant\n%s", got, want)
@@ -95,7 +96,7 @@ R R=1
 //
 //	seed S1 R=0.6: 1 path, max depth 1, frontier_exhausted
 //	S1 (UserRequest) R=0.6 "Plan the…"
-//	└── N1 (DataSource) T=0.1200 w=0.80 tag_sim=0.500 d=4 "Q1 sales"  [end: nothing above threshold or all visited]
+//	└── N1 (DataSource) T=0.12 w=0.8 tag_sim=0.5 d=4 "Q1 sales"  [end: nothing above threshold or all visited]
 //
 // Why: T = 0.6 × 0.8 / √4 × 0.5 = 0.12; "Plan the spring campaign" (24
 // runes) is cut to 9 runes "Plan the " minus its trailing space, plus "…";
@@ -103,7 +104,7 @@ R R=1
 func TestTreeMinimalWidth(t *testing.T) {
 	want := `seed S1 R=0.6: 1 path, max depth 1, frontier_exhausted
 S1 (UserRequest) R=0.6 "Plan the…"
-└── N1 (DataSource) T=0.1200 w=0.80 tag_sim=0.500 d=4 "Q1 sales"  [end: nothing above threshold or all visited]
+└── N1 (DataSource) T=0.12 w=0.8 tag_sim=0.5 d=4 "Q1 sales"  [end: nothing above threshold or all visited]
 `
 	if got := Tree(minimalResult(), TreeOptions{TextWidth: 10}); got != want {
 		t.Errorf("Tree =\n%s\nwant\n%s", got, want)
@@ -116,14 +117,14 @@ S1 (UserRequest) R=0.6 "Plan the…"
 //
 //	seed M0 R=1: 1 path, max depth 1, max_depth
 //	M0 (Note) R=1 "root"
-//	└── M1 (Note) T=0.0100 w=0.01(missing) tag_sim=1.000 d=1 "leaf"  [end: max depth]
+//	└── M1 (Note) T=0.01 w=0.01(missing) tag_sim=1 d=1 "leaf"  [end: max depth]
 //
 // Why: T = 1 × 0.01 / √1 × 1 = 0.01, and the weight is marked missing as
 // in the LLM context.
 func TestTreeMissingWeight(t *testing.T) {
 	want := `seed M0 R=1: 1 path, max depth 1, max_depth
 M0 (Note) R=1 "root"
-└── M1 (Note) T=0.0100 w=0.01(missing) tag_sim=1.000 d=1 "leaf"  [end: max depth]
+└── M1 (Note) T=0.01 w=0.01(missing) tag_sim=1 d=1 "leaf"  [end: max depth]
 `
 	if got := Tree(missingWeightResult(), TreeOptions{}); got != want {
 		t.Errorf("Tree =\n%s\nwant\n%s", got, want)
@@ -146,7 +147,7 @@ func TestTreeErrorAndNotFound(t *testing.T) {
 	want := `seed S1 R=0.6: 1 path, max depth 1, error
 error: neo4j: connection refused retry later
 S1 (UserRequest) R=0.6 "Plan the spring campaign"
-└── N1 (DataSource) T=0.1200 w=0.80 tag_sim=0.500 d=4 "Q1 sales"  [end: nothing above threshold or all visited]
+└── N1 (DataSource) T=0.12 w=0.8 tag_sim=0.5 d=4 "Q1 sales"  [end: nothing above threshold or all visited]
 `
 	if got := Tree(res, TreeOptions{}); got != want {
 		t.Errorf("Tree =\n%s\nwant\n%s", got, want)
@@ -162,7 +163,7 @@ S1 (UserRequest) R=0.6 "Plan the spring campaign"
 // Expected: a chain of six lines under the header, each id written with
 // DisplayID ("say \"hi\"", "C:\\dir\\", "two\nlines\tand\rcr",
 // "nul\x00\x1b\x7f", "rocket 🚀", then cafe◌́ raw), each hop
-// T=1.0000 w=1.00 tag_sim=1.000 d=1, the last ending "[end: max depth]".
+// T=1 w=1 tag_sim=1 d=1, the last ending "[end: max depth]".
 // Why: escaped ids keep the tree one line per node; each T is
 // 1 × 1 / √1 × 1 = 1.
 func TestTreeTrickyIDs(t *testing.T) {

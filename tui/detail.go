@@ -124,7 +124,7 @@ func detailLines(st *Styles, s detailSubject, w int) []string {
 	}
 	switch {
 	case s.seed != nil:
-		head += st.Dim.Render(" · seed, R = " + num(s.seed.Score, 6))
+		head += st.Dim.Render(" · seed, R = " + render.Num(s.seed.Score))
 	case s.loser != nil:
 		head += st.Dim.Render(" · lost candidate")
 	default:
@@ -168,7 +168,7 @@ func stepLines(st *Styles, wrap func(...string) string, step retriever.Step, tag
 	add := func(l ...string) { out = append(out, l...) }
 	e := step.Edge
 	add(wrap(st.Metric.Render(render.EnergyFormula(step))))
-	add(wrap(st.Dim.Render(fmt.Sprintf("R = %s (activation of %s), d = %d edges", num(step.Activation, 6), step.FromNode.ID, step.Degree))))
+	add(wrap(st.Dim.Render(fmt.Sprintf("R = %s (activation of %s), d = %d edges", render.Num(step.Activation), step.FromNode.ID, step.Degree))))
 	add(tagSimLines(st, wrap, e.Tags, tags, floor, step.TagSim)...)
 	add(wrap(st.Key.Render("edge: ") + step.FromNode.ID + " → " + step.ToNode.ID + ", weight " + weightText(e)))
 	if len(e.Tags) > 0 {
@@ -183,12 +183,12 @@ func tagSimLines(st *Styles, wrap func(...string) string, edgeTags, queryTags []
 	case len(queryTags) == 0:
 		return []string{st.Dim.Render("tag_sim = 1 (no query tags)")}
 	case len(edgeTags) == 0:
-		return []string{st.Dim.Render(fmt.Sprintf("tag_sim = floor = %.3f (edge has no tags)", floor))}
+		return []string{st.Dim.Render("tag_sim = floor = " + render.Num(floor) + " (edge has no tags)")}
 	}
 	inter, union := render.TagBreakdown(edgeTags, queryTags)
 	return []string{
-		wrap(st.Metric.Render(fmt.Sprintf("tag_sim = %s + (1 − %s) × %d/%d = %.3f",
-			num(floor, 3), num(floor, 3), len(inter), len(union), tagSim))),
+		wrap(st.Metric.Render(fmt.Sprintf("tag_sim = %s + (1 − %s) × %d/%d = %s",
+			render.Num(floor), render.Num(floor), len(inter), len(union), render.Num(tagSim)))),
 		wrap(st.Key.Render(fmt.Sprintf("E∩Q (%d): ", len(inter))) + strings.Join(inter, ", ")),
 		wrap(st.Key.Render(fmt.Sprintf("E∪Q (%d): ", len(union))) + strings.Join(union, ", ")),
 	}
@@ -196,9 +196,9 @@ func tagSimLines(st *Styles, wrap func(...string) string, edgeTags, queryTags []
 
 func weightText(e graph.Edge) string {
 	if e.Weight == nil {
-		return fmt.Sprintf("%s (missing, default)", num(activation.MissingWeight, 3))
+		return fmt.Sprintf("%s (missing, default)", render.Num(activation.MissingWeight))
 	}
-	return num(*e.Weight, 6)
+	return render.Num(*e.Weight)
 }
 
 // propText writes a property value on one logical line.

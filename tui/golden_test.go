@@ -88,14 +88,13 @@ func hop(t *testing.T, tree, id, metrics string) {
 //
 //   - N2006→N2003: E = {inventory_policy, recommendation,
 //     analysis_dependency}, |E∩Q| = 1, |E∪Q| = 6, tag_sim = 0.15 + 0.85 ×
-//     1/6 = 0.2917 (shown 0.292); T = 0.85 × 0.82 / √4 × 7/24 = 0.1016.
+//     1/6 = 0.2917; T = 0.85 × 0.82 / √4 × 7/24 = 0.1016.
 //   - N2003→N2001: E = {demand_forecasting, safety_stock,
 //     analysis_dependency}, 2/5, tag_sim = 0.49; T = 0.1016 × 0.9 / √3 ×
 //     0.49 = 0.02588.
 //   - N2001→N2010: E = {safety_stock, inventory_policy}, 2/4, tag_sim =
 //     0.575; T = 0.02588 × 0.8 / √3 × 0.575 = 0.006873.
-//   - N2006→N2004: E = {demand_forecasting}, 1/4, tag_sim = 0.3625 (shown
-//     0.362); T = 0.85 × 0.58 / √4 × 0.3625 = 0.08936.
+//   - N2006→N2004: E = {demand_forecasting}, 1/4, tag_sim = 0.3625; T = 0.85 × 0.58 / √4 × 0.3625 = 0.08936.
 //   - N2004→N2008: same tags, tag_sim = 0.3625; T = 0.08936 × 0.85 / √4 ×
 //     0.3625 = 0.01377.
 //   - N2006→N2005: E = {stockout}, tag_sim = 0.3625; T = 0.85 × 0.45 / √4 ×
@@ -103,12 +102,12 @@ func hop(t *testing.T, tree, id, metrics string) {
 func scenarioAHops(t *testing.T, tree string) {
 	t.Helper()
 	hop(t, tree, "N2006", "R=0.85 · done in 3 ms, 3 paths")
-	hop(t, tree, "N2003", "T=0.1016 w=0.82 tag_sim=0.292 d=4")
+	hop(t, tree, "N2003", "T=0.1016 w=0.82 tag_sim=0.2917 d=4")
 	hop(t, tree, "N2001", "T=0.02588 w=0.9 tag_sim=0.49 d=3")
 	hop(t, tree, "N2010", "T=0.006873 w=0.8 tag_sim=0.575 d=3")
-	hop(t, tree, "N2004", "T=0.08936 w=0.58 tag_sim=0.362 d=4")
-	hop(t, tree, "N2008", "T=0.01377 w=0.85 tag_sim=0.362 d=4")
-	hop(t, tree, "N2005", "T=0.06933 w=0.45 tag_sim=0.362 d=4")
+	hop(t, tree, "N2004", "T=0.08936 w=0.58 tag_sim=0.3625 d=4")
+	hop(t, tree, "N2008", "T=0.01377 w=0.85 tag_sim=0.3625 d=4")
+	hop(t, tree, "N2005", "T=0.06933 w=0.45 tag_sim=0.3625 d=4")
 }
 
 // TestGoldenDemoTree is scenario A's tree at 120×40: the seed N2006 with
@@ -166,16 +165,19 @@ func TestGoldenExplain(t *testing.T) {
 }
 
 // TestGoldenDetail selects N2003 and shows its detail: the worked transfer
-// energy T = 0.85 × 0.82 / √4 × 0.292 = 0.1016 and tag_sim = 0.15 + (1 −
-// 0.15) × 1/6 = 0.292 with E∩Q = {inventory_policy} and E∪Q of 6 tags.
+// energy T = 0.85 × 0.82 / √4 × 0.29167 = 0.1016 and tag_sim = 0.15 + (1 −
+// 0.15) × 1/6 = 0.2917 with E∩Q = {inventory_policy} and E∪Q of 6 tags.
+// tag_sim takes a 5th digit in the T formula because at 4 the product
+// would not check: 0.3485 × 0.2917 = 0.10166 → 0.1017, while 0.3485 ×
+// 0.29167 = 0.101647 → 0.1016 (render.EnergyFormula).
 func TestGoldenDetail(t *testing.T) {
 	h := goldenHarness(t, 160, 40)
 	h.selectTreeNode("N2003")
 	v := h.m.View()
 	checkSize(t, v, 160, 40)
 	for _, want := range []string{
-		"T = 0.85 × 0.82 / √4 × 0.292 = 0.1016",
-		"tag_sim = 0.15 + (1 − 0.15) × 1/6 = 0.292",
+		"T = 0.85 × 0.82 / √4 × 0.29167 = 0.1016",
+		"tag_sim = 0.15 + (1 − 0.15) × 1/6 = 0.2917",
 		"E∩Q (1): inventory_policy",
 		"E∪Q (6): analysis_dependency,",
 	} {

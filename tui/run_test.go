@@ -58,7 +58,7 @@ func TestTreeGrowsLevelByLevel(t *testing.T) {
 		"▼ N2006 UserRequest",
 		"R=0.85 · done in",
 		"├─ ▼ N2003 AgentAnswer",
-		"T=0.1016 w=0.82 tag_sim=0.292 d=4",
+		"T=0.1016 w=0.82 tag_sim=0.2917 d=4",
 		"│  └─ ▼ N2001 AgentAction",
 		"│     └─ · N2010",
 		"■ nothing above threshold or all visited",

@@ -267,7 +267,7 @@ func (p *seedPicker) toggle() tea.Cmd {
 	}
 	p.seeds = append(p.seeds, retriever.Seed{NodeID: n.ID, Score: defaultSeedScore})
 	p.version++
-	return notify(fmt.Sprintf("added seed %s with R %s (+/- to change, r to type)", n.ID, num(defaultSeedScore, 3)))
+	return notify(fmt.Sprintf("added seed %s with R %s (+/- to change, r to type)", n.ID, render.Num(defaultSeedScore)))
 }
 
 // currentSeed returns the row under the cursor and its index among the
@@ -340,19 +340,19 @@ func (p *seedPicker) endEdit() {
 func (p *seedPicker) applyScore(id string, v float64) tea.Cmd {
 	i := p.seedIndex(id)
 	if i < 0 {
-		return notifyErr(fmt.Errorf("%s is no longer a seed: R %s not applied", id, num(v, 6)))
+		return notifyErr(fmt.Errorf("%s is no longer a seed: R %s not applied", id, exactNum(v)))
 	}
 	if p.seeds[i].Score != v {
 		p.seeds[i].Score = v
 		p.version++
 	}
-	return notify(fmt.Sprintf("%s: R = %s", id, num(v, 6)))
+	return notify(fmt.Sprintf("%s: R = %s", id, exactNum(v)))
 }
 
 // scoreOf is seed id's score as shown, "?" when id is not a seed.
 func (p *seedPicker) scoreOf(id string) string {
 	if i := p.seedIndex(id); i >= 0 {
-		return num(p.seeds[i].Score, 6)
+		return exactNum(p.seeds[i].Score)
 	}
 	return "?"
 }
@@ -418,7 +418,7 @@ func (p *seedPicker) footer() string {
 func (p *seedPicker) row(n graph.NodeSummary, selected bool) string {
 	box, r := "[ ]", ""
 	if i := p.seedIndex(n.ID); i >= 0 {
-		box, r = "[x]", " R="+num(p.seeds[i].Score, 3)
+		box, r = "[x]", " R="+render.Num(p.seeds[i].Score)
 	}
 	label := ""
 	if len(n.Labels) > 0 {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -138,7 +139,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 	}
 	meta := []seg{{cont + bar, s.Dim.Render}}
 	if isRoot {
-		meta = append(meta, seg{fmt.Sprintf("R=%s", num(st.seed.Score, 3)), s.Metric.Render}, seg{" · " + seedStatus(st), b.stateStyle(st)})
+		meta = append(meta, seg{fmt.Sprintf("R=%s", render.Num(st.seed.Score)), s.Metric.Render}, seg{" · " + seedStatus(st), b.stateStyle(st)})
 	} else {
 		meta = append(meta, seg{edgeMetrics(n.step), s.Metric.Render})
 	}
@@ -172,7 +173,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 		if l := c.NeighborNode.Label(); l != "" {
 			lseg = append(lseg, seg{" " + l, s.Loser.Render})
 		}
-		lseg = append(lseg, seg{"  T=" + num(c.TransferEnergy, 4) + "  " + fateText(o), s.Loser.Render})
+		lseg = append(lseg, seg{"  T=" + render.Num(c.TransferEnergy) + "  " + fateText(o), s.Loser.Render})
 		b.add(rowKey{seed: st.seed.NodeID, id: n.node.ID, loser: i}, true, lseg...)
 	}
 }
@@ -217,12 +218,15 @@ func edgeMetrics(s *retriever.Step) string {
 		return ""
 	}
 	return fmt.Sprintf("T=%s w=%s tag_sim=%s d=%d",
-		num(s.TransferEnergy, 4), num(s.Weight, 3), num(s.TagSim, 3), s.Degree)
+		render.Num(s.TransferEnergy), render.Num(s.Weight), render.Num(s.TagSim), s.Degree)
 }
 
-// num formats v with at most digits significant digits.
-func num(v float64, digits int) string {
-	return fmt.Sprintf("%.*g", digits, v)
+// exactNum writes a number the user typed as it is (the shortest form that
+// reads back the same), where rounding it would hide the value: the score
+// editor and its messages. Everything the algorithm computed goes through
+// render.Num.
+func exactNum(v float64) string {
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // shortText is a node's display text on one line, cut to treeTextWidth
