@@ -36,6 +36,7 @@ var allowedImports = map[string][]string{
 	"internal/naive":               {"graph", "graph/apoc", "retriever", "retriever/activation"},
 	"internal/randgraph":           {"graph/apoc"},
 	"internal/neo4jtest":           {},
+	"internal/golden":              {},
 	"internal/cli":                 nil, // the wiring: anything
 	"":                             {"internal/cli"},
 }

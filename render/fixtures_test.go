@@ -1,50 +1,21 @@
 package render
 
 import (
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	goldenfile "github.com/memoria-graph/memoria/internal/golden"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/<name>.golden, or rewrites the file when
-// the test runs with -update.
+// golden compares got with testdata/<name>.golden (internal/golden; -update
+// rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./render/ -update to create it)", err)
-	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < max(len(gl), len(wl)); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs at line %d:\n got: %q\nwant: %q\n(run go test ./render/ -update to accept)", path, i+1, g, w)
-			}
-		}
-		t.Fatalf("%s differs", path)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name+".golden"), got)
 }
 
 func node(id, label string, props map[string]any) graph.Node {

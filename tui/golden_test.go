@@ -1,44 +1,22 @@
 package tui
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	goldenfile "github.com/memoria-graph/memoria/internal/golden"
+
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
-// updating reports whether -update was given. The flag itself is
-// registered by charmbracelet/x/exp/golden (imported through teatest).
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// golden compares got with testdata/name.golden (rewritten with -update).
+// golden compares got with testdata/name.golden (internal/golden; -update
+// rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	// trailing spaces are kept: they are part of the layout
-	if updating() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./tui -run %s -update)", err, t.Name())
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name+".golden"), got)
 }
 
 // fixTimes replaces the run times shown (they vary) with 3 ms.
@@ -58,11 +36,18 @@ func goldenHarness(t *testing.T, w, ht int) *harness {
 	return h
 }
 
+// checkSize checks that view fills a w×h terminal exactly: h lines, each w
+// cells wide (ANSI styles do not count).
 func checkSize(t *testing.T, view string, w, h int) {
 	t.Helper()
 	lines := strings.Split(view, "\n")
 	if len(lines) != h {
 		t.Errorf("view has %d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if got := ansi.StringWidth(l); got != w {
+			t.Errorf("view line %d is %d cells wide, want %d: %q", i+1, got, w, l)
+		}
 	}
 }
 

@@ -2,17 +2,16 @@ package cli
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/memoria-graph/memoria/internal/golden"
+
 	"github.com/memoria-graph/memoria/graph/apoc"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/demo.cypher from the embedded demo graph")
 
 const demoCypherPath = "../../testdata/demo.cypher"
 
@@ -59,18 +58,7 @@ func TestDemoCypherUpToDate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if *update {
-		if err := os.WriteFile(demoCypherPath, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	file, err := os.ReadFile(demoCypherPath)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/cli -run TestDemoCypherUpToDate -update)", err)
-	}
-	if string(file) != out {
-		t.Fatalf("testdata/demo.cypher is stale: run go test ./internal/cli -run TestDemoCypherUpToDate -update")
-	}
+	golden.Check(t, demoCypherPath, out)
 	var idx, nodes, rels int
 	for _, l := range strings.Split(out, "\n") {
 		switch {
