@@ -289,3 +289,25 @@ func (b Backend) ExpandFrontier(ctx context.Context, req activation.ExpandReques
 	activation.SortTiedEdges(out)
 	return out, nil
 }
+
+// Run explores one seed with rt through its public streaming API and
+// returns the seed's result and its level events in order (what the
+// agreement tests compare with Explore), or Explore's error for a seed it
+// refuses.
+func Run(ctx context.Context, rt *activation.Retriever, seed retriever.Seed, query []string) (retriever.Result, []activation.LevelEvent, error) {
+	ch, err := rt.Explore(ctx, []retriever.Seed{seed}, query)
+	if err != nil {
+		return retriever.Result{}, nil, err
+	}
+	var levels []activation.LevelEvent
+	var res retriever.Result
+	for ev := range ch {
+		switch ev.Kind {
+		case activation.EventLevel:
+			levels = append(levels, *ev.Level)
+		case activation.EventResult:
+			res = *ev.Result
+		}
+	}
+	return res, levels, nil
+}

@@ -50,12 +50,10 @@ func TestMemoryEngineAgainstNaive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var levels []activation.LevelEvent
-		got := rt.ExploreSeed(context.Background(), seed, tags, func(ev activation.Event) {
-			if ev.Kind == activation.EventLevel {
-				levels = append(levels, *ev.Level)
-			}
-		})
+		got, levels, err := naive.Run(context.Background(), rt, seed, tags)
+		if err != nil {
+			t.Fatal(err)
+		}
 		paths += len(got.Paths)
 		if msg := naive.Diff(got, levels, naive.Explore(ng, seed, tags, cfg)); msg != "" {
 			t.Fatalf("iter %d seed %+v tags %v cfg %+v: %s", iter, seed, tags, cfg, msg)

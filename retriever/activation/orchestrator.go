@@ -99,7 +99,7 @@ func (g *Retriever) Explore(ctx context.Context, seeds []retriever.Seed, queryTa
 				}
 			}
 			start := time.Now()
-			res := g.ExploreSeed(ctx, seed, tags, func(ev Event) { ev.Elapsed = time.Since(start); emit(ev) })
+			res := g.exploreSeed(ctx, seed, tags, func(ev Event) { ev.Elapsed = time.Since(start); emit(ev) })
 			emit(Event{Kind: EventResult, Result: &res, Elapsed: time.Since(start)})
 		}()
 	}
@@ -128,10 +128,10 @@ func (g *Retriever) ExploreAll(ctx context.Context, seeds []retriever.Seed, quer
 	return results, nil
 }
 
-// ExploreSeed explores one seed synchronously, calling emit (if not nil) for
+// exploreSeed explores one seed synchronously, calling emit (if not nil) for
 // its EventSeed and EventLevel events, and returns its result. queryTags
 // must be normalised.
-func (g *Retriever) ExploreSeed(ctx context.Context, seed retriever.Seed, queryTags []string, emit func(Event)) (res retriever.Result) {
+func (g *Retriever) exploreSeed(ctx context.Context, seed retriever.Seed, queryTags []string, emit func(Event)) (res retriever.Result) {
 	if emit == nil {
 		emit = func(Event) {}
 	}

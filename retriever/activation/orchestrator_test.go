@@ -347,12 +347,10 @@ func TestAgainstNaive(t *testing.T) {
 		seed := retriever.Seed{NodeID: id, Score: float64(1+r.Intn(4)) / 4}
 
 		want := naive.Explore(g, seed, q, cfg)
-		var levels []activation.LevelEvent
-		got := mustNew(t, naive.Backend{G: g}, cfg).ExploreSeed(context.Background(), seed, q, func(ev activation.Event) {
-			if ev.Kind == activation.EventLevel {
-				levels = append(levels, *ev.Level)
-			}
-		})
+		got, levels, err := naive.Run(context.Background(), mustNew(t, naive.Backend{G: g}, cfg), seed, q)
+		if err != nil {
+			t.Fatal(err)
+		}
 		paths += len(got.Paths)
 		if msg := naive.Diff(got, levels, want); msg != "" {
 			t.Fatalf("iter %d seed %v cfg %+v tags %v: %s", iter, seed, cfg, q, msg)
@@ -365,8 +363,9 @@ func TestAgainstNaive(t *testing.T) {
 }
 
 // TestCancelDuringBackoff: a transient failure starts a backoff of an hour;
-// cancelling the context ends the wait at once and the seed reports
-// cancelled after exactly one call (no retry was attempted).
+// cancelling the context ends the wait at once: the event channel closes,
+// any result delivered says cancelled, and there was exactly one call (no
+// retry was attempted).
 func TestCancelDuringBackoff(t *testing.T) {
 	f := &flaky{Backend: naive.Backend{G: chain()}, err: graph.Transient(errors.New("reset"))}
 	f.n.Store(100)
@@ -375,18 +374,29 @@ func TestCancelDuringBackoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan retriever.Result)
-	go func() { done <- g.ExploreSeed(ctx, retriever.Seed{NodeID: "S", Score: 1}, nil, nil) }()
+	ch, err := g.Explore(ctx, []retriever.Seed{{NodeID: "S", Score: 1}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for f.calls.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	cancel()
-	select {
-	case res := <-done:
-		if res.TerminatedReason != retriever.TerminatedCancelled || f.calls.Load() != 1 {
-			t.Errorf("reason %s after %d calls, want cancelled after 1", res.TerminatedReason, f.calls.Load())
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				if n := f.calls.Load(); n != 1 {
+					t.Errorf("%d calls, want 1", n)
+				}
+				return
+			}
+			if ev.Kind == activation.EventResult && ev.Result.TerminatedReason != retriever.TerminatedCancelled {
+				t.Errorf("reason %s, want cancelled", ev.Result.TerminatedReason)
+			}
+		case <-deadline:
+			t.Fatal("cancel did not end the backoff")
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("cancel did not end the backoff")
 	}
 }

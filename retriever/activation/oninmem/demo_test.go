@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/internal/naive"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
@@ -33,7 +34,7 @@ type scenario struct {
 	cfg  func(*activation.Params)
 }
 
-func (s scenario) run(t *testing.T, g *inmem.Graph) (retriever.Result, []*activation.LevelEvent) {
+func (s scenario) run(t *testing.T, g *inmem.Graph) (retriever.Result, []activation.LevelEvent) {
 	t.Helper()
 	cfg := activation.DefaultParams()
 	if s.cfg != nil {
@@ -43,12 +44,10 @@ func (s scenario) run(t *testing.T, g *inmem.Graph) (retriever.Result, []*activa
 	if err != nil {
 		t.Fatal(err)
 	}
-	var levels []*activation.LevelEvent
-	res := r.ExploreSeed(context.Background(), s.seed, retriever.NormalizeTags(s.tags), func(ev activation.Event) {
-		if ev.Kind == activation.EventLevel {
-			levels = append(levels, ev.Level)
-		}
-	})
+	res, levels, err := naive.Run(context.Background(), r, s.seed, s.tags)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return res, levels
 }
 
@@ -102,7 +101,7 @@ func TestDemoScenarioA(t *testing.T) {
 	if got := res.Paths[0].Steps[0].TransferEnergy; math.Abs(got-0.85*0.82/2*7/24) > 1e-15 {
 		t.Errorf("N2006→N2003 T = %v, want 0.85 × 0.82 / 2 × 7/24", got)
 	}
-	fate := func(l *activation.LevelEvent) []string {
+	fate := func(l activation.LevelEvent) []string {
 		var out []string
 		for _, o := range l.Outcomes {
 			out = append(out, o.Candidate.ParentID+">"+o.Candidate.NeighborNode.ID+":"+string(o.Fate)+o.ClaimedBy)
