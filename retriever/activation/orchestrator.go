@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -201,6 +202,9 @@ func (g *Retriever) exploreSeed(ctx context.Context, seed retriever.Seed, queryT
 			cands, err = conn.ExpandFrontier(ctx, req)
 			return err
 		})
+		if err == nil {
+			err = checkFinite(cands)
+		}
 		if err != nil {
 			// Paths still growing are not complete; keep only those that are.
 			fail(err)
@@ -218,6 +222,20 @@ func (g *Retriever) exploreSeed(ctx context.Context, seed retriever.Seed, queryT
 	}
 	completed = append(completed, finalizeRemaining(frontier)...)
 	return finish(retriever.TerminatedMaxDepth)
+}
+
+// checkFinite refuses a candidate whose transfer energy is not a finite
+// number (weights near the largest double overflow a hop or two later): it
+// would poison every comparison after it and cannot be written as JSON.
+// The error names the edge and the arithmetic (docs/ALGORITHM.md rule 1).
+func checkFinite(cands []Candidate) error {
+	for _, c := range cands {
+		if t := c.TransferEnergy; math.IsInf(t, 0) || math.IsNaN(t) {
+			return fmt.Errorf("edge %q → %q (%s): transfer energy T = R × w / √d × tag_sim = %g × %g / √%d × %g is not a finite number",
+				c.ParentID, c.NeighborNode.ID, c.Edge.Type, c.Activation, EffectiveWeight(c.Edge), c.Degree, c.TagSim)
+		}
+	}
+	return nil
 }
 
 // retry runs fn through the one retry loop (internal/retry) with the run's

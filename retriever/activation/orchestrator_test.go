@@ -2,6 +2,7 @@ package activation_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand"
@@ -398,5 +399,29 @@ func TestCancelDuringBackoff(t *testing.T) {
 		case <-deadline:
 			t.Fatal("cancel did not end the backoff")
 		}
+	}
+}
+
+// TestOverflowingEnergyIsAnError: S —1e308→ A —1e308→ B. With R = 1 and
+// no query tags (tag_sim 1): T(S→A) = 1 × 1e308 / √1 × 1 = 1e308, still a
+// double; T(A→B) = 1e308 × 1e308 / √2 × 1 overflows to +Inf. The seed must
+// end in error naming the edge A → B and the arithmetic, keep no path
+// (S→A was still growing), and the result must still encode as JSON.
+func TestOverflowingEnergyIsAnError(t *testing.T) {
+	g := &naive.Graph{}
+	for _, id := range []string{"S", "A", "B"} {
+		g.Nodes = append(g.Nodes, naive.Node{ID: id, HasID: true, Labels: []string{"Event"}, Props: map[string]any{"id": id}})
+	}
+	g.Edges = append(g.Edges, naive.Edge{From: 0, To: 1, Type: "RELATES", Weight: w(1e308)}, naive.Edge{From: 1, To: 2, Type: "RELATES", Weight: w(1e308)})
+	res, _, err := naive.Run(context.Background(), mustNew(t, naive.Backend{G: g}, activation.DefaultParams()), retriever.Seed{NodeID: "S", Score: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TerminatedReason != retriever.TerminatedError || !strings.Contains(res.Error, `edge "A" → "B" (RELATES)`) ||
+		!strings.Contains(res.Error, "1e+308 × 1e+308 / √2 × 1 is not a finite number") || len(res.Paths) != 0 {
+		t.Fatalf("reason %s, error %q, %d paths", res.TerminatedReason, res.Error, len(res.Paths))
+	}
+	if _, err := json.Marshal(res); err != nil {
+		t.Fatalf("the result does not encode: %v", err)
 	}
 }
