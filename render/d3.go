@@ -10,6 +10,9 @@ import (
 type D3Graph struct {
 	Nodes []D3Node `json:"nodes"`
 	Links []D3Link `json:"links"`
+	// FailedSeeds lists the seeds whose exploration ended in error: their
+	// paths are missing or incomplete. Omitted when every seed succeeded.
+	FailedSeeds []FailedSeed `json:"failed_seeds,omitempty"`
 }
 
 // D3Node is one distinct node.
@@ -101,6 +104,7 @@ func ToD3(results ...retriever.Result) D3Graph {
 			}
 		}
 	}
+	g.FailedSeeds = FailedSeeds(results...)
 	return g
 }
 

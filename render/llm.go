@@ -61,11 +61,14 @@ func llmNode(n graph.Node) string {
 	}
 }
 
-// Text is the context as one block: the path strings one per line, a line
+// Text is the context as one block: first a line per seed that ended in
+// error ("Seed N1 FAILED (error: "…"): its paths are missing or
+// incomplete."), then the path strings one per line, a line
 // "Graph (D3 JSON):", then the graph as JSON indented by two spaces, ending
 // with a newline. HTML characters are not escaped in the JSON.
 func (c LLMContext) Text() string {
 	var b bytes.Buffer
+	b.WriteString(FailedSeedText("", c.Graph.FailedSeeds))
 	for _, p := range c.Paths {
 		b.WriteString(p)
 		b.WriteByte('\n')

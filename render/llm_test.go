@@ -1,11 +1,13 @@
 package render
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/retriever"
 )
 
 // TestLLMContextMinimal is docs/EXPORTS.md test B.2, the to_llm_context minimal
@@ -159,5 +161,34 @@ func TestNodeTextAndTruncate(t *testing.T) {
 		if got := Truncate(c.s, c.w); got != c.want {
 			t.Errorf("Truncate(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
 		}
+	}
+}
+
+// TestFailedSeedsAreMarked: minimalResult ended in error ("neo4j: gone")
+// beside a seed S9 that was not found and missingWeightResult, which
+// finished.
+//
+// Expected: the LLM text starts with
+// `Seed S1 FAILED (error: "neo4j: gone"): its paths are missing or incomplete.`
+// before its path line; the D3 graph carries failed_seeds [{"id":"S1",
+// "error":"neo4j: gone"}]; with no failure, the key is absent from the JSON.
+// Why: docs/EXPORTS.md "Failed seeds": a partial answer must say so in every
+// format; a not-found seed is an answer (no paths), not a failure.
+func TestFailedSeedsAreMarked(t *testing.T) {
+	failed := minimalResult()
+	failed.TerminatedReason, failed.Error = retriever.TerminatedError, "neo4j: gone"
+	nf := retriever.Result{Seed: retriever.Seed{NodeID: "S9", Score: 0.7}, TerminatedReason: retriever.TerminatedSeedNotFound, Paths: []retriever.Path{}}
+	text := ToLLMContext(failed, nf, missingWeightResult()).Text()
+	want := "Seed S1 FAILED (error: \"neo4j: gone\"): its paths are missing or incomplete.\nPath 1: [Seed S1]"
+	if !strings.HasPrefix(text, want) {
+		t.Errorf("LLM text starts %q, want %q", text[:min(len(text), 120)], want)
+	}
+	g := ToD3(failed, nf, missingWeightResult())
+	if !reflect.DeepEqual(g.FailedSeeds, []FailedSeed{{ID: "S1", Error: "neo4j: gone"}}) {
+		t.Errorf("FailedSeeds = %+v", g.FailedSeeds)
+	}
+	b, err := json.Marshal(ToD3(missingWeightResult()))
+	if err != nil || strings.Contains(string(b), "failed_seeds") {
+		t.Errorf("a graph without failures encodes as %s (%v)", b, err)
 	}
 }

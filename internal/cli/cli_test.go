@@ -160,7 +160,8 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"explore"}, "--seed"},
 		{[]string{"explore", "--seed", "N2006=0"}, "score"},
-		{[]string{"explore", "--seed", "N2006=abc"}, `"abc" is not a number`},
+		{[]string{"explore", "--seed", "N2006=1.5"}, "score must be a finite number in (0, 1], got 1.5"},
+		{[]string{"explore", "--seed", "N2006=1e999"}, "is not a number"},
 		{[]string{"explore", "--seed", "=0.5"}, "empty node id"},
 		{[]string{"explore", "--seed", "N2006", "--format", "xml"}, `"xml"`},
 		{[]string{"explore", "--seed", "N2006", "--max-depth", "13"}, "max_depth"},

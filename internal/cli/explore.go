@@ -16,7 +16,12 @@ const exploreUsage = `Usage: memoria explore [source flags] --seed ID[=SCORE]...
 
 Runs the Activation Energy retriever from each seed and prints the result.
 A missing SCORE means 1.0. An unknown seed is a result (seed_not_found),
-not an error.
+not an error. A seed whose exploration fails (the server died, a number
+overflowed) is marked as failed in every format, the other results are
+still printed, and the exit code is 1.
+
+Exit codes: 0 every seed explored; 1 a seed failed, or the graph could not
+be opened or read; 2 a mistake in the command line; 130 interrupted.
 
 Formats:
   json    one RetrievalResult per line, printed as each seed finishes
@@ -95,13 +100,26 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 	switch format {
 	case "d3":
 		enc.SetIndent("", "  ")
-		return enc.Encode(render.ToD3(results...))
+		werr = enc.Encode(render.ToD3(results...))
 	case "llm":
-		_, err := fmt.Fprintln(out, render.ToLLMContext(results...).Text())
-		return err
+		_, werr = fmt.Fprintln(out, render.ToLLMContext(results...).Text())
 	case "cypher":
-		_, err := fmt.Fprint(out, render.BrowserScript(render.DebugCypherAll(results...)))
-		return err
+		_, werr = fmt.Fprint(out, render.FailedSeedText("// ", render.FailedSeeds(results...))+render.BrowserScript(render.DebugCypherAll(results...)))
 	}
-	return nil
+	if werr != nil {
+		return werr
+	}
+	return failedSeedsError(results)
+}
+
+// failedSeedsError is nil when no seed ended in error, else an error (exit
+// code 1) naming how many did and the first one's error. The results were
+// printed before it, each failed one marked in its format.
+func failedSeedsError(results []retriever.Result) error {
+	failed := render.FailedSeeds(results...)
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("explore: %d of %d seeds ended in error (results printed above are partial); first, seed %s: %s",
+		len(failed), len(results), render.DisplayID(failed[0].ID), failed[0].Error)
 }

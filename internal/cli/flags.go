@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -50,7 +51,7 @@ type seedList []retriever.Seed
 
 func (s *seedList) String() string { return "" }
 
-// Set parses ID[=SCORE]; the score follows the last '=' and defaults to 1.
+// Set parses ID[=SCORE] (ParseSeed).
 func (s *seedList) Set(v string) error {
 	seed, err := ParseSeed(v)
 	if err != nil {
@@ -60,18 +61,23 @@ func (s *seedList) Set(v string) error {
 	return nil
 }
 
-// ParseSeed parses ID[=SCORE] with a default score of 1.0.
+// scoreSyntax is a decimal number as a person types one: 0.85, 1, .5, 1e-3.
+var scoreSyntax = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// ParseSeed parses ID[=SCORE]. The text after the last '=' is the score
+// only when it is written as a decimal number; otherwise the whole text is
+// the id and the score is 1.0 ("id=with=eq" is the id "id=with=eq"). The id
+// is taken as written, spaces included: ids are data. To seed an id that
+// itself ends in "=<number>", give the score explicitly ("a=1=0.5").
 func ParseSeed(v string) (retriever.Seed, error) {
 	id, score := v, 1.0
-	if i := strings.LastIndexByte(v, '='); i >= 0 {
-		id = v[:i]
-		f, err := strconv.ParseFloat(strings.TrimSpace(v[i+1:]), 64)
+	if i := strings.LastIndexByte(v, '='); i >= 0 && scoreSyntax.MatchString(v[i+1:]) {
+		f, err := strconv.ParseFloat(v[i+1:], 64)
 		if err != nil {
-			return retriever.Seed{}, fmt.Errorf("seed %q: score %q is not a number", v, v[i+1:])
+			return retriever.Seed{}, fmt.Errorf("seed %q: score %q is not a number: %w", v, v[i+1:], err)
 		}
-		score = f
+		id, score = v[:i], f
 	}
-	id = strings.TrimSpace(id)
 	if id == "" {
 		return retriever.Seed{}, fmt.Errorf("seed %q has an empty node id", v)
 	}

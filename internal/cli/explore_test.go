@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/internal/neo4jtest"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+)
+
+// overflowGraph is S —1e308→ A —1e308→ B: T(S→A) = 1 × 1e308 / √1 × 1 =
+// 1e308, still a double, and T(A→B) = 1e308 × 1e308 / √2 × 1 overflows,
+// so seed S ends in error (docs/ALGORITHM.md rule 1). Seed Z has no edge
+// and succeeds with no path.
+const overflowGraph = `{"type":"node","id":"0","labels":["Event"],"properties":{"id":"S"}}
+{"type":"node","id":"1","labels":["Event"],"properties":{"id":"A"}}
+{"type":"node","id":"2","labels":["Event"],"properties":{"id":"B"}}
+{"type":"node","id":"3","labels":["Event"],"properties":{"id":"Z"}}
+{"type":"relationship","id":"0","label":"RELATES","properties":{"weight":1e308},"start":{"id":"0","labels":["Event"]},"end":{"id":"1","labels":["Event"]}}
+{"type":"relationship","id":"1","label":"RELATES","properties":{"weight":1e308},"start":{"id":"1","labels":["Event"]},"end":{"id":"2","labels":["Event"]}}
+`
+
+// TestExploreFailedSeedExitsOne: with seeds S (fails: its T overflows at
+// depth 2) and Z (succeeds, no path), every format prints both results,
+// marks S as failed, and explore exits 1 saying "1 of 2 seeds ended in
+// error" and naming the edge.
+//
+// Expected marks: json and tree carry terminated_reason "error" / a header
+// ending "error"; llm starts with `Seed S FAILED`; d3 has "failed_seeds";
+// cypher has a comment naming the failed seed.
+// Why: docs/EXPORTS.md "Failed seeds" — a partial answer says so in every
+// format, and the exit code lets a script tell.
+func TestExploreFailedSeedExitsOne(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "overflow.jsonl")
+	if err := os.WriteFile(p, []byte(overflowGraph), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	marks := map[string]string{
+		"json":   `"terminated_reason":"error"`,
+		"tree":   "seed S R=1: 0 paths, max depth 0, error",
+		"llm":    `Seed S FAILED (error: "edge \"A\" → \"B\" (RELATES)`,
+		"d3":     `"failed_seeds": [`,
+		"cypher": `// Seed S FAILED (error: "edge \"A\" → \"B\" (RELATES)`,
+	}
+	for format, mark := range marks {
+		code, out, errs := run(t, "explore", "--graph", p, "--seed", "S", "--seed", "Z", "--format", format)
+		if code != 1 {
+			t.Errorf("%s: exit %d, want 1 (stderr %s)", format, code, errs)
+		}
+		if !strings.Contains(out, mark) {
+			t.Errorf("%s: output lacks %q:\n%s", format, mark, out)
+		}
+		if !strings.Contains(errs, "explore: 1 of 2 seeds ended in error") || !strings.Contains(errs, `edge "A" → "B" (RELATES)`) {
+			t.Errorf("%s: stderr %q", format, errs)
+		}
+	}
+	if code, _, errs := run(t, "explore", "--graph", p, "--seed", "Z"); code != 0 {
+		t.Errorf("a seed without failure: exit %d (%s)", code, errs)
+	}
+}
+
+// TestExploreServerKilledExitsOne: on a real Neo4j holding the demo graph,
+// the source is connected, then the server is killed, then two seeds
+// (N2006 and N2003) are explored with no retries. Each seed's first query
+// finds no server, so both end in error; explore prints both results
+// (json, terminated_reason "error") and returns the error that Main turns
+// into exit code 1 (TestExploreFailedSeedExitsOne checks that mapping),
+// saying "2 of 2 seeds ended in error".
+func TestExploreServerKilledExitsOne(t *testing.T) {
+	srv := neo4jtest.New(t, neo4jtest.Own())
+	mustLoad(t, srv)
+	ctx := context.Background()
+	src, err := neo4jdb.Connect(ctx, neo4jdb.Settings{URI: srv.URI, Username: srv.Username, Password: srv.Password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close(ctx)
+	backend, err := backendFor(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := activation.New(backend, activation.DefaultParams(), activation.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err = explore(ctx, r, []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "N2003", Score: 1}}, nil, "json", &out)
+	if err == nil || !strings.Contains(err.Error(), "explore: 2 of 2 seeds ended in error") {
+		t.Fatalf("explore returned %v", err)
+	}
+	if n := strings.Count(out.String(), `"terminated_reason":"error"`); n != 2 {
+		t.Errorf("%d results marked error, want 2:\n%s", n, out.String())
+	}
+}
+
+// TestParseSeedTakesIDsAsWritten: the text after the last '=' is a score
+// only when it is a decimal number; ids keep their spaces.
+//
+// Expected: "N2006=0.85" → (N2006, 0.85); "id=with=eq" → ("id=with=eq", 1)
+// (the suffix "eq" is no number); "a=1=0.5" → ("a=1", 0.5); " N2006 " →
+// (" N2006 ", 1) — spaces kept; "x=.5" → (x, 0.5); "x=2e-1" → (x, 0.2);
+// "k=v=inf" → ("k=v=inf", 1) (inf is not written as a decimal).
+// Why: ids are data (docs/ARCHITECTURE.md, untrusted text); a seed id that
+// contains '=' or spaces must still be reachable.
+func TestParseSeedTakesIDsAsWritten(t *testing.T) {
+	for in, want := range map[string]retriever.Seed{
+		"N2006=0.85": {NodeID: "N2006", Score: 0.85},
+		"id=with=eq": {NodeID: "id=with=eq", Score: 1},
+		"a=1=0.5":    {NodeID: "a=1", Score: 0.5},
+		" N2006 ":    {NodeID: " N2006 ", Score: 1},
+		"x=.5":       {NodeID: "x", Score: 0.5},
+		"x=2e-1":     {NodeID: "x", Score: 0.2},
+		"k=v=inf":    {NodeID: "k=v=inf", Score: 1},
+	} {
+		got, err := ParseSeed(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSeed(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+}
