@@ -27,7 +27,7 @@ var allowedImports = map[string][]string{
 	"retriever":                    {"graph"},
 	"retriever/activation":         {"graph", "retriever", "internal/retry"},
 	"retriever/activation/oninmem": {"graph", "graph/inmem", "retriever/activation"},
-	"retriever/activation/onneo4j": {"graph", "graph/neo4jdb", "retriever/activation"},
+	"retriever/activation/onneo4j": {"graph", "graph/neo4jdb", "retriever/activation", "internal/cypherlit"},
 	"render":                       {"graph", "retriever", "retriever/activation", "internal/cypherlit"},
 	"keymap":                       {},
 	"tui":                          {"graph", "retriever", "retriever/activation", "render", "keymap"},

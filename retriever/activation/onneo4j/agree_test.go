@@ -42,7 +42,8 @@ const agreeGraphs = 60
 // edges whose EdgeKey is equal too, such as an integer weight 1 next to a
 // float 1.0, are compared as a multiset). The naive reference
 // (internal/naive) must agree on the paths and on every level's
-// candidates and fates too.
+// candidates and fates too. Neo4j runs both ways: the fast path (New: id
+// indexes and element ids) and the specification's Cypher (NewSeedCypher).
 func TestEnginesAgree(t *testing.T) {
 	d := sharedDriver(t)
 	start := time.Now()
@@ -68,19 +69,26 @@ func TestEnginesAgree(t *testing.T) {
 		if msg := compareExpand(t, New(src), oninmem.New(mem), req); msg != "" {
 			t.Fatalf("graph %d: ExpandFrontier %+v: %s", i, req, msg)
 		}
+		if msg := compareExpand(t, NewSeedCypher(src), oninmem.New(mem), req); msg != "" {
+			t.Fatalf("graph %d: the seed's Cypher: ExpandFrontier %+v: %s", i, req, msg)
+		}
 
 		for run := 0; run < 3; run++ {
 			cfg, seeds, tags := randomExploration(r, g, opt)
 			where := fmt.Sprintf("graph %d (%d nodes, %d rels) run %d cfg %+v seeds %v tags %q", i, len(g.Nodes), len(g.Rels), run, cfg, seeds, tags)
 			r1, l1 := exploreWithLevels(t, New(src), cfg, seeds, tags)
 			r2, l2 := exploreWithLevels(t, oninmem.New(mem), cfg, seeds, tags)
+			r3, l3 := exploreWithLevels(t, NewSeedCypher(src), cfg, seeds, tags)
 			explorations += len(seeds)
 			for k := range seeds {
-				if r1[k].Error != "" {
-					t.Fatalf("%s: neo4j: %s", where, r1[k].Error)
+				if r1[k].Error != "" || r3[k].Error != "" {
+					t.Fatalf("%s: neo4j: %s %s", where, r1[k].Error, r3[k].Error)
 				}
 				if msg := compareResults(r1[k], r2[k], l1[k], l2[k]); msg != "" {
-					t.Fatalf("%s, seed %s: neo4j and inmem differ: %s", where, seeds[k].NodeID, msg)
+					t.Fatalf("%s, seed %s: neo4j (fast path) and inmem differ: %s", where, seeds[k].NodeID, msg)
+				}
+				if msg := compareResults(r3[k], r2[k], l3[k], l2[k]); msg != "" {
+					t.Fatalf("%s, seed %s: neo4j (the seed's Cypher) and inmem differ: %s", where, seeds[k].NodeID, msg)
 				}
 				nr := naive.Explore(ng, seeds[k], retriever.NormalizeTags(tags), cfg)
 				if msg := naive.Diff(r1[k], l1[k], nr); msg != "" {

@@ -1,9 +1,50 @@
 package onneo4j
 
+import (
+	"strings"
+
+	"github.com/memoria-graph/memoria/internal/cypherlit"
+)
+
 // SeedQuery is the seed lookup of docs/ALGORITHM.md ("The Cypher"),
 // unchanged from the specification: the seed node by its application id.
+// Without a label it reads every node (an AllNodesScan).
 const SeedQuery = `MATCH (n {id: $node_id})
 RETURN properties(n) AS data, labels(n) AS labels`
+
+// seedScanQuery is SeedQuery returning the node's element id too: the fast
+// path's fallback for a node no id index covers.
+const seedScanQuery = SeedQuery + `, elementId(n) AS element_id`
+
+// SeedIndexQuery is the fast path's seed lookup (docs/ALGORITHM.md,
+// "Indexes"): the node by id among the labels that have an id index, which
+// Neo4j plans as a union of index seeks. It returns what SeedQuery returns
+// for such a node, plus its element id.
+func SeedIndexQuery(labels []string) string {
+	return `MATCH (n) WHERE n.id = $node_id AND (` + labelDisjunction("n", labels) + `)
+RETURN properties(n) AS data, labels(n) AS labels, elementId(n) AS element_id`
+}
+
+// resolveIndexQuery and resolveScanQuery find the element ids of frontier
+// nodes the expander has not seen (a caller that builds its own frontier).
+func resolveIndexQuery(labels []string) string {
+	return `UNWIND $ids AS id
+MATCH (n) WHERE n.id = id AND (` + labelDisjunction("n", labels) + `)
+RETURN id, elementId(n) AS element_id`
+}
+
+const resolveScanQuery = `UNWIND $ids AS id
+MATCH (n {id: id})
+RETURN id, elementId(n) AS element_id`
+
+// labelDisjunction is `v:L1 OR v:L2 ...` with each label quoted.
+func labelDisjunction(v string, labels []string) string {
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = v + ":" + cypherlit.QuoteName(l)
+	}
+	return strings.Join(parts, " OR ")
+}
 
 // ExpandQuery is docs/ALGORITHM.md "The Cypher", the batched frontier expansion, with two
 // deliberate changes and two guards:
@@ -72,3 +113,23 @@ RETURN parent_id,
        tag_sim,
        transfer_energy
 ORDER BY parent_id, transfer_energy DESC, neighbor_id`
+
+// byIDMatch is the line of ExpandQuery that finds each frontier node by its
+// id property: without a label, a scan of every node per frontier node.
+const byIDMatch = "MATCH (current {id: f.node_id})\n"
+
+// FastExpandQuery is ExpandQuery with each frontier node addressed by its
+// element id (a NodeByElementIdSeek, one database hit, whatever the size of
+// the graph) and the element id of each neighbour returned, to address it at
+// the next level. Everything between is ExpandQuery's text, so the two
+// return the same rows for the same frontier.
+var FastExpandQuery = mustReplace(mustReplace(ExpandQuery,
+	byIDMatch, "MATCH (current) WHERE elementId(current) = f.element_id\n"),
+	"       transfer_energy\nORDER BY", "       transfer_energy,\n       elementId(neighbor)   AS neighbor_element_id\nORDER BY")
+
+func mustReplace(s, old, new string) string {
+	if strings.Count(s, old) != 1 {
+		panic("onneo4j: the query text to replace is not there once: " + old)
+	}
+	return strings.Replace(s, old, new, 1)
+}

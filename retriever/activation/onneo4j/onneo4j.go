@@ -6,7 +6,9 @@ package onneo4j
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -15,16 +17,50 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
-// Neo4j is the Activation Energy expansion over a Neo4j database: it runs
-// SeedQuery and ExpandQuery (cypher_neo4j.go), one round trip per level,
-// each in a read transaction of the exploration's own session. It is safe
-// for concurrent use; each Open gets its own session.
-type Neo4j struct{ src *neo4jdb.Source }
+// Neo4j is the Activation Energy expansion over a Neo4j database, one round
+// trip per level, each in a read transaction of the exploration's own
+// session. It is safe for concurrent use; each Open gets its own session.
+//
+// New gives the fast path: the seed is found through the id indexes
+// (SeedIndexQuery; a scan only for a node no index covers) and every level
+// addresses its frontier by element id (FastExpandQuery). NewSeedCypher
+// runs the specification's queries as docs/ALGORITHM.md gives them
+// (SeedQuery, ExpandQuery), which find every node by scanning. Both return
+// the same results.
+type Neo4j struct {
+	src  *neo4jdb.Source
+	fast bool
 
-// NewNeo4j returns the expansion over src.
-func New(src *neo4jdb.Source) *Neo4j { return &Neo4j{src: src} }
+	mu       sync.Mutex
+	coverage *neo4jdb.IDCoverage // read once, by the first exploration
+
+	// trace, when set (by tests), sees every query an expander runs.
+	trace func(query string, params map[string]any)
+}
+
+// New returns the fast expansion over src.
+func New(src *neo4jdb.Source) *Neo4j { return &Neo4j{src: src, fast: true} }
+
+// NewSeedCypher returns the expansion that runs the specification's queries.
+func NewSeedCypher(src *neo4jdb.Source) *Neo4j { return &Neo4j{src: src} }
 
 var _ activation.Backend = (*Neo4j)(nil)
+
+// Coverage returns which labels have an id index (read from the server once
+// and kept; the fast path looks seeds up through them).
+func (n *Neo4j) Coverage(ctx context.Context) (neo4jdb.IDCoverage, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.coverage != nil {
+		return *n.coverage, nil
+	}
+	c, err := n.src.IDCoverage(ctx)
+	if err != nil {
+		return c, err
+	}
+	n.coverage = &c
+	return c, nil
+}
 
 // Open returns an activation.Expander holding one read session, for one seed
 // exploration; release closes the session.
@@ -33,32 +69,127 @@ func (n *Neo4j) Open(ctx context.Context) (activation.Expander, func(context.Con
 		return nil, nil, err
 	}
 	s := n.src.OpenSession(ctx)
-	return &neo4jExpander{sess: s, expandQuery: ExpandQuery, extras: true}, s.Close, nil
+	if !n.fast {
+		return &neo4jExpander{sess: s, expandQuery: ExpandQuery, extras: true, trace: n.trace}, s.Close, nil
+	}
+	return &neo4jExpander{sess: s, expandQuery: FastExpandQuery, extras: true, backend: n, elements: map[string][]string{}, trace: n.trace}, s.Close, nil
 }
 
 // neo4jExpander serves one exploration over one session. Tests build one
 // with the specification's verbatim expansion (expandQuery, extras false:
 // it returns no degree and tag_sim) to show where memoria departs from it.
+// On the fast path (elements not nil) it remembers the element id of every
+// node it has returned, to address it when it is on a frontier.
 type neo4jExpander struct {
 	sess        *neo4jdb.Session
 	expandQuery string
 	extras      bool
+
+	trace    func(query string, params map[string]any)
+	backend  *Neo4j              // its Coverage says which labels have an id index
+	indexed  []string            // those labels, read by the first FetchSeed
+	elements map[string][]string // node id → element ids; nil for the seed's Cypher
 }
 
-// FetchSeed runs SeedQuery.
+func (c *neo4jExpander) fast() bool { return c.elements != nil }
+
+// FetchSeed finds the seed: by SeedQuery, or on the fast path through the
+// id indexes and, when they do not hold it, by a scan.
 func (c *neo4jExpander) FetchSeed(ctx context.Context, nodeID string) (graph.Node, bool, error) {
-	recs, err := c.sess.Collect(ctx, SeedQuery, map[string]any{"node_id": nodeID})
+	if !c.fast() {
+		recs, err := c.collect(ctx, SeedQuery, map[string]any{"node_id": nodeID})
+		if err != nil {
+			return graph.Node{}, false, err
+		}
+		return neo4jdb.OneNode(recs, nodeID)
+	}
+	if err := c.readCoverage(ctx); err != nil {
+		return graph.Node{}, false, err
+	}
+	params := map[string]any{"node_id": nodeID}
+	var recs []*neo4j.Record
+	var err error
+	if len(c.indexed) > 0 {
+		if recs, err = c.collect(ctx, SeedIndexQuery(c.indexed), params); err != nil {
+			return graph.Node{}, false, err
+		}
+	}
+	if len(recs) == 0 {
+		if recs, err = c.collect(ctx, seedScanQuery, params); err != nil {
+			return graph.Node{}, false, err
+		}
+	}
+	n, found, err := neo4jdb.OneNode(recs, nodeID)
+	if err != nil || !found {
+		return n, found, err
+	}
+	eid, err := neo4jdb.Column[string](recs[0], "element_id")
 	if err != nil {
 		return graph.Node{}, false, err
 	}
-	return neo4jdb.OneNode(recs, nodeID)
+	c.elements[nodeID] = []string{eid}
+	return n, true, nil
+}
+
+// readCoverage learns which labels have an id index (once per backend).
+func (c *neo4jExpander) readCoverage(ctx context.Context) error {
+	cov, err := c.backend.Coverage(ctx)
+	c.indexed = cov.Indexed
+	return err
+}
+
+// resolve finds the element ids of the frontier nodes not yet seen: through
+// the id indexes first, then by a scan for the rest.
+func (c *neo4jExpander) resolve(ctx context.Context, ids []string) error {
+	if err := c.readCoverage(ctx); err != nil {
+		return err
+	}
+	queries := []string{resolveScanQuery}
+	if len(c.indexed) > 0 {
+		queries = []string{resolveIndexQuery(c.indexed), resolveScanQuery}
+	}
+	for _, q := range queries {
+		var missing []string
+		for _, id := range ids {
+			if _, ok := c.elements[id]; !ok {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		recs, err := c.collect(ctx, q, map[string]any{"ids": missing})
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			id, err := neo4jdb.Column[string](r, "id")
+			if err != nil {
+				return err
+			}
+			eid, err := neo4jdb.Column[string](r, "element_id")
+			if err != nil {
+				return err
+			}
+			c.elements[id] = append(c.elements[id], eid)
+		}
+	}
+	return nil
 }
 
 // expandParams are ExpandQuery's parameters, named as in the specification.
-func expandParams(req activation.ExpandRequest) map[string]any {
-	frontier := make([]any, len(req.Frontier))
-	for i, f := range req.Frontier {
-		frontier[i] = map[string]any{"node_id": f.NodeID, "activation": f.Activation}
+// With elements (the fast path) each frontier entry carries an element id
+// too, one entry per element id of the node.
+func expandParams(req activation.ExpandRequest, elements map[string][]string) map[string]any {
+	frontier := make([]any, 0, len(req.Frontier))
+	for _, f := range req.Frontier {
+		if elements == nil {
+			frontier = append(frontier, map[string]any{"node_id": f.NodeID, "activation": f.Activation})
+			continue
+		}
+		for _, eid := range elements[f.NodeID] {
+			frontier = append(frontier, map[string]any{"node_id": f.NodeID, "element_id": eid, "activation": f.Activation})
+		}
 	}
 	tags := req.QueryTags
 	if tags == nil {
@@ -80,7 +211,16 @@ func (c *neo4jExpander) ExpandFrontier(ctx context.Context, req activation.Expan
 	if len(req.Frontier) == 0 {
 		return []activation.Candidate{}, nil
 	}
-	recs, err := c.sess.Collect(ctx, c.expandQuery, expandParams(req))
+	if c.fast() {
+		ids := make([]string, len(req.Frontier))
+		for i, f := range req.Frontier {
+			ids[i] = f.NodeID
+		}
+		if err := c.resolve(ctx, ids); err != nil {
+			return nil, err
+		}
+	}
+	recs, err := c.collect(ctx, c.expandQuery, expandParams(req, c.elements))
 	if err != nil {
 		return nil, err
 	}
@@ -96,10 +236,28 @@ func (c *neo4jExpander) ExpandFrontier(ctx context.Context, req activation.Expan
 		if err != nil {
 			return nil, err
 		}
+		if c.fast() {
+			if err := c.remember(rec, cand.NeighborNode.ID); err != nil {
+				return nil, err
+			}
+		}
 		out = append(out, cand)
 	}
 	activation.SortTiedEdges(out)
 	return out, nil
+}
+
+// remember keeps the element id of a candidate's neighbour (once per
+// element id: parallel edges return a neighbour on several rows).
+func (c *neo4jExpander) remember(rec *neo4j.Record, id string) error {
+	eid, err := neo4jdb.Column[string](rec, "neighbor_element_id")
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(c.elements[id], eid) {
+		c.elements[id] = append(c.elements[id], eid)
+	}
+	return nil
 }
 
 func parseCandidate(rec *neo4j.Record, acts map[string]float64, extras bool) (activation.Candidate, error) {
@@ -146,4 +304,12 @@ func parseCandidate(rec *neo4j.Record, acts map[string]float64, extras bool) (ac
 		}
 	}
 	return cand, nil
+}
+
+// collect runs one query of the exploration in the session.
+func (c *neo4jExpander) collect(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {
+	if c.trace != nil {
+		c.trace(query, params)
+	}
+	return c.sess.Collect(ctx, query, params)
 }

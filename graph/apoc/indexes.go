@@ -1,0 +1,22 @@
+package apoc
+
+// IndexStatements returns, for each label, the statement that creates its
+// id index (docs/ALGORITHM.md, "Indexes"), named by IndexNames, names
+// back-quoted only where Cypher needs it:
+//
+//	CREATE INDEX idx_event_id IF NOT EXISTS FOR (n:Event) ON (n.id)
+//
+// without a trailing semicolon. The Cypher script, `memoria load` and the
+// advice memoria gives for a database whose labels lack an index all use it.
+func IndexStatements(labels []string) []string {
+	out := make([]string, len(labels))
+	for i, name := range IndexNames(labels) {
+		b := append([]byte("CREATE INDEX "), nil...)
+		b = appendName(b, name)
+		b = append(b, " IF NOT EXISTS FOR (n:"...)
+		b = appendName(b, labels[i])
+		b = append(b, ") ON (n.id)"...)
+		out[i] = string(b)
+	}
+	return out
+}

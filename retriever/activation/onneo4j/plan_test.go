@@ -1,0 +1,155 @@
+package onneo4j
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+)
+
+// scans are the plan operators that read every node (or every node of a
+// label): what the fast path must never run.
+var scans = []string{"AllNodesScan", "NodeByLabelScan"}
+
+// planOperators EXPLAINs query with params (nothing runs) and returns the
+// names of its plan's operators, "@neo4j" suffixes cut.
+func planOperators(t *testing.T, d neo4j.DriverWithContext, query string, params map[string]any) []string {
+	t.Helper()
+	ctx := context.Background()
+	s := d.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead})
+	defer s.Close(ctx)
+	res, err := s.Run(ctx, "EXPLAIN "+query, params)
+	if err != nil {
+		t.Fatalf("EXPLAIN %s: %v", query, err)
+	}
+	sum, err := res.Consume(ctx)
+	if err != nil {
+		t.Fatalf("EXPLAIN %s: %v", query, err)
+	}
+	var ops []string
+	var walk func(p neo4j.Plan)
+	walk = func(p neo4j.Plan) {
+		op, _, _ := strings.Cut(p.Operator(), "@")
+		ops = append(ops, op)
+		for _, c := range p.Children() {
+			walk(c)
+		}
+	}
+	walk(sum.Plan())
+	return ops
+}
+
+func hasScan(ops []string) bool {
+	return slices.ContainsFunc(ops, func(op string) bool { return slices.Contains(scans, op) })
+}
+
+// TestFastPathPlansNoScan runs the demo graph's scenarios (docs/DEMO_GRAPH.md
+// A, B1, B2, B3, the cycle seed T4001 and a missing-free set of five seeds,
+// MAX_DEPTH 5) on the fast path, loaded by `memoria load` with its id
+// indexes, records every query the explorations sent with its parameters,
+// and EXPLAINs each on the server: no plan may hold an AllNodesScan or a
+// NodeByLabelScan. Every seed has an indexed label, so the scan fallback
+// must never have run; the seed lookup and the level query must both have
+// run (at least 6 and 10 times). As a control, the specification's
+// SeedQuery and ExpandQuery, EXPLAINed with the same parameters, do scan:
+// the check can fail.
+func TestFastPathPlansNoScan(t *testing.T) {
+	src := demoSource(t)
+	b := New(src)
+	type sent struct {
+		query  string
+		params map[string]any
+	}
+	var queries []sent
+	b.trace = func(q string, p map[string]any) { queries = append(queries, sent{q, p}) }
+	cfg := activation.DefaultParams()
+	cfg.MinActivation = 0.001
+	for _, seeds := range [][]retriever.Seed{
+		{{NodeID: "N2006", Score: 0.85}},
+		{{NodeID: "T3000", Score: 0.9}},
+		{{NodeID: "T4001", Score: 1}},
+		{{NodeID: "N2006", Score: 1}, {NodeID: "N2003", Score: 0.5}, {NodeID: "T3000", Score: 0.7}, {NodeID: "P5001", Score: 0.6}, {NodeID: "N2010", Score: 0.9}},
+	} {
+		// One seed at a time, so that trace (not synchronised) sees one
+		// goroutine.
+		for _, s := range seeds {
+			res, err := mustRetriever(t, b, cfg).ExploreAll(context.Background(), []retriever.Seed{s}, []string{"campaign", "stockout"})
+			if err != nil || res[0].Error != "" || res[0].TerminatedReason == retriever.TerminatedSeedNotFound {
+				t.Fatalf("seed %s: %v %s %s", s.NodeID, err, res[0].TerminatedReason, res[0].Error)
+			}
+		}
+	}
+	d := src.Driver()
+	var seedLookups, levels int
+	for _, q := range queries {
+		switch {
+		case q.query == seedScanQuery || q.query == resolveScanQuery:
+			t.Errorf("the scan fallback ran for %v although every label is indexed", q.params)
+		case strings.HasPrefix(q.query, "MATCH (n) WHERE n.id = $node_id"):
+			seedLookups++
+		case q.query == FastExpandQuery:
+			levels++
+		}
+		if ops := planOperators(t, d, q.query, q.params); hasScan(ops) {
+			t.Errorf("the plan of\n%s\nscans: %v", q.query, ops)
+		}
+	}
+	if seedLookups < 6 || levels < 10 {
+		t.Errorf("%d seed lookups and %d level queries recorded; want at least 6 and 10", seedLookups, levels)
+	}
+	for _, q := range queries {
+		if q.query == FastExpandQuery {
+			if ops := planOperators(t, d, ExpandQuery, q.params); !hasScan(ops) {
+				t.Errorf("control: the seed's ExpandQuery plans without a scan: %v", ops)
+			}
+			break
+		}
+	}
+	if ops := planOperators(t, d, SeedQuery, map[string]any{"node_id": "N2006"}); !hasScan(ops) {
+		t.Errorf("control: the seed's SeedQuery plans without a scan: %v", ops)
+	}
+}
+
+// TestUnindexedLabelFallsBack: the demo graph plus a node (:Orphan {id:
+// "O1"}) related to N2006 by RELATES (w 0.5), created without an index.
+// IDCoverage lists Orphan as unindexed and its notice carries the statement
+// that fixes it (CREATE INDEX idx_orphan_id IF NOT EXISTS FOR (n:Orphan) ON
+// (n.id)); exploring from O1 still finds it (by the scan fallback) and gives
+// the same result as the seed's Cypher: O1 → N2006 with T = 1 × 0.5 / √1 ×
+// 1 = 0.5 (no query tags, so tag_sim 1), then onwards as on the memory
+// engine.
+func TestUnindexedLabelFallsBack(t *testing.T) {
+	src := demoSource(t)
+	loaded = "" // the graph is changed below
+	ctx := context.Background()
+	if _, err := neo4j.ExecuteQuery(ctx, src.Driver(), `MATCH (s {id: "N2006"}) CREATE (:Orphan {id: "O1"})-[:RELATES {weight: 0.5}]->(s)`, nil, neo4j.EagerResultTransformer); err != nil {
+		t.Fatal(err)
+	}
+	cov, err := New(src).Coverage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cov.Unindexed, []string{"Orphan"}) || !strings.Contains(cov.Notice(), "CREATE INDEX idx_orphan_id IF NOT EXISTS FOR (n:Orphan) ON (n.id)") {
+		t.Errorf("coverage %+v, notice %q", cov, cov.Notice())
+	}
+	seed := []retriever.Seed{{NodeID: "O1", Score: 1}}
+	fast, err := mustRetriever(t, New(src), activation.DefaultParams()).ExploreAll(ctx, seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := mustRetriever(t, NewSeedCypher(src), activation.DefaultParams()).ExploreAll(ctx, seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fast[0].SeedNode == nil || len(fast[0].Paths) == 0 || fast[0].Paths[0].Steps[0].ToNode.ID != "N2006" || fast[0].Paths[0].Steps[0].TransferEnergy != 0.5 {
+		t.Fatalf("fast path from O1: %+v", fast[0])
+	}
+	if msg := compareResults(fast[0], spec[0], nil, nil); msg != "" {
+		t.Errorf("fast path and the seed's Cypher differ: %s", msg)
+	}
+}
