@@ -33,10 +33,16 @@ check:
 neo4j-launcher:
 	bash testdata/neo4j/launcher.sh build
 
-## neo4j: run a Neo4j 5 on loopback in the foreground (prints its bolt:// URI; auth off)
+## neo4j: run a Neo4j 5 on loopback in the foreground for people (prints its bolt:// URI; auth off), sized
+## for a graph of 10^5-10^6 nodes: NEO4J_PAGECACHE should hold the store (a 1M-edge graph is ~0.8 GB on disk),
+## NEO4J_HEAP the queries; NEO4J_DATA=DIR keeps the database between runs. The test servers stay small.
 NEO4J_FLAGS ?= --port 7687
+NEO4J_PAGECACHE ?= 1g
+NEO4J_HEAP ?= 2g
+NEO4J_DATA ?=
 neo4j:
-	bash testdata/neo4j/launcher.sh run $(NEO4J_FLAGS)
+	NEO4J_LAUNCHER_JAVA_OPTS="-Xms$(NEO4J_HEAP) -Xmx$(NEO4J_HEAP) -XX:+UseG1GC -XX:+DisplayVMOutputToStderr" \
+	  bash testdata/neo4j/launcher.sh run --pagecache $(NEO4J_PAGECACHE) $(if $(NEO4J_DATA),--data $(NEO4J_DATA)) $(NEO4J_FLAGS)
 
 ## tmux-story: drive the real binary in tmux through the explorer story
 tmux-story:

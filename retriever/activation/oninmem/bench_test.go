@@ -4,18 +4,17 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/metrics"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/internal/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
@@ -24,71 +23,12 @@ import (
 const (
 	benchNodes = 100_000
 	benchRels  = 1_000_000
-	benchVocab = 50
 )
 
-var benchLabels = []string{"UserRequest", "UserPreference", "AgentAnswer", "AgentAction", "Event", "DataSource"}
+func benchTag(i int) string { return randgraph.ScaleTag(i) }
 
-func benchTag(i int) string { return fmt.Sprintf("topic_%02d", i) }
-
-// genAPOC writes a deterministic random graph as APOC JSON lines: n nodes
-// (application ids N000000...) and m RELATES relationships. One endpoint of
-// each relationship is uniform, the other is drawn with density ∝ x^-0.6
-// over a shuffled node order (index = n·u^2.5), so degrees follow a
-// power-law-like tail (the largest hub has about 1% of all relationships).
-// Weights are uniform in [0.25, 1] with two decimals; each relationship
-// has 0–4 tags (duplicates possible) from a vocabulary of benchVocab,
-// skewed towards the first ones (index = vocab·u²).
-func genAPOC(n, m int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	hubs := r.Perm(n)
-	b := make([]byte, 0, n*110+m*180)
-	for i := 0; i < n; i++ {
-		b = append(b, `{"type":"node","id":"`...)
-		b = strconv.AppendInt(b, int64(i), 10)
-		b = append(b, `","labels":["`...)
-		b = append(b, benchLabels[r.IntN(len(benchLabels))]...)
-		b = append(b, `"],"properties":{"id":"N`...)
-		b = fmt.Appendf(b, "%06d", i)
-		b = append(b, `","text":"memory `...)
-		b = strconv.AppendInt(b, int64(i), 10)
-		b = append(b, ` about `...)
-		b = append(b, benchTag(r.IntN(benchVocab))...)
-		b = append(b, ` and what followed from it"}}`...)
-		b = append(b, '\n')
-	}
-	for j := 0; j < m; j++ {
-		a := r.IntN(n)
-		h := hubs[int(float64(n)*math.Pow(r.Float64(), 2.5))]
-		if r.IntN(2) == 0 {
-			a, h = h, a
-		}
-		w := math.Round((0.25+0.75*r.Float64())*100) / 100
-		b = append(b, `{"type":"relationship","id":"`...)
-		b = strconv.AppendInt(b, int64(j), 10)
-		b = append(b, `","label":"RELATES","properties":{"tags":[`...)
-		for k := r.IntN(5); k > 0; k-- {
-			b = append(b, '"')
-			b = append(b, benchTag(int(benchVocab*math.Pow(r.Float64(), 2)))...)
-			b = append(b, '"')
-			if k > 1 {
-				b = append(b, ',')
-			}
-		}
-		b = append(b, `],"weight":`...)
-		b = strconv.AppendFloat(b, w, 'f', -1, 64)
-		if w == math.Trunc(w) {
-			b = append(b, ".0"...)
-		}
-		b = append(b, `},"start":{"id":"`...)
-		b = strconv.AppendInt(b, int64(a), 10)
-		b = append(b, `","labels":["Memory"]},"end":{"id":"`...)
-		b = strconv.AppendInt(b, int64(h), 10)
-		b = append(b, `","labels":["Memory"]}}`...)
-		b = append(b, '\n')
-	}
-	return b
-}
+// genAPOC is the benchmark graph (internal/randgraph.Scale, hub power 2.5).
+func genAPOC(n, m int, seed uint64) []byte { return randgraph.Scale(n, m, 2.5, seed) }
 
 // benchFile writes the benchmark graph to a temporary file once; the
 // bytes are not kept, so they do not weigh on the heap of other benchmarks.

@@ -1,0 +1,77 @@
+package randgraph
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+)
+
+// ScaleVocab is the number of distinct tags Scale draws from.
+const ScaleVocab = 50
+
+var scaleLabels = []string{"UserRequest", "UserPreference", "AgentAnswer", "AgentAction", "Event", "DataSource"}
+
+// ScaleTag is the i-th tag of Scale's vocabulary: topic_00, topic_01, ...
+func ScaleTag(i int) string { return fmt.Sprintf("topic_%02d", i) }
+
+// Scale writes a deterministic random graph as APOC JSON lines, for
+// benchmarks: n nodes (application ids N000000..., one of the six memory
+// labels each) and m RELATES relationships. One endpoint of each
+// relationship is uniform, the other is drawn over a shuffled node order at
+// index n·u^hubPower, so degrees follow a power-law-like tail: with
+// hubPower 2.5 the largest hub has about 1% of all relationships' hub ends
+// ((1/n)^(1/2.5) of them), with 2 about 0.3%.
+// Weights are uniform in [0.25, 1] with two decimals; each relationship
+// has 0–4 tags (duplicates possible) from a vocabulary of ScaleVocab,
+// skewed towards the first ones (index = vocab·u²).
+func Scale(n, m int, hubPower float64, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	hubs := r.Perm(n)
+	b := make([]byte, 0, n*110+m*180)
+	for i := 0; i < n; i++ {
+		b = append(b, `{"type":"node","id":"`...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, `","labels":["`...)
+		b = append(b, scaleLabels[r.IntN(len(scaleLabels))]...)
+		b = append(b, `"],"properties":{"id":"N`...)
+		b = fmt.Appendf(b, "%06d", i)
+		b = append(b, `","text":"memory `...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, ` about `...)
+		b = append(b, ScaleTag(r.IntN(ScaleVocab))...)
+		b = append(b, ` and what followed from it"}}`...)
+		b = append(b, '\n')
+	}
+	for j := 0; j < m; j++ {
+		a := r.IntN(n)
+		h := hubs[int(float64(n)*math.Pow(r.Float64(), hubPower))]
+		if r.IntN(2) == 0 {
+			a, h = h, a
+		}
+		w := math.Round((0.25+0.75*r.Float64())*100) / 100
+		b = append(b, `{"type":"relationship","id":"`...)
+		b = strconv.AppendInt(b, int64(j), 10)
+		b = append(b, `","label":"RELATES","properties":{"tags":[`...)
+		for k := r.IntN(5); k > 0; k-- {
+			b = append(b, '"')
+			b = append(b, ScaleTag(int(ScaleVocab*math.Pow(r.Float64(), 2)))...)
+			b = append(b, '"')
+			if k > 1 {
+				b = append(b, ',')
+			}
+		}
+		b = append(b, `],"weight":`...)
+		b = strconv.AppendFloat(b, w, 'f', -1, 64)
+		if w == math.Trunc(w) {
+			b = append(b, ".0"...)
+		}
+		b = append(b, `},"start":{"id":"`...)
+		b = strconv.AppendInt(b, int64(a), 10)
+		b = append(b, `","labels":["Memory"]},"end":{"id":"`...)
+		b = strconv.AppendInt(b, int64(h), 10)
+		b = append(b, `","labels":["Memory"]}}`...)
+		b = append(b, '\n')
+	}
+	return b
+}

@@ -1,0 +1,166 @@
+package onneo4j
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/graph/neo4jload"
+	"github.com/memoria-graph/memoria/internal/neo4jtest"
+	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+)
+
+// EnvBenchData names a directory where BenchmarkNeo4jScale keeps its
+// loaded databases between runs (one subdirectory per graph), so a run does
+// not reload a million relationships; unset, each run loads into a
+// temporary directory.
+const EnvBenchData = "MEMORIA_BENCH_DATA"
+
+// BenchmarkNeo4jScale is docs/ALGORITHM.md's fast path against the
+// specification's Cypher on graphs of real size, in one run, on a server
+// with `make neo4j`'s settings (1 GB page cache, 2 GB heap, full JIT):
+//
+//   - uniform: internal/randgraph.Scale, 100k nodes, 1M RELATES (hub power
+//     2.5: the largest hub about 1% of the relationships);
+//   - hubs: 100k nodes, 200k RELATES, hub power 2 (hubs of several hundred,
+//     like a real memory graph's).
+//
+// It explores the same 5 seeds (default thresholds, 2 query tags) with
+// both, checks they give the same paths, and reports the fast path's p50
+// and spread over 15 runs, the seed's Cypher's p50 over 3, their ratio,
+// and the fast path's p50 again after 200,000 unconnected nodes were added
+// (then removed). ns/op is one fast exploration.
+func BenchmarkNeo4jScale(b *testing.B) {
+	for _, g := range []struct {
+		name string
+		n, m int
+		hub  float64
+	}{{"uniform", 100_000, 1_000_000, 2.5}, {"hubs", 100_000, 200_000, 2}} {
+		b.Run(g.name, func(b *testing.B) { benchScale(b, g.name, g.n, g.m, g.hub) })
+	}
+}
+
+func benchScale(b *testing.B, name string, n, m int, hub float64) {
+	dir := os.Getenv(EnvBenchData)
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	srv := neo4jtest.New(b, neo4jtest.WithDataDir(filepath.Join(dir, name)), neo4jtest.WithPageCache("1g"),
+		neo4jtest.WithHeap("2g"), neo4jtest.WithPersonSettings(), neo4jtest.WithStartTimeout(10*time.Minute))
+	ctx := context.Background()
+	src, err := neo4jdb.Connect(ctx, neo4jdb.Settings{URI: srv.URI, Username: srv.Username, Password: srv.Password})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close(ctx)
+	if nodes, rels, err := src.Counts(ctx); err != nil || nodes != int64(n) || rels != int64(m) {
+		g, err := apoc.Parse(bytes.NewReader(randgraph.Scale(n, m, hub, 1)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		if _, err := neo4jload.Load(ctx, src, g, neo4jload.LoadOptions{Wipe: true}); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%s: loaded %d nodes and %d relationships in %v", name, n, m, time.Since(t0).Round(time.Second))
+	}
+
+	r := rand.New(rand.NewPCG(7, 7))
+	seeds := make([]retriever.Seed, 5)
+	for i := range seeds {
+		seeds[i] = retriever.Seed{NodeID: fmt.Sprintf("N%06d", r.IntN(n)), Score: 0.95 - 0.05*float64(i)}
+	}
+	tags := []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
+	fast := mustRetriever(b, New(src), activation.DefaultParams())
+	spec := mustRetriever(b, NewSeedCypher(src), activation.DefaultParams())
+	run := func(rt *activation.Retriever) ([]retriever.Result, time.Duration) {
+		t0 := time.Now()
+		res, err := rt.ExploreAll(ctx, seeds, tags)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range res {
+			if r.TerminatedReason == retriever.TerminatedError || r.TerminatedReason == retriever.TerminatedSeedNotFound {
+				b.Fatalf("seed %s: %s %s", r.Seed.NodeID, r.TerminatedReason, r.Error)
+			}
+		}
+		return res, time.Since(t0)
+	}
+	p50 := func(rt *activation.Retriever, k int) (median, lo, hi time.Duration) {
+		ds := make([]time.Duration, k)
+		for i := range ds {
+			_, ds[i] = run(rt)
+		}
+		slices.Sort(ds)
+		return ds[k/2], ds[0], ds[k-1]
+	}
+	fr, _ := run(fast) // warm both up, and check they agree
+	sr, _ := run(spec)
+	for i := range fr {
+		if msg := compareResults(fr[i], sr[i], nil, nil); msg != "" {
+			b.Fatalf("seed %s: the fast path and the seed's Cypher differ: %s", seeds[i].NodeID, msg)
+		}
+	}
+	hops := 0
+	for _, r := range fr {
+		for _, p := range r.Paths {
+			hops += p.Len()
+		}
+	}
+	fastP50, fastLo, fastHi := p50(fast, 15)
+	specP50, specLo, specHi := p50(spec, 3)
+
+	addUnconnected(b, srv, 200_000)
+	grownP50, _, _ := p50(fast, 15)
+	removeUnconnected(b, srv)
+
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.Logf("%s: fast p50 %.1f ms [%.1f–%.1f], seed's Cypher p50 %.0f ms [%.0f–%.0f], %.0f× faster; +200k nodes: fast p50 %.1f ms (%.2f×); %d hops",
+		name, ms(fastP50), ms(fastLo), ms(fastHi), ms(specP50), ms(specLo), ms(specHi), ms(specP50)/ms(fastP50), ms(grownP50), ms(grownP50)/ms(fastP50), hops)
+	b.ResetTimer()
+	for b.Loop() {
+		run(fast)
+	}
+	b.ReportMetric(ms(fastP50), "fast-p50-ms")
+	b.ReportMetric(ms(specP50), "seed-cypher-p50-ms")
+	b.ReportMetric(ms(specP50)/ms(fastP50), "speedup-x")
+	b.ReportMetric(ms(grownP50)/ms(fastP50), "growth-x")
+}
+
+// addUnconnected adds k nodes (:Event {id: "U<i>"}) with no relationship,
+// in batches of 10,000; removeUnconnected deletes them again.
+func addUnconnected(b *testing.B, srv *neo4jtest.Server, k int) {
+	d := srv.Driver(b)
+	for i := 0; i < k; i += 10_000 {
+		if _, err := neo4j.ExecuteQuery(context.Background(), d, `UNWIND range($from, $to) AS i CREATE (:Event {id: 'U' + toString(i)})`,
+			map[string]any{"from": i, "to": min(i+10_000, k) - 1}, neo4j.EagerResultTransformer); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func removeUnconnected(b *testing.B, srv *neo4jtest.Server) {
+	d := srv.Driver(b)
+	for {
+		res, err := neo4j.ExecuteQuery(context.Background(), d, `MATCH (n:Event) WHERE n.id STARTS WITH 'U' WITH n LIMIT 10000 DELETE n RETURN count(*) AS c`,
+			nil, neo4j.EagerResultTransformer)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c, _ := res.Records[0].Get("c"); c.(int64) == 0 {
+			return
+		}
+	}
+}

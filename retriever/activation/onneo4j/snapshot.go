@@ -1,0 +1,293 @@
+package onneo4j
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/retriever/activation"
+)
+
+// adjacencyQuery reads, for each frontier node addressed by element id,
+// its RELATES degree and every RELATES relationship with the neighbour at
+// its other end, whatever the thresholds: what a Snapshot needs to answer
+// any later expansion of that node by itself. A node without relationships
+// still gives one row (a null neighbour), so that it is known to have none.
+const adjacencyQuery = `UNWIND $frontier AS f
+MATCH (current) WHERE elementId(current) = f.element_id
+WITH current, f.node_id AS parent_id, COUNT { (current)-[:RELATES]-() } AS degree
+OPTIONAL MATCH (current)-[r:RELATES]-(neighbor)
+RETURN parent_id, degree,
+       properties(neighbor) AS neighbor_data,
+       labels(neighbor)     AS neighbor_labels,
+       neighbor.id          AS neighbor_id,
+       elementId(neighbor)  AS neighbor_element_id,
+       properties(r)        AS edge_data`
+
+// Snapshot is the part of a Neo4j graph explorations have read: every node
+// that has been on a frontier, with its degree and all its RELATES
+// relationships (properties and neighbours), as read from the server
+// (docs/ALGORITHM.md, "Replaying from a snapshot"). As an
+// activation.Backend it answers a level from what it holds and asks the
+// server, in one round trip per level, only for the frontier nodes it
+// lacks; the candidates it computes are the ones FastExpandQuery would
+// return (the rules of docs/ALGORITHM.md evaluated in the Cypher's order,
+// like the memory engine). A threshold, tag or score change that stays
+// inside the explored part is then replayed with no round trip. Reset
+// forgets it all. It is safe for concurrent use.
+type Snapshot struct {
+	fast *Neo4j // seed lookups and element-id resolution
+
+	mu      sync.Mutex
+	nodes   map[string]*snapNode // by node id: nodes whose adjacency is held
+	seeds   map[string]seedEntry // seeds found, by id
+	taken   time.Time            // when the first node was read (zero when empty)
+	fetched int                  // frontier nodes read from the server, ever
+}
+
+type seedEntry struct {
+	node graph.Node
+	eid  string
+}
+
+type snapNode struct {
+	degree int64
+	edges  []snapEdge
+}
+
+type snapEdge struct {
+	neighbor graph.Node
+	nid      any // the neighbour's id property as stored (nil, or not a string, is handled as the query does)
+	eid      string
+	props    map[string]any
+}
+
+// NewSnapshot returns an empty snapshot of src.
+func NewSnapshot(src *neo4jdb.Source) *Snapshot {
+	return &Snapshot{fast: New(src), nodes: map[string]*snapNode{}, seeds: map[string]seedEntry{}}
+}
+
+var _ activation.Backend = (*Snapshot)(nil)
+
+// SnapshotStats describes a snapshot.
+type SnapshotStats struct {
+	Nodes   int       // frontier nodes held with their relationships
+	Taken   time.Time // when the oldest was read
+	Fetched int       // frontier nodes read from the server since New or Reset
+}
+
+// Stats returns the snapshot's size and age.
+func (s *Snapshot) Stats() SnapshotStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return SnapshotStats{Nodes: len(s.nodes), Taken: s.taken, Fetched: s.fetched}
+}
+
+// Reset forgets everything, so that the next explorations read the server
+// afresh.
+func (s *Snapshot) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nodes, s.seeds, s.taken, s.fetched = map[string]*snapNode{}, map[string]seedEntry{}, time.Time{}, 0
+}
+
+// Coverage is the id-index coverage of the source (see Neo4j.Coverage).
+func (s *Snapshot) Coverage(ctx context.Context) (neo4jdb.IDCoverage, error) {
+	return s.fast.Coverage(ctx)
+}
+
+// Open returns an expander over the snapshot with its own read session.
+func (s *Snapshot) Open(ctx context.Context) (activation.Expander, func(context.Context) error, error) {
+	e, release, err := s.fast.Open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &snapExpander{snap: s, server: e.(*neo4jExpander)}, release, nil
+}
+
+// snapExpander serves one exploration from the snapshot, reading what it
+// lacks through server (whose element-id map it shares).
+type snapExpander struct {
+	snap   *Snapshot
+	server *neo4jExpander
+}
+
+// FetchSeed answers from the seeds the snapshot has found, else looks the
+// seed up on the server (SeedIndexQuery) and keeps it. A seed that was not
+// found is asked again next time.
+func (e *snapExpander) FetchSeed(ctx context.Context, nodeID string) (graph.Node, bool, error) {
+	e.snap.mu.Lock()
+	se, ok := e.snap.seeds[nodeID]
+	e.snap.mu.Unlock()
+	if ok {
+		e.server.elements[nodeID] = []string{se.eid}
+		return se.node, true, nil
+	}
+	n, found, err := e.server.FetchSeed(ctx, nodeID)
+	if err != nil || !found {
+		return n, found, err
+	}
+	e.snap.mu.Lock()
+	e.snap.seeds[nodeID] = seedEntry{node: n, eid: e.server.elements[nodeID][0]}
+	e.snap.mu.Unlock()
+	return n, true, nil
+}
+
+// ExpandFrontier answers from the snapshot, first reading the adjacency of
+// the frontier nodes it lacks in one round trip.
+func (e *snapExpander) ExpandFrontier(ctx context.Context, req activation.ExpandRequest) ([]activation.Candidate, error) {
+	if len(req.Frontier) == 0 {
+		return []activation.Candidate{}, nil
+	}
+	if err := e.fill(ctx, req.Frontier); err != nil {
+		return nil, err
+	}
+	e.snap.mu.Lock()
+	defer e.snap.mu.Unlock()
+	var out []activation.Candidate
+	seen := map[string]bool{}
+	for _, f := range req.Frontier {
+		if seen[f.NodeID] { // a repeated frontier id: the query's acts map keeps the first
+			continue
+		}
+		seen[f.NodeID] = true
+		n := e.snap.nodes[f.NodeID]
+		for _, ed := range n.edges {
+			c, ok, err := replay(f, n.degree, ed, req)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, c)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b activation.Candidate) int {
+		if c := cmp.Compare(a.ParentID, b.ParentID); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.TransferEnergy, a.TransferEnergy); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.NeighborNode.ID, b.NeighborNode.ID)
+	})
+	activation.SortTiedEdges(out)
+	if out == nil {
+		out = []activation.Candidate{}
+	}
+	return out, nil
+}
+
+// replay is one row of FastExpandQuery computed from a held relationship:
+// the same filters (a neighbour with an id that is not visited), the same
+// checks (a weight that is a number, tags that are strings, a string id;
+// else the relationship is named in the error, as parseCandidate does) and
+// the same arithmetic (docs/ALGORITHM.md rules 1 to 3).
+func replay(f activation.FrontierInput, degree int64, ed snapEdge, req activation.ExpandRequest) (activation.Candidate, bool, error) {
+	if ed.nid == nil {
+		return activation.Candidate{}, false, nil
+	}
+	if id, ok := ed.nid.(string); ok {
+		if _, visited := req.Visited[id]; visited {
+			return activation.Candidate{}, false, nil
+		}
+	} else {
+		return activation.Candidate{}, false, fmt.Errorf("a RELATES neighbour of node %q has property id %s; node ids must be strings", f.NodeID, neo4jdb.Describe(ed.nid))
+	}
+	nid := ed.neighbor.ID
+	edge, err := neo4jdb.RelatesEdge(ed.props, f.NodeID, nid)
+	if err != nil {
+		return activation.Candidate{}, false, err
+	}
+	ts := activation.TagSim(edge.Tags, req.QueryTags, req.TagSimFloor)
+	t := activation.TransferEnergy(f.Activation, activation.EffectiveWeight(edge), degree, ts)
+	if !(t > req.MinActivation) {
+		return activation.Candidate{}, false, nil
+	}
+	return activation.Candidate{ParentID: f.NodeID, NeighborNode: ed.neighbor, Edge: edge, Activation: f.Activation,
+		Degree: degree, TagSim: ts, TransferEnergy: t}, true, nil
+}
+
+// fill reads the adjacency of the frontier nodes the snapshot lacks, in
+// one round trip.
+func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierInput) error {
+	e.snap.mu.Lock()
+	var missing []string
+	for _, f := range frontier {
+		if _, ok := e.snap.nodes[f.NodeID]; !ok && !slices.Contains(missing, f.NodeID) {
+			missing = append(missing, f.NodeID)
+		}
+	}
+	e.snap.mu.Unlock()
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := e.server.resolve(ctx, missing); err != nil {
+		return err
+	}
+	params := []any{}
+	for _, id := range missing {
+		for _, eid := range e.server.elements[id] {
+			params = append(params, map[string]any{"node_id": id, "element_id": eid})
+		}
+	}
+	recs, err := e.server.collect(ctx, adjacencyQuery, map[string]any{"frontier": params})
+	if err != nil {
+		return err
+	}
+	got := map[string]*snapNode{}
+	for _, rec := range recs {
+		parent, err := neo4jdb.Column[string](rec, "parent_id")
+		if err != nil {
+			return err
+		}
+		n := got[parent]
+		if n == nil {
+			deg, err := neo4jdb.Column[int64](rec, "degree")
+			if err != nil {
+				return err
+			}
+			n = &snapNode{degree: deg}
+			got[parent] = n
+		}
+		raw, _ := rec.Get("neighbor_id")
+		eid, _ := rec.Get("neighbor_element_id")
+		if eid == nil { // no relationship at all
+			continue
+		}
+		ed := snapEdge{nid: raw, eid: eid.(string)}
+		if id, ok := raw.(string); ok {
+			if ed.neighbor, err = neo4jdb.NodeFromRecord(rec, "neighbor_data", "neighbor_labels", id); err != nil {
+				return err
+			}
+			if !slices.Contains(e.server.elements[id], ed.eid) {
+				e.server.elements[id] = append(e.server.elements[id], ed.eid)
+			}
+		}
+		if ed.props, err = neo4jdb.Column[map[string]any](rec, "edge_data"); err != nil {
+			return fmt.Errorf("relationship (%s)-[:%s]-(%v): %w", strconv.Quote(parent), graph.Relates, raw, err)
+		}
+		n.edges = append(n.edges, ed)
+	}
+	e.snap.mu.Lock()
+	defer e.snap.mu.Unlock()
+	if e.snap.taken.IsZero() {
+		e.snap.taken = time.Now()
+	}
+	for id, n := range got {
+		e.snap.nodes[id] = n
+		e.snap.fetched++
+	}
+	for _, id := range missing {
+		if _, ok := e.snap.nodes[id]; !ok {
+			return fmt.Errorf("node %q is no longer in Neo4j (its element id did not resolve)", id)
+		}
+	}
+	return nil
+}

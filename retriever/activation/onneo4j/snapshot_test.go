@@ -1,0 +1,102 @@
+package onneo4j
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+)
+
+// TestSnapshotReplaysExactly: on 8 random graphs (internal/randgraph, as
+// in TestEnginesAgree: hubs, parallel edges, self-loops, missing and integer
+// weights, untagged edges, unlabelled nodes), 6 random explorations each
+// run on the fast path (the server answers every level) and through one
+// Snapshot kept across the 6 (so later runs are replayed, wholly or in
+// part, from what earlier ones read). Every result and every level event
+// must be identical (compareResults: paths, energies, fates, candidates in
+// order). Then the first exploration is run again through the snapshot: it
+// must read nothing from the server (Stats().Fetched unchanged) and still
+// equal the server's answer.
+func TestSnapshotReplaysExactly(t *testing.T) {
+	var replayed, explorations int
+	for i := 0; i < 8; i++ {
+		r := rand.New(rand.NewSource(int64(5000 + i)))
+		opt := randgraph.Random(r, 15, 150)
+		g := randgraph.Generate(r, opt)
+		src := graphSource(t, g)
+		snap := NewSnapshot(src)
+		type run struct {
+			cfg   activation.Params
+			seeds []retriever.Seed
+			tags  []string
+		}
+		var runs []run
+		for k := 0; k < 6; k++ {
+			cfg, seeds, tags := randomExploration(r, g, opt)
+			runs = append(runs, run{cfg, seeds, tags})
+		}
+		runs = append(runs, runs[0])
+		for k, ru := range runs {
+			before := snap.Stats().Fetched
+			want, wl := exploreWithLevels(t, New(src), ru.cfg, ru.seeds, ru.tags)
+			got, gl := exploreWithLevels(t, snap, ru.cfg, ru.seeds, ru.tags)
+			where := fmt.Sprintf("graph %d run %d cfg %+v seeds %v tags %q", i, k, ru.cfg, ru.seeds, ru.tags)
+			for s := range ru.seeds {
+				if want[s].Error != "" {
+					t.Fatalf("%s: server: %s", where, want[s].Error)
+				}
+				if msg := compareResults(got[s], want[s], gl[s], wl[s]); msg != "" {
+					t.Fatalf("%s, seed %s: snapshot and server differ: %s", where, ru.seeds[s].NodeID, msg)
+				}
+			}
+			explorations++
+			if snap.Stats().Fetched == before {
+				replayed++
+			}
+			if k == len(runs)-1 && snap.Stats().Fetched != before {
+				t.Errorf("%s: the repeated first run read %d nodes from the server", where, snap.Stats().Fetched-before)
+			}
+		}
+	}
+	t.Logf("%d explorations, %d replayed wholly from the snapshot", explorations, replayed)
+	if replayed < 8 {
+		t.Errorf("only %d explorations were replayed wholly", replayed)
+	}
+}
+
+// TestSnapshotDemoThresholdStep is the analyst's experiment on the demo
+// graph (docs/DEMO_GRAPH.md scenario A, seed N2006 R 0.85, its four tags):
+// explore at MIN_ACTIVATION 0.002, then step to 0.005 and back to 0.002.
+// The first run reads the frontier nodes from the server; the two steps are
+// replayed with no read (Fetched unchanged) and equal the server's answers:
+// at 0.005 the three paths of scenario A (N2006→N2003→N2001→N2010,
+// N2006→N2004→N2008, N2006→N2005).
+func TestSnapshotDemoThresholdStep(t *testing.T) {
+	src := demoSource(t)
+	snap := NewSnapshot(src)
+	seeds := []retriever.Seed{{NodeID: "N2006", Score: 0.85}}
+	cfg := activation.DefaultParams()
+	cfg.MinActivation = 0.002
+	exploreWithLevels(t, snap, cfg, seeds, tagsA)
+	read := snap.Stats().Fetched
+	if read == 0 {
+		t.Fatal("the first run read nothing")
+	}
+	for _, min := range []float64{0.005, 0.002} {
+		cfg.MinActivation = min
+		got, gl := exploreWithLevels(t, snap, cfg, seeds, tagsA)
+		want, wl := exploreWithLevels(t, New(src), cfg, seeds, tagsA)
+		if msg := compareResults(got[0], want[0], gl[0], wl[0]); msg != "" {
+			t.Errorf("MIN_ACTIVATION %v: %s", min, msg)
+		}
+		if n := snap.Stats().Fetched; n != read {
+			t.Errorf("MIN_ACTIVATION %v read %d more nodes", min, n-read)
+		}
+		if min == 0.005 && len(got[0].Paths) != 3 {
+			t.Errorf("MIN_ACTIVATION 0.005: %d paths, want 3", len(got[0].Paths))
+		}
+	}
+}
