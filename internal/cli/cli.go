@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 )
 
 // Env is what a command may touch of the outside world.
@@ -24,14 +25,43 @@ type Env struct {
 	PromptPassword func(prompt string) (string, error)
 }
 
-// Exit codes.
+// Exit codes. A signal ends memoria with the shell's 128 + its number:
+// Signalled.ExitCode.
 const (
 	ExitOK      = 0
 	ExitRuntime = 1
 	ExitUsage   = 2
-	// ExitInterrupted follows the shell's 128 + SIGINT.
+	// ExitInterrupted follows the shell's 128 + SIGINT; it is also the code
+	// of a context cancelled without a Signalled cause.
 	ExitInterrupted = 130
 )
+
+// Signalled is the cause with which main cancels the context of Main when
+// the process receives SIGINT, SIGTERM or SIGHUP (context.WithCancelCause).
+// Main then ends with ExitCode, whatever the command was doing.
+type Signalled struct{ Signal os.Signal }
+
+// ExitCode is 128 + the signal's number, as shells report a process ended
+// by it: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
+func (s Signalled) ExitCode() int {
+	if n, ok := s.Signal.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return ExitInterrupted
+}
+
+// Error is what Main prints for s, after "memoria: ".
+func (s Signalled) Error() string {
+	switch s.Signal {
+	case syscall.SIGINT:
+		return "interrupted"
+	case syscall.SIGTERM:
+		return "terminated (SIGTERM)"
+	case syscall.SIGHUP:
+		return "hung up (SIGHUP)"
+	}
+	return "stopped by " + s.Signal.String()
+}
 
 // usageError is a mistake in the command line: exit code 2.
 type usageError struct{ msg string }
@@ -60,6 +90,10 @@ Source flags (one source; the embedded demo graph when none is given):
 The URI falls back to $NEO4J_URI. The password comes only from $NEO4J_PASSWORD
 or, on a terminal, a prompt; it is never a flag and never printed.
 
+Exit codes: 0 done, 1 runtime error, 2 usage error;
+SIGINT (ctrl+c), SIGTERM and SIGHUP end any command at once with 130, 143
+and 129, the explorer with the terminal restored.
+
 Run 'memoria COMMAND --help' for a command's flags.
 `
 
@@ -82,6 +116,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return ExitOK
 	default:
 		err = runUI(ctx, args, env)
+	}
+	var sig Signalled
+	if errors.As(context.Cause(ctx), &sig) {
+		// Whatever the command returned, it was cut short by the signal.
+		fmt.Fprintf(env.Stderr, "memoria: %v\n", sig)
+		return sig.ExitCode()
 	}
 	var ue usageError
 	switch {
