@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 )
 
 // Env is what a command may touch of the outside world.
@@ -87,10 +89,12 @@ Source flags (one source; the embedded demo graph when none is given):
   --uri URI          a Neo4j server: bolt, bolt+s, bolt+ssc, neo4j, neo4j+s, neo4j+ssc
   --username NAME    Neo4j user (default $NEO4J_USERNAME, else neo4j)
   --database NAME    Neo4j database (default $NEO4J_DATABASE, else the server's default)
+  --timeout D        Neo4j deadlines: D for all, or connect=D,query=D (default
+                     connect=10s,query=30s); a silent server fails, never hangs
 The URI falls back to $NEO4J_URI. The password comes only from $NEO4J_PASSWORD
 or, on a terminal, a prompt; it is never a flag and never printed.
 
-Exit codes: 0 done, 1 runtime error, 2 usage error;
+Exit codes: 0 done, 1 runtime error (a timeout included), 2 usage error;
 SIGINT (ctrl+c), SIGTERM and SIGHUP end any command at once with 130, 143
 and 129, the explorer with the terminal restored.
 
@@ -135,6 +139,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		fmt.Fprintln(env.Stderr, "memoria: interrupted")
 		return ExitInterrupted
+	case neo4jdb.IsTimeout(err):
+		fmt.Fprintf(env.Stderr, "memoria: %v (--timeout sets the deadline)\n", err)
+		return ExitRuntime
 	default:
 		fmt.Fprintf(env.Stderr, "memoria: %v\n", err)
 		return ExitRuntime
