@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/memoria
 
-.PHONY: run build test unit check neo4j-launcher neo4j tmux-story bench fuzz clean
+.PHONY: run build test unit check neo4j-launcher neo4j tmux-story tmux-signals bench fuzz clean
 
 ## run: open the explorer on the embedded demo graph
 run:
@@ -12,10 +12,11 @@ run:
 build:
 	$(GO) build -o $(BIN) .
 
-## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story
+## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story, signals and panics in tmux
 test: check neo4j-launcher
 	$(GO) test -race -count=1 -timeout 30m ./...
 	bash scripts/tmux_story.sh
+	bash scripts/tmux_signals.sh
 
 ## unit: the Go tests only (no gofmt, vet or tmux story); Neo4j tests start their servers when Java is there, and skip without it unless CI=true
 unit:
@@ -47,6 +48,10 @@ neo4j:
 ## tmux-story: drive the real binary in tmux through the explorer story
 tmux-story:
 	bash scripts/tmux_story.sh
+
+## tmux-signals: SIGINT, SIGTERM, SIGHUP (20 times each) and forced panics end the real explorer with the terminal restored
+tmux-signals:
+	bash scripts/tmux_signals.sh
 
 ## bench: speed and memory benchmarks (targets in README.md)
 bench:

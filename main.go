@@ -5,9 +5,11 @@ package main
 import (
 	"context"
 	_ "embed"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/memoria-graph/memoria/internal/cli"
@@ -18,28 +20,61 @@ import (
 //go:embed testdata/demo.jsonl
 var demoGraph []byte
 
+// grace is how long a command has, after SIGINT, SIGTERM or SIGHUP
+// cancelled its context, to end by itself (the explorer's teardown takes
+// milliseconds) before main restores the terminal and exits regardless,
+// so that a signal always ends memoria within a second.
+const grace = 750 * time.Millisecond
+
 func main() { os.Exit(run()) }
 
 // run is main with its deferred calls (the terminal restore) run before the
 // process exits.
+//
+// main is the one owner of signals: the explorer installs no handler of its
+// own (tui.Run). SIGINT, SIGTERM and SIGHUP cancel the command's context
+// with a cli.Signalled cause, and cli.Main then ends with 130, 143 or 129.
+// In the explorer ctrl+c is a key (the terminal is in raw mode) and quits
+// normally; a SIGINT comes from elsewhere (kill -INT).
 func run() int {
-	// Interrupt and terminate cancel the headless commands cleanly; in the
-	// explorer ctrl+c arrives as a key, since the terminal is in raw mode.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// After the first signal, stop catching: a second ctrl+c kills at once
-	// even if something is slow to notice the cancellation.
-	go func() { <-ctx.Done(); stop() }()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, DemoGraph: demoGraph}
+	restoreTTY := func() {}
 	if fd := os.Stdin.Fd(); term.IsTerminal(fd) {
 		if saved, err := term.GetState(fd); err == nil {
-			// Whatever happens at the password prompt, leave the terminal
-			// as it was found (echo on).
-			defer term.Restore(fd, saved)
+			// Whatever happens (the password prompt, the explorer), leave
+			// the terminal as it was found (echo on).
+			restoreTTY = func() { _ = term.Restore(fd, saved) }
+			defer restoreTTY()
 		}
 		env.PromptPassword = func(prompt string) (string, error) { return promptPassword(ctx, prompt) }
 	}
-	defer stop()
+	go watchSignals(sigs, cancel, func(s cli.Signalled) {
+		cli.ForceRestoreTerminal()
+		restoreTTY()
+		fmt.Fprintf(os.Stderr, "memoria: %v (did not stop within %s; exiting)\n", s, grace)
+		os.Exit(s.ExitCode())
+	})
 	return cli.Main(ctx, os.Args[1:], env)
+}
+
+// watchSignals waits for the first signal and cancels the command with it.
+// If the command has not ended after grace, or a second signal comes, it
+// calls exit, which restores the terminal and exits with the signal's code.
+func watchSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc, exit func(cli.Signalled)) {
+	s := cli.Signalled{Signal: <-sigs}
+	cancel(s)
+	t := time.NewTimer(grace)
+	select {
+	case <-sigs:
+	case <-t.C:
+	}
+	exit(s)
 }
 
 // promptPassword reads a password without echo. If ctx ends first (ctrl+c)

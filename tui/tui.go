@@ -83,10 +83,17 @@ func (o Options) withDefaults() (Options, error) {
 // programOptions are the tea.Program options Run uses (shared with tests).
 // o must come from withDefaults, so that o.Out is the locked writer the
 // model's commands write to as well.
+//
+// The program installs no signal handler: the caller owns SIGINT, SIGTERM
+// and SIGHUP and cancels ctx (memoria's main does). Bubble Tea's own
+// handler sends its quit message without watching the program's context,
+// so a signal that also cancelled ctx left it blocked and Run's teardown
+// waiting for it forever, the terminal still in the alternate screen. With
+// ctx cancelled the event loop ends and the teardown restores the terminal.
 func programOptions(ctx context.Context, o Options) []tea.ProgramOption {
 	return []tea.ProgramOption{
 		tea.WithContext(ctx), tea.WithInput(o.In), tea.WithOutput(o.Out),
-		tea.WithAltScreen(), tea.WithMouseCellMotion(),
+		tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithoutSignalHandler(),
 	}
 }
 
@@ -108,9 +115,13 @@ func New(ctx context.Context, opts Options) (*Model, error) {
 func (m *Model) Output() io.Writer { return m.out }
 
 // Run opens the explorer on the terminal and returns when the user quits or
-// ctx ends. Bubble Tea restores the terminal before a panic in Update, View
-// or a command is reported; Run turns that into an error, and recovers its
-// own panics too, so callers never need log.Fatal.
+// ctx ends (a cancelled ctx is a normal way to stop: nil). It handles no
+// signal itself (see programOptions): the caller cancels ctx on one. The
+// terminal is restored before Run returns, after a panic too: one in
+// Update or View quits the program the ordinary way and comes back as an
+// error naming it (see guard); Bubble Tea catches the others, and Run
+// recovers its own, so callers never need log.Fatal. While Run runs,
+// ForceRestore can reset the terminal from outside.
 func Run(ctx context.Context, opts Options) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -126,7 +137,19 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return err
 	}
 	defer m.stopRun()
-	_, err = tea.NewProgram(m, programOptions(ctx, o)...).Run()
+	g := &guard{m: m}
+	p := tea.NewProgram(g, programOptions(ctx, o)...)
+	g.quit = p.Quit
+	raw := opts.Out
+	if raw == nil {
+		raw = os.Stdout
+	}
+	setLive(raw)
+	defer setLive(nil)
+	_, err = p.Run()
+	if g.failed != nil {
+		return g.failed.err()
+	}
 	switch {
 	case err == nil:
 		return nil

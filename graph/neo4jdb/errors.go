@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -214,10 +215,29 @@ func firstLine(s string) string {
 	return s
 }
 
-// Classify turns an error of a query on s into one sentence, as every read
-// of this package does: transient failures marked graph.Transient,
-// authentication, missing-database and query errors unmarked. The loader
-// (graph/neo4jload) uses it for its writes.
-func (s *Source) Classify(ctx context.Context, err error) error {
-	return s.ec.classify(ctx, err, phaseQuery)
+// TimeoutError is a network step on a Neo4j server that ran out of its
+// deadline (see the package documentation, "Deadlines"): connecting, or a
+// query. It is not marked transient.
+type TimeoutError struct {
+	URI string
+	// Connecting is true for the connect step, false for a query.
+	Connecting bool
+	// After is the deadline that ran out.
+	After time.Duration
+	err   error
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Connecting {
+		return fmt.Sprintf("no answer from Neo4j at %s within %s of connecting: is the server up, and is this its Bolt port?", e.URI, e.After)
+	}
+	return fmt.Sprintf("Neo4j at %s did not answer a query within %s", e.URI, e.After)
+}
+
+func (e *TimeoutError) Unwrap() error { return e.err }
+
+// IsTimeout reports whether err, or an error it wraps, is a *TimeoutError.
+func IsTimeout(err error) bool {
+	var t *TimeoutError
+	return errors.As(err, &t)
 }

@@ -27,9 +27,27 @@
 // (IsDatabaseNotFound) and errors in a query are not retried: each reaches
 // the user as one sentence naming the server, user or database, never the
 // password.
+//
+// # Deadlines
+//
+// Every network step has a deadline, so that a server that accepts TCP and
+// never answers (or stops answering) cannot hang memoria: connecting (TCP,
+// TLS, the Bolt handshake, the login and a first RETURN 1, together) within
+// Settings.ConnectTimeout, and each query, from borrowing a connection to
+// its last record, within Settings.QueryTimeout. The deadline is a context
+// deadline on purpose: the driver reads the socket in a goroutine it races
+// against ctx.Done only when ctx has a deadline (its internal racing
+// reader); without one a read, the handshake's included, blocks until the
+// server answers and cancelling ctx does nothing. With one, cancelling the
+// caller's ctx (ctrl+c) interrupts any step at once, and the driver closes
+// the connection it was reading. A step that runs out of time is a
+// *TimeoutError (IsTimeout), which is not retried: a server that did not
+// answer within the deadline would only make the user wait a multiple of
+// it. Closing a session or the Source is bounded by ConnectTimeout too.
 package neo4jdb
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,7 +65,29 @@ import (
 // mean no authentication; an empty Database means the server's default.
 type Settings struct {
 	URI, Username, Password, Database string
+	// ConnectTimeout bounds connecting (see the package documentation);
+	// zero means DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+	// QueryTimeout bounds each query; zero means DefaultQueryTimeout.
+	QueryTimeout time.Duration
 }
+
+// Default deadlines (see the package documentation, "Deadlines").
+//
+// Connecting to a healthy server takes milliseconds on a LAN and well under
+// a second across the world with TLS; the driver's own default for the TCP
+// connect alone is 5 s. 10 s leaves room for a loaded server's login while
+// a dead or silent one is reported soon.
+//
+// A query of memoria reads one expansion level, or the catalog: about a
+// millisecond on the demo graph, seconds on a large graph (the
+// specification's label-less node lookups scan). 30 s is the driver's own
+// default budget for retrying a transaction; a query that needs longer is
+// better run with a larger --timeout on purpose than waited for by accident.
+const (
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultQueryTimeout   = 30 * time.Second
+)
 
 // Source is a Neo4j database as a graph.Source. It is safe for
 // concurrent use.
@@ -56,21 +96,22 @@ type Source struct {
 	database string
 	desc     string
 	ec       errCtx
+	// connectTimeout and queryTimeout are the deadlines of Settings.
+	connectTimeout, queryTimeout time.Duration
 }
 
 var _ graph.Source = (*Source)(nil)
 
-// Driver timeouts set by Connect.
-const (
-	connectTimeout = 5 * time.Second
-	acquireTimeout = 30 * time.Second
-)
-
 // Connect creates one driver for st (its pool is shared by every user of
 // the Source), checks that the server answers and accepts the credentials,
-// and that the database exists (a cheap read). The driver's own transaction
-// retry is off (see the package documentation).
+// and that the database exists (a cheap read), all within
+// st.ConnectTimeout. The driver's own transaction retry is off (see the
+// package documentation).
 func Connect(ctx context.Context, st Settings) (*Source, error) {
+	if st.ConnectTimeout < 0 || st.QueryTimeout < 0 {
+		return nil, fmt.Errorf("negative Neo4j timeout (connect %s, query %s)", st.ConnectTimeout, st.QueryTimeout)
+	}
+	connectTimeout := cmp.Or(st.ConnectTimeout, DefaultConnectTimeout)
 	auth := neo4j.NoAuth()
 	user := st.Username
 	if st.Username != "" || st.Password != "" {
@@ -81,8 +122,14 @@ func Connect(ctx context.Context, st Settings) (*Source, error) {
 	}
 	driver, err := neo4j.NewDriverWithContext(st.URI, auth, func(c *config.Config) {
 		c.MaxTransactionRetryTime = 0
+		// The TCP connect alone; the context deadlines below bound the rest.
 		c.SocketConnectTimeout = connectTimeout
-		c.ConnectionAcquisitionTimeout = acquireTimeout
+		// A session's wait for a connection, a new one's handshake and
+		// login included (the earlier of this and ctx's deadline wins).
+		c.ConnectionAcquisitionTimeout = connectTimeout
+		// TCP keepalive finds a peer that vanished while a pooled
+		// connection was idle (the driver's default, made explicit).
+		c.SocketKeepalive = true
 		c.UserAgent = "memoria"
 	})
 	if err != nil {
@@ -90,15 +137,38 @@ func Connect(ctx context.Context, st Settings) (*Source, error) {
 	}
 	s := newSource(driver, st.Database, "")
 	s.ec.user = user
-	if err := driver.VerifyConnectivity(ctx); err != nil {
-		_ = driver.Close(context.WithoutCancel(ctx))
-		return nil, s.ec.classify(ctx, err, phaseConnect)
+	s.connectTimeout, s.queryTimeout = connectTimeout, cmp.Or(st.QueryTimeout, DefaultQueryTimeout)
+	// VerifyConnectivity borrows a connection with ctx as given (no
+	// acquisition timeout applies to it), so the deadline must be on ctx.
+	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	err = driver.VerifyConnectivity(cctx)
+	if err == nil {
+		err = s.ping(cctx)
 	}
-	if err := s.ping(ctx); err != nil {
-		_ = driver.Close(context.WithoutCancel(ctx))
-		return nil, err
+	if err != nil {
+		_ = s.Close(context.WithoutCancel(ctx))
+		return nil, s.stepError(ctx, cctx, err, phaseConnect, connectTimeout)
 	}
 	return s, nil
+}
+
+// stepError classifies err, the failure of a step run under sctx (ctx with
+// a deadline of d): a *TimeoutError when that deadline ran out while ctx
+// itself is still live, else what classify says.
+func (s *Source) stepError(ctx, sctx context.Context, err error, ph phase, d time.Duration) error {
+	if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		return &TimeoutError{URI: s.ec.uri, Connecting: ph == phaseConnect, After: d, err: err}
+	}
+	return s.ec.classify(ctx, err, ph)
+}
+
+// cleanupContext is the context of a cleanup (closing a session or the
+// driver): not cancelled with ctx, so that a cancelled command still says
+// goodbye to the server, but bounded, so that a silent server cannot hold
+// it.
+func (s *Source) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), s.connectTimeout)
 }
 
 // NewSource wraps an existing driver (tests). description is what Describe
@@ -120,7 +190,8 @@ func newSource(driver neo4j.DriverWithContext, database, description string) *So
 		}
 		description = fmt.Sprintf("Neo4j %s (%s)", uri, db)
 	}
-	return &Source{driver: driver, database: database, desc: description, ec: errCtx{uri: uri, database: database}}
+	return &Source{driver: driver, database: database, desc: description, ec: errCtx{uri: uri, database: database},
+		connectTimeout: DefaultConnectTimeout, queryTimeout: DefaultQueryTimeout}
 }
 
 func redact(uri string) string {
@@ -143,12 +214,25 @@ func (s *Source) Database() string { return s.database }
 // password.
 func (s *Source) Describe() string { return s.desc }
 
-// Close closes the driver and its pool.
-func (s *Source) Close(ctx context.Context) error { return s.driver.Close(ctx) }
+// QueryTimeout is the deadline of each query (Settings.QueryTimeout).
+func (s *Source) QueryTimeout() time.Duration { return s.queryTimeout }
 
-// ping checks the database with a trivial read.
+// Close closes the driver and its pool, within the connect timeout even
+// when ctx has no deadline.
+func (s *Source) Close(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, s.connectTimeout)
+	defer cancel()
+	return s.driver.Close(cctx)
+}
+
+// ping checks the database with a trivial read, under ctx's deadline; its
+// error is the driver's, unclassified.
 func (s *Source) ping(ctx context.Context) error {
-	_, err := Read(ctx, s, func(ctx context.Context, tx neo4j.ManagedTransaction) (struct{}, error) {
+	sess := s.readSession(ctx)
+	cctx, cancel := s.cleanupContext(ctx)
+	defer cancel()
+	defer sess.Close(cctx)
+	_, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) (struct{}, error) {
 		res, err := tx.Run(ctx, "RETURN 1 AS ok", nil)
 		if err != nil {
 			return struct{}{}, err
@@ -159,18 +243,38 @@ func (s *Source) ping(ctx context.Context) error {
 	return err
 }
 
+// Bounded runs step, one query or transaction on the source's driver,
+// under the query deadline and classifies its error like every read of the
+// package (a *TimeoutError when the deadline ran out). The loader
+// (graph/neo4jload) runs its write transactions through it.
+func (s *Source) Bounded(ctx context.Context, step func(ctx context.Context) error) error {
+	qctx, cancel := context.WithTimeout(ctx, s.queryTimeout)
+	defer cancel()
+	if err := step(qctx); err != nil {
+		return s.stepError(ctx, qctx, err, phaseQuery, s.queryTimeout)
+	}
+	return nil
+}
+
 func (s *Source) readSession(ctx context.Context) neo4j.SessionWithContext {
 	return s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead, DatabaseName: s.database})
 }
 
 // Read runs work in a read transaction of a new session on the source's
-// database (the driver's typed neo4j.ExecuteRead), classifying its errors
-// (see the package documentation).
+// database (the driver's typed neo4j.ExecuteRead) within the query
+// deadline, classifying its errors (see the package documentation).
 func Read[T any](ctx context.Context, s *Source, work func(context.Context, neo4j.ManagedTransaction) (T, error)) (T, error) {
-	sess := s.readSession(ctx)
-	defer sess.Close(context.WithoutCancel(ctx))
-	out, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) (T, error) { return work(ctx, tx) })
-	return out, s.ec.classify(ctx, err, phaseQuery)
+	var out T
+	err := s.Bounded(ctx, func(qctx context.Context) error {
+		sess := s.readSession(qctx)
+		cctx, cancel := s.cleanupContext(ctx)
+		defer cancel()
+		defer sess.Close(cctx)
+		var err error
+		out, err = neo4j.ExecuteRead(qctx, sess, func(tx neo4j.ManagedTransaction) (T, error) { return work(qctx, tx) })
+		return err
+	})
+	return out, err
 }
 
 // collect runs query in tx and returns all its records.
@@ -201,31 +305,40 @@ func (s *Source) Query(ctx context.Context, query string, params map[string]any)
 // concurrent use.
 type Session struct {
 	sess neo4j.SessionWithContext
-	ec   errCtx
+	src  *Source
 }
 
 // OpenSession opens a read session.
 func (s *Source) OpenSession(ctx context.Context) *Session {
-	return &Session{sess: s.readSession(ctx), ec: s.ec}
+	return &Session{sess: s.readSession(ctx), src: s}
 }
 
-// Collect runs query in a read transaction of the session and returns all
-// its records (the result is consumed before anything else runs). Errors
-// are classified: transient ones are marked graph.Transient.
+// Collect runs query in a read transaction of the session, within the
+// query deadline, and returns all its records (the result is consumed
+// before anything else runs). Errors are classified: transient ones are
+// marked graph.Transient, a deadline that ran out is a *TimeoutError.
 func (s *Session) Collect(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {
-	recs, err := neo4j.ExecuteRead(ctx, s.sess, func(tx neo4j.ManagedTransaction) ([]*neo4j.Record, error) {
-		return collect(ctx, tx, query, params)
+	var recs []*neo4j.Record
+	err := s.src.Bounded(ctx, func(qctx context.Context) error {
+		var err error
+		recs, err = neo4j.ExecuteRead(qctx, s.sess, func(tx neo4j.ManagedTransaction) ([]*neo4j.Record, error) {
+			return collect(qctx, tx, query, params)
+		})
+		return err
 	})
 	if err != nil {
-		return nil, s.ec.classify(ctx, err, phaseQuery)
+		return nil, err
 	}
 	return recs, nil
 }
 
-// Close closes the session. A lost connection has nothing left to release
-// and is not an error.
+// Close closes the session, within the connect timeout even when ctx has
+// no deadline. A lost connection has nothing left to release and is not an
+// error.
 func (s *Session) Close(ctx context.Context) error {
-	err := s.sess.Close(ctx)
+	cctx, cancel := s.src.cleanupContext(ctx)
+	defer cancel()
+	err := s.sess.Close(cctx)
 	if err != nil && (isConnectivity(err) || errors.Is(err, context.Canceled)) {
 		return nil
 	}

@@ -173,17 +173,20 @@ type txResult struct {
 	counters []neo4j.Counters
 }
 
-// write runs work in a write transaction, retrying it after transient
-// failures (every caller's work is idempotent).
+// write runs work in a write transaction, within the source's query
+// deadline (neo4jdb.Source.Bounded), retrying it after transient failures
+// (every caller's work is idempotent).
 func (l *loader) write(ctx context.Context, work func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error) (*txResult, error) {
 	var out *txResult
 	err := retry.Do(ctx, loadRetries, nil, func() error {
-		var err error
-		out, err = neo4j.ExecuteWrite(ctx, l.sess, func(tx neo4j.ManagedTransaction) (*txResult, error) {
-			out := &txResult{}
-			return out, work(ctx, tx, out)
+		return l.src.Bounded(ctx, func(ctx context.Context) error {
+			var err error
+			out, err = neo4j.ExecuteWrite(ctx, l.sess, func(tx neo4j.ManagedTransaction) (*txResult, error) {
+				out := &txResult{}
+				return out, work(ctx, tx, out)
+			})
+			return err
 		})
-		return l.src.Classify(ctx, err)
 	})
 	if err != nil {
 		return nil, err

@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
+
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 )
 
 // Env is what a command may touch of the outside world.
@@ -24,14 +27,43 @@ type Env struct {
 	PromptPassword func(prompt string) (string, error)
 }
 
-// Exit codes.
+// Exit codes. A signal ends memoria with the shell's 128 + its number:
+// Signalled.ExitCode.
 const (
 	ExitOK      = 0
 	ExitRuntime = 1
 	ExitUsage   = 2
-	// ExitInterrupted follows the shell's 128 + SIGINT.
+	// ExitInterrupted follows the shell's 128 + SIGINT; it is also the code
+	// of a context cancelled without a Signalled cause.
 	ExitInterrupted = 130
 )
+
+// Signalled is the cause with which main cancels the context of Main when
+// the process receives SIGINT, SIGTERM or SIGHUP (context.WithCancelCause).
+// Main then ends with ExitCode, whatever the command was doing.
+type Signalled struct{ Signal os.Signal }
+
+// ExitCode is 128 + the signal's number, as shells report a process ended
+// by it: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
+func (s Signalled) ExitCode() int {
+	if n, ok := s.Signal.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return ExitInterrupted
+}
+
+// Error is what Main prints for s, after "memoria: ".
+func (s Signalled) Error() string {
+	switch s.Signal {
+	case syscall.SIGINT:
+		return "interrupted"
+	case syscall.SIGTERM:
+		return "terminated (SIGTERM)"
+	case syscall.SIGHUP:
+		return "hung up (SIGHUP)"
+	}
+	return "stopped by " + s.Signal.String()
+}
 
 // usageError is a mistake in the command line: exit code 2.
 type usageError struct{ msg string }
@@ -57,8 +89,14 @@ Source flags (one source; the embedded demo graph when none is given):
   --uri URI          a Neo4j server: bolt, bolt+s, bolt+ssc, neo4j, neo4j+s, neo4j+ssc
   --username NAME    Neo4j user (default $NEO4J_USERNAME, else neo4j)
   --database NAME    Neo4j database (default $NEO4J_DATABASE, else the server's default)
+  --timeout D        Neo4j deadlines: D for all, or connect=D,query=D (default
+                     connect=10s,query=30s); a silent server fails, never hangs
 The URI falls back to $NEO4J_URI. The password comes only from $NEO4J_PASSWORD
 or, on a terminal, a prompt; it is never a flag and never printed.
+
+Exit codes: 0 done, 1 runtime error (a timeout included), 2 usage error;
+SIGINT (ctrl+c), SIGTERM and SIGHUP end any command at once with 130, 143
+and 129, the explorer with the terminal restored.
 
 Run 'memoria COMMAND --help' for a command's flags.
 `
@@ -83,6 +121,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 	default:
 		err = runUI(ctx, args, env)
 	}
+	var sig Signalled
+	if errors.As(context.Cause(ctx), &sig) {
+		// Whatever the command returned, it was cut short by the signal.
+		fmt.Fprintf(env.Stderr, "memoria: %v\n", sig)
+		return sig.ExitCode()
+	}
 	var ue usageError
 	switch {
 	case err == nil:
@@ -95,6 +139,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		fmt.Fprintln(env.Stderr, "memoria: interrupted")
 		return ExitInterrupted
+	case neo4jdb.IsTimeout(err):
+		fmt.Fprintf(env.Stderr, "memoria: %v (--timeout sets the deadline)\n", err)
+		return ExitRuntime
 	default:
 		fmt.Fprintf(env.Stderr, "memoria: %v\n", err)
 		return ExitRuntime

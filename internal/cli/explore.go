@@ -21,7 +21,8 @@ overflowed) is marked as failed in every format, the other results are
 still printed, and the exit code is 1.
 
 Exit codes: 0 every seed explored; 1 a seed failed, or the graph could not
-be opened or read; 2 a mistake in the command line; 130 interrupted.
+be opened or read (a timeout included); 2 a mistake in the command line;
+130, 143, 129 on SIGINT, SIGTERM, SIGHUP.
 
 Formats:
   json    one RetrievalResult per line, printed as each seed finishes

@@ -92,7 +92,9 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	}
 	defer src.Close(context.WithoutCancel(ctx))
 	driver := src.Driver()
-	where := fmt.Sprintf("database %s at %s", databaseName(ctx, driver, st.Database), st.URI)
+	nameCtx, cancel := context.WithTimeout(ctx, src.QueryTimeout()) // a silent server must not hang the name lookup
+	where := fmt.Sprintf("database %s at %s", databaseName(nameCtx, driver, st.Database), st.URI)
+	cancel()
 
 	if *wipe {
 		nodes, rels, err := src.Counts(ctx)

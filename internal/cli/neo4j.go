@@ -12,7 +12,7 @@ import (
 // prompts for the password once and retries. The password is never part
 // of an error or any output.
 func connectNeo4j(ctx context.Context, st neo4jSettings, env Env) (*neo4jdb.Source, error) {
-	src, err := neo4jdb.Connect(ctx, neo4jdb.Settings{URI: st.URI, Username: st.Username, Password: st.Password, Database: st.Database})
+	src, err := neo4jdb.Connect(ctx, st.driverSettings())
 	if err == nil {
 		return src, nil
 	}
@@ -30,7 +30,7 @@ func connectNeo4j(ctx context.Context, st neo4jSettings, env Env) (*neo4jdb.Sour
 		return nil, newAuthError(st, err)
 	}
 	st.Password = pw
-	src, err = neo4jdb.Connect(ctx, neo4jdb.Settings{URI: st.URI, Username: st.Username, Password: st.Password, Database: st.Database})
+	src, err = neo4jdb.Connect(ctx, st.driverSettings())
 	if err == nil {
 		return src, nil
 	}

@@ -2,26 +2,96 @@ package cli
 
 import (
 	"flag"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 )
 
 // neo4jFlags are the connection settings, named as Neo4j's own tools name
 // them. The password is deliberately not a flag.
 type neo4jFlags struct {
 	uri, username, database string
+	timeout                 timeouts
 }
 
 func (n *neo4jFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&n.uri, "uri", "", "Neo4j `URI` (default $NEO4J_URI); password from $NEO4J_PASSWORD or a prompt")
 	fs.StringVar(&n.username, "username", "", "Neo4j user `name` (default $NEO4J_USERNAME, else neo4j)")
 	fs.StringVar(&n.database, "database", "", "Neo4j database `name` (default $NEO4J_DATABASE, else the server's default)")
+	n.timeout = timeouts{connect: neo4jdb.DefaultConnectTimeout, query: neo4jdb.DefaultQueryTimeout}
+	fs.Var(&n.timeout, "timeout", "Neo4j deadlines: `D` for every step, or connect=D,query=D; connecting\n"+
+		"(TCP, TLS, Bolt handshake, login) and each query fail after them; ctrl+c stops them at once")
+}
+
+// timeouts is the --timeout flag: the deadline of connecting and of each
+// query (graph/neo4jdb, "Deadlines").
+type timeouts struct{ connect, query time.Duration }
+
+func (t *timeouts) String() string {
+	if t == nil {
+		return ""
+	}
+	return fmt.Sprintf("connect=%s,query=%s", t.connect, t.query)
+}
+
+// Set parses "D" (both deadlines) or "connect=D,query=D" (either or both);
+// a D is a Go duration such as 10s or 1m30s, and must be positive: without
+// a deadline the driver could not be interrupted (neo4jdb, "Deadlines").
+func (t *timeouts) Set(v string) error {
+	dur := func(s string) (time.Duration, error) {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration like 10s or 1m", s)
+		}
+		if d <= 0 {
+			return 0, fmt.Errorf("%q: a deadline must be positive", s)
+		}
+		return d, nil
+	}
+	if !strings.Contains(v, "=") {
+		d, err := dur(v)
+		if err != nil {
+			return err
+		}
+		t.connect, t.query = d, d
+		return nil
+	}
+	for part := range strings.SplitSeq(v, ",") {
+		name, val, _ := strings.Cut(part, "=")
+		name = strings.TrimSpace(name)
+		var into *time.Duration
+		switch name {
+		case "connect":
+			into = &t.connect
+		case "query":
+			into = &t.query
+		default:
+			return fmt.Errorf("want D, or connect=D,query=D: %q is neither connect nor query", name)
+		}
+		d, err := dur(val)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		*into = d
+	}
+	return nil
 }
 
 // neo4jSettings is a resolved connection.
 type neo4jSettings struct {
 	URI, Username, Password, Database string
+	// ConnectTimeout and QueryTimeout are --timeout's.
+	ConnectTimeout, QueryTimeout time.Duration
+}
+
+// driverSettings are st as graph/neo4jdb takes them.
+func (st neo4jSettings) driverSettings() neo4jdb.Settings {
+	return neo4jdb.Settings{URI: st.URI, Username: st.Username, Password: st.Password, Database: st.Database,
+		ConnectTimeout: st.ConnectTimeout, QueryTimeout: st.QueryTimeout}
 }
 
 var schemes = []string{"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
@@ -54,5 +124,6 @@ func (n *neo4jFlags) settings(env Env) (st neo4jSettings, ok bool, err error) {
 	st.Username = pick(n.username, "NEO4J_USERNAME", "neo4j")
 	st.Database = pick(n.database, "NEO4J_DATABASE", "")
 	st.Password = env.Getenv("NEO4J_PASSWORD")
+	st.ConnectTimeout, st.QueryTimeout = n.timeout.connect, n.timeout.query
 	return st, true, nil
 }

@@ -56,3 +56,8 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		OutDir:     *outDir,
 	})
 }
+
+// ForceRestoreTerminal resets the terminal modes of the explorer if one is
+// running (tui.ForceRestore) and reports whether it was: for main, when
+// the explorer did not end within its grace after a signal.
+func ForceRestoreTerminal() bool { return tui.ForceRestore() }

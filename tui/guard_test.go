@@ -1,0 +1,126 @@
+package tui
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// runExplorer runs Run on the demo graph with keys from the returned
+// writer, and returns Run's result on the channel; the output is out.
+func runExplorer(t *testing.T, ctx context.Context, out *lockedBuffer) (*io.PipeWriter, <-chan error) {
+	t.Helper()
+	src := loadDemo(t)
+	in, keys := io.Pipe()
+	t.Cleanup(func() { keys.Close() })
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Source: src, Backend: src, NoColor: true, OutDir: t.TempDir(), In: in, Out: out})
+	}()
+	return keys, done
+}
+
+// waitRun waits for Run to return, failing the test after 20 s.
+func waitRun(t *testing.T, done <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return")
+		return nil
+	}
+}
+
+// waitScreen polls out until it holds text (ANSI stripped).
+func waitScreen(t *testing.T, out *lockedBuffer, text string) {
+	t.Helper()
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if strings.Contains(ansi.Strip(out.String()), text) {
+			return
+		}
+	}
+	t.Fatalf("%q never shown; output %q", text, out.String())
+}
+
+// TestPanicRestoresTerminal: a panic in Update (the key "!" under a test
+// hook) or in View (the first View after "!") ends Run with an error that
+// names the panic ("tui: internal error: boom in ...") and a stack, and
+// the output ends with the terminal restored after the alternate screen
+// was entered: the alternate screen left (CSI ?1049l), the mouse off
+// (CSI ?1002l, ?1006l) and the cursor shown (CSI ?25h), as Bubble Tea's
+// ordinary teardown writes them.
+func TestPanicRestoresTerminal(t *testing.T) {
+	for _, where := range []string{"Update", "View"} {
+		t.Run(where, func(t *testing.T) {
+			armed := false
+			updateHook = func(msg tea.Msg) {
+				if k, ok := msg.(tea.KeyMsg); ok && k.String() == "!" {
+					if where == "Update" {
+						panic("boom in Update")
+					}
+					armed = true
+				}
+			}
+			viewHook = func() {
+				if armed {
+					panic("boom in View")
+				}
+			}
+			t.Cleanup(func() { updateHook, viewHook = nil, nil })
+			out := newOutput()
+			keys, done := runExplorer(t, context.Background(), out)
+			waitScreen(t, out, "N2001 AgentAction")
+			if _, err := keys.Write([]byte("!")); err != nil {
+				t.Fatal(err)
+			}
+			err := waitRun(t, done)
+			if err == nil || !strings.HasPrefix(err.Error(), "tui: internal error: boom in "+where+"\n") || !strings.Contains(err.Error(), "goroutine") {
+				t.Fatalf("Run: %v; want the panic's message and a stack", err)
+			}
+			s := out.String()
+			enter := strings.Index(s, ansi.SetModeAltScreenSaveCursor)
+			tail := s[max(enter, 0):]
+			for _, seq := range []string{ansi.ResetModeAltScreenSaveCursor, ansi.ResetModeMouseButtonEvent, ansi.ResetModeMouseExtSgr, ansi.ShowCursor} {
+				if enter < 0 || !strings.Contains(tail, seq) {
+					t.Errorf("output lacks %q after entering the alternate screen (at %d)", seq, enter)
+				}
+			}
+		})
+	}
+}
+
+// TestCancelRestoresTerminal: cancelling Run's context (what memoria's
+// main does on SIGINT, SIGTERM or SIGHUP; the program has no signal
+// handler of its own) ends Run with nil and the terminal restored; while
+// it ran, ForceRestore wrote the restore sequence to its output and
+// reported true, and after it returned it reports false.
+func TestCancelRestoresTerminal(t *testing.T) {
+	out := newOutput()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, done := runExplorer(t, ctx, out)
+	waitScreen(t, out, "N2001 AgentAction")
+	if !ForceRestore() {
+		t.Error("ForceRestore found no running explorer")
+	}
+	if !strings.Contains(out.String(), restoreSequence) {
+		t.Error("ForceRestore wrote nothing")
+	}
+	before := len(out.String())
+	cancel()
+	if err := waitRun(t, done); err != nil {
+		t.Fatalf("Run after cancel: %v", err)
+	}
+	if tail := out.String()[before:]; !strings.Contains(tail, ansi.ResetModeAltScreenSaveCursor) || !strings.Contains(tail, ansi.ShowCursor) {
+		t.Errorf("teardown after cancel lacks the restore: %q", tail)
+	}
+	if ForceRestore() {
+		t.Error("ForceRestore after Run returned still found an explorer")
+	}
+}
