@@ -14,6 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui"
@@ -183,7 +184,7 @@ func TestExplorerFrozenServer(t *testing.T) {
 	mustLoad(t, srv)
 	proxy := neo4jtest.NewProxy(t, srv.URI)
 	ctx := context.Background()
-	src, err := connectNeo4j(ctx, neo4jSettings{URI: proxy.URI, Username: srv.Username, Password: srv.Password,
+	src, err := connectNeo4j(ctx, neo4jdb.Settings{URI: proxy.URI, Username: srv.Username, Password: srv.Password,
 		ConnectTimeout: 10 * time.Second, QueryTimeout: 3 * time.Second}, Env{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)

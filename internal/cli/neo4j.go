@@ -11,8 +11,8 @@ import (
 // no password came from $NEO4J_PASSWORD and a terminal can be asked, it
 // prompts for the password once and retries. The password is never part
 // of an error or any output.
-func connectNeo4j(ctx context.Context, st neo4jSettings, env Env) (*neo4jdb.Source, error) {
-	src, err := neo4jdb.Connect(ctx, st.driverSettings())
+func connectNeo4j(ctx context.Context, st neo4jdb.Settings, env Env) (*neo4jdb.Source, error) {
+	src, err := neo4jdb.Connect(ctx, st)
 	if err == nil {
 		return src, nil
 	}
@@ -30,7 +30,7 @@ func connectNeo4j(ctx context.Context, st neo4jSettings, env Env) (*neo4jdb.Sour
 		return nil, newAuthError(st, err)
 	}
 	st.Password = pw
-	src, err = neo4jdb.Connect(ctx, st.driverSettings())
+	src, err = neo4jdb.Connect(ctx, st)
 	if err == nil {
 		return src, nil
 	}
@@ -49,7 +49,7 @@ type authError struct {
 	err         error
 }
 
-func newAuthError(st neo4jSettings, err error) authError {
+func newAuthError(st neo4jdb.Settings, err error) authError {
 	return authError{uri: st.URI, user: st.Username, hadPassword: st.Password != "", err: err}
 }
 

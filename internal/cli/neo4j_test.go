@@ -408,7 +408,7 @@ func TestPasswordPrompt(t *testing.T) {
 	}
 	oneSentence("wrong $NEO4J_PASSWORD", errs, "env-wrong-pw", "secret")
 
-	src, err := connectNeo4j(context.Background(), neo4jSettings{URI: srv.URI, Username: "neo4j", Password: "secret"}, Env{Getenv: func(string) string { return "" }})
+	src, err := connectNeo4j(context.Background(), neo4jdb.Settings{URI: srv.URI, Username: "neo4j", Password: "secret"}, Env{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

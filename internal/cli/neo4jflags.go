@@ -81,23 +81,10 @@ func (t *timeouts) Set(v string) error {
 	return nil
 }
 
-// neo4jSettings is a resolved connection.
-type neo4jSettings struct {
-	URI, Username, Password, Database string
-	// ConnectTimeout and QueryTimeout are --timeout's.
-	ConnectTimeout, QueryTimeout time.Duration
-}
-
-// driverSettings are st as graph/neo4jdb takes them.
-func (st neo4jSettings) driverSettings() neo4jdb.Settings {
-	return neo4jdb.Settings{URI: st.URI, Username: st.Username, Password: st.Password, Database: st.Database,
-		ConnectTimeout: st.ConnectTimeout, QueryTimeout: st.QueryTimeout}
-}
-
 var schemes = []string{"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
 
 // settings resolves flags and environment; ok is false when no URI is set.
-func (n *neo4jFlags) settings(env Env) (st neo4jSettings, ok bool, err error) {
+func (n *neo4jFlags) settings(env Env) (st neo4jdb.Settings, ok bool, err error) {
 	pick := func(flagVal, envName, def string) string {
 		if flagVal != "" {
 			return flagVal
