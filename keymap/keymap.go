@@ -19,6 +19,8 @@ type KeyMap struct {
 	CopyAll   key.Binding
 	ExportD3  key.Binding
 	ExportLLM key.Binding
+	// Reread forgets the Neo4j snapshot and runs again on the server.
+	Reread key.Binding
 
 	// Lists, the result tree and scrollable panes.
 	Up       key.Binding
@@ -76,6 +78,7 @@ func Default() KeyMap {
 		CopyAll:   b([]string{"Y"}, "Y", "copy all paths' Cypher"),
 		ExportD3:  b([]string{"d"}, "d", "write D3 JSON"),
 		ExportLLM: b([]string{"L"}, "L", "write LLM context"),
+		Reread:    b([]string{"R"}, "R", "re-run on the server (forget the snapshot)"),
 
 		Up:       b([]string{"up", "k"}, "↑/k", "up"),
 		Down:     b([]string{"down", "j"}, "↓/j", "down"),
@@ -114,7 +117,7 @@ func Default() KeyMap {
 
 // Global returns the bindings that work in every pane.
 func (k KeyMap) Global() []key.Binding {
-	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Help, k.Quit, k.ForceQuit}
+	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread, k.Help, k.Quit, k.ForceQuit}
 }
 
 // All returns every binding once, grouped for a full help view.
@@ -125,6 +128,6 @@ func (k KeyMap) All() [][]key.Binding {
 		{k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload},
 		{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip},
 		{k.Increase, k.Decrease, k.Submit, k.Cancel},
-		{k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.NextPane, k.PrevPane, k.Help, k.Quit, k.ForceQuit},
+		{k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread, k.NextPane, k.PrevPane, k.Help, k.Quit, k.ForceQuit},
 	}
 }

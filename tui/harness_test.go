@@ -47,7 +47,10 @@ type harness struct {
 func newHarness(t testing.TB, src *fakeSource, opts Options) *harness {
 	t.Helper()
 	out := newOutput()
-	opts.Source, opts.Backend, opts.Out, opts.NoColor = src, src, out, true
+	opts.Source, opts.Out, opts.NoColor = src, out, true
+	if opts.Backend == nil {
+		opts.Backend = src
+	}
 	if opts.OutDir == "" {
 		opts.OutDir = t.TempDir()
 	}

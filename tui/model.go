@@ -53,6 +53,12 @@ type Model struct {
 	out     io.Writer
 	outDir  string
 	now     func() time.Time
+	notice  string // shown on the status line when the explorer opens
+
+	// held reads the snapshot's counters when the backend is one (else
+	// nil); heldBefore is what they were when the current run started.
+	held       func() snapshotState
+	heldBefore snapshotState
 
 	seeds  *seedPicker
 	tags   *tagInput
@@ -85,6 +91,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	km := keymap.Default()
 	m := &Model{
 		ctx: ctx, km: km, st: st, backend: opts.Backend, runOpts: opts.RunOptions, out: opts.Out, outDir: opts.OutDir, now: time.Now,
+		notice: opts.Notice, held: heldFunc(opts.Backend),
 		seeds:  newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
 		tags:   newTagInput(ctx, km, st, opts.Source, opts.Tags),
 		params: newParamsPanel(km, st, opts.Params),
@@ -105,6 +112,9 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 // given.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init()}
+	if m.notice != "" {
+		cmds = append(cmds, notify(m.notice))
+	}
 	if len(m.seeds.Seeds()) > 0 {
 		cmds = append(cmds, m.restart())
 	}
@@ -128,7 +138,7 @@ func (m *Model) restart() tea.Cmd {
 	m.cancel = cancel
 	m.trees = newResultTrees(seeds)
 	m.afterTreeChange(true)
-	return startRunCmd(ctx, m.runID, m.backend, cfg, m.runOpts, seeds, tags)
+	return startRunCmd(ctx, m.runID, m.backend, m.held, cfg, m.runOpts, seeds, tags)
 }
 
 // stopRun cancels the run in flight, if any.
@@ -178,19 +188,24 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.afterTreeChange(false)
 			return m, notifyErr(msg.err)
 		}
-		m.ch = msg.ch
-		return m, nextEventCmd(msg.id, msg.ch)
+		m.ch, m.heldBefore = msg.ch, msg.held
+		return m, nextEventCmd(msg.id, msg.ch, m.held)
 	case runEventMsg:
 		if msg.id != m.runID || m.ch == nil {
 			return m, nil // a superseded run: never shown
 		}
 		m.trees.apply(msg.ev)
 		m.afterTreeChange(false)
-		return m, nextEventCmd(msg.id, m.ch)
+		return m, nextEventCmd(msg.id, m.ch, m.held)
 	case runClosedMsg:
 		if msg.id == m.runID {
 			m.stopRun()
+			if m.held != nil {
+				return m, notify(snapshotStatus(m.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
+			}
 		}
+	case snapshotResetMsg:
+		return m, m.restart()
 	case nodesLoadedMsg, filterTickMsg:
 		return m, m.seeds.Update(msg)
 	case tagsLoadedMsg:
@@ -265,6 +280,11 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return m.export("d3")
 		case key.Matches(msg, km.ExportLLM):
 			return m.export("llm")
+		case key.Matches(msg, km.Reread):
+			if s, ok := m.backend.(snapshotter); ok {
+				return resetSnapshotCmd(s)
+			}
+			return notify("nothing to re-read: this graph is in memory")
 		}
 	}
 	cfg := m.params.Config()

@@ -15,39 +15,54 @@ import (
 // drops those whose id is not the current run's.
 type (
 	runStartedMsg struct {
-		id  int
-		ch  <-chan activation.Event
-		err error
+		id   int
+		ch   <-chan activation.Event
+		err  error
+		held snapshotState // the snapshot's counters before the run (zero without one)
 	}
 	runEventMsg struct {
 		id int
 		ev activation.Event
 	}
-	runClosedMsg struct{ id int }
+	runClosedMsg struct {
+		id   int
+		held snapshotState // the snapshot's counters after the run (zero without one)
+	}
 	// errMsg reports a failure (including a recovered panic) on the status line.
 	errMsg struct{ err error }
 )
 
 // startRunCmd builds the retriever and starts Explore inside the command,
 // never in Update. It captures only values copied by the caller.
-func startRunCmd(ctx context.Context, id int, backend activation.Backend, cfg activation.Params, opts activation.Options, seeds []retriever.Seed, tags []string) tea.Cmd {
+// held (nil unless the backend is a snapshot) reads the snapshot's counters
+// before the run starts.
+func startRunCmd(ctx context.Context, id int, backend activation.Backend, held func() snapshotState, cfg activation.Params, opts activation.Options, seeds []retriever.Seed, tags []string) tea.Cmd {
 	return safeCmd(func() tea.Msg {
+		var before snapshotState
+		if held != nil {
+			before = held()
+		}
 		r, err := activation.New(safeBackend{backend}, cfg, opts)
 		if err != nil {
 			return runStartedMsg{id: id, err: err}
 		}
 		ch, err := r.Explore(ctx, seeds, tags)
-		return runStartedMsg{id: id, ch: ch, err: err}
+		return runStartedMsg{id: id, ch: ch, err: err, held: before}
 	})
 }
 
 // nextEventCmd reads one event from a run's channel. The root re-arms it
-// after each event of the current run.
-func nextEventCmd(id int, ch <-chan activation.Event) tea.Cmd {
+// after each event of the current run. When the channel closes it reads
+// the snapshot's counters (held, if not nil) for the status line.
+func nextEventCmd(id int, ch <-chan activation.Event, held func() snapshotState) tea.Cmd {
 	return safeCmd(func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
-			return runClosedMsg{id: id}
+			var after snapshotState
+			if held != nil {
+				after = held()
+			}
+			return runClosedMsg{id: id, held: after}
 		}
 		return runEventMsg{id: id, ev: ev}
 	})

@@ -48,6 +48,9 @@ type Options struct {
 	Out io.Writer
 	// OutDir is where exported files go (default ".").
 	OutDir string
+	// Notice, if set, is shown on the status line when the explorer opens
+	// (e.g. labels that lack an id index, and how to add one).
+	Notice string
 }
 
 // withDefaults completes opts and checks what cannot be defaulted.

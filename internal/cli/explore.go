@@ -58,9 +58,12 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
-	backend, err := backendFor(source)
+	backend, notice, err := q.backend(ctx, source, false)
 	if err != nil {
 		return err
+	}
+	if notice != "" {
+		fmt.Fprintln(env.Stderr, "memoria: "+notice)
 	}
 	r, err := activation.New(backend, q.cfg, q.opts)
 	if err != nil {

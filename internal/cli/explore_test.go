@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
 // overflowGraph is S —1e308→ A —1e308→ B: T(S→A) = 1 × 1e308 / √1 × 1 =
@@ -125,5 +127,34 @@ func TestParseSeedTakesIDsAsWritten(t *testing.T) {
 		if err != nil || got != want {
 			t.Errorf("ParseSeed(%q) = %+v, %v; want %+v", in, got, err, want)
 		}
+	}
+}
+
+// TestExploreCypherFastAndSeed: on a real Neo4j holding the demo graph plus
+// an unindexed (:Orphan {id: "O1"}), `explore --cypher fast` (the default)
+// and `--cypher seed` print byte-identical JSON for scenario A
+// (docs/DEMO_GRAPH.md); the fast path says once on stderr that Orphan has
+// no id index, with the statement that adds it; the seed's Cypher says
+// nothing (it scans anyway). --cypher on a file is a usage error.
+func TestExploreCypherFastAndSeed(t *testing.T) {
+	srv, d := freshServer(t)
+	mustLoad(t, srv)
+	if _, err := neo4j.ExecuteQuery(context.Background(), d, `CREATE (:Orphan {id: "O1"})`, nil, neo4j.EagerResultTransformer); err != nil {
+		t.Fatal(err)
+	}
+	args := append(slices.Clone(scenarioA), "--uri", srv.URI)
+	code, fast, errs := runIn(t, serverSession(srv), args...)
+	if code != 0 || strings.Count(errs, "CREATE INDEX idx_orphan_id IF NOT EXISTS FOR (n:Orphan) ON (n.id)") != 1 {
+		t.Fatalf("fast: exit %d, stderr %q", code, errs)
+	}
+	code, seed, errs := runIn(t, serverSession(srv), append(args, "--cypher", "seed")...)
+	if code != 0 || errs != "" {
+		t.Fatalf("seed: exit %d, stderr %q", code, errs)
+	}
+	if fast != seed || !strings.Contains(fast, `"terminated_reason":"frontier_exhausted"`) {
+		t.Errorf("fast and seed differ:\n%s\n%s", fast, seed)
+	}
+	if code, _, errs := run(t, "explore", "--seed", "N2006", "--cypher", "seed"); code != 2 || !strings.Contains(errs, "--cypher seed applies to Neo4j only") {
+		t.Errorf("--cypher on the demo graph: exit %d, %q", code, errs)
 	}
 }

@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
 )
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
@@ -112,10 +114,16 @@ type queryFlags struct {
 	tags  string
 	cfg   activation.Params
 	opts  activation.Options
+	// cypher is --cypher: "fast" (memoria's queries through the id indexes
+	// and element ids) or "seed" (the specification's), docs/ALGORITHM.md
+	// "The Cypher".
+	cypher string
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet, seedHelp string) {
 	q.src.register(fs)
+	fs.StringVar(&q.cypher, "cypher", "fast", "Neo4j `queries`: fast (through the id indexes, by element id) or seed (the\n"+
+		"specification's, which read every node; same results, for comparison)")
 	fs.Var(&q.seeds, "seed", seedHelp)
 	fs.StringVar(&q.tags, "tags", "", "comma-separated query `tags`")
 	q.cfg = activation.DefaultParams()
@@ -130,5 +138,39 @@ func (q *queryFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 	if err := errors.Join(q.cfg.Validate(), q.opts.Validate()); err != nil {
 		return nil, usageError{err.Error()}
 	}
+	if q.cypher != "fast" && q.cypher != "seed" {
+		return nil, usagef("--cypher %q: want fast or seed", q.cypher)
+	}
 	return q.src.open(ctx, env)
+}
+
+// backend pairs src with its expansion (backendFor), honouring --cypher on
+// Neo4j; live (the explorer) puts a snapshot behind the fast path, so that
+// threshold experiments replay what was read. A fast-path Neo4j backend's
+// advice on missing id indexes is returned as notice ("" when none).
+func (q *queryFlags) backend(ctx context.Context, src graph.Source, live bool) (b activation.Backend, notice string, err error) {
+	ns, isNeo4j := src.(*neo4jdb.Source)
+	switch {
+	case !isNeo4j && q.cypher != "fast":
+		return nil, "", usagef("--cypher %s applies to Neo4j only: give --uri or $NEO4J_URI", q.cypher)
+	case !isNeo4j:
+		b, err = backendFor(src)
+		return b, "", err
+	case q.cypher == "seed":
+		return onneo4j.NewSeedCypher(ns), "", nil
+	}
+	var cov neo4jdb.IDCoverage
+	if live {
+		snap := onneo4j.NewSnapshot(ns)
+		b = snap
+		cov, err = snap.Coverage(ctx)
+	} else {
+		fast := onneo4j.New(ns)
+		b = fast
+		cov, err = fast.Coverage(ctx)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return b, cov.Notice(), nil
 }

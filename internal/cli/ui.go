@@ -38,7 +38,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
-	backend, err := backendFor(source)
+	backend, notice, err := q.backend(ctx, source, true)
 	if err != nil {
 		return err
 	}
@@ -54,6 +54,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		In:         env.Stdin,
 		Out:        env.Stdout,
 		OutDir:     *outDir,
+		Notice:     notice,
 	})
 }
 

@@ -291,3 +291,11 @@ func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierI
 	}
 	return nil
 }
+
+// Held is Stats in plain values, for front ends that cannot name
+// SnapshotStats (the explorer): frontier nodes held, nodes read from the
+// server so far, and when the oldest was read.
+func (s *Snapshot) Held() (nodes, fetched int, since time.Time) {
+	st := s.Stats()
+	return st.Nodes, st.Fetched, st.Taken
+}
