@@ -76,8 +76,8 @@ func (q DebugQuery) Browser() string {
 
 // BrowserScript joins the queries' Browser forms, each after a comment line
 // "// Path N: a -> b -> c" (N from 1, ids written with DisplayID so no id
-// can end the comment early), with a blank line between paths and a final
-// newline.
+// can end the comment early or act on a terminal), with a blank line
+// between paths and a final newline.
 func BrowserScript(qs []DebugQuery) string {
 	var b strings.Builder
 	for i, q := range qs {
@@ -98,8 +98,10 @@ func BrowserScript(qs []DebugQuery) string {
 
 // CypherString quotes s as a double-quoted Cypher string literal: `\` and
 // `"` are backslash-escaped; newline, tab, carriage return, backspace and
-// form feed become \n \t \r \b \f; other C0 controls, DEL, C1 controls and
-// the line and paragraph separators U+2028/U+2029 become \uXXXX. Everything
-// else, including all printable non-ASCII, stays as UTF-8. Bytes of s that
-// are not valid UTF-8 are written as U+FFFD.
+// form feed become \n \t \r \b \f; every other rune textsafe.Safe refuses
+// (other C0 controls, DEL, C1 controls, bidi overrides and isolates,
+// zero-width characters, the BOM, U+2028/U+2029, ...) becomes \uXXXX (a
+// surrogate pair above U+FFFF). Everything else, including all printable
+// non-ASCII, stays as UTF-8. Bytes of s that are not valid UTF-8 are
+// written as U+FFFD.
 func CypherString(s string) string { return cypherlit.Quote(s) }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/memoria-graph/memoria/retriever"
@@ -58,8 +59,21 @@ func parseCypherString(s string) (val, rest string, err error) {
 		if perr != nil {
 			return "", s, perr
 		}
-		b.WriteRune(rune(code))
 		i += n
+		r := rune(code)
+		if utf16.IsSurrogate(r) {
+			// A UTF-16 pair, \uD8xx\uDCxx, is one code point (Cypher
+			// strings are Java strings).
+			if !strings.HasPrefix(s[i:], `\u`) || i+6 > len(s) {
+				return "", s, fmt.Errorf("lone surrogate %U", r)
+			}
+			lo, perr := strconv.ParseUint(s[i+2:i+6], 16, 32)
+			if r = utf16.DecodeRune(r, rune(lo)); perr != nil || r == utf8.RuneError {
+				return "", s, fmt.Errorf("bad surrogate pair at %d", i)
+			}
+			i += 6
+		}
+		b.WriteRune(r)
 	}
 	return "", s, errors.New("no closing quote")
 }
@@ -178,11 +192,16 @@ func TestDebugCypherEmpty(t *testing.T) {
 //	\n \t \r \b \f → "\n\t\r\b\f" (two-character escapes)
 //	NUL ESC DEL    → "\u0000\u001B\u007F"
 //	U+0085 U+2028  → "\u0085\u2028"
+//	U+202E U+FEFF U+200B → "\u202E\uFEFF\u200B" (bidi override, BOM, zero width)
+//	U+2066 U+200E U+061C → "\u2066\u200E\u061C" (isolate, marks)
+//	U+00A0         → "\u00A0" (a space that is not one)
+//	U+E0041        → "\uDB40\uDC41" (an invisible tag "A", as its UTF-16 pair)
 //	it's 🚀 e+◌́    → unchanged between the quotes (' needs no escape in a
 //	                 double-quoted literal; printable non-ASCII stays UTF-8)
 //
 // Why: these are the escapes the openCypher StringLiteral grammar defines;
-// control characters are escaped so a literal never spans lines.
+// every rune textsafe.Safe refuses is escaped, so a literal never spans
+// lines and a pasted line cannot be visually spoofed.
 func TestCypherStringExact(t *testing.T) {
 	cases := map[string]string{
 		"plain":                   `"plain"`,
@@ -190,6 +209,10 @@ func TestCypherStringExact(t *testing.T) {
 		"\n\t\r\b\f":              `"\n\t\r\b\f"`,
 		"\x00\x1b\x7f":            `"\u0000\u001B\u007F"`,
 		"\u0085\u2028":            `"\u0085\u2028"`,
+		"\u202e\ufeff\u200b":      `"\u202E\uFEFF\u200B"`,
+		"\u2066\u200e\u061c":      `"\u2066\u200E\u061C"`,
+		"\u00a0":                  `"\u00A0"`,
+		"\U000e0041":              `"\uDB40\uDC41"`,
 		"it's 🚀 e\u0301":          "\"it's 🚀 e\u0301\"",
 		"":                        `""`,
 		"\\u0041 is not an A":     `"\\u0041 is not an A"`,
@@ -208,10 +231,11 @@ func TestCypherStringExact(t *testing.T) {
 //
 // Scenario: ids with quotes, backslashes, newlines, tabs, NUL and every
 // other ASCII control, DEL, C1 controls, U+2028/9, emoji (including a ZWJ
-// sequence and a flag), combining marks, CJK, right-to-left text, and every
-// rune from U+0000 to U+07FF in one string.
+// sequence and a flag), combining marks, CJK, right-to-left text, bidi
+// overrides, zero-width characters, a tag character above U+FFFF, and
+// every rune from U+0000 to U+07FF and U+2000 to U+206F in one string.
 // Expected: each parses back to the original with nothing left over, and
-// no literal contains a raw control byte.
+// no literal contains a rune textsafe.Safe refuses.
 // Why: the Neo4j layer and the Browser script pass ids through these
 // literals; any loss would make the replayed query match nothing.
 func TestCypherStringRoundTrip(t *testing.T) {
@@ -219,10 +243,14 @@ func TestCypherStringRoundTrip(t *testing.T) {
 	for r := rune(0); r < 0x800; r++ {
 		all.WriteRune(r)
 	}
+	for r := rune(0x2000); r < 0x2070; r++ {
+		all.WriteRune(r)
+	}
 	ids := []string{
 		"", "N2006", idQuote, idBackslash, idControl, idNUL, idEmoji, idCombining,
 		`\"`, `\\"`, `"\`, `''`, "\x01\x02\x1f\x7f\u0080\u009f\u2028\u2029",
 		"👩‍👩‍👧 family, 🇫🇷 flag", "Z\u0351\u0305\u0336algo", "東京", "שלום", "a\u200db",
+		hostileOSC52, hostileTitle, hostileClear, hostileBidi, "\ufeffN1", "N\u200b1", "\U000e0041\U000e007f",
 		all.String(),
 	}
 	for _, id := range ids {
@@ -231,6 +259,7 @@ func TestCypherStringRoundTrip(t *testing.T) {
 		if err != nil || rest != "" || got != id {
 			t.Errorf("%q → %s → %q (rest %q, err %v)", id, lit, got, rest, err)
 		}
+		assertSafeLines(t, lit)
 	}
 }
 
@@ -283,4 +312,33 @@ func TestDebugCypherTrickyIDs(t *testing.T) {
 		t.Errorf("script has %d lines", n)
 	}
 	golden(t, "cypher_tricky_ids", script)
+}
+
+// TestDebugCypherHostileParams: the :params and comment lines of
+// hostileResult's path.
+//
+// Expected: no line of the script holds a rune textsafe.Safe refuses (ESC,
+// BEL, CR, U+202E, U+FEFF, U+200B are \u001B, \u0007, \r, \u202E,
+// \uFEFF, \u200B in the literals and Go escapes in the comment), and the
+// :params line parses back (parseParamsLine) to the exact ids.
+// Why: a pasted line could otherwise be spoofed (U+202E reverses what
+// follows, U+200B and U+FEFF hide a difference between two ids) and the
+// comment could act on the terminal it is printed to.
+func TestDebugCypherHostileParams(t *testing.T) {
+	q := DebugCypher(hostileResult().Paths[0])
+	script := BrowserScript([]DebugQuery{q})
+	assertSafeLines(t, script)
+	lines := strings.Split(script, "\n")
+	if len(lines) != 4 {
+		t.Fatalf("script has %d lines: %q", len(lines), lines)
+	}
+	_, m, err := parseParamsLine(lines[1])
+	if err != nil {
+		t.Fatalf("%v in %q", err, lines[1])
+	}
+	for i, id := range hostileIDs {
+		if m[fmt.Sprintf("id%d", i)] != id {
+			t.Errorf("id%d = %q, want %q", i, m[fmt.Sprintf("id%d", i)], id)
+		}
+	}
 }
