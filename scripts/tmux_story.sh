@@ -130,9 +130,9 @@ for _ in $(seq 1 100); do
 	[ -n "$buf" ] && break
 	sleep 0.05
 done
-printf '%s\n' "$buf" | grep -q 'MATCH p = (n0 {id: $id0})-\[:RELATES\]-(n1 {id: $id1})-\[:RELATES\]-(n2 {id: $id2}) RETURN p;' ||
+printf '%s\n' "$buf" | grep -q 'MATCH p = (n0 {id: $id0})-\[r0:RELATES\]-(n1 {id: $id1})-\[r1:RELATES\]-(n2 {id: $id2}) WHERE properties(r0) = $r0 AND properties(r1) = $r1 RETURN p;' ||
 	fail "tmux clipboard does not hold the Cypher (got: $buf)"
-printf '%s\n' "$buf" | grep -q ':params {id0: "N2006", id1: "N2003", id2: "N2001"}' ||
+printf '%s\n' "$buf" | grep -q ':params {id0: "N2006", id1: "N2003", id2: "N2001", r0: {tags: \["inventory_policy", "recommendation", "analysis_dependency"\], weight: 0.82}, r1: {' ||
 	fail "tmux clipboard lacks the :params line (got: $buf)"
 
 step "export the D3 JSON"
