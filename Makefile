@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/memoria
 
-.PHONY: run build test unit check neo4j-launcher neo4j tmux-story bench fuzz clean
+.PHONY: run build test unit check neo4j-launcher neo4j tmux-story tmux-hostile bench fuzz clean
 
 ## run: open the explorer on the embedded demo graph
 run:
@@ -12,10 +12,11 @@ run:
 build:
 	$(GO) build -o $(BIN) .
 
-## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story
+## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story and the hostile-graph tmux check
 test: check neo4j-launcher
 	$(GO) test -race -count=1 -timeout 30m ./...
 	bash scripts/tmux_story.sh
+	bash scripts/tmux_hostile.sh
 
 ## unit: the Go tests only (no gofmt, vet or tmux story); Neo4j tests start their servers when Java is there, and skip without it unless CI=true
 unit:
@@ -41,6 +42,10 @@ neo4j:
 ## tmux-story: drive the real binary in tmux through the explorer story
 tmux-story:
 	bash scripts/tmux_story.sh
+
+## tmux-hostile: show testdata/hostile.jsonl (terminal attacks in every text) in every pane of the real binary; no clipboard, title or layout change
+tmux-hostile:
+	bash scripts/tmux_hostile.sh
 
 ## bench: speed and memory benchmarks (targets in README.md)
 bench:
