@@ -10,7 +10,10 @@
 // applies), so the explorer, the CLI's text formats (which quote with
 // strconv.Quote) and the Cypher literals of internal/cypherlit (which call
 // Safe) all escape the same runes; docs/ARCHITECTURE.md names this package
-// as the place that rule lives.
+// as the place that rule lives. No library is needed beyond the standard
+// one: charmbracelet/x/ansi's Strip removes escape sequences, which would
+// hide the attack and still let bidi and zero-width characters through,
+// where a visible escape shows it.
 package textsafe
 
 import (
