@@ -66,9 +66,40 @@ wait_for() {
 	fail "timed out after ${limit}s waiting for: $s"
 }
 
+# wait_gone FIXED-STRING [SECONDS]: poll until the screen no longer shows it.
+wait_gone() {
+	local s=$1 limit=${2:-10} i=0
+	while [ "$i" -lt $((limit * 20)) ]; do
+		if ! screen | grep -Fq -- "$s"; then
+			return 0
+		fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+	fail "timed out after ${limit}s waiting for this to go away: $s"
+}
+
 keys() { T send-keys -t hostile "$@"; }
 text() { T send-keys -t hostile -l -- "$1"; }
 step() { steps=$((steps + 1)); echo "tmux_hostile: $*" >&2; }
+
+# settled: the screen once two captures 50 ms apart agree (a frame may be
+# half written when captured; damage done by a raw sequence stays).
+settled() {
+	local a b i=0
+	a=$(screen)
+	while [ "$i" -lt 100 ]; do
+		sleep 0.05
+		b=$(screen)
+		if [ "$a" = "$b" ]; then
+			printf '%s\n' "$a"
+			return 0
+		fi
+		a=$b
+		i=$((i + 1))
+	done
+	fail "the screen did not settle in 5s"
+}
 
 # intact: no buffer, the title unchanged, the layout whole.
 intact() {
@@ -77,14 +108,18 @@ intact() {
 	[ -z "$bufs" ] || fail "$where: tmux got a paste buffer (an OSC 52 reached the terminal): $bufs"
 	title=$(T display-message -p -t hostile '#{pane_title}')
 	[ "$title" = "$title0" ] || fail "$where: the pane title changed from '$title0' to '$title'"
-	lines=$(screen)
-	n=$(printf '%s\n' "$lines" | wc -l)
+	lines=$(settled)
+	# (Here-strings, not pipes into head or grep -q: under pipefail, a
+	# writer killed by SIGPIPE would fail a check that held.)
+	n=$(wc -l <<<"$lines")
 	[ "$n" -eq 40 ] || fail "$where: the screen has $n lines, not 40"
-	printf '%s\n' "$lines" | head -1 | grep -Eq '^╭(─|━) (Seeds [0-9]/5 (─)+╮╭(─|━) Results|Keys \()' ||
-		fail "$where: the first line is not the Seeds and Results borders (or the help's)"
-	if printf '%s\n' "$lines" | head -37 | grep -Evq '(│|╮|╯)$'; then
-		fail "$where: a body line does not end with a border: $(printf '%s\n' "$lines" | head -37 | grep -Ev '(│|╮|╯)$' | head -1)"
-	fi
+	local first body bad
+	first=$(sed -n 1p <<<"$lines")
+	grep -Eq '^╭(─|━) (Seeds [0-9]/5 (─)+╮╭(─|━) Results|Keys \()' <<<"$first" ||
+		fail "$where: the first line is not the Seeds and Results borders (or the help's): $first"
+	body=$(sed -n 1,37p <<<"$lines")
+	bad=$(grep -Ev '(│|╮|╯)$' <<<"$body" || true)
+	[ -z "$bad" ] || fail "$where: a body line does not end with a border: $(sed -n 1p <<<"$bad")"
 }
 
 T -f /dev/null new-session -d -s hostile -x 120 -y 40 "sleep 30"
@@ -149,6 +184,7 @@ text "?"
 wait_for "Keys (? or esc to close"
 intact "help"
 keys Escape
+wait_gone "Keys (? or esc to close" # a key sent at once after ESC would read as alt+key
 
 step "copy the Cypher of H0 -> H1 -> H2 on purpose: escaped, no raw ESC"
 text "k"
@@ -161,12 +197,13 @@ for _ in $(seq 1 100); do
 	[ -n "$buf" ] && break
 	sleep 0.05
 done
-printf '%s' "$buf" | grep -Fq ':params {id0: "H0\u001B]52;c;SEFDS0VE\u0007", id1: "H1\r\u001B[2J", id2: "H2\u202Ecod.exe"' ||
+grep -Fq ':params {id0: "H0\u001B]52;c;SEFDS0VE\u0007", id1: "H1\r\u001B[2J", id2: "H2\u202Ecod.exe"' <<<"$buf" ||
 	fail "the copied Cypher lacks the escaped :params line (got: $buf)"
-if printf '%s' "$buf" | LC_ALL=C grep -q "$(printf '\033')"; then
+if LC_ALL=C grep -q "$(printf '\033')" <<<"$buf"; then
 	fail "the copied Cypher holds a raw ESC"
 fi
-[ "$(T list-buffers | wc -l)" -eq 1 ] || fail "more than the one copied buffer: $(T list-buffers)"
+bufs=$(T list-buffers)
+[ "$(wc -l <<<"$bufs")" -eq 1 ] || fail "more than the one copied buffer: $bufs"
 [ "$(T display-message -p -t hostile '#{pane_title}')" = "$title0" ] || fail "the pane title changed"
 
 step "quit"
