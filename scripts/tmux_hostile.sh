@@ -32,8 +32,10 @@ command -v tmux >/dev/null 2>&1 || { echo "tmux_hostile: FAIL: tmux is not insta
 tmp=$(mktemp -d)
 sock="memoria-hostile-$$"
 T() { tmux -L "$sock" "$@"; }
+sockpath=""
 cleanup() {
 	T kill-server >/dev/null 2>&1 || true
+	[ -z "$sockpath" ] || rm -f "$sockpath" # tmux 3.3 leaves the socket file behind
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -123,6 +125,7 @@ intact() {
 }
 
 T -f /dev/null new-session -d -s hostile -x 120 -y 40 "sleep 30"
+sockpath=$(T display-message -p '#{socket_path}')
 T set-option -g set-clipboard on
 T set-option -g remain-on-exit off
 title0=$(T display-message -p -t hostile '#{pane_title}')

@@ -25,8 +25,10 @@ command -v tmux >/dev/null 2>&1 || { echo "tmux_story: FAIL: tmux is not install
 tmp=$(mktemp -d)
 sock="memoria-story-$$"
 T() { tmux -L "$sock" "$@"; }
+sockpath=""
 cleanup() {
 	T kill-server >/dev/null 2>&1 || true
+	[ -z "$sockpath" ] || rm -f "$sockpath" # tmux 3.3 leaves the socket file behind
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -77,6 +79,7 @@ step() { steps=$((steps + 1)); echo "tmux_story: $*" >&2; }
 
 T -f /dev/null new-session -d -s story -x 120 -y 40 \
 	"cd '$tmp' && TERM=xterm-256color exec '$tmp/memoria' --out-dir '$tmp'"
+sockpath=$(T display-message -p '#{socket_path}')
 T set-option -g set-clipboard on
 T set-option -g remain-on-exit off
 
