@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/memoria
 
-.PHONY: run build test unit check neo4j-launcher neo4j tmux-story tmux-signals bench fuzz clean
+.PHONY: run build test unit check neo4j-launcher neo4j tmux-story tmux-signals tmux-hostile bench fuzz clean
 
 ## run: open the explorer on the embedded demo graph
 run:
@@ -12,11 +12,12 @@ run:
 build:
 	$(GO) build -o $(BIN) .
 
-## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story, signals and panics in tmux
+## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story, signals and panics in tmux, and the hostile-graph tmux check
 test: check neo4j-launcher
 	$(GO) test -race -count=1 -timeout 30m ./...
 	bash scripts/tmux_story.sh
 	bash scripts/tmux_signals.sh
+	bash scripts/tmux_hostile.sh
 
 ## unit: the Go tests only (no gofmt, vet or tmux story); Neo4j tests start their servers when Java is there, and skip without it unless CI=true
 unit:
@@ -52,6 +53,10 @@ tmux-story:
 ## tmux-signals: SIGINT, SIGTERM, SIGHUP (20 times each) and forced panics end the real explorer with the terminal restored
 tmux-signals:
 	bash scripts/tmux_signals.sh
+
+## tmux-hostile: show testdata/hostile.jsonl (terminal attacks in every text) in every pane of the real binary; no clipboard, title or layout change
+tmux-hostile:
+	bash scripts/tmux_hostile.sh
 
 ## bench: speed and memory benchmarks (targets in README.md)
 bench:

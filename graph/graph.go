@@ -39,6 +39,11 @@ type Edge struct {
 	Weight *float64 `json:"weight"`
 	// Tags is nil when the edge has no tags property.
 	Tags []string `json:"tags"`
+	// ElementID is the relationship's Neo4j elementId when the edge was
+	// read from Neo4j, "" otherwise (an APOC file's relationship ids are
+	// another database's). It names the relationship within that database
+	// only; the debug Cypher pins the relationship by it.
+	ElementID string `json:"element_id,omitempty"`
 }
 
 // transientError marks an error worth retrying.

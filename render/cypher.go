@@ -2,42 +2,121 @@ package render
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
 // DebugQuery replays one path in Neo4j (docs/EXPORTS.md, format 3): a strict
 // path match over the path's node ids, passed as parameters id0, id1, ...
-// in path order.
+// in path order, with each relationship pinned by parameter r0, r1, ...,
+// so that parallel edges cannot multiply the rows.
 type DebugQuery struct {
-	NodeIDs []string          `json:"node_ids"`
-	Query   string            `json:"query"`
-	Params  map[string]string `json:"params"`
+	NodeIDs []string `json:"node_ids"`
+	Query   string   `json:"query"`
+	// Params holds idN (a node id, a string) and rN: the relationship's
+	// elementId (a string) or its properties (a map), as Query's WHERE
+	// compares them.
+	Params map[string]any `json:"params"`
+	// Unpinned says, for each relationship the query could not pin, why
+	// (in path order); such a relationship matches any parallel edge.
+	Unpinned []string `json:"unpinned,omitempty"`
 }
 
 // DebugCypher builds the query for p:
 //
-//	MATCH p = (n0 {id: $id0})-[:RELATES]-(n1 {id: $id1}) RETURN p
+//	MATCH p = (n0 {id: $id0})-[r0:RELATES]-(n1 {id: $id1}) WHERE properties(r0) = $r0 RETURN p
 //
-// with Params {"id0": first id, "id1": second id, ...}. The relationship is
-// undirected, like the traversal. A path without steps gives an empty Query
-// (and empty, non-nil NodeIDs and Params).
+// with Params {"id0": first id, "id1": second id, ..., "r0": ...}. The
+// relationships are undirected, like the traversal. Relationship i is
+// pinned to the edge the path kept (step i's Edge):
+//
+//   - by elementId(ri) = $ri when the edge carries its Neo4j elementId (the
+//     path came from Neo4j): exact, in that database;
+//   - otherwise by properties(ri) = $ri, its whole property map (the path
+//     came from an APOC file; element ids do not survive an export and a
+//     load). Parallel edges whose properties are equal (under Cypher's =,
+//     where 1 = 1.0) cannot be told apart and each gives a row.
+//
+// A relationship whose properties cannot be written as a Cypher map (a key
+// holding a character textsafe.Safe refuses, which Cypher cannot escape
+// inside backticks; a NaN, an infinity, a map) is left unpinned and
+// Unpinned says so. A path without steps gives an empty Query (and empty,
+// non-nil NodeIDs and Params).
 func DebugCypher(p retriever.Path) DebugQuery {
 	ids := p.NodeIDs()
-	q := DebugQuery{NodeIDs: ids, Params: make(map[string]string, len(ids))}
+	q := DebugQuery{NodeIDs: ids, Params: make(map[string]any, 2*len(ids))}
 	if len(ids) == 0 {
 		return q
 	}
-	parts := make([]string, len(ids))
+	var pattern strings.Builder
+	var where []string
 	for i, id := range ids {
-		parts[i] = fmt.Sprintf("(n%d {id: $id%d})", i, i)
+		if i > 0 {
+			fmt.Fprintf(&pattern, "-[r%d:%s]-", i-1, graph.Relates)
+		}
+		fmt.Fprintf(&pattern, "(n%d {id: $id%d})", i, i)
 		q.Params[fmt.Sprintf("id%d", i)] = id
 	}
-	q.Query = "MATCH p = " + strings.Join(parts, "-[:"+graph.Relates+"]-") + " RETURN p"
+	for i, st := range p.Steps {
+		r := fmt.Sprintf("r%d", i)
+		switch e := st.Edge; {
+		case e.ElementID != "":
+			where = append(where, fmt.Sprintf("elementId(%s) = $%s", r, r))
+			q.Params[r] = e.ElementID
+		default:
+			props := e.Properties
+			if props == nil {
+				props = map[string]any{}
+			}
+			if _, err := appendPropMap(nil, props); err != nil {
+				q.Unpinned = append(q.Unpinned, fmt.Sprintf("%s is not pinned: %v", r, err))
+				continue
+			}
+			where = append(where, fmt.Sprintf("properties(%s) = $%s", r, r))
+			q.Params[r] = maps.Clone(props)
+		}
+	}
+	q.Query = "MATCH p = " + pattern.String()
+	if len(where) > 0 {
+		q.Query += " WHERE " + strings.Join(where, " AND ")
+	}
+	q.Query += " RETURN p"
 	return q
+}
+
+// appendPropMap writes props as a Cypher map literal, keys sorted, each
+// written by cypherlit.AppendName and each value by cypherlit.AppendValue;
+// it fails on a key with a character textsafe.Safe refuses (backticks
+// cannot escape it, so a pasted line would carry it raw) and on a value
+// Cypher has no literal for.
+func appendPropMap(b []byte, props map[string]any) ([]byte, error) {
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if textsafe.Escape(k) != k {
+			return b, fmt.Errorf("property key %s holds a character a Cypher name cannot escape", textsafe.Quote(k))
+		}
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = cypherlit.AppendName(b, k)
+		b = append(b, ": "...)
+		var err error
+		if b, err = cypherlit.AppendValue(b, props[k]); err != nil {
+			return b, fmt.Errorf("property %s: %w", textsafe.Quote(k), err)
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // DebugCypherAll gives one query per path with at least one step, in the
@@ -50,34 +129,62 @@ func DebugCypherAll(results ...retriever.Result) []DebugQuery {
 	return qs
 }
 
-// Browser is the paste-ready form for Neo4j Browser: a line
+// Browser is the paste-ready form for Neo4j Browser: a comment line
+// "// r1 is not pinned: ..." for each entry of Unpinned, then a line
 //
-//	:params {id0: "N2006", id1: "N2003"}
+//	:params {id0: "N2006", id1: "N2003", r0: {tags: ["a"], weight: 0.82}}
 //
-// (keys in order id0, id1, ..., values as CypherString literals), then the
-// query ending with ";". It is "" for an empty query.
+// (keys id0, id1, ..., then r0, r1, ...; strings as CypherString literals,
+// property maps as Cypher map literals with sorted keys), then the query
+// ending with ";". No line holds a character textsafe.Safe refuses. It is ""
+// for an empty query.
 func (q DebugQuery) Browser() string {
 	if q.Query == "" {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString(":params {")
-	for i := range q.NodeIDs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		key := fmt.Sprintf("id%d", i)
-		b.WriteString(key + ": " + CypherString(q.Params[key]))
+	var b []byte
+	for _, u := range q.Unpinned {
+		b = append(b, "// "...)
+		b = append(b, textsafe.Escape(u)...)
+		b = append(b, '\n')
 	}
-	b.WriteString("}\n")
-	b.WriteString(q.Query + ";")
-	return b.String()
+	b = append(b, ":params {"...)
+	keys := make([]string, 0, len(q.Params))
+	for i := range q.NodeIDs {
+		keys = append(keys, fmt.Sprintf("id%d", i))
+	}
+	for i := range max(0, len(q.NodeIDs)-1) {
+		if _, ok := q.Params[fmt.Sprintf("r%d", i)]; ok {
+			keys = append(keys, fmt.Sprintf("r%d", i))
+		}
+	}
+	for i, key := range keys {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, key+": "...)
+		switch v := q.Params[key].(type) {
+		case map[string]any:
+			if m, err := appendPropMap(b, v); err == nil {
+				b = m
+			} else {
+				b = append(b, "null"...) // DebugCypher never stores such a map
+			}
+		case string:
+			b = cypherlit.AppendQuote(b, v)
+		default:
+			b = append(b, "null"...)
+		}
+	}
+	b = append(b, "}\n"...)
+	b = append(b, q.Query+";"...)
+	return string(b)
 }
 
 // BrowserScript joins the queries' Browser forms, each after a comment line
 // "// Path N: a -> b -> c" (N from 1, ids written with DisplayID so no id
-// can end the comment early), with a blank line between paths and a final
-// newline.
+// can end the comment early or act on a terminal), with a blank line
+// between paths and a final newline.
 func BrowserScript(qs []DebugQuery) string {
 	var b strings.Builder
 	for i, q := range qs {
@@ -98,8 +205,10 @@ func BrowserScript(qs []DebugQuery) string {
 
 // CypherString quotes s as a double-quoted Cypher string literal: `\` and
 // `"` are backslash-escaped; newline, tab, carriage return, backspace and
-// form feed become \n \t \r \b \f; other C0 controls, DEL, C1 controls and
-// the line and paragraph separators U+2028/U+2029 become \uXXXX. Everything
-// else, including all printable non-ASCII, stays as UTF-8. Bytes of s that
-// are not valid UTF-8 are written as U+FFFD.
+// form feed become \n \t \r \b \f; every other rune textsafe.Safe refuses
+// (other C0 controls, DEL, C1 controls, bidi overrides and isolates,
+// zero-width characters, the BOM, U+2028/U+2029, ...) becomes \uXXXX (a
+// surrogate pair above U+FFFF). Everything else, including all printable
+// non-ASCII, stays as UTF-8. Bytes of s that are not valid UTF-8 are
+// written as U+FFFD.
 func CypherString(s string) string { return cypherlit.Quote(s) }

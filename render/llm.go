@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -26,9 +27,10 @@ type LLMContext struct {
 //
 //	Path 1: [Seed N2006] (UserRequest: "Plan…") -> [RELATES w=0.82 T=0.1016] -> (DataSource: "…")
 //
-// Each node shows its first label and NodeText cut to LLMTextWidth runes and
-// quoted with strconv.Quote; a node without text shows its id instead,
-// (Event N2005). Ids are written with DisplayID, w and T with Num (a missing
+// Each node shows its first label (escaped, textsafe.Escape) and NodeText
+// cut to LLMTextWidth runes and quoted with strconv.Quote (the rule of
+// textsafe.Escape); a node without text shows its id instead, (Event
+// N2005). Ids are written with DisplayID, w and T with Num (a missing
 // weight reads w=0.01(missing)).
 func ToLLMContext(results ...retriever.Result) LLMContext {
 	c := LLMContext{Paths: []string{}, Graph: ToD3(results...)}
@@ -37,7 +39,7 @@ func ToLLMContext(results ...retriever.Result) LLMContext {
 		first := p.Steps[0].FromNode
 		fmt.Fprintf(&b, "Path %d: [Seed %s] %s", i+1, DisplayID(first.ID), llmNode(first))
 		for _, s := range p.Steps {
-			fmt.Fprintf(&b, " -> [%s w=%s T=%s] -> %s", edgeType(s.Edge), weightText(s), Num(s.TransferEnergy), llmNode(s.ToNode))
+			fmt.Fprintf(&b, " -> [%s w=%s T=%s] -> %s", textsafe.Escape(edgeType(s.Edge)), weightText(s), Num(s.TransferEnergy), llmNode(s.ToNode))
 		}
 		c.Paths = append(c.Paths, b.String())
 	}
@@ -48,7 +50,7 @@ func ToLLMContext(results ...retriever.Result) LLMContext {
 // without a label.
 func llmNode(n graph.Node) string {
 	text, ok := NodeText(n)
-	label := n.Label()
+	label := textsafe.Escape(n.Label())
 	switch {
 	case ok && label != "":
 		return "(" + label + ": " + strconv.Quote(Truncate(text, LLMTextWidth)) + ")"

@@ -1,12 +1,12 @@
 package render
 
 import (
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -39,17 +39,19 @@ func Truncate(s string, width int) string {
 	return strings.TrimRight(string(runes[:width-1]), " ") + "…"
 }
 
-// DisplayID returns id as written in the text formats: as is when it is
-// non-empty and made only of printable, non-space runes other than
-// `"`, `\`, brackets and parentheses; otherwise Go-quoted (strconv.Quote),
-// so an id can never break a line or a bracket.
+// DisplayID returns id as written in the text formats and the explorer: as
+// is when it is non-empty and made only of runes that textsafe.Safe allows,
+// other than spaces, U+FFFD, `"`, `\`, brackets and parentheses; otherwise
+// quoted with textsafe.Quote (Go's quoting, the one escape rule of
+// internal/textsafe), so an id can never break a line or a bracket, act on
+// a terminal or hide a character.
 func DisplayID(id string) string {
 	if id == "" {
 		return `""`
 	}
 	for _, r := range id {
-		if r == utf8.RuneError || !unicode.IsPrint(r) || unicode.IsSpace(r) || strings.ContainsRune(`"\()[]{}`, r) {
-			return strconv.Quote(id)
+		if r == utf8.RuneError || !textsafe.Safe(r) || unicode.IsSpace(r) || strings.ContainsRune(`"\()[]{}`, r) {
+			return textsafe.Quote(id)
 		}
 	}
 	return id

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -66,9 +67,11 @@ func (t *treeNode) child(s retriever.Step) *treeNode {
 // The header counts the paths with steps and gives MaxDepthReached and the
 // termination reason; a result with an Error adds a line "error: ...". A
 // line ends with "  [end: ...]" (EndReasonText) where a path ended. d is the
-// parent's degree; T, w and tag_sim are written with Num. Text is NodeText cut to TextWidth runes and quoted with
-// strconv.Quote; ids are written with DisplayID. Without a seed node (seed
-// not found) only the header lines are drawn. The result ends with a newline.
+// parent's degree; T, w and tag_sim are written with Num. Text is NodeText
+// cut to TextWidth runes and quoted with strconv.Quote (the rule of
+// textsafe.Escape); ids are written with DisplayID; labels and the error are
+// escaped with textsafe.Escape. Without a seed node (seed not found) only
+// the header lines are drawn. The result ends with a newline.
 func Tree(res retriever.Result, opt TreeOptions) string {
 	width := opt.TextWidth
 	if width == 0 {
@@ -87,7 +90,7 @@ func Tree(res retriever.Result, opt TreeOptions) string {
 	}
 	b.WriteByte('\n')
 	if res.Error != "" {
-		b.WriteString("error: " + strings.Join(strings.Fields(res.Error), " ") + "\n")
+		b.WriteString("error: " + textsafe.Escape(strings.Join(strings.Fields(res.Error), " ")) + "\n")
 	}
 
 	var rootNode graph.Node
@@ -138,10 +141,11 @@ func Tree(res retriever.Result, opt TreeOptions) string {
 	return b.String()
 }
 
-// labelPart is " (Label)", or "" for a node without labels.
+// labelPart is " (Label)", or "" for a node without labels; the label is
+// escaped (textsafe.Escape).
 func labelPart(n graph.Node) string {
 	if l := n.Label(); l != "" {
-		return " (" + l + ")"
+		return " (" + textsafe.Escape(l) + ")"
 	}
 	return ""
 }

@@ -25,8 +25,10 @@ command -v tmux >/dev/null 2>&1 || { echo "tmux_story: FAIL: tmux is not install
 tmp=$(mktemp -d)
 sock="memoria-story-$$"
 T() { tmux -L "$sock" "$@"; }
+sockpath=""
 cleanup() {
 	T kill-server >/dev/null 2>&1 || true
+	[ -z "$sockpath" ] || rm -f "$sockpath" # tmux 3.3 leaves the socket file behind
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -77,6 +79,7 @@ step() { steps=$((steps + 1)); echo "tmux_story: $*" >&2; }
 
 T -f /dev/null new-session -d -s story -x 120 -y 40 \
 	"cd '$tmp' && TERM=xterm-256color exec '$tmp/memoria' --out-dir '$tmp'"
+sockpath=$(T display-message -p '#{socket_path}')
 T set-option -g set-clipboard on
 T set-option -g remain-on-exit off
 
@@ -130,9 +133,9 @@ for _ in $(seq 1 100); do
 	[ -n "$buf" ] && break
 	sleep 0.05
 done
-printf '%s\n' "$buf" | grep -q 'MATCH p = (n0 {id: $id0})-\[:RELATES\]-(n1 {id: $id1})-\[:RELATES\]-(n2 {id: $id2}) RETURN p;' ||
+printf '%s\n' "$buf" | grep -q 'MATCH p = (n0 {id: $id0})-\[r0:RELATES\]-(n1 {id: $id1})-\[r1:RELATES\]-(n2 {id: $id2}) WHERE properties(r0) = $r0 AND properties(r1) = $r1 RETURN p;' ||
 	fail "tmux clipboard does not hold the Cypher (got: $buf)"
-printf '%s\n' "$buf" | grep -q ':params {id0: "N2006", id1: "N2003", id2: "N2001"}' ||
+printf '%s\n' "$buf" | grep -q ':params {id0: "N2006", id1: "N2003", id2: "N2001", r0: {tags: \["inventory_policy", "recommendation", "analysis_dependency"\], weight: 0.82}, r1: {' ||
 	fail "tmux clipboard lacks the :params line (got: $buf)"
 
 step "export the D3 JSON"

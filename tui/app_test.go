@@ -130,9 +130,7 @@ func TestAppStory(t *testing.T) {
 
 	key(tea.KeyTab) // results
 	tm.Type("jjy")
-	browser := ":params {id0: \"N2006\", id1: \"N2003\", id2: \"N2001\"}\n" +
-		"MATCH p = (n0 {id: $id0})-[:RELATES]-(n1 {id: $id1})-[:RELATES]-(n2 {id: $id2}) RETURN p;"
-	osc := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(browser)) + "\a"
+	osc := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(demoPathCypher)) + "\a"
 	wait("the OSC 52 sequence and the copy status", re(regexp.QuoteMeta(osc)),
 		re(`copied Cypher for path N2006→N2003→N2001 \(3 nodes\)`))
 

@@ -315,15 +315,25 @@ func TestFoldAndNavigate(t *testing.T) {
 	}
 }
 
+// demoPathCypher is the Browser form of scenario A's path N2006 → N2003 →
+// N2001 (docs/EXPORTS.md, format 3): each relationship pinned by its
+// properties as testdata/demo.jsonl gives them (N2006–N2003 weight 0.82,
+// tags inventory_policy, recommendation, analysis_dependency; N2003–N2001
+// weight 0.9, tags demand_forecasting, safety_stock, analysis_dependency).
+const demoPathCypher = ":params {id0: \"N2006\", id1: \"N2003\", id2: \"N2001\", " +
+	"r0: {tags: [\"inventory_policy\", \"recommendation\", \"analysis_dependency\"], weight: 0.82}, " +
+	"r1: {tags: [\"demand_forecasting\", \"safety_stock\", \"analysis_dependency\"], weight: 0.9}}\n" +
+	"MATCH p = (n0 {id: $id0})-[r0:RELATES]-(n1 {id: $id1})-[r1:RELATES]-(n2 {id: $id2}) WHERE properties(r0) = $r0 AND properties(r1) = $r1 RETURN p;"
+
 // TestCopyPath selects N2001 (inner node) and copies the path from the seed
-// to it; the OSC 52 sequence carries the Browser form base64-encoded.
+// to it; the OSC 52 sequence carries the Browser form (demoPathCypher)
+// base64-encoded.
 func TestCopyPath(t *testing.T) {
 	h := demoHarness(t)
 	h.selectTreeNode("N2001")
 	h.keys("y")
 	h.settle()
-	want := ":params {id0: \"N2006\", id1: \"N2003\", id2: \"N2001\"}\n" +
-		"MATCH p = (n0 {id: $id0})-[:RELATES]-(n1 {id: $id1})-[:RELATES]-(n2 {id: $id2}) RETURN p;"
+	want := demoPathCypher
 	seq := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(want)) + "\a"
 	if !strings.Contains(h.out.String(), seq) {
 		t.Fatalf("output lacks the OSC 52 sequence for\n%s\ngot %q", want, h.out.String())

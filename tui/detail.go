@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
@@ -113,14 +114,15 @@ func (d *detailPane) render() {
 	d.vp.SetContent(strings.Join(detailLines(d.st, *d.subject, d.w), "\n"))
 }
 
-// detailLines builds the explanation, wrapped to width w.
+// detailLines builds the explanation, wrapped to width w. Graph text (ids,
+// labels, property keys and values, tags) is escaped (textsafe.Escape).
 func detailLines(st *Styles, s detailSubject, w int) []string {
 	wrap := st.r.NewStyle().Width(w)
 	var out []string
 	add := func(l ...string) { out = append(out, l...) }
-	head := st.ID.Render(s.node.ID)
+	head := st.ID.Render(textsafe.Escape(s.node.ID))
 	if l := s.node.Label(); l != "" {
-		head += " " + st.Label.Render(l)
+		head += " " + st.Label.Render(textsafe.Escape(l))
 	}
 	switch {
 	case s.seed != nil:
@@ -134,7 +136,7 @@ func detailLines(st *Styles, s detailSubject, w int) []string {
 
 	step := s.step
 	if s.loser != nil {
-		add("", st.Error.Render(glyphLost+" "+fateText(*s.loser)))
+		add("", st.Error.Render(glyphLost+" "+textsafe.Escape(fateText(*s.loser))))
 		ls := activation.StepFromCandidate(graph.Node{ID: s.loser.Candidate.ParentID}, s.loser.Candidate)
 		step = &ls
 	}
@@ -152,7 +154,7 @@ func detailLines(st *Styles, s detailSubject, w int) []string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		add(wrap.Render(st.Key.Render(k+": ") + propText(props[k])))
+		add(wrap.Render(st.Key.Render(textsafe.Escape(k)+": ") + textsafe.Escape(propText(props[k]))))
 	}
 	if hidden := len(s.node.Properties) - len(props); hidden > 0 {
 		add(st.Dim.Render(fmt.Sprintf("(%d vector/embedding %s hidden)", hidden, pluralWord(hidden, "property", "properties"))))
@@ -168,11 +170,11 @@ func stepLines(st *Styles, wrap func(...string) string, step retriever.Step, tag
 	add := func(l ...string) { out = append(out, l...) }
 	e := step.Edge
 	add(wrap(st.Metric.Render(render.EnergyFormula(step))))
-	add(wrap(st.Dim.Render(fmt.Sprintf("R = %s (activation of %s), d = %d edges", render.Num(step.Activation), step.FromNode.ID, step.Degree))))
+	add(wrap(st.Dim.Render(fmt.Sprintf("R = %s (activation of %s), d = %d edges", render.Num(step.Activation), textsafe.Escape(step.FromNode.ID), step.Degree))))
 	add(tagSimLines(st, wrap, e.Tags, tags, floor, step.TagSim)...)
-	add(wrap(st.Key.Render("edge: ") + step.FromNode.ID + " → " + step.ToNode.ID + ", weight " + weightText(e)))
+	add(wrap(st.Key.Render("edge: ") + textsafe.Escape(step.FromNode.ID) + " → " + textsafe.Escape(step.ToNode.ID) + ", weight " + weightText(e)))
 	if len(e.Tags) > 0 {
-		add(wrap(st.Key.Render("edge tags: ") + strings.Join(e.Tags, ", ")))
+		add(wrap(st.Key.Render("edge tags: ") + textsafe.Escape(strings.Join(e.Tags, ", "))))
 	}
 	return out
 }
@@ -189,8 +191,8 @@ func tagSimLines(st *Styles, wrap func(...string) string, edgeTags, queryTags []
 	return []string{
 		wrap(st.Metric.Render(fmt.Sprintf("tag_sim = %s + (1 − %s) × %d/%d = %s",
 			render.Num(floor), render.Num(floor), len(inter), len(union), render.Num(tagSim)))),
-		wrap(st.Key.Render(fmt.Sprintf("E∩Q (%d): ", len(inter))) + strings.Join(inter, ", ")),
-		wrap(st.Key.Render(fmt.Sprintf("E∪Q (%d): ", len(union))) + strings.Join(union, ", ")),
+		wrap(st.Key.Render(fmt.Sprintf("E∩Q (%d): ", len(inter))) + textsafe.Escape(strings.Join(inter, ", "))),
+		wrap(st.Key.Render(fmt.Sprintf("E∪Q (%d): ", len(union))) + textsafe.Escape(strings.Join(union, ", "))),
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 )
 
 // rect is a pane's place on the screen (outer size, frame included).
@@ -133,7 +134,7 @@ func (m *Model) treeTitle() string {
 	if m.trees != nil {
 		parts = append(parts, fmt.Sprintf("run %d", m.runID))
 		if len(m.runTags) > 0 {
-			parts = append(parts, "tags "+strings.Join(m.runTags, ","))
+			parts = append(parts, "tags "+textsafe.Escape(strings.Join(m.runTags, ",")))
 		}
 	}
 	if m.tree.Explain() {

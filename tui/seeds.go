@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
@@ -415,24 +416,26 @@ func (p *seedPicker) footer() string {
 	return p.st.Dim.Render(fmt.Sprintf("%d/%d%s", min(p.cursor+1, len(p.visible)), len(p.visible), more))
 }
 
+// row draws one node of the list; its id, label and text come from the
+// graph and are escaped (textsafe.Escape).
 func (p *seedPicker) row(n graph.NodeSummary, selected bool) string {
 	box, r := "[ ]", ""
 	if i := p.seedIndex(n.ID); i >= 0 {
 		box, r = "[x]", " R="+render.Num(p.seeds[i].Score)
 	}
-	label := ""
+	id, label := textsafe.Escape(n.ID), ""
 	if len(n.Labels) > 0 {
-		label = " " + n.Labels[0]
+		label = " " + textsafe.Escape(n.Labels[0])
 	}
-	text := render.Truncate(strings.Join(strings.Fields(n.Text), " "), seedTextWidth)
+	text := textsafe.Escape(render.Truncate(strings.Join(strings.Fields(n.Text), " "), seedTextWidth))
 	if selected && p.focused {
-		return p.st.Selected.Render(fit(glyphSelected+" "+box+" "+n.ID+r+label+"  "+text, p.w))
+		return p.st.Selected.Render(fit(glyphSelected+" "+box+" "+id+r+label+"  "+text, p.w))
 	}
 	mark := "  "
 	if selected {
 		mark = glyphSelected + " "
 	}
-	return mark + box + " " + p.st.ID.Render(n.ID) + p.st.Metric.Render(r) + p.st.Label.Render(label) + "  " + p.st.Dim.Render(text)
+	return mark + box + " " + p.st.ID.Render(id) + p.st.Metric.Render(r) + p.st.Label.Render(label) + "  " + p.st.Dim.Render(text)
 }
 
 // ShortHelp lists the picker's main keys.

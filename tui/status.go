@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 )
 
@@ -55,9 +56,11 @@ func (s *statusBar) Update(msg tea.Msg) tea.Cmd {
 }
 
 // View renders the run line, for the current run's trees (nil: no seeds)
-// and whether losing candidates are shown, and the message line.
+// and whether losing candidates are shown, and the message line. Every
+// text here may quote the graph (seed ids, errors naming nodes, messages
+// naming tags), so all of it is escaped (textsafe.Escape).
 func (s *statusBar) View(trees *resultTrees, explain bool) string {
-	parts := []string{s.st.Info.Render(s.backend)}
+	parts := []string{s.st.Info.Render(textsafe.Escape(s.backend))}
 	if trees != nil {
 		for _, t := range trees.seeds {
 			parts = append(parts, seedBadge(s.st, t))
@@ -75,7 +78,7 @@ func (s *statusBar) View(trees *resultTrees, explain bool) string {
 		if s.msg.isErr {
 			style = s.st.Error
 		}
-		line2 = style.Render(ansi.Truncate(oneLine(s.msg.text), s.w, "…"))
+		line2 = style.Render(ansi.Truncate(textsafe.Escape(oneLine(s.msg.text)), s.w, "…"))
 	}
 	return line1 + "\n" + line2
 }
@@ -83,14 +86,14 @@ func (s *statusBar) View(trees *resultTrees, explain bool) string {
 // seedBadge is one seed's run state: running at depth k, done in N ms with
 // P paths, or the error.
 func seedBadge(st *Styles, t *seedTree) string {
-	id := t.seed.NodeID
+	id := textsafe.Escape(t.seed.NodeID)
 	switch t.state {
 	case seedRunning:
 		return st.Running.Render("⟳ " + id + " " + seedStatus(t))
 	case seedDone:
 		return st.OK.Render("✓ " + id + " " + seedStatus(t))
 	case seedFailed:
-		return st.Error.Render("✗ " + id + " error: " + t.err)
+		return st.Error.Render("✗ " + id + " error: " + textsafe.Escape(oneLine(t.err)))
 	case seedNotFound:
 		return st.Error.Render("✗ " + id + " not found")
 	}

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever"
 )
@@ -32,13 +33,17 @@ func loadTagsCmd(ctx context.Context, cat graph.Catalog) tea.Cmd {
 // tagInput chooses the query tags: a text input completing from the graph's
 // tags, the chosen ones shown as chips.
 type tagInput struct {
-	km      keymap.KeyMap
-	st      *Styles
-	ctx     context.Context
-	cat     graph.Catalog
-	input   textinput.Model
-	known   []graph.TagCount
-	counts  map[string]int
+	km     keymap.KeyMap
+	st     *Styles
+	ctx    context.Context
+	cat    graph.Catalog
+	input  textinput.Model
+	known  []graph.TagCount
+	counts map[string]int
+	// shown maps the escaped form (textsafe.Escape) of each graph tag back
+	// to the tag: the input's completions are the escaped forms, so a
+	// completed tag is mapped back before it is chosen.
+	shown   map[string]string
 	chosen  []string
 	chip    int // selected chip, -1 for none
 	version int // bumped whenever the chosen tags change
@@ -57,7 +62,7 @@ func newTagInput(ctx context.Context, km keymap.KeyMap, st *Styles, cat graph.Ca
 	in.KeyMap.PrevSuggestion = km.PrevSuggestion
 	in.KeyMap.DeleteWordBackward = key.NewBinding(key.WithKeys("alt+backspace", "ctrl+w"))
 	return &tagInput{km: km, st: st, ctx: ctx, cat: cat, input: in, chip: -1,
-		chosen: retriever.NormalizeTags(tags), counts: map[string]int{}}
+		chosen: retriever.NormalizeTags(tags), counts: map[string]int{}, shown: map[string]string{}}
 }
 
 // Init loads the graph's tags.
@@ -106,8 +111,11 @@ func (t *tagInput) Update(msg tea.Msg) tea.Cmd {
 		t.known = msg.tags
 		names := make([]string, len(msg.tags))
 		for i, tc := range msg.tags {
-			names[i] = tc.Tag
+			names[i] = textsafe.Escape(tc.Tag) // the input draws completions raw
 			t.counts[tc.Tag] = tc.Count
+			if _, taken := t.shown[names[i]]; !taken {
+				t.shown[names[i]] = tc.Tag
+			}
 		}
 		t.input.SetSuggestions(names)
 		return nil
@@ -164,7 +172,8 @@ func (t *tagInput) key(msg tea.KeyMsg) tea.Cmd {
 }
 
 // add chooses the typed tag: the value itself when the graph has it,
-// otherwise the highlighted suggestion, otherwise the text as typed.
+// otherwise the highlighted suggestion, otherwise the text as typed; a
+// suggestion, or text equal to a tag's escaped form, stands for that tag.
 func (t *tagInput) add() tea.Cmd {
 	v := strings.TrimSpace(t.input.Value())
 	if v == "" {
@@ -173,6 +182,9 @@ func (t *tagInput) add() tea.Cmd {
 	if _, ok := t.counts[v]; !ok {
 		if s := t.input.CurrentSuggestion(); s != "" {
 			v = s
+		}
+		if tag, ok := t.shown[v]; ok {
+			v = tag
 		}
 	}
 	t.input.SetValue("")
@@ -212,6 +224,7 @@ func (t *tagInput) ChipLines(w int) int {
 func (t *tagInput) chips() []string {
 	var chips []string
 	for i, c := range t.chosen {
+		c = textsafe.Escape(c)
 		if i == t.chip {
 			chips = append(chips, t.st.ChipSel.Render("["+glyphSelected+c+"]"))
 		} else {
@@ -232,17 +245,18 @@ func (t *tagInput) View() string {
 }
 
 // suggestions lists tags matching the input (or the most frequent ones),
-// with their edge counts, the highlighted one marked.
+// escaped, with their edge counts, the highlighted one marked.
 func (t *tagInput) suggestions() string {
 	v := strings.ToLower(strings.TrimSpace(t.input.Value()))
 	cur := t.input.CurrentSuggestion()
 	var parts []string
 	for _, tc := range t.known {
-		if slices.Contains(t.chosen, tc.Tag) || (v != "" && !strings.HasPrefix(strings.ToLower(tc.Tag), v)) {
+		shown := textsafe.Escape(tc.Tag)
+		if slices.Contains(t.chosen, tc.Tag) || (v != "" && !strings.HasPrefix(strings.ToLower(shown), v)) {
 			continue
 		}
-		s := fmt.Sprintf("%s (%d)", tc.Tag, tc.Count)
-		if tc.Tag == cur && v != "" {
+		s := fmt.Sprintf("%s (%d)", shown, tc.Count)
+		if shown == cur && v != "" {
 			parts = append(parts, t.st.Info.Render(glyphSelected+s))
 		} else {
 			parts = append(parts, t.st.Dim.Render(s))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 )
@@ -47,14 +48,18 @@ type seg struct {
 	style func(...string) string
 }
 
+// add appends a row made of segs. Every segment's text is escaped
+// (textsafe.Escape) here, so ids, labels, node texts and errors from the
+// graph never reach the terminal raw.
 func (b *rowBuilder) add(key rowKey, selectable bool, segs ...seg) {
 	var p, s strings.Builder
 	for _, sg := range segs {
-		p.WriteString(sg.text)
-		if sg.style != nil && sg.text != "" {
-			s.WriteString(sg.style(sg.text))
+		text := textsafe.Escape(sg.text)
+		p.WriteString(text)
+		if sg.style != nil && text != "" {
+			s.WriteString(sg.style(text))
 		} else {
-			s.WriteString(sg.text)
+			s.WriteString(text)
 		}
 	}
 	plain, styled := p.String(), s.String()

@@ -1,5 +1,7 @@
 package apoc
 
+import "github.com/memoria-graph/memoria/internal/cypherlit"
+
 // IndexStatements returns, for each label, the statement that creates its
 // id index (docs/ALGORITHM.md, "Indexes"), named by IndexNames, names
 // back-quoted only where Cypher needs it:
@@ -12,9 +14,9 @@ func IndexStatements(labels []string) []string {
 	out := make([]string, len(labels))
 	for i, name := range IndexNames(labels) {
 		b := append([]byte("CREATE INDEX "), nil...)
-		b = appendName(b, name)
+		b = cypherlit.AppendName(b, name)
 		b = append(b, " IF NOT EXISTS FOR (n:"...)
-		b = appendName(b, labels[i])
+		b = cypherlit.AppendName(b, labels[i])
 		b = append(b, ") ON (n.id)"...)
 		out[i] = string(b)
 	}

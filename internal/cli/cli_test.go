@@ -100,7 +100,8 @@ func abs(x float64) float64 {
 //   - d3: 7 distinct nodes (N2006, N2003, N2001, N2010, N2004, N2008, N2005)
 //     and 6 links (one per hop: 3 + 2 + 1);
 //   - llm: "Path 1: [Seed N2006]" and three numbered paths;
-//   - cypher: the 4-node query of path 1 in the seed's exact form.
+//   - cypher: the 4-node query of path 1, each relationship pinned by its
+//     properties (docs/EXPORTS.md, format 3).
 func TestExploreFormats(t *testing.T) {
 	_, tree, _ := run(t, append(scenarioA, "--format", "tree")...)
 	for _, s := range []string{"N2006", "N2010", "N2008", "N2005"} {
@@ -121,7 +122,8 @@ func TestExploreFormats(t *testing.T) {
 		t.Errorf("llm:\n%s", llm)
 	}
 	_, cy, _ := run(t, append(scenarioA, "--format", "cypher")...)
-	if !strings.Contains(cy, "MATCH p = (n0 {id: $id0})-[:RELATES]-(n1 {id: $id1})-[:RELATES]-(n2 {id: $id2})-[:RELATES]-(n3 {id: $id3}) RETURN p") {
+	if !strings.Contains(cy, "MATCH p = (n0 {id: $id0})-[r0:RELATES]-(n1 {id: $id1})-[r1:RELATES]-(n2 {id: $id2})-[r2:RELATES]-(n3 {id: $id3})"+
+		" WHERE properties(r0) = $r0 AND properties(r1) = $r1 AND properties(r2) = $r2 RETURN p") {
 		t.Errorf("cypher:\n%s", cy)
 	}
 }

@@ -1,18 +1,25 @@
-// Package cypherlit writes Cypher string literals and names. It is the one
-// quoting routine of the project: render (debug queries), apoc (scripts),
-// the loader and the CLI's hints all call it.
+// Package cypherlit writes Cypher string literals, values and names. It is
+// the one quoting routine of the project: render (debug queries), apoc
+// (scripts), the loader and the CLI's hints all call it.
 package cypherlit
 
 import (
 	"fmt"
 	"strings"
+	"unicode/utf16"
+
+	"github.com/memoria-graph/memoria/internal/textsafe"
 )
 
 // AppendQuote appends s to b as a double-quoted Cypher string literal:
 // backslash, double quote, newline, tab, carriage return, backspace and form
-// feed become \\ \" \n \t \r \b \f; other C0 controls, DEL, C1 controls and
-// U+2028/U+2029 become \uXXXX; invalid UTF-8 becomes U+FFFD; everything else
-// stays as it is (UTF-8).
+// feed become \\ \" \n \t \r \b \f; every other rune that textsafe.Safe
+// refuses (the other C0 controls, DEL, C1 controls, bidi overrides and
+// isolates, zero-width characters, the BOM, U+2028/U+2029...) becomes
+// \uXXXX, or above U+FFFF the pair of UTF-16 surrogates \uXXXX\uXXXX, so a
+// literal never spans lines and never carries an invisible or reordering
+// character into a pasted line; invalid UTF-8 becomes U+FFFD; everything
+// else stays as it is (UTF-8).
 func AppendQuote(b []byte, s string) []byte {
 	b = append(b, '"')
 	for _, r := range s {
@@ -32,10 +39,14 @@ func AppendQuote(b []byte, s string) []byte {
 		case '\f':
 			b = append(b, `\f`...)
 		default:
-			if r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029 {
-				b = fmt.Appendf(b, `\u%04X`, r)
-			} else {
+			switch {
+			case textsafe.Safe(r):
 				b = append(b, string(r)...)
+			case r > 0xffff:
+				hi, lo := utf16.EncodeRune(r)
+				b = fmt.Appendf(b, `\u%04X\u%04X`, hi, lo)
+			default:
+				b = fmt.Appendf(b, `\u%04X`, r)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -270,7 +271,9 @@ func TestSeedNotFound(t *testing.T) {
 // TestScenariosMatchInMemory: every scenario of docs/DEMO_GRAPH.md (A, B1,
 // B2, B3, C, D, E) gives, on Neo4j and on the in-memory engine loaded from
 // the same file, the same results and level events, byte for byte in JSON
-// (nodes, edges with their properties, energies, degrees, tag_sim, fates).
+// (nodes, edges with their properties, energies, degrees, tag_sim, fates),
+// once the Neo4j edges' element ids are taken out: every one of them must
+// carry one (ExpandQuery returns elementId(r)) and no memory edge does.
 // The path counts are the documented ones: 3, 2, 6, 8, 3, 3, 2.
 func TestScenariosMatchInMemory(t *testing.T) {
 	src := demoSource(t)
@@ -302,6 +305,12 @@ func TestScenariosMatchInMemory(t *testing.T) {
 		seeds := []retriever.Seed{{NodeID: sc.seed, Score: sc.score}}
 		r1, l1 := exploreWithLevels(t, New(src), cfg, seeds, sc.tags)
 		r2, l2 := exploreWithLevels(t, oninmem.New(mem), cfg, seeds, sc.tags)
+		if n := takeElementIDs(r1, l1); n.empty > 0 || n.taken == 0 {
+			t.Errorf("scenario %s: %d Neo4j edges without an element id, %d with", sc.name, n.empty, n.taken)
+		}
+		if n := takeElementIDs(r2, l2); n.taken > 0 {
+			t.Errorf("scenario %s: %d memory edges with an element id", sc.name, n.taken)
+		}
 		j1, _ := json.Marshal([]any{r1, l1})
 		j2, _ := json.Marshal([]any{r2, l2})
 		if string(j1) != string(j2) {
@@ -311,4 +320,45 @@ func TestScenariosMatchInMemory(t *testing.T) {
 			t.Errorf("scenario %s: %d paths, want %d: %v", sc.name, len(r1[0].Paths), sc.paths, pathIDs(r1[0]))
 		}
 	}
+}
+
+// elementIDCount counts the edges takeElementIDs saw with and without an
+// element id.
+type elementIDCount struct{ taken, empty int }
+
+// takeElementIDs counts the edges of the results and level events (steps,
+// candidates, completed paths) with and without an element id, then
+// clears every graph.Edge.ElementID (in a second pass: paths may share
+// their steps).
+func takeElementIDs(results []retriever.Result, levels [][]activation.LevelEvent) elementIDCount {
+	var n elementIDCount
+	each := func(f func(*graph.Edge)) {
+		paths := func(ps []retriever.Path) {
+			for i := range ps {
+				for j := range ps[i].Steps {
+					f(&ps[i].Steps[j].Edge)
+				}
+			}
+		}
+		for i := range results {
+			paths(results[i].Paths)
+		}
+		for _, seed := range levels {
+			for i := range seed {
+				for j := range seed[i].Outcomes {
+					f(&seed[i].Outcomes[j].Candidate.Edge)
+				}
+				paths(seed[i].Completed)
+			}
+		}
+	}
+	each(func(e *graph.Edge) {
+		if e.ElementID == "" {
+			n.empty++
+		} else {
+			n.taken++
+		}
+	})
+	each(func(e *graph.Edge) { e.ElementID = "" })
+	return n
 }

@@ -68,7 +68,9 @@ func labelDisjunction(v string, labels []string) string {
 // directions, the degree as COUNT { (current)-[:RELATES]-() } (a self-loop
 // once, parallel edges each), coalesce(r.weight, 0.01), the CASE of
 // tag_sim and the operation order of tag_sim and transfer_energy (the
-// in-memory engine mirrors it bit for bit). RETURN adds degree and tag_sim.
+// in-memory engine mirrors it bit for bit). RETURN adds degree, tag_sim and
+// elementId(r), which relationship it was (graph.Edge.ElementID), so the
+// debug Cypher can pin it among parallel edges.
 const ExpandQuery = `UNWIND $frontier AS f
 MATCH (current {id: f.node_id})
 WITH current, f.node_id AS parent_id, f.activation AS activation,
@@ -109,6 +111,7 @@ RETURN parent_id,
        labels(neighbor)      AS neighbor_labels,
        neighbor.id           AS neighbor_id,
        properties(r)         AS edge_data,
+       elementId(r)          AS edge_eid,
        degree,
        tag_sim,
        transfer_energy

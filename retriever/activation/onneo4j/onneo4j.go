@@ -302,6 +302,9 @@ func parseCandidate(rec *neo4j.Record, acts map[string]float64, extras bool) (ac
 		if cand.TagSim, err = neo4jdb.Column[float64](rec, "tag_sim"); err != nil {
 			return zero, rel(err)
 		}
+		if cand.Edge.ElementID, err = neo4jdb.Column[string](rec, "edge_eid"); err != nil {
+			return zero, rel(err)
+		}
 	}
 	return cand, nil
 }

@@ -28,7 +28,8 @@ RETURN parent_id, degree,
        labels(neighbor)     AS neighbor_labels,
        neighbor.id          AS neighbor_id,
        elementId(neighbor)  AS neighbor_element_id,
-       properties(r)        AS edge_data`
+       properties(r)        AS edge_data,
+       elementId(r)         AS edge_eid`
 
 // Snapshot is the part of a Neo4j graph explorations have read: every node
 // that has been on a frontier, with its degree and all its RELATES
@@ -63,8 +64,9 @@ type snapNode struct {
 
 type snapEdge struct {
 	neighbor graph.Node
-	nid      any // the neighbour's id property as stored (nil, or not a string, is handled as the query does)
-	eid      string
+	nid      any    // the neighbour's id property as stored (nil, or not a string, is handled as the query does)
+	eid      string // the neighbour's element id
+	rid      string // the relationship's element id
 	props    map[string]any
 }
 
@@ -205,6 +207,7 @@ func replay(f activation.FrontierInput, degree int64, ed snapEdge, req activatio
 	if err != nil {
 		return activation.Candidate{}, false, err
 	}
+	edge.ElementID = ed.rid
 	ts := activation.TagSim(edge.Tags, req.QueryTags, req.TagSimFloor)
 	t := activation.TransferEnergy(f.Activation, activation.EffectiveWeight(edge), degree, ts)
 	if !(t > req.MinActivation) {
@@ -272,6 +275,9 @@ func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierI
 		}
 		if ed.props, err = neo4jdb.Column[map[string]any](rec, "edge_data"); err != nil {
 			return fmt.Errorf("relationship (%s)-[:%s]-(%v): %w", strconv.Quote(parent), graph.Relates, raw, err)
+		}
+		if ed.rid, err = neo4jdb.Column[string](rec, "edge_eid"); err != nil {
+			return err
 		}
 		n.edges = append(n.edges, ed)
 	}
