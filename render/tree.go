@@ -20,6 +20,9 @@ type TreeOptions struct {
 	// TextWidth is the most runes of a node's text shown; 0 means
 	// DefaultTreeTextWidth.
 	TextWidth int
+	// MinActivation, when positive, is the threshold of the run: a path
+	// that ended below it says how close its best near miss came.
+	MinActivation float64
 }
 
 // EndReasonText is how Tree words a path's end reason; an unknown reason is
@@ -32,14 +35,37 @@ func EndReasonText(reason retriever.EndReason) string {
 		return "lost to other parents"
 	case retriever.EndMaxDepth:
 		return "max depth"
+	case retriever.EndBelowThreshold:
+		return "below threshold"
+	case retriever.EndAllVisited:
+		return "all neighbours visited"
+	case retriever.EndNoNeighbours:
+		return "no RELATES neighbour"
 	}
 	return string(reason)
+}
+
+// EndText is a path's end in words: EndReasonText, and for a path that
+// ended below the threshold its best near miss and how close it came,
+// "below threshold: best N2007 T=0.002402, 48% of 0.005" (the percentage
+// only when minActivation is known, i.e. positive).
+func EndText(reason retriever.EndReason, nearMiss *retriever.Step, minActivation float64) string {
+	text := EndReasonText(reason)
+	if reason != retriever.EndBelowThreshold || nearMiss == nil {
+		return text
+	}
+	text += ": best " + DisplayID(nearMiss.ToNode.ID) + " T=" + Num(nearMiss.TransferEnergy)
+	if minActivation > 0 {
+		text += fmt.Sprintf(", %.0f%% of %s", 100*nearMiss.TransferEnergy/minActivation, Num(minActivation))
+	}
+	return text
 }
 
 type treeNode struct {
 	node     graph.Node
 	step     *retriever.Step     // nil at the root
 	end      retriever.EndReason // end reason of the first path ending here
+	nearMiss *retriever.Step     // and its near miss
 	children []*treeNode
 	byID     map[string]*treeNode
 }
@@ -109,7 +135,7 @@ func Tree(res retriever.Result, opt TreeOptions) string {
 			t = t.child(s)
 		}
 		if t.end == "" {
-			t.end = p.EndReason
+			t.end, t.nearMiss = p.EndReason, p.NearMiss
 		}
 	}
 
@@ -131,7 +157,7 @@ func Tree(res retriever.Result, opt TreeOptions) string {
 			fmt.Fprintf(&b, "%s%s%s%s T=%s w=%s tag_sim=%s d=%d%s", indent, branch, DisplayID(c.node.ID), labelPart(c.node),
 				Num(s.TransferEnergy), weightText(*s), Num(s.TagSim), s.Degree, textPart(c.node, width))
 			if c.end != "" {
-				b.WriteString("  [end: " + EndReasonText(c.end) + "]")
+				b.WriteString("  [end: " + EndText(c.end, c.nearMiss, opt.MinActivation) + "]")
 			}
 			b.WriteByte('\n')
 			walk(c, indent+next)

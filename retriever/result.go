@@ -127,7 +127,28 @@ const (
 	// EndAllClaimed: the last node had candidates, but every one was claimed
 	// by another parent at the same level.
 	EndAllClaimed EndReason = "all_claimed"
+
+	// The exact forms of EndNoCandidates, given when the engine reports
+	// what lay below the threshold (docs/ALGORITHM.md rule 6):
+	//
+	// EndBelowThreshold: unvisited neighbours there were, all at or below
+	// MIN_ACTIVATION; Path.NearMiss is the best of them.
+	EndBelowThreshold EndReason = "below_threshold"
+	// EndAllVisited: every RELATES neighbour was already visited.
+	EndAllVisited EndReason = "all_visited"
+	// EndNoNeighbours: the last node has no RELATES relationship.
+	EndNoNeighbours EndReason = "no_neighbours"
 )
+
+// Coarse is the reason as the JSON output has always given it: the exact
+// forms of EndNoCandidates are reported as EndNoCandidates.
+func (r EndReason) Coarse() EndReason {
+	switch r {
+	case EndBelowThreshold, EndAllVisited, EndNoNeighbours:
+		return EndNoCandidates
+	}
+	return r
+}
 
 // Path is a completed path from the seed to a leaf.
 type Path struct {
@@ -136,6 +157,9 @@ type Path struct {
 	MinTransferEnergy float64 `json:"min_transfer_energy"`
 	// EndReason says why the path stopped growing.
 	EndReason EndReason `json:"end_reason,omitempty"`
+	// NearMiss is, when EndReason is EndBelowThreshold, the best hop from
+	// the path's last node that stayed at or below MIN_ACTIVATION.
+	NearMiss *Step `json:"near_miss,omitempty"`
 }
 
 type pathJSON struct {

@@ -183,15 +183,15 @@ func (m *Model) subject() *detailSubject {
 	if n == nil {
 		return nil
 	}
-	s := &detailSubject{node: n.node, step: n.step, end: n.end, depth: n.depth,
-		tags: m.runTags, floor: m.runCfg.TagSimFloor}
+	s := &detailSubject{node: n.node, step: n.step, end: n.end, nearMiss: n.nearMiss, depth: n.depth,
+		tags: m.runTags, floor: m.runCfg.TagSimFloor, minActivation: m.runCfg.MinActivation}
 	if n.step == nil {
 		seed := st.seed
 		s.seed = &seed
 	}
 	if o, ok := m.tree.selectedLoser(); ok {
 		s = &detailSubject{node: o.Candidate.NeighborNode, loser: &o, depth: n.depth + 1,
-			tags: m.runTags, floor: m.runCfg.TagSimFloor}
+			tags: m.runTags, floor: m.runCfg.TagSimFloor, minActivation: m.runCfg.MinActivation}
 	}
 	return s
 }

@@ -116,15 +116,16 @@ func TestAppStory(t *testing.T) {
 		return i >= 0 && bytes.Contains(b[i:], []byte("done in "))
 	})
 	// The 0.01 frame is the one where the new run started (the tree was
-	// reset): nothing drawn from it on may show N2010.
-	if since := b[bytes.Index(b, []byte(minAct)):]; bytes.Contains(since, []byte("N2010")) {
+	// reset): nothing drawn from it on may show N2010 as a node of the tree
+	// (it may be named as N2001's best near miss: T = 0.006873 ≤ 0.01).
+	if since := b[bytes.Index(b, []byte(minAct)):]; regexp.MustCompile(`[·▼▶] N2010 `).Match(since) {
 		t.Fatalf("N2010 drawn after MIN_ACTIVATION became 0.01:\n%s", since)
 	}
 	// A full repaint: every line of the screen is drawn again. The seed list
 	// is still filtered to N2006, so N2010 could only be in the tree.
 	tm.Send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	full := wait("the repainted screen", re(`╭─ Seeds 1/5`), re(`└─ · N2001 AgentAction`), re(`done in `))
-	if bytes.Contains(full, []byte("N2010")) {
+	if regexp.MustCompile(`[·▼▶] N2010 `).Match(full) {
 		t.Fatalf("N2010 still on screen at MIN_ACTIVATION 0.01:\n%s", full)
 	}
 

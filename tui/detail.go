@@ -25,7 +25,11 @@ type detailSubject struct {
 	seed  *retriever.Seed // set for a seed
 	loser *activation.Outcome
 	end   retriever.EndReason
-	depth int
+	// nearMiss is the best hop below the threshold when the path ended
+	// below it; minActivation the run's threshold.
+	nearMiss      *retriever.Step
+	minActivation float64
+	depth         int
 	// The run's query tags (normalised) and tag_sim floor, for the worked
 	// tag similarity.
 	tags  []string
@@ -128,7 +132,11 @@ func detailLines(st *Styles, s detailSubject, w int) []string {
 	case s.seed != nil:
 		head += st.Dim.Render(" · seed, R = " + render.Num(s.seed.Score))
 	case s.loser != nil:
-		head += st.Dim.Render(" · lost candidate")
+		if s.loser.Fate == activation.FateBelowThreshold {
+			head += st.Dim.Render(" · near miss")
+		} else {
+			head += st.Dim.Render(" · lost candidate")
+		}
 	default:
 		head += st.Dim.Render(fmt.Sprintf(" · depth %d", s.depth))
 	}
@@ -136,7 +144,7 @@ func detailLines(st *Styles, s detailSubject, w int) []string {
 
 	step := s.step
 	if s.loser != nil {
-		add("", st.Error.Render(glyphLost+" "+textsafe.Escape(fateText(*s.loser))))
+		add("", st.Error.Render(glyphLost+" "+textsafe.Escape(fateText(*s.loser, s.minActivation))))
 		ls := activation.StepFromCandidate(graph.Node{ID: s.loser.Candidate.ParentID}, s.loser.Candidate)
 		step = &ls
 	}
@@ -144,7 +152,7 @@ func detailLines(st *Styles, s detailSubject, w int) []string {
 		out = append(out, stepLines(st, wrap.Render, *step, s.tags, s.floor)...)
 	}
 	if s.end != "" {
-		add(st.End.Render(glyphEnd + " path ends: " + render.EndReasonText(s.end)))
+		add(wrap.Render(st.End.Render(glyphEnd + " path ends: " + textsafe.Escape(render.EndText(s.end, s.nearMiss, s.minActivation)))))
 	}
 	add("", st.Title.Render("Properties"))
 	props := render.DisplayProperties(s.node.Properties)

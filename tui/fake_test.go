@@ -259,6 +259,16 @@ func (c *hookedConn) ExpandFrontier(ctx context.Context, req activation.ExpandRe
 	return c.Expander.ExpandFrontier(ctx, req)
 }
 
+// ExpandTrace is ExpandFrontier's hooks around the engine's trace (the
+// memory engine is an activation.Tracer, as in production).
+func (c *hookedConn) ExpandTrace(ctx context.Context, req activation.ExpandRequest, k int) (activation.Expansion, error) {
+	if err := c.s.wait(c.s.runs, &waiter{ctx: ctx, seed: c.seed, depth: c.expansions}); err != nil {
+		return activation.Expansion{}, err
+	}
+	c.expansions++
+	return c.Expander.(activation.Tracer).ExpandTrace(ctx, req, k)
+}
+
 var (
 	_ graph.Source       = (*fakeSource)(nil)
 	_ activation.Backend = (*fakeSource)(nil)

@@ -137,6 +137,7 @@ func (m *Model) restart() tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.cancel = cancel
 	m.trees = newResultTrees(seeds)
+	m.trees.minActivation = cfg.MinActivation
 	m.afterTreeChange(true)
 	return startRunCmd(ctx, m.runID, m.backend, m.held, cfg, m.runOpts, seeds, tags)
 }

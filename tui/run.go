@@ -103,10 +103,25 @@ func (s safeBackend) Open(ctx context.Context) (c activation.Expander, release f
 		defer recovered(&err)
 		return rel(ctx)
 	}
+	if t, ok := c.(activation.Tracer); ok {
+		return safeTracer{safeConn{c}, t}, release, nil
+	}
 	return safeConn{c}, release, nil
 }
 
 type safeConn struct{ c activation.Expander }
+
+// safeTracer keeps an engine's traces (activation.Tracer) behind the same
+// recovery.
+type safeTracer struct {
+	safeConn
+	t activation.Tracer
+}
+
+func (s safeTracer) ExpandTrace(ctx context.Context, req activation.ExpandRequest, k int) (x activation.Expansion, err error) {
+	defer recovered(&err)
+	return s.t.ExpandTrace(ctx, req, k)
+}
 
 func (s safeConn) FetchSeed(ctx context.Context, id string) (n graph.Node, ok bool, err error) {
 	defer recovered(&err)

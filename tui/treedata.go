@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
@@ -29,8 +31,10 @@ type tnode struct {
 	step     *retriever.Step // the edge that reached it; nil for the seed
 	children []*tnode        // kept neighbours, in kept order
 	losers   []activation.Outcome
-	// end is the path's end reason (retriever.End*) when a path ends here.
-	end retriever.EndReason
+	// end is the path's end reason (retriever.End*) when a path ends here,
+	// and nearMiss the best hop below the threshold when it ended there.
+	end      retriever.EndReason
+	nearMiss *retriever.Step
 }
 
 // path returns the path from the seed to n (empty for the seed itself).
@@ -43,7 +47,7 @@ func (n *tnode) path() retriever.Path {
 	for i := len(steps) - 1; i >= 0; i-- {
 		p = p.Extend(steps[i])
 	}
-	p.EndReason = n.end
+	p.EndReason, p.NearMiss = n.end, n.nearMiss
 	return p
 }
 
@@ -62,6 +66,9 @@ type seedTree struct {
 // resultTrees holds one tree per seed of the current run.
 type resultTrees struct {
 	seeds []*seedTree
+	// minActivation is the run's MIN_ACTIVATION: near misses show how close
+	// they came to it.
+	minActivation float64
 	// version changes whenever the trees change, so views know to re-render.
 	version int
 }
@@ -118,6 +125,13 @@ func (st *seedTree) applyLevel(lv activation.LevelEvent) {
 		parent.children = append(parent.children, child)
 		st.nodes[child.node.ID] = child
 	}
+	// Near misses join their parent's losers, dimmed like them in the
+	// explain view (docs/ALGORITHM.md rule 6).
+	for _, c := range lv.NearMisses {
+		if parent := st.nodes[c.ParentID]; parent != nil {
+			parent.losers = append(parent.losers, activation.Outcome{Candidate: c, Fate: activation.FateBelowThreshold})
+		}
+	}
 	for _, p := range lv.Completed {
 		st.markEnd(p)
 	}
@@ -129,7 +143,7 @@ func (st *seedTree) markEnd(p retriever.Path) {
 		return
 	}
 	if n := st.nodes[ids[len(ids)-1]]; n != nil {
-		n.end = p.EndReason
+		n.end, n.nearMiss = p.EndReason, p.NearMiss
 	}
 }
 
@@ -165,9 +179,15 @@ func (rt *resultTrees) results() []retriever.Result {
 }
 
 // fateText says why a candidate lost.
-func fateText(o activation.Outcome) string {
-	if o.Fate == activation.FateClaimed {
+func fateText(o activation.Outcome, minActivation float64) string {
+	switch o.Fate {
+	case activation.FateClaimed:
 		return "claimed by " + o.ClaimedBy
+	case activation.FateBelowThreshold:
+		if minActivation > 0 {
+			return fmt.Sprintf("below threshold (%.0f%% of %s)", 100*o.Candidate.TransferEnergy/minActivation, render.Num(minActivation))
+		}
+		return "below threshold"
 	}
 	return string(o.Fate)
 }

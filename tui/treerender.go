@@ -39,6 +39,8 @@ type rowBuilder struct {
 	explain bool
 	folded  map[rowKey]bool
 	rows    []treeRow
+	// minActivation is the run's threshold, for how close near misses came.
+	minActivation float64
 }
 
 // seg is a piece of a line with its style; plain and styled forms are built
@@ -76,6 +78,7 @@ func (b *rowBuilder) build(rt *resultTrees) []treeRow {
 	if rt == nil {
 		return b.rows
 	}
+	b.minActivation = rt.minActivation
 	for i, st := range rt.seeds {
 		if i > 0 {
 			b.add(rowKey{loser: -1}, false)
@@ -149,7 +152,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 		meta = append(meta, seg{edgeMetrics(n.step), s.Metric.Render})
 	}
 	if n.end != "" {
-		end := seg{glyphEnd + " " + render.EndReasonText(n.end), s.End.Render}
+		end := seg{glyphEnd + " " + render.EndText(n.end, n.nearMiss, b.minActivation), s.End.Render}
 		if b.width > 0 && segWidth(meta)+2+ansi.StringWidth(end.text) > b.width {
 			b.add(rowKey{loser: -1}, false, meta...) // no room: the end on its own line
 			meta = []seg{meta[0]}
@@ -178,7 +181,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 		if l := c.NeighborNode.Label(); l != "" {
 			lseg = append(lseg, seg{" " + l, s.Loser.Render})
 		}
-		lseg = append(lseg, seg{"  T=" + render.Num(c.TransferEnergy) + "  " + fateText(o), s.Loser.Render})
+		lseg = append(lseg, seg{"  T=" + render.Num(c.TransferEnergy) + "  " + fateText(o, b.minActivation), s.Loser.Render})
 		b.add(rowKey{seed: st.seed.NodeID, id: n.node.ID, loser: i}, true, lseg...)
 	}
 }

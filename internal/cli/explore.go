@@ -41,6 +41,9 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	var q queryFlags
 	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
 	format := fs.String("format", "json", "output `format`: json, tree, d3, llm or cypher")
+	trace := fs.Bool("trace", false, "with --format json, add each result's levels: every candidate with its fate, the near\n"+
+		"misses below the threshold and what each node's other neighbours were (docs/EXPORTS.md)")
+	fs.IntVar(&q.opts.NearMisses, "near-misses", activation.DefaultNearMisses, "near misses kept per node and level with --trace (`K`, 0-100)")
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
@@ -58,7 +61,12 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
-	backend, notice, err := q.backend(ctx, source, false)
+	if *trace && *format != "json" {
+		return usagef("explore: --trace needs --format json")
+	}
+	// A trace needs an engine that reads whole neighbourhoods: on Neo4j,
+	// the snapshot (its one round trip per level brings the near misses).
+	backend, notice, err := q.backend(ctx, source, *trace)
 	if err != nil {
 		return err
 	}
@@ -69,12 +77,20 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	return explore(ctx, r, q.seeds, splitTags(q.tags), *format, env.Stdout)
+	return explore(ctx, r, q.seeds, splitTags(q.tags), exploreOutput{format: *format, trace: *trace, minActivation: q.cfg.MinActivation}, env.Stdout)
+}
+
+// exploreOutput is how explore prints.
+type exploreOutput struct {
+	format        string
+	trace         bool    // add levels to the JSON
+	minActivation float64 // the run's threshold, for the tree's near misses
 }
 
 // explore streams results in json and tree formats and collects them, in
 // seed order, for the others.
-func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.Seed, tags []string, format string, out io.Writer) error {
+func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.Seed, tags []string, o exploreOutput, out io.Writer) error {
+	format := o.format
 	ch, err := r.Explore(ctx, seeds, tags)
 	if err != nil {
 		return usageError{err.Error()}
@@ -83,16 +99,25 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	var werr error
+	levels := make([][]activation.LevelEvent, len(seeds))
 	for ev := range ch {
+		if ev.Kind == activation.EventLevel && o.trace {
+			levels[ev.SeedIndex] = append(levels[ev.SeedIndex], *ev.Level)
+		}
 		if ev.Kind != activation.EventResult || werr != nil {
 			continue
 		}
 		results[ev.SeedIndex] = *ev.Result
-		switch format {
-		case "json":
-			werr = enc.Encode(ev.Result)
-		case "tree":
-			_, werr = fmt.Fprintln(out, render.Tree(*ev.Result, render.TreeOptions{}))
+		switch {
+		case format == "json" && o.trace:
+			var b []byte
+			if b, werr = render.TracedJSON(*ev.Result, levels[ev.SeedIndex]); werr == nil {
+				_, werr = fmt.Fprintf(out, "%s\n", b)
+			}
+		case format == "json":
+			werr = enc.Encode(render.Untraced(*ev.Result))
+		case format == "tree":
+			_, werr = fmt.Fprintln(out, render.Tree(*ev.Result, render.TreeOptions{MinActivation: o.minActivation}))
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,7 +97,7 @@ func TestExploreServerKilledExitsOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	err = explore(ctx, r, []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "N2003", Score: 1}}, nil, "json", &out)
+	err = explore(ctx, r, []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "N2003", Score: 1}}, nil, exploreOutput{format: "json"}, &out)
 	if err == nil || !strings.Contains(err.Error(), "explore: 2 of 2 seeds ended in error") {
 		t.Fatalf("explore returned %v", err)
 	}
@@ -156,5 +158,72 @@ func TestExploreCypherFastAndSeed(t *testing.T) {
 	}
 	if code, _, errs := run(t, "explore", "--seed", "N2006", "--cypher", "seed"); code != 2 || !strings.Contains(errs, "--cypher seed applies to Neo4j only") {
 		t.Errorf("--cypher on the demo graph: exit %d, %q", code, errs)
+	}
+}
+
+// TestExploreTraceScenarioA: docs/DEMO_GRAPH.md scenario A (N2006, R 0.85,
+// its four tags) with --trace. Worked by hand for N2005 (reached at level 1
+// with T = 0.069328125, d(N2005) = 3: N2006 visited, N2007 and N2012):
+//
+//	N2005→N2007: w 0.4, tags {supplier, lead_time}, none shared: tag_sim
+//	0.15; T = 0.069328125 × 0.4 / √3 × 0.15 = 0.0024016 ≤ 0.005
+//	N2005→N2012: no weight (0.01), tag_sim 0.15 + 0.85 × 1/5 = 0.32;
+//	T = 0.069328125 × 0.01 / √3 × 0.32 = 0.00012809
+//
+// so level 2 lists both as below_threshold (best first), the parents entry
+// of N2005 is {degree 3, below_threshold 2, visited 1}, and the path
+// N2006→N2005 ends below_threshold with the tree saying "best N2007
+// T=0.002402, 48% of 0.005" (0.0024016 / 0.005 = 48%). Without --trace the
+// JSON is as before: end_reason no_candidates, no near_miss, no levels.
+func TestExploreTraceScenarioA(t *testing.T) {
+	code, out, errs := run(t, append(slices.Clone(scenarioA), "--trace")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		Levels []struct {
+			Depth      int
+			Candidates []struct {
+				ParentID       string  `json:"parent_id"`
+				NeighborID     string  `json:"neighbor_id"`
+				TransferEnergy float64 `json:"transfer_energy"`
+				Fate           string
+			}
+			Parents map[string]struct {
+				Degree  int64 `json:"degree"`
+				Below   int   `json:"below_threshold"`
+				Visited int   `json:"visited"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(res.Levels) < 2 {
+		t.Fatalf("%d levels", len(res.Levels))
+	}
+	var below []string
+	for _, c := range res.Levels[1].Candidates {
+		if c.ParentID == "N2005" && c.Fate == "below_threshold" {
+			below = append(below, fmt.Sprintf("%s %.7f", c.NeighborID, c.TransferEnergy))
+		}
+	}
+	if want := []string{"N2007 0.0024016", "N2012 0.0001281"}; !slices.Equal(below, want) {
+		t.Errorf("N2005's near misses %v, want %v", below, want)
+	}
+	if p := res.Levels[1].Parents["N2005"]; p.Degree != 3 || p.Below != 2 || p.Visited != 1 {
+		t.Errorf("N2005's tally %+v", p)
+	}
+	_, plain, _ := run(t, scenarioA...)
+	if strings.Contains(plain, "levels") || strings.Contains(plain, "near_miss") || strings.Contains(plain, "below_threshold") ||
+		strings.Count(plain, `"end_reason":"no_candidates"`) != 3 {
+		t.Errorf("plain JSON changed: %s", plain)
+	}
+	_, tree, _ := run(t, append(slices.Clone(scenarioA), "--format", "tree")...)
+	if !strings.Contains(tree, "[end: below threshold: best N2007 T=0.002402, 48% of 0.005]") {
+		t.Errorf("tree:\n%s", tree)
+	}
+	if code, _, errs := run(t, append(slices.Clone(scenarioA), "--trace", "--format", "tree")...); code != 2 || !strings.Contains(errs, "--trace needs --format json") {
+		t.Errorf("--trace with tree: exit %d %q", code, errs)
 	}
 }

@@ -41,13 +41,23 @@ type Options struct {
 	// Backoff is the pause before retry attempt (0-based); nil means
 	// retry.Backoff, 0.05 s × 2^attempt.
 	Backoff func(attempt int) time.Duration
+	// NearMisses is how many near misses a traced level keeps per frontier
+	// node (docs/ALGORITHM.md rule 6); 0 means DefaultNearMisses. Only
+	// expanders that are Tracers report them.
+	NearMisses int
 }
+
+// MaxNearMisses bounds Options.NearMisses.
+const MaxNearMisses = 100
 
 // DefaultOptions returns 3 retries with the default backoff.
 func DefaultOptions() Options { return Options{MaxRetries: 3} }
 
 // Validate reports an out-of-range retry count.
 func (o Options) Validate() error {
+	if o.NearMisses < 0 || o.NearMisses > MaxNearMisses {
+		return fmt.Errorf("near_misses must be between 0 and %d, got %d", MaxNearMisses, o.NearMisses)
+	}
 	if o.MaxRetries < 0 || o.MaxRetries > MaxMaxRetries {
 		return fmt.Errorf("max_retries must be between 0 and %d, got %d", MaxMaxRetries, o.MaxRetries)
 	}

@@ -38,6 +38,10 @@ type LevelEvent struct {
 	Completed []retriever.Path `json:"completed"`
 	// FrontierSize is the size of the next frontier.
 	FrontierSize int `json:"frontier_size"`
+	// NearMisses and Tallies account for the rest of each frontier node's
+	// neighbours (Expansion); empty unless the expander is a Tracer.
+	NearMisses []Candidate      `json:"near_misses,omitempty"`
+	Tallies    map[string]Tally `json:"tallies,omitempty"`
 }
 
 // Event is one message of an exploration's stream.
@@ -197,11 +201,12 @@ func (g *Retriever) exploreSeed(ctx context.Context, seed retriever.Seed, queryT
 			MinActivation: g.params.MinActivation,
 			TagSimFloor:   g.params.TagSimFloor,
 		}
-		var cands []Candidate
+		var x Expansion
 		err := g.retry(ctx, func() (err error) {
-			cands, err = conn.ExpandFrontier(ctx, req)
+			x, err = expand(ctx, conn, req, g.opts.NearMisses)
 			return err
 		})
+		cands := x.Candidates
 		if err == nil {
 			err = checkFinite(cands)
 		}
@@ -210,11 +215,12 @@ func (g *Retriever) exploreSeed(ctx context.Context, seed retriever.Seed, queryT
 			fail(err)
 			return finish(res.TerminatedReason)
 		}
-		up := state.SelectNextFrontier(frontier, groupByParent(cands))
+		up := state.SelectNextFrontier(frontier, groupByParent(cands), x)
 		completed = append(completed, up.Completed...)
 		frontier = up.Next
 		emit(Event{Kind: EventLevel, Level: &LevelEvent{
 			Depth: depth + 1, Outcomes: up.Outcomes, Completed: up.Completed, FrontierSize: len(up.Next),
+			NearMisses: x.NearMisses, Tallies: x.Tallies,
 		}})
 	}
 	if len(frontier) == 0 {
@@ -222,6 +228,19 @@ func (g *Retriever) exploreSeed(ctx context.Context, seed retriever.Seed, queryT
 	}
 	completed = append(completed, finalizeRemaining(frontier)...)
 	return finish(retriever.TerminatedMaxDepth)
+}
+
+// expand runs one level: traced when the expander is a Tracer, else
+// ExpandFrontier alone (no near misses, no tallies).
+func expand(ctx context.Context, conn Expander, req ExpandRequest, nearMisses int) (Expansion, error) {
+	if t, ok := conn.(Tracer); ok {
+		if nearMisses == 0 {
+			nearMisses = DefaultNearMisses
+		}
+		return t.ExpandTrace(ctx, req, nearMisses)
+	}
+	cands, err := conn.ExpandFrontier(ctx, req)
+	return Expansion{Candidates: cands}, err
 }
 
 // checkFinite refuses a candidate whose transfer energy is not a finite

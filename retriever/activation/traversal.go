@@ -18,6 +18,10 @@ const (
 	FateBranchLimit Fate = "branch_limit"
 	// FateClaimed: another candidate with higher priority took the neighbour.
 	FateClaimed Fate = "claimed"
+	// FateBelowThreshold marks a near miss (Expansion.NearMisses) where
+	// front ends list it beside the candidates; the traversal never gives
+	// it, since a near miss is never a candidate.
+	FateBelowThreshold Fate = "below_threshold"
 )
 
 // Outcome is a candidate with its fate. ClaimedBy names the parent
@@ -101,7 +105,11 @@ func claimOrder(a, b Candidate) int {
 // parents not in frontier and candidates whose neighbour is already visited
 // are ignored (a connector must not return them). Kept neighbours join the
 // visited set before it returns.
-func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesByParent map[string][]Candidate) frontierUpdate {
+//
+// x (a traced level, or the zero Expansion) makes the end of a path whose
+// node kept nothing exact: below threshold (with its best near miss), all
+// neighbours visited, or no RELATES neighbour (docs/ALGORITHM.md rule 6).
+func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesByParent map[string][]Candidate, x Expansion) frontierUpdate {
 	var all []Candidate
 	for _, f := range frontier {
 		for _, c := range candidatesByParent[f.NodeID] {
@@ -140,6 +148,19 @@ func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesB
 				p.EndReason = retriever.EndNoCandidates
 				if had[f.NodeID] {
 					p.EndReason = retriever.EndAllClaimed
+				} else if t, ok := x.Tallies[f.NodeID]; ok {
+					switch {
+					case t.Below > 0:
+						p.EndReason = retriever.EndBelowThreshold
+						if i := slices.IndexFunc(x.NearMisses, func(c Candidate) bool { return c.ParentID == f.NodeID }); i >= 0 {
+							st := StepFromCandidate(f.Node, x.NearMisses[i])
+							p.NearMiss = &st
+						}
+					case t.Visited > 0:
+						p.EndReason = retriever.EndAllVisited
+					case t.Degree == 0:
+						p.EndReason = retriever.EndNoNeighbours
+					}
 				}
 				up.Completed = append(up.Completed, p)
 			}

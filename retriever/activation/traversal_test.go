@@ -50,7 +50,7 @@ func TestSelectNextFrontier(t *testing.T) {
 	frontier := []frontierNode{oneHop("A", 0.6), oneHop("B", 0.5), oneHop("C", 0.4)}
 	up := st.SelectNextFrontier(frontier, groupByParent([]Candidate{
 		cand("A", "X", 0.5), cand("A", "Y", 0.4), cand("A", "Z", 0.3), cand("B", "X", 0.45), cand("B", "W", 0.2),
-	}))
+	}), Expansion{})
 	wantFates := []string{"A>X:kept", "B>X:claimed(A)", "A>Y:kept", "A>Z:branch_limit", "B>W:kept"}
 	if got := fates(up); !slices.Equal(got, wantFates) {
 		t.Errorf("fates = %v, want %v", got, wantFates)
@@ -94,7 +94,7 @@ func TestSelectNextFrontier(t *testing.T) {
 func TestClaimTieBreaks(t *testing.T) {
 	st := newTraversalState(3, node("S"))
 	frontier := []frontierNode{oneHop("P2", 0.5), oneHop("P1", 0.5)}
-	up := st.SelectNextFrontier(frontier, groupByParent([]Candidate{cand("P2", "N", 0.3), cand("P1", "N", 0.3)}))
+	up := st.SelectNextFrontier(frontier, groupByParent([]Candidate{cand("P2", "N", 0.3), cand("P1", "N", 0.3)}), Expansion{})
 	if got := fates(up); !slices.Equal(got, []string{"P1>N:kept", "P2>N:claimed(P1)"}) {
 		t.Errorf("fates = %v", got)
 	}
@@ -107,7 +107,7 @@ func TestClaimTieBreaks(t *testing.T) {
 // empty path, so keeping nothing completes no path (docs/EXPORTS.md test A.2).
 func TestSeedFrontierWithNoCandidates(t *testing.T) {
 	st := newTraversalState(3, node("S"))
-	up := st.SelectNextFrontier(st.InitialFrontier(1), nil)
+	up := st.SelectNextFrontier(st.InitialFrontier(1), nil, Expansion{})
 	if len(up.Completed) != 0 || len(up.Next) != 0 {
 		t.Fatalf("got completed %v next %v, want none", up.Completed, up.Next)
 	}
@@ -119,7 +119,7 @@ func TestVisitedCandidatesIgnored(t *testing.T) {
 	st := newTraversalState(3, node("S"))
 	f := []frontierNode{oneHop("A", 0.5)}
 	st.visited["A"] = struct{}{}
-	up := st.SelectNextFrontier(f, groupByParent([]Candidate{cand("A", "S", 0.4), cand("A", "B", 0.1)}))
+	up := st.SelectNextFrontier(f, groupByParent([]Candidate{cand("A", "S", 0.4), cand("A", "B", 0.1)}), Expansion{})
 	if got := fates(up); !slices.Equal(got, []string{"A>B:kept"}) {
 		t.Errorf("fates = %v, want only A>B kept", got)
 	}
@@ -182,7 +182,7 @@ func TestParallelEdgeTie(t *testing.T) {
 	}
 	for _, order := range [][]Candidate{{mk("a"), mk("b")}, {mk("b"), mk("a")}} {
 		st := newTraversalState(3, node("S"))
-		up := st.SelectNextFrontier([]frontierNode{oneHop("A", 0.5)}, groupByParent(order))
+		up := st.SelectNextFrontier([]frontierNode{oneHop("A", 0.5)}, groupByParent(order), Expansion{})
 		kept := up.Outcomes[0]
 		if kept.Fate != FateKept || kept.Candidate.Edge.Properties["tags"].([]any)[0] != "a" {
 			t.Fatalf("kept %+v", kept)

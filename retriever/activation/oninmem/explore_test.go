@@ -76,11 +76,12 @@ func summarizePaths(ps []retriever.Path) []pathSummary {
 // C (d 1): only S, visited: no candidates.
 // Claim order: A→E 0.25, then the tie at 0.125 by parent id: A→F, B→E.
 // A keeps E and F; E is claimed by A, so B had candidates but kept none:
-// its path [S B] ends all_claimed; [S C] ends no_candidates.
+// its path [S B] ends all_claimed; [S C] ends all_visited (C's one
+// neighbour, S, is visited: the engine traces, docs/ALGORITHM.md rule 6).
 //
 // Level 3, frontier E (0.25), F (0.125). E (d 4): H 0.25×1/2 = 0.125,
 // J 0.25×0.25/2 = 0.03125 < 0.05 (not a candidate). F (d 1): A visited.
-// E keeps H; [S A F] ends no_candidates. MaxDepth is reached with H on the
+// E keeps H; [S A F] ends all_visited. MaxDepth is reached with H on the
 // frontier: [S A E H] ends max_depth.
 //
 // Paths in tree order: A's subtree first (0.5), E before F, then B and C
@@ -124,8 +125,8 @@ func TestExplore(t *testing.T) {
 	}
 	wantCompleted := [][]pathSummary{
 		{},
-		{{[]string{"S", "B"}, []float64{0.25}, retriever.EndAllClaimed}, {[]string{"S", "C"}, []float64{0.25}, retriever.EndNoCandidates}},
-		{{[]string{"S", "A", "F"}, []float64{0.5, 0.125}, retriever.EndNoCandidates}},
+		{{[]string{"S", "B"}, []float64{0.25}, retriever.EndAllClaimed}, {[]string{"S", "C"}, []float64{0.25}, retriever.EndAllVisited}},
+		{{[]string{"S", "A", "F"}, []float64{0.5, 0.125}, retriever.EndAllVisited}},
 	}
 	if !reflect.DeepEqual(completed, wantCompleted) {
 		t.Errorf("completed per level:\n got %v\nwant %v", completed, wantCompleted)
@@ -138,9 +139,9 @@ func TestExplore(t *testing.T) {
 	}
 	wantPaths := []pathSummary{
 		{[]string{"S", "A", "E", "H"}, []float64{0.5, 0.25, 0.125}, retriever.EndMaxDepth},
-		{[]string{"S", "A", "F"}, []float64{0.5, 0.125}, retriever.EndNoCandidates},
+		{[]string{"S", "A", "F"}, []float64{0.5, 0.125}, retriever.EndAllVisited},
 		{[]string{"S", "B"}, []float64{0.25}, retriever.EndAllClaimed},
-		{[]string{"S", "C"}, []float64{0.25}, retriever.EndNoCandidates},
+		{[]string{"S", "C"}, []float64{0.25}, retriever.EndAllVisited},
 	}
 	if got := summarizePaths(res.Paths); !reflect.DeepEqual(got, wantPaths) {
 		t.Errorf("paths:\n got %v\nwant %v", got, wantPaths)
@@ -161,8 +162,9 @@ func TestExplore(t *testing.T) {
 // D (0.5): level 1, D (d 1) → S: 0.5×0.25/1 = 0.125, kept. Level 2, S
 // (R 0.125, d 4): A 0.125×1/2 = 0.0625 kept; B and C 0.125×0.5/2 = 0.03125
 // are below 0.05. Level 3, A (R 0.0625, d 4): E 0.0625×1/2 = 0.03125 and
-// F 0.015625 are below 0.05, so [D S A] ends no_candidates and the frontier
-// is empty: frontier_exhausted at depth 2.
+// F 0.015625 are below 0.05, so [D S A] ends below_threshold, its near miss
+// A→E at 0.03125 (the better of the two), and the frontier is empty:
+// frontier_exhausted at depth 2.
 func TestExploreAll(t *testing.T) {
 	g := exploreGraph(t)
 	rt, err := activation.New(New(g), exploreConfig(), activation.DefaultOptions())
@@ -182,9 +184,12 @@ func TestExploreAll(t *testing.T) {
 	if res[1].TerminatedReason != retriever.TerminatedSeedNotFound || len(res[1].Paths) != 0 || res[1].SeedNode != nil {
 		t.Errorf("nope: %+v", res[1])
 	}
-	want := []pathSummary{{[]string{"D", "S", "A"}, []float64{0.125, 0.0625}, retriever.EndNoCandidates}}
+	want := []pathSummary{{[]string{"D", "S", "A"}, []float64{0.125, 0.0625}, retriever.EndBelowThreshold}}
 	if got := summarizePaths(res[2].Paths); !reflect.DeepEqual(got, want) || res[2].TerminatedReason != retriever.TerminatedFrontierExhausted || res[2].MaxDepthReached != 2 {
 		t.Errorf("D: %s depth %d paths %v", res[2].TerminatedReason, res[2].MaxDepthReached, got)
+	}
+	if nm := res[2].Paths[0].NearMiss; nm == nil || nm.FromNode.ID != "A" || nm.ToNode.ID != "E" || nm.TransferEnergy != 0.03125 {
+		t.Errorf("D: near miss %+v, want A→E at 0.03125", nm)
 	}
 }
 

@@ -109,11 +109,24 @@ const ctxCheckEvery = 4096
 // The neighbour's labels and properties are shared with the graph; the
 // edge's properties, tags and weight are new.
 func (m *InMemory) ExpandFrontier(ctx context.Context, req activation.ExpandRequest) ([]activation.Candidate, error) {
+	x, err := m.expand(ctx, req, 0, false)
+	return x.Candidates, err
+}
+
+// ExpandTrace is ExpandFrontier with every other neighbour of each frontier
+// node accounted for (activation.Tracer): the below-threshold rows go
+// through activation.PickNearMisses, and visited neighbours are counted
+// once each.
+func (m *InMemory) ExpandTrace(ctx context.Context, req activation.ExpandRequest, nearMisses int) (activation.Expansion, error) {
+	return m.expand(ctx, req, nearMisses, true)
+}
+
+func (m *InMemory) expand(ctx context.Context, req activation.ExpandRequest, nearMisses int, trace bool) (activation.Expansion, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return activation.Expansion{}, err
 	}
 	if len(req.Frontier) == 0 {
-		return []activation.Candidate{}, nil
+		return activation.Expansion{Candidates: []activation.Candidate{}}, nil
 	}
 	g := m.g
 	sc := m.getScratch()
@@ -144,6 +157,11 @@ func (m *InMemory) ExpandFrontier(ctx context.Context, req activation.ExpandRequ
 	hits := sc.hits
 	hasID := g.IDBits()
 	budget := ctxCheckEvery
+	var below []hit
+	var tallies map[string]activation.Tally
+	if trace {
+		tallies = make(map[string]activation.Tally, len(req.Frontier))
+	}
 	for fi, f := range req.Frontier {
 		u, ok := g.Lookup(f.NodeID)
 		if !ok {
@@ -151,16 +169,26 @@ func (m *InMemory) ExpandFrontier(ctx context.Context, req activation.ExpandRequ
 		}
 		degree := g.Degree(u)
 		nbrs, rels := g.Relates(u)
+		var seenVisited map[int32]bool
+		if trace {
+			seenVisited = map[int32]bool{}
+		}
 		for k, v := range nbrs {
 			if budget--; budget == 0 {
 				budget = ctxCheckEvery
 				if err := ctx.Err(); err != nil {
 					sc.hits = hits
-					return nil, err
+					return activation.Expansion{}, err
 				}
 			}
 			w, bit := v>>6, uint64(1)<<(v&63)
-			if visited[w]&bit != 0 || hasID[w]&bit == 0 {
+			if hasID[w]&bit == 0 {
+				continue
+			}
+			if visited[w]&bit != 0 {
+				if trace {
+					seenVisited[v] = true
+				}
 				continue
 			}
 			e := rels[k]
@@ -183,6 +211,13 @@ func (m *InMemory) ExpandFrontier(ctx context.Context, req activation.ExpandRequ
 			te := activation.TransferEnergy(f.Activation, weight, degree, ts)
 			if te > minAct {
 				hits = append(hits, hit{f: int32(fi), v: v, e: e, deg: degree, ts: ts, te: te})
+			} else if trace {
+				below = append(below, hit{f: int32(fi), v: v, e: e, deg: degree, ts: ts, te: te})
+			}
+		}
+		if trace {
+			if _, dup := tallies[f.NodeID]; !dup {
+				tallies[f.NodeID] = activation.Tally{Degree: degree, Visited: len(seenVisited)}
 			}
 		}
 	}
@@ -204,11 +239,10 @@ func (m *InMemory) ExpandFrontier(ctx context.Context, req activation.ExpandRequ
 		return cmp.Compare(a.f, b.f)
 	})
 
-	out := make([]activation.Candidate, len(hits))
-	for i, h := range hits {
+	cand := func(h hit) activation.Candidate {
 		f := req.Frontier[h.f]
 		nb := g.NodeAt(h.v)
-		out[i] = activation.Candidate{
+		return activation.Candidate{
 			ParentID:       f.NodeID,
 			NeighborNode:   nb,
 			Edge:           g.RelatesEdge(h.e, f.NodeID, nb.ID),
@@ -218,6 +252,47 @@ func (m *InMemory) ExpandFrontier(ctx context.Context, req activation.ExpandRequ
 			TransferEnergy: h.te,
 		}
 	}
+	out := make([]activation.Candidate, len(hits))
+	for i, h := range hits {
+		out[i] = cand(h)
+	}
 	activation.SortTiedEdges(out)
-	return out, nil
+	x := activation.Expansion{Candidates: out, Tallies: tallies}
+	if trace {
+		x.NearMisses = nearMissesOf(req.Frontier, out, below, cand, tallies, nearMisses)
+	}
+	return x, nil
+}
+
+// nearMissesOf groups the below-threshold rows by frontier node, picks each
+// node's near misses (activation.PickNearMisses) and counts them in its
+// tally; the result is ordered by frontier node id.
+func nearMissesOf(frontier []activation.FrontierInput, above []activation.Candidate, below []hit, cand func(hit) activation.Candidate,
+	tallies map[string]activation.Tally, k int) []activation.Candidate {
+	aboveOf := map[string]map[string]bool{}
+	for _, c := range above {
+		if aboveOf[c.ParentID] == nil {
+			aboveOf[c.ParentID] = map[string]bool{}
+		}
+		aboveOf[c.ParentID][c.NeighborNode.ID] = true
+	}
+	rows := map[string][]activation.Candidate{}
+	for _, h := range below {
+		c := cand(h)
+		rows[c.ParentID] = append(rows[c.ParentID], c)
+	}
+	var ids []string
+	for id := range rows {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var out []activation.Candidate
+	for _, id := range ids {
+		picked, n := activation.PickNearMisses(rows[id], aboveOf[id], k)
+		t := tallies[id]
+		t.Below = n
+		tallies[id] = t
+		out = append(out, picked...)
+	}
+	return out
 }

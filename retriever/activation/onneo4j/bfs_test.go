@@ -305,16 +305,28 @@ func TestScenariosMatchInMemory(t *testing.T) {
 		seeds := []retriever.Seed{{NodeID: sc.seed, Score: sc.score}}
 		r1, l1 := exploreWithLevels(t, New(src), cfg, seeds, sc.tags)
 		r2, l2 := exploreWithLevels(t, oninmem.New(mem), cfg, seeds, sc.tags)
+		r3, l3 := exploreWithLevels(t, NewSnapshot(src), cfg, seeds, sc.tags)
 		if n := takeElementIDs(r1, l1); n.empty > 0 || n.taken == 0 {
 			t.Errorf("scenario %s: %d Neo4j edges without an element id, %d with", sc.name, n.empty, n.taken)
+		}
+		if n := takeElementIDs(r3, l3); n.empty > 0 || n.taken == 0 {
+			t.Errorf("scenario %s: %d snapshot edges without an element id, %d with", sc.name, n.empty, n.taken)
 		}
 		if n := takeElementIDs(r2, l2); n.taken > 0 {
 			t.Errorf("scenario %s: %d memory edges with an element id", sc.name, n.taken)
 		}
-		j1, _ := json.Marshal([]any{r1, l1})
+		// The snapshot and the memory engine trace (near misses, exact
+		// ends); the level query does not, so it is compared coarsely.
 		j2, _ := json.Marshal([]any{r2, l2})
-		if string(j1) != string(j2) {
-			t.Errorf("scenario %s differs:\nneo4j  %s\ninmem  %s", sc.name, j1, j2)
+		j3, _ := json.Marshal([]any{r3, l3})
+		if string(j3) != string(j2) {
+			t.Errorf("scenario %s: snapshot and memory differ:\nsnapshot %s\ninmem    %s", sc.name, j3, j2)
+		}
+		c2, cl2 := coarse(r2, l2)
+		j1, _ := json.Marshal([]any{r1, l1})
+		jc, _ := json.Marshal([]any{c2, cl2})
+		if string(j1) != string(jc) {
+			t.Errorf("scenario %s differs:\nneo4j  %s\ninmem  %s", sc.name, j1, jc)
 		}
 		if len(r1[0].Paths) != sc.paths {
 			t.Errorf("scenario %s: %d paths, want %d: %v", sc.name, len(r1[0].Paths), sc.paths, pathIDs(r1[0]))
@@ -338,6 +350,9 @@ func takeElementIDs(results []retriever.Result, levels [][]activation.LevelEvent
 				for j := range ps[i].Steps {
 					f(&ps[i].Steps[j].Edge)
 				}
+				if nm := ps[i].NearMiss; nm != nil {
+					f(&nm.Edge)
+				}
 			}
 		}
 		for i := range results {
@@ -347,6 +362,9 @@ func takeElementIDs(results []retriever.Result, levels [][]activation.LevelEvent
 			for i := range seed {
 				for j := range seed[i].Outcomes {
 					f(&seed[i].Outcomes[j].Candidate.Edge)
+				}
+				for j := range seed[i].NearMisses {
+					f(&seed[i].NearMisses[j].Edge)
 				}
 				paths(seed[i].Completed)
 			}

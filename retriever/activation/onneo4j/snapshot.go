@@ -144,15 +144,32 @@ func (e *snapExpander) FetchSeed(ctx context.Context, nodeID string) (graph.Node
 // ExpandFrontier answers from the snapshot, first reading the adjacency of
 // the frontier nodes it lacks in one round trip.
 func (e *snapExpander) ExpandFrontier(ctx context.Context, req activation.ExpandRequest) ([]activation.Candidate, error) {
+	x, err := e.expand(ctx, req, 0, false)
+	return x.Candidates, err
+}
+
+// ExpandTrace is ExpandFrontier with the rest of each frontier node's
+// neighbours accounted for (activation.Tracer), from the same round trip:
+// the snapshot reads whole neighbourhoods.
+func (e *snapExpander) ExpandTrace(ctx context.Context, req activation.ExpandRequest, nearMisses int) (activation.Expansion, error) {
+	return e.expand(ctx, req, nearMisses, true)
+}
+
+func (e *snapExpander) expand(ctx context.Context, req activation.ExpandRequest, nearMisses int, trace bool) (activation.Expansion, error) {
 	if len(req.Frontier) == 0 {
-		return []activation.Candidate{}, nil
+		return activation.Expansion{Candidates: []activation.Candidate{}}, nil
 	}
 	if err := e.fill(ctx, req.Frontier); err != nil {
-		return nil, err
+		return activation.Expansion{}, err
 	}
 	e.snap.mu.Lock()
 	defer e.snap.mu.Unlock()
-	var out []activation.Candidate
+	out := []activation.Candidate{}
+	var x activation.Expansion
+	if trace {
+		x.Tallies = map[string]activation.Tally{}
+	}
+	below := map[string][]activation.Candidate{}
 	seen := map[string]bool{}
 	for _, f := range req.Frontier {
 		if seen[f.NodeID] { // a repeated frontier id: the query's acts map keeps the first
@@ -160,14 +177,23 @@ func (e *snapExpander) ExpandFrontier(ctx context.Context, req activation.Expand
 		}
 		seen[f.NodeID] = true
 		n := e.snap.nodes[f.NodeID]
+		visited := map[string]bool{}
 		for _, ed := range n.edges {
-			c, ok, err := replay(f, n.degree, ed, req)
+			c, kind, err := replay(f, n.degree, ed, req)
 			if err != nil {
-				return nil, err
+				return activation.Expansion{}, err
 			}
-			if ok {
+			switch kind {
+			case rowAbove:
 				out = append(out, c)
+			case rowBelow:
+				below[f.NodeID] = append(below[f.NodeID], c)
+			case rowVisited:
+				visited[ed.neighbor.ID] = true
 			}
+		}
+		if trace {
+			x.Tallies[f.NodeID] = activation.Tally{Degree: n.degree, Visited: len(visited)}
 		}
 	}
 	slices.SortStableFunc(out, func(a, b activation.Candidate) int {
@@ -180,41 +206,69 @@ func (e *snapExpander) ExpandFrontier(ctx context.Context, req activation.Expand
 		return cmp.Compare(a.NeighborNode.ID, b.NeighborNode.ID)
 	})
 	activation.SortTiedEdges(out)
-	if out == nil {
-		out = []activation.Candidate{}
+	x.Candidates = out
+	if trace {
+		above := map[string]map[string]bool{}
+		for _, c := range out {
+			if above[c.ParentID] == nil {
+				above[c.ParentID] = map[string]bool{}
+			}
+			above[c.ParentID][c.NeighborNode.ID] = true
+		}
+		ids := make([]string, 0, len(below))
+		for id := range below {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			picked, count := activation.PickNearMisses(below[id], above[id], nearMisses)
+			t := x.Tallies[id]
+			t.Below = count
+			x.Tallies[id] = t
+			x.NearMisses = append(x.NearMisses, picked...)
+		}
 	}
-	return out, nil
+	return x, nil
 }
+
+// What a held relationship is, replayed for one level.
+const (
+	rowSkipped = iota // a neighbour without an id
+	rowVisited        // a visited neighbour
+	rowBelow          // at or below MIN_ACTIVATION
+	rowAbove          // a candidate
+)
 
 // replay is one row of FastExpandQuery computed from a held relationship:
 // the same filters (a neighbour with an id that is not visited), the same
 // checks (a weight that is a number, tags that are strings, a string id;
 // else the relationship is named in the error, as parseCandidate does) and
 // the same arithmetic (docs/ALGORITHM.md rules 1 to 3).
-func replay(f activation.FrontierInput, degree int64, ed snapEdge, req activation.ExpandRequest) (activation.Candidate, bool, error) {
+func replay(f activation.FrontierInput, degree int64, ed snapEdge, req activation.ExpandRequest) (activation.Candidate, int, error) {
 	if ed.nid == nil {
-		return activation.Candidate{}, false, nil
+		return activation.Candidate{}, rowSkipped, nil
 	}
 	if id, ok := ed.nid.(string); ok {
 		if _, visited := req.Visited[id]; visited {
-			return activation.Candidate{}, false, nil
+			return activation.Candidate{}, rowVisited, nil
 		}
 	} else {
-		return activation.Candidate{}, false, fmt.Errorf("a RELATES neighbour of node %q has property id %s; node ids must be strings", f.NodeID, neo4jdb.Describe(ed.nid))
+		return activation.Candidate{}, rowSkipped, fmt.Errorf("a RELATES neighbour of node %q has property id %s; node ids must be strings", f.NodeID, neo4jdb.Describe(ed.nid))
 	}
 	nid := ed.neighbor.ID
 	edge, err := neo4jdb.RelatesEdge(ed.props, f.NodeID, nid)
 	if err != nil {
-		return activation.Candidate{}, false, err
+		return activation.Candidate{}, rowSkipped, err
 	}
 	edge.ElementID = ed.rid
 	ts := activation.TagSim(edge.Tags, req.QueryTags, req.TagSimFloor)
 	t := activation.TransferEnergy(f.Activation, activation.EffectiveWeight(edge), degree, ts)
+	c := activation.Candidate{ParentID: f.NodeID, NeighborNode: ed.neighbor, Edge: edge, Activation: f.Activation,
+		Degree: degree, TagSim: ts, TransferEnergy: t}
 	if !(t > req.MinActivation) {
-		return activation.Candidate{}, false, nil
+		return c, rowBelow, nil
 	}
-	return activation.Candidate{ParentID: f.NodeID, NeighborNode: ed.neighbor, Edge: edge, Activation: f.Activation,
-		Degree: degree, TagSim: ts, TransferEnergy: t}, true, nil
+	return c, rowAbove, nil
 }
 
 // fill reads the adjacency of the frontier nodes the snapshot lacks, in

@@ -5,9 +5,11 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 )
 
 // TestSnapshotReplaysExactly: on 8 random graphs (internal/randgraph, as
@@ -17,7 +19,8 @@ import (
 // Snapshot kept across the 6 (so later runs are replayed, wholly or in
 // part, from what earlier ones read). Every result and every level event
 // must be identical (compareResults: paths, energies, fates, candidates in
-// order). Then the first exploration is run again through the snapshot: it
+// order), and identical to the memory engine's with the traces (near
+// misses, tallies, exact path ends: both are activation.Tracers). Then the first exploration is run again through the snapshot: it
 // must read nothing from the server (Stats().Fetched unchanged) and still
 // equal the server's answer.
 func TestSnapshotReplaysExactly(t *testing.T) {
@@ -27,6 +30,10 @@ func TestSnapshotReplaysExactly(t *testing.T) {
 		opt := randgraph.Random(r, 15, 150)
 		g := randgraph.Generate(r, opt)
 		src := graphSource(t, g)
+		mem, err := inmem.New(g, "random")
+		if err != nil {
+			t.Fatal(err)
+		}
 		snap := NewSnapshot(src)
 		type run struct {
 			cfg   activation.Params
@@ -43,12 +50,17 @@ func TestSnapshotReplaysExactly(t *testing.T) {
 			before := snap.Stats().Fetched
 			want, wl := exploreWithLevels(t, New(src), ru.cfg, ru.seeds, ru.tags)
 			got, gl := exploreWithLevels(t, snap, ru.cfg, ru.seeds, ru.tags)
+			mw, mwl := exploreWithLevels(t, oninmem.New(mem), ru.cfg, ru.seeds, ru.tags)
 			where := fmt.Sprintf("graph %d run %d cfg %+v seeds %v tags %q", i, k, ru.cfg, ru.seeds, ru.tags)
 			for s := range ru.seeds {
 				if want[s].Error != "" {
 					t.Fatalf("%s: server: %s", where, want[s].Error)
 				}
-				if msg := compareResults(got[s], want[s], gl[s], wl[s]); msg != "" {
+				if msg := compareResults(got[s], mw[s], gl[s], mwl[s]); msg != "" {
+					t.Fatalf("%s, seed %s: snapshot and memory engine differ (with traces): %s", where, ru.seeds[s].NodeID, msg)
+				}
+				cg, cgl := coarse(got, gl)
+				if msg := compareResults(cg[s], want[s], cgl[s], wl[s]); msg != "" {
 					t.Fatalf("%s, seed %s: snapshot and server differ: %s", where, ru.seeds[s].NodeID, msg)
 				}
 			}
@@ -87,7 +99,7 @@ func TestSnapshotDemoThresholdStep(t *testing.T) {
 	}
 	for _, min := range []float64{0.005, 0.002} {
 		cfg.MinActivation = min
-		got, gl := exploreWithLevels(t, snap, cfg, seeds, tagsA)
+		got, gl := coarse(exploreWithLevels(t, snap, cfg, seeds, tagsA))
 		want, wl := exploreWithLevels(t, New(src), cfg, seeds, tagsA)
 		if msg := compareResults(got[0], want[0], gl[0], wl[0]); msg != "" {
 			t.Errorf("MIN_ACTIVATION %v: %s", min, msg)

@@ -1,0 +1,83 @@
+package activation
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+)
+
+// DefaultNearMisses is how many near misses a traced level keeps per
+// frontier node when Options.NearMisses is 0.
+const DefaultNearMisses = 3
+
+// Tracer is an Expander that can also account for every neighbour of a
+// frontier node (docs/ALGORITHM.md rule 6, "Every candidate accounted
+// for"): besides the candidates ExpandFrontier returns (the algorithm sees
+// only those), its near misses and how many neighbours were below the
+// threshold or already visited. The memory engine and the Neo4j snapshot
+// (which reads each frontier node's whole neighbourhood in the level's one
+// round trip) are Tracers; without one, path ends are only as exact as
+// retriever.EndNoCandidates.
+type Tracer interface {
+	Expander
+	// ExpandTrace returns what ExpandFrontier returns, as
+	// Expansion.Candidates, with the rest of the level accounted for.
+	ExpandTrace(ctx context.Context, req ExpandRequest, nearMisses int) (Expansion, error)
+}
+
+// Expansion is a traced level.
+type Expansion struct {
+	// Candidates is exactly ExpandFrontier's answer.
+	Candidates []Candidate
+	// NearMisses are, per frontier node, its best unvisited neighbours whose
+	// best edge stays at or below MIN_ACTIVATION (at most the requested
+	// number), each by that best edge, ordered as PickNearMisses orders them.
+	NearMisses []Candidate
+	// Tallies counts, per frontier node id, what its neighbours were.
+	Tallies map[string]Tally
+}
+
+// Tally accounts for one frontier node's RELATES neighbours that have an id.
+type Tally struct {
+	// Degree is the node's RELATES degree (rule 1's d).
+	Degree int64 `json:"degree"`
+	// Below counts the distinct unvisited neighbours whose best edge is at
+	// or below MIN_ACTIVATION (the near misses shown among them).
+	Below int `json:"below_threshold"`
+	// Visited counts the distinct neighbours skipped because they were
+	// already visited (the node itself, over a self-loop, included).
+	Visited int `json:"visited"`
+}
+
+// PickNearMisses turns one frontier node's below-threshold rows into its
+// near misses: one row per neighbour (its best edge: highest T, ties by
+// EdgeKey), neighbours that also have an above-threshold edge left out
+// (they are candidates), ordered by T descending then neighbour id; it
+// returns the first k and how many distinct neighbours there were. Engines
+// share it so that their traces agree.
+func PickNearMisses(below []Candidate, above map[string]bool, k int) ([]Candidate, int) {
+	best := map[string]Candidate{}
+	keys := map[string]string{}
+	for _, c := range below {
+		id := c.NeighborNode.ID
+		if above[id] {
+			continue
+		}
+		key := EdgeKey(c.Edge)
+		if b, ok := best[id]; !ok || c.TransferEnergy > b.TransferEnergy || c.TransferEnergy == b.TransferEnergy && key < keys[id] {
+			best[id], keys[id] = c, key
+		}
+	}
+	out := make([]Candidate, 0, len(best))
+	for _, c := range best {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b Candidate) int {
+		if c := cmp.Compare(b.TransferEnergy, a.TransferEnergy); c != 0 {
+			return c
+		}
+		return strings.Compare(a.NeighborNode.ID, b.NeighborNode.ID)
+	})
+	return out[:min(k, len(out))], len(out)
+}
