@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/memoria-graph/memoria/internal/cypherlit"
@@ -306,7 +304,7 @@ func appendPropMap(b []byte, props map[string]any, extraKey, extraVal string, sp
 		b = appendName(b, k)
 		b = append(b, ": "...)
 		var err error
-		if b, err = appendCypherValue(b, props[k], true); err != nil {
+		if b, err = cypherFormat.appendValue(b, props[k], true); err != nil {
 			return b, fmt.Errorf("property %q: %w", k, err)
 		}
 	}
@@ -319,106 +317,6 @@ func appendPropMap(b []byte, props map[string]any, extraKey, extraVal string, sp
 		b = cypherlit.AppendQuote(b, extraVal)
 	}
 	return append(b, '}'), nil
-}
-
-func appendCypherValue(b []byte, v any, top bool) ([]byte, error) {
-	switch x := v.(type) {
-	case string:
-		return cypherlit.AppendQuote(b, x), nil
-	case bool:
-		return strconv.AppendBool(b, x), nil
-	case int64:
-		return appendCypherInt(b, x), nil
-	case int:
-		return appendCypherInt(b, int64(x)), nil
-	case int32:
-		return strconv.AppendInt(b, int64(x), 10), nil
-	case int16:
-		return strconv.AppendInt(b, int64(x), 10), nil
-	case int8:
-		return strconv.AppendInt(b, int64(x), 10), nil
-	case uint32:
-		return strconv.AppendUint(b, uint64(x), 10), nil
-	case uint16:
-		return strconv.AppendUint(b, uint64(x), 10), nil
-	case uint8:
-		return strconv.AppendUint(b, uint64(x), 10), nil
-	case float64:
-		return appendCypherFloat(b, x)
-	case float32:
-		return appendCypherFloat(b, float64(x))
-	case []string:
-		return appendCypherList(b, len(x), func(b []byte, i int) ([]byte, error) { return cypherlit.AppendQuote(b, x[i]), nil })
-	case []int64:
-		return appendCypherList(b, len(x), func(b []byte, i int) ([]byte, error) { return appendCypherInt(b, x[i]), nil })
-	case []int:
-		return appendCypherList(b, len(x), func(b []byte, i int) ([]byte, error) { return appendCypherInt(b, int64(x[i])), nil })
-	case []float64:
-		return appendCypherList(b, len(x), func(b []byte, i int) ([]byte, error) { return appendCypherFloat(b, x[i]) })
-	case []bool:
-		return appendCypherList(b, len(x), func(b []byte, i int) ([]byte, error) { return strconv.AppendBool(b, x[i]), nil })
-	case []any:
-		if !top {
-			return b, errors.New("lists of lists cannot be written")
-		}
-		return appendCypherList(b, len(x), func(b []byte, i int) ([]byte, error) {
-			if x[i] == nil {
-				return b, errors.New("a list cannot contain null")
-			}
-			return appendCypherValue(b, x[i], false)
-		})
-	}
-	return b, fmt.Errorf("cannot write a value of type %T", v)
-}
-
-func appendCypherList(b []byte, n int, elem func([]byte, int) ([]byte, error)) ([]byte, error) {
-	b = append(b, '[')
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		var err error
-		if b, err = elem(b, i); err != nil {
-			return b, err
-		}
-	}
-	return append(b, ']'), nil
-}
-
-// appendCypherInt writes n; the smallest int64 has no positive literal, so
-// it is written as an expression.
-func appendCypherInt(b []byte, n int64) []byte {
-	if n == math.MinInt64 {
-		return append(b, "(-9223372036854775807 - 1)"...)
-	}
-	return strconv.AppendInt(b, n, 10)
-}
-
-// appendCypherFloat writes f in its shortest round-trip form ('g', -1)
-// without the exponent's '+', adding ".0" when the result would read back
-// as an integer.
-func appendCypherFloat(b []byte, f float64) ([]byte, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return b, fmt.Errorf("cannot write %v", f)
-	}
-	start := len(b)
-	b = strconv.AppendFloat(b, f, 'g', -1, 64)
-	float := false
-	for i := start; i < len(b); i++ {
-		switch b[i] {
-		case '.':
-			float = true
-		case 'e':
-			float = true
-			if i+1 < len(b) && b[i+1] == '+' {
-				b = append(b[:i+1], b[i+2:]...)
-			}
-		}
-	}
-	if !float {
-		b = append(b, ".0"...)
-	}
-	return b, nil
 }
 
 // appendName writes a label, relationship type, property key or index name:
