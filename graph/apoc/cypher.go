@@ -304,7 +304,7 @@ func appendPropMap(b []byte, props map[string]any, extraKey, extraVal string, sp
 		b = appendName(b, k)
 		b = append(b, ": "...)
 		var err error
-		if b, err = cypherFormat.appendValue(b, props[k], true); err != nil {
+		if b, err = cypherFormat.appendValue(b, props[k]); err != nil {
 			return b, fmt.Errorf("property %q: %w", k, err)
 		}
 	}

@@ -44,8 +44,9 @@ var cypherFormat = valueFormat{
 	listSep: ", ",
 }
 
-// appendValue writes the property value v; top is false inside a list.
-func (f *valueFormat) appendValue(b []byte, v any, top bool) ([]byte, error) {
+// appendValue writes the property value v: a scalar, or a list of
+// scalars (no null, no list inside).
+func (f *valueFormat) appendValue(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case string:
 		return f.str(b, x), nil
@@ -82,17 +83,50 @@ func (f *valueFormat) appendValue(b []byte, v any, top bool) ([]byte, error) {
 	case []bool:
 		return f.appendList(b, len(x), func(b []byte, i int) ([]byte, error) { return strconv.AppendBool(b, x[i]), nil })
 	case []any:
-		if !top {
-			return b, errors.New("lists of lists cannot be written")
-		}
 		return f.appendList(b, len(x), func(b []byte, i int) ([]byte, error) {
-			if x[i] == nil {
+			switch valueKind(x[i]) {
+			case kindNull:
 				return b, errors.New("a list cannot contain null")
+			case kindList:
+				return b, errors.New("lists of lists cannot be written")
 			}
-			return f.appendValue(b, x[i], false)
+			return f.appendValue(b, x[i])
 		})
 	}
 	return b, fmt.Errorf("cannot write a value of type %T", v)
+}
+
+// The kinds of property values, as Neo4j types them (integers and floats
+// are both numbers); kindOther is a Go type neither writer handles.
+const (
+	kindNull   = "null"
+	kindString = "string"
+	kindBool   = "boolean"
+	kindNumber = "number"
+	kindList   = "list"
+	kindMap    = "map"
+	kindOther  = "other"
+)
+
+// valueKind is the kind of a property value. Its cases are exactly the Go
+// types appendValue writes (and maps), so the checker accepts what the
+// writers can write.
+func valueKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return kindNull
+	case string:
+		return kindString
+	case bool:
+		return kindBool
+	case int64, int, int32, int16, int8, uint32, uint16, uint8, float64, float32:
+		return kindNumber
+	case []any, []string, []int64, []int, []float64, []bool:
+		return kindList
+	case map[string]any:
+		return kindMap
+	}
+	return kindOther
 }
 
 func (f *valueFormat) appendList(b []byte, n int, elem func([]byte, int) ([]byte, error)) ([]byte, error) {

@@ -115,7 +115,7 @@ func appendProps(b []byte, props map[string]any) ([]byte, error) {
 		b = appendString(b, k)
 		b = append(b, ':')
 		var err error
-		if b, err = jsonFormat.appendValue(b, props[k], true); err != nil {
+		if b, err = jsonFormat.appendValue(b, props[k]); err != nil {
 			return b, fmt.Errorf("property %q: %w", k, err)
 		}
 	}

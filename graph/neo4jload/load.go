@@ -5,7 +5,6 @@ package neo4jload
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -126,32 +125,16 @@ func Load(ctx context.Context, src *neo4jdb.Source, g *apoc.Graph, opt LoadOptio
 }
 
 // ValidateForLoad is the check Load makes before it touches the database:
-// apoc.Validate, a string id property on every node (nodes are merged on
-// it) and no empty label. It reports up to apoc.MaxErrors problems, joined;
-// callers can run it before connecting (the CLI does, so that a file Load
-// would refuse is refused before --wipe is announced).
+// apoc.Check by apoc.FileRules, the rules a file meets (docs/EXPORTS.md,
+// "The APOC file"), so that a graph built in Go is judged as a file is:
+// every node has a string id (nodes are merged on it), no name is empty or
+// holds NUL, every value is one Neo4j stores as it is. It reports up to
+// apoc.MaxErrors problems, joined. The CLI parses files with the same
+// checker, so a file Load would refuse is refused, with line numbers,
+// before it connects.
 func ValidateForLoad(g *apoc.Graph) error {
-	if err := apoc.Validate(g); err != nil {
-		return err
-	}
-	var errs []error
-	for i := range g.Nodes {
-		n := &g.Nodes[i]
-		if _, ok := n.Properties["id"].(string); !ok { // apoc.Validate refused other types
-			errs = append(errs, fmt.Errorf("node %s (#%d, labels %v) has no id property: nodes are merged on their string id, so every node needs one", n.InternalID, i+1, n.Labels))
-		}
-		for _, lb := range n.Labels {
-			if lb == "" {
-				errs = append(errs, fmt.Errorf("node %s (#%d) has an empty label", n.InternalID, i+1))
-				break
-			}
-		}
-		if len(errs) >= apoc.MaxErrors {
-			errs = append(errs, apoc.ErrTooManyErrors)
-			break
-		}
-	}
-	return errors.Join(errs...)
+	_, err := apoc.Check(g, apoc.FileRules)
+	return err
 }
 
 type loader struct {

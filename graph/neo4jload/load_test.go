@@ -197,7 +197,7 @@ func TestLoadRejectsNodeWithoutID(t *testing.T) {
 		{InternalID: "7", Labels: []string{"Event"}, Properties: map[string]any{"text": "no id"}},
 	}}
 	_, err := Load(context.Background(), src, g, LoadOptions{Wipe: true})
-	if err == nil || !strings.Contains(err.Error(), "node 7 (#2, labels [Event]) has no id property") {
+	if err == nil || !strings.Contains(err.Error(), "node 7: no id property: every node needs a string id") {
 		t.Fatalf("err = %v", err)
 	}
 	g = &apoc.Graph{Nodes: []apoc.Node{{InternalID: "0", Properties: map[string]any{"id": "A"}}},
@@ -206,7 +206,7 @@ func TestLoadRejectsNodeWithoutID(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	g = &apoc.Graph{Nodes: []apoc.Node{{InternalID: "3", Labels: []string{"Event"}, Properties: map[string]any{"id": int64(5)}}}}
-	if _, err = Load(context.Background(), src, g, LoadOptions{Wipe: true}); err == nil || !strings.Contains(err.Error(), "node 3: property id must be a string") {
+	if _, err = Load(context.Background(), src, g, LoadOptions{Wipe: true}); err == nil || !strings.Contains(err.Error(), "node 3: property id must be a string, got integer 5") {
 		t.Fatalf("err = %v", err)
 	}
 	// A list property Neo4j cannot store (a number and a string), on the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -78,13 +79,13 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	// Read and check everything before touching the server.
 	path := files[0]
 	start := time.Now()
-	g, err := apoc.ParseFile(path)
+	// The checker of every graph file (docs/EXPORTS.md, "The APOC file"):
+	// the file rules include neo4jload.ValidateForLoad's.
+	g, rep, err := apoc.ParseFileReport(path)
 	if err != nil {
 		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
 	}
-	if err := neo4jload.ValidateForLoad(g); err != nil {
-		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
-	}
+	printWarnings(env.Stderr, path, rep)
 
 	src, err := connectNeo4j(ctx, st, env)
 	if err != nil {
@@ -145,6 +146,14 @@ func conflictHint(c *neo4jload.LabelConflictError) string {
 	}
 	b.WriteString("--wipe would load the file too, but it replaces the whole database.")
 	return b.String()
+}
+
+// printWarnings prints the checker's warnings about a graph file, one line
+// each, on w (stderr): the file is used as it is.
+func printWarnings(w io.Writer, path string, rep apoc.Report) {
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(w, "%s: warning: %s\n", path, warn)
+	}
 }
 
 // loadSummary tells what Load did, one line per kind of element.
