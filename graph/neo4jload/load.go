@@ -20,8 +20,9 @@ import (
 )
 
 // DefaultBatchSize is how many rows one UNWIND (and one write transaction)
-// of Load carries when LoadOptions.BatchSize is 0.
-const DefaultBatchSize = 2000
+// of Load carries when LoadOptions.BatchSize is 0; it is also the default
+// of memoria load's --batch.
+const DefaultBatchSize = 1000
 
 // wipeBatch is how many relationships or nodes one transaction of the wipe
 // deletes.

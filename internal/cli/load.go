@@ -14,6 +14,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
+	"github.com/memoria-graph/memoria/internal/cypherlit"
 )
 
 const loadUsage = `Usage: memoria load FILE [neo4j flags] [--batch N] [--wipe [--yes]]
@@ -42,14 +43,11 @@ or, on a terminal, a prompt.
 Flags:
 `
 
-// DefaultLoadBatch is load's default --batch.
-const DefaultLoadBatch = 1000
-
 func runLoad(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet(env, "load", loadUsage)
 	var nf neo4jFlags
 	nf.register(fs)
-	batch := fs.Int("batch", DefaultLoadBatch, "nodes or relationships written per transaction")
+	batch := fs.Int("batch", neo4jload.DefaultBatchSize, "nodes or relationships written per transaction")
 	wipe := fs.Bool("wipe", false, "delete every node and relationship of the database before loading")
 	yes := fs.Bool("yes", false, "with --wipe: do not ask for confirmation")
 	files, err := parseInterspersed(fs, env, args)
@@ -131,7 +129,7 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 func conflictHint(c *neo4jload.LabelConflictError) string {
 	ids := make([]string, len(c.Conflicts))
 	for i, x := range c.Conflicts {
-		ids[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(x.ID) + "'"
+		ids[i] = cypherlit.Quote(x.ID)
 	}
 	that, nodes, their := "that node's", "the node", "its"
 	if c.Total > 1 {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/memoria-graph/memoria/graph/neo4jload"
 )
 
 // badGraph is well-formed JSON on every line, with two new nodes first
@@ -165,7 +167,7 @@ func TestLoadConflictHint(t *testing.T) {
   node "N2001" exists in the database as :AgentAction, the file has it as :DataSource
 To load the file, either change those nodes' labels in the file to match the database (a node is merged on its first label),
 or delete those nodes from the database first, with their relationships:
-  MATCH (n) WHERE n.id IN ['N2006', 'N2001'] DETACH DELETE n
+  MATCH (n) WHERE n.id IN ["N2006", "N2001"] DETACH DELETE n
 --wipe would load the file too, but it replaces the whole database.
 `
 	if code != 1 || out != "" || !strings.HasSuffix(errs, want) || !strings.Contains(errs, "nothing loaded") || strings.Contains(errs, "use --wipe") {
@@ -174,10 +176,10 @@ or delete those nodes from the database first, with their relationships:
 	one := writeTemp(t, "one.jsonl", strings.Join(strings.Split(twoConflicts, "\n")[:1], "")+"\n")
 	code, _, errs = runIn(t, serverSession(srv), "load", one, "--uri", srv.URI)
 	if code != 1 || !strings.Contains(errs, "either change that node's labels in the file") ||
-		!strings.Contains(errs, "delete the node from the database first, with its relationships:\n  MATCH (n) WHERE n.id IN ['N2006'] DETACH DELETE n\n--wipe") {
+		!strings.Contains(errs, "delete the node from the database first, with its relationships:\n  MATCH (n) WHERE n.id IN [\"N2006\"] DETACH DELETE n\n--wipe") {
 		t.Errorf("one conflict: exit %d stderr %q", code, errs)
 	}
-	if _, err := neo4j.ExecuteQuery(context.Background(), d, "MATCH (n) WHERE n.id IN ['N2006', 'N2001'] DETACH DELETE n", nil, neo4j.EagerResultTransformer); err != nil {
+	if _, err := neo4j.ExecuteQuery(context.Background(), d, `MATCH (n) WHERE n.id IN ["N2006", "N2001"] DETACH DELETE n`, nil, neo4j.EagerResultTransformer); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs = runIn(t, serverSession(srv), "load", p, "--uri", srv.URI)
@@ -246,5 +248,17 @@ func TestWeightWarning(t *testing.T) {
 	code, _, errs = run(t, "load", p, "--uri", "bolt://127.0.0.1:1")
 	if code != 1 || !strings.HasPrefix(errs, want) {
 		t.Errorf("load: exit %d stderr %q; want 1 and %q first", code, errs, want)
+	}
+}
+
+// TestConflictHintQuotes: the statement of the hint quotes ids with
+// cypherlit (double quotes; backslash, quote and newline escaped), so a
+// hostile id can neither break the statement nor a terminal line: the id
+// a'b"c\d, a newline, then e gives "a'b\"c\\d\ne".
+func TestConflictHintQuotes(t *testing.T) {
+	hint := conflictHint(&neo4jload.LabelConflictError{Total: 1, Conflicts: []neo4jload.LabelConflict{{ID: "a'b\"c\\d\ne"}}})
+	want := `  MATCH (n) WHERE n.id IN ["a'b\"c\\d\ne"] DETACH DELETE n` + "\n"
+	if !strings.Contains(hint, want) {
+		t.Errorf("hint:\n%s\nwant the line\n%s", hint, want)
 	}
 }
