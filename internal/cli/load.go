@@ -20,9 +20,12 @@ import (
 const loadUsage = `Usage: memoria load FILE [neo4j flags] [--batch N] [--wipe [--yes]]
 
 Writes an APOC JSON-lines graph (CALL apoc.export.json.all) into Neo4j, in
-batches. The whole file is read and checked first: a malformed file is
-rejected, with line numbers, before anything is written. Every node needs
-a string id property. Loading is idempotent: nodes are merged on their
+batches. The whole file is read and checked first, by the same rules as
+explore --graph (docs/EXPORTS.md, "The APOC file"): a file with anything
+Neo4j would refuse or alter is rejected, with line numbers, before anything
+is written. Every node needs a non-empty string id property. RELATES
+weights outside [0.25, 1.0] are loaded and reported in a warning. Loading
+is idempotent: nodes are merged on their
 first label and id (their properties replaced), and a relationship is
 created only if no identical one (endpoints, type, properties) is there
 yet, so loading the same file twice changes nothing. The id index of each
@@ -32,10 +35,18 @@ the database under other labels (say :Event where the file has
 make a second node with that id; the message names those nodes and says
 how to fix the file or delete them.
 
-load never deletes anything unless --wipe is given. Then it first says how
-many nodes and relationships it will delete and, on a terminal, asks for
-confirmation (--yes skips the question; without a terminal --yes is
-required).
+load never deletes anything unless --wipe is given. With --wipe the
+database ends up holding exactly the file: the file is loaded first (a
+node whose id the database holds under other labels is taken over, never
+duplicated), and only once all of it is in does load remove every node,
+relationship and label the file does not hold. Before it starts it says
+how much the database holds and, on a terminal, asks for confirmation
+(--yes skips the question; without a terminal --yes is required).
+
+If the server fails half way, load says what it wrote so far, and the
+database still holds everything it held before (with --wipe, nothing is
+removed until the whole file is in). Running the same command again
+completes the load.
 
 The URI comes from --uri or $NEO4J_URI; the password from $NEO4J_PASSWORD
 or, on a terminal, a prompt.
@@ -96,11 +107,12 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	if *wipe {
 		nodes, rels, err := src.Counts(ctx)
 		if err != nil {
-			return fmt.Errorf("counting what --wipe would delete: %w", err)
+			return fmt.Errorf("counting what --wipe may delete: %w", err)
 		}
-		fmt.Fprintf(env.Stderr, "will delete %d nodes and %d relationships from %s\n", nodes, rels, where)
+		fmt.Fprintf(env.Stderr, "--wipe: %s holds %d nodes and %d relationships; once %s is loaded, every node, relationship and label it does not hold will be deleted\n",
+			where, nodes, rels, path)
 		if !*yes && nodes+rels > 0 {
-			ok, err := confirm(env, "Delete them and load "+path+"? [y/N] ")
+			ok, err := confirm(env, "Load "+path+" and then delete what it does not hold? [y/N] ")
 			if err != nil {
 				return err
 			}
@@ -157,11 +169,11 @@ func printWarnings(w io.Writer, path string, rep apoc.Report) {
 // loadSummary tells what Load did, one line per kind of element.
 func loadSummary(s neo4jload.LoadStats) string {
 	var b strings.Builder
-	if s.NodesDeleted+s.RelsDeleted > 0 {
-		fmt.Fprintf(&b, "  deleted:       %d nodes, %d relationships\n", s.NodesDeleted, s.RelsDeleted)
-	}
 	fmt.Fprintf(&b, "  nodes:         %d created, %d matched\n", s.NodesCreated, s.NodesMatched)
 	fmt.Fprintf(&b, "  relationships: %d created, %d matched\n", s.RelsCreated, s.RelsMatched)
+	if s.NodesDeleted+s.RelsDeleted+s.LabelsRemoved > 0 {
+		fmt.Fprintf(&b, "  deleted:       %d nodes, %d relationships, %d labels (not in the file)\n", s.NodesDeleted, s.RelsDeleted, s.LabelsRemoved)
+	}
 	return b.String()
 }
 
