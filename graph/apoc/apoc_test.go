@@ -518,51 +518,6 @@ relationship 5: property "x": a list must hold values of one type, got boolean a
 	}
 }
 
-// FuzzParse: Parse never panics, and whatever it accepts survives Write
-// then Parse unchanged.
-func FuzzParse(f *testing.F) {
-	for _, s := range []string{
-		lines(nodeA, nodeB, relAB),
-		lines(relAB, nodeB, nodeA),
-		lines(`{"type":"node","id":1,"properties":{"f":1.0,"i":-3,"l":[1,2.5e-3],"b":[true],"s":"\u00e9\ud83d\ude00\\"}}`),
-		lines(`{"type":"node","id":"x"}`, `{"type":"relationship","id":"r","label":"T","properties":{"weight":"w"},"start":{"id":"x"},"end":{"id":"x"}}`),
-		"\n\n{}\n",
-		`{"type":"node","id":"1","properties":{"id":"a"}}` + "\r\n" + `{"type":"node","id":"2","properties":{"id":"a"}}`,
-		lines(`{"type":"node","id":"0","properties":{"weight":1e400,"m":{"a":[null]}}}`),
-		// Malformed lines, for the check that malformed finds every
-		// syntax error the decoder meets.
-		lines(`{"type":"node","id":"7","properties":{"s":"\q\u12x","n":-01,"l":[tru,1e+ "a"]}}`, `{"id" 1,,}`),
-		lines(`{"p":"`+strings.Repeat("[", 520)+`","x":{"y":[1 2]}}`, "{\"s\":\"\t\r\"]\r"),
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		g, err := Parse(bytes.NewReader(data))
-		if err != nil {
-			if g != nil {
-				t.Fatal("graph and error")
-			}
-			// A syntax error the decoder met is always found again where
-			// its state points (see malformed).
-			if strings.Contains(err.Error(), disagreeMark) {
-				t.Fatalf("checker disagrees with the decoder: %v", err)
-			}
-			return
-		}
-		var buf bytes.Buffer
-		if err := Write(&buf, g); err != nil {
-			t.Fatalf("Write: %v", err)
-		}
-		g2, err := Parse(bytes.NewReader(buf.Bytes()))
-		if err != nil {
-			t.Fatalf("Parse(Write(g)): %v\n%s", err, buf.String())
-		}
-		if !reflect.DeepEqual(g, g2) {
-			t.Fatalf("round trip differs:\n%#v\n%#v\n%s", g, g2, buf.String())
-		}
-	})
-}
-
 // TestParseManyUnknownEndpoints: 100 000 relationships to missing nodes
 // report the first 20 by line, then ErrTooManyErrors, and quickly (the
 // endpoint errors found at the end are not all collected and sorted).
