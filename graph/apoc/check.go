@@ -425,12 +425,22 @@ func checkValue(v any) string {
 	case kindList:
 		return ""
 	case kindMap:
-		return "a map; Neo4j properties cannot be maps"
+		return msgMap
 	case kindOther:
 		return fmt.Sprintf("a value of type %T, which cannot be stored", v)
 	}
 	return checkScalar(v)
 }
+
+// What Neo4j cannot store, in the words of both the checker and the
+// decoder (which meets maps and nested lists in a file without building
+// them).
+const (
+	msgMap        = "a map; Neo4j properties cannot be maps"
+	msgNullInList = "a list cannot contain null"
+	msgListInList = "a list cannot contain lists"
+	msgMapInList  = "a list cannot contain maps"
+)
 
 // checkScalar checks a string, boolean or number.
 func checkScalar(v any) string {
@@ -460,11 +470,11 @@ func checkList(list []any) string {
 		kind := valueKind(e)
 		switch kind {
 		case kindNull:
-			return "a list cannot contain null"
+			return msgNullInList
 		case kindList:
-			return "a list cannot contain lists"
+			return msgListInList
 		case kindMap:
-			return "a list cannot contain maps"
+			return msgMapInList
 		case kindOther:
 			return fmt.Sprintf("a list cannot contain a value of type %T", e)
 		}

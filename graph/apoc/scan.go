@@ -576,7 +576,7 @@ func (s *lineDecoder) propValue(key string) (v any, null bool, err error) {
 		v, err := s.list(key)
 		return v, false, err
 	case '{':
-		s.semf("property %q is a map; Neo4j properties cannot be maps", key)
+		s.semf("property %q: %s", key, msgMap)
 		return nil, false, s.skip(0)
 	}
 	raw, err := s.dec.ReadValue()
@@ -646,13 +646,13 @@ func (s *lineDecoder) list(key string) (any, error) {
 	for k := s.dec.PeekKind(); k != ']'; k = s.dec.PeekKind() {
 		switch k {
 		case '[':
-			s.semf("property %q is a list of lists; Neo4j properties cannot be", key)
+			s.semf("property %q: %s", key, msgListInList)
 			if err := s.skip(1); err != nil {
 				return nil, err
 			}
 			continue
 		case '{':
-			s.semf("property %q contains a map; Neo4j properties cannot", key)
+			s.semf("property %q: %s", key, msgMapInList)
 			if err := s.skip(1); err != nil {
 				return nil, err
 			}
@@ -674,7 +674,7 @@ func (s *lineDecoder) list(key string) (any, error) {
 		case 'f':
 			items = append(items, false)
 		case 'n':
-			s.semf("property %q: a list cannot contain null", key)
+			s.semf("property %q: %s", key, msgNullInList)
 		default:
 			items = append(items, s.number(key, raw))
 		}
