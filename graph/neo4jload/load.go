@@ -76,8 +76,10 @@ type LoadStats struct {
 }
 
 // IncompleteError is Load stopping after it began to write: the database
-// holds part of the graph (and with Wipe still everything it held before,
-// unless the prune had begun). Loading the same graph again completes it.
+// holds part of the graph and, unless the prune of a load with Wipe had
+// begun, every node and relationship it held before (nodes the graph also
+// holds may already carry the graph's properties). Loading the same graph
+// again completes it.
 type IncompleteError struct {
 	// Phase is what Load was doing: "creating the indexes", "writing
 	// nodes", "writing relationships" or "removing what the graph does not

@@ -43,10 +43,10 @@ relationship and label the file does not hold. Before it starts it says
 how much the database holds and, on a terminal, asks for confirmation
 (--yes skips the question; without a terminal --yes is required).
 
-If the server fails half way, load says what it wrote so far, and the
-database still holds everything it held before (with --wipe, nothing is
-removed until the whole file is in). Running the same command again
-completes the load.
+If the server fails half way, load says what it wrote so far; nothing the
+database held is gone (with --wipe, nothing is removed until the whole file
+is in), though nodes the file also holds may already carry its properties.
+Running the same command again completes the load.
 
 The URI comes from --uri or $NEO4J_URI; the password from $NEO4J_PASSWORD
 or, on a terminal, a prompt.
