@@ -53,7 +53,7 @@ type Report struct {
 // Warning is one kind of suspicious value: how many elements have it, and
 // the first of them.
 type Warning struct {
-	// What the elements have, e.g. "RELATES weights outside [0.25, 1]".
+	// What the elements have, e.g. "RELATES weights outside [0.25, 1.0]".
 	What  string
 	Count int
 	// Line is the line of the first in a file (0 in a graph built in Go);
@@ -277,7 +277,7 @@ func (c *checker) finish() (Report, error) {
 			line = int(w.pos)
 		}
 		rep.Warnings = append(rep.Warnings, Warning{
-			What:  fmt.Sprintf("RELATES weights outside [%g, %g], the range of the specification", MinWeight, MaxWeight),
+			What:  fmt.Sprintf("RELATES weights outside [%.2f, %.1f], the range of the specification", MinWeight, MaxWeight),
 			Count: w.count, Line: line, Example: w.example,
 		})
 	}

@@ -101,16 +101,16 @@ func TestWeightWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Warning{{What: "RELATES weights outside [0.25, 1], the range of the specification", Count: 3, Line: 3, Example: "relationship 1 has weight 0.1"}}
+	want := []Warning{{What: "RELATES weights outside [0.25, 1.0], the range of the specification", Count: 3, Line: 3, Example: "relationship 1 has weight 0.1"}}
 	if len(g.Rels) != 7 || rep.Nodes != 2 || rep.Relationships != 7 || !reflect.DeepEqual(rep.Warnings, want) {
 		t.Fatalf("%d relationships, report %+v; want 7 and %+v", len(g.Rels), rep, want)
 	}
-	if got, want := rep.Warnings[0].String(), "3 RELATES weights outside [0.25, 1], the range of the specification (kept as they are); the first on line 3: relationship 1 has weight 0.1"; got != want {
+	if got, want := rep.Warnings[0].String(), "3 RELATES weights outside [0.25, 1.0], the range of the specification (kept as they are); the first on line 3: relationship 1 has weight 0.1"; got != want {
 		t.Errorf("String() = %q\nwant %q", got, want)
 	}
 	rep, err = Check(g, FileRules)
 	if err != nil || len(rep.Warnings) != 1 || rep.Warnings[0].Count != 3 || rep.Warnings[0].Line != 0 ||
-		rep.Warnings[0].String() != "3 RELATES weights outside [0.25, 1], the range of the specification (kept as they are); the first: relationship 1 has weight 0.1" {
+		rep.Warnings[0].String() != "3 RELATES weights outside [0.25, 1.0], the range of the specification (kept as they are); the first: relationship 1 has weight 0.1" {
 		t.Errorf("Check: %+v, %v", rep, err)
 	}
 	if _, rep, _ := ParseReport(strings.NewReader(lines(nodeA, nodeB, relAB)), FileRules); len(rep.Warnings) != 0 {

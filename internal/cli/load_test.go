@@ -240,7 +240,7 @@ func TestWeightWarning(t *testing.T) {
 {"type":"relationship","id":"7","label":"RELATES","properties":{"weight":1.5},"start":{"id":"0"},"end":{"id":"1"}}
 {"type":"relationship","id":"8","label":"RELATES","properties":{"weight":0.1},"start":{"id":"1"},"end":{"id":"0"}}
 `)
-	want := p + ": warning: 2 RELATES weights outside [0.25, 1], the range of the specification (kept as they are); the first on line 3: relationship 7 has weight 1.5\n"
+	want := p + ": warning: 2 RELATES weights outside [0.25, 1.0], the range of the specification (kept as they are); the first on line 3: relationship 7 has weight 1.5\n"
 	code, out, errs := run(t, "explore", "--graph", p, "--seed", "A", "--format", "tree")
 	if code != 0 || errs != want || !strings.Contains(out, "B (Event) T=") {
 		t.Errorf("explore: exit %d stdout %q stderr %q; want 0 and %q", code, out, errs, want)
