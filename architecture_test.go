@@ -28,7 +28,7 @@ var allowedImports = map[string][]string{
 	"retriever/activation":         {"graph", "retriever", "internal/retry"},
 	"retriever/activation/oninmem": {"graph", "graph/inmem", "retriever/activation"},
 	"retriever/activation/onneo4j": {"graph", "graph/neo4jdb", "retriever/activation", "internal/cypherlit"},
-	"render":                       {"graph", "retriever", "retriever/activation", "internal/cypherlit", "internal/textsafe"},
+	"render":                       {"graph", "graph/apoc", "retriever", "retriever/activation", "internal/cypherlit", "internal/textsafe"},
 	"keymap":                       {},
 	"tui":                          {"graph", "retriever", "retriever/activation", "render", "keymap", "internal/textsafe"},
 	"internal/retry":               {"graph"},

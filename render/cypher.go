@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
@@ -91,7 +92,7 @@ func DebugCypher(p retriever.Path) DebugQuery {
 }
 
 // appendPropMap writes props as a Cypher map literal, keys sorted, each
-// written by cypherlit.AppendName and each value by cypherlit.AppendValue;
+// written by cypherlit.AppendName and each value by apoc.AppendCypherValue;
 // it fails on a key with a character textsafe.Safe refuses (backticks
 // cannot escape it, so a pasted line would carry it raw) and on a value
 // Cypher has no literal for.
@@ -112,7 +113,7 @@ func appendPropMap(b []byte, props map[string]any) ([]byte, error) {
 		b = cypherlit.AppendName(b, k)
 		b = append(b, ": "...)
 		var err error
-		if b, err = cypherlit.AppendValue(b, props[k]); err != nil {
+		if b, err = apoc.AppendCypherValue(b, props[k]); err != nil {
 			return b, fmt.Errorf("property %s: %w", textsafe.Quote(k), err)
 		}
 	}

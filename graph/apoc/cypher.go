@@ -91,12 +91,8 @@ func WriteCypher(w io.Writer, g *Graph) error {
 	if len(labels) > 0 {
 		labels = IndexLabels(g)
 		b = append(b, "\n// Indexes on the node id of each label (docs/ALGORITHM.md, \"The Cypher\").\n"...)
-		for i, name := range IndexNames(labels) {
-			b = append(b, "CREATE INDEX "...)
-			b = cypherlit.AppendName(b, name)
-			b = append(b, " IF NOT EXISTS FOR (n:"...)
-			b = cypherlit.AppendName(b, labels[i])
-			b = append(b, ") ON (n.id);\n"...)
+		for _, st := range IndexStatements(labels) {
+			b = append(append(b, st...), ";\n"...)
 		}
 		b = append(b, "CALL db.awaitIndexes();\n"...)
 	}
@@ -304,7 +300,7 @@ func appendPropMap(b []byte, props map[string]any, extraKey, extraVal string, sp
 		b = cypherlit.AppendName(b, k)
 		b = append(b, ": "...)
 		var err error
-		if b, err = cypherlit.AppendValue(b, props[k]); err != nil {
+		if b, err = cypherFormat.appendValue(b, props[k]); err != nil {
 			return b, fmt.Errorf("property %q: %w", k, err)
 		}
 	}

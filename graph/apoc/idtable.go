@@ -8,8 +8,10 @@ type idTable struct {
 	m     map[string]int32
 }
 
-// denseID returns id's value when it is a canonical decimal below 1e9.
-func denseID[T string | []byte](id T) (int, bool) {
+// DenseID returns the number id spells when it is a canonical decimal
+// below 1e9. APOC numbers a file's elements "0", "1", ... in order, so such
+// ids can index slices (here, and in graph/inmem) instead of maps.
+func DenseID[T string | []byte](id T) (int, bool) {
 	n := len(id)
 	if n == 0 || n > 9 || (id[0] == '0' && n > 1) {
 		return 0, false
@@ -26,7 +28,7 @@ func denseID[T string | []byte](id T) (int, bool) {
 }
 
 func idGet[T string | []byte](t *idTable, id T) (int32, bool) {
-	if k, ok := denseID(id); ok && k < len(t.dense) {
+	if k, ok := DenseID(id); ok && k < len(t.dense) {
 		if v := t.dense[k]; v != 0 {
 			return v - 1, true
 		}
@@ -40,7 +42,7 @@ func idGet[T string | []byte](t *idTable, id T) (int32, bool) {
 
 // put records id, which idGet reported absent.
 func (t *idTable) put(id string, v int32) {
-	if k, ok := denseID(id); ok {
+	if k, ok := DenseID(id); ok {
 		if k >= len(t.dense) && k < 2*len(t.dense)+1<<16 {
 			t.dense = append(t.dense, make([]int32, k+1-len(t.dense))...)
 		}

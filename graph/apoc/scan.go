@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -63,7 +64,7 @@ const (
 
 // lineDecoder turns lines into elements; it is reused from line to line.
 type lineDecoder struct {
-	d    *decoder // resolves endpoint ids to the strings of known nodes
+	c    *checker // resolves endpoint ids to the strings of known nodes
 	dec  *jsontext.Decoder
 	in   bytes.Buffer
 	line []byte
@@ -101,8 +102,8 @@ type syntaxError struct{ msg string }
 
 func (e *syntaxError) Error() string { return "malformed JSON: " + e.msg }
 
-func (s *lineDecoder) init(d *decoder) {
-	s.d = d
+func (s *lineDecoder) init(c *checker) {
+	s.c = c
 	s.dec = jsontext.NewDecoder(&s.in, decodeOptions...)
 	s.intern = make(map[string]string)
 	s.internAny = make(map[string]any)
@@ -168,7 +169,12 @@ func (s *lineDecoder) parseLine(b []byte) (element, error) {
 		return element{}, unexpected(b, i, " after the object")
 	}
 
-	// The line is well-formed JSON; now check what it says.
+	// The line is well-formed JSON; now check what it says. Decoding
+	// turned invalid UTF-8 into U+FFFD, and Neo4j would too: refuse it
+	// wherever it is, as data would change silently.
+	if !utf8.Valid(b) {
+		s.semf("%s", badUTF8(b, 0))
+	}
 	var kind elementKind
 	typ := s.typ
 	switch {
@@ -214,8 +220,6 @@ func (s *lineDecoder) parseLine(b []byte) (element, error) {
 	switch {
 	case s.seen&fLabel == 0:
 		return element{}, fmt.Errorf(`%s: missing "label" (the relationship type)`, name)
-	case s.label == "":
-		return element{}, fmt.Errorf(`%s: empty "label"`, name)
 	case s.seen&fStart == 0:
 		return element{}, fmt.Errorf(`%s: missing "start"`, name)
 	case s.seen&fEnd == 0:
@@ -319,10 +323,58 @@ func (s *lineDecoder) strSlow(raw []byte) []byte {
 	if in := raw[1 : len(raw)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
 		return in
 	}
-	// Invalid UTF-8 and lone surrogates become U+FFFD, as with
-	// encoding/json; the error that says so is not one here.
-	s.scratch, _ = jsontext.AppendUnquote(s.scratch[:0], raw)
+	// Invalid UTF-8 and lone surrogates (\udc00) become U+FFFD; either
+	// is an error of the line, at its column (raw is the value just read).
+	var err error
+	s.scratch, err = jsontext.AppendUnquote(s.scratch[:0], raw)
+	if err != nil {
+		s.semf("%s", badUTF8(raw, int(s.dec.InputOffset())-len(raw)))
+	}
 	return s.scratch
+}
+
+// badUTF8 describes the first invalid UTF-8 sequence or lone surrogate
+// escape (\ud800 to \udfff not in a pair) of b, a line or, at offset
+// start in its line, a JSON string.
+func badUTF8(b []byte, start int) string {
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '\\' && i+1 < len(b) && b[i+1] == 'u':
+			r, ok := hex4(b, i+2)
+			if !ok || !utf16.IsSurrogate(r) {
+				i += 2
+				continue
+			}
+			if r < 0xDC00 && i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+				if r2, ok := hex4(b, i+8); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+					i += 12 // a pair
+					continue
+				}
+			}
+			return fmt.Sprintf("invalid Unicode: lone surrogate %s at column %d (every string must be valid UTF-8)", b[i:i+6], start+i+1)
+		case c == '\\':
+			i += 2
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return fmt.Sprintf("invalid UTF-8 (byte 0x%02X) at column %d (every string must be valid UTF-8)", c, start+i+1)
+			}
+			i += size
+		}
+	}
+	return "invalid UTF-8"
+}
+
+// hex4 reads the four hex digits at b[i:].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[i:i+4]), 16, 32)
+	return rune(n), err == nil
 }
 
 // name reads an object key.
@@ -376,8 +428,8 @@ func (s *lineDecoder) idValue(what string, endpoint bool) (id string, ok, known 
 		return "", false, false, nil
 	}
 	if endpoint {
-		if seq, ok := idGet(&s.d.nodeSeq, b); ok {
-			return s.d.nodeIDs[seq], true, true, nil
+		if seq, ok := idGet(&s.c.nodeSeq, b); ok {
+			return s.c.nodeIDs[seq], true, true, nil
 		}
 	}
 	return string(b), true, false, nil
@@ -524,7 +576,7 @@ func (s *lineDecoder) propValue(key string) (v any, null bool, err error) {
 		v, err := s.list(key)
 		return v, false, err
 	case '{':
-		s.semf("property %q is a map; Neo4j properties cannot be maps", key)
+		s.semf("property %q: %s", key, msgMap)
 		return nil, false, s.skip(0)
 	}
 	raw, err := s.dec.ReadValue()
@@ -560,7 +612,7 @@ func (s *lineDecoder) number(key string, lit []byte) any {
 	}
 	f, err := strconv.ParseFloat(string(lit), 64)
 	if err != nil {
-		s.semf("property %q: number %s is out of range", key, lit)
+		s.semf("property %q: number %s is not finite in float64 (beyond ±1.8e308)", key, lit)
 		return nil
 	}
 	return f
@@ -594,13 +646,13 @@ func (s *lineDecoder) list(key string) (any, error) {
 	for k := s.dec.PeekKind(); k != ']'; k = s.dec.PeekKind() {
 		switch k {
 		case '[':
-			s.semf("property %q is a list of lists; Neo4j properties cannot be", key)
+			s.semf("property %q: %s", key, msgListInList)
 			if err := s.skip(1); err != nil {
 				return nil, err
 			}
 			continue
 		case '{':
-			s.semf("property %q contains a map; Neo4j properties cannot", key)
+			s.semf("property %q: %s", key, msgMapInList)
 			if err := s.skip(1); err != nil {
 				return nil, err
 			}
@@ -622,7 +674,7 @@ func (s *lineDecoder) list(key string) (any, error) {
 		case 'f':
 			items = append(items, false)
 		case 'n':
-			s.semf("property %q: a list cannot contain null", key)
+			s.semf("property %q: %s", key, msgNullInList)
 		default:
 			items = append(items, s.number(key, raw))
 		}

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -117,95 +115,11 @@ func appendProps(b []byte, props map[string]any) ([]byte, error) {
 		b = appendString(b, k)
 		b = append(b, ':')
 		var err error
-		if b, err = appendValue(b, props[k], true); err != nil {
+		if b, err = jsonFormat.appendValue(b, props[k]); err != nil {
 			return b, fmt.Errorf("property %q: %w", k, err)
 		}
 	}
 	return append(b, '}'), nil
-}
-
-func appendValue(b []byte, v any, top bool) ([]byte, error) {
-	switch x := v.(type) {
-	case string:
-		return appendString(b, x), nil
-	case bool:
-		return strconv.AppendBool(b, x), nil
-	case int64:
-		return strconv.AppendInt(b, x, 10), nil
-	case int:
-		return strconv.AppendInt(b, int64(x), 10), nil
-	case int32:
-		return strconv.AppendInt(b, int64(x), 10), nil
-	case int16:
-		return strconv.AppendInt(b, int64(x), 10), nil
-	case int8:
-		return strconv.AppendInt(b, int64(x), 10), nil
-	case uint32:
-		return strconv.AppendUint(b, uint64(x), 10), nil
-	case uint16:
-		return strconv.AppendUint(b, uint64(x), 10), nil
-	case uint8:
-		return strconv.AppendUint(b, uint64(x), 10), nil
-	case float64:
-		return appendFloat(b, x)
-	case float32:
-		return appendFloat(b, float64(x))
-	case []string:
-		return appendList(b, len(x), func(b []byte, i int) ([]byte, error) { return appendString(b, x[i]), nil })
-	case []int64:
-		return appendList(b, len(x), func(b []byte, i int) ([]byte, error) { return strconv.AppendInt(b, x[i], 10), nil })
-	case []int:
-		return appendList(b, len(x), func(b []byte, i int) ([]byte, error) { return strconv.AppendInt(b, int64(x[i]), 10), nil })
-	case []float64:
-		return appendList(b, len(x), func(b []byte, i int) ([]byte, error) { return appendFloat(b, x[i]) })
-	case []bool:
-		return appendList(b, len(x), func(b []byte, i int) ([]byte, error) { return strconv.AppendBool(b, x[i]), nil })
-	case []any:
-		if !top {
-			return b, errors.New("lists of lists cannot be written")
-		}
-		return appendList(b, len(x), func(b []byte, i int) ([]byte, error) {
-			if x[i] == nil {
-				return b, errors.New("a list cannot contain null")
-			}
-			return appendValue(b, x[i], false)
-		})
-	}
-	return b, fmt.Errorf("cannot write a value of type %T", v)
-}
-
-func appendList(b []byte, n int, elem func([]byte, int) ([]byte, error)) ([]byte, error) {
-	b = append(b, '[')
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var err error
-		if b, err = elem(b, i); err != nil {
-			return b, err
-		}
-	}
-	return append(b, ']'), nil
-}
-
-// appendFloat writes f as encoding/json does, then adds ".0" when the result
-// would read back as an integer.
-func appendFloat(b []byte, f float64) ([]byte, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return b, fmt.Errorf("cannot write %v", f)
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	start := len(b)
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	for _, c := range b[start:] {
-		if c == '.' || c == 'e' {
-			return b, nil
-		}
-	}
-	return append(b, ".0"...), nil
 }
 
 const hexDigits = "0123456789abcdef"

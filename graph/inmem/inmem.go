@@ -101,7 +101,8 @@ type Graph struct {
 	tagIDs    map[string]int32
 	tagCounts []graph.TagCount
 
-	stats Stats
+	stats  Stats
+	report apoc.Report
 }
 
 var _ graph.Source = (*Graph)(nil)
@@ -118,24 +119,30 @@ func LoadFile(path string) (*Graph, error) {
 
 // Load reads an APOC export from r. It builds the graph while parsing and
 // never holds a whole apoc.Graph, so it needs far less memory than
-// apoc.Parse followed by New. Errors are those of apoc.Decode.
+// apoc.Parse followed by New. Errors are those of apoc.Decode, whose
+// report Report returns: a file gets the same verdict here as from
+// memoria load.
 func Load(r io.Reader, name string) (*Graph, error) {
 	b := newBuilder(name)
-	if err := apoc.Decode(r, b.addNode, b.addRel); err != nil {
+	rep, err := apoc.Decode(r, b.addNode, b.addRel)
+	if err != nil {
 		return nil, err
 	}
+	b.g.report = rep
 	return b.finish()
 }
 
-// New builds a graph from g, which it checks with apoc.Validate first. The
-// graph keeps g's node labels and property maps (not copies); g must not
-// be modified afterwards. name is what Describe shows, e.g. "demo graph" or
-// a file path.
+// New builds a graph from g, which it checks with apoc.Check (GraphRules:
+// nodes may lack an id) first. The graph keeps g's node labels and property
+// maps (not copies); g must not be modified afterwards. name is what
+// Describe shows, e.g. "demo graph" or a file path.
 func New(g *apoc.Graph, name string) (*Graph, error) {
-	if err := apoc.Validate(g); err != nil {
+	rep, err := apoc.Check(g, apoc.GraphRules)
+	if err != nil {
 		return nil, err
 	}
 	b := newBuilder(name)
+	b.g.report = rep
 	b.g.nodeInternal = make([]string, 0, len(g.Nodes))
 	b.g.nodeLabels = make([][]string, 0, len(g.Nodes))
 	b.g.nodeProps = make([]map[string]any, 0, len(g.Nodes))
@@ -198,7 +205,7 @@ func (b *builder) addNode(n apoc.Node) error {
 	if idx >= math.MaxInt32-1 {
 		return errors.New("too many nodes")
 	}
-	if k, ok := decimal(n.InternalID); !ok || k != idx {
+	if k, ok := apoc.DenseID(n.InternalID); !ok || k != idx {
 		b.nodeSeq[n.InternalID] = int32(idx)
 	}
 	g.nodeInternal = append(g.nodeInternal, n.InternalID)
@@ -343,27 +350,10 @@ func (b *builder) addRel(r apoc.Relationship) error {
 	return nil
 }
 
-// decimal parses a canonical decimal below 1e9.
-func decimal(s string) (int, bool) {
-	n := len(s)
-	if n == 0 || n > 9 || (s[0] == '0' && n > 1) {
-		return 0, false
-	}
-	k := 0
-	for i := 0; i < n; i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		k = k*10 + int(c-'0')
-	}
-	return k, true
-}
-
 // nodeIndex finds a node by internal id. APOC numbers nodes 0, 1, ... in
 // file order, so the id is usually the index itself and no map is needed.
 func (b *builder) nodeIndex(id string) (int32, bool) {
-	if k, ok := decimal(id); ok && k < len(b.g.nodeInternal) && b.g.nodeInternal[k] == id {
+	if k, ok := apoc.DenseID(id); ok && k < len(b.g.nodeInternal) && b.g.nodeInternal[k] == id {
 		return int32(k), true
 	}
 	u, ok := b.nodeSeq[id]
@@ -560,6 +550,10 @@ func (g *Graph) APOC() *apoc.Graph {
 
 // Stats reports the graph's counts.
 func (g *Graph) Stats() Stats { return g.stats }
+
+// Report is what the checker found in the input the graph was built from:
+// its warnings are for the user (the CLI prints them).
+func (g *Graph) Report() apoc.Report { return g.report }
 
 // Name is the name given to New or the path given to LoadFile.
 func (g *Graph) Name() string { return g.name }

@@ -2,7 +2,6 @@ package neo4jdb
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -151,33 +150,5 @@ func edgeTags(props map[string]any) ([]string, error) {
 }
 
 // Describe names a value's type and shows it briefly: `string "high"`.
-func Describe(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		if len(x) > 40 {
-			x = x[:40] + "..."
-		}
-		return "string " + strconv.Quote(x)
-	case bool:
-		return "boolean " + strconv.FormatBool(x)
-	case int64:
-		return "integer " + strconv.FormatInt(x, 10)
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Sprintf("float %v", x)
-		}
-		return "float " + strconv.FormatFloat(x, 'g', -1, 64)
-	case []any:
-		for _, e := range x {
-			if _, ok := e.(string); !ok {
-				return "a list containing " + Describe(e)
-			}
-		}
-		return "a list of strings"
-	case map[string]any:
-		return "a map"
-	}
-	return fmt.Sprintf("a value of type %T", v)
-}
+// It is apoc.Describe, for the packages that read Neo4j without apoc.
+func Describe(v any) string { return apoc.Describe(v) }

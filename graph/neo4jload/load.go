@@ -5,7 +5,6 @@ package neo4jload
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -21,12 +20,13 @@ import (
 )
 
 // DefaultBatchSize is how many rows one UNWIND (and one write transaction)
-// of Load carries when LoadOptions.BatchSize is 0.
-const DefaultBatchSize = 2000
+// of Load carries when LoadOptions.BatchSize is 0; it is also the default
+// of memoria load's --batch.
+const DefaultBatchSize = 1000
 
-// wipeBatch is how many relationships or nodes one transaction of the wipe
-// deletes.
-const wipeBatch = 10000
+// deleteBatch is how many nodes, relationships or labels one transaction of
+// the prune (LoadOptions.Wipe) removes.
+const deleteBatch = 10000
 
 // loadRetries is how often Load retries a batch after a transient failure
 // (every batch is idempotent).
@@ -37,8 +37,9 @@ type LoadOptions struct {
 	// BatchSize is the number of rows per UNWIND and write transaction
 	// (DefaultBatchSize when 0).
 	BatchSize int
-	// Wipe deletes every node and relationship of the database first (in
-	// batches), after the graph has been validated.
+	// Wipe makes the database hold exactly the graph: once the whole graph
+	// is loaded, Load removes every node, relationship and label that the
+	// graph does not hold. Nothing is removed before that.
 	Wipe bool
 	// Progress, if set, is called after each batch.
 	Progress func(LoadProgress)
@@ -46,23 +47,26 @@ type LoadOptions struct {
 
 // LoadProgress reports how far Load has come in one phase.
 type LoadProgress struct {
-	// Phase is "wipe", "check" (the ids, see LabelConflictError; Done and
-	// Total count the labels of the database checked, plus one for the
-	// unlabelled nodes), "indexes", "nodes" or "relationships".
+	// Phase is "check" (the ids, see LabelConflictError; Done and Total
+	// count the labels of the database checked, plus one for the
+	// unlabelled nodes), "indexes", "nodes", "relationships", or with
+	// Wipe "prune" (Done counts what was removed; Total is 0).
 	Phase       string
 	Done, Total int
 }
 
 // LoadStats counts what Load did.
 type LoadStats struct {
-	// NodesDeleted and RelsDeleted count what the wipe deleted.
-	NodesDeleted, RelsDeleted int64
+	// NodesDeleted, RelsDeleted and LabelsRemoved count what the prune of
+	// a load with Wipe removed.
+	NodesDeleted, RelsDeleted, LabelsRemoved int64
 	// IndexesCreated counts the id indexes that did not exist yet.
 	IndexesCreated int64
 	// Indexes names every id index Load made sure of.
 	Indexes []string
 	// NodesCreated are new nodes; NodesMatched already existed (same first
-	// label and id) and had their properties replaced.
+	// label and id, or with Wipe a node with the id that Load took over)
+	// and had their properties replaced.
 	NodesCreated, NodesMatched int64
 	// RelsCreated are new relationships; RelsMatched already existed
 	// (identical endpoints, type and properties) and were left alone.
@@ -71,14 +75,51 @@ type LoadStats struct {
 	Batches int
 }
 
+// IncompleteError is Load stopping after it began to write: the database
+// holds part of the graph and, unless the prune of a load with Wipe had
+// begun, every node and relationship it held before (nodes the graph also
+// holds may already carry the graph's properties). Loading the same graph
+// again completes it.
+type IncompleteError struct {
+	// Phase is what Load was doing: "creating the indexes", "writing
+	// nodes", "writing relationships" or "removing what the graph does not
+	// hold".
+	Phase string
+	// Stats is what had been written and removed; Nodes and Rels are the
+	// graph's totals.
+	Stats       LoadStats
+	Nodes, Rels int
+	Wipe        bool
+	Err         error
+}
+
+func (e *IncompleteError) Error() string {
+	var b strings.Builder
+	s := e.Stats
+	fmt.Fprintf(&b, "the load stopped while %s: %v\n", e.Phase, e.Err)
+	fmt.Fprintf(&b, "written so far: %d of %d nodes (%d created, %d matched), %d of %d relationships (%d created, %d matched)",
+		s.NodesCreated+s.NodesMatched, e.Nodes, s.NodesCreated, s.NodesMatched, s.RelsCreated+s.RelsMatched, e.Rels, s.RelsCreated, s.RelsMatched)
+	switch {
+	case s.NodesDeleted+s.RelsDeleted+s.LabelsRemoved > 0:
+		fmt.Fprintf(&b, "; removed, as the graph does not hold them: %d nodes, %d relationships, %d labels", s.NodesDeleted, s.RelsDeleted, s.LabelsRemoved)
+	case e.Wipe:
+		b.WriteString("; nothing removed (what the graph does not hold is removed only once all of it is loaded)")
+	}
+	b.WriteString(".\nRunning the same load again completes it: loading is idempotent.")
+	return b.String()
+}
+
+func (e *IncompleteError) Unwrap() error { return e.Err }
+
 // Load writes g into the database in batches of write transactions; it is
-// the one writer of the product (`memoria load`). It validates the whole
-// graph before writing anything (ValidateForLoad: apoc.Validate, and every
-// node must have a string `id`, which nodes are merged on). Unless
-// opt.Wipe, it then reads which ids of g the database already holds under
-// labels the merge would not match, and refuses the graph with a
-// *LabelConflictError naming them, before writing anything: merging would
-// create a second node with the id.
+// the one writer of the product (`memoria load`). Before it writes
+// anything it checks the whole graph (Prepare: the checker of every graph
+// file, docs/EXPORTS.md "The APOC file", which covers what Neo4j refuses),
+// and reads which ids of g the database already holds under labels the
+// merge would not match: without opt.Wipe it refuses the graph with a
+// *LabelConflictError naming them (merging would create a second node with
+// the id); with opt.Wipe it writes those nodes onto the conflicting ones
+// (takeOver), so no id is ever held twice.
 //
 // Loading is idempotent. Nodes are merged on their first label and id
 // (`MERGE (n:Label {id: ...}) SET n = props`, further labels added; a node
@@ -86,72 +127,83 @@ type LoadStats struct {
 // have no application id, so Load counts: identical relationships (same
 // endpoints, direction, type and properties; an integer 1 and a float 1.0
 // differ) are grouped with their number k, and only k minus the identical
-// ones already in the database are created (never deleted). Loading a file
-// twice gives the same graph, and parallel identical relationships survive.
-// Nodes are written first, then relationships, each batch in its own write
-// transaction: an interrupted load is completed by loading again. Before
-// writing nodes it creates the id index of docs/ALGORITHM.md "Indexes" for the six labels
-// and for every other label met
-// (`CREATE INDEX idx_<label>_id IF NOT EXISTS FOR (n:Label) ON (n.id)`).
+// ones already in the database are created. Loading a file twice gives the
+// same graph, and parallel identical relationships survive. Before writing
+// nodes it creates the id index of docs/ALGORITHM.md "Indexes" for the six
+// labels and for every other label met (`CREATE INDEX idx_<label>_id IF
+// NOT EXISTS FOR (n:Label) ON (n.id)`); then it writes the nodes, then the
+// relationships, each batch in its own write transaction.
+//
+// With opt.Wipe, once the whole graph is loaded, Load removes what the
+// graph does not hold (the prune): relationships other than the ones
+// loaded (at most k of each group), nodes other than the ones loaded, and
+// labels of loaded nodes that the graph does not give them. Nothing is
+// removed before the whole graph is in the database, so a load that stops
+// leaves everything the database held.
+//
+// Load never leaves the database worse than it found it: when it stops
+// after writing began (the server fails, the context ends) it returns an
+// *IncompleteError saying what was written and removed so far, and loading
+// the same graph again completes the load.
 func Load(ctx context.Context, src *neo4jdb.Source, g *apoc.Graph, opt LoadOptions) (LoadStats, error) {
 	var st LoadStats
-	if err := ValidateForLoad(g); err != nil {
+	p, err := Prepare(g, opt.BatchSize)
+	if err != nil {
 		return st, fmt.Errorf("the graph cannot be loaded: %w", err)
 	}
-	if opt.BatchSize <= 0 {
-		opt.BatchSize = DefaultBatchSize
-	}
+	opt.BatchSize = p.batch
 	l := &loader{opt: opt, st: &st, src: src}
 	l.sess = src.Driver().NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeWrite, DatabaseName: src.Database()})
 	defer l.sess.Close(context.WithoutCancel(ctx))
 
-	if opt.Wipe {
-		if err := l.wipe(ctx); err != nil {
-			return st, err
-		}
-	} else if err := l.checkLabels(ctx, g); err != nil {
-		return st, err
-	}
-	if err := l.indexes(ctx, g); err != nil {
-		return st, err
-	}
-	eids, err := l.nodes(ctx, g)
+	conflicts, err := l.checkLabels(ctx, g)
 	if err != nil {
 		return st, err
 	}
-	if err := l.rels(ctx, g, eids); err != nil {
-		return st, err
+	var over map[string]string
+	switch {
+	case len(conflicts) > 0 && !opt.Wipe:
+		return st, conflictError(conflicts)
+	case len(conflicts) > 0:
+		if over, err = l.takeOver(ctx, g, conflicts); err != nil {
+			return st, err
+		}
+	}
+
+	// From here on the database changes.
+	stopped := func(phase string, err error) error {
+		return &IncompleteError{Phase: phase, Stats: st, Nodes: len(g.Nodes), Rels: len(g.Rels), Wipe: opt.Wipe, Err: err}
+	}
+	if err := l.indexes(ctx, p); err != nil {
+		return st, stopped("creating the indexes", err)
+	}
+	loaded, err := l.nodes(ctx, p, over)
+	if err != nil {
+		return st, stopped("writing nodes", err)
+	}
+	keptRels, err := l.rels(ctx, p, loaded.eids)
+	if err != nil {
+		return st, stopped("writing relationships", err)
+	}
+	if opt.Wipe {
+		if err := l.prune(ctx, loaded, keptRels); err != nil {
+			return st, stopped("removing what the graph does not hold", err)
+		}
 	}
 	return st, nil
 }
 
 // ValidateForLoad is the check Load makes before it touches the database:
-// apoc.Validate, a string id property on every node (nodes are merged on
-// it) and no empty label. It reports up to apoc.MaxErrors problems, joined;
-// callers can run it before connecting (the CLI does, so that a file Load
-// would refuse is refused before --wipe is announced).
+// apoc.Check by apoc.FileRules, the rules a file meets (docs/EXPORTS.md,
+// "The APOC file"), so that a graph built in Go is judged as a file is:
+// every node has a string id (nodes are merged on it), no name is empty or
+// holds NUL, every value is one Neo4j stores as it is. It reports up to
+// apoc.MaxErrors problems, joined. The CLI parses files with the same
+// checker, so a file Load would refuse is refused, with line numbers,
+// before it connects.
 func ValidateForLoad(g *apoc.Graph) error {
-	if err := apoc.Validate(g); err != nil {
-		return err
-	}
-	var errs []error
-	for i := range g.Nodes {
-		n := &g.Nodes[i]
-		if _, ok := n.Properties["id"].(string); !ok { // apoc.Validate refused other types
-			errs = append(errs, fmt.Errorf("node %s (#%d, labels %v) has no id property: nodes are merged on their string id, so every node needs one", n.InternalID, i+1, n.Labels))
-		}
-		for _, lb := range n.Labels {
-			if lb == "" {
-				errs = append(errs, fmt.Errorf("node %s (#%d) has an empty label", n.InternalID, i+1))
-				break
-			}
-		}
-		if len(errs) >= apoc.MaxErrors {
-			errs = append(errs, apoc.ErrTooManyErrors)
-			break
-		}
-	}
-	return errors.Join(errs...)
+	_, err := apoc.Check(g, apoc.FileRules)
+	return err
 }
 
 type loader struct {
@@ -194,6 +246,14 @@ func (l *loader) write(ctx context.Context, work func(ctx context.Context, tx ne
 	return out, nil
 }
 
+// writeQuery runs one query in a write transaction (write).
+func (l *loader) writeQuery(ctx context.Context, query string, params map[string]any) (*txResult, error) {
+	return l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
+		_, err := run(ctx, tx, out, query, params)
+		return err
+	})
+}
+
 // run runs one query in tx, collecting its records and counters into out.
 func run(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult, query string, params map[string]any) ([]*neo4j.Record, error) {
 	res, err := tx.Run(ctx, query, params)
@@ -221,278 +281,84 @@ func (r *txResult) sum(f func(neo4j.Counters) int) int64 {
 	return n
 }
 
-// wipe deletes every relationship, then every node, wipeBatch at a time.
-func (l *loader) wipe(ctx context.Context) error {
-	for _, q := range []string{
-		"MATCH ()-[r]->() WITH r LIMIT $n DELETE r",
-		"MATCH (n) WITH n LIMIT $n DETACH DELETE n",
-	} {
-		for {
-			out, err := l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
-				_, err := run(ctx, tx, out, q, map[string]any{"n": int64(wipeBatch)})
-				return err
-			})
-			if err != nil {
-				return fmt.Errorf("wiping the database: %w", err)
-			}
-			rels, nodes := out.sum(neo4j.Counters.RelationshipsDeleted), out.sum(neo4j.Counters.NodesDeleted)
-			l.st.RelsDeleted += rels
-			l.st.NodesDeleted += nodes
-			l.progress("wipe", int(l.st.NodesDeleted+l.st.RelsDeleted), 0)
-			if rels+nodes == 0 {
-				break
-			}
-		}
-	}
-	return nil
-}
-
 // indexes creates the id index of every label (each in its own schema
 // transaction) and waits for them to come online.
-func (l *loader) indexes(ctx context.Context, g *apoc.Graph) error {
-	labels := apoc.IndexLabels(g)
-	for i, name := range apoc.IndexNames(labels) {
-		lb := labels[i]
-		q := fmt.Sprintf("CREATE INDEX %s IF NOT EXISTS FOR (n:%s) ON (n.id)", cypherlit.QuoteName(name), cypherlit.QuoteName(lb))
-		out, err := l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
-			_, err := run(ctx, tx, out, q, nil)
-			return err
-		})
+func (l *loader) indexes(ctx context.Context, p *Plan) error {
+	for i, q := range p.indexes {
+		name := p.indexNames[i]
+		out, err := l.writeQuery(ctx, q, nil)
 		if err != nil {
 			return fmt.Errorf("creating index %s: %w", name, err)
 		}
 		l.st.IndexesCreated += out.sum(neo4j.Counters.IndexesAdded)
 		l.st.Indexes = append(l.st.Indexes, name)
-		l.progress("indexes", i+1, len(labels))
+		l.progress("indexes", i+1, len(p.indexes))
 	}
-	_, err := l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
-		_, err := run(ctx, tx, out, "CALL db.awaitIndexes(300)", nil)
-		return err
-	})
-	if err != nil {
+	if _, err := l.writeQuery(ctx, "CALL db.awaitIndexes(300)", nil); err != nil {
 		return fmt.Errorf("waiting for the indexes: %w", err)
 	}
 	return nil
 }
 
-// labelCheckBatch is how many ids one query of the label check carries.
-// A variable for tests.
-var labelCheckBatch = 50000
-
-// labelledConflictQuery finds the nodes of one label (the %s) that have one
-// of $ids; with the id index of that label it is an index seek per id.
-const labelledConflictQuery = `MATCH (n:%s) WHERE n.id IN $ids
-RETURN n.id AS id, labels(n) AS labels, elementId(n) AS eid`
-
-// unlabelledConflictQuery finds the unlabelled nodes that have one of $ids
-// (no index serves them: a scan of the nodes).
-const unlabelledConflictQuery = `MATCH (n) WHERE size(labels(n)) = 0 AND n.id IN $ids
-RETURN n.id AS id, labels(n) AS labels, elementId(n) AS eid`
-
-// LabelConflict is a node id that the database holds under labels Load
-// would not merge it on.
-type LabelConflict struct {
-	ID string
-	// DatabaseLabels are the labels of the node in the database (in the
-	// server's order); FileLabels those the loaded graph gives it.
-	DatabaseLabels, FileLabels []string
+// loadedNodes is what the node phase wrote: the element id of each node by
+// application id and, with Wipe, the labels of loaded nodes that the graph
+// does not give them (by element id).
+type loadedNodes struct {
+	eids  map[string]string
+	extra map[string][]string
 }
 
-// LabelConflictError is Load refusing a graph because some of its node ids
-// exist in the database under other labels: Load merges a node on its
-// first label and id, so it would create a second node with that id, and
-// every later exploration of the id would fail ("2 nodes with id"). Nothing
-// has been written when Load returns it.
-type LabelConflictError struct {
-	// Conflicts lists up to apoc.MaxErrors conflicts, in the graph's node
-	// order; Total counts them all.
-	Conflicts []LabelConflict
-	Total     int
-}
-
-func (e *LabelConflictError) Error() string {
-	line := func(c LabelConflict) string {
-		return fmt.Sprintf("node %q exists in the database %s, the file has it %s", c.ID, asLabels(c.DatabaseLabels), asLabels(c.FileLabels))
-	}
-	if e.Total == 1 && len(e.Conflicts) == 1 {
-		return line(e.Conflicts[0]) + "; refusing to create a duplicate"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d nodes of the file exist in the database under other labels; refusing to create duplicates:", e.Total)
-	for _, c := range e.Conflicts {
-		b.WriteString("\n  " + line(c))
-	}
-	if more := e.Total - len(e.Conflicts); more > 0 {
-		fmt.Fprintf(&b, "\n  and %d more", more)
-	}
-	return b.String()
-}
-
-// asLabels renders a label list as "as :A:B", or "without labels".
-func asLabels(labels []string) string {
-	if len(labels) == 0 {
-		return "without labels"
-	}
-	return "as :" + strings.Join(labels, ":")
-}
-
-// checkLabels refuses g when one of its ids exists in the database under
-// labels the merge would not match (see LabelConflictError): a node with
-// the id that lacks the first label the file gives it, or that has labels
-// where the file gives none. It only reads: an empty database is
-// recognised from the counts store; otherwise, for each label of the
-// database (db.labels()), the ids that the file does not give that label
-// first are looked up among the nodes of the label, labelCheckBatch ids per
-// query, which the label's id index serves when there is one (Load creates
-// one for every label it writes); and the ids the file gives a label are
-// looked up among the unlabelled nodes, one scan per labelCheckBatch ids.
-// The check and the writes are separate transactions: a concurrent writer
-// can still create such a node in between.
-func (l *loader) checkLabels(ctx context.Context, g *apoc.Graph) error {
-	wrap := func(err error) error { return fmt.Errorf("checking the node ids against the database: %w", err) }
-	n, _, err := l.src.Counts(ctx)
-	if err != nil {
-		return wrap(err)
-	}
-	if n == 0 {
-		return nil
-	}
-	dbLabels, err := l.src.Query(ctx, "CALL db.labels() YIELD label RETURN label ORDER BY label", nil)
-	if err != nil {
-		return wrap(err)
-	}
-	pos := make(map[string]int, len(g.Nodes)) // id -> node index in g
-	for i := range g.Nodes {
-		pos[g.Nodes[i].Properties["id"].(string)] = i
-	}
-	first := func(i int) string { // the label Load merges node i on; "" for none
-		if lbs := g.Nodes[i].Labels; len(lbs) > 0 {
-			return lbs[0]
-		}
-		return ""
-	}
-	// One pass per label of the database, then one for the unlabelled
-	// nodes; each skips the ids whose nodes it cannot find in conflict (a
-	// node of label L with an id the file merges on L is matched).
-	type pass struct {
-		query string
-		skip  func(want string) bool
-	}
-	passes := make([]pass, 0, len(dbLabels)+1)
-	for _, rec := range dbLabels {
-		lb, err := neo4jdb.Column[string](rec, "label")
-		if err != nil {
-			return wrap(err)
-		}
-		passes = append(passes, pass{fmt.Sprintf(labelledConflictQuery, cypherlit.QuoteName(lb)), func(want string) bool { return want == lb }})
-	}
-	passes = append(passes, pass{unlabelledConflictQuery, func(want string) bool { return want == "" }})
-
-	var found []LabelConflict
-	seen := make(map[string]bool) // element ids of nodes already found (a node has several labels)
-	for p, ps := range passes {
-		ids := make([]any, 0, min(len(g.Nodes), labelCheckBatch))
-		flush := func() error {
-			if len(ids) == 0 {
-				return nil
-			}
-			recs, err := l.src.Query(ctx, ps.query, map[string]any{"ids": ids})
-			if err != nil {
-				return wrap(err)
-			}
-			ids = ids[:0]
-			for _, rec := range recs {
-				id, err := neo4jdb.Column[string](rec, "id")
-				if err != nil {
-					return wrap(err)
-				}
-				labels, err := neo4jdb.Strings(rec, "labels")
-				if err != nil {
-					return wrap(err)
-				}
-				eid, err := neo4jdb.Column[string](rec, "eid")
-				if err != nil {
-					return wrap(err)
-				}
-				want := first(pos[id])
-				if seen[eid] || (want == "" && len(labels) == 0) || (want != "" && slices.Contains(labels, want)) {
-					continue
-				}
-				seen[eid] = true
-				found = append(found, LabelConflict{ID: id, DatabaseLabels: labels, FileLabels: g.Nodes[pos[id]].Labels})
-			}
-			return nil
-		}
-		for i := range g.Nodes {
-			if ps.skip(first(i)) {
-				continue
-			}
-			ids = append(ids, g.Nodes[i].Properties["id"])
-			if len(ids) == labelCheckBatch {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-		if err := flush(); err != nil {
-			return err
-		}
-		l.progress("check", p+1, len(passes))
-	}
-	if len(found) == 0 {
-		return nil
-	}
-	sort.SliceStable(found, func(a, b int) bool { return pos[found[a].ID] < pos[found[b].ID] })
-	return &LabelConflictError{Conflicts: found[:min(len(found), apoc.MaxErrors)], Total: len(found)}
-}
-
-// nodeGroup is the nodes that share one label list.
-type nodeGroup struct {
-	labels []string
-	rows   []any
-}
-
-// nodes merges every node and returns the element id of each by id.
-func (l *loader) nodes(ctx context.Context, g *apoc.Graph) (map[string]string, error) {
-	var groups []*nodeGroup
-	byKey := make(map[string]*nodeGroup)
-	for i := range g.Nodes {
-		n := &g.Nodes[i]
-		key := strings.Join(n.Labels, "\x00")
-		grp, ok := byKey[key]
-		if !ok {
-			grp = &nodeGroup{labels: n.Labels}
-			byKey[key] = grp
-			groups = append(groups, grp)
-		}
-		grp.rows = append(grp.rows, map[string]any{"id": n.Properties["id"], "props": n.Properties})
-	}
-	eids := make(map[string]string, len(g.Nodes))
+// nodes writes every node: merged, or with Wipe written onto the node
+// takeOver chose (over: id -> element id).
+func (l *loader) nodes(ctx context.Context, p *Plan, over map[string]string) (loadedNodes, error) {
+	loaded := loadedNodes{eids: make(map[string]string, len(p.g.Nodes)), extra: map[string][]string{}}
 	done := 0
-	for _, grp := range groups {
-		for lo := 0; lo < len(grp.rows); lo += l.opt.BatchSize {
-			rows := grp.rows[lo:min(lo+l.opt.BatchSize, len(grp.rows))]
-			var created int64
-			var err error
-			if len(grp.labels) == 0 {
-				created, err = l.unlabelledBatch(ctx, rows, eids)
+	for _, grp := range p.nodeGroups {
+		var merged, taken []any
+		for _, row := range grp.rows {
+			if eid, ok := over[row["id"].(string)]; ok {
+				taken = append(taken, map[string]any{"eid": eid, "id": row["id"], "props": row["props"]})
 			} else {
-				created, err = l.labelledBatch(ctx, grp.labels, rows, eids)
+				merged = append(merged, row)
 			}
-			if err != nil {
-				return nil, fmt.Errorf("writing nodes: %w", err)
+		}
+		for _, part := range []struct {
+			rows     []any
+			takeOver bool
+		}{{merged, false}, {taken, true}} {
+			for lo := 0; lo < len(part.rows); lo += p.batch {
+				rows := part.rows[lo:min(lo+p.batch, len(part.rows))]
+				var out *txResult
+				var err error
+				switch {
+				case part.takeOver:
+					out, err = l.writeQuery(ctx, grp.takeOver, map[string]any{"rows": rows})
+				case len(grp.labels) == 0:
+					out, err = l.unlabelledBatch(ctx, rows)
+				default:
+					out, err = l.writeQuery(ctx, grp.merge, map[string]any{"rows": rows})
+				}
+				if err == nil {
+					err = l.readLoaded(out.recs, grp.labels, loaded)
+				}
+				if err != nil {
+					return loaded, fmt.Errorf("writing nodes: %w", err)
+				}
+				created := out.sum(neo4j.Counters.NodesCreated)
+				l.st.NodesCreated += created
+				l.st.NodesMatched += int64(len(rows)) - created
+				l.st.Batches++
+				done += len(rows)
+				l.progress("nodes", done, len(p.g.Nodes))
 			}
-			l.st.NodesCreated += created
-			l.st.NodesMatched += int64(len(rows)) - created
-			l.st.Batches++
-			done += len(rows)
-			l.progress("nodes", done, len(g.Nodes))
 		}
 	}
-	return eids, nil
+	return loaded, nil
 }
 
-func readEids(recs []*neo4j.Record, eids map[string]string) error {
+// readLoaded records the element ids (and, with Wipe, the labels beyond
+// the graph's) of the nodes a batch wrote.
+func (l *loader) readLoaded(recs []*neo4j.Record, labels []string, loaded loadedNodes) error {
 	for _, rec := range recs {
 		id, err := neo4jdb.Column[string](rec, "id")
 		if err != nil {
@@ -502,143 +368,201 @@ func readEids(recs []*neo4j.Record, eids map[string]string) error {
 		if err != nil {
 			return err
 		}
-		eids[id] = eid
+		loaded.eids[id] = eid
+		if !l.opt.Wipe {
+			continue
+		}
+		have, err := neo4jdb.Strings(rec, "labels")
+		if err != nil {
+			return err
+		}
+		var extra []string
+		for _, lb := range have {
+			if !slices.Contains(labels, lb) {
+				extra = append(extra, lb)
+			}
+		}
+		if extra != nil {
+			slices.Sort(extra)
+			loaded.extra[eid] = extra
+		} else {
+			delete(loaded.extra, eid)
+		}
 	}
 	return nil
 }
 
-func (l *loader) labelledBatch(ctx context.Context, labels []string, rows []any, eids map[string]string) (int64, error) {
-	var q strings.Builder
-	q.WriteString("UNWIND $rows AS row\nMERGE (n:")
-	q.WriteString(cypherlit.QuoteName(labels[0]))
-	q.WriteString(" {id: row.id})\nSET n = row.props")
-	if len(labels) > 1 {
-		q.WriteString(", n")
-		for _, lb := range labels[1:] {
-			q.WriteString(":" + cypherlit.QuoteName(lb))
-		}
-	}
-	q.WriteString("\nRETURN row.id AS id, elementId(n) AS eid")
-	out, err := l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
-		_, err := run(ctx, tx, out, q.String(), map[string]any{"rows": rows})
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return out.sum(neo4j.Counters.NodesCreated), readEids(out.recs, eids)
-}
-
 // unlabelledBatch merges nodes without labels: one scan finds those that
 // exist (no index can serve an unlabelled node), the others are created.
-func (l *loader) unlabelledBatch(ctx context.Context, rows []any, eids map[string]string) (int64, error) {
+// It returns the records of the nodes written: id, eid, labels.
+func (l *loader) unlabelledBatch(ctx context.Context, rows []any) (*txResult, error) {
 	ids := make([]any, len(rows))
 	for i, r := range rows {
 		ids[i] = r.(map[string]any)["id"]
 	}
-	out, err := l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
-		found, err := run(ctx, tx, out, "MATCH (n) WHERE size(labels(n)) = 0 AND n.id IN $ids RETURN n.id AS id, elementId(n) AS eid", map[string]any{"ids": ids})
+	return l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
+		found, err := tx.Run(ctx, "MATCH (n) WHERE size(labels(n)) = 0 AND n.id IN $ids RETURN n.id AS id, elementId(n) AS eid", map[string]any{"ids": ids})
 		if err != nil {
 			return err
 		}
-		existing := make(map[string]string, len(found))
-		if err := readEids(found, existing); err != nil {
+		recs, err := found.Collect(ctx)
+		if err != nil {
 			return err
+		}
+		existing := make(map[string]string, len(recs))
+		for _, rec := range recs {
+			id, err := neo4jdb.Column[string](rec, "id")
+			if err != nil {
+				return err
+			}
+			eid, err := neo4jdb.Column[string](rec, "eid")
+			if err != nil {
+				return err
+			}
+			existing[id] = eid
 		}
 		var upd, add []any
 		for _, r := range rows {
 			m := r.(map[string]any)
 			if eid, ok := existing[m["id"].(string)]; ok {
-				upd = append(upd, map[string]any{"eid": eid, "props": m["props"]})
+				upd = append(upd, map[string]any{"eid": eid, "id": m["id"], "props": m["props"]})
 			} else {
 				add = append(add, r)
 			}
 		}
 		if len(upd) > 0 {
-			if _, err := run(ctx, tx, out, "UNWIND $rows AS row MATCH (n) WHERE elementId(n) = row.eid SET n = row.props", map[string]any{"rows": upd}); err != nil {
+			if _, err := run(ctx, tx, out, "UNWIND $rows AS row MATCH (n) WHERE elementId(n) = row.eid SET n = row.props RETURN row.id AS id, elementId(n) AS eid, labels(n) AS labels", map[string]any{"rows": upd}); err != nil {
 				return err
 			}
 		}
 		if len(add) > 0 {
-			if _, err := run(ctx, tx, out, "UNWIND $rows AS row CREATE (n) SET n = row.props RETURN row.id AS id, elementId(n) AS eid", map[string]any{"rows": add}); err != nil {
+			if _, err := run(ctx, tx, out, "UNWIND $rows AS row CREATE (n) SET n = row.props RETURN row.id AS id, elementId(n) AS eid, labels(n) AS labels", map[string]any{"rows": add}); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return 0, err
-	}
-	return out.sum(neo4j.Counters.NodesCreated), readEids(out.recs, eids)
 }
 
-// relGroup is k identical relationships.
-type relGroup struct {
-	typ        string
-	start, end string // application ids
-	props      map[string]any
-	k          int64
-}
-
-// rels creates the relationships that are missing, counting identical ones.
-func (l *loader) rels(ctx context.Context, g *apoc.Graph, eids map[string]string) error {
-	appID := make(map[string]string, len(g.Nodes))
-	for i := range g.Nodes {
-		appID[g.Nodes[i].InternalID] = g.Nodes[i].Properties["id"].(string)
-	}
-	var types []string
-	byType := make(map[string][]*relGroup)
-	index := make(map[string]*relGroup)
-	for i := range g.Rels {
-		r := &g.Rels[i]
-		s, e := appID[r.Start], appID[r.End]
-		key := strconv.Quote(r.Type) + " " + strconv.Quote(s) + " " + strconv.Quote(e) + " " + canonical(r.Properties)
-		if grp, ok := index[key]; ok {
-			grp.k++
-			continue
-		}
-		grp := &relGroup{typ: r.Type, start: s, end: e, props: r.Properties, k: 1}
-		index[key] = grp
-		if _, ok := byType[r.Type]; !ok {
-			types = append(types, r.Type)
-		}
-		byType[r.Type] = append(byType[r.Type], grp)
+// rels creates the relationships that are missing, counting identical
+// ones; with Wipe it returns the element ids of the relationships the
+// graph holds (at most k of each group of k identical ones).
+func (l *loader) rels(ctx context.Context, p *Plan, eids map[string]string) (map[string]struct{}, error) {
+	var kept map[string]struct{}
+	if l.opt.Wipe {
+		kept = make(map[string]struct{}, len(p.g.Rels))
 	}
 	done := 0
-	for _, typ := range types {
-		q := fmt.Sprintf(`UNWIND $rows AS row
-MATCH (a) WHERE elementId(a) = row.s
-MATCH (b) WHERE elementId(b) = row.e
-OPTIONAL MATCH (a)-[r:%[1]s]->(b)
-  WHERE properties(r) = row.props
-    AND all(k IN keys(row.props) WHERE valueType(r[k]) STARTS WITH 'LIST' OR valueType(r[k]) = valueType(row.props[k]))
-WITH a, b, row, count(r) AS existing
-UNWIND range(1, row.k - existing) AS i
-CREATE (a)-[c:%[1]s]->(b) SET c = row.props`, cypherlit.QuoteName(typ))
-		grps := byType[typ]
-		for lo := 0; lo < len(grps); lo += l.opt.BatchSize {
-			batch := grps[lo:min(lo+l.opt.BatchSize, len(grps))]
+	for _, rt := range p.relTypes {
+		for lo := 0; lo < len(rt.groups); lo += p.batch {
+			batch := rt.groups[lo:min(lo+p.batch, len(rt.groups))]
 			rows := make([]any, len(batch))
 			var total int64
 			for i, grp := range batch {
-				// i keeps rows apart in the aggregation: two rows whose maps
-				// Cypher finds equal (weight 1 and 1.0) must not merge.
 				rows[i] = map[string]any{"i": int64(i), "s": eids[grp.start], "e": eids[grp.end], "props": grp.props, "k": grp.k}
 				total += grp.k
 			}
-			out, err := l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
-				_, err := run(ctx, tx, out, q, map[string]any{"rows": rows})
-				return err
-			})
+			out, err := l.writeQuery(ctx, rt.query, map[string]any{"rows": rows})
 			if err != nil {
-				return fmt.Errorf("writing %s relationships: %w", typ, err)
+				return nil, fmt.Errorf("writing %s relationships: %w", rt.typ, err)
+			}
+			if kept != nil {
+				for _, rec := range out.recs {
+					ids, err := neo4jdb.Strings(rec, "kept")
+					if err != nil {
+						return nil, fmt.Errorf("writing %s relationships: %w", rt.typ, err)
+					}
+					for _, id := range ids {
+						kept[id] = struct{}{}
+					}
+				}
 			}
 			created := out.sum(neo4j.Counters.RelationshipsCreated)
 			l.st.RelsCreated += created
 			l.st.RelsMatched += total - created
 			l.st.Batches++
 			done += int(total)
-			l.progress("relationships", done, len(g.Rels))
+			l.progress("relationships", done, len(p.g.Rels))
+		}
+	}
+	return kept, nil
+}
+
+// prune removes, once the whole graph is loaded, what it does not hold:
+// relationships not in keptRels, nodes not loaded, and the labels of loaded
+// nodes beyond the graph's. What to remove is read in one read transaction
+// per kind (element ids, streamed); it is removed deleteBatch at a time.
+func (l *loader) prune(ctx context.Context, loaded loadedNodes, keptRels map[string]struct{}) error {
+	keptNodes := make(map[string]struct{}, len(loaded.eids))
+	for _, eid := range loaded.eids {
+		keptNodes[eid] = struct{}{}
+	}
+	removed := func() int { return int(l.st.RelsDeleted + l.st.NodesDeleted + l.st.LabelsRemoved) }
+	for _, kind := range []struct {
+		list, remove string
+		keep         map[string]struct{}
+		count        func(neo4j.Counters) int
+		into         *int64
+	}{
+		{"MATCH ()-[r]->() RETURN elementId(r) AS eid", "UNWIND $eids AS e MATCH ()-[r]->() WHERE elementId(r) = e DELETE r",
+			keptRels, neo4j.Counters.RelationshipsDeleted, &l.st.RelsDeleted},
+		{"MATCH (n) RETURN elementId(n) AS eid", "UNWIND $eids AS e MATCH (n) WHERE elementId(n) = e DETACH DELETE n",
+			keptNodes, neo4j.Counters.NodesDeleted, &l.st.NodesDeleted},
+	} {
+		doomed, err := neo4jdb.Read(ctx, l.src, func(ctx context.Context, tx neo4j.ManagedTransaction) ([]any, error) {
+			res, err := tx.Run(ctx, kind.list, nil)
+			if err != nil {
+				return nil, err
+			}
+			var doomed []any
+			for res.Next(ctx) {
+				eid, err := neo4jdb.Column[string](res.Record(), "eid")
+				if err != nil {
+					return nil, err
+				}
+				if _, ok := kind.keep[eid]; !ok {
+					doomed = append(doomed, eid)
+				}
+			}
+			return doomed, res.Err()
+		})
+		if err != nil {
+			return err
+		}
+		for lo := 0; lo < len(doomed); lo += deleteBatch {
+			out, err := l.writeQuery(ctx, kind.remove, map[string]any{"eids": doomed[lo:min(lo+deleteBatch, len(doomed))]})
+			if err != nil {
+				return err
+			}
+			*kind.into += out.sum(kind.count)
+			l.progress("prune", removed(), 0)
+		}
+	}
+	// Labels beyond the graph's, by the set of labels to remove.
+	byLabels := map[string][]any{}
+	for eid, extra := range loaded.extra {
+		key := strings.Join(extra, "\x00")
+		byLabels[key] = append(byLabels[key], eid)
+	}
+	keys := make([]string, 0, len(byLabels))
+	for k := range byLabels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		var q strings.Builder
+		q.WriteString("UNWIND $eids AS e MATCH (n) WHERE elementId(n) = e REMOVE n")
+		for _, lb := range strings.Split(key, "\x00") {
+			q.WriteString(":" + cypherlit.QuoteName(lb))
+		}
+		eids := byLabels[key]
+		for lo := 0; lo < len(eids); lo += deleteBatch {
+			out, err := l.writeQuery(ctx, q.String(), map[string]any{"eids": eids[lo:min(lo+deleteBatch, len(eids))]})
+			if err != nil {
+				return err
+			}
+			l.st.LabelsRemoved += out.sum(neo4j.Counters.LabelsRemoved)
+			l.progress("prune", removed(), 0)
 		}
 	}
 	return nil

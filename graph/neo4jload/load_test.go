@@ -36,7 +36,8 @@ func counts(t testing.TB, src *neo4jdb.Source) (int64, int64) {
 // 57 nodes and 69 relationships; loading it again (without wipe) creates
 // nothing, matches all 57 nodes and 69 relationships, and leaves the counts
 // at 57/69. The id indexes of docs/ALGORITHM.md "Indexes" exist for the six labels.
-// Loading with Wipe reports what it deleted (57/69).
+// Loading with Wipe then matches everything and deletes nothing: the
+// database holds exactly the graph already.
 func TestLoadDemoIdempotent(t *testing.T) {
 	d := sharedDriver(t)
 	st := loadInto(t, d, demoGraph(t))
@@ -77,7 +78,7 @@ func TestLoadDemoIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.NodesDeleted != 57 || st.RelsDeleted != 69 || st.NodesCreated != 57 || st.RelsCreated != 69 {
+	if st.NodesDeleted != 0 || st.RelsDeleted != 0 || st.LabelsRemoved != 0 || st.NodesMatched != 57 || st.RelsMatched != 69 || st.NodesCreated+st.RelsCreated != 0 {
 		t.Errorf("load with wipe: %+v", st)
 	}
 	loaded = "demo"
@@ -131,8 +132,14 @@ func TestLoadParallelEdgesIdempotent(t *testing.T) {
 	if st.NodesCreated != 4 || st.RelsCreated != 10 || st.Batches < 5 {
 		t.Errorf("first load: %+v", st)
 	}
-	if last := progress[len(progress)-1]; last.Phase != "relationships" || last.Done != 10 || last.Total != 10 {
-		t.Errorf("last progress %+v", last)
+	var last LoadProgress
+	for _, p := range progress {
+		if p.Phase == "relationships" {
+			last = p
+		}
+	}
+	if last.Done != 10 || last.Total != 10 {
+		t.Errorf("last relationships progress %+v", last)
 	}
 	for i := 0; i < 2; i++ {
 		st, err = Load(ctx, src, multiGraph(), LoadOptions{BatchSize: 2})
@@ -197,7 +204,7 @@ func TestLoadRejectsNodeWithoutID(t *testing.T) {
 		{InternalID: "7", Labels: []string{"Event"}, Properties: map[string]any{"text": "no id"}},
 	}}
 	_, err := Load(context.Background(), src, g, LoadOptions{Wipe: true})
-	if err == nil || !strings.Contains(err.Error(), "node 7 (#2, labels [Event]) has no id property") {
+	if err == nil || !strings.Contains(err.Error(), "node 7: no id property: every node needs a string id") {
 		t.Fatalf("err = %v", err)
 	}
 	g = &apoc.Graph{Nodes: []apoc.Node{{InternalID: "0", Properties: map[string]any{"id": "A"}}},
@@ -206,7 +213,7 @@ func TestLoadRejectsNodeWithoutID(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	g = &apoc.Graph{Nodes: []apoc.Node{{InternalID: "3", Labels: []string{"Event"}, Properties: map[string]any{"id": int64(5)}}}}
-	if _, err = Load(context.Background(), src, g, LoadOptions{Wipe: true}); err == nil || !strings.Contains(err.Error(), "node 3: property id must be a string") {
+	if _, err = Load(context.Background(), src, g, LoadOptions{Wipe: true}); err == nil || !strings.Contains(err.Error(), "node 3: property id must be a string, got integer 5") {
 		t.Fatalf("err = %v", err)
 	}
 	// A list property Neo4j cannot store (a number and a string), on the
@@ -341,7 +348,11 @@ func cnode(id string, labels ...string) apoc.Node {
 //   - a database node with labels [UserRequest Extra] is matched by a file
 //     node [Extra] (its first label is among the node's): no conflict, the
 //     load succeeds and creates no node but NEW1;
-//   - with Wipe the check is moot and the conflicting file loads.
+//   - with Wipe the conflicting file loads: its N2006 and U1 take the
+//     conflicting nodes over (3 nodes matched, none created: NEW1 exists),
+//     which lose their other labels (UserRequest and Extra of N2006), and
+//     everything else is deleted: 3 nodes (N2006 only as :Event), 1
+//     relationship.
 func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
 	src := demoSource(t)
 	d := src.Driver()
@@ -404,8 +415,12 @@ func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
 	}
 
 	st, err = Load(ctx, src, conflictGraph(cnode("N2006", "Event"), cnode("U1", "Event")), LoadOptions{Wipe: true})
-	if err != nil || st.NodesCreated != 3 {
+	if err != nil || st.NodesCreated != 0 || st.NodesMatched != 3 || st.LabelsRemoved != 2 {
 		t.Fatalf("with Wipe: %+v, %v", st, err)
+	}
+	recs = cypher(t, d, `MATCH (n {id: 'N2006'}) RETURN labels(n) AS labels`, nil)
+	if n, r := counts(t, src); n != 3 || r != 1 || len(recs) != 1 || fmt.Sprint(recs[0].Values[0]) != "[Event]" {
+		t.Errorf("after the load with Wipe: %d nodes, %d relationships, N2006 %v", n, r, recs)
 	}
 }
 

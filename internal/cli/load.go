@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -13,14 +14,18 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
+	"github.com/memoria-graph/memoria/internal/cypherlit"
 )
 
 const loadUsage = `Usage: memoria load FILE [neo4j flags] [--batch N] [--wipe [--yes]]
 
 Writes an APOC JSON-lines graph (CALL apoc.export.json.all) into Neo4j, in
-batches. The whole file is read and checked first: a malformed file is
-rejected, with line numbers, before anything is written. Every node needs
-a string id property. Loading is idempotent: nodes are merged on their
+batches. The whole file is read and checked first, by the same rules as
+explore --graph (docs/EXPORTS.md, "The APOC file"): a file with anything
+Neo4j would refuse or alter is rejected, with line numbers, before anything
+is written. Every node needs a non-empty string id property. RELATES
+weights outside [0.25, 1.0] are loaded and reported in a warning. Loading
+is idempotent: nodes are merged on their
 first label and id (their properties replaced), and a relationship is
 created only if no identical one (endpoints, type, properties) is there
 yet, so loading the same file twice changes nothing. The id index of each
@@ -30,10 +35,18 @@ the database under other labels (say :Event where the file has
 make a second node with that id; the message names those nodes and says
 how to fix the file or delete them.
 
-load never deletes anything unless --wipe is given. Then it first says how
-many nodes and relationships it will delete and, on a terminal, asks for
-confirmation (--yes skips the question; without a terminal --yes is
-required).
+load never deletes anything unless --wipe is given. With --wipe the
+database ends up holding exactly the file: the file is loaded first (a
+node whose id the database holds under other labels is taken over, never
+duplicated), and only once all of it is in does load remove every node,
+relationship and label the file does not hold. Before it starts it says
+how much the database holds and, on a terminal, asks for confirmation
+(--yes skips the question; without a terminal --yes is required).
+
+If the server fails half way, load says what it wrote so far; nothing the
+database held is gone (with --wipe, nothing is removed until the whole file
+is in), though nodes the file also holds may already carry its properties.
+Running the same command again completes the load.
 
 The URI comes from --uri or $NEO4J_URI; the password from $NEO4J_PASSWORD
 or, on a terminal, a prompt.
@@ -41,14 +54,11 @@ or, on a terminal, a prompt.
 Flags:
 `
 
-// DefaultLoadBatch is load's default --batch.
-const DefaultLoadBatch = 1000
-
 func runLoad(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet(env, "load", loadUsage)
 	var nf neo4jFlags
 	nf.register(fs)
-	batch := fs.Int("batch", DefaultLoadBatch, "nodes or relationships written per transaction")
+	batch := fs.Int("batch", neo4jload.DefaultBatchSize, "nodes or relationships written per transaction")
 	wipe := fs.Bool("wipe", false, "delete every node and relationship of the database before loading")
 	yes := fs.Bool("yes", false, "with --wipe: do not ask for confirmation")
 	files, err := parseInterspersed(fs, env, args)
@@ -78,13 +88,13 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	// Read and check everything before touching the server.
 	path := files[0]
 	start := time.Now()
-	g, err := apoc.ParseFile(path)
+	// The checker of every graph file (docs/EXPORTS.md, "The APOC file"):
+	// the file rules include neo4jload.ValidateForLoad's.
+	g, rep, err := apoc.ParseFileReport(path)
 	if err != nil {
 		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
 	}
-	if err := neo4jload.ValidateForLoad(g); err != nil {
-		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
-	}
+	printWarnings(env.Stderr, path, rep)
 
 	src, err := connectNeo4j(ctx, st, env)
 	if err != nil {
@@ -99,11 +109,12 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	if *wipe {
 		nodes, rels, err := src.Counts(ctx)
 		if err != nil {
-			return fmt.Errorf("counting what --wipe would delete: %w", err)
+			return fmt.Errorf("counting what --wipe may delete: %w", err)
 		}
-		fmt.Fprintf(env.Stderr, "will delete %d nodes and %d relationships from %s\n", nodes, rels, where)
+		fmt.Fprintf(env.Stderr, "--wipe: %s holds %d nodes and %d relationships; once %s is loaded, every node, relationship and label it does not hold will be deleted\n",
+			where, nodes, rels, path)
 		if !*yes && nodes+rels > 0 {
-			ok, err := confirm(env, "Delete them and load "+path+"? [y/N] ")
+			ok, err := confirm(env, "Load "+path+" and then delete what it does not hold? [y/N] ")
 			if err != nil {
 				return err
 			}
@@ -132,7 +143,7 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 func conflictHint(c *neo4jload.LabelConflictError) string {
 	ids := make([]string, len(c.Conflicts))
 	for i, x := range c.Conflicts {
-		ids[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(x.ID) + "'"
+		ids[i] = cypherlit.Quote(x.ID)
 	}
 	that, nodes, their := "that node's", "the node", "its"
 	if c.Total > 1 {
@@ -149,14 +160,22 @@ func conflictHint(c *neo4jload.LabelConflictError) string {
 	return b.String()
 }
 
+// printWarnings prints the checker's warnings about a graph file, one line
+// each, on w (stderr): the file is used as it is.
+func printWarnings(w io.Writer, path string, rep apoc.Report) {
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(w, "%s: warning: %s\n", path, warn)
+	}
+}
+
 // loadSummary tells what Load did, one line per kind of element.
 func loadSummary(s neo4jload.LoadStats) string {
 	var b strings.Builder
-	if s.NodesDeleted+s.RelsDeleted > 0 {
-		fmt.Fprintf(&b, "  deleted:       %d nodes, %d relationships\n", s.NodesDeleted, s.RelsDeleted)
-	}
 	fmt.Fprintf(&b, "  nodes:         %d created, %d matched\n", s.NodesCreated, s.NodesMatched)
 	fmt.Fprintf(&b, "  relationships: %d created, %d matched\n", s.RelsCreated, s.RelsMatched)
+	if s.NodesDeleted+s.RelsDeleted+s.LabelsRemoved > 0 {
+		fmt.Fprintf(&b, "  deleted:       %d nodes, %d relationships, %d labels (not in the file)\n", s.NodesDeleted, s.RelsDeleted, s.LabelsRemoved)
+	}
 	return b.String()
 }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/memoria-graph/memoria/graph/neo4jload"
 )
 
 // badGraph is well-formed JSON on every line, with two new nodes first
@@ -64,7 +66,7 @@ func TestLoadUsageErrors(t *testing.T) {
 // bolt://127.0.0.1:1, where nothing listens: load never got as far as
 // connecting, so it cannot have written anything. Flags may come after
 // FILE. A well-formed file with a node without an id is refused the same
-// way, naming node 7.
+// way, naming line 2 and node 7.
 func TestLoadRejectsMalformedBeforeConnecting(t *testing.T) {
 	p := writeTemp(t, "bad.jsonl", badGraph)
 	code, out, errs := run(t, "load", p, "--uri", "bolt://127.0.0.1:1", "--batch", "10")
@@ -78,7 +80,7 @@ func TestLoadRejectsMalformedBeforeConnecting(t *testing.T) {
 {"type":"node","id":"7","labels":["Event"],"properties":{"text":"no id"}}
 `)
 	code, out, errs = run(t, "load", p, "--uri", "bolt://127.0.0.1:1")
-	if code != 1 || out != "" || !strings.Contains(errs, "node 7 (#2, labels [Event]) has no id property") ||
+	if code != 1 || out != "" || !strings.Contains(errs, "line 2: node 7: no id property: every node needs a string id") ||
 		!strings.Contains(errs, "nothing loaded") || strings.Contains(errs, "127.0.0.1") {
 		t.Errorf("node without id: exit %d stdout %q stderr %q", code, out, errs)
 	}
@@ -165,7 +167,7 @@ func TestLoadConflictHint(t *testing.T) {
   node "N2001" exists in the database as :AgentAction, the file has it as :DataSource
 To load the file, either change those nodes' labels in the file to match the database (a node is merged on its first label),
 or delete those nodes from the database first, with their relationships:
-  MATCH (n) WHERE n.id IN ['N2006', 'N2001'] DETACH DELETE n
+  MATCH (n) WHERE n.id IN ["N2006", "N2001"] DETACH DELETE n
 --wipe would load the file too, but it replaces the whole database.
 `
 	if code != 1 || out != "" || !strings.HasSuffix(errs, want) || !strings.Contains(errs, "nothing loaded") || strings.Contains(errs, "use --wipe") {
@@ -174,14 +176,89 @@ or delete those nodes from the database first, with their relationships:
 	one := writeTemp(t, "one.jsonl", strings.Join(strings.Split(twoConflicts, "\n")[:1], "")+"\n")
 	code, _, errs = runIn(t, serverSession(srv), "load", one, "--uri", srv.URI)
 	if code != 1 || !strings.Contains(errs, "either change that node's labels in the file") ||
-		!strings.Contains(errs, "delete the node from the database first, with its relationships:\n  MATCH (n) WHERE n.id IN ['N2006'] DETACH DELETE n\n--wipe") {
+		!strings.Contains(errs, "delete the node from the database first, with its relationships:\n  MATCH (n) WHERE n.id IN [\"N2006\"] DETACH DELETE n\n--wipe") {
 		t.Errorf("one conflict: exit %d stderr %q", code, errs)
 	}
-	if _, err := neo4j.ExecuteQuery(context.Background(), d, "MATCH (n) WHERE n.id IN ['N2006', 'N2001'] DETACH DELETE n", nil, neo4j.EagerResultTransformer); err != nil {
+	if _, err := neo4j.ExecuteQuery(context.Background(), d, `MATCH (n) WHERE n.id IN ["N2006", "N2001"] DETACH DELETE n`, nil, neo4j.EagerResultTransformer); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs = runIn(t, serverSession(srv), "load", p, "--uri", srv.URI)
 	if n, _ := counts(t, d); code != 0 || n != 58 {
 		t.Errorf("after deleting the nodes as hinted: exit %d (%s), %d nodes, want 58", code, errs, n)
+	}
+}
+
+// TestSameVerdictExploreAndLoad: explore --graph (the memory engine) and
+// load (before it connects: nothing listens at bolt://127.0.0.1:1) judge a
+// file with the one checker of docs/EXPORTS.md "The APOC file": for each
+// bad file both exit 1 and print the same problem, with its line. The
+// files are two good nodes (lines 1 and 2) and one bad line 3, or nothing.
+func TestSameVerdictExploreAndLoad(t *testing.T) {
+	const good = `{"type":"node","id":"0","labels":["Event"],"properties":{"id":"A"}}` + "\n" +
+		`{"type":"node","id":"1","labels":["Event"],"properties":{"id":"B"}}` + "\n"
+	rel := func(typ, props string) string {
+		return good + `{"type":"relationship","id":"9","label":"` + typ + `","properties":{` + props + `},"start":{"id":"0"},"end":{"id":"1"}}` + "\n"
+	}
+	for _, c := range []struct{ name, file, want string }{
+		{"empty file", "", "line 1: the file is empty: no node or relationship on any line"},
+		{"node without id", good + `{"type":"node","id":"7","labels":["Event"],"properties":{"text":"x"}}` + "\n",
+			"line 3: node 7: no id property: every node needs a string id (the retriever finds nodes by it, memoria load merges them on it)"},
+		{"empty id", good + `{"type":"node","id":"7","labels":["Event"],"properties":{"id":""}}` + "\n",
+			"line 3: node 7: property id is empty: every node needs a non-empty string id"},
+		{"empty label", good + `{"type":"node","id":"7","labels":[""],"properties":{"id":"C"}}` + "\n",
+			"line 3: node 7: empty label"},
+		{"NUL in a relationship type", rel(`REL\u0000ATES`, `"weight":0.5`),
+			`line 3: relationship 9: relationship type "REL\x00ATES" contains NUL, which Neo4j refuses in a name`},
+		{"empty property key", rel("RELATES", `"":1`), "line 3: relationship 9: empty property key"},
+		{"invalid UTF-8 in a tag", rel("RELATES", `"tags":["`+"\xff"+`"]`),
+			"line 3: relationship 9: invalid UTF-8 (byte 0xFF) at column 74 (every string must be valid UTF-8)"},
+		{"lone surrogate", rel("RELATES", `"tags":["\udc00"]`),
+			`line 3: relationship 9: invalid Unicode: lone surrogate \udc00 at column 74 (every string must be valid UTF-8)`},
+		{"weight not finite", rel("RELATES", `"weight":1e999`),
+			`line 3: relationship 9: property "weight": number 1e999 is not finite in float64 (beyond ±1.8e308)`},
+	} {
+		p := writeTemp(t, "bad.jsonl", c.file)
+		code, out, errs := run(t, "explore", "--graph", p, "--seed", "A")
+		if code != 1 || out != "" || !strings.Contains(errs, c.want+"\n") {
+			t.Errorf("%s: explore: exit %d stdout %q stderr %q; want 1 and %q", c.name, code, out, errs, c.want)
+		}
+		code, out, errs = run(t, "load", p, "--uri", "bolt://127.0.0.1:1")
+		if code != 1 || out != "" || !strings.Contains(errs, "nothing loaded:\n"+c.want+"\n") || strings.Contains(errs, "127.0.0.1") {
+			t.Errorf("%s: load: exit %d stdout %q stderr %q; want 1 and %q", c.name, code, out, errs, c.want)
+		}
+	}
+}
+
+// TestWeightWarning: a file whose RELATES weights are 1.5 (line 3) and 0.1
+// (line 4), outside the specification's [0.25, 1.0], is explored, with one
+// warning on stderr naming the count (2) and the first (line 3); load
+// prints the same warning before it connects (and then fails to: nothing
+// listens at bolt://127.0.0.1:1).
+func TestWeightWarning(t *testing.T) {
+	p := writeTemp(t, "weights.jsonl", `{"type":"node","id":"0","labels":["Event"],"properties":{"id":"A"}}
+{"type":"node","id":"1","labels":["Event"],"properties":{"id":"B"}}
+{"type":"relationship","id":"7","label":"RELATES","properties":{"weight":1.5},"start":{"id":"0"},"end":{"id":"1"}}
+{"type":"relationship","id":"8","label":"RELATES","properties":{"weight":0.1},"start":{"id":"1"},"end":{"id":"0"}}
+`)
+	want := p + ": warning: 2 RELATES weights outside [0.25, 1.0], the range of the specification (kept as they are); the first on line 3: relationship 7 has weight 1.5\n"
+	code, out, errs := run(t, "explore", "--graph", p, "--seed", "A", "--format", "tree")
+	if code != 0 || errs != want || !strings.Contains(out, "B (Event) T=") {
+		t.Errorf("explore: exit %d stdout %q stderr %q; want 0 and %q", code, out, errs, want)
+	}
+	code, _, errs = run(t, "load", p, "--uri", "bolt://127.0.0.1:1")
+	if code != 1 || !strings.HasPrefix(errs, want) {
+		t.Errorf("load: exit %d stderr %q; want 1 and %q first", code, errs, want)
+	}
+}
+
+// TestConflictHintQuotes: the statement of the hint quotes ids with
+// cypherlit (double quotes; backslash, quote and newline escaped), so a
+// hostile id can neither break the statement nor a terminal line: the id
+// a'b"c\d, a newline, then e gives "a'b\"c\\d\ne".
+func TestConflictHintQuotes(t *testing.T) {
+	hint := conflictHint(&neo4jload.LabelConflictError{Total: 1, Conflicts: []neo4jload.LabelConflict{{ID: "a'b\"c\\d\ne"}}})
+	want := `  MATCH (n) WHERE n.id IN ["a'b\"c\\d\ne"] DETACH DELETE n` + "\n"
+	if !strings.Contains(hint, want) {
+		t.Errorf("hint:\n%s\nwant the line\n%s", hint, want)
 	}
 }

@@ -201,20 +201,29 @@ func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
 
 // TestLoadWipe: with the demo graph plus one extra node (Junk, and one
 // extra relationship to N2006) in the database, `load --wipe --yes` says
-// "will delete 58 nodes and 70 relationships from database neo4j at URI"
-// (neo4j is the server's default database, named although --database was
-// not given) and leaves exactly the demo graph, 57 and 69, without Junk.
+// "--wipe: database neo4j at URI holds 58 nodes and 70 relationships; once
+// FILE is loaded, every node, relationship and label it does not hold will
+// be deleted" (neo4j is the server's default database, named although
+// --database was not given), matches the demo's 57 nodes and 69
+// relationships, deletes what the file does not hold (Junk and its
+// relationship: "deleted: 1 nodes, 1 relationships, 0 labels") and leaves
+// exactly the demo graph: the database's dump equals the one taken after
+// the first, plain load of the demo file.
 func TestLoadWipe(t *testing.T) {
 	srv, d := freshServer(t)
 	mustLoad(t, srv)
+	demoDump := neo4jtest.Dump(t, d)
 	junk(t, d)
 	code, out, errs := runIn(t, serverSession(srv), "load", "--wipe", "--yes", "--uri", srv.URI, "../../testdata/demo.jsonl")
-	want := fmt.Sprintf("will delete 58 nodes and 70 relationships from database neo4j at %s\n", srv.URI)
-	if code != 0 || !strings.Contains(errs, want) {
+	want := fmt.Sprintf("--wipe: database neo4j at %s holds 58 nodes and 70 relationships; once ../../testdata/demo.jsonl is loaded, every node, relationship and label it does not hold will be deleted\n", srv.URI)
+	if code != 0 || errs != want {
 		t.Fatalf("exit %d stdout %q stderr %q; want %q", code, out, errs, want)
 	}
-	if !strings.Contains(out, "57 created") || !strings.Contains(out, "69 created") || !strings.Contains(out, "deleted:       58 nodes, 70 relationships") {
+	if !strings.Contains(out, "57 matched") || !strings.Contains(out, "69 matched") || !strings.Contains(out, "deleted:       1 nodes, 1 relationships, 0 labels (not in the file)") {
 		t.Errorf("summary after wipe:\n%s", out)
+	}
+	if got := neo4jtest.Dump(t, d); got != demoDump {
+		t.Errorf("after --wipe the database is not the demo graph:\n%s", got)
 	}
 	t.Logf("stderr:\n%sstdout:\n%s", errs, out)
 	if n, r := counts(t, d); n != 57 || r != 69 || junkCount(t, d) != 0 {
@@ -223,8 +232,8 @@ func TestLoadWipe(t *testing.T) {
 }
 
 // TestLoadWipeAsks: on a terminal (PromptPassword set) --wipe without
-// --yes asks "Delete them ...? [y/N]" on stderr after saying what it will
-// delete. Answering "n" exits 1 and changes nothing (58 nodes with Junk);
+// --yes asks "Load FILE and then delete what it does not hold? [y/N]" on
+// stderr after saying what the database holds. Answering "n" exits 1 and changes nothing (58 nodes with Junk);
 // answering "y" wipes and loads (57, no Junk). Without a terminal --wipe
 // alone is a usage error (exit 2) that deletes nothing.
 func TestLoadWipeAsks(t *testing.T) {
@@ -239,7 +248,7 @@ func TestLoadWipeAsks(t *testing.T) {
 	s.prompt = func(string) (string, error) { return "", errors.New("no password prompt expected") }
 	s.stdin = "n\n"
 	code, _, errs = runIn(t, s, "load", "../../testdata/demo.jsonl", "--uri", srv.URI, "--wipe")
-	if code != 1 || !strings.Contains(errs, "will delete 58 nodes and 70 relationships") || !strings.Contains(errs, "[y/N]") {
+	if code != 1 || !strings.Contains(errs, "holds 58 nodes and 70 relationships") || !strings.Contains(errs, "and then delete what it does not hold? [y/N]") {
 		t.Errorf("answer n: exit %d stderr %q", code, errs)
 	}
 	if n, _ := counts(t, d); n != 58 || junkCount(t, d) != 1 {
@@ -252,6 +261,37 @@ func TestLoadWipeAsks(t *testing.T) {
 	}
 	if n, r := counts(t, d); n != 57 || r != 69 || junkCount(t, d) != 0 {
 		t.Fatalf("after answering y: %d nodes, %d relationships; want 57, 69 and no Junk", n, r)
+	}
+}
+
+// TestLoadWipeBadTokenLeavesDatabase: `load --wipe --yes` of a file with
+// a token Neo4j refuses (an empty property key on line 2; NUL in a
+// relationship type on line 3) exits 1 naming the line, and leaves the
+// database (the demo graph plus Junk) exactly as it was: the same dump
+// before and after. Before the checker knew these names, the wipe had
+// deleted everything and Neo4j then refused the token, leaving the
+// database empty.
+func TestLoadWipeBadTokenLeavesDatabase(t *testing.T) {
+	srv, d := freshServer(t)
+	mustLoad(t, srv)
+	junk(t, d)
+	before := neo4jtest.Dump(t, d)
+	const node = `{"type":"node","id":"0","labels":["Event"],"properties":{"id":"NEW"}}` + "\n"
+	for _, c := range []struct{ file, want string }{
+		{node + `{"type":"node","id":"1","labels":["Event"],"properties":{"id":"NEW2","":"x"}}` + "\n",
+			"line 2: node 1: empty property key"},
+		{node + `{"type":"node","id":"1","labels":["Event"],"properties":{"id":"NEW2"}}` + "\n" +
+			`{"type":"relationship","id":"0","label":"RELA\u0000TES","start":{"id":"0"},"end":{"id":"1"}}` + "\n",
+			`line 3: relationship 0: relationship type "RELA\x00TES" contains NUL, which Neo4j refuses in a name`},
+	} {
+		p := writeTemp(t, "bad.jsonl", c.file)
+		code, out, errs := runIn(t, serverSession(srv), "load", p, "--uri", srv.URI, "--wipe", "--yes", "--batch", "1")
+		if code != 1 || out != "" || !strings.Contains(errs, "nothing loaded:\n"+c.want+"\n") {
+			t.Errorf("exit %d stdout %q stderr %q; want 1 and %q", code, out, errs, c.want)
+		}
+		if after := neo4jtest.Dump(t, d); after != before {
+			t.Fatalf("the refused load changed the database:\n%s\nbefore:\n%s", after, before)
+		}
 	}
 }
 

@@ -41,6 +41,7 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 		if err != nil {
 			return nil, fmt.Errorf("loading %s: %w", s.graph, err)
 		}
+		printWarnings(env.Stderr, s.graph, g.Report())
 		return g, nil
 	}
 	if st, ok, err := s.settings(env); err != nil {

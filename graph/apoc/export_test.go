@@ -1,0 +1,4 @@
+package apoc
+
+// DisagreeMark is disagreeMark, for FuzzParse (package apoc_test).
+const DisagreeMark = disagreeMark
