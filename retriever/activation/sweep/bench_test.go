@@ -24,12 +24,22 @@ func benchSweep(b *testing.B, be activation.Backend, seeds []retriever.Seed, tag
 	}
 	cfg := Config{Backend: be, Params: activation.DefaultParams(), Options: activation.DefaultOptions(),
 		Seeds: seeds, Tags: tags, Param: MinActivation, Values: vals}
+	s, err := Run(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range s.Points[0].Results {
+		if r.TerminatedReason == retriever.TerminatedSeedNotFound || r.TerminatedReason == retriever.TerminatedError {
+			b.Fatalf("seed %s: %s %s", r.Seed.NodeID, r.TerminatedReason, r.Error)
+		}
+	}
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := Run(context.Background(), cfg); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(TotalsOf(s.Points[0].Results).Paths), "paths@0.0001")
 }
 
 // BenchmarkSweepDemo: 100 points, 5 seeds, on the demo graph. Target

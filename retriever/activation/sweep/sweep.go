@@ -11,6 +11,7 @@
 package sweep
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -191,9 +192,11 @@ type Sweep struct {
 	Truncated bool
 }
 
-// Run explores at each value, every time with a new activation.Retriever
-// (so each point equals a fresh `explore` with that value), and returns the
-// points ascending.
+// Run explores at each value with a new activation.Retriever and returns
+// the points ascending; each point's results equal a fresh `explore` with
+// that value. For MIN_ACTIVATION a seed is run again only where its result
+// can have changed (runMinActivation), which makes a 100-point sweep cost
+// about as many explorations as the result has changes.
 //
 // Breakpoints (MIN_ACTIVATION, Config.Breakpoints): a candidate is kept only
 // if T > MIN_ACTIVATION (docs/ALGORITHM.md rule 3), so the run at m decides
@@ -223,71 +226,122 @@ func Run(ctx context.Context, cfg Config) (*Sweep, error) {
 			return nil, fmt.Errorf("sweep: value %v: %w", v, err)
 		}
 	}
-	lo, hi := values[0], values[len(values)-1]
 	breaks := cfg.Breakpoints && cfg.Param == MinActivation
 	s := &Sweep{Param: cfg.Param, Current: cfg.Param.Get(cfg.Params), Exact: breaks}
-	done := map[float64]bool{}
-	asked := map[float64]bool{}
-	for _, v := range values {
-		asked[v] = true
+	if cfg.Param == MinActivation {
+		if err := s.runMinActivation(ctx, cfg, values, breaks, maxPoints); err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
-	todo := values
-	for len(todo) > 0 {
-		v := todo[0]
-		todo = todo[1:]
-		if done[v] {
-			continue
-		}
-		if len(done) >= maxPoints {
-			s.Truncated, s.Exact = true, false
-			break
-		}
-		done[v] = true
-		results, ts, err := explore(ctx, cfg, v, breaks)
+	for _, v := range values {
+		results, err := exploreAll(ctx, cfg, v)
 		if err != nil {
 			return nil, err
 		}
-		s.Points = append(s.Points, Point{Value: v, Results: results, Breakpoint: !asked[v]})
-		for _, t := range ts {
-			if t >= lo && t <= hi && !done[t] {
-				todo = append(todo, t)
-			}
-		}
+		s.Points = append(s.Points, Point{Value: v, Results: results})
 	}
-	slices.SortFunc(s.Points, func(a, b Point) int { return cmpFloat(a.Value, b.Value) })
 	return s, nil
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// runMinActivation explores the values ascending, with the breakpoints
+// when breaks is set (see Run). Each seed is explored on its own, and only
+// when its result can have changed: a run of the seed at u saw candidates
+// whose smallest T is next (all above u); at any v with u ≤ v < next it
+// decides exactly as at u (docs/ALGORITHM.md rule 3), so its result at v is
+// the one at u. A seed that ended in error or was cancelled is run again.
+func (s *Sweep) runMinActivation(ctx context.Context, cfg Config, values []float64, breaks bool, maxPoints int) error {
+	hi := values[len(values)-1]
+	asked := make(map[float64]bool, len(values))
+	pending := make(floatHeap, 0, len(values))
+	for _, v := range values {
+		asked[v] = true
+		pending = append(pending, v)
 	}
-	return 0
+	heap.Init(&pending)
+	type seedState struct {
+		res   retriever.Result
+		next  float64
+		valid bool
+	}
+	states := make([]seedState, len(cfg.Seeds))
+	for pending.Len() > 0 {
+		v := heap.Pop(&pending).(float64)
+		if len(s.Points) >= maxPoints {
+			s.Truncated, s.Exact = true, false
+			break
+		}
+		results := make([]retriever.Result, len(cfg.Seeds))
+		for i, seed := range cfg.Seeds {
+			st := &states[i]
+			if st.valid && v < st.next {
+				results[i] = st.res
+				continue
+			}
+			res, ts, err := exploreSeed(ctx, cfg, v, seed)
+			if err != nil {
+				return err
+			}
+			next := math.Inf(1)
+			for _, t := range ts {
+				next = min(next, t)
+				if breaks && t <= hi && !asked[t] {
+					asked[t] = true // queued once; marked a breakpoint below
+					heap.Push(&pending, t)
+				}
+			}
+			ok := res.TerminatedReason != retriever.TerminatedError && res.TerminatedReason != retriever.TerminatedCancelled
+			*st = seedState{res: res, next: next, valid: ok}
+			results[i] = res
+		}
+		s.Points = append(s.Points, Point{Value: v, Results: results, Breakpoint: !slices.Contains(values, v)})
+	}
+	return nil
 }
 
-// explore runs one point; with collect it also returns the transfer energy
-// of every candidate of every level event.
-func explore(ctx context.Context, cfg Config, v float64, collect bool) ([]retriever.Result, []float64, error) {
+// floatHeap is a min-heap of values still to explore.
+type floatHeap []float64
+
+func (h floatHeap) Len() int           { return len(h) }
+func (h floatHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h floatHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *floatHeap) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *floatHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// exploreAll runs every seed at one value of cfg.Param.
+func exploreAll(ctx context.Context, cfg Config, v float64) ([]retriever.Result, error) {
 	ps, err := cfg.Param.Set(cfg.Params, v)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r, err := activation.New(cfg.Backend, ps, cfg.Options)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if !collect {
-		res, err := r.ExploreAll(ctx, cfg.Seeds, cfg.Tags)
+	return r.ExploreAll(ctx, cfg.Seeds, cfg.Tags)
+}
+
+// exploreSeed runs one seed at one value of cfg.Param and returns, with its
+// result, the transfer energy of every candidate of its level events.
+func exploreSeed(ctx context.Context, cfg Config, v float64, seed retriever.Seed) (retriever.Result, []float64, error) {
+	var res retriever.Result
+	ps, err := cfg.Param.Set(cfg.Params, v)
+	if err != nil {
 		return res, nil, err
 	}
-	ch, err := r.Explore(ctx, cfg.Seeds, cfg.Tags)
+	r, err := activation.New(cfg.Backend, ps, cfg.Options)
 	if err != nil {
-		return nil, nil, err
+		return res, nil, err
 	}
-	results := make([]retriever.Result, len(cfg.Seeds))
+	ch, err := r.Explore(ctx, []retriever.Seed{seed}, cfg.Tags)
+	if err != nil {
+		return res, nil, err
+	}
 	var ts []float64
 	for ev := range ch {
 		switch ev.Kind {
@@ -296,11 +350,8 @@ func explore(ctx context.Context, cfg Config, v float64, collect bool) ([]retrie
 				ts = append(ts, o.Candidate.TransferEnergy)
 			}
 		case activation.EventResult:
-			results[ev.SeedIndex] = *ev.Result
+			res = *ev.Result
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	return results, ts, nil
+	return res, ts, ctx.Err()
 }
