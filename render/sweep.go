@@ -154,7 +154,7 @@ func SweepText(s *sweep.Sweep) string {
 			parts[i] = bandText(s, bd)
 		}
 		who := DisplayID(nb.SeedID) + " → " + DisplayID(nb.NodeID)
-		fmt.Fprintf(&b, "  %s: %s\n", who, strings.Join(parts, " "))
+		fmt.Fprintf(&b, "  %s: %s%s\n", who, strings.Join(parts, " "), aroundCurrent(s, nb))
 		if nb.Flip != nil {
 			flips = append(flips, fmt.Sprintf("  %s: in at %s, out at %s (a looser %s removes it)", who, Num(nb.Flip.In), Num(nb.Flip.Out), s.Param))
 		}
@@ -165,6 +165,32 @@ func SweepText(s *sweep.Sweep) string {
 		b.WriteString("\nnon-monotone (docs/ALGORITHM.md, \"Sweeps and breakpoints\"):\n" + strings.Join(flips, "\n") + "\n")
 	}
 	return b.String()
+}
+
+// aroundCurrent says, for an exact sweep and a node in the result at the
+// current value, the nearest values around it where the node leaves:
+// "  (in at 0.005: leaves at 0.0069 and below 0.0031)". Empty otherwise.
+func aroundCurrent(s *sweep.Sweep, nb sweep.NodeBands) string {
+	if !s.Exact {
+		return ""
+	}
+	for _, bd := range nb.Bands {
+		if s.Current < bd.From || (bd.Until != nil && s.Current >= *bd.Until) || (bd.Until == nil && s.Current > bd.To) {
+			continue
+		}
+		var edges []string
+		if bd.Until != nil {
+			edges = append(edges, "leaves at "+Num(*bd.Until))
+		}
+		if bd.From > s.Points[0].Value {
+			edges = append(edges, "leaves below "+Num(bd.From))
+		}
+		if len(edges) == 0 {
+			return ""
+		}
+		return "  (in at " + Num(s.Current) + ": " + strings.Join(edges, " and ") + ")"
+	}
+	return ""
 }
 
 // bandText writes a band: [from, until) for an exact sweep, else from…to.

@@ -63,3 +63,21 @@ min-activation,0.01,false,1,3,0.30000000000000004
 		t.Errorf("SweepCSV =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestSweepTextAroundCurrent: with the current value at 0.002, Z's band
+// [0.001, 0.003) holds it, so its line says where Z leaves: at 0.003 (and
+// not "below", since 0.001 is the first point); X's band [0.001, 0.01]
+// reaches both ends of the sweep, so its line says nothing more.
+func TestSweepTextAroundCurrent(t *testing.T) {
+	s := sweepFixture()
+	s.Current = 0.002
+	got := SweepText(s)
+	for _, line := range []string{
+		"  S → Z: [0.001, 0.003) [0.01, 0.01]  (in at 0.002: leaves at 0.003)\n",
+		"  S → X: [0.001, 0.01]\n",
+	} {
+		if !strings.Contains(got, line) {
+			t.Errorf("SweepText lacks %q:\n%s", line, got)
+		}
+	}
+}
