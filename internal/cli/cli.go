@@ -83,6 +83,10 @@ Usage:
       Write an APOC JSON-lines graph into Neo4j.
   memoria export [source flags] [--format jsonl|cypher]
       Print the graph as APOC JSON lines or as a Cypher script.
+  memoria diff [--format text|json] A.jsonl B.jsonl
+      Compare two saved 'explore --format json' outputs, seed by seed.
+  memoria sweep [source flags] --seed ID[=SCORE]... --param NAME [values] [options]
+      Explore at each value of one threshold: a chart, bands, breakpoints.
 
 Source flags (one source; the embedded demo graph when none is given):
   --graph FILE       an APOC JSON-lines export (CALL apoc.export.json.all)
@@ -115,6 +119,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 		err = runLoad(ctx, args[1:], env)
 	case len(args) > 0 && args[0] == "export":
 		err = runExport(ctx, args[1:], env)
+	case len(args) > 0 && args[0] == "diff":
+		err = runDiff(ctx, args[1:], env)
+	case len(args) > 0 && args[0] == "sweep":
+		err = runSweep(ctx, args[1:], env)
 	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
 		fmt.Fprint(env.Stdout, mainUsage)
 		return ExitOK

@@ -1,0 +1,241 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/guptarohit/asciigraph"
+
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation/sweep"
+)
+
+// SweepPointJSON is one line of `memoria sweep --format json`: the
+// parameter, its value, and the results exactly as `explore --format json`
+// writes them, in seed order. Breakpoint marks a value the sweep added (an
+// exact MIN_ACTIVATION breakpoint) rather than one asked for.
+type SweepPointJSON struct {
+	Param      string             `json:"param"`
+	Value      float64            `json:"value"`
+	Breakpoint bool               `json:"breakpoint,omitempty"`
+	Results    []retriever.Result `json:"results"`
+}
+
+// SweepJSON returns one SweepPointJSON per point, ascending by value.
+func SweepJSON(s *sweep.Sweep) []SweepPointJSON {
+	out := make([]SweepPointJSON, len(s.Points))
+	for i, p := range s.Points {
+		out[i] = SweepPointJSON{Param: string(s.Param), Value: p.Value, Breakpoint: p.Breakpoint, Results: p.Results}
+	}
+	return out
+}
+
+// SweepCSV writes one row per point under a header: param, value,
+// breakpoint (true when the sweep added the value), paths, nodes_reached and
+// summed_energy (sweep.TotalsOf), numbers in full precision.
+func SweepCSV(s *sweep.Sweep) string {
+	var b strings.Builder
+	b.WriteString("param,value,breakpoint,paths,nodes_reached,summed_energy\n")
+	for _, p := range s.Points {
+		t := sweep.TotalsOf(p.Results)
+		fmt.Fprintf(&b, "%s,%s,%t,%d,%d,%s\n", s.Param, strconv.FormatFloat(p.Value, 'g', -1, 64), p.Breakpoint,
+			t.Paths, t.Nodes, strconv.FormatFloat(t.Energy, 'g', -1, 64))
+	}
+	return b.String()
+}
+
+// chartColumns is the most columns a sweep chart uses; longer sweeps are
+// sampled (evenly by point index).
+const chartColumns = 72
+
+// SweepText draws a sweep for people: three charts (paths, nodes reached
+// and summed energy against the points, in ascending order, the point
+// nearest the current value marked with ^), the table of points (the
+// current one marked *, breakpoints b), each node's bands (the values where
+// it is in its seed's result: [from, until) for an exact MIN_ACTIVATION
+// sweep, else from…to over the points), and every non-monotone place.
+func SweepText(s *sweep.Sweep) string {
+	var b strings.Builder
+	n := len(s.Points)
+	if n == 0 {
+		return "no points\n"
+	}
+	nbreak := 0
+	for _, p := range s.Points {
+		if p.Breakpoint {
+			nbreak++
+		}
+	}
+	fmt.Fprintf(&b, "sweep %s: %d values", s.Param, n)
+	if s.Exact || nbreak > 0 {
+		fmt.Fprintf(&b, " (%d asked, %d breakpoints)", n-nbreak, nbreak)
+	}
+	fmt.Fprintf(&b, ", current %s\n", Num(s.Current))
+	if s.Truncated {
+		b.WriteString("(stopped adding breakpoints at the point limit: the sweep is not exact)\n")
+	}
+	cur := nearest(s)
+	cols := min(n, chartColumns)
+	pick := make([]int, cols) // point index of each column
+	for c := range pick {
+		pick[c] = c
+		if cols > 1 && n > cols {
+			pick[c] = int(math.Round(float64(c) * float64(n-1) / float64(cols-1)))
+		}
+	}
+	curCol := 0
+	for c, i := range pick {
+		if math.Abs(float64(i-cur)) < math.Abs(float64(pick[curCol]-cur)) {
+			curCol = c
+		}
+	}
+	totals := make([]sweep.Totals, n)
+	for i, p := range s.Points {
+		totals[i] = sweep.TotalsOf(p.Results)
+	}
+	series := []struct {
+		name string
+		get  func(sweep.Totals) float64
+	}{
+		{"paths", func(t sweep.Totals) float64 { return float64(t.Paths) }},
+		{"nodes reached", func(t sweep.Totals) float64 { return float64(t.Nodes) }},
+		{"summed energy", func(t sweep.Totals) float64 { return t.Energy }},
+	}
+	for _, sr := range series {
+		data := make([]float64, cols)
+		for c, i := range pick {
+			data[c] = sr.get(totals[i])
+		}
+		b.WriteString("\n" + sr.name + "\n")
+		if cols == 1 {
+			data = append(data, data[0]) // asciigraph draws a line; one point is a flat one
+		}
+		chart := asciigraph.Plot(data, asciigraph.Height(5), asciigraph.Precision(precision(data)))
+		b.WriteString(chart + "\n")
+		first := strings.SplitN(chart, "\n", 2)[0]
+		axis := 0
+		for i, r := range []rune(first) {
+			if r == '┤' || r == '┼' { // asciigraph draws point 0 on the axis
+				axis = i
+				break
+			}
+		}
+		fmt.Fprintf(&b, "%s^ %s %s\n", strings.Repeat(" ", axis+curCol), s.Param, Num(s.Points[cur].Value))
+	}
+	fmt.Fprintf(&b, "\nx: %s from %s (left) to %s (right), one column per point", s.Param, Num(s.Points[0].Value), Num(s.Points[n-1].Value))
+	if n > cols {
+		fmt.Fprintf(&b, " (every %.1fth of %d)", float64(n-1)/float64(cols-1), n)
+	}
+	b.WriteString("\n\n")
+	fmt.Fprintf(&b, "  %-14s %6s %6s %10s\n", s.Param, "paths", "nodes", "energy")
+	for i, p := range s.Points {
+		mark := " "
+		if i == cur {
+			mark = "*"
+		}
+		bp := ""
+		if p.Breakpoint {
+			bp = "  b"
+		}
+		fmt.Fprintf(&b, "%s %-14s %6d %6d %10s%s\n", mark, Num(p.Value), totals[i].Paths, totals[i].Nodes, Num(totals[i].Energy), bp)
+	}
+	b.WriteString("(* nearest the current value; b a breakpoint: the result may differ just below it)\n")
+	bands := s.Bands()
+	if len(bands) == 0 {
+		return b.String()
+	}
+	b.WriteString("\nbands (the values at which each node is in its seed's result):\n")
+	var flips []string
+	for _, nb := range bands {
+		parts := make([]string, len(nb.Bands))
+		for i, bd := range nb.Bands {
+			parts[i] = bandText(s, bd)
+		}
+		who := DisplayID(nb.SeedID) + " → " + DisplayID(nb.NodeID)
+		fmt.Fprintf(&b, "  %s: %s%s\n", who, strings.Join(parts, " "), aroundCurrent(s, nb))
+		if nb.Flip != nil {
+			flips = append(flips, fmt.Sprintf("  %s: in at %s, out at %s (a looser %s removes it)", who, Num(nb.Flip.In), Num(nb.Flip.Out), s.Param))
+		}
+	}
+	if len(flips) == 0 {
+		b.WriteString("\nmonotone: loosening the threshold never removed a node\n")
+	} else {
+		b.WriteString("\nnon-monotone (docs/ALGORITHM.md, \"Sweeps and breakpoints\"):\n" + strings.Join(flips, "\n") + "\n")
+	}
+	return b.String()
+}
+
+// aroundCurrent says, for an exact sweep and a node in the result at the
+// current value, the nearest values around it where the node leaves:
+// "  (in at 0.005: leaves at 0.0069 and below 0.0031)". Empty otherwise.
+func aroundCurrent(s *sweep.Sweep, nb sweep.NodeBands) string {
+	if !s.Exact {
+		return ""
+	}
+	for _, bd := range nb.Bands {
+		if s.Current < bd.From || (bd.Until != nil && s.Current >= *bd.Until) || (bd.Until == nil && s.Current > bd.To) {
+			continue
+		}
+		var edges []string
+		if bd.Until != nil {
+			edges = append(edges, "leaves at "+Num(*bd.Until))
+		}
+		if bd.From > s.Points[0].Value {
+			edges = append(edges, "leaves below "+Num(bd.From))
+		}
+		if len(edges) == 0 {
+			return ""
+		}
+		return "  (in at " + Num(s.Current) + ": " + strings.Join(edges, " and ") + ")"
+	}
+	return ""
+}
+
+// bandText writes a band: [from, until) for an exact sweep, else from…to.
+func bandText(s *sweep.Sweep, bd sweep.Band) string {
+	if s.Exact {
+		if bd.Until != nil {
+			return "[" + Num(bd.From) + ", " + Num(*bd.Until) + ")"
+		}
+		return "[" + Num(bd.From) + ", " + Num(bd.To) + "]"
+	}
+	if bd.From == bd.To {
+		return Num(bd.From)
+	}
+	return Num(bd.From) + "…" + Num(bd.To)
+}
+
+// nearest is the index of the point whose value is nearest the current one
+// (in log terms for MIN_ACTIVATION when both are above 0).
+func nearest(s *sweep.Sweep) int {
+	best, bestD := 0, math.Inf(1)
+	for i, p := range s.Points {
+		d := math.Abs(p.Value - s.Current)
+		if s.Param == sweep.MinActivation && p.Value > 0 && s.Current > 0 {
+			d = math.Abs(math.Log(p.Value / s.Current))
+		}
+		if d < bestD {
+			best, bestD = i, d
+		}
+	}
+	return best
+}
+
+// precision is the number of decimals the chart's labels need: 0 for whole
+// numbers, else enough for 3 significant digits of the largest value.
+func precision(data []float64) uint {
+	whole, top := true, 0.0
+	for _, v := range data {
+		whole = whole && v == math.Trunc(v)
+		top = max(top, math.Abs(v))
+	}
+	if whole {
+		return 0
+	}
+	if top == 0 {
+		return 2
+	}
+	return uint(max(2, 3-int(math.Floor(math.Log10(top)))-1))
+}

@@ -1,0 +1,79 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
+)
+
+// benchSweep runs a 100-point MIN_ACTIVATION sweep (a log grid from 0.0001
+// to 0.1, no breakpoints added) of seeds over be, b.N times.
+func benchSweep(b *testing.B, be activation.Backend, seeds []retriever.Seed, tags []string) {
+	vals, err := Grid(MinActivation, 0.0001, 0.1, 100)
+	if err != nil || len(vals) != 100 {
+		b.Fatalf("grid: %d values, %v", len(vals), err)
+	}
+	cfg := Config{Backend: be, Params: activation.DefaultParams(), Options: activation.DefaultOptions(),
+		Seeds: seeds, Tags: tags, Param: MinActivation, Values: vals}
+	s, err := Run(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range s.Points[0].Results {
+		if r.TerminatedReason == retriever.TerminatedSeedNotFound || r.TerminatedReason == retriever.TerminatedError {
+			b.Fatalf("seed %s: %s %s", r.Seed.NodeID, r.TerminatedReason, r.Error)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Run(context.Background(), cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(TotalsOf(s.Points[0].Results).Paths), "paths@0.0001")
+}
+
+// BenchmarkSweepDemo: 100 points, 5 seeds, on the demo graph. Target
+// (README, issue 10): ≤ 16 ms per sweep.
+func BenchmarkSweepDemo(b *testing.B) {
+	data, err := os.ReadFile("../../../testdata/demo.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := inmem.Load(bytes.NewReader(data), "demo")
+	if err != nil {
+		b.Fatal(err)
+	}
+	seeds := []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "T3000", Score: 0.9}, {NodeID: "N2000", Score: 0.8},
+		{NodeID: "N2004", Score: 0.7}, {NodeID: "T4008", Score: 0.6}}
+	benchSweep(b, oninmem.New(g), seeds, []string{"campaign", "stockout", "safety_stock"})
+}
+
+// BenchmarkSweep1M: 100 points, 5 seeds, on a generated 100k-node /
+// 1M-edge graph (internal/randgraph.Scale(100_000, 1_000_000, 2.5, 1)).
+// Target (README, issue 10): ≤ 300 ms per sweep.
+func BenchmarkSweep1M(b *testing.B) {
+	ag, err := apoc.Parse(bytes.NewReader(randgraph.Scale(100_000, 1_000_000, 2.5, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := inmem.New(ag, "scale")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ag = nil
+	seeds := make([]retriever.Seed, 5)
+	for i := range seeds {
+		seeds[i] = retriever.Seed{NodeID: fmt.Sprintf("N%06d", (i*37_813+11)%100_000), Score: 0.95 - 0.05*float64(i)}
+	}
+	benchSweep(b, oninmem.New(g), seeds, []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)})
+}
