@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -63,13 +62,8 @@ type seedPicker struct {
 }
 
 func newSeedPicker(ctx context.Context, km keymap.KeyMap, st *Styles, cat graph.Catalog, maxSeeds int, seeds []retriever.Seed) *seedPicker {
-	f := textinput.New()
-	f.Cursor.SetMode(cursor.CursorStatic) // no blink timers
-	f.Prompt = "/ "
-	f.Placeholder = "filter nodes"
-	sc := textinput.New()
-	sc.Cursor.SetMode(cursor.CursorStatic) // no blink timers
-	sc.Prompt = "R = "
+	f := st.newInput("/ ", "filter nodes")
+	sc := st.newInput("R = ", "")
 	sc.CharLimit = 12
 	return &seedPicker{km: km, st: st, ctx: ctx, cat: cat, maxSeeds: maxSeeds,
 		known: map[string]graph.NodeSummary{}, filter: f, score: sc,

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
@@ -144,4 +146,19 @@ func fit(s string, w int) string {
 		s += strings.Repeat(" ", pad)
 	}
 	return s
+}
+
+// newInput is a text input styled through the explorer's renderer. Bubbles'
+// textinput.New draws its placeholder and completion through lipgloss's
+// global renderer, which knows nothing of --no-color: those would stay
+// coloured when the rest of the screen is not.
+func (st Styles) newInput(prompt, placeholder string) textinput.Model {
+	in := textinput.New()
+	in.Cursor.SetMode(cursor.CursorStatic) // no blink timers
+	in.Prompt, in.Placeholder = prompt, placeholder
+	s := st.r.NewStyle
+	in.PromptStyle, in.TextStyle = s(), s()
+	in.PlaceholderStyle, in.CompletionStyle = st.Dim, st.Dim
+	in.Cursor.Style, in.Cursor.TextStyle = s(), s()
+	return in
 }
