@@ -135,5 +135,24 @@ if grep -Eq -- "$colour_re" <<<"$s"; then
 	fail "--no-color still shows colour"
 fi
 
+step "a window below 80x24 says the size needed and the size there is"
+T resize-window -t colour -x 50 -y 15
+wait_for "memoria needs 80×24;"
+wait_for "this one is 50×15."
+T resize-window -t colour -x 120 -y 40
+wait_for "━ Results"
+wait_for "MAX_BRANCHES"
+
+step "no terminal: exit 2, one sentence, no escape code"
+set +e
+env -u CI TERM=xterm-256color "$tmp/memoria" </dev/null >"$tmp/out" 2>"$tmp/err"
+code=$?
+set -e
+[ "$code" -eq 2 ] || fail "without a terminal memoria exited $code, not 2"
+[ ! -s "$tmp/out" ] || fail "without a terminal memoria wrote to stdout: $(head -c 80 "$tmp/out" | od -c | head -2)"
+grep -q "the explorer needs a terminal" "$tmp/err" || fail "stderr does not say a terminal is needed: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "stderr is not one line: $(cat "$tmp/err")"
+if grep -q "cancel reader" "$tmp/err"; then fail "stderr still talks of the cancel reader"; fi
+
 T kill-server
 echo "tmux_colour: $steps passed, 0 failed"

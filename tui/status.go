@@ -60,7 +60,7 @@ func (s *statusBar) Update(msg tea.Msg) tea.Cmd {
 // text here may quote the graph (seed ids, errors naming nodes, messages
 // naming tags), so all of it is escaped (textsafe.Escape).
 func (s *statusBar) View(trees *resultTrees, explain bool) string {
-	parts := []string{s.st.Info.Render(textsafe.Escape(s.backend))}
+	parts := []string{""}
 	if trees != nil {
 		for _, t := range trees.seeds {
 			parts = append(parts, seedBadge(s.st, t))
@@ -71,7 +71,17 @@ func (s *statusBar) View(trees *resultTrees, explain bool) string {
 	if explain {
 		parts = append(parts, s.st.End.Render("explain"))
 	}
-	line1 := ansi.Truncate(strings.Join(parts, s.st.Dim.Render(" │ ")), s.w, "…")
+	// The backend's description is text and the seeds' states hold the
+	// numbers (depth, time, paths): in a narrow window the description
+	// gives way first, down to 12 cells.
+	sep := s.st.Dim.Render(" │ ")
+	rest := ansi.StringWidth(strings.Join(parts, sep))
+	backend := textsafe.Escape(s.backend)
+	if room := max(12, s.w-rest); s.w > 0 && ansi.StringWidth(backend) > room {
+		backend = ansi.Truncate(backend, room, "…")
+	}
+	parts[0] = s.st.Info.Render(backend)
+	line1 := ansi.Truncate(strings.Join(parts, sep), s.w, "…")
 	line2 := ""
 	if s.msg.text != "" {
 		style := s.st.Bar
