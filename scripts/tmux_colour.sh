@@ -119,6 +119,18 @@ n=$(styled | grep -Eo -- "$colour_re" | wc -l)
 wait_styled "${esc}\\[[0-9;]*2[;m][^${esc}]*✗ N2007" # the loser is faint
 wait_styled "${esc}\\[38;5;[0-9]+m╭━"                # the focused border in colour
 
+step "search in the results: / data, n, the position in the title"
+text "e" # explain off: the seven node rows of scenario A
+wait_for "row 1 of 7"
+text "/"
+text "data"
+wait_for "/data 1 of 2"
+keys Enter
+text "n"
+wait_for "row 6 of 7 · /data 2 of 2"
+wait_for "» │     └─ · N2010 DataSource"
+keys Escape
+
 step "NO_COLOR=1: the same screen without a colour escape"
 T respawn-pane -k -t colour "cd '$tmp' && exec env -u CI NO_COLOR=1 TERM=xterm-256color '$tmp/memoria' $scenario"
 story

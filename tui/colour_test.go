@@ -67,6 +67,9 @@ func TestStylesColourOnLightAndDark(t *testing.T) {
 			t.Errorf("%s: selection %q has no background colour", name, got)
 		}
 	}
+	if got := dark.Match.Render("Data"); !strings.Contains(got, "7") || !strings.HasPrefix(got, "\x1b[") {
+		t.Errorf("a search match %q is not in reverse video", got)
+	}
 	if dark.Selected.Render("x") == light.Selected.Render("x") {
 		t.Error("the selection looks the same on light and dark backgrounds")
 	}

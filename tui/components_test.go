@@ -397,7 +397,9 @@ func TestBatchedKeys(t *testing.T) {
 }
 
 // TestHelpListsEveryKey opens the full help at 80×24 and checks that its
-// content names every binding of the keymap, and that it closes with esc.
+// content names every binding of the keymap under its pane's heading (the
+// heading comes before the key, and no other heading in between), and
+// that it closes with esc.
 func TestHelpListsEveryKey(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{})
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
@@ -406,11 +408,35 @@ func TestHelpListsEveryKey(t *testing.T) {
 		t.Fatal("? did not open the help")
 	}
 	full := h.m.fullHelp(h.m.helpVP.Width)
+	golden(t, "help_80x24", full)
 	for _, g := range h.m.km.All() {
 		for _, b := range g {
 			if !strings.Contains(full, b.Help().Desc) {
 				t.Errorf("help lacks %q", b.Help().Desc)
 			}
+		}
+	}
+	// Columns sit side by side, so check each heading's column: the
+	// heading's cell column is where its keys' lines start.
+	lines := strings.Split(full, "\n")
+	for _, g := range h.m.km.Groups() {
+		found := false
+		for i, l := range lines {
+			at := strings.Index(l, g.Title)
+			if at < 0 {
+				continue
+			}
+			found = true
+			col := len([]rune(l[:at])) // every rune here is one cell wide
+			for j, b := range g.Keys {
+				if i+1+j >= len(lines) || !strings.HasPrefix(string([]rune(lines[i+1+j])[col:]), b.Help().Key) {
+					t.Errorf("under %q, line %d does not start with %q", g.Title, i+2+j, b.Help().Key)
+				}
+			}
+			break
+		}
+		if !found {
+			t.Errorf("help lacks the heading %q", g.Title)
 		}
 	}
 	if !strings.Contains(h.m.View(), "Keys (? or esc to close") {

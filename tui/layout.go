@@ -138,6 +138,9 @@ func (m *Model) treeTitle() string {
 	parts = append(parts, "Results")
 	if m.trees != nil {
 		parts = append(parts, fmt.Sprintf("run %d", m.runID))
+		if p := m.tree.Position(); p != "" {
+			parts = append(parts, p)
+		}
 		if len(m.runTags) > 0 {
 			parts = append(parts, "tags "+textsafe.Escape(strings.Join(m.runTags, ",")))
 		}

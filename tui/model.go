@@ -227,6 +227,8 @@ func (m *Model) typing() bool {
 		return m.seeds.Typing()
 	case focusTags:
 		return m.tags.Typing()
+	case focusTree:
+		return m.tree.Typing()
 	}
 	return false
 }

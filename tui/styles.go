@@ -30,6 +30,7 @@ type Styles struct {
 	Metric   lipgloss.Style
 	End      lipgloss.Style
 	Loser    lipgloss.Style
+	Match    lipgloss.Style // a search match in the result tree
 	Chip     lipgloss.Style
 	ChipSel  lipgloss.Style
 	Key      lipgloss.Style
@@ -48,6 +49,7 @@ const (
 	glyphUnfolded = "▼"
 	glyphLost     = "✗"
 	glyphEnd      = "■"
+	glyphMatch    = "»" // a row that matches the search in the results
 )
 
 // NewStyles builds the styles for renderer r. With noColor the renderer is
@@ -81,6 +83,7 @@ func NewStyles(r *lipgloss.Renderer, noColor bool) Styles {
 		Metric:      s().Foreground(c("#2E7D32", "#9ECE6A")),
 		End:         s().Foreground(c("#6A4C9C", "#BB9AF7")),
 		Loser:       s().Foreground(dim).Faint(true),
+		Match:       s().Reverse(true).Bold(true),
 		Chip:        s().Foreground(c("#1F6FB2", "#6CB6FF")),
 		ChipSel:     s().Bold(true).Reverse(true),
 		Key:         s().Foreground(c("#5A5A5A", "#A0A0A0")),

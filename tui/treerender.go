@@ -30,6 +30,7 @@ type treeRow struct {
 	plain, styled string
 	key           rowKey
 	selectable    bool
+	end           bool // a path ends at this node (NextEnd jumps here)
 }
 
 // rowBuilder renders the trees into rows; it knows nothing of the cursor.
@@ -137,6 +138,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 		segs = append(segs, seg{fmt.Sprintf("  (+%d)", countBelow(n, b.explain)), s.Dim.Render})
 	}
 	b.add(key, true, segs...)
+	b.rows[len(b.rows)-1].end = n.end != ""
 
 	bar := "  "
 	if hasKids && !folded {
