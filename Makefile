@@ -6,7 +6,9 @@ BIN := bin/memoria
 
 ## run: open the explorer on the embedded demo graph
 run:
-	$(GO) run .
+	@echo "make run: building $(BIN) (a fresh machine downloads the modules first: about a minute)"
+	$(GO) build -o $(BIN) .
+	./$(BIN)
 
 ## build: build bin/memoria
 build:

@@ -106,9 +106,11 @@ func (h *harness) pickerTo(id string) {
 	h.t.Fatalf("%s not listed", id)
 }
 
-// TestSeedToggleAndScore toggles N2006 as a seed (default R 0.85), steps R
-// with + and - by 0.05 (0.85 → 0.9 → 0.95 → 1 → 1, clamped), and types
-// 0.42.
+// TestSeedToggleAndScore toggles N2006 as a seed (default R 1, as
+// `memoria explore --seed N2006` takes it), steps R with + and - by 0.05
+// (1 → 1, clamped, then 0.95 → 0.9 → 0.95), and types 0.42. The status line
+// follows every step: it kept "added seed N2006 with R …" after + had
+// changed R (issue 11, item 7).
 func TestSeedToggleAndScore(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{})
 	if h.m.trees != nil {
@@ -117,19 +119,28 @@ func TestSeedToggleAndScore(t *testing.T) {
 	h.pickerTo("N2006")
 	h.keys("space")
 	h.settle()
-	if s := h.m.seeds.Seeds(); len(s) != 1 || s[0] != demoSeed {
+	if s := h.m.seeds.Seeds(); len(s) != 1 || s[0] != (retriever.Seed{NodeID: "N2006", Score: 1}) {
 		t.Fatalf("seeds = %+v", s)
+	}
+	if st := h.lastStatus().text; !strings.Contains(st, "added seed N2006 with R 1 ") {
+		t.Errorf("status %q", st)
 	}
 	if h.m.trees == nil || h.m.trees.seeds[0].state != seedDone {
 		t.Fatal("toggling a seed did not run it")
 	}
-	h.keys("+", "+", "+", "+")
-	if s := h.m.seeds.seeds[0].Score; s != 1 {
-		t.Fatalf("R = %v, want 1", s)
-	}
-	h.keys("-")
-	if s := h.m.seeds.seeds[0].Score; s != 0.95 {
-		t.Fatalf("R = %v, want 0.95", s)
+	for _, c := range []struct {
+		key    string
+		r      float64
+		status string
+	}{{"+", 1, "N2006: R stays 1"}, {"-", 0.95, "N2006: R = 0.95"}, {"-", 0.9, "N2006: R = 0.9"}, {"+", 0.95, "N2006: R = 0.95"}} {
+		h.keys(c.key)
+		h.settle()
+		if s := h.m.seeds.seeds[0].Score; s != c.r {
+			t.Fatalf("%s: R = %v, want %v", c.key, s, c.r)
+		}
+		if st := h.lastStatus().text; !strings.HasPrefix(st, c.status) {
+			t.Errorf("%s to R %v: status %q, want %q", c.key, c.r, st, c.status)
+		}
 	}
 	h.keys("r", "backspace", "backspace", "backspace", "backspace")
 	h.typeText("0.42")

@@ -18,9 +18,11 @@ import (
 )
 
 const (
-	nodePageSize     = 50
-	loadAheadRows    = 10
-	defaultSeedScore = 0.85
+	nodePageSize  = 50
+	loadAheadRows = 10
+	// defaultSeedScore is a new seed's R: 1, as `memoria explore --seed ID`
+	// takes it (README, "The explorer"), so the two front ends agree.
+	defaultSeedScore = 1.0
 	scoreStep        = 0.05
 	// seedTextWidth is the most runes of a node's text in a picker row.
 	seedTextWidth = 60
@@ -285,11 +287,15 @@ func (p *seedPicker) stepScore(dir int) tea.Cmd {
 		return cmd
 	}
 	v := stepLinear(p.seeds[i].Score, scoreStep, dir, scoreStep, 1)
-	if v != p.seeds[i].Score {
-		p.seeds[i].Score = v
-		p.version++
+	id := p.seeds[i].NodeID
+	if v == p.seeds[i].Score {
+		// Say so: the status line otherwise kept an older message
+		// ("added seed … with R 1") that no longer held.
+		return notify(fmt.Sprintf("%s: R stays %s (R is in [%s, 1] by + and -)", id, render.Num(v), render.Num(scoreStep)))
 	}
-	return nil
+	p.seeds[i].Score = v
+	p.version++
+	return notify(fmt.Sprintf("%s: R = %s", id, render.Num(v)))
 }
 
 func (p *seedPicker) startEdit() tea.Cmd {
