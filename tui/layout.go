@@ -43,10 +43,10 @@ func (m *Model) resize(w, h int) {
 	m.w, m.h = w, h
 	w, h = max(w, minWidth), max(h, minHeight)
 	bodyH := h - statusH - helpH
-	leftW := 34
-	if w >= wideWidth {
-		leftW = 40
-	}
+	// The seed column widens with the window (a quarter of it, 34 to 64
+	// cells), so ids and texts of a big graph are readable on a wide
+	// screen: 34 up to 139 columns, 40 at 160, 64 from 256.
+	leftW := max(34, min(64, w/4))
 	var l layout
 	paramsH := 4 + m.st.Pane.GetVerticalFrameSize() + 1
 	iw, _ := m.st.inner(leftW, 0)

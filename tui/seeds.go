@@ -25,7 +25,7 @@ const (
 	defaultSeedScore = 1.0
 	scoreStep        = 0.05
 	// seedTextWidth is the most runes of a node's text in a picker row.
-	seedTextWidth = 60
+	seedTextWidth = 120
 )
 
 // seedPicker lists the graph's nodes (fuzzy-filtered) and holds the seeds

@@ -77,3 +77,23 @@ func TestNarrowTreeKeepsNumbers(t *testing.T) {
 		t.Errorf("the status line cut the seed's numbers: %q", strings.SplitN(s, "\n", 2)[0])
 	}
 }
+
+// TestSeedColumnWidens: the seed column is a quarter of the window, from 34
+// to 64 cells: 34 at 80 and 120 columns (120/4 = 30 < 34), 40 at 160, 50
+// at 200, 64 at 300 (75 > 64). At 200 the picker's rows have 50 − 4 = 46
+// cells (the frame and padding take 4), so N2000's row shows "Before Q2
+// planning," where 80 columns showed "Befo…".
+func TestSeedColumnWidens(t *testing.T) {
+	h := goldenHarness(t, 80, 24)
+	for _, c := range []struct{ w, want int }{{80, 34}, {120, 34}, {160, 40}, {200, 50}, {300, 64}} {
+		h.send(tea.WindowSizeMsg{Width: c.w, Height: 40})
+		if got := h.m.lay.seeds.w; got != c.want {
+			t.Errorf("at %d columns the seed column is %d, want %d", c.w, got, c.want)
+		}
+		checkSize(t, h.m.View(), c.w, 40)
+	}
+	h.send(tea.WindowSizeMsg{Width: 200, Height: 40})
+	if v := h.m.View(); !strings.Contains(v, "[ ] N2000 UserRequest  Before Q2 planning,") {
+		t.Errorf("at 200 columns the seed row of N2000 is still cut short:\n%s", v)
+	}
+}
