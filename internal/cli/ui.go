@@ -34,12 +34,6 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	if len(q.seeds) > *maxSeeds {
 		return usagef("%d seeds given but --max-seeds is %d", len(q.seeds), *maxSeeds)
 	}
-	if !isTerminal(env.Stdin) || !isTerminal(env.Stdout) {
-		// Bubble Tea would switch a pipe to the alternate screen (escape
-		// codes in the output) and then fail to read it ("error creating
-		// cancel reader"): say what is wrong before anything is written.
-		return usagef("the explorer needs a terminal, and stdin or stdout is not one; for scripts use 'memoria explore --seed ID --format json' (see memoria --help)")
-	}
 	source, err := q.open(ctx, env)
 	if err != nil {
 		return err
@@ -48,6 +42,14 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	backend, notice, err := q.backend(ctx, source, true)
 	if err != nil {
 		return err
+	}
+	if !isTerminal(env.Stdin) || !isTerminal(env.Stdout) {
+		// Bubble Tea would switch a pipe to the alternate screen (escape
+		// codes in the output) and then fail to read it ("error creating
+		// cancel reader"): say what is wrong before anything is written.
+		// The check comes after the source is open, so a bad file or a
+		// silent server is still reported as such.
+		return usagef("the explorer needs a terminal, and stdin or stdout is not one; for scripts use 'memoria explore --seed ID --format json' (see memoria --help)")
 	}
 	return tui.Run(ctx, tui.Options{
 		Source:     source,
