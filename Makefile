@@ -2,11 +2,13 @@
 GO ?= go
 BIN := bin/memoria
 
-.PHONY: run build test unit check neo4j-launcher neo4j tmux-story tmux-signals tmux-hostile bench fuzz clean
+.PHONY: run build test unit check neo4j-launcher neo4j tmux-story tmux-signals tmux-hostile tmux-colour bench fuzz clean
 
 ## run: open the explorer on the embedded demo graph
 run:
-	$(GO) run .
+	@echo "make run: building $(BIN) (a fresh machine downloads the modules first: about a minute)"
+	$(GO) build -o $(BIN) .
+	./$(BIN)
 
 ## build: build bin/memoria
 build:
@@ -18,6 +20,7 @@ test: check neo4j-launcher
 	bash scripts/tmux_story.sh
 	bash scripts/tmux_signals.sh
 	bash scripts/tmux_hostile.sh
+	bash scripts/tmux_colour.sh
 
 ## unit: the Go tests only (no gofmt, vet or tmux story); Neo4j tests start their servers when Java is there, and skip without it unless CI=true
 unit:
@@ -57,6 +60,10 @@ tmux-signals:
 ## tmux-hostile: show testdata/hostile.jsonl (terminal attacks in every text) in every pane of the real binary; no clipboard, title or layout change
 tmux-hostile:
 	bash scripts/tmux_hostile.sh
+
+## tmux-colour: colour escapes in a real terminal (TERM=xterm-256color), none with NO_COLOR=1 or --no-color, the small-window screen, no terminal
+tmux-colour:
+	bash scripts/tmux_colour.sh
 
 ## bench: speed and memory benchmarks (targets in README.md)
 bench:

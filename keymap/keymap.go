@@ -34,6 +34,20 @@ type KeyMap struct {
 	Toggle   key.Binding // fold or unfold the selected node
 	Expand   key.Binding
 	Collapse key.Binding
+	// CollapseAll folds every node below the seeds; ExpandAll unfolds all.
+	CollapseAll key.Binding
+	ExpandAll   key.Binding
+	// Search finds text in the result rows; NextMatch and PrevMatch jump.
+	Search    key.Binding
+	NextMatch key.Binding
+	PrevMatch key.Binding
+	// NextEnd and PrevEnd jump to the next (previous) node where a path
+	// ends; NextLoser and PrevLoser to a losing candidate (shown by
+	// Explain).
+	NextEnd   key.Binding
+	PrevEnd   key.Binding
+	NextLoser key.Binding
+	PrevLoser key.Binding
 
 	// Seed picker.
 	Filter     key.Binding
@@ -91,6 +105,16 @@ func Default() KeyMap {
 		Expand:   b([]string{"right", "l"}, "→/l", "unfold"),
 		Collapse: b([]string{"left", "h"}, "←/h", "fold / go to parent"),
 
+		CollapseAll: b([]string{"C"}, "C", "fold all"),
+		ExpandAll:   b([]string{"E"}, "E", "unfold all"),
+		Search:      b([]string{"/"}, "/", "search results"),
+		NextMatch:   b([]string{"n"}, "n", "next match"),
+		PrevMatch:   b([]string{"N"}, "N", "previous match"),
+		NextEnd:     b([]string{"]"}, "]", "next path end"),
+		PrevEnd:     b([]string{"["}, "[", "previous path end"),
+		NextLoser:   b([]string{"}"}, "}", "next loser (with e)"),
+		PrevLoser:   b([]string{"{"}, "{", "previous loser"),
+
 		Filter:     b([]string{"/"}, "/", "filter nodes"),
 		ToggleSeed: b([]string{" ", "enter"}, "space/enter", "toggle seed"),
 		ScoreUp:    b([]string{"+", "="}, "+", "score R +0.05"),
@@ -120,14 +144,32 @@ func (k KeyMap) Global() []key.Binding {
 	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread, k.Help, k.Quit, k.ForceQuit}
 }
 
-// All returns every binding once, grouped for a full help view.
-func (k KeyMap) All() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Toggle, k.Expand, k.Collapse, k.Explain},
-		{k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload},
-		{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip},
-		{k.Increase, k.Decrease, k.Submit, k.Cancel},
-		{k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread, k.NextPane, k.PrevPane, k.Help, k.Quit, k.ForceQuit},
+// Group is a heading of the full help and the keys under it.
+type Group struct {
+	Title string
+	Keys  []key.Binding
+}
+
+// Groups returns every binding once, under the pane (or use) it belongs to:
+// the full help (?) shows them with these headings.
+func (k KeyMap) Groups() []Group {
+	return []Group{
+		{"Everywhere", []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.Help, k.Quit, k.ForceQuit}},
+		{"Lists and scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
+		{"Seeds", []key.Binding{k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload}},
+		{"Tags", []key.Binding{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip}},
+		{"Thresholds", []key.Binding{k.Increase, k.Decrease}},
+		{"Results", []key.Binding{k.Toggle, k.Expand, k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser}},
+		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread}},
+		{"Text inputs", []key.Binding{k.Submit, k.Cancel}},
 	}
+}
+
+// All returns every binding once, grouped as Groups (without the titles).
+func (k KeyMap) All() [][]key.Binding {
+	var out [][]key.Binding
+	for _, g := range k.Groups() {
+		out = append(out, g.Keys)
+	}
+	return out
 }

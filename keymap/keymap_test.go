@@ -30,13 +30,41 @@ func TestEveryBindingHasKeysAndHelp(t *testing.T) {
 	}
 }
 
+// TestTreeKeysDoNotClash: the result tree's keys are distinct from each
+// other (one key, one meaning in the pane).
+func TestTreeKeysDoNotClash(t *testing.T) {
+	k := Default()
+	tree := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Toggle, k.Expand, k.Collapse,
+		k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser}
+	owner := map[string]string{}
+	for _, b := range tree {
+		for _, s := range b.Keys() {
+			if o, ok := owner[s]; ok {
+				t.Errorf("tree key %q is both %q and %q", s, o, b.Help().Desc)
+			}
+			owner[s] = b.Help().Desc
+		}
+	}
+}
+
+// TestGroupsHaveTitles: every group of the full help has a heading and
+// keys.
+func TestGroupsHaveTitles(t *testing.T) {
+	for i, g := range Default().Groups() {
+		if g.Title == "" || len(g.Keys) == 0 {
+			t.Errorf("group %d: title %q, %d keys", i, g.Title, len(g.Keys))
+		}
+	}
+}
+
 // TestGlobalKeysDoNotClash: the keys that work in every pane (outside text
 // inputs) must not also mean something in a pane, or one would shadow the
 // other.
 func TestGlobalKeysDoNotClash(t *testing.T) {
 	k := Default()
 	pane := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Toggle, k.Expand,
-		k.Collapse, k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload, k.Increase, k.Decrease}
+		k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd,
+		k.NextLoser, k.PrevLoser, k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload, k.Increase, k.Decrease}
 	owner := map[string]string{}
 	for _, b := range pane {
 		for _, s := range b.Keys() {

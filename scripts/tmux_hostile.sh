@@ -152,7 +152,7 @@ intact "tag chips"
 
 step "seed H0: the tree"
 keys BTab Space
-wait_for "added seed H0$esc52 with R 0.85"
+wait_for "added seed H0$esc52 with R 1 "
 wait_for '└─ · H2\u202ecod.exe Data\x1b[2J'
 wait_for "done in"
 wait_for "tags t$esc52"

@@ -106,9 +106,11 @@ func (h *harness) pickerTo(id string) {
 	h.t.Fatalf("%s not listed", id)
 }
 
-// TestSeedToggleAndScore toggles N2006 as a seed (default R 0.85), steps R
-// with + and - by 0.05 (0.85 → 0.9 → 0.95 → 1 → 1, clamped), and types
-// 0.42.
+// TestSeedToggleAndScore toggles N2006 as a seed (default R 1, as
+// `memoria explore --seed N2006` takes it), steps R with + and - by 0.05
+// (1 → 1, clamped, then 0.95 → 0.9 → 0.95), and types 0.42. The status line
+// follows every step: it kept "added seed N2006 with R …" after + had
+// changed R (issue 11, item 7).
 func TestSeedToggleAndScore(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{})
 	if h.m.trees != nil {
@@ -117,19 +119,28 @@ func TestSeedToggleAndScore(t *testing.T) {
 	h.pickerTo("N2006")
 	h.keys("space")
 	h.settle()
-	if s := h.m.seeds.Seeds(); len(s) != 1 || s[0] != demoSeed {
+	if s := h.m.seeds.Seeds(); len(s) != 1 || s[0] != (retriever.Seed{NodeID: "N2006", Score: 1}) {
 		t.Fatalf("seeds = %+v", s)
+	}
+	if st := h.lastStatus().text; !strings.Contains(st, "added seed N2006 with R 1 ") {
+		t.Errorf("status %q", st)
 	}
 	if h.m.trees == nil || h.m.trees.seeds[0].state != seedDone {
 		t.Fatal("toggling a seed did not run it")
 	}
-	h.keys("+", "+", "+", "+")
-	if s := h.m.seeds.seeds[0].Score; s != 1 {
-		t.Fatalf("R = %v, want 1", s)
-	}
-	h.keys("-")
-	if s := h.m.seeds.seeds[0].Score; s != 0.95 {
-		t.Fatalf("R = %v, want 0.95", s)
+	for _, c := range []struct {
+		key    string
+		r      float64
+		status string
+	}{{"+", 1, "N2006: R stays 1"}, {"-", 0.95, "N2006: R = 0.95"}, {"-", 0.9, "N2006: R = 0.9"}, {"+", 0.95, "N2006: R = 0.95"}} {
+		h.keys(c.key)
+		h.settle()
+		if s := h.m.seeds.seeds[0].Score; s != c.r {
+			t.Fatalf("%s: R = %v, want %v", c.key, s, c.r)
+		}
+		if st := h.lastStatus().text; !strings.HasPrefix(st, c.status) {
+			t.Errorf("%s to R %v: status %q, want %q", c.key, c.r, st, c.status)
+		}
 	}
 	h.keys("r", "backspace", "backspace", "backspace", "backspace")
 	h.typeText("0.42")
@@ -397,7 +408,9 @@ func TestBatchedKeys(t *testing.T) {
 }
 
 // TestHelpListsEveryKey opens the full help at 80×24 and checks that its
-// content names every binding of the keymap, and that it closes with esc.
+// content names every binding of the keymap under its pane's heading (the
+// heading comes before the key, and no other heading in between), and
+// that it closes with esc.
 func TestHelpListsEveryKey(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{})
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
@@ -406,11 +419,35 @@ func TestHelpListsEveryKey(t *testing.T) {
 		t.Fatal("? did not open the help")
 	}
 	full := h.m.fullHelp(h.m.helpVP.Width)
+	golden(t, "help_80x24", full)
 	for _, g := range h.m.km.All() {
 		for _, b := range g {
 			if !strings.Contains(full, b.Help().Desc) {
 				t.Errorf("help lacks %q", b.Help().Desc)
 			}
+		}
+	}
+	// Columns sit side by side, so check each heading's column: the
+	// heading's cell column is where its keys' lines start.
+	lines := strings.Split(full, "\n")
+	for _, g := range h.m.km.Groups() {
+		found := false
+		for i, l := range lines {
+			at := strings.Index(l, g.Title)
+			if at < 0 {
+				continue
+			}
+			found = true
+			col := len([]rune(l[:at])) // every rune here is one cell wide
+			for j, b := range g.Keys {
+				if i+1+j >= len(lines) || !strings.HasPrefix(string([]rune(lines[i+1+j])[col:]), b.Help().Key) {
+					t.Errorf("under %q, line %d does not start with %q", g.Title, i+2+j, b.Help().Key)
+				}
+			}
+			break
+		}
+		if !found {
+			t.Errorf("help lacks the heading %q", g.Title)
 		}
 	}
 	if !strings.Contains(h.m.View(), "Keys (? or esc to close") {

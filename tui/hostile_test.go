@@ -68,12 +68,13 @@ func assertCleanView(t *testing.T, h *harness, where, pane string, want ...strin
 //     carries it); → completes it and enter chooses it: the chosen tag is
 //     the graph's tag itself (raw, so tag_sim matches), the chip reads
 //     `[t\x1b]52;c;SEFDS0VE\a]` and the status `added tag t\x1b]52;...\a`.
-//  3. Space on H0 (R 0.85) runs; by hand (docs/ALGORITHM.md rules 1, 2,
-//     4): d(H0) = 2; H0–H1 (w 0.9, tags {t…, plain} against {t…}: tag_sim
-//     = 0.15 + 0.85 × 1/2 = 0.575) gives T = 0.85 × 0.9 / √2 × 0.575 =
-//     0.3110 and is kept; the parallel H0–H1 (w 0.2, untagged for the
-//     query: 0.15) gives 0.01803 and is claimed by H0; H1–H2 (w 0.8,
-//     tag_sim 0.15, d(H1) = 3) gives 0.311039 × 0.8 / √3 × 0.15 = 0.02155,
+//  3. Space on H0 (R 1, the default) runs; by hand (docs/ALGORITHM.md rules
+//     1, 2, 4): d(H0) = 2; H0–H1 (w 0.9, tags {t…, plain} against {t…}:
+//     tag_sim = 0.15 + 0.85 × 1/2 = 0.575) gives T = 1 × 0.9 / √2 × 0.575 =
+//     0.636396 × 0.575 = 0.3659 and is kept; the parallel H0–H1 (w 0.2,
+//     untagged for the query: 0.15) gives 1 × 0.2 / √2 × 0.15 = 0.02121 and
+//     is claimed by H0; H1–H2 (w 0.8, tag_sim 0.15, d(H1) = 3) gives
+//     0.365928 × 0.8 / √3 × 0.15 = 0.02535,
 //     kept. The tree shows the three escaped ids and labels, the title
 //     `tags t\x1b]52;c;SEFDS0VE\a` and the status `added seed H0\x1b]…\a`.
 //  4. e (explain) shows the loser `✗ H1\r\x1b[2J` ... `claimed by H0\x1b]52;c;SEFDS0VE\a`.
@@ -109,12 +110,12 @@ func TestHostileGraphShownEscaped(t *testing.T) {
 	h.waitFor("the run to finish", func() bool { return h.m.ch == nil && !h.m.running() })
 	assertCleanView(t, h, "tree", h.treeText()+h.m.treeTitle()+"\n"+h.lastStatus().text,
 		`H0`+shownOSC52+` Req\x1b]0;PWNED\a  clip`, `H1\r\x1b[2J Ev\u202eent  title`, `H2\u202ecod.exe Data\x1b[2J  bidi`,
-		`T=0.311 `, `T=0.02155 `, `tags t`+shownOSC52)
-	assertCleanView(t, h, "status line", h.m.View(), "added seed H0"+shownOSC52+" with R 0.85")
+		`T=0.3659 `, `T=0.02535 `, `tags t`+shownOSC52)
+	assertCleanView(t, h, "status line", h.m.View(), "added seed H0"+shownOSC52+" with R 1 ")
 
 	h.focusPane(focusTree)
 	h.keys("e")
-	assertCleanView(t, h, "explain", h.treeText(), `✗ H1\r\x1b[2J Ev\u202eent  T=0.01803  claimed by H0`+shownOSC52)
+	assertCleanView(t, h, "explain", h.treeText(), `✗ H1\r\x1b[2J Ev\u202eent  T=0.02121  claimed by H0`+shownOSC52)
 
 	h.selectTreeNode(hostileH0)
 	assertCleanView(t, h, "detail of H0", detailText(h), `k\x1b[2J: v\r\u202ex`, `note: zw\u200bx\ufeff\nline2`)

@@ -24,7 +24,9 @@ type layout struct {
 	wide                              bool
 }
 
-// Minimum size the layout is designed for; smaller terminals get it cut.
+// Minimum size the layout is designed for. A smaller window shows only
+// tooSmallView, which says so: cut panes would hide seeds and results
+// without a word.
 const (
 	minWidth  = 80
 	minHeight = 24
@@ -41,10 +43,10 @@ func (m *Model) resize(w, h int) {
 	m.w, m.h = w, h
 	w, h = max(w, minWidth), max(h, minHeight)
 	bodyH := h - statusH - helpH
-	leftW := 34
-	if w >= wideWidth {
-		leftW = 40
-	}
+	// The seed column widens with the window (a quarter of it, 34 to 64
+	// cells), so ids and texts of a big graph are readable on a wide
+	// screen: 34 up to 139 columns, 40 at 160, 64 from 256.
+	leftW := max(34, min(64, w/4))
 	var l layout
 	paramsH := 4 + m.st.Pane.GetVerticalFrameSize() + 1
 	iw, _ := m.st.inner(leftW, 0)
@@ -86,6 +88,9 @@ func (m *Model) resize(w, h int) {
 // View lays out the panes, the status bar and the help line. It does no I/O
 // and renders only the visible rows of the tree (cached).
 func (m *Model) View() string {
+	if m.tooSmall() {
+		return tooSmallView(m.st, m.w, m.h)
+	}
 	l := m.lay
 	var body string
 	if m.showHelp {
@@ -133,6 +138,9 @@ func (m *Model) treeTitle() string {
 	parts = append(parts, "Results")
 	if m.trees != nil {
 		parts = append(parts, fmt.Sprintf("run %d", m.runID))
+		if p := m.tree.Position(); p != "" {
+			parts = append(parts, p)
+		}
 		if len(m.runTags) > 0 {
 			parts = append(parts, "tags "+textsafe.Escape(strings.Join(m.runTags, ",")))
 		}
@@ -141,4 +149,31 @@ func (m *Model) treeTitle() string {
 		parts = append(parts, "explain")
 	}
 	return strings.Join(parts, " · ")
+}
+
+// tooSmall reports whether the window is below the smallest size that works
+// (a size of 0×0 means none was reported yet: the layout's own 80×24).
+func (m *Model) tooSmall() bool {
+	return (m.w > 0 || m.h > 0) && (m.w < minWidth || m.h < minHeight)
+}
+
+// tooSmallView is the one screen shown in a window below minWidth ×
+// minHeight: the size needed, the size there is, and how to leave. It fills
+// the w×h window exactly, each line cut to w cells.
+func tooSmallView(st *Styles, w, h int) string {
+	msg := []string{
+		st.Error.Render("Window too small"),
+		fmt.Sprintf("memoria needs %d×%d;", minWidth, minHeight),
+		fmt.Sprintf("this one is %d×%d.", w, h),
+		"Enlarge it, or press q to quit.",
+	}
+	lines := make([]string, max(h, 1))
+	for i := range lines {
+		if i < len(msg) {
+			lines[i] = fit(msg[i], w)
+		} else {
+			lines[i] = fit("", w)
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -228,6 +228,8 @@ func (m *Model) typing() bool {
 		return m.seeds.Typing()
 	case focusTags:
 		return m.tags.Typing()
+	case focusTree:
+		return m.tree.Typing()
 	}
 	return false
 }
@@ -247,6 +249,14 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.ForceQuit):
 		m.stopRun()
 		return tea.Quit
+	case m.tooSmall():
+		// Nothing but the size is on the screen: keys typed blind would
+		// change what the user cannot see. q still quits.
+		if key.Matches(msg, km.Quit) {
+			m.stopRun()
+			return tea.Quit
+		}
+		return nil
 	case m.showHelp && (key.Matches(msg, km.Help) || key.Matches(msg, km.Cancel)):
 		m.showHelp = false
 		return nil

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"io"
+	"os"
 	"sync"
 
 	"github.com/charmbracelet/x/term"
@@ -46,4 +47,20 @@ func lockOutput(w io.Writer) io.Writer {
 		return &lockedFile{lockedWriter: lw, f: f}
 	}
 	return lw
+}
+
+// colorWriter is the writer the colour profile is read from. termenv
+// recognises a terminal only in an *os.File (termenv.Output.isTTY), so a
+// lockedFile (or any wrapper) made every real terminal look like a pipe
+// and the explorer drew no colour at all: the file inside is used instead.
+// The renderer only reads the profile and the background from it; every
+// frame still goes through the locked writer.
+func colorWriter(w io.Writer) io.Writer {
+	if lf, ok := w.(*lockedFile); ok {
+		w = lf.f
+	}
+	if f, ok := w.(*os.File); ok {
+		return f
+	}
+	return w
 }

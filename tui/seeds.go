@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -19,12 +18,14 @@ import (
 )
 
 const (
-	nodePageSize     = 50
-	loadAheadRows    = 10
-	defaultSeedScore = 0.85
+	nodePageSize  = 50
+	loadAheadRows = 10
+	// defaultSeedScore is a new seed's R: 1, as `memoria explore --seed ID`
+	// takes it (README, "The explorer"), so the two front ends agree.
+	defaultSeedScore = 1.0
 	scoreStep        = 0.05
 	// seedTextWidth is the most runes of a node's text in a picker row.
-	seedTextWidth = 60
+	seedTextWidth = 120
 )
 
 // seedPicker lists the graph's nodes (fuzzy-filtered) and holds the seeds
@@ -63,13 +64,8 @@ type seedPicker struct {
 }
 
 func newSeedPicker(ctx context.Context, km keymap.KeyMap, st *Styles, cat graph.Catalog, maxSeeds int, seeds []retriever.Seed) *seedPicker {
-	f := textinput.New()
-	f.Cursor.SetMode(cursor.CursorStatic) // no blink timers
-	f.Prompt = "/ "
-	f.Placeholder = "filter nodes"
-	sc := textinput.New()
-	sc.Cursor.SetMode(cursor.CursorStatic) // no blink timers
-	sc.Prompt = "R = "
+	f := st.newInput("/ ", "filter nodes")
+	sc := st.newInput("R = ", "")
 	sc.CharLimit = 12
 	return &seedPicker{km: km, st: st, ctx: ctx, cat: cat, maxSeeds: maxSeeds,
 		known: map[string]graph.NodeSummary{}, filter: f, score: sc,
@@ -291,11 +287,15 @@ func (p *seedPicker) stepScore(dir int) tea.Cmd {
 		return cmd
 	}
 	v := stepLinear(p.seeds[i].Score, scoreStep, dir, scoreStep, 1)
-	if v != p.seeds[i].Score {
-		p.seeds[i].Score = v
-		p.version++
+	id := p.seeds[i].NodeID
+	if v == p.seeds[i].Score {
+		// Say so: the status line otherwise kept an older message
+		// ("added seed … with R 1") that no longer held.
+		return notify(fmt.Sprintf("%s: R stays %s (R is in [%s, 1] by + and -)", id, render.Num(v), render.Num(scoreStep)))
 	}
-	return nil
+	p.seeds[i].Score = v
+	p.version++
+	return notify(fmt.Sprintf("%s: R = %s", id, render.Num(v)))
 }
 
 func (p *seedPicker) startEdit() tea.Cmd {

@@ -60,7 +60,7 @@ func (s *statusBar) Update(msg tea.Msg) tea.Cmd {
 // text here may quote the graph (seed ids, errors naming nodes, messages
 // naming tags), so all of it is escaped (textsafe.Escape).
 func (s *statusBar) View(trees *resultTrees, explain bool) string {
-	parts := []string{s.st.Info.Render(textsafe.Escape(s.backend))}
+	parts := []string{""}
 	if trees != nil {
 		for _, t := range trees.seeds {
 			parts = append(parts, seedBadge(s.st, t))
@@ -71,7 +71,17 @@ func (s *statusBar) View(trees *resultTrees, explain bool) string {
 	if explain {
 		parts = append(parts, s.st.End.Render("explain"))
 	}
-	line1 := ansi.Truncate(strings.Join(parts, s.st.Dim.Render(" │ ")), s.w, "…")
+	// The backend's description is text and the seeds' states hold the
+	// numbers (depth, time, paths): in a narrow window the description
+	// gives way first, down to 12 cells.
+	sep := s.st.Dim.Render(" │ ")
+	rest := ansi.StringWidth(strings.Join(parts, sep))
+	backend := textsafe.Escape(s.backend)
+	if room := max(12, s.w-rest); s.w > 0 && ansi.StringWidth(backend) > room {
+		backend = ansi.Truncate(backend, room, "…")
+	}
+	parts[0] = s.st.Info.Render(backend)
+	line1 := ansi.Truncate(strings.Join(parts, sep), s.w, "…")
 	line2 := ""
 	if s.msg.text != "" {
 		style := s.st.Bar
@@ -136,22 +146,36 @@ func (h helpKeys) ShortHelp() []key.Binding {
 // FullHelp lists every key of the keymap.
 func (h helpKeys) FullHelp() [][]key.Binding { return h.km.All() }
 
-// fullHelp lays out every group of keys in columns, as many side by side as
-// fit in width w, the rows of columns one under the other.
+// fullHelp lays out every group of keys (keymap.Groups) as a column under
+// its pane's heading, as many columns side by side as fit in width w, the
+// rows of columns one under the other.
 func (m *Model) fullHelp(w int) string {
-	h := m.help
-	h.Width = 0 // no truncation: every key is listed
-	var rows []string
-	var cur [][]key.Binding
-	for _, g := range m.km.All() {
-		try := append(append([][]key.Binding(nil), cur...), g)
-		if len(cur) > 0 && lipgloss.Width(h.FullHelpView(try)) > w {
-			rows = append(rows, h.FullHelpView(cur))
-			try = [][]key.Binding{g}
+	var cols []string
+	for _, g := range m.km.Groups() {
+		kw := 0
+		for _, b := range g.Keys {
+			kw = max(kw, ansi.StringWidth(b.Help().Key))
 		}
-		cur = try
+		lines := []string{m.st.Title.Render(g.Title)}
+		for _, b := range g.Keys {
+			k := b.Help().Key
+			lines = append(lines, m.st.Key.Bold(true).Render(k)+strings.Repeat(" ", kw-ansi.StringWidth(k)+1)+m.st.Dim.Render(b.Help().Desc))
+		}
+		cols = append(cols, strings.Join(lines, "\n"))
 	}
-	rows = append(rows, h.FullHelpView(cur))
+	var rows []string
+	var cur []string
+	width := 0
+	for _, c := range cols {
+		cw := lipgloss.Width(c) + 3
+		if len(cur) > 0 && width+cw > w {
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cur...))
+			cur, width = nil, 0
+		}
+		cur = append(cur, m.st.r.NewStyle().PaddingRight(3).Render(c))
+		width += cw
+	}
+	rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cur...))
 	return strings.Join(rows, "\n\n")
 }
 

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
@@ -28,6 +30,7 @@ type Styles struct {
 	Metric   lipgloss.Style
 	End      lipgloss.Style
 	Loser    lipgloss.Style
+	Match    lipgloss.Style // a search match in the result tree
 	Chip     lipgloss.Style
 	ChipSel  lipgloss.Style
 	Key      lipgloss.Style
@@ -46,6 +49,7 @@ const (
 	glyphUnfolded = "▼"
 	glyphLost     = "✗"
 	glyphEnd      = "■"
+	glyphMatch    = "»" // a row that matches the search in the results
 )
 
 // NewStyles builds the styles for renderer r. With noColor the renderer is
@@ -79,6 +83,7 @@ func NewStyles(r *lipgloss.Renderer, noColor bool) Styles {
 		Metric:      s().Foreground(c("#2E7D32", "#9ECE6A")),
 		End:         s().Foreground(c("#6A4C9C", "#BB9AF7")),
 		Loser:       s().Foreground(dim).Faint(true),
+		Match:       s().Reverse(true).Bold(true),
 		Chip:        s().Foreground(c("#1F6FB2", "#6CB6FF")),
 		ChipSel:     s().Bold(true).Reverse(true),
 		Key:         s().Foreground(c("#5A5A5A", "#A0A0A0")),
@@ -144,4 +149,19 @@ func fit(s string, w int) string {
 		s += strings.Repeat(" ", pad)
 	}
 	return s
+}
+
+// newInput is a text input styled through the explorer's renderer. Bubbles'
+// textinput.New draws its placeholder and completion through lipgloss's
+// global renderer, which knows nothing of --no-color: those would stay
+// coloured when the rest of the screen is not.
+func (st Styles) newInput(prompt, placeholder string) textinput.Model {
+	in := textinput.New()
+	in.Cursor.SetMode(cursor.CursorStatic) // no blink timers
+	in.Prompt, in.Placeholder = prompt, placeholder
+	s := st.r.NewStyle
+	in.PromptStyle, in.TextStyle = s(), s()
+	in.PlaceholderStyle, in.CompletionStyle = st.Dim, st.Dim
+	in.Cursor.Style, in.Cursor.TextStyle = s(), s()
+	return in
 }

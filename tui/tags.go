@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -52,10 +51,7 @@ type tagInput struct {
 }
 
 func newTagInput(ctx context.Context, km keymap.KeyMap, st *Styles, cat graph.Catalog, tags []string) *tagInput {
-	in := textinput.New()
-	in.Cursor.SetMode(cursor.CursorStatic) // no blink timers
-	in.Prompt = "+ "
-	in.Placeholder = "type a tag"
+	in := st.newInput("+ ", "type a tag")
 	in.ShowSuggestions = true
 	in.KeyMap.AcceptSuggestion = km.AcceptTag
 	in.KeyMap.NextSuggestion = km.NextSuggestion

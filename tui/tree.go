@@ -1,11 +1,14 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
@@ -26,6 +29,12 @@ type treePane struct {
 	w, h    int
 	focused bool
 	built   int // trees version the rows were built from (-1: stale)
+
+	// Search in the results: the input while typing, the query (matched
+	// case-insensitively against each row's text) once entered.
+	search    textinput.Model
+	searching bool
+	query     string
 }
 
 func newTreePane(km keymap.KeyMap, st *Styles) *treePane {
@@ -33,8 +42,12 @@ func newTreePane(km keymap.KeyMap, st *Styles) *treePane {
 	vp.MouseWheelEnabled = true
 	vp.KeyMap = viewport.KeyMap{} // keys are handled here, to move the cursor
 	return &treePane{km: km, st: st, vp: vp, built: -1,
-		builder: rowBuilder{st: st, folded: map[rowKey]bool{}}}
+		builder: rowBuilder{st: st, folded: map[rowKey]bool{}},
+		search:  st.newInput("/ ", "search the results")}
 }
+
+// Typing reports whether the search input takes the keys.
+func (t *treePane) Typing() bool { return t.searching }
 
 // SetSize sets the inner size of the pane.
 func (t *treePane) SetSize(w, h int) {
@@ -42,9 +55,19 @@ func (t *treePane) SetSize(w, h int) {
 		return
 	}
 	t.w, t.h = w, h
-	t.vp.Width, t.vp.Height = w, h
+	t.vp.Width, t.vp.Height = w, t.listHeight()
+	t.search.Width = max(1, w-4)
 	t.built = -1
 	t.refresh()
+}
+
+// listHeight is the rows' height: one line goes to the search input while
+// it is open.
+func (t *treePane) listHeight() int {
+	if t.searching {
+		return max(0, t.h-1)
+	}
+	return t.h
 }
 
 // Focus gives the tree the keyboard.
@@ -57,6 +80,7 @@ func (t *treePane) Focus() tea.Cmd {
 // Blur takes the keyboard away.
 func (t *treePane) Blur() tea.Cmd {
 	t.focused = false
+	t.endSearch(false)
 	return nil
 }
 
@@ -128,6 +152,12 @@ func (t *treePane) setContent() {
 			b.WriteString(t.st.Selected.Render(glyphSelected + " " + r.plain))
 			continue
 		}
+		if lo, hi, ok := t.match(r); ok {
+			// A match: the glyph in the gutter (seen without colour too),
+			// the matched text in the search style, the rest plain.
+			b.WriteString(glyphMatch + " " + r.plain[:lo] + t.st.Match.Render(r.plain[lo:hi]) + r.plain[hi:])
+			continue
+		}
 		b.WriteString("  ")
 		b.WriteString(r.styled)
 	}
@@ -153,7 +183,40 @@ func (t *treePane) Update(msg tea.Msg) tea.Cmd {
 		if !t.focused {
 			return nil
 		}
+		if t.searching {
+			return t.searchKey(msg)
+		}
 		switch {
+		case key.Matches(msg, t.km.Search):
+			t.searching = true
+			t.search.SetValue(t.query)
+			t.search.CursorEnd()
+			t.vp.Height = t.listHeight()
+			t.setContent()
+			return t.search.Focus()
+		case key.Matches(msg, t.km.NextMatch):
+			return t.jumpMatch(1)
+		case key.Matches(msg, t.km.PrevMatch):
+			return t.jumpMatch(-1)
+		case key.Matches(msg, t.km.NextEnd):
+			return t.jumpTo(1, func(r treeRow) bool { return r.end }, "no path end")
+		case key.Matches(msg, t.km.PrevEnd):
+			return t.jumpTo(-1, func(r treeRow) bool { return r.end }, "no path end")
+		case key.Matches(msg, t.km.NextLoser), key.Matches(msg, t.km.PrevLoser):
+			if !t.builder.explain {
+				return notify("no losers shown: " + t.km.Explain.Help().Key + " shows them")
+			}
+			d := 1
+			if key.Matches(msg, t.km.PrevLoser) {
+				d = -1
+			}
+			return t.jumpTo(d, func(r treeRow) bool { return r.key.loser >= 0 }, "no losing candidate")
+		case key.Matches(msg, t.km.CollapseAll):
+			t.foldAll()
+		case key.Matches(msg, t.km.ExpandAll):
+			clear(t.builder.folded)
+			t.built = -1
+			t.refresh()
 		case key.Matches(msg, t.km.Up):
 			t.move(-1)
 		case key.Matches(msg, t.km.Down):
@@ -259,10 +322,169 @@ func (t *treePane) selectedLoser() (activation.Outcome, bool) {
 	return n.losers[k.loser], true
 }
 
-// View renders the visible rows.
-func (t *treePane) View() string { return t.vp.View() }
+// View renders the visible rows, and the search input while it is open.
+func (t *treePane) View() string {
+	if t.searching {
+		return t.vp.View() + "\n" + t.search.View()
+	}
+	return t.vp.View()
+}
 
 // ShortHelp lists the tree's main keys.
 func (t *treePane) ShortHelp() []key.Binding {
-	return []key.Binding{t.km.Up, t.km.Down, t.km.Toggle, t.km.Collapse, t.km.Explain, t.km.CopyPath}
+	if t.searching {
+		return []key.Binding{t.km.Submit, t.km.Cancel}
+	}
+	keys := []key.Binding{t.km.Up, t.km.Down, t.km.Toggle, t.km.Collapse, t.km.Explain, t.km.Search}
+	if t.query != "" {
+		keys = append(keys, t.km.NextMatch, t.km.PrevMatch)
+	}
+	return append(keys, t.km.NextEnd, t.km.CollapseAll, t.km.ExpandAll, t.km.CopyPath)
+}
+
+// Position is where the selection is among the selectable rows, for the
+// pane's title ("row 12 of 1,675"), and the search's place when a query is
+// set ("/stock 3 of 17"); "" with no rows.
+func (t *treePane) Position() string {
+	if len(t.sels) == 0 {
+		return ""
+	}
+	pos := fmt.Sprintf("row %s of %s", thousands(t.cursor+1), thousands(len(t.sels)))
+	if t.query != "" {
+		n, at := 0, 0
+		for i, ri := range t.sels {
+			if _, _, ok := t.match(t.rows[ri]); ok {
+				n++
+				if i <= t.cursor {
+					at = n
+				}
+			}
+		}
+		pos += fmt.Sprintf(" · /%s %d of %d", textsafe.Escape(t.query), at, n)
+	}
+	return pos
+}
+
+// searchKey handles a key while the search input is open: enter keeps the
+// query, esc drops it, anything else edits it and moves to the first
+// match at or after the selection (the search is incremental).
+func (t *treePane) searchKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, t.km.Submit):
+		t.endSearch(false)
+		if t.query != "" && !t.matchesAny() {
+			return notify("no row matches " + t.query)
+		}
+		return nil
+	case key.Matches(msg, t.km.Cancel):
+		t.endSearch(true)
+		return nil
+	}
+	var cmd tea.Cmd
+	t.search, cmd = t.search.Update(msg)
+	if q := t.search.Value(); q != t.query {
+		t.query = q
+		if t.query != "" {
+			t.jumpMatchFrom()
+		}
+		t.setContent()
+	}
+	return cmd
+}
+
+// endSearch closes the search input; drop also forgets the query.
+func (t *treePane) endSearch(drop bool) {
+	if drop {
+		t.query = ""
+	}
+	t.searching = false
+	t.search.Blur()
+	t.vp.Height = t.listHeight()
+	t.setContent()
+}
+
+// match reports where the query is in r's text (byte offsets into
+// r.plain), matching case-insensitively.
+func (t *treePane) match(r treeRow) (lo, hi int, ok bool) {
+	if t.query == "" || !r.selectable {
+		return 0, 0, false
+	}
+	lp, lq := strings.ToLower(r.plain), strings.ToLower(t.query)
+	i := strings.Index(lp, lq)
+	if i < 0 {
+		return 0, 0, false
+	}
+	if len(lp) != len(r.plain) { // lower-casing changed the bytes: mark the whole row
+		return 0, len(r.plain), true
+	}
+	return i, i + len(lq), true
+}
+
+func (t *treePane) matchesAny() bool {
+	for _, ri := range t.sels {
+		if _, _, ok := t.match(t.rows[ri]); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// jumpMatch moves to the next (d = 1) or previous (d = -1) match,
+// wrapping around.
+func (t *treePane) jumpMatch(d int) tea.Cmd {
+	if t.query == "" {
+		return notify("no search: " + t.km.Search.Help().Key + " searches the results")
+	}
+	return t.jumpTo(d, func(r treeRow) bool { _, _, ok := t.match(r); return ok }, "no row matches "+t.query)
+}
+
+// jumpMatchFrom selects the first match at or after the selection
+// (wrapping), if any.
+func (t *treePane) jumpMatchFrom() {
+	n := len(t.sels)
+	for i := range n {
+		c := (t.cursor + i) % n
+		if _, _, ok := t.match(t.rows[t.sels[c]]); ok {
+			t.cursor = c
+			t.want = t.rows[t.sels[c]].key
+			return
+		}
+	}
+}
+
+// jumpTo selects the next selectable row after (d = 1) or before (d = -1)
+// the selection for which ok holds, wrapping around; when there is none
+// it says so (none) on the status line.
+func (t *treePane) jumpTo(d int, ok func(treeRow) bool, none string) tea.Cmd {
+	n := len(t.sels)
+	for i := 1; i <= n; i++ {
+		c := ((t.cursor+d*i)%n + n) % n
+		if ok(t.rows[t.sels[c]]) {
+			t.cursor = c
+			t.want = t.rows[t.sels[c]].key
+			t.setContent()
+			return nil
+		}
+	}
+	return notify(none)
+}
+
+// foldAll folds every node that has rows below it, the seeds included: one
+// row per seed, each unfolded a level at a time with enter.
+func (t *treePane) foldAll() {
+	if t.trees == nil {
+		return
+	}
+	for _, st := range t.trees.seeds {
+		for _, n := range st.nodes {
+			if len(n.children) > 0 || (t.builder.explain && len(n.losers) > 0) {
+				t.builder.folded[rowKey{seed: st.seed.NodeID, id: n.node.ID, loser: -1}] = true
+			}
+		}
+	}
+	if k, ok := t.selectedKey(); ok {
+		t.want = rowKey{seed: k.seed, id: k.seed, loser: -1} // the selection's seed: its row stays
+	}
+	t.built = -1
+	t.refresh()
 }

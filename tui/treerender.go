@@ -30,6 +30,7 @@ type treeRow struct {
 	plain, styled string
 	key           rowKey
 	selectable    bool
+	end           bool // a path ends at this node (NextEnd jumps here)
 }
 
 // rowBuilder renders the trees into rows; it knows nothing of the cursor.
@@ -140,6 +141,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 		segs = append(segs, seg{fmt.Sprintf("  (+%d)", countBelow(n, b.explain)), s.Dim.Render})
 	}
 	b.add(key, true, segs...)
+	b.rows[len(b.rows)-1].end = n.end != ""
 
 	bar := "  "
 	if hasKids && !folded {
@@ -151,6 +153,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 	} else {
 		meta = append(meta, seg{edgeMetrics(n.step), s.Metric.Render})
 	}
+	meta[0].text = fitGuide(meta[0].text, segWidth(meta[1:]), b.width)
 	if n.end != "" {
 		end := seg{glyphEnd + " " + render.EndText(n.end, n.nearMiss, b.minActivation), s.End.Render}
 		if b.width > 0 && segWidth(meta)+2+ansi.StringWidth(end.text) > b.width {
@@ -184,6 +187,26 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 		lseg = append(lseg, seg{"  T=" + render.Num(c.TransferEnergy) + "  " + fateText(o, b.minActivation), s.Loser.Render})
 		b.add(rowKey{seed: st.seed.NodeID, id: n.node.ID, loser: i}, true, lseg...)
 	}
+}
+
+// fitGuide shortens guide, the tree lines before an annotation, so that the
+// numbers after it (need cells) fit in width: the guide is text and goes
+// first, its leftmost columns replaced by "…", so a deep hop in a narrow
+// pane still shows its whole `T=… w=… tag_sim=… d=…` (numbers are never
+// cut while a guide could give way). width 0 means no limit.
+func fitGuide(guide string, need, width int) string {
+	if width <= 0 || ansi.StringWidth(guide)+need <= width {
+		return guide
+	}
+	keep := width - need - 1 // one cell for the "…"
+	r := []rune(guide)
+	if keep <= 0 {
+		return ""
+	}
+	if keep >= len(r) {
+		return guide
+	}
+	return "…" + string(r[len(r)-keep:])
 }
 
 func segWidth(segs []seg) int {

@@ -17,6 +17,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/muesli/termenv"
 )
 
 // Options configures Run.
@@ -51,6 +52,10 @@ type Options struct {
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string
+
+	// term is Out as the caller gave it, before lockOutput wrapped it: the
+	// colour profile is read from it (see colorWriter).
+	term io.Writer
 }
 
 // withDefaults completes opts and checks what cannot be defaulted.
@@ -75,6 +80,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Out == nil {
 		o.Out = os.Stdout
+	}
+	if o.term == nil {
+		o.term = o.Out
 	}
 	o.Out = lockOutput(o.Out)
 	if o.OutDir == "" {
@@ -109,7 +117,7 @@ func New(ctx context.Context, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := NewStyles(lipgloss.NewRenderer(o.Out), o.NoColor)
+	st := NewStyles(lipgloss.NewRenderer(colorWriter(o.term)), o.NoColor)
 	return newModel(ctx, o, &st), nil
 }
 
@@ -143,6 +151,13 @@ func Run(ctx context.Context, opts Options) (err error) {
 	g := &guard{m: m}
 	p := tea.NewProgram(g, programOptions(ctx, o)...)
 	g.quit = p.Quit
+	// Ask the terminal for its background (light or dark, for the
+	// AdaptiveColors of NewStyles) now, before Bubble Tea reads the input:
+	// lipgloss would otherwise ask on the first View, and the answer
+	// would arrive as keys.
+	if m.st.r.ColorProfile() != termenv.Ascii {
+		m.st.r.HasDarkBackground()
+	}
 	raw := opts.Out
 	if raw == nil {
 		raw = os.Stdout

@@ -98,6 +98,15 @@ Source flags (one source; the embedded demo graph when none is given):
 The URI falls back to $NEO4J_URI. The password comes only from $NEO4J_PASSWORD
 or, on a terminal, a prompt; it is never a flag and never printed.
 
+Explorer options (memoria without a command; it needs a terminal):
+  --max-seeds N      most seeds picked at once (default 5)
+  --no-color         no colours (also when $NO_COLOR is set)
+  --out-dir DIR      directory for exported D3 and LLM-context files (default .)
+  --seed ID[=SCORE]  preselect a seed (repeatable; SCORE defaults to 1)
+  --tags a,b         preselect query tags
+  Thresholds: --max-depth, --min-activation, --tag-sim-floor, --max-branches,
+  as for explore.
+
 Exit codes: 0 done, 1 runtime error (a timeout included), 2 usage error;
 SIGINT (ctrl+c), SIGTERM and SIGHUP end any command at once with 130, 143
 and 129, the explorer with the terminal restored.

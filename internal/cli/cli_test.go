@@ -220,6 +220,28 @@ func TestHelp(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "memoria explore") || !strings.Contains(out, "NEO4J_PASSWORD") {
 		t.Errorf("memoria --help: exit %d\n%s", code, out)
 	}
+	// The explorer's own flags were listed only by `memoria --max-seeds 2
+	// --help` (issue 11, item 7).
+	for _, f := range []string{"--no-color", "--out-dir", "--max-seeds"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("memoria --help lacks %s", f)
+		}
+	}
+}
+
+// TestExplorerNeedsTerminal: started with stdin and stdout that are not a
+// terminal (a pipe, a file, a test buffer), the explorer fails with exit 2
+// and one sentence naming the problem, before writing anything: Bubble Tea
+// wrote its alternate-screen escapes to stdout and then failed with "error
+// creating cancel reader".
+func TestExplorerNeedsTerminal(t *testing.T) {
+	code, out, errs := run(t)
+	if code != ExitUsage || out != "" {
+		t.Errorf("exit %d, stdout %q; want 2 and nothing", code, out)
+	}
+	if !strings.Contains(errs, "the explorer needs a terminal") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("stderr %q, want one line saying the explorer needs a terminal", errs)
+	}
 }
 
 // TestInterrupted: a cancelled context (ctrl+c in a shell) ends explore

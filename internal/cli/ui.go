@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/memoria-graph/memoria/tui"
 )
 
@@ -42,6 +43,14 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	if !isTerminal(env.Stdin) || !isTerminal(env.Stdout) {
+		// Bubble Tea would switch a pipe to the alternate screen (escape
+		// codes in the output) and then fail to read it ("error creating
+		// cancel reader"): say what is wrong before anything is written.
+		// The check comes after the source is open, so a bad file or a
+		// silent server is still reported as such.
+		return usagef("the explorer needs a terminal, and stdin or stdout is not one; for scripts use 'memoria explore --seed ID --format json' (see memoria --help)")
+	}
 	return tui.Run(ctx, tui.Options{
 		Source:     source,
 		Backend:    backend,
@@ -56,6 +65,13 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		OutDir:     *outDir,
 		Notice:     notice,
 	})
+}
+
+// isTerminal reports whether f is a terminal (a file with a descriptor
+// that is a TTY).
+func isTerminal(f any) bool {
+	fd, ok := f.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(fd.Fd())
 }
 
 // ForceRestoreTerminal resets the terminal modes of the explorer if one is
