@@ -108,6 +108,8 @@ func TestHostileGraphShownEscaped(t *testing.T) {
 	h.pickerTo(hostileH0)
 	h.keys("space")
 	h.waitFor("the run to finish", func() bool { return h.m.ch == nil && !h.m.running() })
+	// The status message is a command of its own: wait for it too.
+	h.waitFor("the added-seed status", func() bool { return strings.HasPrefix(h.lastStatus().text, "added seed") })
 	assertCleanView(t, h, "tree", h.treeText()+h.m.treeTitle()+"\n"+h.lastStatus().text,
 		`H0`+shownOSC52+` Req\x1b]0;PWNED\a  clip`, `H1\r\x1b[2J Ev\u202eent  title`, `H2\u202ecod.exe Data\x1b[2J  bidi`,
 		`T=0.3659 `, `T=0.02535 `, `tags t`+shownOSC52)
