@@ -27,7 +27,11 @@ type SweepPointJSON struct {
 func SweepJSON(s *sweep.Sweep) []SweepPointJSON {
 	out := make([]SweepPointJSON, len(s.Points))
 	for i, p := range s.Points {
-		out[i] = SweepPointJSON{Param: string(s.Param), Value: p.Value, Breakpoint: p.Breakpoint, Results: p.Results}
+		res := make([]retriever.Result, len(p.Results))
+		for j, r := range p.Results {
+			res[j] = Untraced(r) // as explore --format json prints them
+		}
+		out[i] = SweepPointJSON{Param: string(s.Param), Value: p.Value, Breakpoint: p.Breakpoint, Results: res}
 	}
 	return out
 }
