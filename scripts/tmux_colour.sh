@@ -22,50 +22,14 @@
 # the screen and exits non-zero; the server is always killed.
 # Usage: scripts/tmux_colour.sh   (from anywhere; needs go and tmux)
 set -euo pipefail
-steps=0
 
 cd "$(dirname "$0")/.."
 
-command -v tmux >/dev/null 2>&1 || { echo "tmux_colour: FAIL: tmux is not installed (apt-get install tmux)" >&2; exit 2; }
+NAME=tmux_colour SESSION=colour
+# shellcheck source=scripts/tmux_lib.sh
+. scripts/tmux_lib.sh
 
-tmp=$(mktemp -d)
-sock="memoria-colour-$$"
-T() { tmux -L "$sock" "$@"; }
-sockpath=""
-cleanup() {
-	T kill-server >/dev/null 2>&1 || true
-	[ -z "$sockpath" ] || rm -f "$sockpath" # tmux 3.3 leaves the socket file behind
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-echo "tmux_colour: building" >&2
-go build -o "$tmp/memoria" .
-
-screen() { T capture-pane -p -t colour 2>/dev/null || true; }
 styled() { T capture-pane -e -p -t colour 2>/dev/null || true; }
-
-fail() {
-	echo "tmux_colour: FAIL: $*" >&2
-	echo "----- screen -----" >&2
-	screen >&2
-	echo "------------------" >&2
-	echo "tmux_colour: $((steps > 0 ? steps - 1 : 0)) passed, 1 failed"
-	exit 1
-}
-
-# wait_for FIXED-STRING [SECONDS]: poll the screen until it shows the text.
-wait_for() {
-	local s=$1 limit=${2:-10} i=0
-	while [ "$i" -lt $((limit * 20)) ]; do
-		if screen | grep -Fq -- "$s"; then
-			return 0
-		fi
-		sleep 0.05
-		i=$((i + 1))
-	done
-	fail "timed out after ${limit}s waiting for: $s"
-}
 
 # wait_styled ERE [SECONDS]: poll the styled screen until it matches.
 wait_styled() {
@@ -81,9 +45,6 @@ wait_styled() {
 	fail "timed out after ${limit}s waiting for the styled screen to match: $re"
 }
 
-keys() { T send-keys -t colour "$@"; }
-text() { T send-keys -t colour -l -- "$1"; }
-step() { steps=$((steps + 1)); echo "tmux_colour: $*" >&2; }
 
 esc=$'\e'
 colour_re="${esc}\\[(38;5;[0-9]+|38;2;[0-9;]+|3[0-7]|9[0-7])m"
@@ -98,16 +59,16 @@ start() {
 # metrics, losers) is on the screen.
 scenario="--seed N2006=0.85 --tags demand_forecasting,stockout,safety_stock,inventory_policy"
 story() {
-	wait_for "Thresholds"
-	wait_for "done in"
+	wait_text "Thresholds"
+	wait_text "done in"
 	keys Tab Tab Tab
-	wait_for "━ Results"
+	wait_text "━ Results"
 	text "e"
-	wait_for "✗ N2007"
+	wait_text "✗ N2011" # N2010's near miss: the first loser row
 }
 
 T -f /dev/null new-session -d -s colour -x 120 -y 40 "sleep 60"
-sockpath=$(T display-message -p '#{socket_path}')
+remember_socket
 T set-option -g remain-on-exit off
 
 step "colour in a real terminal: TERM=xterm-256color"
@@ -116,19 +77,19 @@ story
 wait_styled "$colour_re"
 n=$(styled | grep -Eo -- "$colour_re" | wc -l)
 [ "$n" -ge 20 ] || fail "only $n colour escapes on the screen"
-wait_styled "${esc}\\[[0-9;]*2[;m][^${esc}]*✗ N2007" # the loser is faint
+wait_styled "${esc}\\[[0-9;]*2[;m][^${esc}]*✗ N2011" # the loser is faint
 wait_styled "${esc}\\[38;5;[0-9]+m╭━"                # the focused border in colour
 
 step "search in the results: / data, n, the position in the title"
 text "e" # explain off: the seven node rows of scenario A
-wait_for "row 1 of 7"
+wait_text "row 1 of 7"
 text "/"
 text "data"
-wait_for "/data 1 of 2"
+wait_text "/data 1 of 2"
 keys Enter
 text "n"
-wait_for "row 6 of 7 · /data 2 of 2"
-wait_for "» │     └─ · N2010 DataSource"
+wait_text "row 6 of 7 · /data 2 of 2"
+wait_text "» │     └─ · N2010 DataSource"
 keys Escape
 
 step "NO_COLOR=1: the same screen without a colour escape"
@@ -149,11 +110,11 @@ fi
 
 step "a window below 80x24 says the size needed and the size there is"
 T resize-window -t colour -x 50 -y 15
-wait_for "memoria needs 80×24;"
-wait_for "this one is 50×15."
+wait_text "memoria needs 80×24;"
+wait_text "this one is 50×15."
 T resize-window -t colour -x 120 -y 40
-wait_for "━ Results"
-wait_for "MAX_BRANCHES"
+wait_text "━ Results"
+wait_text "MAX_BRANCHES"
 
 step "no terminal: exit 2, one sentence, no escape code"
 set +e

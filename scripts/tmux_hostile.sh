@@ -23,67 +23,13 @@
 # failure it prints the screen and exits non-zero; the server is always
 # killed. Usage: scripts/tmux_hostile.sh   (from anywhere; needs go and tmux)
 set -euo pipefail
-steps=0
 
 cd "$(dirname "$0")/.."
 
-command -v tmux >/dev/null 2>&1 || { echo "tmux_hostile: FAIL: tmux is not installed (apt-get install tmux)" >&2; exit 2; }
-
-tmp=$(mktemp -d)
-sock="memoria-hostile-$$"
-T() { tmux -L "$sock" "$@"; }
-sockpath=""
-cleanup() {
-	T kill-server >/dev/null 2>&1 || true
-	[ -z "$sockpath" ] || rm -f "$sockpath" # tmux 3.3 leaves the socket file behind
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-echo "tmux_hostile: building" >&2
-go build -o "$tmp/memoria" .
+NAME=tmux_hostile SESSION=hostile
+# shellcheck source=scripts/tmux_lib.sh
+. scripts/tmux_lib.sh
 cp testdata/hostile.jsonl "$tmp/hostile.jsonl"
-
-screen() { T capture-pane -p -t hostile 2>/dev/null || true; }
-
-fail() {
-	echo "tmux_hostile: FAIL: $*" >&2
-	echo "----- screen -----" >&2
-	screen >&2
-	echo "------------------" >&2
-	echo "tmux_hostile: $((steps > 0 ? steps - 1 : 0)) passed, 1 failed"
-	exit 1
-}
-
-# wait_for FIXED-STRING [SECONDS]: poll the screen until it shows the text.
-wait_for() {
-	local s=$1 limit=${2:-10} i=0
-	while [ "$i" -lt $((limit * 20)) ]; do
-		if screen | grep -Fq -- "$s"; then
-			return 0
-		fi
-		sleep 0.05
-		i=$((i + 1))
-	done
-	fail "timed out after ${limit}s waiting for: $s"
-}
-
-# wait_gone FIXED-STRING [SECONDS]: poll until the screen no longer shows it.
-wait_gone() {
-	local s=$1 limit=${2:-10} i=0
-	while [ "$i" -lt $((limit * 20)) ]; do
-		if ! screen | grep -Fq -- "$s"; then
-			return 0
-		fi
-		sleep 0.05
-		i=$((i + 1))
-	done
-	fail "timed out after ${limit}s waiting for this to go away: $s"
-}
-
-keys() { T send-keys -t hostile "$@"; }
-text() { T send-keys -t hostile -l -- "$1"; }
-step() { steps=$((steps + 1)); echo "tmux_hostile: $*" >&2; }
 
 # settled: the screen once two captures 50 ms apart agree (a frame may be
 # half written when captured; damage done by a raw sequence stays).
@@ -125,7 +71,7 @@ intact() {
 }
 
 T -f /dev/null new-session -d -s hostile -x 120 -y 40 "sleep 30"
-sockpath=$(T display-message -p '#{socket_path}')
+remember_socket
 T set-option -g set-clipboard on
 T set-option -g remain-on-exit off
 title0=$(T display-message -p -t hostile '#{pane_title}')
@@ -134,66 +80,66 @@ T respawn-pane -k -t hostile "cd '$tmp' && TERM=xterm-256color exec '$tmp/memori
 esc52='\x1b]52;c;SEFDS0VE\a'
 
 step "the seed list"
-wait_for "Thresholds"
-wait_for '[ ] H1\r\x1b[2J Ev\u202eent'
-wait_for '[ ] H2\u202ecod.exe Data\x1'
-wait_for "H0$esc52"
+wait_text "Thresholds"
+wait_text '[ ] H1\r\x1b[2J Ev\u202eent'
+wait_text '[ ] H2\u202ecod.exe Data\x1'
+wait_text "H0$esc52"
 intact "seed list"
 
 step "a tag suggestion, completed and chosen"
 keys Tab
 text "t"
-wait_for "t$esc52 (1)"
+wait_text "t$esc52 (1)"
 intact "tag suggestions"
 keys Right Enter
-wait_for "[t$esc52]"
-wait_for "added tag t$esc52"
+wait_text "[t$esc52]"
+wait_text "added tag t$esc52"
 intact "tag chips"
 
 step "seed H0: the tree"
 keys BTab Space
-wait_for "added seed H0$esc52 with R 1 "
-wait_for '└─ · H2\u202ecod.exe Data\x1b[2J'
-wait_for "done in"
-wait_for "tags t$esc52"
+wait_text "added seed H0$esc52 with R 1 "
+wait_text '└─ · H2\u202ecod.exe Data\x1b[2J'
+wait_text "done in"
+wait_text "tags t$esc52"
 intact "tree"
 
 step "explain: the losing parallel edge"
 keys Tab Tab Tab
 text "e"
-wait_for "claimed by H0$esc52"
+wait_text "claimed by H0$esc52"
 intact "explain"
 
 step "detail of H0: property keys and values"
-wait_for 'k\x1b[2J: v\r\u202ex'
-wait_for 'note: zw\u200bx\ufeff\nline2'
+wait_text 'k\x1b[2J: v\r\u202ex'
+wait_text 'note: zw\u200bx\ufeff\nline2'
 intact "detail of H0"
 
 step "detail of H1: its edge's tags"
 text "j"
-wait_for "edge tags: t$esc52, plain"
+wait_text "edge tags: t$esc52, plain"
 intact "detail of H1"
 
 step "detail of H2 and of the loser"
 text "j"
-wait_for 'H2\u202ecod.exe Data\x1b[2J · depth 2'
+wait_text 'H2\u202ecod.exe Data\x1b[2J · depth 2'
 intact "detail of H2"
 text "j"
-wait_for "✗ claimed by H0$esc52"
+wait_text "✗ claimed by H0$esc52"
 intact "detail of the loser"
 
 step "help"
 text "?"
-wait_for "Keys (? or esc to close"
+wait_text "Keys (? or esc to close"
 intact "help"
 keys Escape
-wait_gone "Keys (? or esc to close" # a key sent at once after ESC would read as alt+key
+wait_gone_text "Keys (? or esc to close" # a key sent at once after ESC would read as alt+key
 
 step "copy the Cypher of H0 -> H1 -> H2 on purpose: escaped, no raw ESC"
 text "k"
-wait_for 'H2\u202ecod.exe Data\x1b[2J · depth 2'
+wait_text 'H2\u202ecod.exe Data\x1b[2J · depth 2'
 text "y"
-wait_for "copied Cypher for path"
+wait_text "copied Cypher for path"
 buf=""
 for _ in $(seq 1 100); do
 	buf=$(T show-buffer 2>/dev/null || true)

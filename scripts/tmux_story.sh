@@ -10,7 +10,6 @@
 # it prints the screen and exits non-zero; the tmux server is always killed.
 # Usage: scripts/tmux_story.sh   (from anywhere; needs go and tmux)
 set -euo pipefail
-steps=0
 
 cd "$(dirname "$0")/.."
 
@@ -20,66 +19,13 @@ if ! command -v tmux >/dev/null 2>&1; then
 		apt-get update -qq >/dev/null && apt-get install -y -qq tmux >/dev/null
 	fi
 fi
-command -v tmux >/dev/null 2>&1 || { echo "tmux_story: FAIL: tmux is not installed (apt-get install tmux)" >&2; exit 2; }
-
-tmp=$(mktemp -d)
-sock="memoria-story-$$"
-T() { tmux -L "$sock" "$@"; }
-sockpath=""
-cleanup() {
-	T kill-server >/dev/null 2>&1 || true
-	[ -z "$sockpath" ] || rm -f "$sockpath" # tmux 3.3 leaves the socket file behind
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-echo "tmux_story: building" >&2
-go build -o "$tmp/memoria" .
-
-screen() { T capture-pane -p -t story 2>/dev/null || true; }
-
-fail() {
-	echo "tmux_story: FAIL: $*" >&2
-	echo "----- screen -----" >&2
-	screen >&2
-	echo "------------------" >&2
-	echo "tmux_story: $((steps > 0 ? steps - 1 : 0)) passed, 1 failed"
-	exit 1
-}
-
-# wait_for REGEX [SECONDS]: poll the screen until grep -E matches.
-wait_for() {
-	local re=$1 limit=${2:-10} i=0
-	while [ "$i" -lt $((limit * 20)) ]; do
-		if screen | grep -Eq -- "$re"; then
-			return 0
-		fi
-		sleep 0.05
-		i=$((i + 1))
-	done
-	fail "timed out after ${limit}s waiting for /$re/"
-}
-
-# wait_gone REGEX [SECONDS]: poll until the screen no longer matches.
-wait_gone() {
-	local re=$1 limit=${2:-10} i=0
-	while [ "$i" -lt $((limit * 20)) ]; do
-		if ! screen | grep -Eq -- "$re"; then
-			return 0
-		fi
-		sleep 0.05
-		i=$((i + 1))
-	done
-	fail "timed out after ${limit}s waiting for /$re/ to go away"
-}
-
-keys() { T send-keys -t story "$@"; }
-text() { T send-keys -t story -l -- "$1"; }
-step() { steps=$((steps + 1)); echo "tmux_story: $*" >&2; }
+NAME=tmux_story SESSION=story
+# shellcheck source=scripts/tmux_lib.sh
+. scripts/tmux_lib.sh
 
 T -f /dev/null new-session -d -s story -x 120 -y 40 \
 	"cd '$tmp' && TERM=xterm-256color exec '$tmp/memoria' --out-dir '$tmp'"
-sockpath=$(T display-message -p '#{socket_path}')
+remember_socket
 T set-option -g set-clipboard on
 T set-option -g remain-on-exit off
 

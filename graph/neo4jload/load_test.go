@@ -11,6 +11,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
@@ -246,10 +247,10 @@ func keyOf(g *apoc.Graph) graphKey {
 		app[n.InternalID] = fmt.Sprint(n.Properties["id"])
 		labels := slices.Clone(n.Labels)
 		slices.Sort(labels)
-		k.nodes = append(k.nodes, fmt.Sprintf("%v %s", labels, canonical(n.Properties)))
+		k.nodes = append(k.nodes, fmt.Sprintf("%v %s", labels, graph.CanonicalProps(n.Properties)))
 	}
 	for _, r := range g.Rels {
-		k.rels = append(k.rels, fmt.Sprintf("%s -%s-> %s %s", app[r.Start], r.Type, app[r.End], canonical(r.Properties)))
+		k.rels = append(k.rels, fmt.Sprintf("%s -%s-> %s %s", app[r.Start], r.Type, app[r.End], graph.CanonicalProps(r.Properties)))
 	}
 	slices.Sort(k.nodes)
 	slices.Sort(k.rels)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
 )
@@ -95,7 +96,7 @@ func Prepare(g *apoc.Graph, batch int) (*Plan, error) {
 	for i := range g.Rels {
 		r := &g.Rels[i]
 		s, e := p.appID[r.Start], p.appID[r.End]
-		key := strconv.Quote(r.Type) + " " + strconv.Quote(s) + " " + strconv.Quote(e) + " " + canonical(r.Properties)
+		key := strconv.Quote(r.Type) + " " + strconv.Quote(s) + " " + strconv.Quote(e) + " " + graph.CanonicalProps(r.Properties)
 		if grp, ok := index[key]; ok {
 			grp.k++
 			continue

@@ -7,12 +7,10 @@ import (
 	"math"
 	"math/rand"
 	"slices"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
@@ -356,7 +354,7 @@ func edgeKey(c activation.Candidate) string {
 	if c.Edge.Weight != nil {
 		w = fmt.Sprint(*c.Edge.Weight)
 	}
-	return fmt.Sprintf("%s>%s w=%s tags=%q props=%s", c.Edge.SourceID, c.Edge.TargetID, w, c.Edge.Tags, canonical(c.Edge.Properties))
+	return fmt.Sprintf("%s>%s w=%s tags=%q props=%s", c.Edge.SourceID, c.Edge.TargetID, w, c.Edge.Tags, graph.CanonicalProps(c.Edge.Properties))
 }
 
 func outcomePair(x, y activation.Outcome) string {
@@ -370,70 +368,4 @@ func outcomePair(x, y activation.Outcome) string {
 // sameSlot reports whether a and b tie on ExpandQuery's ORDER BY keys.
 func sameSlot(a, b activation.Candidate) bool {
 	return a.ParentID == b.ParentID && a.TransferEnergy == b.TransferEnergy && a.NeighborNode.ID == b.NeighborNode.ID
-}
-
-// canonical renders properties so that two maps render the same exactly
-// when they are equal with scalar values of the same type (an integer
-// weight 1 differs from a float 1.0); list elements compare by value only
-// ([1] = [1.0]). A copy of graph/neo4jload's (unexported) canonical, which
-// decides which relationships Load finds identical.
-func canonical(props map[string]any) string {
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(k))
-		b.WriteByte(':')
-		canonicalElem(&b, props[k], false)
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-func canonicalElem(b *strings.Builder, v any, inList bool) {
-	switch x := v.(type) {
-	case string:
-		b.WriteString(strconv.Quote(x))
-	case bool:
-		b.WriteString(strconv.FormatBool(x))
-	case int64:
-		if inList && x > -1<<53 && x < 1<<53 {
-			b.WriteString("n" + strconv.FormatFloat(float64(x), 'g', -1, 64))
-		} else {
-			b.WriteString("i" + strconv.FormatInt(x, 10))
-		}
-	case float64:
-		if inList {
-			b.WriteString("n" + strconv.FormatFloat(x, 'g', -1, 64))
-		} else {
-			b.WriteString("f" + strconv.FormatFloat(x, 'g', -1, 64))
-		}
-	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			canonicalElem(b, e, true)
-		}
-		b.WriteByte(']')
-	case []string:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Quote(e))
-		}
-		b.WriteByte(']')
-	default:
-		fmt.Fprintf(b, "%T:%v", v, v)
-	}
 }
