@@ -32,7 +32,7 @@ func goldenHarness(t *testing.T, w, ht int) *harness {
 	h := demoHarness(t)
 	h.send(tea.WindowSizeMsg{Width: w, Height: ht})
 	fixTimes(h)
-	h.m.status.msg = statusMsg{}
+	h.send(statusMsg{}) // an empty status line, as a message clears it
 	return h
 }
 

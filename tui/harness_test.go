@@ -56,11 +56,13 @@ func newHarness(t testing.TB, src *fakeSource, opts Options) *harness {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	if opts.Now == nil {
+		opts.Now = func() time.Time { return time.Date(2026, 3, 2, 9, 31, 0, 0, time.UTC) }
+	}
 	m, err := New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.now = func() time.Time { return time.Date(2026, 3, 2, 9, 31, 0, 0, time.UTC) }
 	h := &harness{t: t, m: m, src: src, out: out, res: make(chan tea.Msg, 1024)}
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	h.enqueue(m.Init())

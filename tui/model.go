@@ -90,7 +90,7 @@ type Model struct {
 func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	km := keymap.Default()
 	m := &Model{
-		ctx: ctx, km: km, st: st, backend: opts.Backend, runOpts: opts.RunOptions, out: opts.Out, outDir: opts.OutDir, now: time.Now,
+		ctx: ctx, km: km, st: st, backend: opts.Backend, runOpts: opts.RunOptions, out: opts.Out, outDir: opts.OutDir, now: opts.Now,
 		notice: opts.Notice, held: heldFunc(opts.Backend),
 		seeds:  newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
 		tags:   newTagInput(ctx, km, st, opts.Source, opts.Tags),

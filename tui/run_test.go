@@ -93,14 +93,24 @@ func childIDs(n *tnode) string {
 type ctxRecorder struct {
 	*fakeSource
 	mu   sync.Mutex
+	on   bool // recording
 	ctxs []context.Context
 }
 
 func (c *ctxRecorder) Open(ctx context.Context) (activation.Expander, func(context.Context) error, error) {
 	c.mu.Lock()
-	c.ctxs = append(c.ctxs, ctx)
+	if c.on {
+		c.ctxs = append(c.ctxs, ctx)
+	}
 	c.mu.Unlock()
 	return c.fakeSource.Open(ctx)
+}
+
+// record starts recording the contexts of the runs that open from now on.
+func (c *ctxRecorder) record() {
+	c.mu.Lock()
+	c.on = true
+	c.mu.Unlock()
 }
 
 func (c *ctxRecorder) first() context.Context {
@@ -120,8 +130,8 @@ func TestParamKeyCancelsRunAndDropsStaleEvents(t *testing.T) {
 	src := loadDemo(t)
 	src.holdRuns()
 	rec := &ctxRecorder{fakeSource: src}
-	h := newHarness(t, src, Options{Seeds: []retriever.Seed{demoSeed}, Tags: demoTags})
-	h.m.backend = rec // record contexts from the next run on
+	h := newHarness(t, src, Options{Backend: rec, Seeds: []retriever.Seed{demoSeed}, Tags: demoTags})
+	rec.record() // record contexts from the next run on
 	h.focusPane(focusParams)
 	h.keys("+") // MAX_DEPTH 5 → 6: run 2 starts (recorded)
 	h.waitFor("run 2 to open its connector", func() bool { return rec.first() != nil })

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -49,6 +50,9 @@ type Options struct {
 	Out io.Writer
 	// OutDir is where exported files go (default ".").
 	OutDir string
+	// Now is the explorer's clock (exported files' names, the snapshot's
+	// age); nil means time.Now.
+	Now func() time.Time
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string
@@ -87,6 +91,9 @@ func (o Options) withDefaults() (Options, error) {
 	o.Out = lockOutput(o.Out)
 	if o.OutDir == "" {
 		o.OutDir = "."
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return o, nil
 }
