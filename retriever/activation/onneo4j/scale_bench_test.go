@@ -38,8 +38,9 @@ const EnvBenchData = "MEMORIA_BENCH_DATA"
 //     like a real memory graph's).
 //
 // It explores the same 5 seeds (default thresholds, 2 query tags) with
-// both, checks they give the same paths, and reports the fast path's p50
-// and spread over 15 runs, the seed's Cypher's p50 over 3, their ratio,
+// both, checks they give the same paths, warms both up (3 runs each), and
+// reports the fast path's p50 and spread over 15 runs and the seed's
+// Cypher's over 3, interleaved (one after every fifth fast run), their ratio,
 // and the fast path's p50 again after 200,000 unconnected nodes were added
 // (then removed), and the p50 of a threshold step (MIN_ACTIVATION 0.002 →
 // 0.005) replayed from a Snapshot. ns/op is one fast exploration.
@@ -99,13 +100,17 @@ func benchScale(b *testing.B, name string, n, m int, hub float64) {
 		}
 		return res, time.Since(t0)
 	}
+	stats := func(ds []time.Duration) (median, lo, hi time.Duration) {
+		ds = slices.Clone(ds)
+		slices.Sort(ds)
+		return ds[len(ds)/2], ds[0], ds[len(ds)-1]
+	}
 	p50 := func(rt *activation.Retriever, k int) (median, lo, hi time.Duration) {
 		ds := make([]time.Duration, k)
 		for i := range ds {
 			_, ds[i] = run(rt)
 		}
-		slices.Sort(ds)
-		return ds[k/2], ds[0], ds[k-1]
+		return stats(ds)
 	}
 	fr, _ := run(fast) // warm both up, and check they agree
 	sr, _ := run(spec)
@@ -114,14 +119,30 @@ func benchScale(b *testing.B, name string, n, m int, hub float64) {
 			b.Fatalf("seed %s: the fast path and the seed's Cypher differ: %s", seeds[i].NodeID, msg)
 		}
 	}
+	for range 2 { // more warm-up: plans cached, pages in the cache, the JIT done
+		run(fast)
+		run(spec)
+	}
 	hops := 0
 	for _, r := range fr {
 		for _, p := range r.Paths {
 			hops += p.Len()
 		}
 	}
-	fastP50, fastLo, fastHi := p50(fast, 15)
-	specP50, specLo, specHi := p50(spec, 3)
+	// Interleaved, so that a drift of the machine (other load, the JIT)
+	// weighs on both sides alike: 15 fast runs, a run of the seed's Cypher
+	// after every fifth.
+	var fastDs, specDs []time.Duration
+	for i := 0; i < 15; i++ {
+		_, d := run(fast)
+		fastDs = append(fastDs, d)
+		if i%5 == 4 {
+			_, d = run(spec)
+			specDs = append(specDs, d)
+		}
+	}
+	fastP50, fastLo, fastHi := stats(fastDs)
+	specP50, specLo, specHi := stats(specDs)
 
 	// A threshold step replayed from a snapshot: fill it at MIN_ACTIVATION
 	// 0.002, then step to the default 0.005 (what the explorer's key does).
