@@ -45,6 +45,20 @@ func EndReasonText(reason retriever.EndReason) string {
 	return string(reason)
 }
 
+// ShareOf says how close an energy at or below the threshold came to it,
+// in whole percent for people: "48% of 0.005"; "<1%" when it rounds to
+// nothing, and "99%" rather than a rounded "100%" for one still below.
+func ShareOf(t, minActivation float64) string {
+	pct := fmt.Sprintf("%.0f%%", 100*t/minActivation)
+	switch {
+	case pct == "0%":
+		pct = "<1%"
+	case pct == "100%" && t < minActivation:
+		pct = "99%"
+	}
+	return pct + " of " + Num(minActivation)
+}
+
 // EndText is a path's end in words: EndReasonText, and for a path that
 // ended below the threshold its best near miss and how close it came,
 // "below threshold: best N2007 T=0.002402, 48% of 0.005" (the percentage
@@ -56,7 +70,7 @@ func EndText(reason retriever.EndReason, nearMiss *retriever.Step, minActivation
 	}
 	text += ": best " + DisplayID(nearMiss.ToNode.ID) + " T=" + Num(nearMiss.TransferEnergy)
 	if minActivation > 0 {
-		text += fmt.Sprintf(", %.0f%% of %s", 100*nearMiss.TransferEnergy/minActivation, Num(minActivation))
+		text += ", " + ShareOf(nearMiss.TransferEnergy, minActivation)
 	}
 	return text
 }

@@ -169,3 +169,17 @@ S1 (UserRequest) R=0.6 "Plan the spring campaign"
 func TestTreeTrickyIDs(t *testing.T) {
 	golden(t, "tree_tricky_ids", Tree(trickyResult(), TreeOptions{}))
 }
+
+// TestShareOf: how close a near miss came, in whole percent.
+//
+// Expected: 0.0024016 of 0.005 → "48% of 0.005" (48.03%); 0.00002337 of
+// 0.005 → "<1% of 0.005" (0.47% rounds to 0); 0.004999 → "99% of 0.005"
+// (99.98% would round to 100, but the energy is still below); 0.005 itself
+// (at the threshold, so not kept) → "100% of 0.005".
+func TestShareOf(t *testing.T) {
+	for v, want := range map[float64]string{0.0024016: "48% of 0.005", 0.00002337: "<1% of 0.005", 0.004999: "99% of 0.005", 0.005: "100% of 0.005"} {
+		if got := ShareOf(v, 0.005); got != want {
+			t.Errorf("ShareOf(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -140,12 +140,7 @@ text "k"
 wait_text 'H2\u202ecod.exe Data\x1b[2J · depth 2'
 text "y"
 wait_text "copied Cypher for path"
-buf=""
-for _ in $(seq 1 100); do
-	buf=$(T show-buffer 2>/dev/null || true)
-	[ -n "$buf" ] && break
-	sleep 0.05
-done
+buf=$(paste_buffer)
 grep -Fq ':params {id0: "H0\u001B]52;c;SEFDS0VE\u0007", id1: "H1\r\u001B[2J", id2: "H2\u202Ecod.exe"' <<<"$buf" ||
 	fail "the copied Cypher lacks the escaped :params line (got: $buf)"
 if LC_ALL=C grep -q "$(printf '\033')" <<<"$buf"; then

@@ -10,6 +10,7 @@
 #   wait_text STRING [SECONDS]  poll until the screen shows the fixed string
 #   wait_gone ERE [SECONDS]     poll until the screen no longer matches
 #   wait_gone_text STRING [S]   poll until the screen no longer shows the string
+#   paste_buffer                tmux's paste buffer once it is set (5 s at most)
 #   keys KEY...  text STRING    type into the session
 #   step TITLE                  count and announce a step
 #
@@ -64,6 +65,16 @@ wait_for() { poll -Eq "$1" "${2:-10}" 0 || fail "timed out after ${2:-10}s waiti
 wait_text() { poll -Fq "$1" "${2:-10}" 0 || fail "timed out after ${2:-10}s waiting for: $1"; }
 wait_gone() { poll -Eq "$1" "${2:-10}" 1 || fail "timed out after ${2:-10}s waiting for /$1/ to go away"; }
 wait_gone_text() { poll -Fq "$1" "${2:-10}" 1 || fail "timed out after ${2:-10}s waiting for this to go away: $1"; }
+
+paste_buffer() {
+	local buf="" i
+	for i in $(seq 1 100); do
+		buf=$(T show-buffer 2>/dev/null || true)
+		[ -n "$buf" ] && break
+		sleep 0.05
+	done
+	printf '%s' "$buf"
+}
 
 keys() { T send-keys -t "$SESSION" "$@"; }
 text() { T send-keys -t "$SESSION" -l -- "$1"; }

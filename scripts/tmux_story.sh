@@ -73,12 +73,7 @@ step "copy the Cypher of N2006→N2003→N2001"
 keys Tab
 text "jjy"
 wait_for 'copied Cypher for path N2006→N2003→N2001 \(3 nodes\)'
-buf=""
-for _ in $(seq 1 100); do
-	buf=$(T show-buffer 2>/dev/null || true)
-	[ -n "$buf" ] && break
-	sleep 0.05
-done
+buf=$(paste_buffer)
 printf '%s\n' "$buf" | grep -q 'MATCH p = (n0 {id: $id0})-\[r0:RELATES\]-(n1 {id: $id1})-\[r1:RELATES\]-(n2 {id: $id2}) WHERE properties(r0) = $r0 AND properties(r1) = $r1 RETURN p;' ||
 	fail "tmux clipboard does not hold the Cypher (got: $buf)"
 printf '%s\n' "$buf" | grep -q ':params {id0: "N2006", id1: "N2003", id2: "N2001", r0: {tags: \["inventory_policy", "recommendation", "analysis_dependency"\], weight: 0.82}, r1: {' ||

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -185,7 +184,7 @@ func fateText(o activation.Outcome, minActivation float64) string {
 		return "claimed by " + o.ClaimedBy
 	case activation.FateBelowThreshold:
 		if minActivation > 0 {
-			return fmt.Sprintf("below threshold (%.0f%% of %s)", 100*o.Candidate.TransferEnergy/minActivation, render.Num(minActivation))
+			return "below threshold (" + render.ShareOf(o.Candidate.TransferEnergy, minActivation) + ")"
 		}
 		return "below threshold"
 	}
