@@ -63,6 +63,8 @@ func TestTreeAndLLMEscapeHostileText(t *testing.T) {
 	for _, p := range llm.Paths {
 		assertSafeLines(t, p)
 	}
+	// the whole text, the D3 JSON block included (its strings \u-escaped)
+	assertSafeLines(t, llm.Text())
 	if !strings.Contains(llm.Paths[0], `(End\u202eLabel: "evil\u202etxt.exe\u200b")`) {
 		t.Errorf("LLM path: %s", llm.Paths[0])
 	}

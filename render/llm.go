@@ -76,7 +76,7 @@ func (c LLMContext) Text() string {
 		b.WriteByte('\n')
 	}
 	b.WriteString("Graph (D3 JSON):\n")
-	enc := json.NewEncoder(&b)
+	enc := json.NewEncoder(textsafe.JSONWriter{W: &b}) // graph text \u-escaped where it could act on a terminal
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(c.Graph); err != nil {

@@ -39,8 +39,6 @@ func EndReasonText(reason retriever.EndReason) string {
 		return "below threshold"
 	case retriever.EndAllVisited:
 		return "all neighbours visited"
-	case retriever.EndNoNeighbours:
-		return "no RELATES neighbour"
 	}
 	return string(reason)
 }

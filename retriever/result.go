@@ -134,17 +134,17 @@ const (
 	// EndBelowThreshold: unvisited neighbours there were, all at or below
 	// MIN_ACTIVATION; Path.NearMiss is the best of them.
 	EndBelowThreshold EndReason = "below_threshold"
-	// EndAllVisited: every RELATES neighbour was already visited.
+	// EndAllVisited: every RELATES neighbour with an id was already
+	// visited (a path's last node always has its parent among them, so a
+	// path never ends for want of neighbours).
 	EndAllVisited EndReason = "all_visited"
-	// EndNoNeighbours: the last node has no RELATES relationship.
-	EndNoNeighbours EndReason = "no_neighbours"
 )
 
 // Coarse is the reason as the JSON output has always given it: the exact
 // forms of EndNoCandidates are reported as EndNoCandidates.
 func (r EndReason) Coarse() EndReason {
 	switch r {
-	case EndBelowThreshold, EndAllVisited, EndNoNeighbours:
+	case EndBelowThreshold, EndAllVisited:
 		return EndNoCandidates
 	}
 	return r

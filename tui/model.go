@@ -293,6 +293,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return m.export("llm")
 		case key.Matches(msg, km.Reread):
 			if s, ok := m.backend.(snapshotter); ok {
+				// The run in flight is stopped first: it must neither refill
+				// the snapshot after the reset nor report against it.
+				m.stopRun()
+				m.runID++
 				return resetSnapshotCmd(s)
 			}
 			return notify("nothing to re-read: this graph is in memory")

@@ -44,10 +44,10 @@ type snapshotResetMsg struct{}
 
 // resetSnapshotCmd forgets the snapshot off the UI goroutine.
 func resetSnapshotCmd(s snapshotter) tea.Cmd {
-	return func() tea.Msg {
+	return safeCmd(func() tea.Msg {
 		s.Reset()
 		return snapshotResetMsg{}
-	}
+	})
 }
 
 // snapshotStatus is the status line after a run through a snapshot:

@@ -44,7 +44,7 @@ func (f *fakeSnapshot) Held() (int, int, time.Time) {
 func (f *fakeSnapshot) Reset() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.nodes, f.since, f.read = 0, time.Time{}, true
+	f.nodes, f.fetched, f.since, f.read = 0, 0, time.Time{}, true // as onneo4j.Snapshot.Reset
 	f.resets++
 }
 

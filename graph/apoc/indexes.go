@@ -13,7 +13,7 @@ import "github.com/memoria-graph/memoria/internal/cypherlit"
 func IndexStatements(labels []string) []string {
 	out := make([]string, len(labels))
 	for i, name := range IndexNames(labels) {
-		b := append([]byte("CREATE INDEX "), nil...)
+		b := []byte("CREATE INDEX ")
 		b = cypherlit.AppendName(b, name)
 		b = append(b, " IF NOT EXISTS FOR (n:"...)
 		b = cypherlit.AppendName(b, labels[i])

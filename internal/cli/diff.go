@@ -58,7 +58,7 @@ func runDiff(ctx context.Context, args []string, env Env) error {
 		_, err = io.WriteString(env.Stdout, render.DiffText(rest[0], diffs))
 		return err
 	}
-	enc := json.NewEncoder(env.Stdout)
+	enc := json.NewEncoder(textsafe.JSONWriter{W: env.Stdout})
 	enc.SetEscapeHTML(false)
 	for _, d := range diffs {
 		if err := enc.Encode(render.ToDiffJSON(rest[0], d)); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -94,6 +95,9 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 	ch, err := r.Explore(ctx, seeds, tags)
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	if format == "json" || format == "d3" {
+		out = textsafe.JSONWriter{W: out} // graph text can act on a terminal: \u-escape it
 	}
 	results := make([]retriever.Result, len(seeds))
 	enc := json.NewEncoder(out)

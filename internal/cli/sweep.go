@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 )
@@ -148,7 +149,7 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 func writeSweep(out io.Writer, s *sweep.Sweep, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(out)
+		enc := json.NewEncoder(textsafe.JSONWriter{W: out})
 		enc.SetEscapeHTML(false)
 		for _, line := range render.SweepJSON(s) {
 			if err := enc.Encode(line); err != nil {

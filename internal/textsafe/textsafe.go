@@ -17,8 +17,11 @@
 package textsafe
 
 import (
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -88,3 +91,50 @@ func firstUnsafe(s string) int {
 // apart from the text around it, such as an id in a line of the CLI's
 // tree.
 func Quote(s string) string { return strconv.Quote(s) }
+
+// JSON returns the encoded JSON b with every rune Safe refuses (other than
+// the newlines that separate and indent values) written as a \u escape, a
+// surrogate pair beyond the BMP: the same JSON to any reader, and nothing
+// that can act on a terminal it is printed to. encoding/json already
+// escapes the C0 controls inside strings; bidi controls, zero-width
+// characters, C1 controls and DEL it writes raw. Outside strings JSON holds
+// only ASCII, so only string contents change.
+func JSON(b []byte) []byte {
+	i := 0
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
+		if r != '\n' && !Safe(r) {
+			break
+		}
+		i += n
+	}
+	if i == len(b) {
+		return b
+	}
+	out := append(make([]byte, 0, len(b)+16), b[:i]...)
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
+		i += n
+		switch {
+		case r == '\n' || Safe(r):
+			out = utf8.AppendRune(out, r)
+		case r > 0xFFFF:
+			r1, r2 := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		default:
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+	}
+	return out
+}
+
+// JSONWriter passes each Write through JSON; json.Encoder writes a whole
+// value at a time, so no rune is split between writes.
+type JSONWriter struct{ W io.Writer }
+
+func (w JSONWriter) Write(p []byte) (int, error) {
+	if _, err := w.W.Write(JSON(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

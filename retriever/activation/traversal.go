@@ -108,7 +108,7 @@ func claimOrder(a, b Candidate) int {
 //
 // x (a traced level, or the zero Expansion) makes the end of a path whose
 // node kept nothing exact: below threshold (with its best near miss), all
-// neighbours visited, or no RELATES neighbour (docs/ALGORITHM.md rule 6).
+// neighbours visited (docs/ALGORITHM.md rule 6).
 func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesByParent map[string][]Candidate, x Expansion) frontierUpdate {
 	var all []Candidate
 	for _, f := range frontier {
@@ -156,10 +156,8 @@ func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesB
 							st := StepFromCandidate(f.Node, x.NearMisses[i])
 							p.NearMiss = &st
 						}
-					case t.Visited > 0:
+					case t.Visited > 0: // always, when nothing was below: the parent is a visited neighbour
 						p.EndReason = retriever.EndAllVisited
-					case t.Degree == 0:
-						p.EndReason = retriever.EndNoNeighbours
 					}
 				}
 				up.Completed = append(up.Completed, p)

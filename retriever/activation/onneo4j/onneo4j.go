@@ -62,6 +62,13 @@ func (n *Neo4j) Coverage(ctx context.Context) (neo4jdb.IDCoverage, error) {
 	return c, nil
 }
 
+// resetCoverage forgets the coverage, to be read again by the next run.
+func (n *Neo4j) resetCoverage() {
+	n.mu.Lock()
+	n.coverage = nil
+	n.mu.Unlock()
+}
+
 // Open returns an activation.Expander holding one read session, for one seed
 // exploration; release closes the session.
 func (n *Neo4j) Open(ctx context.Context) (activation.Expander, func(context.Context) error, error) {

@@ -97,6 +97,7 @@ func (s *Snapshot) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nodes, s.seeds, s.taken, s.fetched = map[string]*snapNode{}, map[string]seedEntry{}, time.Time{}, 0
+	s.fast.resetCoverage() // an index created since is seen on the next run
 }
 
 // Coverage is the id-index coverage of the source (see Neo4j.Coverage).
@@ -159,11 +160,13 @@ func (e *snapExpander) expand(ctx context.Context, req activation.ExpandRequest,
 	if len(req.Frontier) == 0 {
 		return activation.Expansion{Candidates: []activation.Candidate{}}, nil
 	}
-	if err := e.fill(ctx, req.Frontier); err != nil {
+	// The nodes are taken once, under the lock; held nodes never change, so
+	// the replay runs unlocked (seeds replay in parallel, and a Reset in
+	// between cannot pull a node from under it).
+	nodes, err := e.fill(ctx, req.Frontier)
+	if err != nil {
 		return activation.Expansion{}, err
 	}
-	e.snap.mu.Lock()
-	defer e.snap.mu.Unlock()
 	out := []activation.Candidate{}
 	var x activation.Expansion
 	if trace {
@@ -176,7 +179,7 @@ func (e *snapExpander) expand(ctx context.Context, req activation.ExpandRequest,
 			continue
 		}
 		seen[f.NodeID] = true
-		n := e.snap.nodes[f.NodeID]
+		n := nodes[f.NodeID]
 		visited := map[string]bool{}
 		for _, ed := range n.edges {
 			c, kind, err := replay(f, n.degree, ed, req)
@@ -185,6 +188,10 @@ func (e *snapExpander) expand(ctx context.Context, req activation.ExpandRequest,
 			}
 			switch kind {
 			case rowAbove:
+				// the next level may address it: its element id is known
+				if id := c.NeighborNode.ID; !slices.Contains(e.server.elements[id], ed.eid) {
+					e.server.elements[id] = append(e.server.elements[id], ed.eid)
+				}
 				out = append(out, c)
 			case rowBelow:
 				below[f.NodeID] = append(below[f.NodeID], c)
@@ -271,22 +278,29 @@ func replay(f activation.FrontierInput, degree int64, ed snapEdge, req activatio
 	return c, rowAbove, nil
 }
 
-// fill reads the adjacency of the frontier nodes the snapshot lacks, in
-// one round trip.
-func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierInput) error {
-	e.snap.mu.Lock()
-	var missing []string
-	for _, f := range frontier {
-		if _, ok := e.snap.nodes[f.NodeID]; !ok && !slices.Contains(missing, f.NodeID) {
-			missing = append(missing, f.NodeID)
+// fill returns the held nodes of the frontier, first reading the
+// adjacency of those the snapshot lacks in one round trip.
+func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierInput) (map[string]*snapNode, error) {
+	held := func() (map[string]*snapNode, []string) {
+		e.snap.mu.Lock()
+		defer e.snap.mu.Unlock()
+		have := make(map[string]*snapNode, len(frontier))
+		var missing []string
+		for _, f := range frontier {
+			if n, ok := e.snap.nodes[f.NodeID]; ok {
+				have[f.NodeID] = n
+			} else if !slices.Contains(missing, f.NodeID) {
+				missing = append(missing, f.NodeID)
+			}
 		}
+		return have, missing
 	}
-	e.snap.mu.Unlock()
+	have, missing := held()
 	if len(missing) == 0 {
-		return nil
+		return have, nil
 	}
 	if err := e.server.resolve(ctx, missing); err != nil {
-		return err
+		return nil, err
 	}
 	params := []any{}
 	for _, id := range missing {
@@ -296,19 +310,19 @@ func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierI
 	}
 	recs, err := e.server.collect(ctx, adjacencyQuery, map[string]any{"frontier": params})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	got := map[string]*snapNode{}
 	for _, rec := range recs {
 		parent, err := neo4jdb.Column[string](rec, "parent_id")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		n := got[parent]
 		if n == nil {
 			deg, err := neo4jdb.Column[int64](rec, "degree")
 			if err != nil {
-				return err
+				return nil, err
 			}
 			n = &snapNode{degree: deg}
 			got[parent] = n
@@ -321,19 +335,25 @@ func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierI
 		ed := snapEdge{nid: raw, eid: eid.(string)}
 		if id, ok := raw.(string); ok {
 			if ed.neighbor, err = neo4jdb.NodeFromRecord(rec, "neighbor_data", "neighbor_labels", id); err != nil {
-				return err
+				return nil, err
 			}
 			if !slices.Contains(e.server.elements[id], ed.eid) {
 				e.server.elements[id] = append(e.server.elements[id], ed.eid)
 			}
 		}
 		if ed.props, err = neo4jdb.Column[map[string]any](rec, "edge_data"); err != nil {
-			return fmt.Errorf("relationship (%s)-[:%s]-(%v): %w", strconv.Quote(parent), graph.Relates, raw, err)
+			return nil, fmt.Errorf("relationship (%s)-[:%s]-(%v): %w", strconv.Quote(parent), graph.Relates, raw, err)
 		}
 		if ed.rid, err = neo4jdb.Column[string](rec, "edge_eid"); err != nil {
-			return err
+			return nil, err
 		}
 		n.edges = append(n.edges, ed)
+	}
+	for _, id := range missing {
+		if got[id] == nil {
+			return nil, fmt.Errorf("node %q is no longer in Neo4j (its element id did not resolve)", id)
+		}
+		have[id] = got[id]
 	}
 	e.snap.mu.Lock()
 	defer e.snap.mu.Unlock()
@@ -341,15 +361,12 @@ func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierI
 		e.snap.taken = time.Now()
 	}
 	for id, n := range got {
-		e.snap.nodes[id] = n
-		e.snap.fetched++
-	}
-	for _, id := range missing {
-		if _, ok := e.snap.nodes[id]; !ok {
-			return fmt.Errorf("node %q is no longer in Neo4j (its element id did not resolve)", id)
+		if _, dup := e.snap.nodes[id]; !dup { // another seed may have read it meanwhile
+			e.snap.nodes[id] = n
+			e.snap.fetched++
 		}
 	}
-	return nil
+	return have, nil
 }
 
 // Held is Stats in plain values, for front ends that cannot name

@@ -112,3 +112,40 @@ func TestSnapshotDemoThresholdStep(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotResetDuringRuns: five seeds of the demo graph explored at
+// once through one snapshot, eight times, while another goroutine resets it
+// again and again (the explorer's R key during a run). No exploration may
+// fail or differ from the server's answer (the replay never loses a node
+// from under it), and under -race nothing races.
+func TestSnapshotResetDuringRuns(t *testing.T) {
+	src := demoSource(t)
+	snap := NewSnapshot(src)
+	seeds := []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "T3000", Score: 0.9}, {NodeID: "N2002", Score: 0.8},
+		{NodeID: "T4020", Score: 1}, {NodeID: "T4003", Score: 1}}
+	cfg := activation.DefaultParams()
+	want, wl := exploreWithLevels(t, New(src), cfg, seeds, tagsA)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				snap.Reset()
+			}
+		}
+	}()
+	for run := 0; run < 8; run++ {
+		got, gl := coarse(exploreWithLevels(t, snap, cfg, seeds, tagsA))
+		for k := range seeds {
+			if msg := compareResults(got[k], want[k], gl[k], wl[k]); msg != "" || got[k].Error != "" {
+				t.Fatalf("run %d seed %s: %s %s", run, seeds[k].NodeID, got[k].Error, msg)
+			}
+		}
+	}
+	close(stop)
+	<-done
+}
