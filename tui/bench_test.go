@@ -17,31 +17,64 @@ import (
 func bigTree(m *Model, n int) {
 	seed := retriever.Seed{NodeID: "S", Score: 1}
 	m.trees = newResultTrees([]retriever.Seed{seed})
-	node := func(id string) graph.Node {
-		return graph.Node{ID: id, Labels: []string{"Event"}, Properties: map[string]any{"id": id,
-			"text": "A memory of something that happened, long enough to be cut in the tree view " + id}}
+	for _, ev := range bigTreeEvents(n) {
+		m.trees.apply(ev)
 	}
+	m.afterTreeChange(true)
+}
+
+// bigTreeEvents is a synthetic exploration of n nodes: the seed event, then
+// one level event per depth in which every frontier node keeps three
+// children, loses a fourth candidate to the branch limit and has one near
+// miss; the last level's nodes end their paths.
+func bigTreeEvents(n int) []activation.Event {
+	node, cand := synthNode, synthCand
 	root := node("S")
-	m.trees.apply(activation.Event{Kind: activation.EventSeed, SeedNode: &root})
+	evs := []activation.Event{{Kind: activation.EventSeed, SeedNode: &root}}
 	frontier, count := []string{"S"}, 1
 	for depth := 1; count < n; depth++ {
-		var outs []activation.Outcome
+		lv := &activation.LevelEvent{Depth: depth}
 		var next []string
 		for _, p := range frontier {
 			for k := 0; k < 3 && count < n; k++ {
 				id := fmt.Sprintf("N%d", count)
 				count++
-				w := 0.8
-				outs = append(outs, activation.Outcome{Fate: activation.FateKept, Candidate: activation.Candidate{
-					ParentID: p, NeighborNode: node(id), Activation: 0.5, Degree: 4, TagSim: 0.3, TransferEnergy: 0.06,
-					Edge: graph.Edge{SourceID: p, TargetID: id, Type: "RELATES", Weight: &w, Tags: []string{"a"}}}})
+				lv.Outcomes = append(lv.Outcomes, activation.Outcome{Fate: activation.FateKept, Candidate: cand(p, id, 0.06)})
 				next = append(next, id)
 			}
+			lv.Outcomes = append(lv.Outcomes, activation.Outcome{Fate: activation.FateBranchLimit, Candidate: cand(p, "L"+p, 0.05)})
+			lv.NearMisses = append(lv.NearMisses, cand(p, "M"+p, 0.001))
 		}
-		m.trees.apply(activation.Event{Kind: activation.EventLevel, Level: &activation.LevelEvent{Depth: depth, Outcomes: outs}})
+		evs = append(evs, activation.Event{Kind: activation.EventLevel, Level: lv})
 		frontier = next
 	}
-	m.afterTreeChange(true)
+	return evs
+}
+
+func synthNode(id string) graph.Node {
+	return graph.Node{ID: id, Labels: []string{"Event"}, Properties: map[string]any{"id": id,
+		"text": "A memory of something that happened, long enough to be cut in the tree view " + id}}
+}
+
+func synthCand(p, id string, t float64) activation.Candidate {
+	w := 0.8
+	return activation.Candidate{ParentID: p, NeighborNode: synthNode(id), Activation: 0.5, Degree: 4, TagSim: 0.3, TransferEnergy: t,
+		Edge: graph.Edge{SourceID: p, TargetID: id, Type: "RELATES", Weight: &w, Tags: []string{"a"}}}
+}
+
+// growLevel is a level event at depth that gives each of parents three
+// kept children (ids prefixed with prefix), a branch-limit loser and a near
+// miss.
+func growLevel(depth int, prefix string, parents []string) activation.Event {
+	lv := &activation.LevelEvent{Depth: depth}
+	for i, p := range parents {
+		for k := range 3 {
+			lv.Outcomes = append(lv.Outcomes, activation.Outcome{Fate: activation.FateKept, Candidate: synthCand(p, fmt.Sprintf("%s%d.%d", prefix, i, k), 0.06)})
+		}
+		lv.Outcomes = append(lv.Outcomes, activation.Outcome{Fate: activation.FateBranchLimit, Candidate: synthCand(p, prefix+"L"+p, 0.05)})
+		lv.NearMisses = append(lv.NearMisses, synthCand(p, prefix+"M"+p, 0.001))
+	}
+	return activation.Event{Kind: activation.EventLevel, Level: lv}
 }
 
 // BenchmarkView1000 renders the whole screen (120×40) with a 1,000-node
@@ -80,6 +113,44 @@ func BenchmarkTreeRebuild1000(b *testing.B) {
 	for range b.N {
 		m.trees.version++
 		m.tree.Changed()
+	}
+}
+
+// BenchmarkLevelEvent1000 is what Update spends on one level event (36
+// new nodes, their losers and near misses) arriving on a result tree of
+// 1,000 nodes that is on screen: the rows of the nodes the event did not
+// touch are reused. Target (issue: a tree that grows cheaply): 2 ms.
+func BenchmarkLevelEvent1000(b *testing.B) {
+	src := loadDemo(b)
+	evs := bigTreeEvents(1000)
+	// 12 of the deepest nodes (depth 6: N364 on) get three children each.
+	var parents []string
+	for i := range 12 {
+		parents = append(parents, fmt.Sprintf("N%d", 400+i))
+	}
+	last := growLevel(7, "X", parents)
+	for range b.N {
+		b.StopTimer()
+		m, _ := New(context.Background(), Options{Source: src, Backend: src, NoColor: true, Out: newOutput()})
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		m.setFocus(focusTree)
+		m.tree.ToggleExplain()
+		m.trees = newResultTrees([]retriever.Seed{{NodeID: "S", Score: 1}})
+		for _, ev := range evs {
+			m.trees.apply(ev)
+		}
+		m.afterTreeChange(true)
+		m.ch = make(chan activation.Event)
+		if got := len(m.trees.seeds[0].nodes); got != 1000 {
+			b.Fatalf("tree has %d nodes before the event", got)
+		}
+		b.StartTimer()
+		m.Update(runEventMsg{id: m.runID, ev: last})
+		b.StopTimer()
+		if got := len(m.trees.seeds[0].nodes); got != 1036 {
+			b.Fatalf("tree has %d nodes after the event", got)
+		}
+		b.StartTimer()
 	}
 }
 

@@ -40,6 +40,44 @@ type Styles struct {
 	Error    lipgloss.Style
 	Info     lipgloss.Style
 	Bar      lipgloss.Style
+
+	// Tree holds the result tree's styles as Inks (see Ink), built from
+	// the styles above.
+	Tree treeInks
+}
+
+// treeInks are the styles of the result tree's segments.
+type treeInks struct {
+	Dim, ID, Label, Metric, End, Loser, Running, Error Ink
+}
+
+// Ink is a style reduced to the escape sequences it puts around a text.
+// The result tree renders thousands of short one-line segments, and
+// lipgloss's Render costs microseconds each (it measures, wraps and pads);
+// an Ink costs a concatenation. Only for styles made of colours and text
+// attributes (no width, padding, border or underline) and texts with no tab
+// or newline (tree segments are escaped by textsafe first): under those
+// conditions Render is the same sequence, text, reset; TestInkMatchesRender
+// checks it for every tree style and profile.
+type Ink struct{ pre, post string }
+
+// inkOf probes s with one letter to find the sequences around a text.
+func inkOf(s lipgloss.Style) Ink {
+	out := s.Render("x")
+	i := strings.Index(out, "x")
+	if i < 0 {
+		return Ink{}
+	}
+	return Ink{pre: out[:i], post: out[i+1:]}
+}
+
+// Render styles the texts, joined by spaces as lipgloss does.
+func (k Ink) Render(strs ...string) string {
+	t := strings.Join(strs, " ")
+	if t == "" {
+		return ""
+	}
+	return k.pre + t + k.post
 }
 
 // Glyphs that keep the interface readable without colour.
@@ -68,7 +106,7 @@ func NewStyles(r *lipgloss.Renderer, noColor bool) Styles {
 	subtle := c("#9A9A9A", "#5C5C5C")
 	dim := c("#8A8A8A", "#7A7A7A")
 	s := r.NewStyle
-	return Styles{
+	st := Styles{
 		r:           r,
 		Pane:        s().Border(lipgloss.RoundedBorder(), false, true, true, true).BorderForeground(subtle).Padding(0, 1),
 		PaneFocused: s().Border(lipgloss.RoundedBorder(), false, true, true, true).BorderForeground(accent).Padding(0, 1),
@@ -94,6 +132,9 @@ func NewStyles(r *lipgloss.Renderer, noColor bool) Styles {
 		Info:        s().Foreground(accent),
 		Bar:         s().Foreground(c("#3A3A3A", "#C0C0C0")),
 	}
+	st.Tree = treeInks{Dim: inkOf(st.Dim), ID: inkOf(st.ID), Label: inkOf(st.Label), Metric: inkOf(st.Metric),
+		End: inkOf(st.End), Loser: inkOf(st.Loser), Running: inkOf(st.Running), Error: inkOf(st.Error)}
+	return st
 }
 
 // Box draws a pane of outer size w×h with title in its top border. content

@@ -6,8 +6,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -25,7 +25,9 @@ type treePane struct {
 	sels    []int // indices of the selectable rows
 	cursor  int   // index into sels
 	want    rowKey
-	vp      viewport.Model
+	// off is the first row on screen: only the visible rows are drawn
+	// (View), so a change costs the rows that changed plus one screen.
+	off     int
 	w, h    int
 	focused bool
 	built   int // trees version the rows were built from (-1: stale)
@@ -38,10 +40,7 @@ type treePane struct {
 }
 
 func newTreePane(km keymap.KeyMap, st *Styles) *treePane {
-	vp := viewport.New(0, 0)
-	vp.MouseWheelEnabled = true
-	vp.KeyMap = viewport.KeyMap{} // keys are handled here, to move the cursor
-	return &treePane{km: km, st: st, vp: vp, built: -1,
+	return &treePane{km: km, st: st, built: -1,
 		builder: rowBuilder{st: st, folded: map[rowKey]bool{}},
 		search:  st.newInput("/ ", "search the results")}
 }
@@ -55,7 +54,6 @@ func (t *treePane) SetSize(w, h int) {
 		return
 	}
 	t.w, t.h = w, h
-	t.vp.Width, t.vp.Height = w, t.listHeight()
 	t.search.Width = max(1, w-4)
 	t.built = -1
 	t.refresh()
@@ -88,6 +86,7 @@ func (t *treePane) Blur() tea.Cmd {
 // node when the new trees have it.
 func (t *treePane) SetTrees(rt *resultTrees) {
 	t.trees = rt
+	t.builder.reset()
 	t.built = -1
 	t.refresh()
 }
@@ -132,53 +131,57 @@ func (t *treePane) refresh() {
 	t.setContent()
 }
 
-// setContent writes the rows, with the selected one marked, to the viewport
-// and scrolls so the selection is visible.
+// setContent scrolls so the selected row and its annotation line are in
+// view; View draws the rows.
 func (t *treePane) setContent() {
-	if len(t.rows) == 0 {
-		t.vp.SetContent(t.st.Dim.Render("no results yet: pick a seed (tab to the seed list, space to toggle)"))
-		return
-	}
-	sel := -1
+	h := t.listHeight()
 	if len(t.sels) > 0 {
-		sel = t.sels[t.cursor]
-	}
-	var b strings.Builder
-	for i, r := range t.rows {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if i == sel {
-			b.WriteString(t.st.Selected.Render(glyphSelected + " " + r.plain))
-			continue
-		}
-		if lo, hi, ok := t.match(r); ok {
-			// A match: the glyph in the gutter (seen without colour too),
-			// the matched text in the search style, the rest plain.
-			b.WriteString(glyphMatch + " " + r.plain[:lo] + t.st.Match.Render(r.plain[lo:hi]) + r.plain[hi:])
-			continue
-		}
-		b.WriteString("  ")
-		b.WriteString(r.styled)
-	}
-	t.vp.SetContent(b.String())
-	if sel >= 0 {
-		// keep the selected row and its annotation line in view
-		if sel < t.vp.YOffset {
-			t.vp.SetYOffset(sel)
-		} else if sel+1 >= t.vp.YOffset+t.vp.Height {
-			t.vp.SetYOffset(sel + 2 - t.vp.Height)
+		sel := t.sels[t.cursor]
+		if sel < t.off {
+			t.off = sel
+		} else if sel+1 >= t.off+h {
+			t.off = sel + 2 - h
 		}
 	}
+	t.clampOffset()
 }
+
+// clampOffset keeps the first visible row within the rows.
+func (t *treePane) clampOffset() {
+	t.off = max(0, min(t.off, len(t.rows)-t.listHeight()))
+}
+
+// line draws row i: the selected row marked, a search match highlighted.
+func (t *treePane) line(i int) string {
+	r := t.rows[i]
+	if len(t.sels) > 0 && i == t.sels[t.cursor] {
+		return t.st.Selected.Render(glyphSelected + " " + r.plain)
+	}
+	if lo, hi, ok := t.match(r); ok {
+		// A match: the glyph in the gutter (seen without colour too),
+		// the matched text in the search style, the rest plain.
+		return glyphMatch + " " + r.plain[:lo] + t.st.Match.Render(r.plain[lo:hi]) + r.plain[hi:]
+	}
+	return "  " + r.styled
+}
+
+// mouseWheelRows is how far one wheel notch scrolls (as bubbles' viewport).
+const mouseWheelRows = 3
 
 // Update handles keys (when focused) and the mouse wheel.
 func (t *treePane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.MouseMsg:
-		var cmd tea.Cmd
-		t.vp, cmd = t.vp.Update(msg)
-		return cmd
+		if msg.Action == tea.MouseActionPress {
+			switch msg.Button {
+			case tea.MouseButtonWheelUp:
+				t.off -= mouseWheelRows
+			case tea.MouseButtonWheelDown:
+				t.off += mouseWheelRows
+			}
+			t.clampOffset()
+		}
+		return nil
 	case tea.KeyMsg:
 		if !t.focused {
 			return nil
@@ -191,7 +194,6 @@ func (t *treePane) Update(msg tea.Msg) tea.Cmd {
 			t.searching = true
 			t.search.SetValue(t.query)
 			t.search.CursorEnd()
-			t.vp.Height = t.listHeight()
 			t.setContent()
 			return t.search.Focus()
 		case key.Matches(msg, t.km.NextMatch):
@@ -324,10 +326,20 @@ func (t *treePane) selectedLoser() (activation.Outcome, bool) {
 
 // View renders the visible rows, and the search input while it is open.
 func (t *treePane) View() string {
-	if t.searching {
-		return t.vp.View() + "\n" + t.search.View()
+	var lines []string
+	if len(t.rows) == 0 {
+		lines = []string{t.st.Dim.Render("no results yet: pick a seed (tab to the seed list, space to toggle)")}
+	} else {
+		for i := t.off; i < min(len(t.rows), t.off+t.listHeight()); i++ {
+			lines = append(lines, t.line(i))
+		}
 	}
-	return t.vp.View()
+	h := t.listHeight()
+	out := lipgloss.NewStyle().Width(t.w).Height(h).MaxHeight(h).MaxWidth(t.w).Render(strings.Join(lines, "\n"))
+	if t.searching {
+		return out + "\n" + t.search.View()
+	}
+	return out
 }
 
 // ShortHelp lists the tree's main keys.
@@ -399,7 +411,6 @@ func (t *treePane) endSearch(drop bool) {
 	}
 	t.searching = false
 	t.search.Blur()
-	t.vp.Height = t.listHeight()
 	t.setContent()
 }
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,7 +43,37 @@ type rowBuilder struct {
 	rows    []treeRow
 	// minActivation is the run's threshold, for how close near misses came.
 	minActivation float64
+	// cache holds each non-root node's rendered rows with the inputs they
+	// were rendered from, so a level event re-renders only the nodes it
+	// touched (and those whose tree guides changed); the rest are copied.
+	// It is dropped when the trees are replaced (reset).
+	cache map[*tnode]*nodeRows
 }
+
+// nodeRows is a node's cached rendering: head is its own row and its
+// annotation (one or two rows), tail its losing candidates' rows (after its
+// children's rows). in is what they were rendered from.
+type nodeRows struct {
+	in         rowInputs
+	head, tail []treeRow
+}
+
+// rowInputs is everything a non-root node's rows depend on besides the node
+// itself, whose id, labels, text and step never change once it is in a
+// tree. Two equal inputs render the same rows.
+type rowInputs struct {
+	lead, cont      string
+	width           int
+	explain, folded bool
+	kids, losers    int // children, and losers shown
+	below           int // rows hidden under a folded node
+	end             retriever.EndReason
+	nearMiss        *retriever.Step
+	minActivation   float64
+}
+
+// reset drops the cached rows (new trees, or a change of width).
+func (b *rowBuilder) reset() { b.cache = nil }
 
 // seg is a piece of a line with its style; plain and styled forms are built
 // together so both stay in step.
@@ -93,9 +124,9 @@ func (b *rowBuilder) seed(st *seedTree) {
 	s := b.st
 	key := rowKey{seed: st.seed.NodeID, id: st.seed.NodeID, loser: -1}
 	if st.root == nil {
-		b.add(key, true, seg{"· ", nil}, seg{st.seed.NodeID, s.ID.Render}, seg{"  " + seedStatus(st), b.stateStyle(st)})
+		b.add(key, true, seg{"· ", nil}, seg{st.seed.NodeID, s.Tree.ID.Render}, seg{"  " + seedStatus(st), b.stateStyle(st)})
 		if st.err != "" {
-			b.add(rowKey{loser: -1}, false, seg{"  " + st.err, s.Error.Render})
+			b.add(rowKey{loser: -1}, false, seg{"  " + st.err, s.Tree.Error.Render})
 		}
 		return
 	}
@@ -105,17 +136,16 @@ func (b *rowBuilder) seed(st *seedTree) {
 func (b *rowBuilder) stateStyle(st *seedTree) func(...string) string {
 	switch st.state {
 	case seedRunning:
-		return b.st.Running.Render
+		return b.st.Tree.Running.Render
 	case seedFailed, seedNotFound:
-		return b.st.Error.Render
+		return b.st.Tree.Error.Render
 	}
-	return b.st.Dim.Render
+	return b.st.Tree.Dim.Render
 }
 
 // node renders n and, unless folded, its children; lead is the prefix of
 // n's own line, cont the prefix of the lines below it.
 func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool) {
-	s := b.st
 	key := rowKey{seed: st.seed.NodeID, id: n.node.ID, loser: -1}
 	folded := b.folded[key]
 	nLosers := 0
@@ -123,6 +153,58 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 		nLosers = len(n.losers)
 	}
 	hasKids := len(n.children)+nLosers > 0
+	if isRoot {
+		// The seed's annotation holds its run state (depth, time): always
+		// rendered afresh.
+		b.head(st, n, key, lead, cont, folded, hasKids, true)
+		b.below(st, n, cont, folded, nLosers)
+		return
+	}
+	in := rowInputs{lead: lead, cont: cont, width: b.width, explain: b.explain, folded: folded,
+		kids: len(n.children), losers: nLosers, end: n.end, nearMiss: n.nearMiss, minActivation: b.minActivation}
+	if folded && hasKids {
+		in.below = countBelow(n, b.explain)
+	}
+	if b.cache == nil {
+		b.cache = make(map[*tnode]*nodeRows)
+	}
+	c := b.cache[n]
+	if c == nil || c.in != in {
+		c = &nodeRows{in: in}
+		start := len(b.rows)
+		b.head(st, n, key, lead, cont, folded, hasKids, false)
+		c.head = slices.Clone(b.rows[start:])
+		b.rows = b.rows[:start]
+		b.losers(st, n, cont, nLosers)
+		c.tail = slices.Clone(b.rows[start:])
+		b.rows = b.rows[:start]
+		b.cache[n] = c
+	}
+	b.rows = append(b.rows, c.head...)
+	if !folded {
+		for i, k := range n.children {
+			last := i == len(n.children)+nLosers-1
+			b.node(st, k, cont+branch(last, "─"), cont+indent(last), false)
+		}
+		b.rows = append(b.rows, c.tail...)
+	}
+}
+
+// below renders n's children and losers, unless n is folded.
+func (b *rowBuilder) below(st *seedTree, n *tnode, cont string, folded bool, nLosers int) {
+	if folded {
+		return
+	}
+	for i, c := range n.children {
+		last := i == len(n.children)+nLosers-1
+		b.node(st, c, cont+branch(last, "─"), cont+indent(last), false)
+	}
+	b.losers(st, n, cont, nLosers)
+}
+
+// head renders n's own row and its annotation.
+func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, lead, cont string, folded, hasKids, isRoot bool) {
+	s := b.st
 	glyph := "· "
 	switch {
 	case hasKids && folded:
@@ -130,15 +212,15 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 	case hasKids:
 		glyph = glyphUnfolded + " "
 	}
-	segs := []seg{{lead, s.Dim.Render}, {glyph, nil}, {n.node.ID, s.ID.Render}}
+	segs := []seg{{lead, s.Tree.Dim.Render}, {glyph, nil}, {n.node.ID, s.Tree.ID.Render}}
 	if l := n.node.Label(); l != "" {
-		segs = append(segs, seg{" " + l, s.Label.Render})
+		segs = append(segs, seg{" " + l, s.Tree.Label.Render})
 	}
 	if t := shortText(n.node); t != "" {
 		segs = append(segs, seg{"  " + t, nil})
 	}
 	if hasKids && folded {
-		segs = append(segs, seg{fmt.Sprintf("  (+%d)", countBelow(n, b.explain)), s.Dim.Render})
+		segs = append(segs, seg{fmt.Sprintf("  (+%d)", countBelow(n, b.explain)), s.Tree.Dim.Render})
 	}
 	b.add(key, true, segs...)
 	b.rows[len(b.rows)-1].end = n.end != ""
@@ -147,15 +229,15 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 	if hasKids && !folded {
 		bar = "│ "
 	}
-	meta := []seg{{cont + bar, s.Dim.Render}}
+	meta := []seg{{cont + bar, s.Tree.Dim.Render}}
 	if isRoot {
-		meta = append(meta, seg{fmt.Sprintf("R=%s", render.Num(st.seed.Score)), s.Metric.Render}, seg{" · " + seedStatus(st), b.stateStyle(st)})
+		meta = append(meta, seg{fmt.Sprintf("R=%s", render.Num(st.seed.Score)), s.Tree.Metric.Render}, seg{" · " + seedStatus(st), b.stateStyle(st)})
 	} else {
-		meta = append(meta, seg{edgeMetrics(n.step), s.Metric.Render})
+		meta = append(meta, seg{edgeMetrics(n.step), s.Tree.Metric.Render})
 	}
 	meta[0].text = fitGuide(meta[0].text, segWidth(meta[1:]), b.width)
 	if n.end != "" {
-		end := seg{glyphEnd + " " + render.EndText(n.end, n.nearMiss, b.minActivation), s.End.Render}
+		end := seg{glyphEnd + " " + render.EndText(n.end, n.nearMiss, b.minActivation), s.Tree.End.Render}
 		if b.width > 0 && segWidth(meta)+2+ansi.StringWidth(end.text) > b.width {
 			b.add(rowKey{loser: -1}, false, meta...) // no room: the end on its own line
 			meta = []seg{meta[0]}
@@ -165,26 +247,25 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 		meta = append(meta, end)
 	}
 	b.add(rowKey{loser: -1}, false, meta...)
-	if folded {
-		return
-	}
+}
+
+// losers renders the first nLosers of n's losing candidates, after its
+// children.
+func (b *rowBuilder) losers(st *seedTree, n *tnode, cont string, nLosers int) {
+	s := b.st
 	total := len(n.children) + nLosers
-	for i, c := range n.children {
-		last := i == total-1
-		b.node(st, c, cont+branch(last, "─"), cont+indent(last), false)
-	}
 	for i := 0; i < nLosers; i++ {
 		o := n.losers[i]
 		last := len(n.children)+i == total-1
 		c := o.Candidate
 		lseg := []seg{
-			{cont + branch(last, "╌"), s.Dim.Render},
-			{glyphLost + " " + c.NeighborNode.ID, s.Loser.Render},
+			{cont + branch(last, "╌"), s.Tree.Dim.Render},
+			{glyphLost + " " + c.NeighborNode.ID, s.Tree.Loser.Render},
 		}
 		if l := c.NeighborNode.Label(); l != "" {
-			lseg = append(lseg, seg{" " + l, s.Loser.Render})
+			lseg = append(lseg, seg{" " + l, s.Tree.Loser.Render})
 		}
-		lseg = append(lseg, seg{"  T=" + render.Num(c.TransferEnergy) + "  " + fateText(o, b.minActivation), s.Loser.Render})
+		lseg = append(lseg, seg{"  T=" + render.Num(c.TransferEnergy) + "  " + fateText(o, b.minActivation), s.Tree.Loser.Render})
 		b.add(rowKey{seed: st.seed.NodeID, id: n.node.ID, loser: i}, true, lseg...)
 	}
 }

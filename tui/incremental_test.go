@@ -1,0 +1,115 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/muesli/termenv"
+)
+
+// TestInkMatchesRender: an Ink (the tree's fast style) writes exactly what
+// lipgloss's Render writes for every tree style, on a light and a dark
+// background, with a true-colour, a 256-colour and no colour profile, for
+// texts with spaces, wide runes, an ellipsis and tree guides.
+func TestInkMatchesRender(t *testing.T) {
+	texts := []string{"x", "N2006", "  T=0.1016 w=0.82", "日本語 text", "…", "├─ ", "│  ", "a  b   c "}
+	for _, prof := range []termenv.Profile{termenv.TrueColor, termenv.ANSI256, termenv.Ascii} {
+		for _, dark := range []bool{false, true} {
+			r := lipgloss.NewRenderer(&bytes.Buffer{})
+			r.SetColorProfile(prof)
+			r.SetHasDarkBackground(dark)
+			st := NewStyles(r, false)
+			pairs := map[string]struct {
+				s lipgloss.Style
+				k Ink
+			}{
+				"Dim": {st.Dim, st.Tree.Dim}, "ID": {st.ID, st.Tree.ID}, "Label": {st.Label, st.Tree.Label},
+				"Metric": {st.Metric, st.Tree.Metric}, "End": {st.End, st.Tree.End}, "Loser": {st.Loser, st.Tree.Loser},
+				"Running": {st.Running, st.Tree.Running}, "Error": {st.Error, st.Tree.Error},
+			}
+			for name, p := range pairs {
+				for _, text := range texts {
+					if got, want := p.k.Render(text), p.s.Render(text); got != want {
+						t.Errorf("profile %v dark %v %s: Ink %q, Render %q", prof, dark, name, got, want)
+					}
+				}
+				if p.k.Render("") != "" {
+					t.Errorf("%s: Ink of an empty text is not empty", name)
+				}
+			}
+		}
+	}
+}
+
+// TestIncrementalRowsEqualFreshRows: the tree re-renders only the nodes an
+// event touched and reuses the other rows; after every event of a run (and
+// after folds, the explain view and path ends) its rows must be exactly
+// what a fresh render, with no cache, gives. The synthetic run gives every
+// frontier node three children, a branch-limit loser and a near miss, so
+// each event changes earlier nodes' guides (a node gains children) as well
+// as adding rows.
+func TestIncrementalRowsEqualFreshRows(t *testing.T) {
+	src := loadDemo(t)
+	r := lipgloss.NewRenderer(&bytes.Buffer{})
+	r.SetColorProfile(termenv.TrueColor) // styled rows compared too
+	st := NewStyles(r, false)
+	o, err := Options{Source: src, Backend: src, Out: newOutput()}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(context.Background(), o, &st)
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m.setFocus(focusTree)
+	m.trees = newResultTrees([]retriever.Seed{{NodeID: "S", Score: 1}})
+	m.afterTreeChange(true)
+	check := func(when string) {
+		t.Helper()
+		fresh := rowBuilder{st: m.tree.builder.st, width: m.tree.builder.width, explain: m.tree.builder.explain, folded: m.tree.builder.folded}
+		want := fresh.build(m.trees)
+		got := m.tree.rows
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d rows, fresh render has %d", when, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s: row %d is\n%q\nfresh render:\n%q", when, i, got[i].styled, want[i].styled)
+			}
+		}
+	}
+	evs := bigTreeEvents(200)
+	for i, ev := range evs {
+		m.trees.apply(ev)
+		m.afterTreeChange(false)
+		check(fmt.Sprintf("event %d", i))
+		switch i {
+		case 3: // the first events ran without losers shown
+			m.tree.ToggleExplain()
+			check("explain on")
+		case 4:
+			m.tree.builder.folded[rowKey{seed: "S", id: "N2", loser: -1}] = true
+			m.tree.built = -1
+			m.tree.refresh()
+			check("N2 folded")
+		}
+	}
+	// Paths end at two leaves: their annotation gains the end.
+	leaf := m.trees.seeds[0].nodes["N150"]
+	p := leaf.path()
+	p.EndReason = retriever.EndMaxDepth
+	m.trees.apply(activation.Event{Kind: activation.EventResult, Result: &retriever.Result{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: []retriever.Path{p}}})
+	m.afterTreeChange(false)
+	if leaf.end != retriever.EndMaxDepth {
+		t.Fatalf("N150's end is %q", leaf.end)
+	}
+	check("N150 ends")
+	m.tree.ToggleExplain()
+	check("explain off")
+	m.Update(tea.WindowSizeMsg{Width: 70, Height: 30})
+	check("narrower")
+}
