@@ -48,6 +48,12 @@ type KeyMap struct {
 	PrevEnd   key.Binding
 	NextLoser key.Binding
 	PrevLoser key.Binding
+	// Pin keeps the current run as the baseline later runs are compared
+	// with (pressed again, it unpins: the baseline is the previous run);
+	// NextChange and PrevChange jump to a node that entered, moved or left.
+	Pin        key.Binding
+	NextChange key.Binding
+	PrevChange key.Binding
 
 	// Seed picker.
 	Filter     key.Binding
@@ -114,6 +120,9 @@ func Default() KeyMap {
 		PrevEnd:     b([]string{"["}, "[", "previous path end"),
 		NextLoser:   b([]string{"}"}, "}", "next loser (with e)"),
 		PrevLoser:   b([]string{"{"}, "{", "previous loser"),
+		Pin:         b([]string{"p"}, "p", "pin this run as the baseline / unpin"),
+		NextChange:  b([]string{">"}, ">", "next change since the baseline"),
+		PrevChange:  b([]string{"<"}, "<", "previous change"),
 
 		Filter:     b([]string{"/"}, "/", "filter nodes"),
 		ToggleSeed: b([]string{" ", "enter"}, "space/enter", "toggle seed"),
@@ -141,7 +150,7 @@ func Default() KeyMap {
 
 // Global returns the bindings that work in every pane.
 func (k KeyMap) Global() []key.Binding {
-	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread, k.Help, k.Quit, k.ForceQuit}
+	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.Pin, k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread, k.Help, k.Quit, k.ForceQuit}
 }
 
 // Group is a heading of the full help and the keys under it.
@@ -159,7 +168,7 @@ func (k KeyMap) Groups() []Group {
 		{"Seeds", []key.Binding{k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload}},
 		{"Tags", []key.Binding{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip}},
 		{"Thresholds", []key.Binding{k.Increase, k.Decrease}},
-		{"Results", []key.Binding{k.Toggle, k.Expand, k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser}},
+		{"Results", []key.Binding{k.Toggle, k.Expand, k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser, k.Pin, k.NextChange, k.PrevChange}},
 		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread}},
 		{"Text inputs", []key.Binding{k.Submit, k.Cancel}},
 	}

@@ -54,6 +54,8 @@ type ResultDiff struct {
 	NodesA  int     `json:"nodes_a"`
 	NodesB  int     `json:"nodes_b"`
 	Jaccard float64 `json:"jaccard"`
+	// both counts the nodes both results reached (for CombineDiffs).
+	both int
 }
 
 // Empty reports whether the two results had the same paths and placements.
@@ -112,9 +114,33 @@ func Diff(a, b Result) ResultDiff {
 		}
 	}
 	slices.SortFunc(d.Moved, func(x, y Move) int { return strings.Compare(x.NodeID, y.NodeID) })
-	d.Jaccard = 1
-	if union := d.NodesA + d.NodesB - both; union > 0 {
-		d.Jaccard = float64(both) / float64(union)
-	}
+	d.both = both
+	d.setJaccard()
 	return d
+}
+
+func (d *ResultDiff) setJaccard() {
+	d.Jaccard = 1
+	if union := d.NodesA + d.NodesB - d.both; union > 0 {
+		d.Jaccard = float64(d.both) / float64(union)
+	}
+}
+
+// CombineDiffs adds up the diffs of several seeds into one (the explorer's
+// summary line over a run): the paths and moves of all, the node counts
+// summed, and the Jaccard index over the seeds' node sets taken apart (a
+// node reached from two seeds counts once per seed). The seed is left
+// empty. Only diffs made by Diff can be combined.
+func CombineDiffs(ds []ResultDiff) ResultDiff {
+	c := ResultDiff{Entered: []Path{}, Left: []Path{}, Moved: []Move{}}
+	for _, d := range ds {
+		c.Entered = append(c.Entered, d.Entered...)
+		c.Left = append(c.Left, d.Left...)
+		c.Moved = append(c.Moved, d.Moved...)
+		c.NodesA += d.NodesA
+		c.NodesB += d.NodesB
+		c.both += d.both
+	}
+	c.setJaccard()
+	return c
 }

@@ -99,3 +99,26 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// TestCombineDiffs adds up two seeds' diffs. Seed S as in TestDiff (4 → 4
+// nodes, 3 in both, 3 entered, 3 left, 1 moved); a second seed whose run did
+// not change (S→X→Y both times: 2 → 2 nodes, 2 in both, nothing entered or
+// left). Combined: 3 entered, 3 left, 1 moved, nodes 6 → 6; the Jaccard
+// index is over the seeds' node sets taken apart: in both 3 + 2 = 5, union
+// NodesA + NodesB − both = 6 + 6 − 5 = 7, so 5/7.
+func TestCombineDiffs(t *testing.T) {
+	a := resultOf(pathOf("S", "X", "Y"), pathOf("S", "Z"), pathOf("S", "W"))
+	b := resultOf(pathOf("S", "X"), pathOf("S", "Z", "Y"), pathOf("S", "V"))
+	same := resultOf(pathOf("S", "X", "Y"))
+	c := CombineDiffs([]ResultDiff{Diff(a, b), Diff(same, same)})
+	if len(c.Entered) != 3 || len(c.Left) != 3 || len(c.Moved) != 1 || c.NodesA != 6 || c.NodesB != 6 {
+		t.Fatalf("combined: +%d −%d ~%d, nodes %d → %d; want +3 −3 ~1, 6 → 6",
+			len(c.Entered), len(c.Left), len(c.Moved), c.NodesA, c.NodesB)
+	}
+	if math.Abs(c.Jaccard-5.0/7) > 1e-15 {
+		t.Fatalf("Jaccard = %v, want 5/7", c.Jaccard)
+	}
+	if e := CombineDiffs(nil); e.Jaccard != 1 || !e.Empty() {
+		t.Fatalf("no diffs: %+v", e)
+	}
+}

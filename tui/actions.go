@@ -179,11 +179,17 @@ func (m *Model) running() bool {
 
 // subject builds the detail pane's subject from the tree's selection.
 func (m *Model) subject() *detailSubject {
+	if g, st, ok := m.tree.selectedGhost(); ok {
+		step := g.step
+		return &detailSubject{node: step.ToNode, step: &step, depth: g.depth,
+			change: fmt.Sprintf("%s left: the %s run reached it here; this run did not", glyphLeft, st.baseLabel),
+			tags:   m.runTags, floor: m.runCfg.TagSimFloor, minActivation: m.runCfg.MinActivation}
+	}
 	n, st := m.tree.selectedNode()
 	if n == nil {
 		return nil
 	}
-	s := &detailSubject{node: n.node, step: n.step, end: n.end, nearMiss: n.nearMiss, depth: n.depth,
+	s := &detailSubject{node: n.node, step: n.step, end: n.end, nearMiss: n.nearMiss, depth: n.depth, change: changeText(st, n),
 		tags: m.runTags, floor: m.runCfg.TagSimFloor, minActivation: m.runCfg.MinActivation}
 	if n.step == nil {
 		seed := st.seed

@@ -34,6 +34,8 @@ type detailSubject struct {
 	// tag similarity.
 	tags  []string
 	floor float64
+	// change says how the node differs from the baseline run ("" if not).
+	change string
 }
 
 // detailPane shows the selected node's properties and the transfer energy
@@ -141,6 +143,9 @@ func detailLines(st *Styles, s detailSubject, w int) []string {
 		head += st.Dim.Render(fmt.Sprintf(" · depth %d", s.depth))
 	}
 	add(head)
+	if s.change != "" {
+		add(wrap.Render(st.Running.Render(textsafe.Escape(s.change))))
+	}
 
 	step := s.step
 	if s.loser != nil {

@@ -84,6 +84,9 @@ type Model struct {
 	// Versions of the inputs the current run was started from.
 	seedsV, tagsV int
 	selKey        rowKey
+	// prev is the last complete run before the current one, pinned the run
+	// the analyst pinned: each run is compared with pinned, else prev.
+	prev, pinned *baseline
 }
 
 // newModel builds the root model; opts must already be completed.
@@ -129,6 +132,9 @@ func (m *Model) restart() tea.Cmd {
 	m.seedsV, m.tagsV = m.seeds.Version(), m.tags.Version()
 	seeds, tags, cfg := m.seeds.Seeds(), m.tags.Tags(), m.params.Config()
 	m.runCfg, m.runTags = cfg, retriever.NormalizeTags(tags)
+	if b := newBaseline(m.trees, "previous"); b != nil {
+		m.prev = b // the run being replaced, when it was complete
+	}
 	if len(seeds) == 0 {
 		m.trees = nil
 		m.afterTreeChange(true)
@@ -138,6 +144,7 @@ func (m *Model) restart() tea.Cmd {
 	m.cancel = cancel
 	m.trees = newResultTrees(seeds)
 	m.trees.minActivation = cfg.MinActivation
+	m.trees.setBase(m.baseline())
 	m.afterTreeChange(true)
 	return startRunCmd(ctx, m.runID, m.backend, m.held, cfg, m.runOpts, seeds, tags)
 }
@@ -283,6 +290,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			m.tree.ToggleExplain()
 			m.syncDetail()
 			return nil
+		case key.Matches(msg, km.Pin):
+			return m.togglePin()
 		case key.Matches(msg, km.CopyPath):
 			return m.copyPath()
 		case key.Matches(msg, km.CopyAll):

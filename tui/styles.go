@@ -49,6 +49,8 @@ type Styles struct {
 // treeInks are the styles of the result tree's segments.
 type treeInks struct {
 	Dim, ID, Label, Metric, End, Loser, Running, Error Ink
+	// Entered and Moved mark nodes that changed since the baseline.
+	Entered, Moved Ink
 }
 
 // Ink is a style reduced to the escape sequences it puts around a text.
@@ -88,6 +90,10 @@ const (
 	glyphLost     = "✗"
 	glyphEnd      = "■"
 	glyphMatch    = "»" // a row that matches the search in the results
+	// Changes since the baseline run, as `memoria diff` writes them.
+	glyphEntered = "+"
+	glyphMoved   = "~"
+	glyphLeft    = "−"
 )
 
 // NewStyles builds the styles for renderer r. With noColor the renderer is
@@ -133,7 +139,8 @@ func NewStyles(r *lipgloss.Renderer, noColor bool) Styles {
 		Bar:         s().Foreground(c("#3A3A3A", "#C0C0C0")),
 	}
 	st.Tree = treeInks{Dim: inkOf(st.Dim), ID: inkOf(st.ID), Label: inkOf(st.Label), Metric: inkOf(st.Metric),
-		End: inkOf(st.End), Loser: inkOf(st.Loser), Running: inkOf(st.Running), Error: inkOf(st.Error)}
+		End: inkOf(st.End), Loser: inkOf(st.Loser), Running: inkOf(st.Running), Error: inkOf(st.Error),
+		Entered: inkOf(st.OK.Bold(true)), Moved: inkOf(st.Running.Bold(true))}
 	return st
 }
 

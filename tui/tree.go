@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -62,10 +63,23 @@ func (t *treePane) SetSize(w, h int) {
 // listHeight is the rows' height: one line goes to the search input while
 // it is open.
 func (t *treePane) listHeight() int {
+	h := t.h
 	if t.searching {
-		return max(0, t.h-1)
+		h--
 	}
-	return t.h
+	if t.summary() != "" {
+		h--
+	}
+	return max(0, h)
+}
+
+// summary is the diff's summary line against the baseline ("" without one):
+// it stays above the rows, unscrolled.
+func (t *treePane) summary() string {
+	if t.trees == nil {
+		return ""
+	}
+	return t.trees.summary
 }
 
 // Focus gives the tree the keyboard.
@@ -213,6 +227,15 @@ func (t *treePane) Update(msg tea.Msg) tea.Cmd {
 				d = -1
 			}
 			return t.jumpTo(d, func(r treeRow) bool { return r.key.loser >= 0 }, "no losing candidate")
+		case key.Matches(msg, t.km.NextChange), key.Matches(msg, t.km.PrevChange):
+			d := 1
+			if key.Matches(msg, t.km.PrevChange) {
+				d = -1
+			}
+			if t.trees == nil || t.trees.base == nil {
+				return notify("no baseline yet: the next run is compared with this one (" + t.km.Pin.Help().Key + " pins it)")
+			}
+			return t.jumpTo(d, func(r treeRow) bool { return r.change }, "no change since the "+t.trees.base.label+" run")
 		case key.Matches(msg, t.km.CollapseAll):
 			t.foldAll()
 		case key.Matches(msg, t.km.ExpandAll):
@@ -254,7 +277,7 @@ func (t *treePane) move(d int) {
 
 func (t *treePane) fold(f bool) {
 	k, ok := t.selectedKey()
-	if !ok || k.loser >= 0 {
+	if !ok || k.loser >= 0 || k.ghost {
 		return
 	}
 	if f {
@@ -324,6 +347,28 @@ func (t *treePane) selectedLoser() (activation.Outcome, bool) {
 	return n.losers[k.loser], true
 }
 
+// selectedGhost returns the node that left on the selected row, if any,
+// with its seed's tree.
+func (t *treePane) selectedGhost() (ghost, *seedTree, bool) {
+	k, ok := t.selectedKey()
+	if !ok || !k.ghost || t.trees == nil {
+		return ghost{}, nil, false
+	}
+	for _, st := range t.trees.seeds {
+		if st.seed.NodeID != k.seed || st.base == nil {
+			continue
+		}
+		for _, gs := range st.base.ghosts {
+			for _, g := range gs {
+				if g.step.ToNode.ID == k.id {
+					return g, st, true
+				}
+			}
+		}
+	}
+	return ghost{}, nil, false
+}
+
 // View renders the visible rows, and the search input while it is open.
 func (t *treePane) View() string {
 	var lines []string
@@ -336,6 +381,9 @@ func (t *treePane) View() string {
 	}
 	h := t.listHeight()
 	out := lipgloss.NewStyle().Width(t.w).Height(h).MaxHeight(h).MaxWidth(t.w).Render(strings.Join(lines, "\n"))
+	if sum := t.summary(); sum != "" && t.h > 1 {
+		out = t.st.Info.Render(ansi.Truncate(sum, t.w, "…")) + "\n" + out
+	}
 	if t.searching {
 		return out + "\n" + t.search.View()
 	}
@@ -351,7 +399,10 @@ func (t *treePane) ShortHelp() []key.Binding {
 	if t.query != "" {
 		keys = append(keys, t.km.NextMatch, t.km.PrevMatch)
 	}
-	return append(keys, t.km.NextEnd, t.km.CollapseAll, t.km.ExpandAll, t.km.CopyPath)
+	if t.trees != nil && t.trees.base != nil {
+		keys = append(keys, t.km.NextChange)
+	}
+	return append(keys, t.km.NextEnd, t.km.CollapseAll, t.km.ExpandAll, t.km.Pin, t.km.CopyPath)
 }
 
 // Position is where the selection is among the selectable rows, for the

@@ -60,6 +60,10 @@ type seedTree struct {
 	elapsed time.Duration
 	result  *retriever.Result
 	err     string
+	// base is this seed's part of the baseline the run is compared with
+	// (nil without one).
+	base      *seedBase
+	baseLabel string
 }
 
 // resultTrees holds one tree per seed of the current run.
@@ -70,6 +74,10 @@ type resultTrees struct {
 	minActivation float64
 	// version changes whenever the trees change, so views know to re-render.
 	version int
+	// base is the run the trees are compared with (nil: none), and summary
+	// the diff's one-line summary over the seeds that finished.
+	base    *baseline
+	summary string
 }
 
 func newResultTrees(seeds []retriever.Seed) *resultTrees {
@@ -101,6 +109,8 @@ func (rt *resultTrees) apply(ev activation.Event) {
 	case activation.EventResult:
 		if ev.Result != nil {
 			st.applyResult(*ev.Result)
+			st.findGhosts()
+			rt.summarize()
 		}
 	}
 }

@@ -23,6 +23,7 @@ type rowKey struct {
 	seed  string
 	id    string
 	loser int
+	ghost bool // a node that left: the baseline reached it, this run did not
 }
 
 // treeRow is one rendered line of the result tree. plain is the text without
@@ -32,6 +33,7 @@ type treeRow struct {
 	key           rowKey
 	selectable    bool
 	end           bool // a path ends at this node (NextEnd jumps here)
+	change        bool // entered, moved or left since the baseline (NextChange jumps here)
 }
 
 // rowBuilder renders the trees into rows; it knows nothing of the cursor.
@@ -65,11 +67,15 @@ type rowInputs struct {
 	lead, cont      string
 	width           int
 	explain, folded bool
-	kids, losers    int // children, and losers shown
-	below           int // rows hidden under a folded node
-	end             retriever.EndReason
-	nearMiss        *retriever.Step
-	minActivation   float64
+	// children, nodes that left (ghosts) and losers shown below the node
+	kids, ghosts, losers int
+	below                int // rows hidden under a folded node
+	// how the node differs from the baseline, and where it was
+	change        change
+	was           retriever.Placement
+	end           retriever.EndReason
+	nearMiss      *retriever.Step
+	minActivation float64
 }
 
 // reset drops the cached rows (new trees, or a change of width).
@@ -152,59 +158,82 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 	if b.explain {
 		nLosers = len(n.losers)
 	}
-	hasKids := len(n.children)+nLosers > 0
-	if isRoot {
-		// The seed's annotation holds its run state (depth, time): always
-		// rendered afresh.
-		b.head(st, n, key, lead, cont, folded, hasKids, true)
-		b.below(st, n, cont, folded, nLosers)
-		return
+	var ghosts []ghost
+	if st.base != nil {
+		ghosts = st.base.ghosts[n.node.ID]
 	}
+	ch, was := st.changeOf(n)
+	hasKids := len(n.children)+len(ghosts)+nLosers > 0
 	in := rowInputs{lead: lead, cont: cont, width: b.width, explain: b.explain, folded: folded,
-		kids: len(n.children), losers: nLosers, end: n.end, nearMiss: n.nearMiss, minActivation: b.minActivation}
+		kids: len(n.children), ghosts: len(ghosts), losers: nLosers, end: n.end, nearMiss: n.nearMiss,
+		minActivation: b.minActivation, change: ch, was: was}
 	if folded && hasKids {
 		in.below = countBelow(n, b.explain)
 	}
-	if b.cache == nil {
-		b.cache = make(map[*tnode]*nodeRows)
-	}
-	c := b.cache[n]
-	if c == nil || c.in != in {
-		c = &nodeRows{in: in}
-		start := len(b.rows)
-		b.head(st, n, key, lead, cont, folded, hasKids, false)
-		c.head = slices.Clone(b.rows[start:])
-		b.rows = b.rows[:start]
-		b.losers(st, n, cont, nLosers)
-		c.tail = slices.Clone(b.rows[start:])
-		b.rows = b.rows[:start]
-		b.cache[n] = c
+	var c *nodeRows
+	if isRoot {
+		// The seed's annotation holds its run state (depth, time): always
+		// rendered afresh.
+		c = b.render(st, n, key, in, hasKids, true)
+	} else {
+		if b.cache == nil {
+			b.cache = make(map[*tnode]*nodeRows)
+		}
+		if c = b.cache[n]; c == nil || c.in != in {
+			c = b.render(st, n, key, in, hasKids, false)
+			b.cache[n] = c
+		}
 	}
 	b.rows = append(b.rows, c.head...)
-	if !folded {
-		for i, k := range n.children {
-			last := i == len(n.children)+nLosers-1
-			b.node(st, k, cont+branch(last, "─"), cont+indent(last), false)
-		}
-		b.rows = append(b.rows, c.tail...)
-	}
-}
-
-// below renders n's children and losers, unless n is folded.
-func (b *rowBuilder) below(st *seedTree, n *tnode, cont string, folded bool, nLosers int) {
 	if folded {
 		return
 	}
-	for i, c := range n.children {
-		last := i == len(n.children)+nLosers-1
-		b.node(st, c, cont+branch(last, "─"), cont+indent(last), false)
+	total := len(n.children) + len(ghosts) + nLosers
+	for i, k := range n.children {
+		last := i == total-1
+		b.node(st, k, cont+branch(last, "─"), cont+indent(last), false)
 	}
-	b.losers(st, n, cont, nLosers)
+	for i, g := range ghosts {
+		b.ghost(st, g, cont, len(n.children)+i == total-1)
+	}
+	b.rows = append(b.rows, c.tail...)
+}
+
+// render renders n's rows from in: its head and the tail of its losers.
+func (b *rowBuilder) render(st *seedTree, n *tnode, key rowKey, in rowInputs, hasKids, isRoot bool) *nodeRows {
+	c := &nodeRows{in: in}
+	start := len(b.rows)
+	b.head(st, n, key, in, hasKids, isRoot)
+	c.head = slices.Clone(b.rows[start:])
+	b.rows = b.rows[:start]
+	b.losers(st, n, in.cont, in.losers, in.kids+in.ghosts)
+	c.tail = slices.Clone(b.rows[start:])
+	b.rows = b.rows[:start]
+	return c
+}
+
+// ghost renders a node that left (the baseline reached it, this run did
+// not) where it was, dimmed, and the nodes that left below it.
+func (b *rowBuilder) ghost(st *seedTree, g ghost, cont string, last bool) {
+	s := b.st
+	id := g.step.ToNode.ID
+	segs := []seg{{cont + branch(last, "╌"), s.Tree.Dim.Render}, {glyphLeft + " " + id, s.Tree.Loser.Render}}
+	if l := g.step.ToNode.Label(); l != "" {
+		segs = append(segs, seg{" " + l, s.Tree.Loser.Render})
+	}
+	segs = append(segs, seg{"  left · was T=" + render.Num(g.step.TransferEnergy) + " at depth " + fmt.Sprint(g.depth), s.Tree.Loser.Render})
+	b.add(rowKey{seed: st.seed.NodeID, id: id, loser: -1, ghost: true}, true, segs...)
+	b.rows[len(b.rows)-1].change = true
+	below := st.base.ghosts[id]
+	for i, k := range below {
+		b.ghost(st, k, cont+indent(last), i == len(below)-1)
+	}
 }
 
 // head renders n's own row and its annotation.
-func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, lead, cont string, folded, hasKids, isRoot bool) {
+func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, in rowInputs, hasKids, isRoot bool) {
 	s := b.st
+	lead, cont, folded := in.lead, in.cont, in.folded
 	glyph := "· "
 	switch {
 	case hasKids && folded:
@@ -212,9 +241,19 @@ func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, lead, cont string,
 	case hasKids:
 		glyph = glyphUnfolded + " "
 	}
-	segs := []seg{{lead, s.Tree.Dim.Render}, {glyph, nil}, {n.node.ID, s.Tree.ID.Render}}
+	segs := []seg{{lead, s.Tree.Dim.Render}, {glyph, nil}}
+	switch in.change {
+	case changeEntered:
+		segs = append(segs, seg{glyphEntered + " ", s.Tree.Entered.Render})
+	case changeMoved:
+		segs = append(segs, seg{glyphMoved + " ", s.Tree.Moved.Render})
+	}
+	segs = append(segs, seg{n.node.ID, s.Tree.ID.Render})
 	if l := n.node.Label(); l != "" {
 		segs = append(segs, seg{" " + l, s.Tree.Label.Render})
+	}
+	if in.change == changeMoved {
+		segs = append(segs, seg{fmt.Sprintf(" (was under %s at depth %d)", in.was.Parent, in.was.Depth), s.Tree.Moved.Render})
 	}
 	if t := shortText(n.node); t != "" {
 		segs = append(segs, seg{"  " + t, nil})
@@ -224,6 +263,7 @@ func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, lead, cont string,
 	}
 	b.add(key, true, segs...)
 	b.rows[len(b.rows)-1].end = n.end != ""
+	b.rows[len(b.rows)-1].change = in.change != changeNone
 
 	bar := "  "
 	if hasKids && !folded {
@@ -250,13 +290,13 @@ func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, lead, cont string,
 }
 
 // losers renders the first nLosers of n's losing candidates, after its
-// children.
-func (b *rowBuilder) losers(st *seedTree, n *tnode, cont string, nLosers int) {
+// children and ghosts (before rows above them).
+func (b *rowBuilder) losers(st *seedTree, n *tnode, cont string, nLosers, before int) {
 	s := b.st
-	total := len(n.children) + nLosers
+	total := before + nLosers
 	for i := 0; i < nLosers; i++ {
 		o := n.losers[i]
-		last := len(n.children)+i == total-1
+		last := before+i == total-1
 		c := o.Candidate
 		lseg := []seg{
 			{cont + branch(last, "╌"), s.Tree.Dim.Render},

@@ -1,0 +1,204 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// baseline is a finished run that the current one is compared with: the
+// previous complete run, or one the analyst pinned (until unpinned). Its
+// results are copies, by seed node id.
+type baseline struct {
+	label   string // "previous" or "pinned": the summary line says "vs <label>"
+	results map[string]retriever.Result
+}
+
+// newBaseline keeps the results of rt's seeds as a baseline; nil when some
+// seed has not finished (a run cut short by a new key is no baseline: its
+// missing paths would show as changes that are not).
+func newBaseline(rt *resultTrees, label string) *baseline {
+	if rt == nil || len(rt.seeds) == 0 {
+		return nil
+	}
+	b := &baseline{label: label, results: make(map[string]retriever.Result, len(rt.seeds))}
+	for _, st := range rt.seeds {
+		if st.result == nil || st.state == seedRunning || st.state == seedCancelled {
+			return nil
+		}
+		b.results[st.seed.NodeID] = *st.result
+	}
+	return b
+}
+
+// change is how a node of the current tree differs from the baseline.
+type change int
+
+const (
+	changeNone    change = iota
+	changeEntered        // the baseline did not reach it
+	changeMoved          // the baseline reached it under another parent or at another depth
+)
+
+// ghost is a node the baseline reached that the current run did not: shown
+// dimmed where it was, under its baseline parent.
+type ghost struct {
+	step  retriever.Step // the baseline's hop to it
+	depth int
+}
+
+// seedBase is one seed's baseline, ready for the tree: where each node was
+// and, once the seed's run is done, the nodes that left grouped by their
+// baseline parent.
+type seedBase struct {
+	placements map[string]retriever.Placement
+	steps      map[string]retriever.Step
+	result     retriever.Result
+	ghosts     map[string][]ghost // by parent id, in the baseline's path order
+}
+
+func newSeedBase(res retriever.Result) *seedBase {
+	b := &seedBase{placements: retriever.Placements(res), steps: map[string]retriever.Step{}, result: res}
+	for _, p := range res.Paths {
+		for _, s := range p.Steps {
+			b.steps[s.ToNode.ID] = s
+		}
+	}
+	return b
+}
+
+// setBase compares every seed's tree with b (nil: no baseline).
+func (rt *resultTrees) setBase(b *baseline) {
+	rt.base = b
+	for _, st := range rt.seeds {
+		st.base = nil
+		if b == nil {
+			continue
+		}
+		res, ok := b.results[st.seed.NodeID]
+		if !ok {
+			res = retriever.Result{Seed: st.seed} // a new seed: everything entered
+		}
+		st.base = newSeedBase(res)
+		st.baseLabel = b.label
+		st.findGhosts()
+	}
+	rt.version++
+	rt.summarize()
+}
+
+// changeOf says how n differs from the baseline.
+func (st *seedTree) changeOf(n *tnode) (change, retriever.Placement) {
+	if st.base == nil || n.parent == nil {
+		return changeNone, retriever.Placement{}
+	}
+	was, ok := st.base.placements[n.node.ID]
+	switch {
+	case !ok:
+		return changeEntered, was
+	case was.Parent != n.parent.node.ID || was.Depth != n.depth:
+		return changeMoved, was
+	}
+	return changeNone, was
+}
+
+// findGhosts lists, once the seed's run is done, the nodes the baseline
+// reached that this run did not, under their baseline parents. Until then
+// a node not reached yet is not a node that left.
+func (st *seedTree) findGhosts() {
+	if st.base == nil {
+		return
+	}
+	st.base.ghosts = nil
+	if st.state != seedDone {
+		return
+	}
+	st.base.ghosts = map[string][]ghost{}
+	seen := map[string]bool{} // paths share their first hops
+	for _, p := range st.base.result.Paths {
+		for i, s := range p.Steps {
+			id := s.ToNode.ID
+			if _, here := st.nodes[id]; here || seen[id] {
+				continue
+			}
+			seen[id] = true
+			st.base.ghosts[s.FromNode.ID] = append(st.base.ghosts[s.FromNode.ID], ghost{step: s, depth: i + 1})
+		}
+	}
+}
+
+// summarize computes the summary line over the seeds that finished:
+// `vs pinned: +2 paths −1 · 1 moved · nodes 14 → 15 (Jaccard 0.87)`.
+func (rt *resultTrees) summarize() {
+	rt.summary = ""
+	if rt.base == nil {
+		return
+	}
+	var diffs []retriever.ResultDiff
+	pending := false
+	for _, st := range rt.seeds {
+		if st.result == nil || st.base == nil {
+			pending = true
+			continue
+		}
+		diffs = append(diffs, retriever.Diff(st.base.result, *st.result))
+	}
+	if len(diffs) == 0 {
+		return
+	}
+	rt.summary = render.DiffSummary(rt.base.label, retriever.CombineDiffs(diffs))
+	if pending {
+		rt.summary += " (so far)"
+	}
+}
+
+// baseline is what the current run is compared with: the pinned run, else
+// the previous complete one (nil before the second run).
+func (m *Model) baseline() *baseline {
+	if m.pinned != nil {
+		return m.pinned
+	}
+	return m.prev
+}
+
+// togglePin pins the current run as the baseline of the runs that follow,
+// or, when one is pinned, unpins it (runs compare with the previous run
+// again).
+func (m *Model) togglePin() tea.Cmd {
+	if m.pinned != nil {
+		m.pinned = nil
+		if m.trees != nil {
+			m.trees.setBase(m.baseline())
+			m.afterTreeChange(false)
+		}
+		return notify("unpinned: each run is compared with the previous one")
+	}
+	b := newBaseline(m.trees, "pinned")
+	if b == nil {
+		return notifyErr(errors.New("nothing to pin: wait until every seed's run has finished"))
+	}
+	m.pinned = b
+	m.trees.setBase(b)
+	m.afterTreeChange(false)
+	return notify(fmt.Sprintf("pinned run %d: later runs are compared with it (%s unpins)", m.runID, m.km.Pin.Help().Key))
+}
+
+// changeText says how the selected node differs from the baseline, for the
+// detail pane ("" when it does not or there is none).
+func changeText(st *seedTree, n *tnode) string {
+	ch, was := st.changeOf(n)
+	label := ""
+	if st.base != nil {
+		label = st.baseLabel
+	}
+	switch ch {
+	case changeEntered:
+		return glyphEntered + " entered: the " + label + " run did not reach it"
+	case changeMoved:
+		return fmt.Sprintf("%s moved: the %s run reached it under %s at depth %d", glyphMoved, label, was.Parent, was.Depth)
+	}
+	return ""
+}

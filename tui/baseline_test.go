@@ -1,0 +1,138 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// runDone waits for the current run to finish.
+func (h *harness) runDone() {
+	h.t.Helper()
+	h.waitFor("the run to finish", func() bool { return h.m.ch == nil && !h.m.running() })
+}
+
+// TestDiffAfterThresholdStep: scenario A (docs/DEMO_GRAPH.md: seed N2006,
+// R 0.85, the four demo tags) at MIN_ACTIVATION 0.005 reaches 6 nodes:
+// N2003, N2004, N2005, N2001, N2008 and, under N2001 at depth 3, N2010 with
+// T = 0.85 × 0.008086 = 0.006873. Stepping MIN_ACTIVATION to 0.01 drops
+// N2010 (0.006873 ≤ 0.01): the path N2006→N2003→N2001→N2010 leaves and
+// N2006→N2003→N2001 enters (it now ends at N2001), nothing moves, nodes
+// 6 → 5, Jaccard = 5 / 6 = 0.83. N2010 stays on screen as a dimmed ghost
+// under N2001, the change keys land on it, and the detail pane says it
+// left. Stepping back, N2010 is marked as entered.
+func TestDiffAfterThresholdStep(t *testing.T) {
+	h := demoHarness(t)
+	if h.m.trees.summary != "" {
+		t.Fatalf("first run has a summary: %q", h.m.trees.summary)
+	}
+	h.focusPane(focusParams)
+	h.keys("j", "+") // MIN_ACTIVATION 0.005 → 0.01
+	h.runDone()
+	if got, want := h.m.trees.summary, "vs previous: +1 paths −1 · 0 moved · nodes 6 → 5 (Jaccard 0.83)"; got != want {
+		t.Fatalf("summary = %q, want %q", got, want)
+	}
+	txt := h.treeText()
+	if !strings.Contains(txt, "└╌ − N2010 DataSource  left · was T=0.006873 at depth 3") {
+		t.Fatalf("no ghost row for N2010:\n%s", txt)
+	}
+	if !strings.Contains(h.m.View(), "vs previous: +1 paths −1") {
+		t.Fatalf("summary not on screen:\n%s", h.m.View())
+	}
+	h.focusPane(focusTree)
+	h.keys(">")
+	if k, _ := h.m.tree.selectedKey(); !k.ghost || k.id != "N2010" {
+		t.Fatalf("> selected %+v, want the ghost N2010", k)
+	}
+	if d := h.m.detail.View(); !strings.Contains(d, "− left: the previous run reached it here; this run did not") || !strings.Contains(d, "T = ") {
+		t.Fatalf("detail of the ghost:\n%s", d)
+	}
+	h.keys("<") // the only change: wraps onto itself
+	if k, _ := h.m.tree.selectedKey(); !k.ghost {
+		t.Fatalf("< left the only change: %+v", k)
+	}
+
+	h.focusPane(focusParams)
+	h.keys("-") // back to 0.005
+	h.runDone()
+	if got, want := h.m.trees.summary, "vs previous: +1 paths −1 · 0 moved · nodes 5 → 6 (Jaccard 0.83)"; got != want {
+		t.Fatalf("summary = %q, want %q", got, want)
+	}
+	if txt := h.treeText(); !strings.Contains(txt, "└─ · + N2010 DataSource") || strings.Contains(txt, "left · was") {
+		t.Fatalf("N2010 not marked as entered:\n%s", txt)
+	}
+}
+
+// TestPinKeepsBaseline: p pins the finished run; it is then compared with
+// itself (no change: +0 −0, nodes 6 → 6, Jaccard 1), and every later run is
+// compared with it until p unpins, after which runs compare with the
+// previous one again.
+func TestPinKeepsBaseline(t *testing.T) {
+	h := demoHarness(t)
+	h.focusPane(focusTree)
+	h.keys("p")
+	if got, want := h.m.trees.summary, "vs pinned: +0 paths −0 · 0 moved · nodes 6 → 6 (Jaccard 1)"; got != want {
+		t.Fatalf("summary after pinning = %q, want %q", got, want)
+	}
+	h.settle()
+	if s := h.lastStatus(); !strings.Contains(s.text, "pinned run 1: later runs are compared with it") {
+		t.Fatalf("status = %q", s.text)
+	}
+	h.focusPane(focusParams)
+	h.keys("j", "+") // 0.01: 5 nodes
+	h.runDone()
+	h.keys("+") // 0.02: still compared with the pinned 6-node run
+	h.runDone()
+	if got := h.m.trees.summary; !strings.HasPrefix(got, "vs pinned: ") || !strings.Contains(got, "nodes 6 → ") {
+		t.Fatalf("summary = %q, want it against the pinned run of 6 nodes", got)
+	}
+	h.focusPane(focusTree)
+	h.keys("p") // unpin: the previous run (0.01, 5 nodes) is the baseline
+	if got := h.m.trees.summary; !strings.HasPrefix(got, "vs previous: ") || !strings.Contains(got, "nodes 5 → ") {
+		t.Fatalf("summary after unpinning = %q", got)
+	}
+}
+
+// TestDiffMovedInExplorer: seed T3000 (R 0.9, tag campaign), MAX_BRANCHES 3
+// then 2 (docs/DEMO_GRAPH.md scenario B): with two branches T3001 (T 0.1560,
+// third at level 1) loses to the branch limit and is reached at level 2
+// under T3002 instead, so its row is marked as moved and says where it was.
+func TestDiffMovedInExplorer(t *testing.T) {
+	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{{NodeID: "T3000", Score: 0.9}}, Tags: []string{"campaign"}})
+	h.runDone()
+	h.focusPane(focusParams)
+	h.keys("j", "j", "j", "h") // MAX_BRANCHES 3 → 2
+	h.runDone()
+	if h.m.params.Config().MaxBranches != 2 {
+		t.Fatalf("MAX_BRANCHES = %d", h.m.params.Config().MaxBranches)
+	}
+	txt := h.treeText()
+	if !strings.Contains(txt, "~ T3001 ") || !strings.Contains(txt, "(was under T3000 at depth 1)") {
+		t.Fatalf("T3001 not marked as moved:\n%s", txt)
+	}
+	if !strings.Contains(h.m.trees.summary, "1 moved") {
+		t.Fatalf("summary = %q", h.m.trees.summary)
+	}
+}
+
+// TestNoBaselineFromAnUnfinishedRun: a run cut short (a seed still running
+// or cancelled) is no baseline, since the paths it had not found yet would
+// show as changes; a finished one is.
+func TestNoBaselineFromAnUnfinishedRun(t *testing.T) {
+	rt := newResultTrees([]retriever.Seed{{NodeID: "A", Score: 1}, {NodeID: "B", Score: 1}})
+	if newBaseline(rt, "previous") != nil {
+		t.Fatal("a running run became a baseline")
+	}
+	for _, st := range rt.seeds {
+		st.applyResult(retriever.Result{Seed: st.seed, TerminatedReason: retriever.TerminatedMaxDepth})
+	}
+	rt.seeds[1].state = seedCancelled
+	if newBaseline(rt, "previous") != nil {
+		t.Fatal("a cancelled run became a baseline")
+	}
+	rt.seeds[1].state = seedDone
+	if b := newBaseline(rt, "previous"); b == nil || len(b.results) != 2 {
+		t.Fatalf("finished run: baseline %+v", b)
+	}
+}
