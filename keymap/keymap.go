@@ -76,6 +76,8 @@ type KeyMap struct {
 	// Parameter panel.
 	Increase key.Binding
 	Decrease key.Binding
+	// EditParam opens an input to type the selected threshold's value.
+	EditParam key.Binding
 
 	// Text inputs.
 	Submit key.Binding
@@ -140,8 +142,9 @@ func Default() KeyMap {
 		ChipRight:      b([]string{"right"}, "→", "next tag chip"),
 		RemoveChip:     b([]string{"delete", "backspace"}, "del", "remove selected chip"),
 
-		Increase: b([]string{"+", "=", "right", "l"}, "+/→/l", "increase"),
-		Decrease: b([]string{"-", "_", "left", "h"}, "-/←/h", "decrease"),
+		Increase:  b([]string{"+", "=", "right", "l"}, "+/→/l", "increase"),
+		Decrease:  b([]string{"-", "_", "left", "h"}, "-/←/h", "decrease"),
+		EditParam: b([]string{"enter", "r"}, "enter/r", "type a value"),
 
 		Submit: b([]string{"enter"}, "enter", "confirm"),
 		Cancel: b([]string{"esc"}, "esc", "cancel / leave input"),
@@ -167,7 +170,7 @@ func (k KeyMap) Groups() []Group {
 		{"Lists and scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Seeds", []key.Binding{k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload}},
 		{"Tags", []key.Binding{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip}},
-		{"Thresholds", []key.Binding{k.Increase, k.Decrease}},
+		{"Thresholds", []key.Binding{k.Increase, k.Decrease, k.EditParam}},
 		{"Results", []key.Binding{k.Toggle, k.Expand, k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser, k.Pin, k.NextChange, k.PrevChange}},
 		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread}},
 		{"Text inputs", []key.Binding{k.Submit, k.Cancel}},

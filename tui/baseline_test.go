@@ -136,3 +136,55 @@ func TestNoBaselineFromAnUnfinishedRun(t *testing.T) {
 		t.Fatalf("finished run: baseline %+v", b)
 	}
 }
+
+// TestTypedThreshold: MIN_ACTIVATION 0.0034 is not on the 1-2-5 grid of
+// the +/- steps, so it can only be typed: enter opens the input on the
+// selected row, enter applies the value and starts a run, and the steps go
+// on from it (up to the grid's 0.005, down to 0.002). A value that is not a
+// number, or out of range (MAX_DEPTH 13 > 12), is refused with a message
+// naming the threshold, the input stays open, and esc leaves the value as
+// it was.
+func TestTypedThreshold(t *testing.T) {
+	h := demoHarness(t)
+	h.focusPane(focusParams)
+	h.keys("j", "enter")
+	if !h.m.params.Typing() {
+		t.Fatal("enter did not open the input")
+	}
+	for range len("0.005") {
+		h.keys("backspace")
+	}
+	run := h.m.runID
+	h.typeText("0.0034")
+	h.keys("enter")
+	h.runDone()
+	if got := h.m.params.Config().MinActivation; got != 0.0034 || h.m.params.Typing() {
+		t.Fatalf("MIN_ACTIVATION = %v (typing %v), want 0.0034", got, h.m.params.Typing())
+	}
+	if h.m.runID != run+1 || !strings.Contains(h.m.View(), "MIN_ACTIVATION ‹ 0.0034 ›") {
+		t.Fatalf("run %d → %d; screen:\n%s", run, h.m.runID, h.m.View())
+	}
+	h.keys("+")
+	if got := h.m.params.Config().MinActivation; got != 0.005 {
+		t.Fatalf("+ from 0.0034 gave %v, want 0.005", got)
+	}
+	h.keys("k", "enter") // MAX_DEPTH
+	h.keys("backspace")
+	h.typeText("13")
+	h.keys("enter")
+	h.settle()
+	if !h.m.params.Typing() || !strings.Contains(h.lastStatus().text, "MAX_DEPTH: max_depth must be between 1 and 12, got 13") {
+		t.Fatalf("13 accepted or not explained: typing %v, status %q", h.m.params.Typing(), h.lastStatus().text)
+	}
+	h.keys("backspace", "backspace")
+	h.typeText("x")
+	h.keys("enter")
+	h.settle()
+	if !strings.Contains(h.lastStatus().text, `MAX_DEPTH: "x" is not a whole number`) {
+		t.Fatalf("status %q", h.lastStatus().text)
+	}
+	h.keys("esc")
+	if h.m.params.Typing() || h.m.params.Config().MaxDepth != 5 {
+		t.Fatalf("esc: typing %v, MAX_DEPTH %d", h.m.params.Typing(), h.m.params.Config().MaxDepth)
+	}
+}

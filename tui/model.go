@@ -237,6 +237,8 @@ func (m *Model) typing() bool {
 		return m.tags.Typing()
 	case focusTree:
 		return m.tree.Typing()
+	case focusParams:
+		return m.params.Typing()
 	}
 	return false
 }

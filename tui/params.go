@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -36,11 +37,17 @@ type paramsPanel struct {
 	cursor  int
 	focused bool
 	w, h    int
+	// editing: the selected threshold's value is being typed in input.
+	editing bool
+	input   textinput.Model
 }
 
 func newParamsPanel(km keymap.KeyMap, st *Styles, cfg activation.Params) *paramsPanel {
-	return &paramsPanel{km: km, st: st, cfg: cfg}
+	return &paramsPanel{km: km, st: st, cfg: cfg, input: st.newInput("", "")}
 }
+
+// Typing reports whether a value is being typed.
+func (p *paramsPanel) Typing() bool { return p.editing }
 
 // SetSize sets the inner size.
 func (p *paramsPanel) SetSize(w, h int) { p.w, p.h = w, h }
@@ -51,9 +58,15 @@ func (p *paramsPanel) Focus() tea.Cmd {
 	return nil
 }
 
-// Blur takes the keyboard away.
+// Blur takes the keyboard away; a value being typed is dropped (and said
+// so), as the threshold keeps the value it had.
 func (p *paramsPanel) Blur() tea.Cmd {
 	p.focused = false
+	if p.editing {
+		raw := p.input.Value()
+		p.endEdit()
+		return notify(fmt.Sprintf("%s not changed: %q was not confirmed with %s", paramNames[p.cursor], raw, p.km.Submit.Help().Key))
+	}
 	return nil
 }
 
@@ -67,7 +80,15 @@ func (p *paramsPanel) Update(msg tea.Msg) tea.Cmd {
 	if !ok || !p.focused {
 		return nil
 	}
+	if p.editing {
+		return p.editKey(k)
+	}
 	switch {
+	case key.Matches(k, p.km.EditParam):
+		p.editing = true
+		p.input.SetValue(p.valueText(p.cursor))
+		p.input.CursorEnd()
+		return p.input.Focus()
 	case key.Matches(k, p.km.Up):
 		p.cursor = (p.cursor + paramCount - 1) % paramCount
 	case key.Matches(k, p.km.Down):
@@ -147,19 +168,96 @@ func stepLinear(v, step float64, dir int, lo, hi float64) float64 {
 	return math.Max(lo, math.Min(hi, out))
 }
 
+// paramNames are the thresholds' names, by row.
+var paramNames = [paramCount]string{"MAX_DEPTH", "MIN_ACTIVATION", "TAG_SIM_FLOOR", "MAX_BRANCHES"}
+
+// valueText writes row i's value as the panel shows it.
+func (p *paramsPanel) valueText(i int) string {
+	switch i {
+	case paramDepth:
+		return strconv.Itoa(p.cfg.MaxDepth)
+	case paramMinAct:
+		return strconv.FormatFloat(p.cfg.MinActivation, 'g', -1, 64)
+	case paramFloor:
+		return strconv.FormatFloat(p.cfg.TagSimFloor, 'f', -1, 64)
+	}
+	return strconv.Itoa(p.cfg.MaxBranches)
+}
+
+// editKey handles a key while a value is typed: enter applies it when it
+// parses and is in range (activation.Params.Validate), else says why and
+// stays in the input so it can be fixed; esc drops it.
+func (p *paramsPanel) editKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, p.km.Cancel):
+		p.endEdit()
+		return nil
+	case key.Matches(k, p.km.Submit):
+		cfg, err := p.parsed(strings.TrimSpace(p.input.Value()))
+		if err != nil {
+			return notifyErr(fmt.Errorf("%s: %w", paramNames[p.cursor], err))
+		}
+		p.cfg = cfg
+		p.endEdit()
+		return nil
+	}
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(k)
+	return cmd
+}
+
+// parsed is the configuration with the selected row set to raw.
+func (p *paramsPanel) parsed(raw string) (activation.Params, error) {
+	cfg := p.cfg
+	switch p.cursor {
+	case paramDepth, paramBranches:
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			return cfg, fmt.Errorf("%q is not a whole number", raw)
+		}
+		if p.cursor == paramDepth {
+			cfg.MaxDepth = n
+		} else {
+			cfg.MaxBranches = n
+		}
+	default:
+		v, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return cfg, fmt.Errorf("%q is not a number", raw)
+		}
+		if p.cursor == paramMinAct {
+			cfg.MinActivation = v
+		} else {
+			cfg.TagSimFloor = v
+		}
+	}
+	return cfg, cfg.Validate()
+}
+
+func (p *paramsPanel) endEdit() {
+	p.editing = false
+	p.input.Blur()
+}
+
 // View renders the four parameters, the selected one marked.
 func (p *paramsPanel) View() string {
-	names := [paramCount]string{"MAX_DEPTH", "MIN_ACTIVATION", "TAG_SIM_FLOOR", "MAX_BRANCHES"}
-	vals := [paramCount]string{
-		strconv.Itoa(p.cfg.MaxDepth),
-		strconv.FormatFloat(p.cfg.MinActivation, 'g', -1, 64),
-		strconv.FormatFloat(p.cfg.TagSimFloor, 'f', 2, 64),
-		strconv.Itoa(p.cfg.MaxBranches),
+	names := paramNames
+	var vals [paramCount]string
+	for i := range paramCount {
+		vals[i] = p.valueText(i)
+	}
+	vals[paramFloor] = strconv.FormatFloat(p.cfg.TagSimFloor, 'f', 2, 64)
+	if p.cfg.TagSimFloor != math.Round(p.cfg.TagSimFloor*100)/100 {
+		vals[paramFloor] = p.valueText(paramFloor) // a typed value with more digits
 	}
 	var lines []string
 	for i := range paramCount {
 		mark, name := "  ", p.st.Key.Render(fmt.Sprintf("%-14s", names[i]))
 		val := p.st.Value.Render(vals[i])
+		if i == p.cursor && p.focused && p.editing {
+			lines = append(lines, glyphSelected+" "+fmt.Sprintf("%-14s ", names[i])+p.input.View())
+			continue
+		}
 		if i == p.cursor && p.focused {
 			mark = glyphSelected + " "
 			line := fmt.Sprintf("%s%-14s ‹ %s ›", mark, names[i], vals[i])
@@ -173,5 +271,8 @@ func (p *paramsPanel) View() string {
 
 // ShortHelp lists the panel's main keys.
 func (p *paramsPanel) ShortHelp() []key.Binding {
-	return []key.Binding{p.km.Up, p.km.Down, p.km.Increase, p.km.Decrease}
+	if p.editing {
+		return []key.Binding{p.km.Submit, p.km.Cancel}
+	}
+	return []key.Binding{p.km.Up, p.km.Down, p.km.Increase, p.km.Decrease, p.km.EditParam}
 }
