@@ -21,6 +21,9 @@ type KeyMap struct {
 	ExportLLM key.Binding
 	// Reread forgets the Neo4j snapshot and runs again on the server.
 	Reread key.Binding
+	// SaveExperiment writes seeds, tags, thresholds and the pinned and
+	// current results to an experiment file (memoria --experiment).
+	SaveExperiment key.Binding
 
 	// Lists, the result tree and scrollable panes.
 	Up       key.Binding
@@ -90,17 +93,18 @@ func Default() KeyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
 	}
 	return KeyMap{
-		Quit:      b([]string{"q"}, "q", "quit"),
-		ForceQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit (anywhere)"),
-		Help:      b([]string{"?"}, "?", "toggle help"),
-		NextPane:  b([]string{"tab"}, "tab", "next pane"),
-		PrevPane:  b([]string{"shift+tab"}, "shift+tab", "previous pane"),
-		Explain:   b([]string{"e"}, "e", "explain: show losing candidates"),
-		CopyPath:  b([]string{"y"}, "y", "copy path Cypher"),
-		CopyAll:   b([]string{"Y"}, "Y", "copy all paths' Cypher"),
-		ExportD3:  b([]string{"d"}, "d", "write D3 JSON"),
-		ExportLLM: b([]string{"L"}, "L", "write LLM context"),
-		Reread:    b([]string{"R"}, "R", "re-run on the server (forget the snapshot)"),
+		Quit:           b([]string{"q"}, "q", "quit"),
+		ForceQuit:      b([]string{"ctrl+c"}, "ctrl+c", "quit (anywhere)"),
+		Help:           b([]string{"?"}, "?", "toggle help"),
+		NextPane:       b([]string{"tab"}, "tab", "next pane"),
+		PrevPane:       b([]string{"shift+tab"}, "shift+tab", "previous pane"),
+		Explain:        b([]string{"e"}, "e", "explain: show losing candidates"),
+		CopyPath:       b([]string{"y"}, "y", "copy path Cypher"),
+		CopyAll:        b([]string{"Y"}, "Y", "copy all paths' Cypher"),
+		ExportD3:       b([]string{"d"}, "d", "write D3 JSON"),
+		ExportLLM:      b([]string{"L"}, "L", "write LLM context"),
+		Reread:         b([]string{"R"}, "R", "re-run on the server (forget the snapshot)"),
+		SaveExperiment: b([]string{"S"}, "S", "save the experiment to a file"),
 
 		Up:       b([]string{"up", "k"}, "↑/k", "up"),
 		Down:     b([]string{"down", "j"}, "↓/j", "down"),
@@ -153,7 +157,7 @@ func Default() KeyMap {
 
 // Global returns the bindings that work in every pane.
 func (k KeyMap) Global() []key.Binding {
-	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.Pin, k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread, k.Help, k.Quit, k.ForceQuit}
+	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.Pin, k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
 }
 
 // Group is a heading of the full help and the keys under it.
@@ -172,7 +176,7 @@ func (k KeyMap) Groups() []Group {
 		{"Tags", []key.Binding{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip}},
 		{"Thresholds", []key.Binding{k.Increase, k.Decrease, k.EditParam}},
 		{"Results", []key.Binding{k.Toggle, k.Expand, k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser, k.Pin, k.NextChange, k.PrevChange}},
-		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread}},
+		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread}},
 		{"Text inputs", []key.Binding{k.Submit, k.Cancel}},
 	}
 }

@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -186,5 +189,55 @@ func TestTypedThreshold(t *testing.T) {
 	h.keys("esc")
 	if h.m.params.Typing() || h.m.params.Config().MaxDepth != 5 {
 		t.Fatalf("esc: typing %v, MAX_DEPTH %d", h.m.params.Typing(), h.m.params.Config().MaxDepth)
+	}
+}
+
+// TestSaveAndReopenExperiment: scenario A pinned at MIN_ACTIVATION 0.005 (6
+// nodes), then run at 0.01 (5 nodes: N2010 left, see
+// TestDiffAfterThresholdStep); S writes the experiment, which reads back
+// with the seed, the tags, the thresholds, both runs and the demo graph's
+// fingerprint (57 nodes, 69 relationships, a content hash). Reopened with
+// those (as `memoria --experiment` does), the first run is compared with the
+// pinned run at once: the same +1 −1, 6 → 5 as before the save. Without a
+// pinned run it is compared with the saved current one: nothing changed.
+func TestSaveAndReopenExperiment(t *testing.T) {
+	h := demoHarness(t)
+	h.focusPane(focusTree)
+	h.keys("p")
+	h.focusPane(focusParams)
+	h.keys("j", "+")
+	h.runDone()
+	h.keys("S")
+	h.settle()
+	path := filepath.Join(h.m.outDir, "memoria-experiment-20260302-093100.json")
+	if s := h.lastStatus(); s.isErr || !strings.Contains(s.text, "saved the experiment to "+path) {
+		t.Fatalf("status %+v", s)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	e, err := experiment.Read(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Seeds) != 1 || e.Seeds[0] != demoSeed || strings.Join(e.Tags, ",") != strings.Join(retriever.NormalizeTags(demoTags), ",") ||
+		e.Params.MinActivation != 0.01 || len(e.Pinned) != 1 || len(e.Current) != 1 {
+		t.Fatalf("experiment read back: %+v", e)
+	}
+	if g := e.Graph; g.Nodes != 57 || g.Relationships != 69 || len(g.ContentSHA256) != 64 {
+		t.Fatalf("graph fingerprint %+v", g)
+	}
+
+	re := newHarness(t, loadDemo(t), Options{Seeds: e.Seeds, Tags: e.Tags, Params: e.Params, Pinned: e.Pinned, Saved: e.Current})
+	re.runDone()
+	if got, want := re.m.trees.summary, "vs pinned: +1 paths −1 · 0 moved · nodes 6 → 5 (Jaccard 0.83)"; got != want {
+		t.Fatalf("reopened: summary %q, want %q", got, want)
+	}
+	again := newHarness(t, loadDemo(t), Options{Seeds: e.Seeds, Tags: e.Tags, Params: e.Params, Saved: e.Current})
+	again.runDone()
+	if got, want := again.m.trees.summary, "vs saved: +0 paths −0 · 0 moved · nodes 5 → 5 (Jaccard 1)"; got != want {
+		t.Fatalf("reopened without a pin: summary %q, want %q", got, want)
 	}
 }

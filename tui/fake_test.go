@@ -276,3 +276,12 @@ var (
 
 // near reports whether a and b agree to 1e-9 (for hand-computed values).
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// Fingerprint is the wrapped graph's (the embedded engine fingerprints its
+// content): saved experiments record it.
+func (s *fakeSource) Fingerprint(ctx context.Context) (graph.Fingerprint, error) {
+	if f, ok := s.Source.(graph.Fingerprinter); ok {
+		return f.Fingerprint(ctx)
+	}
+	return graph.Fingerprint{Source: s.Describe()}, nil
+}

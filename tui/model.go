@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -46,6 +47,7 @@ type component interface {
 // cancel function) and lays the panes out.
 type Model struct {
 	ctx     context.Context
+	source  graph.Source
 	km      keymap.KeyMap
 	st      *Styles
 	backend activation.Backend
@@ -93,7 +95,7 @@ type Model struct {
 func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	km := keymap.Default()
 	m := &Model{
-		ctx: ctx, km: km, st: st, backend: opts.Backend, runOpts: opts.RunOptions, out: opts.Out, outDir: opts.OutDir, now: opts.Now,
+		ctx: ctx, source: opts.Source, km: km, st: st, backend: opts.Backend, runOpts: opts.RunOptions, out: opts.Out, outDir: opts.OutDir, now: opts.Now,
 		notice: opts.Notice, held: heldFunc(opts.Backend),
 		seeds:  newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
 		tags:   newTagInput(ctx, km, st, opts.Source, opts.Tags),
@@ -105,6 +107,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		helpVP: viewport.New(0, 0),
 		focus:  focusSeeds,
 	}
+	m.pinned, m.prev = baselineOf(opts.Pinned, "pinned"), baselineOf(opts.Saved, "saved")
 	m.helpVP.KeyMap = viewport.KeyMap{Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown}
 	m.seeds.Focus()
 	m.resize(80, 24)
@@ -294,6 +297,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		case key.Matches(msg, km.Pin):
 			return m.togglePin()
+		case key.Matches(msg, km.SaveExperiment):
+			return m.saveExperiment()
 		case key.Matches(msg, km.CopyPath):
 			return m.copyPath()
 		case key.Matches(msg, km.CopyAll):

@@ -53,6 +53,11 @@ type Options struct {
 	// Now is the explorer's clock (exported files' names, the snapshot's
 	// age); nil means time.Now.
 	Now func() time.Time
+	// Pinned and Saved are the pinned and the current results of a saved
+	// experiment (memoria --experiment): runs are compared with Pinned, or
+	// when there is none with Saved (labelled "saved"), until the first run
+	// of the session has finished.
+	Pinned, Saved []retriever.Result
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string

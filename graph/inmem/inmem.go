@@ -18,6 +18,8 @@ package inmem
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -731,4 +733,17 @@ func (g *Graph) RelatesEdge(e int32, from, to string) graph.Edge {
 		SourceID: from, TargetID: to, Type: graph.Relates,
 		Properties: g.relProps(e), Weight: wp, Tags: g.relTags(e),
 	}
+}
+
+// Fingerprint counts the graph's nodes and relationships and hashes its
+// APOC JSON-lines export (apoc.Write: the same graph always writes the same
+// bytes), for experiment files (graph.Fingerprint).
+func (g *Graph) Fingerprint(ctx context.Context) (graph.Fingerprint, error) {
+	a := g.APOC()
+	h := sha256.New()
+	if err := apoc.Write(h, a); err != nil {
+		return graph.Fingerprint{}, fmt.Errorf("fingerprint: %w", err)
+	}
+	return graph.Fingerprint{Source: g.Describe(), Nodes: int64(len(a.Nodes)), Relationships: int64(len(a.Rels)),
+		ContentSHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }

@@ -70,6 +70,17 @@ func TestCatalogMatchesInMemory(t *testing.T) {
 	if want := "Neo4j " + neo4jtestURI(t) + " (default database)"; src.Describe() != want {
 		t.Errorf("Describe() = %q, want %q", src.Describe(), want)
 	}
+	// The fingerprint an experiment file records: the same counts as the
+	// embedded engine's (57 nodes, 69 relationships in testdata/demo.jsonl),
+	// and no content hash (it would read the whole database).
+	f1, err := src.Fingerprint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, _ := mem.Fingerprint(ctx)
+	if f1.Nodes != 57 || f1.Relationships != 69 || f2.Nodes != 57 || f2.Relationships != 69 || f1.ContentSHA256 != "" || f1.Source != src.Describe() {
+		t.Errorf("Fingerprint: neo4j %+v, inmem %+v", f1, f2)
+	}
 }
 
 func neo4jtestURI(t *testing.T) string {

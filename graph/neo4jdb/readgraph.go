@@ -11,6 +11,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
 ) // ReadAPOC reads the whole database, in one read transaction, into the
 // APOC model (for `memoria export`). Internal ids are a counter: nodes "0",
@@ -354,4 +355,15 @@ func (s *Source) Counts(ctx context.Context) (nodes, rels int64, err error) {
 		return 0, 0, err
 	}
 	return c[0], c[1], nil
+}
+
+// Fingerprint counts the database's nodes and relationships (Counts), for
+// experiment files; hashing a server's whole content would read all of it,
+// so Neo4j gives no content hash (graph.Fingerprint).
+func (s *Source) Fingerprint(ctx context.Context) (graph.Fingerprint, error) {
+	n, r, err := s.Counts(ctx)
+	if err != nil {
+		return graph.Fingerprint{}, err
+	}
+	return graph.Fingerprint{Source: s.Describe(), Nodes: n, Relationships: r}, nil
 }

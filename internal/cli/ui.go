@@ -2,8 +2,16 @@ package cli
 
 import (
 	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/experiment"
+	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/tui"
 )
 
@@ -21,12 +29,33 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	q.register(fs, "preselect a seed `ID[=SCORE]` (repeatable)")
 	maxSeeds := fs.Int("max-seeds", 5, "most seeds that can be picked at once")
 	noColor := fs.Bool("no-color", false, "no colours (also when $NO_COLOR is set)")
-	outDir := fs.String("out-dir", ".", "`directory` for exported D3 and LLM-context files")
+	outDir := fs.String("out-dir", ".", "`directory` for exported D3 and LLM-context files and saved experiments")
+	expFile := fs.String("experiment", "", "reopen a saved experiment `FILE` (its seeds, tags, thresholds and results; S saves one)")
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unknown command %q (see memoria --help)", fs.Arg(0))
+	}
+	var exp *experiment.Experiment
+	if *expFile != "" {
+		var clash []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "seed", "tags", "max-depth", "min-activation", "tag-sim-floor", "max-branches":
+				clash = append(clash, "--"+f.Name)
+			}
+		})
+		if len(clash) > 0 {
+			return usagef("--experiment sets the seeds, tags and thresholds: drop %s", strings.Join(clash, ", "))
+		}
+		e, err := readExperiment(*expFile)
+		if err != nil {
+			return err
+		}
+		exp = &e
+		q.seeds, q.cfg = e.Seeds, e.Params
+		*maxSeeds = max(*maxSeeds, len(e.Seeds))
 	}
 	if *maxSeeds < 1 {
 		return usagef("--max-seeds must be at least 1, got %d", *maxSeeds)
@@ -43,6 +72,12 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	tags := splitTags(q.tags)
+	var pinned, saved []retriever.Result
+	if exp != nil {
+		tags, pinned, saved = exp.Tags, exp.Pinned, exp.Current // a tag may hold a comma
+		notice = joinNotices(experimentNotice(ctx, *expFile, *exp, source), notice)
+	}
 	if !isTerminal(env.Stdin) || !isTerminal(env.Stdout) {
 		// Bubble Tea would switch a pipe to the alternate screen (escape
 		// codes in the output) and then fail to read it ("error creating
@@ -57,14 +92,56 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		Params:     q.cfg,
 		RunOptions: q.opts,
 		Seeds:      q.seeds,
-		Tags:       splitTags(q.tags),
+		Tags:       tags,
 		MaxSeeds:   *maxSeeds,
 		NoColor:    *noColor || env.Getenv("NO_COLOR") != "",
 		In:         env.Stdin,
 		Out:        env.Stdout,
 		OutDir:     *outDir,
 		Notice:     notice,
+		Pinned:     pinned,
+		Saved:      saved,
 	})
+}
+
+// readExperiment reads an experiment file (internal/experiment), its errors
+// naming the file.
+func readExperiment(path string) (experiment.Experiment, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return experiment.Experiment{}, fmt.Errorf("experiment: %w", err)
+	}
+	defer f.Close()
+	return experiment.Read(f, path)
+}
+
+// experimentNotice is the status line's first words after reopening an
+// experiment: which file, and whether the graph differs from the one it was
+// made on (counts, or the content hash on the embedded engine).
+func experimentNotice(ctx context.Context, path string, e experiment.Experiment, src graph.Source) string {
+	base := "reopened " + textsafe.Escape(path)
+	f, ok := src.(graph.Fingerprinter)
+	if !ok {
+		return base
+	}
+	now, err := f.Fingerprint(ctx)
+	if err != nil {
+		return base + " (could not compare the graph: " + textsafe.Escape(err.Error()) + ")"
+	}
+	if m := e.Mismatch(now); m != "" {
+		return base + ": " + m
+	}
+	return base + ": same graph"
+}
+
+func joinNotices(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + " · " + b
 }
 
 // isTerminal reports whether f is a terminal (a file with a descriptor

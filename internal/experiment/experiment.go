@@ -1,0 +1,118 @@
+// Package experiment is the explorer's experiment file (docs/EXPORTS.md,
+// "Experiment files"): the seeds with their scores R, the query tags, the
+// thresholds, the pinned and the current results, and what identifies the
+// graph they were made on, in one JSON object. The explorer saves one with
+// a key and `memoria --experiment FILE` reopens it.
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+)
+
+// FormatVersion is the version this package writes and reads.
+const FormatVersion = 1
+
+// Experiment is one saved experiment.
+type Experiment struct {
+	// Version is FormatVersion: the file's first key, so a file that is
+	// not an experiment is told apart at once.
+	Version int       `json:"memoria_experiment"`
+	SavedAt time.Time `json:"saved_at"`
+	// Graph identifies the graph the results were computed on.
+	Graph  graph.Fingerprint `json:"graph"`
+	Seeds  []retriever.Seed  `json:"seeds"`
+	Tags   []string          `json:"tags"`
+	Params activation.Params `json:"params"`
+	// Pinned is the run pinned as the baseline (null when none was), and
+	// Current the run on screen; each a list of results as
+	// `memoria explore --format json` prints them, one per seed.
+	Pinned  []retriever.Result `json:"pinned"`
+	Current []retriever.Result `json:"current"`
+}
+
+// Write writes e as indented JSON.
+func Write(w io.Writer, e Experiment) error {
+	e.Version = FormatVersion
+	b, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// Read reads and checks an experiment; name (the file's name) goes into
+// every error, each saying what was wrong.
+func Read(r io.Reader, name string) (Experiment, error) {
+	name = textsafe.Escape(name)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Experiment{}, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	var e Experiment
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			line := 1 + bytes.Count(data[:min(int(syn.Offset), len(data))], []byte("\n"))
+			return Experiment{}, fmt.Errorf("experiment %s line %d: not JSON: %v", name, line, err)
+		}
+		return Experiment{}, fmt.Errorf("experiment %s: not an experiment file: %v", name, err)
+	}
+	if e.Version != FormatVersion {
+		return Experiment{}, fmt.Errorf("experiment %s: memoria_experiment is %d, this memoria reads version %d", name, e.Version, FormatVersion)
+	}
+	if len(e.Seeds) == 0 {
+		return Experiment{}, fmt.Errorf("experiment %s: no seeds", name)
+	}
+	if err := retriever.ValidateSeeds(e.Seeds); err != nil {
+		return Experiment{}, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	if err := e.Params.Validate(); err != nil {
+		return Experiment{}, fmt.Errorf("experiment %s: params: %w", name, err)
+	}
+	for _, set := range []struct {
+		what string
+		rs   []retriever.Result
+	}{{"pinned", e.Pinned}, {"current", e.Current}} {
+		for i, r := range set.rs {
+			if strings.TrimSpace(r.Seed.NodeID) == "" {
+				return Experiment{}, fmt.Errorf("experiment %s: %s result %d has no seed.node_id", name, set.what, i+1)
+			}
+		}
+	}
+	return e, nil
+}
+
+// Mismatch says how the graph now (now) differs from the one the
+// experiment was made on, or "" when nothing tells them apart: different
+// node or relationship counts, or different content hashes when both
+// graphs have one (an embedded graph does; Neo4j gives counts only).
+func (e Experiment) Mismatch(now graph.Fingerprint) string {
+	was := e.Graph
+	var diffs []string
+	if was.Nodes != now.Nodes || was.Relationships != now.Relationships {
+		diffs = append(diffs, fmt.Sprintf("%d nodes and %d relationships then, %d and %d now",
+			was.Nodes, was.Relationships, now.Nodes, now.Relationships))
+	}
+	if was.ContentSHA256 != "" && now.ContentSHA256 != "" && was.ContentSHA256 != now.ContentSHA256 {
+		diffs = append(diffs, "its content hash differs")
+	}
+	if len(diffs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("this experiment was made on another graph (%s, saved %s): %s",
+		textsafe.Escape(was.Source), e.SavedAt.Format("2006-01-02 15:04"), strings.Join(diffs, "; "))
+}

@@ -1,0 +1,96 @@
+package experiment
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+)
+
+func sample() Experiment {
+	return Experiment{
+		SavedAt: time.Date(2026, 11, 22, 18, 0, 0, 0, time.UTC),
+		Graph:   graph.Fingerprint{Source: "demo graph", Nodes: 57, Relationships: 69, ContentSHA256: "ab"},
+		Seeds:   []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "T3000", Score: 0.9}},
+		Tags:    []string{"stockout", "a,b"},
+		Params:  activation.Params{MaxDepth: 5, MinActivation: 0.0034, TagSimFloor: 0.15, MaxBranches: 2},
+		Current: []retriever.Result{{Seed: retriever.Seed{NodeID: "N2006", Score: 0.85}, TerminatedReason: retriever.TerminatedMaxDepth}},
+	}
+}
+
+// TestRoundTrip: what Write writes, Read gives back (the typed threshold
+// 0.0034 and a tag holding a comma included), and the file starts with its
+// version key so it is recognised at a glance.
+func TestRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Write(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(buf.String(), "{\n  \"memoria_experiment\": 1,") {
+		t.Fatalf("file starts %q", buf.String()[:40])
+	}
+	got, err := Read(&buf, "x.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sample()
+	want.Version = FormatVersion
+	if got.Params != want.Params || got.Tags[1] != "a,b" || len(got.Seeds) != 2 || got.Seeds[1] != want.Seeds[1] ||
+		got.Graph != want.Graph || !got.SavedAt.Equal(want.SavedAt) || got.Pinned != nil || len(got.Current) != 1 {
+		t.Fatalf("read back %+v", got)
+	}
+}
+
+// TestReadRefuses: each bad file is refused with a message naming the file
+// and what was wrong (the line for broken JSON).
+func TestReadRefuses(t *testing.T) {
+	var good bytes.Buffer
+	if err := Write(&good, sample()); err != nil {
+		t.Fatal(err)
+	}
+	g := good.String()
+	cases := []struct{ name, text, want string }{
+		{"broken JSON", "{\n  \"memoria_experiment\": 1,\n  \"seeds\": [\n}", "x.json line 4: not JSON"},
+		{"not an experiment", `{"seed": {"node_id": "N2006"}}`, `not an experiment file: json: unknown field "seed"`},
+		{"other version", strings.Replace(g, `"memoria_experiment": 1`, `"memoria_experiment": 2`, 1), "memoria_experiment is 2, this memoria reads version 1"},
+		{"empty seed id", strings.Replace(g, `"node_id": "N2006"`, `"node_id": ""`, 1), "x.json: seed 1 has an empty node id"},
+		{"no seeds", `{"memoria_experiment": 1, "seeds": [], "params": {"max_depth": 5, "min_activation": 0.005, "tag_sim_floor": 0.15, "max_branches": 3}}`, "x.json: no seeds"},
+		{"bad threshold", strings.Replace(g, `"max_depth": 5`, `"max_depth": 13`, 1), "params: max_depth must be between 1 and 12, got 13"},
+		{"bad score", strings.Replace(g, `"score": 0.9`, `"score": 1.5`, 1), `seed "T3000": score must be a finite number in (0, 1], got 1.5`},
+	}
+	for _, c := range cases {
+		_, err := Read(strings.NewReader(c.text), "x.json")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "x.json") {
+			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestMismatch: the same counts and hash say nothing; other counts, or
+// another hash when both sides have one, are named; a graph without a hash
+// (Neo4j) is compared by its counts only.
+func TestMismatch(t *testing.T) {
+	e := sample()
+	if m := e.Mismatch(e.Graph); m != "" {
+		t.Errorf("same graph: %q", m)
+	}
+	more := e.Graph
+	more.Nodes = 58
+	if m := e.Mismatch(more); !strings.Contains(m, "57 nodes and 69 relationships then, 58 and 69 now") || !strings.Contains(m, "saved 2026-11-22 18:00") {
+		t.Errorf("counts differ: %q", m)
+	}
+	other := e.Graph
+	other.ContentSHA256 = "cd"
+	if m := e.Mismatch(other); !strings.Contains(m, "its content hash differs") {
+		t.Errorf("hash differs: %q", m)
+	}
+	noHash := e.Graph
+	noHash.ContentSHA256 = ""
+	if m := e.Mismatch(noHash); m != "" {
+		t.Errorf("no hash now, same counts: %q", m)
+	}
+}
