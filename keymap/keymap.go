@@ -21,6 +21,11 @@ type KeyMap struct {
 	ExportLLM key.Binding
 	// Reread forgets the Neo4j snapshot and runs again on the server.
 	Reread key.Binding
+	// CopyCheck copies the query that recomputes the selected path on
+	// Neo4j; CopyForm cycles the form of copies (Browser, cypher-shell,
+	// driver JSON).
+	CopyCheck key.Binding
+	CopyForm  key.Binding
 	// SaveExperiment writes seeds, tags, thresholds and the pinned and
 	// current results to an experiment file (memoria --experiment).
 	SaveExperiment key.Binding
@@ -105,6 +110,8 @@ func Default() KeyMap {
 		ExportLLM:      b([]string{"L"}, "L", "write LLM context"),
 		Reread:         b([]string{"R"}, "R", "re-run on the server (forget the snapshot)"),
 		SaveExperiment: b([]string{"S"}, "S", "save the experiment to a file"),
+		CopyCheck:      b([]string{"K"}, "K", "copy a query that checks the path's numbers on Neo4j"),
+		CopyForm:       b([]string{"F"}, "F", "copy form: Browser / cypher-shell / driver JSON"),
 
 		Up:       b([]string{"up", "k"}, "↑/k", "up"),
 		Down:     b([]string{"down", "j"}, "↓/j", "down"),
@@ -157,7 +164,7 @@ func Default() KeyMap {
 
 // Global returns the bindings that work in every pane.
 func (k KeyMap) Global() []key.Binding {
-	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.Pin, k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
+	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.Pin, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
 }
 
 // Group is a heading of the full help and the keys under it.
@@ -176,7 +183,7 @@ func (k KeyMap) Groups() []Group {
 		{"Tags", []key.Binding{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip}},
 		{"Thresholds", []key.Binding{k.Increase, k.Decrease, k.EditParam}},
 		{"Results", []key.Binding{k.Toggle, k.Expand, k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser, k.Pin, k.NextChange, k.PrevChange}},
-		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread}},
+		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread}},
 		{"Text inputs", []key.Binding{k.Submit, k.Cancel}},
 	}
 }

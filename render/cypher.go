@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -132,14 +133,23 @@ func DebugCypherAll(results ...retriever.Result) []DebugQuery {
 
 // Browser is the paste-ready form for Neo4j Browser: a comment line
 // "// r1 is not pinned: ..." for each entry of Unpinned, then a line
-//
-//	:params {id0: "N2006", id1: "N2003", r0: {tags: ["a"], weight: 0.82}}
-//
-// (keys id0, id1, ..., then r0, r1, ...; strings as CypherString literals,
-// property maps as Cypher map literals with sorted keys), then the query
-// ending with ";". No line holds a character textsafe.Safe refuses. It is ""
-// for an empty query.
-func (q DebugQuery) Browser() string {
+// `:params {...}` setting every parameter (Browser's `:params` command with a
+// map replaces the parameters; keys id0, id1, ..., then r0, r1, ..., then
+// the others sorted; strings as CypherString literals, property maps as
+// Cypher map literals with sorted keys, other values as Cypher literals),
+// then the query ending with ";". No line holds a character textsafe.Safe
+// refuses. It is "" for an empty query.
+func (q DebugQuery) Browser() string { return q.paramForm(":params ") }
+
+// Shell is the paste-ready form for cypher-shell: the same as Browser but
+// with cypher-shell's `:param {...}` command, which sets the map's
+// parameters (cypher-shell 5's usage: `:param {a: 1}` sets a to 1; `:params`
+// there only lists them, so Browser's line fails in cypher-shell).
+func (q DebugQuery) Shell() string { return q.paramForm(":param ") }
+
+// paramForm writes the comment lines, the parameter command cmd with the
+// parameter map, and the query.
+func (q DebugQuery) paramForm(cmd string) string {
 	if q.Query == "" {
 		return ""
 	}
@@ -149,21 +159,13 @@ func (q DebugQuery) Browser() string {
 		b = append(b, textsafe.Escape(u)...)
 		b = append(b, '\n')
 	}
-	b = append(b, ":params {"...)
-	keys := make([]string, 0, len(q.Params))
-	for i := range q.NodeIDs {
-		keys = append(keys, fmt.Sprintf("id%d", i))
-	}
-	for i := range max(0, len(q.NodeIDs)-1) {
-		if _, ok := q.Params[fmt.Sprintf("r%d", i)]; ok {
-			keys = append(keys, fmt.Sprintf("r%d", i))
-		}
-	}
-	for i, key := range keys {
+	b = append(b, cmd+"{"...)
+	for i, key := range q.paramKeys() {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = append(b, key+": "...)
+		b = cypherlit.AppendName(b, key)
+		b = append(b, ": "...)
 		switch v := q.Params[key].(type) {
 		case map[string]any:
 			if m, err := appendPropMap(b, v); err == nil {
@@ -174,7 +176,11 @@ func (q DebugQuery) Browser() string {
 		case string:
 			b = cypherlit.AppendQuote(b, v)
 		default:
-			b = append(b, "null"...)
+			if m, err := apoc.AppendCypherValue(b, v); err == nil {
+				b = m
+			} else {
+				b = append(b, "null"...) // CheckCypher stores only finite numbers and strings
+			}
 		}
 	}
 	b = append(b, "}\n"...)
@@ -182,13 +188,96 @@ func (q DebugQuery) Browser() string {
 	return string(b)
 }
 
-// BrowserScript joins the queries' Browser forms, each after a comment line
-// "// Path N: a -> b -> c" (N from 1, ids written with DisplayID so no id
-// can end the comment early or act on a terminal), with a blank line
-// between paths and a final newline.
-func BrowserScript(qs []DebugQuery) string {
+// paramKeys orders the parameters: id0, id1, ..., r0, r1, ..., then the
+// rest sorted.
+func (q DebugQuery) paramKeys() []string {
+	keys := make([]string, 0, len(q.Params))
+	seen := make(map[string]bool, len(q.Params))
+	add := func(k string) {
+		if _, ok := q.Params[k]; ok && !seen[k] {
+			keys, seen[k] = append(keys, k), true
+		}
+	}
+	for i := range q.NodeIDs {
+		add(fmt.Sprintf("id%d", i))
+	}
+	for i := range max(0, len(q.NodeIDs)-1) {
+		add(fmt.Sprintf("r%d", i))
+	}
+	var rest []string
+	for k := range q.Params {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(keys, rest...)
+}
+
+// DriverQuery is the form for a driver: the query and its parameters, as
+// one JSON object (`{"query": "...", "parameters": {...}}`), to pass to
+// session.run or ExecuteRead as they are.
+type DriverQuery struct {
+	Query      string         `json:"query"`
+	Parameters map[string]any `json:"parameters"`
+}
+
+// Driver writes q as a DriverQuery in JSON on one line, every untrusted
+// text escaped (textsafe.JSON: no control, bidi or zero-width character
+// reaches a terminal raw). Comments on unpinned relationships have no place
+// in JSON: the query then matches parallel edges, as Unpinned says.
+func (q DebugQuery) Driver() (string, error) {
+	b, err := json.Marshal(DriverQuery{Query: q.Query, Parameters: q.Params})
+	if err != nil {
+		return "", fmt.Errorf("driver form: %w", err)
+	}
+	return string(textsafe.JSON(b)), nil
+}
+
+// CypherForm names a paste-ready form of a query.
+type CypherForm string
+
+// The forms: Neo4j Browser, cypher-shell, and a driver's query plus
+// parameters JSON.
+const (
+	FormBrowser CypherForm = "browser"
+	FormShell   CypherForm = "shell"
+	FormDriver  CypherForm = "driver"
+)
+
+// CypherForms lists the forms in the order the explorer cycles them.
+var CypherForms = []CypherForm{FormBrowser, FormShell, FormDriver}
+
+// In writes q in form f.
+func (q DebugQuery) In(f CypherForm) string {
+	switch f {
+	case FormShell:
+		return q.Shell()
+	case FormDriver:
+		s, err := q.Driver()
+		if err != nil {
+			return "// " + textsafe.Escape(err.Error())
+		}
+		return s
+	}
+	return q.Browser()
+}
+
+// BrowserScript is Script in the Browser form.
+func BrowserScript(qs []DebugQuery) string { return Script(qs, FormBrowser) }
+
+// Script joins the queries in form f. In the Browser and cypher-shell forms
+// each comes after a comment line "// Path N: a -> b -> c" (N from 1, ids
+// written with DisplayID so no id can end the comment early or act on a
+// terminal), with a blank line between paths and a final newline; in the
+// driver form it is one JSON object per line.
+func Script(qs []DebugQuery, f CypherForm) string {
 	var b strings.Builder
 	for i, q := range qs {
+		if f == FormDriver {
+			b.WriteString(q.In(f) + "\n")
+			continue
+		}
 		if i > 0 {
 			b.WriteByte('\n')
 		}
@@ -197,7 +286,7 @@ func BrowserScript(qs []DebugQuery) string {
 			ids[j] = DisplayID(id)
 		}
 		fmt.Fprintf(&b, "// Path %d: %s\n", i+1, strings.Join(ids, " -> "))
-		if s := q.Browser(); s != "" {
+		if s := q.In(f); s != "" {
 			b.WriteString(s + "\n")
 		}
 	}

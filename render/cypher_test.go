@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -513,4 +514,46 @@ func TestDebugCypherTrickyIDs(t *testing.T) {
 		t.Errorf("script has %d lines", n)
 	}
 	golden(t, "cypher_tricky_ids", script)
+}
+
+// TestCopyForms: the three paths of threePathResult in the cypher-shell
+// form (the Browser script with `:param {` in place of `:params {`, the
+// rest byte for byte the same) and in the driver form (one JSON object per
+// path, whose query and parameters are the DebugQuery's), and their check
+// queries in the Browser form (golden).
+func TestCopyForms(t *testing.T) {
+	qs := DebugCypherAll(threePathResult())
+	browser, shell := Script(qs, FormBrowser), Script(qs, FormShell)
+	if strings.ReplaceAll(browser, "\n:params {", "\n:param {") != shell || strings.Count(shell, "\n:param {") != 3 {
+		t.Fatalf("shell form is not the Browser form with :param:\n%s", shell)
+	}
+	golden(t, "cypher_three_paths_shell", shell)
+	lines := strings.Split(strings.TrimSuffix(Script(qs, FormDriver), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("driver form: %d lines", len(lines))
+	}
+	for i, l := range lines {
+		var dq DriverQuery
+		if err := json.Unmarshal([]byte(l), &dq); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(qs[i].Params)
+		got, _ := json.Marshal(dq.Parameters)
+		if dq.Query != qs[i].Query || string(got) != string(want) {
+			t.Errorf("driver line %d: %s", i+1, l)
+		}
+	}
+	golden(t, "cypher_three_paths_driver", Script(qs, FormDriver))
+	res := threePathResult()
+	checks := CheckCypherAll([]string{"b", "a", "b", " "}, 0.15, res)
+	if len(checks) != 3 {
+		t.Fatalf("%d check queries", len(checks))
+	}
+	if got := checks[0].Params["query_tags"]; !reflect.DeepEqual(got, []any{"b", "a"}) {
+		t.Errorf("query_tags = %v, want the normalised tags [b a]", got)
+	}
+	if checks[0].Params["R"] != res.Seed.Score || len(checks[0].Params["memoria_t"].([]any)) != len(res.Paths[0].Steps) {
+		t.Errorf("check params %v", checks[0].Params)
+	}
+	golden(t, "check_three_paths", Script(checks, FormBrowser))
 }

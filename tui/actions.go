@@ -8,11 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/aymanbagabas/go-osc52/v2"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // copyCmd writes text to the terminal's clipboard with an OSC 52 escape
@@ -33,42 +36,103 @@ func copyCmd(out io.Writer, text, what string) tea.Cmd {
 // arrowPath writes a path's ids joined with arrows.
 func arrowPath(ids []string) string { return strings.Join(ids, "→") }
 
-// copyPath copies the debug Cypher of the path through the selected node:
-// from the seed to it (a leaf's path is its whole path). On a seed it copies
-// every path of that seed.
-func (m *Model) copyPath() tea.Cmd {
+// selectedPath is the path the selected row stands for: a node's path from
+// its seed; for a losing candidate or a near miss, its parent's path plus
+// the edge it lost on; for a node that left, its path in the baseline run.
+// what names it for the status line. A seed's row has no path of its own
+// (ok false, n the seed).
+func (m *Model) selectedPath() (p retriever.Path, st *seedTree, what string, ok bool) {
+	if g, gst, isGhost := m.tree.selectedGhost(); isGhost {
+		for _, bp := range gst.base.result.Paths {
+			for i, step := range bp.Steps {
+				if step.ToNode.ID == g.step.ToNode.ID {
+					var cut retriever.Path
+					for _, s := range bp.Steps[:i+1] {
+						cut = cut.Extend(s)
+					}
+					return cut, gst, "the " + gst.baseLabel + " run's path " + arrowPath(cut.NodeIDs()), true
+				}
+			}
+		}
+		return retriever.Path{}, gst, "", false
+	}
 	n, st := m.tree.selectedNode()
 	if n == nil {
-		return notifyErr(fmt.Errorf("nothing selected: pick a node in the results first"))
+		return retriever.Path{}, nil, "", false
+	}
+	if o, isLoser := m.tree.selectedLoser(); isLoser {
+		p := n.path()
+		p = p.Extend(activation.StepFromCandidate(n.node, o.Candidate))
+		return p, st, fmt.Sprintf("path %s, %s", arrowPath(p.NodeIDs()), fateText(o, m.runCfg.MinActivation)), true
 	}
 	if n.step == nil {
+		return retriever.Path{}, st, "", false
+	}
+	p = n.path()
+	return p, st, fmt.Sprintf("path %s", arrowPath(p.NodeIDs())), true
+}
+
+// copyPath copies the debug Cypher of the path the selected row stands for
+// (selectedPath), in the copy form; on a seed, every path of that seed.
+func (m *Model) copyPath() tea.Cmd {
+	p, st, what, ok := m.selectedPath()
+	if !ok {
+		if st == nil {
+			return notifyErr(fmt.Errorf("nothing selected: pick a node in the results first"))
+		}
 		var qs []render.DebugQuery
 		if st.result != nil {
 			qs = render.DebugCypherAll(*st.result)
 		}
 		if len(qs) == 0 {
-			return notifyErr(fmt.Errorf("seed %s has no completed paths yet", n.node.ID))
+			return notifyErr(fmt.Errorf("seed %s has no completed paths yet", st.seed.NodeID))
 		}
-		return copyCmd(m.out, render.BrowserScript(qs), fmt.Sprintf("Cypher for %s of seed %s", plural(len(qs), "path"), n.node.ID))
+		return copyCmd(m.out, render.Script(qs, m.form), fmt.Sprintf("Cypher for %s of seed %s%s", plural(len(qs), "path"), st.seed.NodeID, m.formNote()))
 	}
-	p := n.path()
-	q := render.DebugCypher(p)
-	ids := p.NodeIDs()
-	return copyCmd(m.out, q.Browser(), fmt.Sprintf("Cypher for path %s (%d nodes)", arrowPath(ids), len(ids)))
+	return copyCmd(m.out, render.DebugCypher(p).In(m.form), fmt.Sprintf("Cypher for %s (%d nodes)%s", what, len(p.NodeIDs()), m.formNote()))
 }
 
-// copyAll copies every completed path's Cypher as one Browser script.
+// formNote names the copy form on the status line when it is not the
+// default (Neo4j Browser's).
+func (m *Model) formNote() string {
+	if m.form == render.FormBrowser {
+		return ""
+	}
+	return ", " + string(m.form) + " form"
+}
+
+// copyCheck copies the query that recomputes each hop of the selected path
+// on Neo4j and compares it with memoria's T (render.CheckCypher), with the
+// seed's R, the run's tags and TAG_SIM_FLOOR as parameters.
+func (m *Model) copyCheck() tea.Cmd {
+	p, st, what, ok := m.selectedPath()
+	if !ok {
+		return notifyErr(fmt.Errorf("select a node below a seed (or a loser): a seed's row has no hop to check"))
+	}
+	q := render.CheckCypher(p, st.seed.Score, m.runTags, m.runCfg.TagSimFloor)
+	return copyCmd(m.out, q.In(m.form), fmt.Sprintf("check query for %s%s: every row should say same = true", what, m.formNote()))
+}
+
+// cycleForm switches the copy form: Neo4j Browser, cypher-shell, driver.
+func (m *Model) cycleForm() tea.Cmd {
+	i := slices.Index(render.CypherForms, m.form)
+	m.form = render.CypherForms[(i+1)%len(render.CypherForms)]
+	return notify("copies are now in the " + string(m.form) + " form")
+}
+
+// copyAll copies every completed path's Cypher as one script in the copy
+// form.
 func (m *Model) copyAll() tea.Cmd {
 	res := m.trees.results()
 	qs := render.DebugCypherAll(res...)
 	if len(qs) == 0 {
 		return notifyErr(fmt.Errorf("no completed paths to copy yet"))
 	}
-	what := fmt.Sprintf("Cypher for all %s", plural(len(qs), "path"))
+	what := fmt.Sprintf("Cypher for all %s%s", plural(len(qs), "path"), m.formNote())
 	if m.running() {
 		what += " finished so far"
 	}
-	return copyCmd(m.out, render.BrowserScript(qs), what)
+	return copyCmd(m.out, render.Script(qs, m.form), what)
 }
 
 // export writes the D3 JSON or the LLM context of the current results.

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
@@ -89,6 +90,8 @@ type Model struct {
 	// prev is the last complete run before the current one, pinned the run
 	// the analyst pinned: each run is compared with pinned, else prev.
 	prev, pinned *baseline
+	// form is how copies are written (Neo4j Browser, cypher-shell, driver).
+	form render.CypherForm
 }
 
 // newModel builds the root model; opts must already be completed.
@@ -106,6 +109,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		help:   newHelp(st),
 		helpVP: viewport.New(0, 0),
 		focus:  focusSeeds,
+		form:   render.FormBrowser,
 	}
 	m.pinned, m.prev = baselineOf(opts.Pinned, "pinned"), baselineOf(opts.Saved, "saved")
 	m.helpVP.KeyMap = viewport.KeyMap{Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown}
@@ -299,6 +303,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return m.togglePin()
 		case key.Matches(msg, km.SaveExperiment):
 			return m.saveExperiment()
+		case key.Matches(msg, km.CopyCheck):
+			return m.copyCheck()
+		case key.Matches(msg, km.CopyForm):
+			return m.cycleForm()
 		case key.Matches(msg, km.CopyPath):
 			return m.copyPath()
 		case key.Matches(msg, km.CopyAll):

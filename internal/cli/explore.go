@@ -30,18 +30,23 @@ Formats:
   tree    a text tree per seed, printed as each seed finishes
   d3      one D3 graph {"nodes":[...],"links":[...]} of every result
   llm     numbered path strings plus the D3 block, for an LLM's context
-  cypher  a debug Cypher query per path, paste-ready for Neo4j Browser
+  cypher  a debug Cypher query per path, paste-ready (--cypher-form: Neo4j
+          Browser, cypher-shell, or a driver's query and parameters JSON)
+  check   per path, a query that recomputes every hop on Neo4j from the raw
+          properties and compares it with memoria's T (same form choice)
 
 Flags:
 `
 
-var formats = []string{"json", "tree", "d3", "llm", "cypher"}
+var formats = []string{"json", "tree", "d3", "llm", "cypher", "check"}
 
 func runExplore(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet(env, "explore", exploreUsage)
 	var q queryFlags
 	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
-	format := fs.String("format", "json", "output `format`: json, tree, d3, llm or cypher")
+	format := fs.String("format", "json", "output `format`: json, tree, d3, llm, cypher or check")
+	form := fs.String("cypher-form", "browser", "with --format cypher or check, the paste-ready `form`: browser (Neo4j Browser),\n"+
+		"shell (cypher-shell) or driver (one JSON object per query: query and parameters)")
 	trace := fs.Bool("trace", false, "with --format json, add each result's levels: every candidate with its fate, the near\n"+
 		"misses below the threshold and what each node's other neighbours were (docs/EXPORTS.md)")
 	fs.IntVar(&q.opts.NearMisses, "near-misses", activation.DefaultNearMisses, "near misses kept per node and level with --trace (`K`, 0-100)")
@@ -55,7 +60,10 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return usagef("explore: at least one --seed is required")
 	}
 	if !slices.Contains(formats, *format) {
-		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher)", *format)
+		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher, check)", *format)
+	}
+	if !slices.Contains(render.CypherForms, render.CypherForm(*form)) {
+		return usagef("explore: unknown --cypher-form %q (want browser, shell or driver)", *form)
 	}
 	source, err := q.open(ctx, env)
 	if err != nil {
@@ -78,7 +86,8 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	return explore(ctx, r, q.seeds, splitTags(q.tags), exploreOutput{format: *format, trace: *trace, minActivation: q.cfg.MinActivation}, env.Stdout)
+	return explore(ctx, r, q.seeds, splitTags(q.tags), exploreOutput{format: *format, trace: *trace, minActivation: q.cfg.MinActivation,
+		form: render.CypherForm(*form), floor: q.cfg.TagSimFloor}, env.Stdout)
 }
 
 // exploreOutput is how explore prints.
@@ -86,6 +95,8 @@ type exploreOutput struct {
 	format        string
 	trace         bool    // add levels to the JSON
 	minActivation float64 // the run's threshold, for the tree's near misses
+	form          render.CypherForm
+	floor         float64 // the run's TAG_SIM_FLOOR, for the check queries
 }
 
 // explore streams results in json and tree formats and collects them, in
@@ -136,8 +147,16 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 		werr = enc.Encode(render.ToD3(results...))
 	case "llm":
 		_, werr = fmt.Fprintln(out, render.ToLLMContext(results...).Text())
-	case "cypher":
-		_, werr = fmt.Fprint(out, render.FailedSeedText("// ", render.FailedSeeds(results...))+render.BrowserScript(render.DebugCypherAll(results...)))
+	case "cypher", "check":
+		qs := render.DebugCypherAll(results...)
+		if format == "check" {
+			qs = render.CheckCypherAll(tags, o.floor, results...)
+		}
+		failed := ""
+		if o.form != render.FormDriver { // JSON lines have no comments; the exit code says it
+			failed = render.FailedSeedText("// ", render.FailedSeeds(results...))
+		}
+		_, werr = fmt.Fprint(out, failed+render.Script(qs, o.form))
 	}
 	if werr != nil {
 		return werr
