@@ -31,7 +31,7 @@ var allowedImports = map[string][]string{
 	"retriever/activation/onneo4j": {"graph", "graph/neo4jdb", "retriever/activation", "internal/cypherlit"},
 	"render":                       {"graph", "graph/apoc", "retriever", "retriever/activation", "retriever/activation/sweep", "internal/cypherlit", "internal/textsafe"},
 	"keymap":                       {},
-	"tui":                          {"graph", "retriever", "retriever/activation", "render", "keymap", "internal/textsafe", "internal/experiment"},
+	"tui":                          {"graph", "retriever", "retriever/activation", "retriever/activation/sweep", "render", "keymap", "internal/textsafe", "internal/experiment"},
 	"internal/experiment":          {"graph", "retriever", "retriever/activation", "internal/textsafe"},
 	"internal/retry":               {"graph"},
 	"internal/cypherlit":           {"internal/textsafe"},

@@ -86,6 +86,9 @@ type KeyMap struct {
 	Decrease key.Binding
 	// EditParam opens an input to type the selected threshold's value.
 	EditParam key.Binding
+	// Sweep sweeps the selected threshold for the current seeds and tags
+	// (an overlay; the same key or esc closes it).
+	Sweep key.Binding
 
 	// Text inputs.
 	Submit key.Binding
@@ -156,6 +159,7 @@ func Default() KeyMap {
 		Increase:  b([]string{"+", "=", "right", "l"}, "+/→/l", "increase"),
 		Decrease:  b([]string{"-", "_", "left", "h"}, "-/←/h", "decrease"),
 		EditParam: b([]string{"enter", "r"}, "enter/r", "type a value"),
+		Sweep:     b([]string{"s"}, "s", "sweep the selected threshold"),
 
 		Submit: b([]string{"enter"}, "enter", "confirm"),
 		Cancel: b([]string{"esc"}, "esc", "cancel / leave input"),
@@ -164,7 +168,7 @@ func Default() KeyMap {
 
 // Global returns the bindings that work in every pane.
 func (k KeyMap) Global() []key.Binding {
-	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.Pin, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
+	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.Pin, k.Sweep, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
 }
 
 // Group is a heading of the full help and the keys under it.
@@ -181,7 +185,7 @@ func (k KeyMap) Groups() []Group {
 		{"Lists and scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Seeds", []key.Binding{k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload}},
 		{"Tags", []key.Binding{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip}},
-		{"Thresholds", []key.Binding{k.Increase, k.Decrease, k.EditParam}},
+		{"Thresholds", []key.Binding{k.Increase, k.Decrease, k.EditParam, k.Sweep}},
 		{"Results", []key.Binding{k.Toggle, k.Expand, k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser, k.Pin, k.NextChange, k.PrevChange}},
 		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread}},
 		{"Text inputs", []key.Binding{k.Submit, k.Cancel}},

@@ -79,6 +79,7 @@ func (m *Model) resize(w, h int) {
 		fullW += l.detail.w
 	}
 	m.helpVP.Width, m.helpVP.Height = m.st.inner(fullW, bodyH)
+	m.sweep.vp.Width, m.sweep.vp.Height = m.helpVP.Width, m.helpVP.Height
 	if m.showHelp {
 		m.helpVP.SetContent(m.fullHelp(m.helpVP.Width))
 	}
@@ -93,7 +94,13 @@ func (m *Model) View() string {
 	}
 	l := m.lay
 	var body string
-	if m.showHelp {
+	if m.sweep.open {
+		fullW := l.seeds.w + l.tree.w
+		if l.wide {
+			fullW += l.detail.w
+		}
+		body = m.st.Box(m.sweep.title(), m.sweep.vp.View(), fullW, l.seeds.h+l.tags.h+l.params.h, true)
+	} else if m.showHelp {
 		fullW := l.seeds.w + l.tree.w
 		if l.wide {
 			fullW += l.detail.w

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
@@ -74,6 +75,7 @@ type Model struct {
 	focus    focus
 	showHelp bool
 	helpVP   viewport.Model // the full help, scrollable
+	sweep    *sweepView
 	w, h     int
 	lay      layout
 
@@ -108,6 +110,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		status: &statusBar{st: st, backend: opts.Source.Describe()},
 		help:   newHelp(st),
 		helpVP: viewport.New(0, 0),
+		sweep:  newSweepView(km, st),
 		focus:  focusSeeds,
 		form:   render.FormBrowser,
 	}
@@ -154,6 +157,17 @@ func (m *Model) restart() tea.Cmd {
 	m.trees.setBase(m.baseline())
 	m.afterTreeChange(true)
 	return startRunCmd(ctx, m.runID, m.backend, m.held, cfg, m.runOpts, seeds, tags)
+}
+
+// startSweep sweeps the threshold selected in the thresholds panel for the
+// current seeds, tags and other thresholds.
+func (m *Model) startSweep() tea.Cmd {
+	seeds := m.seeds.Seeds()
+	if len(seeds) == 0 {
+		return notifyErr(errors.New("nothing to sweep: pick a seed first"))
+	}
+	param := sweepParams[m.params.cursor]
+	return m.sweep.start(m.ctx, m.backend, m.runOpts, m.params.Config(), param, seeds, m.tags.Tags())
 }
 
 // stopRun cancels the run in flight, if any.
@@ -221,6 +235,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case snapshotResetMsg:
 		return m, m.restart()
+	case sweepDoneMsg:
+		return m, m.sweep.done(msg)
 	case nodesLoadedMsg, filterTickMsg:
 		return m, m.seeds.Update(msg)
 	case tagsLoadedMsg:
@@ -273,6 +289,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return tea.Quit
 		}
 		return nil
+	case m.sweep.open && !key.Matches(msg, km.Quit):
+		return m.sweep.key(msg)
 	case m.showHelp && (key.Matches(msg, km.Help) || key.Matches(msg, km.Cancel)):
 		m.showHelp = false
 		return nil
@@ -303,6 +321,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return m.togglePin()
 		case key.Matches(msg, km.SaveExperiment):
 			return m.saveExperiment()
+		case key.Matches(msg, km.Sweep):
+			return m.startSweep()
 		case key.Matches(msg, km.CopyCheck):
 			return m.copyCheck()
 		case key.Matches(msg, km.CopyForm):

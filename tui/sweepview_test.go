@@ -1,0 +1,59 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation/sweep"
+)
+
+// TestSweepOverlay: s on the MIN_ACTIVATION row sweeps it for scenario A's
+// seed and tags over the default log grid with the exact breakpoints, in a
+// command; the overlay then shows exactly what `memoria sweep` prints for
+// the same inputs (render.SweepText of a fresh sweep.Run), the current value
+// 0.005 marked under each chart, and esc closes it. A sweep closed before it
+// finished is dropped when its result arrives.
+func TestSweepOverlay(t *testing.T) {
+	h := demoHarness(t)
+	h.focusPane(focusParams)
+	h.keys("j", "s")
+	if !h.m.sweep.open || !h.m.sweep.running {
+		t.Fatal("s did not start a sweep")
+	}
+	h.settle()
+	from, to, steps := sweep.DefaultRange(sweep.MinActivation)
+	values, err := sweep.Grid(sweep.MinActivation, from, to, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sweep.Run(context.Background(), sweep.Config{Backend: h.src, Params: h.m.params.Config(), Options: h.m.runOpts,
+		Seeds: []retriever.Seed{demoSeed}, Tags: demoTags, Param: sweep.MinActivation, Values: values, Breakpoints: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.m.sweep.text; got != render.SweepText(want) || !strings.Contains(got, "^ min-activation 0.005") {
+		t.Fatalf("overlay text:\n%s\nwant:\n%s", got, render.SweepText(want))
+	}
+	if st := h.lastStatus().text; !strings.HasPrefix(st, "swept min-activation: ") {
+		t.Fatalf("status %q", st)
+	}
+	if v := h.m.View(); !strings.Contains(v, "Sweep min-activation") || !strings.Contains(v, "sweep min-activation:") {
+		t.Fatalf("overlay not on screen:\n%s", v)
+	}
+	h.keys("esc")
+	if h.m.sweep.open || strings.Contains(h.m.View(), "Sweep min-activation") {
+		t.Fatal("esc did not close the sweep")
+	}
+	// A sweep closed before its result arrives: the result is dropped.
+	h.keys("s")
+	stale := h.m.sweep.id
+	h.keys("esc")
+	h.settle()
+	h.m.Update(sweepDoneMsg{id: stale, param: sweep.MinActivation, text: "stale"})
+	if h.m.sweep.open || h.m.sweep.text == "stale" {
+		t.Fatal("a closed sweep's result was shown")
+	}
+}
