@@ -3,8 +3,10 @@
 # a detached tmux session at 120x40, the way a person would: choose the query
 # tags and seed N2006 on the demo graph, watch depth 1 (MAX_DEPTH 1) and then
 # the full tree (MAX_DEPTH 5), step MIN_ACTIVATION to 0.01 and see the tree
-# shrink, copy a path's Cypher (OSC 52, caught by tmux's clipboard), export
-# the D3 JSON, and quit with q.
+# shrink (what left stays as a ghost row, the summary line counts it), copy a
+# path's Cypher (OSC 52, caught by tmux's clipboard), export the D3 JSON, pin
+# the run and step back (the node that came back is marked), open the sweep
+# of MIN_ACTIVATION, and quit with q.
 #
 # Every check polls capture-pane with a timeout (no fixed sleeps). On failure
 # it prints the screen and exits non-zero; the tmux server is always killed.
@@ -60,13 +62,15 @@ step "MAX_DEPTH 5: the full tree"
 keys Tab Tab
 text "++++"
 wait_for 'MAX_DEPTH +‹ 5 ›'
-wait_for '└─ · N2010 DataSource'
+wait_for '└─ · (\+ )?N2010 DataSource' # marked + if the run it is compared with stopped short of it
 wait_for 'done in [0-9]+ (ms|µs), 3 paths'
 
-step "MIN_ACTIVATION 0.01: N2010 drops out"
+step "MIN_ACTIVATION 0.01: N2010 drops out, and stays as a ghost row"
 text "j+"
 wait_for 'MIN_ACTIVATION +‹ 0.01 ›'
-wait_for '└─ · N2001 AgentAction'
+wait_for '└─ ▼ N2001 AgentAction'
+wait_for '└╌ − N2010 DataSource  left · was T=0.008086 at depth 3' # R = 1 here
+wait_for 'vs previous: \+1 paths −1 · 0 moved · nodes 6 → 5 \(Jaccard 0.83\)'
 wait_gone 'N2010 DataSource  Weekly'
 
 step "copy the Cypher of N2006→N2003→N2001"
@@ -84,6 +88,24 @@ text "d"
 wait_for 'wrote .*memoria-d3-[0-9-]+\.json'
 ls "$tmp"/memoria-d3-*.json >/dev/null 2>&1 || fail "no D3 file in $tmp"
 grep -q '"N2001"' "$tmp"/memoria-d3-*.json || fail "D3 file lacks N2001"
+
+step "pin this run, step back to 0.005: N2010 is back, marked"
+text "p"
+wait_for 'pinned run [0-9]+: later runs are compared with it'
+wait_for 'vs pinned: \+0 paths −0'
+keys BTab
+text "-"
+wait_for 'MIN_ACTIVATION +‹ 0.005 ›'
+wait_for 'vs pinned: \+1 paths −1 · 0 moved · nodes 5 → 6 \(Jaccard 0.83\)'
+wait_for '└─ · \+ N2010 DataSource'
+
+step "sweep MIN_ACTIVATION"
+text "s"
+wait_for 'Sweep min-activation'
+wait_for 'sweep min-activation: [0-9]+ values'
+wait_for '\^ min-activation 0.005'
+keys Escape
+wait_gone 'Sweep min-activation'
 
 step "help and quit"
 text "?"
