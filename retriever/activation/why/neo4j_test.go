@@ -40,7 +40,7 @@ func summary(a why.Answer) string {
 
 // TestEnginesAgree: for every node of the demo graph (scenarios A, and B2:
 // T3000 R 0.9 with [campaign]), of testdata/nonmonotone.jsonl (MIN_ACTIVATION
-// 0.01) and of claimedGraph, the answer on Neo4j, through the fast path and
+// 0.01) and of testdata/claimed.jsonl, the answer on Neo4j, through the fast path and
 // through a snapshot, is the memory engine's, energies to the bit (so every
 // verdict kind is compared on the real server). It needs a Neo4j 5
 // (internal/neo4jtest; with CI=true it fails rather than skips without one).
@@ -60,7 +60,7 @@ func TestEnginesAgree(t *testing.T) {
 	}{
 		{"demo", readFile(t, demoPath), []question{scenarioA, b2}},
 		{"nonmonotone", readFile(t, nonmonotone), []question{nm}},
-		{"claimed", claimedGraph, []question{claim}},
+		{"claimed", readFile(t, claimedPath), []question{claim}},
 	} {
 		g, err := apoc.Parse(strings.NewReader(c.text))
 		if err != nil {

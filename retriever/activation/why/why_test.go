@@ -60,6 +60,15 @@ func demo(t testing.TB) activation.Backend {
 	return oninmem.New(g)
 }
 
+func loadFile(t testing.TB, path string) activation.Backend {
+	t.Helper()
+	g, err := inmem.LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return oninmem.New(g)
+}
+
 func load(t testing.TB, jsonl string) activation.Backend {
 	t.Helper()
 	g, err := inmem.Load(strings.NewReader(jsonl), "test")
@@ -194,22 +203,12 @@ func TestVisitedEarlier(t *testing.T) {
 	}
 }
 
-// claimedGraph is hand-built: S–p (w 1), S–q (w 0.5), p–X (w 1), q–X (w 4,
+// claimedPath (testdata/claimed.jsonl) is hand-built: S–p (w 1), S–q (w 0.5), p–X (w 1), q–X (w 4,
 // outside the specification's [0.25, 1]: it amplifies), q–Y (no weight:
 // 0.01); no query tags, so tag_sim is 1. Degrees: S 2, p 2, q 3, X 2, Y 1.
-const claimedGraph = `{"type":"node","id":"0","labels":["Event"],"properties":{"id":"S"}}
-{"type":"node","id":"1","labels":["Event"],"properties":{"id":"p"}}
-{"type":"node","id":"2","labels":["Event"],"properties":{"id":"q"}}
-{"type":"node","id":"3","labels":["Event"],"properties":{"id":"X"}}
-{"type":"node","id":"4","labels":["Event"],"properties":{"id":"Y"}}
-{"type":"relationship","id":"0","label":"RELATES","properties":{"weight":1},"start":{"id":"0","labels":["Event"]},"end":{"id":"1","labels":["Event"]}}
-{"type":"relationship","id":"1","label":"RELATES","properties":{"weight":0.5},"start":{"id":"0","labels":["Event"]},"end":{"id":"2","labels":["Event"]}}
-{"type":"relationship","id":"2","label":"RELATES","properties":{"weight":1},"start":{"id":"1","labels":["Event"]},"end":{"id":"3","labels":["Event"]}}
-{"type":"relationship","id":"3","label":"RELATES","properties":{"weight":4},"start":{"id":"2","labels":["Event"]},"end":{"id":"3","labels":["Event"]}}
-{"type":"relationship","id":"4","label":"RELATES","properties":{},"start":{"id":"2","labels":["Event"]},"end":{"id":"4","labels":["Event"]}}
-`
+const claimedPath = "../../../testdata/claimed.jsonl"
 
-// TestClaimed, on claimedGraph with seed S (R 1) at the defaults. Level 1
+// TestClaimed, on claimed.jsonl with seed S (R 1) at the defaults. Level 1
 // keeps p (1 / √2 = 0.7071) and q (0.5 / √2 = 0.3536). Level 2: q → X
 // (0.3536 × 4 / √3 = 0.8165) comes before p → X (0.7071 / √2 = 0.5) and
 // claims X; q → Y (0.3536 × 0.01 / √3 = 0.002041) is below 0.005, so Y is
@@ -220,7 +219,7 @@ const claimedGraph = `{"type":"node","id":"0","labels":["Event"],"properties":{"
 // second hop, p → X, claimed by q at level 2.
 func TestClaimed(t *testing.T) {
 	q := question{seeds: []retriever.Seed{{NodeID: "S", Score: 1}}}
-	a := q.ask(t, load(t, claimedGraph), "Y")
+	a := q.ask(t, loadFile(t, claimedPath), "Y")
 	verdict(t, a, why.Claimed, 1)
 	r2 := 1 / math.Sqrt2
 	route(t, a, []string{"S", "p", "X", "q", "Y"}, []float64{r2, r2 / math.Sqrt2, 0.5 * 4 / math.Sqrt2, 0.5 * 4 / math.Sqrt2 * 0.01 / math.Sqrt(3)})
@@ -232,7 +231,7 @@ func TestClaimed(t *testing.T) {
 	}
 }
 
-// TestBudget: a search cut short says so. On claimedGraph the search tries
+// TestBudget: a search cut short says so. On claimed.jsonl the search tries
 // neighbours in order of their bound (R × the best walk's factors to Y):
 // from S, q first (0.3536 × (4/√3 × 4/√2 × 0.01/√3) = 0.01333, through the
 // walk S → q → X → q → Y) before p (0.7071 × (1/√2 × 4/√2 × 0.01/√3) =
@@ -241,7 +240,7 @@ func TestClaimed(t *testing.T) {
 // try. With a budget of 3 the search stops there, not exact; with 2 it has
 // found nothing and says so.
 func TestBudget(t *testing.T) {
-	be := load(t, claimedGraph)
+	be := loadFile(t, claimedPath)
 	ask := func(budget int) (why.Answer, error) {
 		return why.Explain(context.Background(), why.Config{Backend: be, Params: activation.DefaultParams(),
 			Seeds: []retriever.Seed{{NodeID: "S", Score: 1}}, NodeID: "Y", Budget: budget})
