@@ -79,6 +79,7 @@ func (m *Model) resize(w, h int) {
 		fullW += l.detail.w
 	}
 	m.helpVP.Width, m.helpVP.Height = m.st.inner(fullW, bodyH)
+	m.resizeWhy(fullW, bodyH)
 	if m.showHelp {
 		m.helpVP.SetContent(m.fullHelp(m.helpVP.Width))
 	}
@@ -93,7 +94,13 @@ func (m *Model) View() string {
 	}
 	l := m.lay
 	var body string
-	if m.showHelp {
+	if m.why.open {
+		fullW := l.seeds.w + l.tree.w
+		if l.wide {
+			fullW += l.detail.w
+		}
+		body = m.whyBox(fullW, l.seeds.h+l.tags.h+l.params.h)
+	} else if m.showHelp {
 		fullW := l.seeds.w + l.tree.w
 		if l.wide {
 			fullW += l.detail.w

@@ -70,6 +70,7 @@ type Model struct {
 
 	focus    focus
 	showHelp bool
+	why      whyPanel       // the why-not panel (whynot.go)
 	helpVP   viewport.Model // the full help, scrollable
 	w, h     int
 	lay      layout
@@ -205,6 +206,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				return m, notify(snapshotStatus(m.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
 			}
 		}
+	case whyDoneMsg:
+		m.whyDone(msg)
+		return m, nil
 	case snapshotResetMsg:
 		return m, m.restart()
 	case nodesLoadedMsg, filterTickMsg:
@@ -257,6 +261,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return tea.Quit
 		}
 		return nil
+	case m.why.open:
+		return m.whyKey(msg)
 	case m.showHelp && (key.Matches(msg, km.Help) || key.Matches(msg, km.Cancel)):
 		m.showHelp = false
 		return nil
@@ -283,6 +289,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			m.tree.ToggleExplain()
 			m.syncDetail()
 			return nil
+		case key.Matches(msg, km.WhyNot) && (m.focus == focusTree || m.focus == focusSeeds):
+			return m.askWhy()
 		case key.Matches(msg, km.CopyPath):
 			return m.copyPath()
 		case key.Matches(msg, km.CopyAll):
