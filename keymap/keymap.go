@@ -81,6 +81,10 @@ type KeyMap struct {
 	ChipRight      key.Binding
 	RemoveChip     key.Binding
 
+	// WhyNot asks why the node on the selected row (results tree or node
+	// list) is or is not in the result (docs/ALGORITHM.md, "Why not X").
+	WhyNot key.Binding
+
 	// Parameter panel.
 	Increase key.Binding
 	Decrease key.Binding
@@ -156,6 +160,8 @@ func Default() KeyMap {
 		ChipRight:      b([]string{"right"}, "→", "next tag chip"),
 		RemoveChip:     b([]string{"delete", "backspace"}, "del", "remove selected chip"),
 
+		WhyNot: b([]string{"w"}, "w", "why (not): explain the selected node"),
+
 		Increase:  b([]string{"+", "=", "right", "l"}, "+/→/l", "increase"),
 		Decrease:  b([]string{"-", "_", "left", "h"}, "-/←/h", "decrease"),
 		EditParam: b([]string{"enter", "r"}, "enter/r", "type a value"),
@@ -187,6 +193,7 @@ func (k KeyMap) Groups() []Group {
 		{"Tags", []key.Binding{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip}},
 		{"Thresholds", []key.Binding{k.Increase, k.Decrease, k.EditParam, k.Sweep}},
 		{"Results", []key.Binding{k.Toggle, k.Expand, k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser, k.Pin, k.NextChange, k.PrevChange}},
+		{"Why (not)", []key.Binding{k.WhyNot}},
 		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread}},
 		{"Text inputs", []key.Binding{k.Submit, k.Cancel}},
 	}

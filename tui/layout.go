@@ -80,6 +80,7 @@ func (m *Model) resize(w, h int) {
 	}
 	m.helpVP.Width, m.helpVP.Height = m.st.inner(fullW, bodyH)
 	m.sweep.vp.Width, m.sweep.vp.Height = m.helpVP.Width, m.helpVP.Height
+	m.resizeWhy(fullW, bodyH)
 	if m.showHelp {
 		m.helpVP.SetContent(m.fullHelp(m.helpVP.Width))
 	}
@@ -94,12 +95,16 @@ func (m *Model) View() string {
 	}
 	l := m.lay
 	var body string
-	if m.sweep.open {
+	if m.why.open || m.sweep.open {
 		fullW := l.seeds.w + l.tree.w
 		if l.wide {
 			fullW += l.detail.w
 		}
-		body = m.st.Box(m.sweep.title(), m.sweep.vp.View(), fullW, l.seeds.h+l.tags.h+l.params.h, true)
+		if m.why.open {
+			body = m.whyBox(fullW, l.seeds.h+l.tags.h+l.params.h)
+		} else {
+			body = m.st.Box(m.sweep.title(), m.sweep.vp.View(), fullW, l.seeds.h+l.tags.h+l.params.h, true)
+		}
 	} else if m.showHelp {
 		fullW := l.seeds.w + l.tree.w
 		if l.wide {

@@ -74,6 +74,7 @@ type Model struct {
 
 	focus    focus
 	showHelp bool
+	why      whyPanel       // the why-not panel (whynot.go)
 	helpVP   viewport.Model // the full help, scrollable
 	sweep    *sweepView
 	w, h     int
@@ -233,6 +234,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				return m, notify(snapshotStatus(m.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
 			}
 		}
+	case whyDoneMsg:
+		m.whyDone(msg)
+		return m, nil
 	case snapshotResetMsg:
 		return m, m.restart()
 	case sweepDoneMsg:
@@ -291,6 +295,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case m.sweep.open && !key.Matches(msg, km.Quit):
 		return m.sweep.key(msg)
+	case m.why.open:
+		return m.whyKey(msg)
 	case m.showHelp && (key.Matches(msg, km.Help) || key.Matches(msg, km.Cancel)):
 		m.showHelp = false
 		return nil
@@ -327,6 +333,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return m.copyCheck()
 		case key.Matches(msg, km.CopyForm):
 			return m.cycleForm()
+		case key.Matches(msg, km.WhyNot) && (m.focus == focusTree || m.focus == focusSeeds):
+			return m.askWhy()
 		case key.Matches(msg, km.CopyPath):
 			return m.copyPath()
 		case key.Matches(msg, km.CopyAll):

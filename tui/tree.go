@@ -402,7 +402,7 @@ func (t *treePane) ShortHelp() []key.Binding {
 	if t.trees != nil && t.trees.base != nil {
 		keys = append(keys, t.km.NextChange)
 	}
-	return append(keys, t.km.NextEnd, t.km.CollapseAll, t.km.ExpandAll, t.km.Pin, t.km.CopyPath)
+	return append(keys, t.km.NextEnd, t.km.CollapseAll, t.km.ExpandAll, t.km.WhyNot, t.km.Pin, t.km.CopyPath)
 }
 
 // Position is where the selection is among the selectable rows, for the

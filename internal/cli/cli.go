@@ -87,6 +87,8 @@ Usage:
       Compare two saved 'explore --format json' outputs, seed by seed.
   memoria sweep [source flags] --seed ID[=SCORE]... --param NAME [values] [options]
       Explore at each value of one threshold: a chart, bands, breakpoints.
+  memoria why [source flags] --seed ID[=SCORE]... --node ID [options]
+      Say why a node is or is not in the result, and where the run left its best route.
 
 Source flags (one source; the embedded demo graph when none is given):
   --graph FILE       an APOC JSON-lines export (CALL apoc.export.json.all)
@@ -132,6 +134,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		err = runDiff(ctx, args[1:], env)
 	case len(args) > 0 && args[0] == "sweep":
 		err = runSweep(ctx, args[1:], env)
+	case len(args) > 0 && args[0] == "why":
+		err = runWhy(ctx, args[1:], env)
 	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
 		fmt.Fprint(env.Stdout, mainUsage)
 		return ExitOK

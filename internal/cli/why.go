@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever/activation/why"
+)
+
+const whyUsage = `Usage: memoria why [source flags] --seed ID[=SCORE]... --node ID [options]
+
+Says why the node --node is or is not in the result for these seeds, tags
+and thresholds (docs/ALGORITHM.md, "Why not X"): kept (with its path),
+unreachable (no RELATES route of at most MAX_DEPTH hops from a seed), or the
+route of highest final transfer energy within MAX_DEPTH hops with T per hop
+and the first hop where the run parted from it: below_threshold, claimed,
+branch_limit or visited_earlier. The run is the one 'explore' makes.
+
+Formats:
+  text  the verdict, the route hop by hop and one sentence of detail
+  json  {"node_id","verdict","route":[{"from","to","transfer_energy",...}],
+        "blocking_hop","detail",...} (docs/EXPORTS.md, "Why not X")
+
+Exit codes: 0 answered; 1 the graph could not be opened or read; 2 a mistake
+in the command line, an unknown --node id included.
+
+Flags:
+`
+
+func runWhy(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet(env, "why", whyUsage)
+	var q queryFlags
+	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
+	node := fs.String("node", "", "the `ID` of the node to explain")
+	format := fs.String("format", "text", "output `format`: text or json")
+	if err := parse(fs, env, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("why: unexpected argument %q (the node goes in --node)", fs.Arg(0))
+	}
+	if len(q.seeds) == 0 {
+		return usagef("why: at least one --seed is required")
+	}
+	if *node == "" {
+		return usagef("why: --node is required (the id of the node to explain)")
+	}
+	if *format != "text" && *format != "json" {
+		return usagef("why: unknown --format %q (want text or json)", *format)
+	}
+	source, err := q.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer source.Close(context.WithoutCancel(ctx))
+	backend, notice, err := q.backend(ctx, source, false)
+	if err != nil {
+		return err
+	}
+	if notice != "" {
+		fmt.Fprintln(env.Stderr, "memoria: "+notice)
+	}
+	a, err := why.Explain(ctx, why.Config{Backend: backend, Params: q.cfg, Options: q.opts, Seeds: q.seeds,
+		Tags: splitTags(q.tags), NodeID: *node})
+	var unknown why.UnknownNodeError
+	switch {
+	case errors.As(err, &unknown):
+		return usagef("why: --node %s: no node has this id", render.DisplayID(unknown.ID))
+	case err != nil:
+		return fmt.Errorf("why: %w", err)
+	}
+	return writeWhy(env.Stdout, a, *format)
+}
+
+func writeWhy(out io.Writer, a why.Answer, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(textsafe.JSONWriter{W: out})
+		enc.SetEscapeHTML(false)
+		return enc.Encode(render.ToWhyJSON(a))
+	}
+	_, err := io.WriteString(out, render.WhyText(a))
+	return err
+}

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+var whyScenarioA = []string{"--seed", "N2006=0.85", "--tags", "demand_forecasting,stockout,safety_stock,inventory_policy"}
+
+// TestWhyText: N2007 in scenario A loses to the branch limit at level 1
+// (docs/ALGORITHM.md, "Why not X"): T = 0.85 × 0.5 / √4 × 0.15 = 0.03188,
+// after N2003 (0.1016), N2004 (0.08936) and N2005 (0.06933).
+func TestWhyText(t *testing.T) {
+	code, out, errs := run(t, append([]string{"why", "--node", "N2007"}, whyScenarioA...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := `N2007: not in the result (branch_limit)
+best route from seed N2006 R=0.85, at most 5 hops:
+  ✗ N2006 → N2007 T=0.03188 w=0.5 tag_sim=0.15 d=4
+  (✓ kept by the run, ✗ where the run parted from the route, · not reached)
+N2006 → N2007 at level 1: N2006 had already kept MAX_BRANCHES 3: N2003 T=0.1016, N2004 T=0.08936, N2005 T=0.06933
+`
+	if out != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+// TestWhyJSON: the issue's keys, in its order, for N2012 in scenario A:
+// route N2006 → N2005 (0.069328125) → N2012 (0.069328125 × 0.01 / √3 ×
+// 0.32 = 0.000128085), blocked at the second hop, below 0.005.
+func TestWhyJSON(t *testing.T) {
+	code, out, errs := run(t, append([]string{"why", "--node", "N2012", "--format", "json"}, whyScenarioA...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.HasPrefix(out, `{"node_id":"N2012","verdict":"below_threshold","route":[{"from":"N2006","to":"N2005","transfer_energy":0.069328125,`) {
+		t.Errorf("not in the issue's order: %s", out)
+	}
+	var a struct {
+		Route []struct {
+			From, To       string
+			TransferEnergy float64 `json:"transfer_energy"`
+		}
+		BlockingHop struct {
+			From, To       string
+			TransferEnergy float64 `json:"transfer_energy"`
+		} `json:"blocking_hop"`
+		Detail string
+	}
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Route) != 2 || a.BlockingHop.From != "N2005" || a.BlockingHop.To != "N2012" || a.BlockingHop.TransferEnergy != 0.00012808515721971848 ||
+		a.Detail != "N2005 → N2012 at level 2: T=0.0001281 is not above MIN_ACTIVATION 0.005 (3% of 0.005)" {
+		t.Errorf("%+v", a)
+	}
+}
+
+// TestWhyUsage: an unknown node, a missing --node or a bad format is a
+// mistake in the command line (exit 2) that names what was wrong.
+func TestWhyUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"why", "--seed", "N2006", "--node", "N9999"}, "why: --node N9999: no node has this id"},
+		{[]string{"why", "--seed", "N2006", "--node", "bad\x1bid"}, `why: --node "bad\x1bid": no node has this id`},
+		{[]string{"why", "--seed", "N2006"}, "why: --node is required"},
+		{[]string{"why", "--node", "N2006"}, "why: at least one --seed is required"},
+		{[]string{"why", "--seed", "N2006", "--node", "N2007", "--format", "csv"}, `why: unknown --format "csv"`},
+	} {
+		code, _, errs := run(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
