@@ -6,7 +6,8 @@
 # shrink (what left stays as a ghost row, the summary line counts it), copy a
 # path's Cypher (OSC 52, caught by tmux's clipboard), export the D3 JSON, pin
 # the run and step back (the node that came back is marked), open the sweep
-# of MIN_ACTIVATION, and quit with q.
+# of MIN_ACTIVATION, ask why a losing candidate is not in the result, and
+# quit with q.
 #
 # Every check polls capture-pane with a timeout (no fixed sleeps). On failure
 # it prints the screen and exits non-zero; the tmux server is always killed.
@@ -106,6 +107,16 @@ wait_for 'sweep min-activation: [0-9]+ values'
 wait_for '\^ min-activation 0.005'
 keys Escape
 wait_gone 'Sweep min-activation'
+
+step "why not: w on a losing candidate"
+keys Tab
+text "e}"
+wait_for '▸ ╌* ?.*✗ N20[0-9]+'
+text "w"
+wait_for 'Why \(not\) N20[0-9]+'
+wait_for 'N20[0-9]+: not in the result \((below_threshold|branch_limit|claimed|visited_earlier)\)'
+keys Escape
+wait_gone 'Why \(not\)'
 
 step "help and quit"
 text "?"
