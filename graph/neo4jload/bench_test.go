@@ -39,14 +39,22 @@ const EnvBenchData = "MEMORIA_BENCH_DATA"
 // gives the process's peak RSS as /usr/bin/time -v measures `memoria load`.
 // To compare settings, MEMORIA_BENCH_BATCH sets LoadOptions.BatchSize and
 // MEMORIA_BENCH_WRITERS=1,2,3 runs one load per number of writers, in that
-// order, on one server (the first also warms the server's JIT).
+// order, on one server (the first also warms the server's JIT);
+// MEMORIA_BENCH_LOAD_SIZE=NODES,RELATIONSHIPS loads a smaller graph.
 func BenchmarkLoadFile(b *testing.B) {
-	const n, m = 100_000, 1_000_000
+	n, m := 100_000, 1_000_000
 	dir := os.Getenv(EnvBenchData)
 	if dir == "" {
 		dir = b.TempDir()
 	}
 	path := filepath.Join(dir, "load-scale.jsonl")
+	if size := os.Getenv("MEMORIA_BENCH_LOAD_SIZE"); size != "" {
+		// A smaller graph, to try the benchmark out: "NODES,RELATIONSHIPS".
+		if _, err := fmt.Sscanf(size, "%d,%d", &n, &m); err != nil {
+			b.Fatalf("MEMORIA_BENCH_LOAD_SIZE=%q: %v", size, err)
+		}
+		path = filepath.Join(dir, fmt.Sprintf("load-scale-%d-%d.jsonl", n, m))
+	}
 	if _, err := os.Stat(path); err != nil {
 		if err := os.WriteFile(path, randgraph.Scale(n, m, 2.5, 1), 0o600); err != nil {
 			b.Fatal(err)
@@ -100,7 +108,7 @@ func BenchmarkLoadFile(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if st.NodesCreated != n || st.RelsCreated != m {
+				if st.NodesCreated != int64(n) || st.RelsCreated != int64(m) {
 					b.Fatalf("loaded %+v", st)
 				}
 				b.ReportMetric(float64(n+m)/took.Seconds(), "entities/s")
