@@ -67,7 +67,7 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	batch := fs.Int("batch", neo4jload.DefaultBatchSize, "nodes or relationships written per transaction")
 	writers := fs.Int("writers", neo4jload.DefaultWriters, "write transactions at once")
 	progress := fs.Bool("progress", false, "print the progress line on stderr even when it is not a terminal (a plain line every 10 s)")
-	wipe := fs.Bool("wipe", false, "delete every node and relationship of the database before loading")
+	wipe := fs.Bool("wipe", false, "once the file is loaded, delete every node, relationship and label it does not hold")
 	yes := fs.Bool("yes", false, "with --wipe: do not ask for confirmation")
 	files, err := parseInterspersed(fs, env, args)
 	if err != nil {
