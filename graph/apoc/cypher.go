@@ -169,18 +169,27 @@ var MemoryLabels = []string{"UserRequest", "UserPreference", "AgentAnswer", "Age
 // IndexLabels lists the labels that get an id index when g is loaded or
 // scripted: MemoryLabels, then g's other labels sorted, each once.
 func IndexLabels(g *Graph) []string {
+	var met []string
+	for i := range g.Nodes {
+		met = append(met, g.Nodes[i].Labels...)
+	}
+	return IndexLabelsOf(met)
+}
+
+// IndexLabelsOf is IndexLabels for the labels met in a graph that is not
+// held whole (memoria load streams its file): MemoryLabels, then the other
+// labels of met sorted, each once. met may repeat labels.
+func IndexLabelsOf(met []string) []string {
 	labels := slices.Clone(MemoryLabels)
 	seen := make(map[string]bool, len(labels))
 	for _, l := range labels {
 		seen[l] = true
 	}
 	var extra []string
-	for i := range g.Nodes {
-		for _, l := range g.Nodes[i].Labels {
-			if !seen[l] {
-				seen[l] = true
-				extra = append(extra, l)
-			}
+	for _, l := range met {
+		if !seen[l] {
+			seen[l] = true
+			extra = append(extra, l)
 		}
 	}
 	slices.Sort(extra)

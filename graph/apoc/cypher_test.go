@@ -3,6 +3,7 @@ package apoc_test
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -174,5 +175,19 @@ func TestWriteCypherIndexNames(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}
+	}
+}
+
+// TestIndexLabelsOf: the labels met, in any order and repeated, give what
+// IndexLabels gives for a graph with them: the six memory labels first,
+// then the others sorted, each once.
+func TestIndexLabelsOf(t *testing.T) {
+	g := &apoc.Graph{Nodes: []apoc.Node{{Labels: []string{"Zeta", "Event"}}, {Labels: []string{"Alpha"}}, {Labels: []string{"Zeta"}}}}
+	want := append(slices.Clone(apoc.MemoryLabels), "Alpha", "Zeta")
+	if got := apoc.IndexLabelsOf([]string{"Zeta", "Event", "Alpha", "Zeta"}); !slices.Equal(got, want) {
+		t.Errorf("IndexLabelsOf = %v, want %v", got, want)
+	}
+	if got := apoc.IndexLabels(g); !slices.Equal(got, want) {
+		t.Errorf("IndexLabels = %v, want %v", got, want)
 	}
 }

@@ -76,11 +76,12 @@ func asLabels(labels []string) string {
 	return "as :" + strings.Join(labels, ":")
 }
 
-// checkLabels finds the ids of g that exist in the database under labels
+// checkLabels finds the ids of the planned graph that exist in the database under labels
 // the merge would not match (see LabelConflictError): a node with the id
 // that lacks the first label the file gives it, or that has labels where
-// the file gives none. It returns them all, in g's node order. It only reads: an empty database is
-// recognised from the counts store; otherwise, for each label of the
+// the file gives none. It returns them all, in the graph's node order. It
+// only reads (Load skips it for a database without nodes, recognised from
+// the counts store): for each label of the
 // database (db.labels()), the ids that the file does not give that label
 // first are looked up among the nodes of the label, labelCheckBatch ids per
 // query, which the label's id index serves when there is one (Load creates
@@ -88,25 +89,19 @@ func asLabels(labels []string) string {
 // looked up among the unlabelled nodes, one scan per labelCheckBatch ids.
 // The check and the writes are separate transactions: a concurrent writer
 // can still create such a node in between.
-func (l *loader) checkLabels(ctx context.Context, g *apoc.Graph) ([]LabelConflict, error) {
+func (l *loader) checkLabels(ctx context.Context) ([]LabelConflict, error) {
+	nodes := l.plan.nodes
 	wrap := func(err error) error { return fmt.Errorf("checking the node ids against the database: %w", err) }
-	n, _, err := l.src.Counts(ctx)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	if n == 0 {
-		return nil, nil
-	}
 	dbLabels, err := l.src.Query(ctx, "CALL db.labels() YIELD label RETURN label ORDER BY label", nil)
 	if err != nil {
 		return nil, wrap(err)
 	}
-	pos := make(map[string]int, len(g.Nodes)) // id -> node index in g
-	for i := range g.Nodes {
-		pos[g.Nodes[i].Properties["id"].(string)] = i
+	pos := make(map[string]int, len(nodes)) // id -> node index in the graph
+	for i := range nodes {
+		pos[nodes[i].id] = i
 	}
 	first := func(i int) string { // the label Load merges node i on; "" for none
-		if lbs := g.Nodes[i].Labels; len(lbs) > 0 {
+		if lbs := nodes[i].grp.labels; len(lbs) > 0 {
 			return lbs[0]
 		}
 		return ""
@@ -131,7 +126,7 @@ func (l *loader) checkLabels(ctx context.Context, g *apoc.Graph) ([]LabelConflic
 	var found []LabelConflict
 	seen := make(map[string]bool) // element ids of nodes already found (a node has several labels)
 	for p, ps := range passes {
-		ids := make([]any, 0, min(len(g.Nodes), labelCheckBatch))
+		ids := make([]any, 0, min(len(nodes), labelCheckBatch))
 		flush := func() error {
 			if len(ids) == 0 {
 				return nil
@@ -159,15 +154,15 @@ func (l *loader) checkLabels(ctx context.Context, g *apoc.Graph) ([]LabelConflic
 					continue
 				}
 				seen[eid] = true
-				found = append(found, LabelConflict{ID: id, DatabaseLabels: labels, FileLabels: g.Nodes[pos[id]].Labels, eid: eid})
+				found = append(found, LabelConflict{ID: id, DatabaseLabels: labels, FileLabels: nodes[pos[id]].grp.labels, eid: eid})
 			}
 			return nil
 		}
-		for i := range g.Nodes {
+		for i := range nodes {
 			if ps.skip(first(i)) {
 				continue
 			}
-			ids = append(ids, g.Nodes[i].Properties["id"])
+			ids = append(ids, nodes[i].id)
 			if len(ids) == labelCheckBatch {
 				if err := flush(); err != nil {
 					return nil, err
@@ -198,15 +193,12 @@ func conflictError(found []LabelConflict) error {
 // and the id, or for a node without labels an unlabelled one with the id),
 // and then onto one conflicting node; any other node with the id is removed
 // by the prune. It returns the element id to write each such id onto.
-func (l *loader) takeOver(ctx context.Context, g *apoc.Graph, found []LabelConflict) (map[string]string, error) {
+func (l *loader) takeOver(ctx context.Context, found []LabelConflict) (map[string]string, error) {
 	wrap := func(err error) error { return fmt.Errorf("checking the node ids against the database: %w", err) }
 	first := make(map[string]string, len(found)) // id -> the graph's first label
-	for i := range g.Nodes {
-		first[g.Nodes[i].Properties["id"].(string)] = ""
-	}
-	for i := range g.Nodes {
-		if lbs := g.Nodes[i].Labels; len(lbs) > 0 {
-			first[g.Nodes[i].Properties["id"].(string)] = lbs[0]
+	for _, c := range found {
+		if len(c.FileLabels) > 0 {
+			first[c.ID] = c.FileLabels[0]
 		}
 	}
 	// The conflicting ids, by the label the merge would match them on.

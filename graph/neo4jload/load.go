@@ -6,9 +6,9 @@ package neo4jload
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -20,27 +20,40 @@ import (
 
 // DefaultBatchSize is how many rows one UNWIND (and one write transaction)
 // of Load carries when LoadOptions.BatchSize is 0; it is also the default
-// of memoria load's --batch.
-const DefaultBatchSize = 1000
+// of memoria load's --batch. On the 1M-relationship benchmark
+// (BenchmarkLoadFile) 5,000 took 65 s where 2,000 took 84 s.
+const DefaultBatchSize = 5000
+
+// DefaultWriters is LoadOptions.Writers when 0: how many write
+// transactions of nodes or relationships run at once. The server does the
+// work; on the 2-core benchmark machine 1, 2 and 3 writers loaded the
+// 1M-relationship file in 51, 55 (on a cold server) and 47 s.
+const DefaultWriters = 3
 
 // deleteBatch is how many nodes, relationships or labels one transaction of
 // the prune (LoadOptions.Wipe) removes.
 const deleteBatch = 10000
 
-// loadRetries is how often Load retries a batch after a transient failure
-// (every batch is idempotent).
-const loadRetries = 3
+// loadRetries is how often Load retries a batch after a transient failure,
+// a deadlock between its concurrent writers included (every batch is
+// idempotent; see Plan.Load).
+const loadRetries = 5
 
 // LoadOptions tune Load.
 type LoadOptions struct {
 	// BatchSize is the number of rows per UNWIND and write transaction
-	// (DefaultBatchSize when 0).
+	// (the Plan's, DefaultBatchSize unless Prepare was given another, when
+	// 0).
 	BatchSize int
+	// Writers is how many write transactions of nodes or relationships
+	// may run at once, each in its own session (DefaultWriters when 0).
+	Writers int
 	// Wipe makes the database hold exactly the graph: once the whole graph
 	// is loaded, Load removes every node, relationship and label that the
 	// graph does not hold. Nothing is removed before that.
 	Wipe bool
-	// Progress, if set, is called after each batch.
+	// Progress, if set, is called after each batch, never by two
+	// goroutines at once.
 	Progress func(LoadProgress)
 }
 
@@ -70,8 +83,11 @@ type LoadStats struct {
 	// RelsCreated are new relationships; RelsMatched already existed
 	// (identical endpoints, type and properties) and were left alone.
 	RelsCreated, RelsMatched int64
-	// Batches counts the write transactions of nodes and relationships.
-	Batches int
+	// Batches counts the write transactions of nodes and relationships;
+	// Retries counts the attempts beyond the first of any write
+	// transaction (after a transient failure, such as a deadlock between
+	// concurrent writers).
+	Batches, Retries int
 }
 
 // IncompleteError is Load stopping after it began to write: the database
@@ -110,12 +126,23 @@ func (e *IncompleteError) Error() string {
 
 func (e *IncompleteError) Unwrap() error { return e.Err }
 
-// Load writes g into the database in batches of write transactions; it is
-// the one writer of the product (`memoria load`). Before it writes
-// anything it checks the whole graph (Prepare: the checker of every graph
-// file, docs/EXPORTS.md "The APOC file", which covers what Neo4j refuses),
-// and reads which ids of g the database already holds under labels the
-// merge would not match: without opt.Wipe it refuses the graph with a
+// Load writes g into the database: Prepare, then the Plan's Load, which
+// says what it does. It is the one writer of the product (`memoria load`
+// streams its file through PrepareFile instead).
+func Load(ctx context.Context, src *neo4jdb.Source, g *apoc.Graph, opt LoadOptions) (LoadStats, error) {
+	p, err := Prepare(g, opt.BatchSize)
+	if err != nil {
+		return LoadStats{}, fmt.Errorf("the graph cannot be loaded: %w", err)
+	}
+	return p.Load(ctx, src, opt)
+}
+
+// Load writes the planned graph into the database in batches of write
+// transactions. The whole graph was checked when it was planned (the
+// checker of every graph file, docs/EXPORTS.md "The APOC file", which
+// covers what Neo4j refuses). Before it writes anything Load reads which
+// ids of the graph the database already holds under labels the merge would
+// not match: without opt.Wipe it refuses the graph with a
 // *LabelConflictError naming them (merging would create a second node with
 // the id); with opt.Wipe it writes those nodes onto the conflicting ones
 // (takeOver), so no id is ever held twice.
@@ -126,66 +153,96 @@ func (e *IncompleteError) Unwrap() error { return e.Err }
 // have no application id, so Load counts: identical relationships (same
 // endpoints, direction, type and properties; an integer 1 and a float 1.0
 // differ) are grouped with their number k, and only k minus the identical
-// ones already in the database are created. Loading a file twice gives the
-// same graph, and parallel identical relationships survive. Before writing
-// nodes it creates the id index of docs/ALGORITHM.md "Indexes" for the six
-// labels and for every other label met (`CREATE INDEX idx_<label>_id IF
-// NOT EXISTS FOR (n:Label) ON (n.id)`); then it writes the nodes, then the
-// relationships, each batch in its own write transaction.
+// ones already in the database are created. Loading a graph twice gives
+// the same graph, and parallel identical relationships survive. Into a
+// database that had no nodes (or no relationships) when the load began,
+// the first attempt of a batch creates instead of merging (there is
+// nothing to match: the graph's ids are unique and its identical
+// relationships are counted in one row); a retried batch, which may have
+// been committed before its connection failed, merges and looks as above.
+//
+// Before writing nodes it creates the id index of docs/ALGORITHM.md
+// "Indexes" for the six labels and for every other label met (`CREATE
+// INDEX idx_<label>_id IF NOT EXISTS FOR (n:Label) ON (n.id)`). Then it
+// reads the graph again (the file, for PrepareFile) and sends it in
+// batches of opt.BatchSize rows, up to opt.Writers write transactions at
+// a time, each in its own session: every node first, then, once every
+// node batch has committed, the relationships. When the input lists every
+// node before every relationship (as APOC writes a file) one pass does
+// both; otherwise one pass for the nodes and one for the relationships.
+//
+// Concurrent writers: node batches never touch the same node (the ids are
+// unique) and no relationship batch starts before the last node batch has
+// committed. Two relationship batches may lock the same nodes (a hub) in
+// opposite orders; Neo4j then aborts one with a transient DeadlockDetected
+// error, and Load retries it (loadRetries times, with internal/retry's
+// backoff; LoadStats.Retries counts them): a retried batch merges and looks
+// for identical relationships, so it never writes twice.
 //
 // With opt.Wipe, once the whole graph is loaded, Load removes what the
 // graph does not hold (the prune): relationships other than the ones
 // loaded (at most k of each group), nodes other than the ones loaded, and
 // labels of loaded nodes that the graph does not give them. Nothing is
 // removed before the whole graph is in the database, so a load that stops
-// leaves everything the database held.
+// leaves everything the database held. When the database had no
+// relationships (no nodes) when the load began, there are none of them to
+// remove, and Load keeps no list of the ones it wrote.
 //
 // Load never leaves the database worse than it found it: when it stops
 // after writing began (the server fails, the context ends) it returns an
 // *IncompleteError saying what was written and removed so far, and loading
-// the same graph again completes the load.
-func Load(ctx context.Context, src *neo4jdb.Source, g *apoc.Graph, opt LoadOptions) (LoadStats, error) {
+// the same graph again completes the load. A Plan's Load must not run
+// twice at once.
+func (p *Plan) Load(ctx context.Context, src *neo4jdb.Source, opt LoadOptions) (LoadStats, error) {
 	var st LoadStats
-	p, err := Prepare(g, opt.BatchSize)
-	if err != nil {
-		return st, fmt.Errorf("the graph cannot be loaded: %w", err)
+	if opt.BatchSize <= 0 {
+		opt.BatchSize = p.batch
 	}
-	opt.BatchSize = p.batch
-	l := &loader{opt: opt, st: &st, src: src}
-	l.sess = src.Driver().NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeWrite, DatabaseName: src.Database()})
-	defer l.sess.Close(context.WithoutCancel(ctx))
+	if opt.Writers <= 0 {
+		opt.Writers = DefaultWriters
+	}
+	l := &loader{opt: opt, st: &st, src: src, plan: p}
+	sess := l.session(ctx)
+	defer sess.Close(context.WithoutCancel(ctx))
 
-	conflicts, err := l.checkLabels(ctx, g)
+	nodes, rels, err := src.Counts(ctx)
 	if err != nil {
-		return st, err
+		return st, fmt.Errorf("checking the node ids against the database: %w", err)
 	}
-	var over map[string]string
+	l.noNodes, l.noRels = nodes == 0, rels == 0
+	var conflicts []LabelConflict
+	if !l.noNodes {
+		if conflicts, err = l.checkLabels(ctx); err != nil {
+			return st, err
+		}
+	}
 	switch {
 	case len(conflicts) > 0 && !opt.Wipe:
 		return st, conflictError(conflicts)
 	case len(conflicts) > 0:
-		if over, err = l.takeOver(ctx, g, conflicts); err != nil {
+		if l.over, err = l.takeOver(ctx, conflicts); err != nil {
 			return st, err
 		}
 	}
 
 	// From here on the database changes.
 	stopped := func(phase string, err error) error {
-		return &IncompleteError{Phase: phase, Stats: st, Nodes: len(g.Nodes), Rels: len(g.Rels), Wipe: opt.Wipe, Err: err}
+		return &IncompleteError{Phase: phase, Stats: st, Nodes: p.Nodes, Rels: p.Rels, Wipe: opt.Wipe, Err: err}
 	}
-	if err := l.indexes(ctx, p); err != nil {
+	if err := l.indexes(ctx, sess); err != nil {
 		return st, stopped("creating the indexes", err)
 	}
-	loaded, err := l.nodes(ctx, p, over)
-	if err != nil {
-		return st, stopped("writing nodes", err)
-	}
-	keptRels, err := l.rels(ctx, p, loaded.eids)
-	if err != nil {
-		return st, stopped("writing relationships", err)
-	}
 	if opt.Wipe {
-		if err := l.prune(ctx, loaded, keptRels); err != nil {
+		l.extra = map[string][]string{}
+		if !l.noRels {
+			l.keptRels = make(map[string]struct{}, p.Rels)
+		}
+	}
+	if phase, err := l.stream(ctx); err != nil {
+		return st, stopped(phase, err)
+	}
+	if opt.Wipe && !l.noNodes {
+		if err := l.prune(ctx, sess); err != nil {
 			return st, stopped("removing what the graph does not hold", err)
 		}
 	}
@@ -197,7 +254,7 @@ func Load(ctx context.Context, src *neo4jdb.Source, g *apoc.Graph, opt LoadOptio
 // "The APOC file"), so that a graph built in Go is judged as a file is:
 // every node has a string id (nodes are merged on it), no name is empty or
 // holds NUL, every value is one Neo4j stores as it is. It reports up to
-// apoc.MaxErrors problems, joined. The CLI parses files with the same
+// apoc.MaxErrors problems, joined. PrepareFile checks files with the same
 // checker, so a file Load would refuse is refused, with line numbers,
 // before it connects.
 func ValidateForLoad(g *apoc.Graph) error {
@@ -208,10 +265,34 @@ func ValidateForLoad(g *apoc.Graph) error {
 type loader struct {
 	opt  LoadOptions
 	st   *LoadStats
-	sess neo4j.SessionWithContext
 	src  *neo4jdb.Source // for reads
+	plan *Plan
+
+	// mu guards st, what the writers record below, and the calls of
+	// opt.Progress, which the writers make.
+	mu        sync.Mutex
+	nodesDone int
+	relsDone  int
+	// eids is the element id of each node, by position in plan.nodes.
+	eids []string
+	// over maps the ids that a load with Wipe takes over to the element
+	// ids of the nodes it writes them onto (takeOver).
+	over map[string]string
+	// With Wipe: extra holds the labels of loaded nodes that the graph
+	// does not give them, by element id; keptRels the element ids of the
+	// relationships the graph holds (nil when the database had none).
+	extra    map[string][]string
+	keptRels map[string]struct{}
+	// noNodes and noRels tell that the database had no nodes, or no
+	// relationships, when the load began (see Plan.Load).
+	noNodes, noRels bool
 }
 
+func (l *loader) session(ctx context.Context) neo4j.SessionWithContext {
+	return l.src.Driver().NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeWrite, DatabaseName: l.src.Database()})
+}
+
+// progress reports to opt.Progress; callers from the writers hold l.mu.
 func (l *loader) progress(phase string, done, total int) {
 	if l.opt.Progress != nil {
 		l.opt.Progress(LoadProgress{Phase: phase, Done: done, Total: total})
@@ -224,18 +305,29 @@ type txResult struct {
 	counters []neo4j.Counters
 }
 
-// write runs work in a write transaction, within the source's query
-// deadline (neo4jdb.Source.Bounded), retrying it after transient failures
-// (every caller's work is idempotent).
-func (l *loader) write(ctx context.Context, work func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error) (*txResult, error) {
+// write runs work in a write transaction of sess, within the source's
+// query deadline (neo4jdb.Source.Bounded), retrying it after transient
+// failures (every caller's work is idempotent). work learns whether this is
+// a retry: an attempt that failed may have been committed all the same.
+func (l *loader) write(ctx context.Context, sess neo4j.SessionWithContext, work func(ctx context.Context, tx neo4j.ManagedTransaction, retried bool, out *txResult) error) (*txResult, error) {
 	var out *txResult
+	attempts := 0
 	err := retry.Do(ctx, loadRetries, nil, func() error {
 		return l.src.Bounded(ctx, func(ctx context.Context) error {
 			var err error
-			out, err = neo4j.ExecuteWrite(ctx, l.sess, func(tx neo4j.ManagedTransaction) (*txResult, error) {
+			out, err = neo4j.ExecuteWrite(ctx, sess, func(tx neo4j.ManagedTransaction) (*txResult, error) {
+				attempts++
+				if attempts > 1 {
+					l.mu.Lock()
+					l.st.Retries++
+					l.mu.Unlock()
+				}
 				out := &txResult{}
-				return out, work(ctx, tx, out)
+				return out, work(ctx, tx, attempts > 1, out)
 			})
+			if err == nil && committedHook != nil {
+				err = committedHook(out)
+			}
 			return err
 		})
 	})
@@ -245,19 +337,33 @@ func (l *loader) write(ctx context.Context, work func(ctx context.Context, tx ne
 	return out, nil
 }
 
+// committedHook, when a test sets it, is called after each write
+// transaction that committed, and its error is taken for the transaction's
+// (to test a batch committed whose answer was lost, then sent again).
+var committedHook func(out *txResult) error
+
 // writeQuery runs one query in a write transaction (write).
-func (l *loader) writeQuery(ctx context.Context, query string, params map[string]any) (*txResult, error) {
-	return l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
+func (l *loader) writeQuery(ctx context.Context, sess neo4j.SessionWithContext, query string, params map[string]any) (*txResult, error) {
+	return l.write(ctx, sess, func(ctx context.Context, tx neo4j.ManagedTransaction, _ bool, out *txResult) error {
 		_, err := run(ctx, tx, out, query, params)
 		return err
 	})
 }
+
+// ranHook, when a test sets it, is called after each query that run ran,
+// and its error fails the transaction (to test retries).
+var ranHook func(query string) error
 
 // run runs one query in tx, collecting its records and counters into out.
 func run(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult, query string, params map[string]any) ([]*neo4j.Record, error) {
 	res, err := tx.Run(ctx, query, params)
 	if err != nil {
 		return nil, err
+	}
+	if ranHook != nil {
+		if err := ranHook(query); err != nil {
+			return nil, err
+		}
 	}
 	recs, err := res.Collect(ctx)
 	if err != nil {
@@ -282,10 +388,11 @@ func (r *txResult) sum(f func(neo4j.Counters) int) int64 {
 
 // indexes creates the id index of every label (each in its own schema
 // transaction) and waits for them to come online.
-func (l *loader) indexes(ctx context.Context, p *Plan) error {
+func (l *loader) indexes(ctx context.Context, sess neo4j.SessionWithContext) error {
+	p := l.plan
 	for i, q := range p.indexes {
 		name := p.indexNames[i]
-		out, err := l.writeQuery(ctx, q, nil)
+		out, err := l.writeQuery(ctx, sess, q, nil)
 		if err != nil {
 			return fmt.Errorf("creating index %s: %w", name, err)
 		}
@@ -293,221 +400,37 @@ func (l *loader) indexes(ctx context.Context, p *Plan) error {
 		l.st.Indexes = append(l.st.Indexes, name)
 		l.progress("indexes", i+1, len(p.indexes))
 	}
-	if _, err := l.writeQuery(ctx, "CALL db.awaitIndexes(300)", nil); err != nil {
+	if _, err := l.writeQuery(ctx, sess, "CALL db.awaitIndexes(300)", nil); err != nil {
 		return fmt.Errorf("waiting for the indexes: %w", err)
 	}
 	return nil
 }
 
-// loadedNodes is what the node phase wrote: the element id of each node by
-// application id and, with Wipe, the labels of loaded nodes that the graph
-// does not give them (by element id).
-type loadedNodes struct {
-	eids  map[string]string
-	extra map[string][]string
-}
-
-// nodes writes every node: merged, or with Wipe written onto the node
-// takeOver chose (over: id -> element id).
-func (l *loader) nodes(ctx context.Context, p *Plan, over map[string]string) (loadedNodes, error) {
-	loaded := loadedNodes{eids: make(map[string]string, len(p.g.Nodes)), extra: map[string][]string{}}
-	done := 0
-	for _, grp := range p.nodeGroups {
-		var merged, taken []any
-		for _, row := range grp.rows {
-			if eid, ok := over[row["id"].(string)]; ok {
-				taken = append(taken, map[string]any{"eid": eid, "id": row["id"], "props": row["props"]})
-			} else {
-				merged = append(merged, row)
-			}
-		}
-		for _, part := range []struct {
-			rows     []any
-			takeOver bool
-		}{{merged, false}, {taken, true}} {
-			for lo := 0; lo < len(part.rows); lo += p.batch {
-				rows := part.rows[lo:min(lo+p.batch, len(part.rows))]
-				var out *txResult
-				var err error
-				switch {
-				case part.takeOver:
-					out, err = l.writeQuery(ctx, grp.takeOver, map[string]any{"rows": rows})
-				case len(grp.labels) == 0:
-					out, err = l.unlabelledBatch(ctx, rows)
-				default:
-					out, err = l.writeQuery(ctx, grp.merge, map[string]any{"rows": rows})
-				}
-				if err == nil {
-					err = l.readLoaded(out.recs, grp.labels, loaded)
-				}
-				if err != nil {
-					return loaded, fmt.Errorf("writing nodes: %w", err)
-				}
-				created := out.sum(neo4j.Counters.NodesCreated)
-				l.st.NodesCreated += created
-				l.st.NodesMatched += int64(len(rows)) - created
-				l.st.Batches++
-				done += len(rows)
-				l.progress("nodes", done, len(p.g.Nodes))
-			}
-		}
-	}
-	return loaded, nil
-}
-
-// readLoaded records the element ids (and, with Wipe, the labels beyond
-// the graph's) of the nodes a batch wrote.
-func (l *loader) readLoaded(recs []*neo4j.Record, labels []string, loaded loadedNodes) error {
-	for _, rec := range recs {
-		id, err := neo4jdb.Column[string](rec, "id")
-		if err != nil {
-			return err
-		}
-		eid, err := neo4jdb.Column[string](rec, "eid")
-		if err != nil {
-			return err
-		}
-		loaded.eids[id] = eid
-		if !l.opt.Wipe {
-			continue
-		}
-		have, err := neo4jdb.Strings(rec, "labels")
-		if err != nil {
-			return err
-		}
-		var extra []string
-		for _, lb := range have {
-			if !slices.Contains(labels, lb) {
-				extra = append(extra, lb)
-			}
-		}
-		if extra != nil {
-			slices.Sort(extra)
-			loaded.extra[eid] = extra
-		} else {
-			delete(loaded.extra, eid)
-		}
-	}
-	return nil
-}
-
-// unlabelledBatch merges nodes without labels: one scan finds those that
-// exist (no index can serve an unlabelled node), the others are created.
-// It returns the records of the nodes written: id, eid, labels.
-func (l *loader) unlabelledBatch(ctx context.Context, rows []any) (*txResult, error) {
-	ids := make([]any, len(rows))
-	for i, r := range rows {
-		ids[i] = r.(map[string]any)["id"]
-	}
-	return l.write(ctx, func(ctx context.Context, tx neo4j.ManagedTransaction, out *txResult) error {
-		found, err := tx.Run(ctx, "MATCH (n) WHERE size(labels(n)) = 0 AND n.id IN $ids RETURN n.id AS id, elementId(n) AS eid", map[string]any{"ids": ids})
-		if err != nil {
-			return err
-		}
-		recs, err := found.Collect(ctx)
-		if err != nil {
-			return err
-		}
-		existing := make(map[string]string, len(recs))
-		for _, rec := range recs {
-			id, err := neo4jdb.Column[string](rec, "id")
-			if err != nil {
-				return err
-			}
-			eid, err := neo4jdb.Column[string](rec, "eid")
-			if err != nil {
-				return err
-			}
-			existing[id] = eid
-		}
-		var upd, add []any
-		for _, r := range rows {
-			m := r.(map[string]any)
-			if eid, ok := existing[m["id"].(string)]; ok {
-				upd = append(upd, map[string]any{"eid": eid, "id": m["id"], "props": m["props"]})
-			} else {
-				add = append(add, r)
-			}
-		}
-		if len(upd) > 0 {
-			if _, err := run(ctx, tx, out, "UNWIND $rows AS row MATCH (n) WHERE elementId(n) = row.eid SET n = row.props RETURN row.id AS id, elementId(n) AS eid, labels(n) AS labels", map[string]any{"rows": upd}); err != nil {
-				return err
-			}
-		}
-		if len(add) > 0 {
-			if _, err := run(ctx, tx, out, "UNWIND $rows AS row CREATE (n) SET n = row.props RETURN row.id AS id, elementId(n) AS eid, labels(n) AS labels", map[string]any{"rows": add}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// rels creates the relationships that are missing, counting identical
-// ones; with Wipe it returns the element ids of the relationships the
-// graph holds (at most k of each group of k identical ones).
-func (l *loader) rels(ctx context.Context, p *Plan, eids map[string]string) (map[string]struct{}, error) {
-	var kept map[string]struct{}
-	if l.opt.Wipe {
-		kept = make(map[string]struct{}, len(p.g.Rels))
-	}
-	done := 0
-	for _, rt := range p.relTypes {
-		for lo := 0; lo < len(rt.groups); lo += p.batch {
-			batch := rt.groups[lo:min(lo+p.batch, len(rt.groups))]
-			rows := make([]any, len(batch))
-			var total int64
-			for i, grp := range batch {
-				rows[i] = map[string]any{"i": int64(i), "s": eids[grp.start], "e": eids[grp.end], "props": grp.props, "k": grp.k}
-				total += grp.k
-			}
-			out, err := l.writeQuery(ctx, rt.query, map[string]any{"rows": rows})
-			if err != nil {
-				return nil, fmt.Errorf("writing %s relationships: %w", rt.typ, err)
-			}
-			if kept != nil {
-				for _, rec := range out.recs {
-					ids, err := neo4jdb.Strings(rec, "kept")
-					if err != nil {
-						return nil, fmt.Errorf("writing %s relationships: %w", rt.typ, err)
-					}
-					for _, id := range ids {
-						kept[id] = struct{}{}
-					}
-				}
-			}
-			created := out.sum(neo4j.Counters.RelationshipsCreated)
-			l.st.RelsCreated += created
-			l.st.RelsMatched += total - created
-			l.st.Batches++
-			done += int(total)
-			l.progress("relationships", done, len(p.g.Rels))
-		}
-	}
-	return kept, nil
-}
-
 // prune removes, once the whole graph is loaded, what it does not hold:
-// relationships not in keptRels, nodes not loaded, and the labels of loaded
-// nodes beyond the graph's. What to remove is read in one read transaction
-// per kind (element ids, streamed); it is removed deleteBatch at a time.
-func (l *loader) prune(ctx context.Context, loaded loadedNodes, keptRels map[string]struct{}) error {
-	keptNodes := make(map[string]struct{}, len(loaded.eids))
-	for _, eid := range loaded.eids {
+// relationships not in l.keptRels (when the database had some before the
+// load), nodes not loaded, and the labels of loaded nodes beyond the
+// graph's. What to remove is read in one read transaction per kind
+// (element ids, streamed); it is removed deleteBatch at a time.
+func (l *loader) prune(ctx context.Context, sess neo4j.SessionWithContext) error {
+	keptNodes := make(map[string]struct{}, len(l.eids))
+	for _, eid := range l.eids {
 		keptNodes[eid] = struct{}{}
 	}
-	removed := func() int { return int(l.st.RelsDeleted + l.st.NodesDeleted + l.st.LabelsRemoved) }
-	for _, kind := range []struct {
+	type kind struct {
 		list, remove string
 		keep         map[string]struct{}
 		count        func(neo4j.Counters) int
 		into         *int64
-	}{
-		{"MATCH ()-[r]->() RETURN elementId(r) AS eid", "UNWIND $eids AS e MATCH ()-[r]->() WHERE elementId(r) = e DELETE r",
-			keptRels, neo4j.Counters.RelationshipsDeleted, &l.st.RelsDeleted},
-		{"MATCH (n) RETURN elementId(n) AS eid", "UNWIND $eids AS e MATCH (n) WHERE elementId(n) = e DETACH DELETE n",
-			keptNodes, neo4j.Counters.NodesDeleted, &l.st.NodesDeleted},
-	} {
+	}
+	var kinds []kind
+	if l.keptRels != nil {
+		kinds = append(kinds, kind{"MATCH ()-[r]->() RETURN elementId(r) AS eid", "UNWIND $eids AS e MATCH ()-[r]->() WHERE elementId(r) = e DELETE r",
+			l.keptRels, neo4j.Counters.RelationshipsDeleted, &l.st.RelsDeleted})
+	}
+	kinds = append(kinds, kind{"MATCH (n) RETURN elementId(n) AS eid", "UNWIND $eids AS e MATCH (n) WHERE elementId(n) = e DETACH DELETE n",
+		keptNodes, neo4j.Counters.NodesDeleted, &l.st.NodesDeleted})
+	removed := func() int { return int(l.st.RelsDeleted + l.st.NodesDeleted + l.st.LabelsRemoved) }
+	for _, kind := range kinds {
 		doomed, err := neo4jdb.Read(ctx, l.src, func(ctx context.Context, tx neo4j.ManagedTransaction) ([]any, error) {
 			res, err := tx.Run(ctx, kind.list, nil)
 			if err != nil {
@@ -529,7 +452,7 @@ func (l *loader) prune(ctx context.Context, loaded loadedNodes, keptRels map[str
 			return err
 		}
 		for lo := 0; lo < len(doomed); lo += deleteBatch {
-			out, err := l.writeQuery(ctx, kind.remove, map[string]any{"eids": doomed[lo:min(lo+deleteBatch, len(doomed))]})
+			out, err := l.writeQuery(ctx, sess, kind.remove, map[string]any{"eids": doomed[lo:min(lo+deleteBatch, len(doomed))]})
 			if err != nil {
 				return err
 			}
@@ -539,7 +462,7 @@ func (l *loader) prune(ctx context.Context, loaded loadedNodes, keptRels map[str
 	}
 	// Labels beyond the graph's, by the set of labels to remove.
 	byLabels := map[string][]any{}
-	for eid, extra := range loaded.extra {
+	for eid, extra := range l.extra {
 		key := strings.Join(extra, "\x00")
 		byLabels[key] = append(byLabels[key], eid)
 	}
@@ -556,7 +479,7 @@ func (l *loader) prune(ctx context.Context, loaded loadedNodes, keptRels map[str
 		}
 		eids := byLabels[key]
 		for lo := 0; lo < len(eids); lo += deleteBatch {
-			out, err := l.writeQuery(ctx, q.String(), map[string]any{"eids": eids[lo:min(lo+deleteBatch, len(eids))]})
+			out, err := l.writeQuery(ctx, sess, q.String(), map[string]any{"eids": eids[lo:min(lo+deleteBatch, len(eids))]})
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,13 +18,18 @@ import (
 	"github.com/memoria-graph/memoria/internal/cypherlit"
 )
 
-const loadUsage = `Usage: memoria load FILE [neo4j flags] [--batch N] [--wipe [--yes]]
+const loadUsage = `Usage: memoria load FILE [neo4j flags] [--batch N] [--writers N] [--progress] [--wipe [--yes]]
 
 Writes an APOC JSON-lines graph (CALL apoc.export.json.all) into Neo4j, in
 batches. The whole file is read and checked first, by the same rules as
 explore --graph (docs/EXPORTS.md, "The APOC file"): a file with anything
 Neo4j would refuse or alter is rejected, with line numbers, before anything
-is written. Every node needs a non-empty string id property. RELATES
+is written. That check keeps only the node ids; the file is then read
+again as it is sent, --batch rows per transaction, --writers transactions
+at once, so memory holds the ids, not the content. On a terminal a
+progress line on stderr counts the nodes and relationships written, with
+the rate and the time left; --progress prints it elsewhere too, as a plain
+line every 10 seconds. Every node needs a non-empty string id property. RELATES
 weights outside [0.25, 1.0] are loaded and reported in a warning. Loading
 is idempotent: nodes are merged on their
 first label and id (their properties replaced), and a relationship is
@@ -59,7 +65,9 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	var nf neo4jFlags
 	nf.register(fs)
 	batch := fs.Int("batch", neo4jload.DefaultBatchSize, "nodes or relationships written per transaction")
-	wipe := fs.Bool("wipe", false, "delete every node and relationship of the database before loading")
+	writers := fs.Int("writers", neo4jload.DefaultWriters, "write transactions at once")
+	progress := fs.Bool("progress", false, "print the progress line on stderr even when it is not a terminal (a plain line every 10 s)")
+	wipe := fs.Bool("wipe", false, "once the file is loaded, delete every node, relationship and label it does not hold")
 	yes := fs.Bool("yes", false, "with --wipe: do not ask for confirmation")
 	files, err := parseInterspersed(fs, env, args)
 	if err != nil {
@@ -74,6 +82,9 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	if *batch < 1 {
 		return usagef("load: --batch must be at least 1, got %d", *batch)
 	}
+	if *writers < 1 {
+		return usagef("load: --writers must be at least 1, got %d", *writers)
+	}
 	st, ok, err := nf.settings(env)
 	if err != nil {
 		return err
@@ -85,16 +96,17 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 		return usagef("load: --wipe deletes the whole database and there is no terminal to confirm on: add --yes")
 	}
 
-	// Read and check everything before touching the server.
+	// Read and check everything before touching the server, keeping only
+	// the ids (neo4jload.Plan); the load reads the file again.
 	path := files[0]
 	start := time.Now()
 	// The checker of every graph file (docs/EXPORTS.md, "The APOC file"):
 	// the file rules include neo4jload.ValidateForLoad's.
-	g, rep, err := apoc.ParseFileReport(path)
+	plan, err := neo4jload.PrepareFile(path, *batch)
 	if err != nil {
 		return fmt.Errorf("%s: nothing loaded:\n%w", path, err)
 	}
-	printWarnings(env.Stderr, path, rep)
+	printWarnings(env.Stderr, path, plan.Report)
 
 	src, err := connectNeo4j(ctx, st, env)
 	if err != nil {
@@ -123,7 +135,16 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 			}
 		}
 	}
-	stats, err := neo4jload.Load(ctx, src, g, neo4jload.LoadOptions{BatchSize: *batch, Wipe: *wipe})
+	opt := neo4jload.LoadOptions{BatchSize: *batch, Writers: *writers, Wipe: *wipe}
+	var prog *loadProgress
+	if tty := isTerminal(env.Stderr); tty || *progress {
+		prog = newLoadProgress(env.Stderr, tty, plan.Nodes+plan.Rels, time.Now)
+		opt.Progress = prog.update
+	}
+	stats, err := plan.Load(ctx, src, opt)
+	if prog != nil {
+		prog.end()
+	}
 	var conflict *neo4jload.LabelConflictError
 	switch {
 	case errors.As(err, &conflict):
@@ -230,4 +251,96 @@ func parseInterspersed(fs *flag.FlagSet, env Env, args []string) ([]string, erro
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// loadProgress prints load's progress line on stderr: the nodes and
+// relationships written of all, the rate since the writing began, and the
+// time left at that rate. On a terminal the line is rewritten in place at
+// most every half second and cleared at the end; elsewhere (--progress into
+// a log or a pipe) a plain line, with no control characters, is printed at
+// most every 10 seconds, and once at the end. The clock is a parameter, so
+// tests need no waiting.
+type loadProgress struct {
+	w           io.Writer
+	tty         bool
+	now         func() time.Time
+	total       int
+	nodes       int // the nodes written, once the relationships began
+	start, last time.Time
+	began       bool
+	shown       bool
+}
+
+func newLoadProgress(w io.Writer, tty bool, total int, now func() time.Time) *loadProgress {
+	return &loadProgress{w: w, tty: tty, now: now, total: total, start: now()}
+}
+
+// update is neo4jload.LoadOptions.Progress.
+func (p *loadProgress) update(lp neo4jload.LoadProgress) {
+	var done int
+	switch lp.Phase {
+	case "nodes":
+		done = lp.Done
+		p.nodes = lp.Total
+	case "relationships":
+		done = p.nodes + lp.Done
+	default:
+		// The rate counts from the end of the phases before the writing
+		// (the label check, the indexes).
+		if !p.began {
+			p.start = p.now()
+		}
+		return
+	}
+	t := p.now()
+	if !p.began {
+		p.began, p.last = true, p.start
+	}
+	every := 10 * time.Second
+	if p.tty {
+		every = 500 * time.Millisecond
+	}
+	if t.Sub(p.last) < every && done < p.total {
+		return
+	}
+	p.last = t
+	line := progressText(done, p.total, t.Sub(p.start))
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
+		p.shown = true
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+// end clears the line on a terminal.
+func (p *loadProgress) end() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+
+// progressText is the progress line: "loading: 420,000 of 1,100,000
+// nodes and relationships (38%), 42,000/s, about 16s left".
+func progressText(done, total int, elapsed time.Duration) string {
+	pct := 100
+	if total > 0 {
+		pct = done * 100 / total
+	}
+	s := fmt.Sprintf("loading: %s of %s nodes and relationships (%d%%)", thousands(done), thousands(total), pct)
+	if secs := elapsed.Seconds(); secs > 0 && done > 0 {
+		rate := float64(done) / secs
+		left := time.Duration(float64(total-done) / rate * float64(time.Second)).Round(time.Second)
+		s += fmt.Sprintf(", %s/s, about %s left", thousands(int(rate)), left)
+	}
+	return s
+}
+
+// thousands writes n with a comma every three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -32,7 +34,8 @@ func writeTemp(t *testing.T, name, data string) string {
 }
 
 // TestLoadUsageErrors: each mistake exits 2 with a message naming it, before
-// any file is read or server contacted: no file, two files, --batch 0, no
+// any file is read or server contacted: no file, two files, --batch 0,
+// --writers 0, no
 // URI (the message names both --uri and $NEO4J_URI), a bad URI, and
 // --wipe without --yes when there is no terminal to confirm on (run sets
 // no PromptPassword, i.e. stdin is not a terminal).
@@ -44,6 +47,7 @@ func TestLoadUsageErrors(t *testing.T) {
 		{[]string{"load", "--uri", "bolt://127.0.0.1:1"}, []string{"which file"}},
 		{[]string{"load", "a.jsonl", "b.jsonl", "--uri", "bolt://127.0.0.1:1"}, []string{`"a.jsonl"`, `"b.jsonl"`}},
 		{[]string{"load", "a.jsonl", "--uri", "bolt://127.0.0.1:1", "--batch", "0"}, []string{"--batch"}},
+		{[]string{"load", "a.jsonl", "--uri", "bolt://127.0.0.1:1", "--writers", "0"}, []string{"--writers"}},
 		{[]string{"load", "a.jsonl"}, []string{"--uri", "$NEO4J_URI"}},
 		{[]string{"load", "a.jsonl", "--uri", "http://h:7474"}, []string{`scheme "http"`}},
 		{[]string{"load", "a.jsonl", "--uri", "bolt://127.0.0.1:1", "--wipe"}, []string{"--wipe", "--yes", "terminal"}},
@@ -260,5 +264,124 @@ func TestConflictHintQuotes(t *testing.T) {
 	want := `  MATCH (n) WHERE n.id IN ["a'b\"c\\d\ne"] DETACH DELETE n` + "\n"
 	if !strings.Contains(hint, want) {
 		t.Errorf("hint:\n%s\nwant the line\n%s", hint, want)
+	}
+}
+
+// TestProgressText: 420,000 of 1,100,000 after 10 s is 38% (420/1100 =
+// 0.3818), 42,000/s, and the 680,000 left take 680,000 / 42,000 = 16.19 s,
+// shown as 16s. Nothing done yet shows no rate.
+func TestProgressText(t *testing.T) {
+	want := "loading: 420,000 of 1,100,000 nodes and relationships (38%), 42,000/s, about 16s left"
+	if got := progressText(420_000, 1_100_000, 10*time.Second); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := progressText(0, 57, 0); got != "loading: 0 of 57 nodes and relationships (0%)" {
+		t.Errorf("nothing done: %q", got)
+	}
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q", n, got)
+		}
+	}
+}
+
+// TestLoadProgressThrottle drives the progress line with a clock of its
+// own (no waiting), for a graph of 10 nodes and 20 relationships; the
+// indexes are done at 0 s, where the rate starts. Off a terminal, batches
+// at 3 s and 9 s print nothing (less than 10 s since the start), the one
+// at 12 s prints a line (nodes 10 + relationships 5 = 15 of 30, 15/12 =
+// 1.25/s shown as 1/s, 15 left at 1.25/s take 12 s), the one at 13 s
+// nothing, and the last (30 of 30) prints although only 1 s passed (30/14
+// = 2.1/s); end adds nothing, and no line holds a control character. On a
+// terminal the same updates rewrite the line in place ("\r", then erase to
+// the line's end) every 0.5 s, and end clears it: at 3 s 5 done, 5/3 =
+// 1.67/s (shown 1/s, whole numbers), 25 left take 15 s; at 9 s 10 done,
+// 20 left at 1.11/s take 18 s; at 13 s 20 done, 10 left at 20/13 = 1.54/s
+// take 6.5 s, rounded to 7s. Phases other than nodes and relationships
+// print nothing.
+func TestLoadProgressThrottle(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tty := range []bool{false, true} {
+		var buf strings.Builder
+		now := t0.Add(-5 * time.Second) // the label check took 5 s
+		p := newLoadProgress(&buf, tty, 30, func() time.Time { return now })
+		step := func(secs float64, phase string, done, total int) {
+			now = t0.Add(time.Duration(secs * float64(time.Second)))
+			p.update(neo4jload.LoadProgress{Phase: phase, Done: done, Total: total})
+		}
+		step(0, "indexes", 6, 6)
+		step(3, "nodes", 5, 10)
+		step(9, "nodes", 10, 10)
+		step(12, "relationships", 5, 20)
+		step(13, "relationships", 10, 20)
+		step(14, "relationships", 20, 20)
+		p.end()
+		var want string
+		if !tty {
+			want = "loading: 15 of 30 nodes and relationships (50%), 1/s, about 12s left\n" +
+				"loading: 30 of 30 nodes and relationships (100%), 2/s, about 0s left\n"
+		} else {
+			want = "\rloading: 5 of 30 nodes and relationships (16%), 1/s, about 15s left\x1b[K" +
+				"\rloading: 10 of 30 nodes and relationships (33%), 1/s, about 18s left\x1b[K" +
+				"\rloading: 15 of 30 nodes and relationships (50%), 1/s, about 12s left\x1b[K" +
+				"\rloading: 20 of 30 nodes and relationships (66%), 1/s, about 7s left\x1b[K" +
+				"\rloading: 30 of 30 nodes and relationships (100%), 2/s, about 0s left\x1b[K" +
+				"\r\x1b[K"
+		}
+		if buf.String() != want {
+			t.Errorf("terminal %v:\ngot  %q\nwant %q", tty, buf.String(), want)
+		}
+	}
+}
+
+// TestLoadProgressStderrOnly: on a real server, loading the demo graph
+// (57 nodes + 69 relationships = 126) into an emptied database with
+// --progress, 10 rows per batch, prints on stderr exactly one progress
+// line, the final one (the load takes far less than the 10 s between
+// lines off a terminal), plain text without "\r" or escape sequences; its
+// stdout is the stdout of the same load without --progress (but for the
+// time taken), and that load, whose stderr is not a terminal, prints
+// nothing on stderr.
+func TestLoadProgressStderrOnly(t *testing.T) {
+	took := regexp.MustCompile(` in [0-9.]+(ms|s|µs)\n`)
+	var outs [2]string
+	for i, args := range [][]string{{}, {"--progress"}} {
+		srv, _ := freshServer(t)
+		code, out, errs := runIn(t, serverSession(srv), append([]string{"load", "../../testdata/demo.jsonl", "--uri", srv.URI, "--batch", "10"}, args...)...)
+		if code != 0 || !took.MatchString(out) {
+			t.Fatalf("%v: exit %d stdout %q stderr %q", args, code, out, errs)
+		}
+		outs[i] = took.ReplaceAllString(out, " in T\n")
+		switch {
+		case i == 0 && errs != "":
+			t.Errorf("without --progress, stderr %q", errs)
+		case i == 1 && (strings.Count(errs, "\n") != 1 || strings.ContainsAny(errs, "\r\x1b") ||
+			!strings.HasPrefix(errs, "loading: 126 of 126 nodes and relationships (100%), ") || !strings.HasSuffix(errs, " left\n")):
+			t.Errorf("with --progress, stderr %q", errs)
+		}
+	}
+	if outs[0] != outs[1] || !strings.Contains(outs[0], "57 created") {
+		t.Errorf("stdout without --progress:\n%s\nwith:\n%s", outs[0], outs[1])
+	}
+}
+
+// TestLoadLateBadLineWritesNothing: the demo graph's 126 lines followed by
+// a line 127 whose node has a map property (which Neo4j cannot store) is
+// refused naming line 127, and nothing is written, one row per batch
+// though: the whole file is checked before the first batch, so the 126
+// good lines before it are not loaded either (the database stays empty).
+func TestLoadLateBadLineWritesNothing(t *testing.T) {
+	srv, d := freshServer(t)
+	demo, err := os.ReadFile("../../testdata/demo.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := writeTemp(t, "late.jsonl", string(demo)+`{"type":"node","id":"999","labels":["Event"],"properties":{"id":"LATE","x":{"a":1}}}`+"\n")
+	code, out, errs := runIn(t, serverSession(srv), "load", p, "--uri", srv.URI, "--batch", "1")
+	if code != 1 || out != "" || !strings.Contains(errs, "nothing loaded:\nline 127: node 999: property \"x\": a map; Neo4j properties cannot be maps") {
+		t.Errorf("exit %d stdout %q stderr %q", code, out, errs)
+	}
+	if n, r := counts(t, d); n != 0 || r != 0 {
+		t.Errorf("after the refused load: %d nodes, %d relationships", n, r)
 	}
 }
