@@ -155,6 +155,11 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if err != nil {
 		return err
 	}
+	// Work still in flight when the program ends (a node list, a run, a
+	// sweep) is cancelled on the way out, so that the caller can close the
+	// graph under no query.
+	ctx, cancelWork := context.WithCancel(ctx)
+	defer cancelWork()
 	m, err := New(ctx, o)
 	if err != nil {
 		return err

@@ -52,6 +52,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -98,6 +99,9 @@ type Source struct {
 	ec       errCtx
 	// connectTimeout and queryTimeout are the deadlines of Settings.
 	connectTimeout, queryTimeout time.Duration
+	// sessions counts the read sessions open: Close lets them finish
+	// before it closes the driver (see Close).
+	sessions sync.WaitGroup
 }
 
 var _ graph.Source = (*Source)(nil)
@@ -220,9 +224,34 @@ func (s *Source) QueryTimeout() time.Duration { return s.queryTimeout }
 // Close closes the driver and its pool, within the connect timeout even
 // when ctx has no deadline.
 func (s *Source) Close(ctx context.Context) error {
+	s.drain(ctx)
 	cctx, cancel := context.WithTimeout(ctx, s.connectTimeout)
 	defer cancel()
 	return s.driver.Close(cctx)
+}
+
+// closeGrace bounds how long Close waits for sessions still open.
+const closeGrace = 5 * time.Second
+
+// drain waits, up to closeGrace or ctx's end, for the read sessions still
+// open to close. A program that ends while a query is in flight (the
+// explorer quit while a command still reads) would otherwise close the
+// driver under a session returning its connection to the pool, which the
+// driver does not guard against. Callers cancel their queries first (the
+// explorer cancels its context when it ends), so the wait is short.
+func (s *Source) drain(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		s.sessions.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(closeGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // ping checks the database with a trivial read, under ctx's deadline; its
@@ -257,7 +286,23 @@ func (s *Source) Bounded(ctx context.Context, step func(ctx context.Context) err
 }
 
 func (s *Source) readSession(ctx context.Context) neo4j.SessionWithContext {
-	return s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead, DatabaseName: s.database})
+	s.sessions.Add(1)
+	return &countedSession{SessionWithContext: s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead, DatabaseName: s.database}),
+		done: s.sessions.Done}
+}
+
+// countedSession is a driver session that tells its Source when it is
+// closed (once, however often Close is called).
+type countedSession struct {
+	neo4j.SessionWithContext
+	once sync.Once
+	done func()
+}
+
+func (c *countedSession) Close(ctx context.Context) error {
+	err := c.SessionWithContext.Close(ctx)
+	c.once.Do(c.done)
+	return err
 }
 
 // Read runs work in a read transaction of a new session on the source's

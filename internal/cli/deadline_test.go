@@ -207,7 +207,11 @@ func TestExplorerFrozenServer(t *testing.T) {
 	// No retries: the timeout is not transient anyway (graph/neo4jdb,
 	// "Deadlines"), so none would happen.
 	out := &syncBuffer{}
-	m, err := tui.New(ctx, tui.Options{Source: src, Backend: backend, RunOptions: activation.Options{}, NoColor: true, OutDir: t.TempDir(), Out: out})
+	// The model's work stops when the test ends, as tui.Run stops it, so
+	// that closing the source meets no query in flight.
+	work, stop := context.WithCancel(ctx)
+	defer stop()
+	m, err := tui.New(work, tui.Options{Source: src, Backend: backend, RunOptions: activation.Options{}, NoColor: true, OutDir: t.TempDir(), Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
