@@ -15,7 +15,6 @@ require (
 	github.com/guptarohit/asciigraph v0.10.0
 	github.com/muesli/termenv v0.16.0
 	github.com/neo4j/neo4j-go-driver/v5 v5.28.4
-	github.com/sahilm/fuzzy v0.1.1
 )
 
 require (
