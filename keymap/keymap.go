@@ -15,6 +15,8 @@ type KeyMap struct {
 	NextPane  key.Binding
 	PrevPane  key.Binding
 	Explain   key.Binding
+	// NameBy chooses which property names nodes in every pane.
+	NameBy    key.Binding
 	CopyPath  key.Binding
 	CopyAll   key.Binding
 	ExportD3  key.Binding
@@ -88,6 +90,7 @@ func Default() KeyMap {
 		NextPane:  b([]string{"tab"}, "tab", "next pane"),
 		PrevPane:  b([]string{"shift+tab"}, "shift+tab", "previous pane"),
 		Explain:   b([]string{"e"}, "e", "explain: show losing candidates"),
+		NameBy:    b([]string{"p"}, "p", "name nodes by the next property"),
 		CopyPath:  b([]string{"y"}, "y", "copy path Cypher"),
 		CopyAll:   b([]string{"Y"}, "Y", "copy all paths' Cypher"),
 		ExportD3:  b([]string{"d"}, "d", "write D3 JSON"),
@@ -141,7 +144,7 @@ func Default() KeyMap {
 
 // Global returns the bindings that work in every pane.
 func (k KeyMap) Global() []key.Binding {
-	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread, k.Help, k.Quit, k.ForceQuit}
+	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.NameBy, k.CopyPath, k.CopyAll, k.ExportD3, k.ExportLLM, k.Reread, k.Help, k.Quit, k.ForceQuit}
 }
 
 // Group is a heading of the full help and the keys under it.
@@ -154,7 +157,7 @@ type Group struct {
 // the full help (?) shows them with these headings.
 func (k KeyMap) Groups() []Group {
 	return []Group{
-		{"Everywhere", []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.Help, k.Quit, k.ForceQuit}},
+		{"Everywhere", []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.NameBy, k.Help, k.Quit, k.ForceQuit}},
 		{"Lists and scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Seeds", []key.Binding{k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload}},
 		{"Tags", []key.Binding{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip}},

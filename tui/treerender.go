@@ -39,6 +39,7 @@ type rowBuilder struct {
 	width   int
 	explain bool
 	folded  map[rowKey]bool
+	names   *naming // which property names a node (naming.go)
 	rows    []treeRow
 	// minActivation is the run's threshold, for how close near misses came.
 	minActivation float64
@@ -130,7 +131,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 	case hasKids:
 		glyph = glyphUnfolded + " "
 	}
-	segs := []seg{{lead, s.Dim.Render}, {glyph, nil}, {n.node.ID, s.ID.Render}}
+	segs := []seg{{lead, s.Dim.Render}, {glyph, nil}, {b.names.nodeLead(n.node), s.ID.Render}}
 	if l := n.node.Label(); l != "" {
 		segs = append(segs, seg{" " + l, s.Label.Render})
 	}
@@ -179,7 +180,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 		c := o.Candidate
 		lseg := []seg{
 			{cont + branch(last, "╌"), s.Dim.Render},
-			{glyphLost + " " + c.NeighborNode.ID, s.Loser.Render},
+			{glyphLost + " " + b.names.nodeLead(c.NeighborNode), s.Loser.Render},
 		}
 		if l := c.NeighborNode.Label(); l != "" {
 			lseg = append(lseg, seg{" " + l, s.Loser.Render})
