@@ -124,13 +124,12 @@ func LoadFile(path string) (*Graph, error) {
 // report Report returns: a file gets the same verdict here as from
 // memoria load.
 func Load(r io.Reader, name string) (*Graph, error) {
-	b := newBuilder(name)
-	rep, err := apoc.Decode(r, b.addNode, b.addRel)
-	if err != nil {
-		return nil, err
-	}
-	b.g.report = rep
-	return b.finish()
+	return LoadProgress(r, name, 0, nil)
+}
+
+// apocDecode decodes r into b.
+func apocDecode(r io.Reader, b *builder) (apoc.Report, error) {
+	return apoc.Decode(r, b.addNode, b.addRel)
 }
 
 // New builds a graph from g, which it checks with apoc.Check (GraphRules:
