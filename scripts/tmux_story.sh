@@ -4,7 +4,8 @@
 # tags and seed N2006 on the demo graph, watch depth 1 (MAX_DEPTH 1) and then
 # the full tree (MAX_DEPTH 5), step MIN_ACTIVATION to 0.01 and see the tree
 # shrink, copy a path's Cypher (OSC 52, caught by tmux's clipboard), export
-# the D3 JSON, and quit with q.
+# the D3 JSON, find P5001 by its aliases (not its text) with the node
+# filter, and quit with q.
 #
 # Every check polls capture-pane with a timeout (no fixed sleeps). On failure
 # it prints the screen and exits non-zero; the tmux server is always killed.
@@ -84,6 +85,14 @@ text "d"
 wait_for 'wrote .*memoria-d3-[0-9-]+\.json'
 ls "$tmp"/memoria-d3-*.json >/dev/null 2>&1 || fail "no D3 file in $tmp"
 grep -q '"N2001"' "$tmp"/memoria-d3-*.json || fail "D3 file lacks N2001"
+
+step "filter the nodes by a property that is not the text (P5001's aliases)"
+keys BTab BTab BTab Escape # Escape clears the filter N2006 left
+text "/digest"
+wait_for '▸ \[ \] P5001 UserPreference'
+wait_for ' 1/1'
+keys Escape
+wait_gone ' 1/1'
 
 step "help and quit"
 text "?"
