@@ -206,7 +206,7 @@ func TestSeedLimit(t *testing.T) {
 
 // TestPickerPagingAndFilter: the demo graph has 57 nodes; the first page
 // holds 50 and the rest loads when the cursor nears the end. Typing a filter
-// fuzzy-filters at once and asks the catalog for matches (server-side).
+// filters the loaded nodes at once and asks the catalog for its ranked matches.
 func TestPickerPagingAndFilter(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{})
 	p := h.m.seeds

@@ -28,7 +28,7 @@ const (
 	seedTextWidth = 120
 )
 
-// seedPicker lists the graph's nodes (fuzzy-filtered) and holds the seeds
+// seedPicker lists the graph's nodes (filtered and ranked: graph/filter.go) and holds the seeds
 // with their scores R.
 type seedPicker struct {
 	km       keymap.KeyMap
