@@ -8,6 +8,9 @@ type NodeSummary struct {
 	Labels []string `json:"labels"`
 	// Text is the node's `text` property (or "" when it has none).
 	Text string `json:"text"`
+	// Props are the node's short string properties other than id
+	// (ShortStrings): what a front end can name the node by.
+	Props map[string]string `json:"props,omitempty"`
 }
 
 // TagCount is an edge tag with the number of RELATES edges that carry it.
@@ -20,10 +23,17 @@ type TagCount struct {
 // the tags that exist on RELATES edges. Implementations must be safe for
 // concurrent use and must only read.
 type Catalog interface {
-	// ListNodes returns up to limit nodes with an id, ordered by id, skipping
-	// offset. A non-empty filter keeps nodes whose id or text contains it,
-	// ignoring case. More reports whether further nodes match.
+	// ListNodes returns up to limit nodes with an id, skipping offset. With
+	// an empty (or blank) filter they come ordered by id; a filter keeps the
+	// nodes it matches and ranks them (exact, then word-prefix, then
+	// substring matches of the id, the text or a short string property:
+	// see FilterFields, MatchFields and CompareMatches). More reports
+	// whether further nodes match.
 	ListNodes(ctx context.Context, filter string, offset, limit int) (nodes []NodeSummary, more bool, err error)
+	// NameKeys lists the keys of the string properties (other than id) of
+	// the graph's nodes, the most common first, then by key: the
+	// properties a front end offers to name nodes by.
+	NameKeys(ctx context.Context) ([]string, error)
 	// Tags lists every distinct tag on RELATES edges with its count, most
 	// frequent first, then by tag.
 	Tags(ctx context.Context) ([]TagCount, error)

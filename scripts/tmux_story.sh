@@ -6,8 +6,8 @@
 # shrink (what left stays as a ghost row, the summary line counts it), copy a
 # path's Cypher (OSC 52, caught by tmux's clipboard), export the D3 JSON, pin
 # the run and step back (the node that came back is marked), open the sweep
-# of MIN_ACTIVATION, ask why a losing candidate is not in the result, and
-# quit with q.
+# of MIN_ACTIVATION, ask why a losing candidate is not in the result, find
+# P5001 by its aliases (not its text) with the node filter, and quit with q.
 #
 # Every check polls capture-pane with a timeout (no fixed sleeps). On failure
 # it prints the screen and exits non-zero; the tmux server is always killed.
@@ -117,6 +117,14 @@ wait_for 'Why \(not\) N20[0-9]+'
 wait_for 'N20[0-9]+: not in the result \((below_threshold|branch_limit|claimed|visited_earlier)\)'
 keys Escape
 wait_gone 'Why \(not\)'
+
+step "filter the nodes by a property that is not the text (P5001's aliases)"
+keys BTab BTab BTab Escape # Escape clears the filter N2006 left
+text "/digest"
+wait_for '▸ \[ \] P5001 UserPreference'
+wait_for ' 1/1'
+keys Escape
+wait_gone ' 1/1'
 
 step "help and quit"
 text "?"

@@ -66,7 +66,7 @@ CREATE (:DataSource {id: "T4026", created_at: "2026-03-16T09:10:00Z", text: "Key
 CREATE (:Event {id: "T4027", created_at: "2026-05-04T11:00:00Z", text: "Team lunch booked in the new building C canteen on May 13 to celebrate the move."});
 CREATE (:AgentAction {id: "T4028", created_at: "2026-01-28T17:00:00Z", text: "Added the parking permit renewal to the calendar with a reminder two days before the deadline."});
 CREATE (:Event {id: "T4030", created_at: "2026-01-28T16:45:00Z", text: "Monthly reminder: submit the parking permit renewal before the 5th of each month."});
-CREATE (:UserPreference {id: "P5001", created_at: "2026-01-09T10:00:00Z", text: "Prefers meeting summaries as short bullet points with the action owners listed at the end."});
+CREATE (:UserPreference {id: "P5001", aliases: ["TL;DR digest", "bullet-point recap"], created_at: "2026-01-09T10:00:00Z", text: "Prefers meeting summaries as short bullet points with the action owners listed at the end."});
 CREATE (:Event {id: "P5002", created_at: "2026-03-19T15:00:00Z", text: "The quarterly all-hands moved to Thursday March 26 at 15:00 in the main auditorium."});
 
 // Relationships.

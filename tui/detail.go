@@ -45,6 +45,7 @@ type detailPane struct {
 	st      *Styles
 	vp      viewport.Model
 	subject *detailSubject
+	names   *naming // which property names the node (naming.go)
 	w, h    int
 	focused bool
 }
@@ -117,16 +118,21 @@ func (d *detailPane) render() {
 		d.vp.SetContent(d.st.Dim.Render("select a node in the results to see its properties and energy"))
 		return
 	}
-	d.vp.SetContent(strings.Join(detailLines(d.st, *d.subject, d.w), "\n"))
+	d.vp.SetContent(strings.Join(detailLines(d.st, d.names, *d.subject, d.w), "\n"))
 }
 
 // detailLines builds the explanation, wrapped to width w. Graph text (ids,
 // labels, property keys and values, tags) is escaped (textsafe.Escape).
-func detailLines(st *Styles, s detailSubject, w int) []string {
+// The head names the node as names says and keeps its id beside the name:
+// here the id identifies it.
+func detailLines(st *Styles, names *naming, s detailSubject, w int) []string {
 	wrap := st.r.NewStyle().Width(w)
 	var out []string
 	add := func(l ...string) { out = append(out, l...) }
 	head := st.ID.Render(textsafe.Escape(s.node.ID))
+	if lead := names.nodeLead(s.node); lead != s.node.ID {
+		head = st.ID.Render(textsafe.Escape(lead)) + st.Dim.Render(" (id "+textsafe.Escape(s.node.ID)+")")
+	}
 	if l := s.node.Label(); l != "" {
 		head += " " + st.Label.Render(textsafe.Escape(l))
 	}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -65,6 +66,7 @@ type Model struct {
 	heldBefore snapshotState
 
 	seeds  *seedPicker
+	names  *naming // which property names nodes in every pane
 	tags   *tagInput
 	params *paramsPanel
 	tree   *treePane
@@ -118,6 +120,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	m.pinned, m.prev = baselineOf(opts.Pinned, "pinned"), baselineOf(opts.Saved, "saved")
 	m.helpVP.KeyMap = viewport.KeyMap{Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown}
 	m.seeds.Focus()
+	m.shareNaming()
 	m.resize(80, 24)
 	return m
 }
@@ -125,7 +128,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 // Init loads the node list and the tags, and starts a run when seeds were
 // given.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init()}
+	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.ctx, m.seeds.cat)}
 	if m.notice != "" {
 		cmds = append(cmds, notify(m.notice))
 	}
@@ -245,6 +248,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.seeds.Update(msg)
 	case tagsLoadedMsg:
 		return m, m.tags.Update(msg)
+	case nameKeysMsg:
+		if msg.err != nil {
+			return m, notifyErr(fmt.Errorf("listing the nodes' properties to name them by: %w", msg.err))
+		}
+		m.names.setKeys(msg.keys)
 	case statusMsg, errMsg:
 		return m, m.status.Update(msg)
 	case tea.MouseMsg:
@@ -319,6 +327,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			m.helpVP.SetContent(m.fullHelp(m.helpVP.Width))
 			m.helpVP.GotoTop()
 			return nil
+		case key.Matches(msg, km.NameBy):
+			return m.changeNaming()
 		case key.Matches(msg, km.Explain):
 			m.tree.ToggleExplain()
 			m.syncDetail()

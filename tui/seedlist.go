@@ -3,12 +3,12 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/sahilm/fuzzy"
 )
 
 // filterDebounce is how long the filter must rest before the server is
@@ -112,39 +112,54 @@ func (p *seedPicker) loaded(msg nodesLoadedMsg) tea.Cmd {
 	return p.maybeLoad()
 }
 
-// refilter recomputes the visible rows from the loaded nodes.
+// refilter recomputes the visible rows. Without a filter they are the
+// nodes loaded so far, by id. With one they are the catalog's matches in
+// its order (ranked: graph.MatchFields) as soon as its first page is in;
+// until then (while the debounce runs and the search is on its way) the
+// loaded nodes the filter matches, ranked the same way on what a summary
+// holds (rankLoaded), so typing shows matches at once.
 func (p *seedPicker) refilter() {
-	q := strings.TrimSpace(p.filter.Value())
-	if q == "" {
+	q := graph.NormalizeFilter(p.filter.Value())
+	switch {
+	case q == "":
 		p.visible = p.all.nodes
-	} else {
-		pool := make([]graph.NodeSummary, 0, len(p.all.nodes)+len(p.match.nodes))
-		seen := map[string]bool{}
-		for _, s := range [][]graph.NodeSummary{p.match.nodes, p.all.nodes} {
-			for _, n := range s {
-				if !seen[n.ID] {
-					seen[n.ID] = true
-					pool = append(pool, n)
-				}
-			}
-		}
-		matches := fuzzy.FindFrom(q, summarySource(pool))
-		p.visible = make([]graph.NodeSummary, len(matches))
-		for i, m := range matches {
-			p.visible[i] = pool[m.Index]
-		}
+	case len(p.match.nodes) > 0 || (p.match.seq != 0 && !p.match.loading):
+		p.visible = p.match.nodes
+	default:
+		p.visible = rankLoaded(q, p.all.nodes)
 	}
 	p.cursor = max(0, min(p.cursor, len(p.visible)-1))
 	p.clampOffset()
 }
 
-type summarySource []graph.NodeSummary
-
-func (s summarySource) String(i int) string {
-	return s[i].ID + " " + strings.Join(s[i].Labels, " ") + " " + s[i].Text
+// rankLoaded returns the nodes of ns that q (graph.NormalizeFilter'ed)
+// matches, ranked as graph.CompareMatches orders them, on the fields a
+// summary carries: the id, the text and the short string properties (a
+// summary has no lists, so a match by a synonym waits for the catalog).
+func rankLoaded(q string, ns []graph.NodeSummary) []graph.NodeSummary {
+	type hit struct {
+		n graph.NodeSummary
+		m graph.Match
+	}
+	var hits []hit
+	for _, n := range ns {
+		fields := []string{strings.ToLower(n.ID), strings.ToLower(n.Text)}
+		for k, v := range n.Props {
+			if k != "text" {
+				fields = append(fields, strings.ToLower(v))
+			}
+		}
+		if m := graph.MatchFields(q, fields); m.Rank != graph.RankNone {
+			hits = append(hits, hit{n, m})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return graph.CompareMatches(a.m, a.n.ID, b.m, b.n.ID) })
+	out := make([]graph.NodeSummary, len(hits))
+	for i, h := range hits {
+		out[i] = h.n
+	}
+	return out
 }
-
-func (s summarySource) Len() int { return len(s) }
 
 // shown is the stream the list shows: the server matches of the filter
 // when there is one, else the unfiltered list.
@@ -178,8 +193,9 @@ func (p *seedPicker) reload() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// filterChanged fuzzy-filters the loaded nodes at once and, once the filter
-// has rested for p.debounce, searches the server (substring, paged).
+// filterChanged filters the loaded nodes at once (refilter) and, once the
+// filter has rested for p.debounce, asks the catalog for its ranked
+// matches (on Neo4j a search on the server, paged).
 // The previous search is cancelled now, not when the new one starts.
 //
 // Only a change of the trimmed filter text starts a search: the match

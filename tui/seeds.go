@@ -28,7 +28,7 @@ const (
 	seedTextWidth = 120
 )
 
-// seedPicker lists the graph's nodes (fuzzy-filtered) and holds the seeds
+// seedPicker lists the graph's nodes (filtered and ranked: graph/filter.go) and holds the seeds
 // with their scores R.
 type seedPicker struct {
 	km       keymap.KeyMap
@@ -39,6 +39,7 @@ type seedPicker struct {
 
 	all, match nodeStream // the unfiltered list; server matches of the filter
 	known      map[string]graph.NodeSummary
+	names      *naming // which property names a node (naming.go)
 	visible    []graph.NodeSummary
 	cursor     int
 	offset     int // first visible row
@@ -416,14 +417,15 @@ func (p *seedPicker) footer() string {
 	return p.st.Dim.Render(fmt.Sprintf("%d/%d%s", min(p.cursor+1, len(p.visible)), len(p.visible), more))
 }
 
-// row draws one node of the list; its id, label and text come from the
-// graph and are escaped (textsafe.Escape).
+// row draws one node of the list: its name (naming.go: the id unless a
+// property names it), label and text, which come from the graph and are
+// escaped (textsafe.Escape).
 func (p *seedPicker) row(n graph.NodeSummary, selected bool) string {
 	box, r := "[ ]", ""
 	if i := p.seedIndex(n.ID); i >= 0 {
 		box, r = "[x]", " R="+render.Num(p.seeds[i].Score)
 	}
-	id, label := textsafe.Escape(n.ID), ""
+	id, label := textsafe.Escape(p.names.summaryLead(n)), ""
 	if len(n.Labels) > 0 {
 		label = " " + textsafe.Escape(n.Labels[0])
 	}

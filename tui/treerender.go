@@ -42,6 +42,7 @@ type rowBuilder struct {
 	width   int
 	explain bool
 	folded  map[rowKey]bool
+	names   *naming // which property names a node (naming.go)
 	rows    []treeRow
 	// minActivation is the run's threshold, for how close near misses came.
 	minActivation float64
@@ -248,7 +249,7 @@ func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, in rowInputs, hasK
 	case changeMoved:
 		segs = append(segs, seg{glyphMoved + " ", s.Tree.Moved.Render})
 	}
-	segs = append(segs, seg{n.node.ID, s.Tree.ID.Render})
+	segs = append(segs, seg{b.names.nodeLead(n.node), s.Tree.ID.Render})
 	if l := n.node.Label(); l != "" {
 		segs = append(segs, seg{" " + l, s.Tree.Label.Render})
 	}
@@ -300,7 +301,7 @@ func (b *rowBuilder) losers(st *seedTree, n *tnode, cont string, nLosers, before
 		c := o.Candidate
 		lseg := []seg{
 			{cont + branch(last, "╌"), s.Tree.Dim.Render},
-			{glyphLost + " " + c.NeighborNode.ID, s.Tree.Loser.Render},
+			{glyphLost + " " + b.names.nodeLead(c.NeighborNode), s.Tree.Loser.Render},
 		}
 		if l := c.NeighborNode.Label(); l != "" {
 			lseg = append(lseg, seg{" " + l, s.Tree.Loser.Render})

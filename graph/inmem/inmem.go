@@ -27,7 +27,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
@@ -105,6 +104,8 @@ type Graph struct {
 
 	stats  Stats
 	report apoc.Report
+
+	find findIndex // the node filter's index (find.go)
 }
 
 var _ graph.Source = (*Graph)(nil)
@@ -125,13 +126,12 @@ func LoadFile(path string) (*Graph, error) {
 // report Report returns: a file gets the same verdict here as from
 // memoria load.
 func Load(r io.Reader, name string) (*Graph, error) {
-	b := newBuilder(name)
-	rep, err := apoc.Decode(r, b.addNode, b.addRel)
-	if err != nil {
-		return nil, err
-	}
-	b.g.report = rep
-	return b.finish()
+	return LoadProgress(r, name, 0, nil)
+}
+
+// apocDecode decodes r into b.
+func apocDecode(r io.Reader, b *builder) (apoc.Report, error) {
+	return apoc.Decode(r, b.addNode, b.addRel)
 }
 
 // New builds a graph from g, which it checks with apoc.Check (GraphRules:
@@ -596,72 +596,6 @@ func (g *Graph) Tags(ctx context.Context) ([]graph.TagCount, error) {
 		return nil, err
 	}
 	return slices.Clone(g.tagCounts), nil
-}
-
-// ListNodes returns up to limit nodes with an id, ordered by id (byte-wise),
-// after skipping offset matches; limit <= 0 means no limit. A non-empty
-// filter keeps the nodes whose id or `text` property contains it, ignoring
-// case.
-func (g *Graph) ListNodes(ctx context.Context, filter string, offset, limit int) ([]graph.NodeSummary, bool, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, false, err
-	}
-	offset = max(offset, 0)
-	lower := strings.ToLower(filter)
-	out := []graph.NodeSummary{}
-	skipped := 0
-	for i, u := range g.sorted {
-		if i&4095 == 4095 {
-			if err := ctx.Err(); err != nil {
-				return nil, false, err
-			}
-		}
-		text, _ := g.nodeProps[u]["text"].(string)
-		if lower != "" && !containsFold(g.nodeID[u], lower) && !containsFold(text, lower) {
-			continue
-		}
-		if skipped < offset {
-			skipped++
-			continue
-		}
-		if limit > 0 && len(out) == limit {
-			return out, true, nil
-		}
-		out = append(out, graph.NodeSummary{ID: g.nodeID[u], Labels: g.nodeLabels[u], Text: text})
-	}
-	return out, false, nil
-}
-
-// containsFold reports whether s contains lower (already lower-cased),
-// ignoring case.
-func containsFold(s, lower string) bool {
-	if isASCII(s) && isASCII(lower) {
-		n := len(lower)
-	outer:
-		for i := 0; i+n <= len(s); i++ {
-			for j := 0; j < n; j++ {
-				c := s[i+j]
-				if 'A' <= c && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				if c != lower[j] {
-					continue outer
-				}
-			}
-			return true
-		}
-		return false
-	}
-	return strings.Contains(strings.ToLower(s), lower)
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // Lookup returns the index of the node whose id is id.

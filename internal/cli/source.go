@@ -19,6 +19,10 @@ import (
 type sourceFlags struct {
 	graph string
 	neo4jFlags
+	// progress, when set, receives the progress of loading --graph (the
+	// explorer's loading screen); otherwise a terminal's stderr shows it
+	// (stderrProgress), and nothing else does.
+	progress func(inmem.Progress)
 }
 
 func (s *sourceFlags) register(fs *flag.FlagSet) {
@@ -37,7 +41,13 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 		return nil, usagef("--database %q applies to Neo4j only: give --uri or $NEO4J_URI", s.database)
 	}
 	if s.graph != "" {
-		g, err := inmem.LoadFile(s.graph)
+		report, finish := s.progress, func() {}
+		if report == nil && isTerminal(env.Stderr) {
+			sp := newStderrProgress(env.Stderr, s.graph)
+			report, finish = sp.report, sp.finish
+		}
+		g, err := inmem.LoadFileProgress(s.graph, report)
+		finish() // before any message, on a line of its own
 		if err != nil {
 			return nil, fmt.Errorf("loading %s: %w", s.graph, err)
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
@@ -63,7 +65,8 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	if len(q.seeds) > *maxSeeds {
 		return usagef("%d seeds given but --max-seeds is %d", len(q.seeds), *maxSeeds)
 	}
-	source, err := q.open(ctx, env)
+	plain := *noColor || env.Getenv("NO_COLOR") != ""
+	source, err := openForUI(ctx, &q, env, plain)
 	if err != nil {
 		return err
 	}
@@ -94,7 +97,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		Seeds:      q.seeds,
 		Tags:       tags,
 		MaxSeeds:   *maxSeeds,
-		NoColor:    *noColor || env.Getenv("NO_COLOR") != "",
+		NoColor:    plain,
 		In:         env.Stdin,
 		Out:        env.Stdout,
 		OutDir:     *outDir,
@@ -155,3 +158,35 @@ func isTerminal(f any) bool {
 // running (tui.ForceRestore) and reports whether it was: for main, when
 // the explorer did not end within its grace after a signal.
 func ForceRestoreTerminal() bool { return tui.ForceRestore() }
+
+// openForUI opens the explorer's source. A --graph file on a terminal
+// loads under tui.Load's progress bar (a big file takes seconds, which
+// used to be a blank screen); its warnings, which would be drawn over
+// that screen, are printed once it is gone.
+func openForUI(ctx context.Context, q *queryFlags, env Env, noColor bool) (graph.Source, error) {
+	if q.src.graph == "" || !isTerminal(env.Stdin) || !isTerminal(env.Stdout) {
+		return q.open(ctx, env)
+	}
+	var (
+		source graph.Source
+		warn   bytes.Buffer
+	)
+	quiet := env
+	quiet.Stderr = &warn
+	var size int64
+	if fi, err := os.Stat(q.src.graph); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	err := tui.Load(ctx, tui.LoadOptions{Name: q.src.graph, Total: size, NoColor: noColor, In: env.Stdin, Out: env.Stdout},
+		func(report func(tui.LoadProgress)) error {
+			q.src.progress = func(p inmem.Progress) { report(tui.LoadProgress(p)) }
+			s, err := q.open(ctx, quiet)
+			source = s
+			return err
+		})
+	_, _ = env.Stderr.Write(warn.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	return source, nil
+}
