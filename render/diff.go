@@ -9,7 +9,7 @@ import (
 )
 
 // DiffSummary is the one-line summary of a diff against a baseline named
-// base: `vs A: +2 paths −1 · 1 moved · nodes 14 → 15 (Jaccard 0.87)`. The
+// base: `vs A: +2 paths −1 · 1 moved · nodes 14 → 15 (Jaccard 0.81)`. The
 // Jaccard index is written with 2 significant digits; base is a label the
 // caller chose (a file name, "previous", "pinned") and is escaped here.
 func DiffSummary(base string, d retriever.ResultDiff) string {

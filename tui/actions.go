@@ -104,13 +104,22 @@ func (m *Model) formNote() string {
 // copyCheck copies the query that recomputes each hop of the selected path
 // on Neo4j and compares it with memoria's T (render.CheckCypher), with the
 // seed's R, the run's tags and TAG_SIM_FLOOR as parameters.
+//
+// A node that left is checked with the baseline run's seed score, tags and
+// floor, which its numbers came from.
 func (m *Model) copyCheck() tea.Cmd {
 	p, st, what, ok := m.selectedPath()
 	if !ok {
 		return notifyErr(fmt.Errorf("select a node below a seed (or a loser): a seed's row has no hop to check"))
 	}
-	q := render.CheckCypher(p, st.seed.Score, m.runTags, m.runCfg.TagSimFloor)
-	return copyCmd(m.out, q.In(m.form), fmt.Sprintf("check query for %s%s: every row should say same = true", what, m.formNote()))
+	score, tags, floor := st.seed.Score, m.runTags, m.runCfg.TagSimFloor
+	if _, _, ghost := m.tree.selectedGhost(); ghost {
+		from := st.base.from
+		score, tags, floor = st.base.result.Seed.Score, from.tags, from.cfg.TagSimFloor
+	}
+	q := render.CheckCypher(p, score, tags, floor)
+	return copyCmd(m.out, q.In(m.form), fmt.Sprintf("check query for %s%s: expect %s, each with same = true (none: the path is no longer in the graph)",
+		what, m.formNote(), plural(len(p.Steps), "row")))
 }
 
 // cycleForm switches the copy form: Neo4j Browser, cypher-shell, driver.
@@ -244,10 +253,12 @@ func (m *Model) running() bool {
 // subject builds the detail pane's subject from the tree's selection.
 func (m *Model) subject() *detailSubject {
 	if g, st, ok := m.tree.selectedGhost(); ok {
-		step := g.step
+		// Its numbers are the baseline run's: so are the tags and floor
+		// its tag_sim is worked out with.
+		step, from := g.step, st.base.from
 		return &detailSubject{node: step.ToNode, step: &step, depth: g.depth,
 			change: fmt.Sprintf("%s left: the %s run reached it here; this run did not", glyphLeft, st.baseLabel),
-			tags:   m.runTags, floor: m.runCfg.TagSimFloor, minActivation: m.runCfg.MinActivation}
+			tags:   from.tags, floor: from.cfg.TagSimFloor, minActivation: from.cfg.MinActivation}
 	}
 	n, st := m.tree.selectedNode()
 	if n == nil {

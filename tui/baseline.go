@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // baseline is a finished run that the current one is compared with: the
@@ -15,18 +16,23 @@ import (
 type baseline struct {
 	label   string // "previous" or "pinned": the summary line says "vs <label>"
 	results map[string]retriever.Result
+	// cfg and tags are the thresholds and (normalised) query tags the run
+	// had: a node that left is explained, and checked, with them.
+	cfg  activation.Params
+	tags []string
 }
 
 // newBaseline keeps the results of rt's seeds as a baseline; nil when some
-// seed has not finished (a run cut short by a new key is no baseline: its
-// missing paths would show as changes that are not).
+// seed has not finished well (a run cut short by a new key, or one that
+// failed, is no baseline: its missing paths would show as changes that are
+// not).
 func newBaseline(rt *resultTrees, label string) *baseline {
 	if rt == nil || len(rt.seeds) == 0 {
 		return nil
 	}
-	b := &baseline{label: label, results: make(map[string]retriever.Result, len(rt.seeds))}
+	b := &baseline{label: label, results: make(map[string]retriever.Result, len(rt.seeds)), cfg: rt.cfg, tags: rt.tags}
 	for _, st := range rt.seeds {
-		if st.result == nil || st.state == seedRunning || st.state == seedCancelled {
+		if st.result == nil || st.state != seedDone {
 			return nil
 		}
 		b.results[st.seed.NodeID] = *st.result
@@ -54,6 +60,7 @@ type ghost struct {
 // and, once the seed's run is done, the nodes that left grouped by their
 // baseline parent.
 type seedBase struct {
+	from       *baseline
 	placements map[string]retriever.Placement
 	steps      map[string]retriever.Step
 	result     retriever.Result
@@ -83,6 +90,7 @@ func (rt *resultTrees) setBase(b *baseline) {
 			res = retriever.Result{Seed: st.seed} // a new seed: everything entered
 		}
 		st.base = newSeedBase(res)
+		st.base.from = b
 		st.baseLabel = b.label
 		st.findGhosts()
 	}
@@ -131,7 +139,7 @@ func (st *seedTree) findGhosts() {
 }
 
 // summarize computes the summary line over the seeds that finished:
-// `vs pinned: +2 paths −1 · 1 moved · nodes 14 → 15 (Jaccard 0.87)`.
+// `vs pinned: +2 paths −1 · 1 moved · nodes 14 → 15 (Jaccard 0.81)`.
 func (rt *resultTrees) summarize() {
 	rt.summary = ""
 	if rt.base == nil {
@@ -201,4 +209,22 @@ func changeText(st *seedTree, n *tnode) string {
 		return fmt.Sprintf("%s moved: the %s run reached it under %s at depth %d", glyphMoved, label, was.Parent, was.Depth)
 	}
 	return ""
+}
+
+// ghostsBelow counts the nodes that left under id, and under them.
+func (st *seedTree) ghostsBelow(id string) int {
+	if st.base == nil {
+		return 0
+	}
+	c := 0
+	for _, g := range st.base.ghosts[id] {
+		c += 1 + st.ghostsBelow(g.step.ToNode.ID)
+	}
+	return c
+}
+
+// hasRowsBelow reports whether n has rows under it to fold: children,
+// nodes that left, or (explain) losers.
+func (st *seedTree) hasRowsBelow(n *tnode, explain bool) bool {
+	return len(n.children) > 0 || st.ghostsBelow(n.node.ID) > 0 || (explain && len(n.losers) > 0)
 }

@@ -51,6 +51,9 @@ func TestDiffAfterThresholdStep(t *testing.T) {
 	if d := h.m.detail.View(); !strings.Contains(d, "− left: the previous run reached it here; this run did not") || !strings.Contains(d, "T = ") {
 		t.Fatalf("detail of the ghost:\n%s", d)
 	}
+	if id, ok := h.m.whyTarget(); !ok || id != "N2010" {
+		t.Fatalf("w on the ghost asks about %q (%v), want N2010", id, ok)
+	}
 	h.keys("<") // the only change: wraps onto itself
 	if k, _ := h.m.tree.selectedKey(); !k.ghost {
 		t.Fatalf("< left the only change: %+v", k)
@@ -119,8 +122,8 @@ func TestDiffMovedInExplorer(t *testing.T) {
 	}
 }
 
-// TestNoBaselineFromAnUnfinishedRun: a run cut short (a seed still running
-// or cancelled) is no baseline, since the paths it had not found yet would
+// TestNoBaselineFromAnUnfinishedRun: a run cut short (a seed still running,
+// cancelled or failed) is no baseline, since the paths it had not found yet would
 // show as changes; a finished one is.
 func TestNoBaselineFromAnUnfinishedRun(t *testing.T) {
 	rt := newResultTrees([]retriever.Seed{{NodeID: "A", Score: 1}, {NodeID: "B", Score: 1}})
@@ -133,6 +136,10 @@ func TestNoBaselineFromAnUnfinishedRun(t *testing.T) {
 	rt.seeds[1].state = seedCancelled
 	if newBaseline(rt, "previous") != nil {
 		t.Fatal("a cancelled run became a baseline")
+	}
+	rt.seeds[1].state = seedFailed
+	if newBaseline(rt, "previous") != nil {
+		t.Fatal("a failed run became a baseline")
 	}
 	rt.seeds[1].state = seedDone
 	if b := newBaseline(rt, "previous"); b == nil || len(b.results) != 2 {
@@ -230,7 +237,11 @@ func TestSaveAndReopenExperiment(t *testing.T) {
 		t.Fatalf("graph fingerprint %+v", g)
 	}
 
-	re := newHarness(t, loadDemo(t), Options{Seeds: e.Seeds, Tags: e.Tags, Params: e.Params, Pinned: e.Pinned, Saved: e.Current})
+	if e.PinnedParams == nil || e.PinnedParams.MinActivation != 0.005 {
+		t.Fatalf("pinned params %+v, want the pinned run's MIN_ACTIVATION 0.005", e.PinnedParams)
+	}
+	re := newHarness(t, loadDemo(t), Options{Seeds: e.Seeds, Tags: e.Tags, Params: e.Params, Pinned: e.Pinned, Saved: e.Current,
+		PinnedParams: *e.PinnedParams, PinnedTags: e.PinnedTags})
 	re.runDone()
 	if got, want := re.m.trees.summary, "vs pinned: +1 paths −1 · 0 moved · nodes 6 → 5 (Jaccard 0.83)"; got != want {
 		t.Fatalf("reopened: summary %q, want %q", got, want)

@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/retriever"
 )
 
 // lastCopy decodes the last OSC 52 sequence the program wrote.
@@ -82,5 +85,47 @@ func TestCopyLoserPathAndCheck(t *testing.T) {
 	}
 	if st := h.lastStatus().text; !strings.Contains(st, "check query for path N2006→N2005→N2007") || !strings.Contains(st, "shell form") {
 		t.Fatalf("status = %q", st)
+	}
+}
+
+// TestGhostCheckUsesTheBaselineSettings: a node that left carries the
+// baseline run's numbers, so its check query must carry that run's seed
+// score, tags and floor, not the current run's. The baseline here (built
+// by hand) reached N2007 straight from N2006 with R 0.5, tags [x] and floor
+// 0.3; the current run (R 0.85, the four demo tags, floor 0.15) does not
+// reach N2007, so it is a ghost row under N2006.
+func TestGhostCheckUsesTheBaselineSettings(t *testing.T) {
+	h := demoHarness(t)
+	st := h.m.trees.seeds[0]
+	w := 0.5
+	hop := retriever.Step{FromNode: st.root.node, ToNode: graph.Node{ID: "N2007", Labels: []string{"DataSource"}}, TransferEnergy: 0.0625,
+		Edge: graph.Edge{SourceID: "N2006", TargetID: "N2007", Type: "RELATES", Weight: &w, Properties: map[string]any{"weight": 0.5}}}
+	var p retriever.Path
+	p = p.Extend(hop)
+	cfg := h.m.runCfg
+	cfg.TagSimFloor = 0.3
+	h.m.trees.setBase(&baseline{label: "pinned", cfg: cfg, tags: []string{"x"},
+		results: map[string]retriever.Result{"N2006": {Seed: retriever.Seed{NodeID: "N2006", Score: 0.5}, Paths: []retriever.Path{p}}}})
+	h.m.afterTreeChange(false)
+	h.focusPane(focusTree)
+	for range 10 { // the nodes this run reached entered: step over them
+		if k, _ := h.m.tree.selectedKey(); k.ghost {
+			break
+		}
+		h.keys(">")
+	}
+	if k, _ := h.m.tree.selectedKey(); !k.ghost || k.id != "N2007" {
+		t.Fatalf("selected %+v, want the ghost N2007", k)
+	}
+	h.keys("K")
+	h.settle()
+	got := h.lastCopy()
+	for _, want := range []string{"R: 0.5,", `query_tags: ["x"]`, "tag_sim_floor: 0.3}", "memoria_t: [0.0625]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("check query lacks %q:\n%s", want, got)
+		}
+	}
+	if d := h.m.detail.View(); !strings.Contains(d, "tag_sim = 0.3 + (1 − 0.3)") && !strings.Contains(d, "floor = 0.3") {
+		t.Errorf("the detail pane works tag_sim with the current floor:\n%s", d)
 	}
 }

@@ -10,14 +10,16 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
-// baselineOf makes a baseline of saved results (an experiment file's).
-func baselineOf(results []retriever.Result, label string) *baseline {
+// baselineOf makes a baseline of saved results (an experiment file's), run
+// with cfg and tags.
+func baselineOf(results []retriever.Result, label string, cfg activation.Params, tags []string) *baseline {
 	if len(results) == 0 {
 		return nil
 	}
-	b := &baseline{label: label, results: make(map[string]retriever.Result, len(results))}
+	b := &baseline{label: label, results: make(map[string]retriever.Result, len(results)), cfg: cfg, tags: retriever.NormalizeTags(tags)}
 	for _, r := range results {
 		b.results[r.Seed.NodeID] = r
 	}
@@ -55,6 +57,10 @@ func (m *Model) saveExperiment() tea.Cmd {
 	e := experiment.Experiment{
 		SavedAt: m.now(), Seeds: seeds, Tags: append([]string(nil), m.runTags...), Params: m.runCfg,
 		Pinned: resultsOf(m.pinned, seeds), Current: resultsOf(cur, seeds),
+	}
+	if m.pinned != nil {
+		cfg := m.pinned.cfg
+		e.PinnedParams, e.PinnedTags = &cfg, append([]string{}, m.pinned.tags...)
 	}
 	src, ctx, dir := m.source, m.ctx, m.outDir
 	name := "memoria-experiment-" + e.SavedAt.Format("20060102-150405") + ".json"

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/muesli/termenv"
@@ -32,6 +34,7 @@ func TestInkMatchesRender(t *testing.T) {
 				"Dim": {st.Dim, st.Tree.Dim}, "ID": {st.ID, st.Tree.ID}, "Label": {st.Label, st.Tree.Label},
 				"Metric": {st.Metric, st.Tree.Metric}, "End": {st.End, st.Tree.End}, "Loser": {st.Loser, st.Tree.Loser},
 				"Running": {st.Running, st.Tree.Running}, "Error": {st.Error, st.Tree.Error},
+				"Entered": {st.OK.Bold(true), st.Tree.Entered}, "Moved": {st.Running.Bold(true), st.Tree.Moved},
 			}
 			for name, p := range pairs {
 				for _, text := range texts {
@@ -70,7 +73,8 @@ func TestIncrementalRowsEqualFreshRows(t *testing.T) {
 	m.afterTreeChange(true)
 	check := func(when string) {
 		t.Helper()
-		fresh := rowBuilder{st: m.tree.builder.st, width: m.tree.builder.width, explain: m.tree.builder.explain, folded: m.tree.builder.folded}
+		fresh := rowBuilder{st: m.tree.builder.st, width: m.tree.builder.width, explain: m.tree.builder.explain, folded: m.tree.builder.folded,
+			names: m.tree.builder.names}
 		want := fresh.build(m.trees)
 		got := m.tree.rows
 		if len(got) != len(want) {
@@ -112,4 +116,40 @@ func TestIncrementalRowsEqualFreshRows(t *testing.T) {
 	check("explain off")
 	m.Update(tea.WindowSizeMsg{Width: 70, Height: 30})
 	check("narrower")
+
+	// A baseline: a run that reached N2 and N5 from S and a node G under
+	// N2 that this run lacks. N2 is in both at the same place, N5 moved
+	// (the baseline had it under S), every other node entered, and G is a
+	// ghost row under N2 once N2 is unfolded.
+	w := 0.8
+	hopTo := func(from, to string) retriever.Step {
+		return retriever.Step{FromNode: synthNode(from), ToNode: synthNode(to), TransferEnergy: 0.05,
+			Edge: graph.Edge{SourceID: from, TargetID: to, Type: "RELATES", Weight: &w}}
+	}
+	var p1, p2 retriever.Path
+	p1 = p1.Extend(hopTo("S", "N2")).Extend(hopTo("N2", "G"))
+	p2 = p2.Extend(hopTo("S", "N5"))
+	res := m.trees.seeds[0].result
+	m.trees.setBase(&baseline{label: "pinned", results: map[string]retriever.Result{"S": {Seed: res.Seed, Paths: []retriever.Path{p1, p2}}}})
+	m.afterTreeChange(false)
+	check("baseline set")
+	delete(m.tree.builder.folded, rowKey{seed: "S", id: "N2", loser: -1})
+	m.tree.built = -1
+	m.tree.refresh()
+	check("N2 unfolded, with its ghost")
+	txt := strings.Join(rowTexts(m.tree.rows), "\n")
+	if !strings.Contains(txt, "− G Event") || !strings.Contains(txt, "~ N5 Event (was under S") || !strings.Contains(txt, "+ N1 Event") {
+		t.Fatalf("marks missing:\n%s", txt)
+	}
+	m.changeNaming()
+	check("nodes named by another property")
+}
+
+// rowTexts are the rows' plain texts.
+func rowTexts(rows []treeRow) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.plain
+	}
+	return out
 }

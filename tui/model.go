@@ -117,7 +117,8 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		focus:  focusSeeds,
 		form:   render.FormBrowser,
 	}
-	m.pinned, m.prev = baselineOf(opts.Pinned, "pinned"), baselineOf(opts.Saved, "saved")
+	m.pinned = baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags)
+	m.prev = baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)
 	m.helpVP.KeyMap = viewport.KeyMap{Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown}
 	m.seeds.Focus()
 	m.shareNaming()
@@ -158,6 +159,7 @@ func (m *Model) restart() tea.Cmd {
 	m.cancel = cancel
 	m.trees = newResultTrees(seeds)
 	m.trees.minActivation = cfg.MinActivation
+	m.trees.cfg, m.trees.tags = cfg, m.runTags
 	m.trees.setBase(m.baseline())
 	m.afterTreeChange(true)
 	return startRunCmd(ctx, m.runID, m.backend, m.held, cfg, m.runOpts, seeds, tags)

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
@@ -92,10 +93,9 @@ func (v *sweepView) done(msg sweepDoneMsg) tea.Cmd {
 	if msg.id != v.id || !v.open {
 		return nil
 	}
-	v.running = false
-	v.cancel = nil
+	v.stop() // releases the sweep's context
 	if msg.err != nil {
-		v.vp.SetContent(v.st.Error.Render("sweep failed: " + msg.err.Error()))
+		v.vp.SetContent(v.st.Error.Render("sweep failed: " + textsafe.Escape(msg.err.Error())))
 		return notifyErr(fmt.Errorf("sweep of %s: %w", msg.param, msg.err))
 	}
 	v.text = msg.text

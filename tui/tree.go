@@ -297,7 +297,7 @@ func (t *treePane) collapse() {
 	if !ok {
 		return
 	}
-	if n != nil && k.loser < 0 && !t.builder.folded[k] && (len(n.children) > 0 || (t.builder.explain && len(n.losers) > 0)) {
+	if n != nil && k.loser < 0 && !t.builder.folded[k] && st.hasRowsBelow(n, t.builder.explain) {
 		t.fold(true)
 		return
 	}
@@ -539,7 +539,7 @@ func (t *treePane) foldAll() {
 	}
 	for _, st := range t.trees.seeds {
 		for _, n := range st.nodes {
-			if len(n.children) > 0 || (t.builder.explain && len(n.losers) > 0) {
+			if st.hasRowsBelow(n, t.builder.explain) {
 				t.builder.folded[rowKey{seed: st.seed.NodeID, id: n.node.ID, loser: -1}] = true
 			}
 		}

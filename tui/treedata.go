@@ -78,6 +78,10 @@ type resultTrees struct {
 	// the diff's one-line summary over the seeds that finished.
 	base    *baseline
 	summary string
+	// cfg and tags are the run's thresholds and normalised query tags (a
+	// baseline made of this run keeps them).
+	cfg  activation.Params
+	tags []string
 }
 
 func newResultTrees(seeds []retriever.Seed) *resultTrees {

@@ -169,7 +169,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 		kids: len(n.children), ghosts: len(ghosts), losers: nLosers, end: n.end, nearMiss: n.nearMiss,
 		minActivation: b.minActivation, change: ch, was: was}
 	if folded && hasKids {
-		in.below = countBelow(n, b.explain)
+		in.below = countBelow(st, n, b.explain)
 	}
 	var c *nodeRows
 	if isRoot {
@@ -260,7 +260,7 @@ func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, in rowInputs, hasK
 		segs = append(segs, seg{"  " + t, nil})
 	}
 	if hasKids && folded {
-		segs = append(segs, seg{fmt.Sprintf("  (+%d)", countBelow(n, b.explain)), s.Tree.Dim.Render})
+		segs = append(segs, seg{fmt.Sprintf("  (+%d)", countBelow(st, n, b.explain)), s.Tree.Dim.Render})
 	}
 	b.add(key, true, segs...)
 	b.rows[len(b.rows)-1].end = n.end != ""
@@ -353,14 +353,15 @@ func indent(last bool) string {
 	return "│  "
 }
 
-// countBelow counts the rows hidden under a folded node.
-func countBelow(n *tnode, explain bool) int {
-	c := len(n.children)
+// countBelow counts the rows hidden under a folded node: its children,
+// their rows, its losers when shown, and the nodes that left below it.
+func countBelow(st *seedTree, n *tnode, explain bool) int {
+	c := len(n.children) + st.ghostsBelow(n.node.ID)
 	if explain {
 		c += len(n.losers)
 	}
 	for _, k := range n.children {
-		c += countBelow(k, explain)
+		c += countBelow(st, k, explain)
 	}
 	return c
 }

@@ -58,6 +58,10 @@ type Options struct {
 	// when there is none with Saved (labelled "saved"), until the first run
 	// of the session has finished.
 	Pinned, Saved []retriever.Result
+	// PinnedParams and PinnedTags are the thresholds and tags the pinned
+	// run had (Saved ran with Params and Tags).
+	PinnedParams activation.Params
+	PinnedTags   []string
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string

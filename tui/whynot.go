@@ -55,6 +55,9 @@ func whyCmd(ctx context.Context, id int, cfg why.Config) tea.Cmd {
 func (m *Model) whyTarget() (string, bool) {
 	switch m.focus {
 	case focusTree:
+		if g, _, ok := m.tree.selectedGhost(); ok {
+			return g.step.ToNode.ID, true // a node that left: why is it not here now?
+		}
 		if o, ok := m.tree.selectedLoser(); ok {
 			return o.Candidate.NeighborNode.ID, true
 		}
@@ -104,7 +107,10 @@ func (m *Model) whyDone(msg whyDoneMsg) {
 	if msg.id != m.why.seq || !m.why.open {
 		return
 	}
-	m.why.cancel = nil
+	if m.why.cancel != nil {
+		m.why.cancel() // releases the question's context
+		m.why.cancel = nil
+	}
 	if msg.err != nil {
 		m.why.err = msg.err
 	} else {

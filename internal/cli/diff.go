@@ -20,7 +20,7 @@ const diffUsage = `Usage: memoria diff [--format text|json] A.jsonl B.jsonl
 Compares two saved outputs of 'memoria explore --format json' (one result
 per line), seed by seed: the paths that entered B, the paths that left, the
 nodes whose parent or depth changed ("moved"), and a summary line per seed
-(vs A: +2 paths −1 · 1 moved · nodes 14 → 15 (Jaccard 0.87)). Both files
+(vs A: +2 paths −1 · 1 moved · nodes 14 → 15 (Jaccard 0.81)). Both files
 must hold results for the same seeds, in any order.
 
 Exit codes: 0 compared; 1 a file could not be read or is not JSON lines of

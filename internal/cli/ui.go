@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui"
 )
 
@@ -77,8 +79,13 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	}
 	tags := splitTags(q.tags)
 	var pinned, saved []retriever.Result
+	var pinnedCfg activation.Params
+	var pinnedTags []string
 	if exp != nil {
 		tags, pinned, saved = exp.Tags, exp.Pinned, exp.Current // a tag may hold a comma
+		if exp.PinnedParams != nil {
+			pinnedCfg, pinnedTags = *exp.PinnedParams, exp.PinnedTags
+		}
 		notice = joinNotices(experimentNotice(ctx, *expFile, *exp, source), notice)
 	}
 	if !isTerminal(env.Stdin) || !isTerminal(env.Stdout) {
@@ -90,20 +97,22 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		return usagef("the explorer needs a terminal, and stdin or stdout is not one; for scripts use 'memoria explore --seed ID --format json' (see memoria --help)")
 	}
 	return tui.Run(ctx, tui.Options{
-		Source:     source,
-		Backend:    backend,
-		Params:     q.cfg,
-		RunOptions: q.opts,
-		Seeds:      q.seeds,
-		Tags:       tags,
-		MaxSeeds:   *maxSeeds,
-		NoColor:    plain,
-		In:         env.Stdin,
-		Out:        env.Stdout,
-		OutDir:     *outDir,
-		Notice:     notice,
-		Pinned:     pinned,
-		Saved:      saved,
+		Source:       source,
+		Backend:      backend,
+		Params:       q.cfg,
+		RunOptions:   q.opts,
+		Seeds:        q.seeds,
+		Tags:         tags,
+		MaxSeeds:     *maxSeeds,
+		NoColor:      plain,
+		In:           env.Stdin,
+		Out:          env.Stdout,
+		OutDir:       *outDir,
+		Notice:       notice,
+		Pinned:       pinned,
+		Saved:        saved,
+		PinnedParams: pinnedCfg,
+		PinnedTags:   pinnedTags,
 	})
 }
 
@@ -184,6 +193,11 @@ func openForUI(ctx context.Context, q *queryFlags, env Env, noColor bool) (graph
 			source = s
 			return err
 		})
+	if errors.Is(err, tui.ErrLoadCancelled) || ctx.Err() != nil {
+		// The loader may still be running: its warnings and its source
+		// are not ours to read.
+		return nil, err
+	}
 	_, _ = env.Stderr.Write(warn.Bytes())
 	if err != nil {
 		return nil, err

@@ -39,6 +39,10 @@ type Experiment struct {
 	// `memoria explore --format json` prints them, one per seed.
 	Pinned  []retriever.Result `json:"pinned"`
 	Current []retriever.Result `json:"current"`
+	// PinnedParams and PinnedTags are what the pinned run ran with (null
+	// without a pinned run); Current ran with Params and Tags.
+	PinnedParams *activation.Params `json:"pinned_params,omitempty"`
+	PinnedTags   []string           `json:"pinned_tags,omitempty"`
 }
 
 // Write writes e as indented JSON.
@@ -83,14 +87,34 @@ func Read(r io.Reader, name string) (Experiment, error) {
 	if err := e.Params.Validate(); err != nil {
 		return Experiment{}, fmt.Errorf("experiment %s: params: %w", name, err)
 	}
+	if e.PinnedParams != nil {
+		if err := e.PinnedParams.Validate(); err != nil {
+			return Experiment{}, fmt.Errorf("experiment %s: pinned_params: %w", name, err)
+		}
+	}
+	if len(e.Pinned) > 0 && e.PinnedParams == nil {
+		return Experiment{}, fmt.Errorf("experiment %s: a pinned run without pinned_params", name)
+	}
+	seeds := make(map[string]bool, len(e.Seeds))
+	for _, s := range e.Seeds {
+		seeds[s.NodeID] = true
+	}
 	for _, set := range []struct {
 		what string
 		rs   []retriever.Result
 	}{{"pinned", e.Pinned}, {"current", e.Current}} {
+		seen := map[string]bool{}
 		for i, r := range set.rs {
-			if strings.TrimSpace(r.Seed.NodeID) == "" {
+			id := r.Seed.NodeID
+			switch {
+			case strings.TrimSpace(id) == "":
 				return Experiment{}, fmt.Errorf("experiment %s: %s result %d has no seed.node_id", name, set.what, i+1)
+			case !seeds[id]:
+				return Experiment{}, fmt.Errorf("experiment %s: %s result %d is for seed %s, which is not among the seeds", name, set.what, i+1, textsafe.Quote(id))
+			case seen[id]:
+				return Experiment{}, fmt.Errorf("experiment %s: %s result %d is a second result for seed %s", name, set.what, i+1, textsafe.Quote(id))
 			}
+			seen[id] = true
 		}
 	}
 	return e, nil

@@ -94,3 +94,46 @@ func TestMismatch(t *testing.T) {
 		t.Errorf("no hash now, same counts: %q", m)
 	}
 }
+
+// TestReadRefusesResults: a result whose seed is not among the seeds, a
+// second result for one seed, and a pinned run saved without the
+// thresholds it ran with are refused, each named.
+func TestReadRefusesResults(t *testing.T) {
+	write := func(change func(*Experiment)) string {
+		e := sample()
+		change(&e)
+		var b bytes.Buffer
+		if err := Write(&b, e); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	other := retriever.Result{Seed: retriever.Seed{NodeID: "X1", Score: 0.5}}
+	cases := []struct {
+		name   string
+		change func(*Experiment)
+		want   string
+	}{
+		{"another seed's result", func(e *Experiment) { e.Current = append(e.Current, other) }, `current result 2 is for seed "X1", which is not among the seeds`},
+		{"two results for a seed", func(e *Experiment) { e.Current = append(e.Current, e.Current[0]) }, `current result 2 is a second result for seed "N2006"`},
+		{"pinned without params", func(e *Experiment) { e.Pinned = e.Current }, "a pinned run without pinned_params"},
+		{"bad pinned params", func(e *Experiment) {
+			p := e.Params
+			p.MaxBranches = 0
+			e.Pinned, e.PinnedParams = e.Current, &p
+		}, "pinned_params: max_branches must be at least 1, got 0"},
+	}
+	for _, c := range cases {
+		_, err := Read(strings.NewReader(write(c.change)), "x.json")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+	ok := write(func(e *Experiment) {
+		p := e.Params
+		e.Pinned, e.PinnedParams, e.PinnedTags = e.Current, &p, []string{"stockout"}
+	})
+	if e, err := Read(strings.NewReader(ok), "x.json"); err != nil || e.PinnedParams == nil || *e.PinnedParams != sample().Params || e.PinnedTags[0] != "stockout" {
+		t.Errorf("a pinned run with its params: %+v, %v", e.PinnedParams, err)
+	}
+}
