@@ -20,7 +20,7 @@ const module = "github.com/memoria-graph/memoria"
 // placed in the architecture first.
 var allowedImports = map[string][]string{
 	"graph":                        {},
-	"graph/apoc":                   {"graph", "internal/cypherlit"},
+	"graph/apoc":                   {"graph", "internal/cypherlit", "internal/textsafe"},
 	"graph/inmem":                  {"graph", "graph/apoc"},
 	"graph/neo4jdb":                {"graph", "graph/apoc", "internal/retry"},
 	"graph/neo4jload":              {"graph", "graph/apoc", "graph/neo4jdb", "internal/cypherlit", "internal/retry"},

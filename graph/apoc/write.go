@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/memoria-graph/memoria/internal/textsafe"
 )
 
 // Write writes g in APOC's JSON-lines form, which Parse reads back into an
@@ -131,7 +134,7 @@ func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
 				i++
 				continue
 			}
@@ -160,8 +163,27 @@ func appendString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
+		if !textsafe.Safe(r) {
+			// A bidi override, a zero-width or C1 control: the same JSON as
+			// a \u escape, and nothing that acts on a terminal the file is
+			// printed to (internal/textsafe).
+			b = append(b, s[start:i]...)
+			b = appendUEscape(b, r)
+			i += size
+			start = i
+			continue
+		}
 		i += size
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// appendUEscape writes r as a JSON \u escape, a surrogate pair above U+FFFF.
+func appendUEscape(b []byte, r rune) []byte {
+	if r > 0xFFFF {
+		r1, r2 := utf16.EncodeRune(r)
+		return appendUEscape(appendUEscape(b, r1), r2)
+	}
+	return append(b, '\\', 'u', hexDigits[r>>12&0xF], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
 }
