@@ -41,6 +41,7 @@ var allowedImports = map[string][]string{
 	"internal/randgraph":           {"graph/apoc"},
 	"internal/neo4jtest":           {},
 	"internal/golden":              {},
+	"internal/peakmem":             {},
 	"internal/cli":                 nil, // the wiring: anything
 	"":                             {"internal/cli"},
 }

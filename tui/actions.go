@@ -50,7 +50,7 @@ func (m *Model) selectedPath() (p retriever.Path, st *seedTree, what string, ok 
 					for _, s := range bp.Steps[:i+1] {
 						cut = cut.Extend(s)
 					}
-					return cut, gst, "the " + gst.baseLabel + " run's path " + arrowPath(cut.NodeIDs()), true
+					return cut, gst, "the " + gst.base.from.label + " run's path " + arrowPath(cut.NodeIDs()), true
 				}
 			}
 		}
@@ -257,7 +257,7 @@ func (m *Model) subject() *detailSubject {
 		// its tag_sim is worked out with.
 		step, from := g.step, st.base.from
 		return &detailSubject{node: step.ToNode, step: &step, depth: g.depth,
-			change: fmt.Sprintf("%s left: the %s run reached it here; this run did not", glyphLeft, st.baseLabel),
+			change: fmt.Sprintf("%s left: the %s run reached it here; this run did not", glyphLeft, st.base.from.label),
 			tags:   from.tags, floor: from.cfg.TagSimFloor, minActivation: from.cfg.MinActivation}
 	}
 	n, st := m.tree.selectedNode()

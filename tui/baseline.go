@@ -91,7 +91,6 @@ func (rt *resultTrees) setBase(b *baseline) {
 		}
 		st.base = newSeedBase(res)
 		st.base.from = b
-		st.baseLabel = b.label
 		st.findGhosts()
 	}
 	rt.version++
@@ -197,16 +196,11 @@ func (m *Model) togglePin() tea.Cmd {
 // changeText says how the selected node differs from the baseline, for the
 // detail pane ("" when it does not or there is none).
 func changeText(st *seedTree, n *tnode) string {
-	ch, was := st.changeOf(n)
-	label := ""
-	if st.base != nil {
-		label = st.baseLabel
-	}
-	switch ch {
+	switch ch, was := st.changeOf(n); ch { // a change implies a baseline
 	case changeEntered:
-		return glyphEntered + " entered: the " + label + " run did not reach it"
+		return glyphEntered + " entered: the " + st.base.from.label + " run did not reach it"
 	case changeMoved:
-		return fmt.Sprintf("%s moved: the %s run reached it under %s at depth %d", glyphMoved, label, was.Parent, was.Depth)
+		return fmt.Sprintf("%s moved: the %s run reached it under %s at depth %d", glyphMoved, st.base.from.label, was.Parent, was.Depth)
 	}
 	return ""
 }

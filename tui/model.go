@@ -158,7 +158,6 @@ func (m *Model) restart() tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.cancel = cancel
 	m.trees = newResultTrees(seeds)
-	m.trees.minActivation = cfg.MinActivation
 	m.trees.cfg, m.trees.tags = cfg, m.runTags
 	m.trees.setBase(m.baseline())
 	m.afterTreeChange(true)

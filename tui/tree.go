@@ -7,7 +7,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
@@ -380,7 +379,7 @@ func (t *treePane) View() string {
 		}
 	}
 	h := t.listHeight()
-	out := lipgloss.NewStyle().Width(t.w).Height(h).MaxHeight(h).MaxWidth(t.w).Render(strings.Join(lines, "\n"))
+	out := t.st.r.NewStyle().Width(t.w).Height(h).MaxHeight(h).MaxWidth(t.w).Render(strings.Join(lines, "\n"))
 	if sum := t.summary(); sum != "" && t.h > 1 {
 		out = t.st.Info.Render(ansi.Truncate(sum, t.w, "…")) + "\n" + out
 	}

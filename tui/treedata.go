@@ -62,16 +62,12 @@ type seedTree struct {
 	err     string
 	// base is this seed's part of the baseline the run is compared with
 	// (nil without one).
-	base      *seedBase
-	baseLabel string
+	base *seedBase
 }
 
 // resultTrees holds one tree per seed of the current run.
 type resultTrees struct {
 	seeds []*seedTree
-	// minActivation is the run's MIN_ACTIVATION: near misses show how close
-	// they came to it.
-	minActivation float64
 	// version changes whenever the trees change, so views know to re-render.
 	version int
 	// base is the run the trees are compared with (nil: none), and summary

@@ -117,7 +117,7 @@ func (b *rowBuilder) build(rt *resultTrees) []treeRow {
 	if rt == nil {
 		return b.rows
 	}
-	b.minActivation = rt.minActivation
+	b.minActivation = rt.cfg.MinActivation
 	for i, st := range rt.seeds {
 		if i > 0 {
 			b.add(rowKey{loser: -1}, false)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/neo4jtest"
+	"github.com/memoria-graph/memoria/internal/peakmem"
 	"github.com/memoria-graph/memoria/internal/randgraph"
 )
 
@@ -94,9 +94,9 @@ func BenchmarkLoadFile(b *testing.B) {
 				b.StopTimer()
 				emptyDatabase(b, src)
 				runtime.GC()
-				base := heapObjects()
+				base := peakmem.HeapObjects()
 				b.StartTimer()
-				peak := startPeak()
+				peak := peakmem.Start()
 				t0 := time.Now()
 				p, err := PrepareFile(path, 0)
 				var st LoadStats
@@ -104,7 +104,7 @@ func BenchmarkLoadFile(b *testing.B) {
 					st, err = p.Load(ctx, src, opt)
 				}
 				took := time.Since(t0)
-				top := peak.end()
+				top := peak.End()
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -135,37 +135,3 @@ func emptyDatabase(b *testing.B, src *neo4jdb.Source) {
 		b.Fatal(err)
 	}
 }
-
-// heapObjects is the bytes of live and not-yet-swept heap objects.
-func heapObjects() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
-// peakSampler records the largest heapObjects value seen every millisecond.
-type peakSampler struct {
-	stop chan struct{}
-	done chan uint64
-}
-
-func startPeak() *peakSampler {
-	p := &peakSampler{stop: make(chan struct{}), done: make(chan uint64)}
-	go func() {
-		peak := heapObjects()
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.stop:
-				p.done <- max(peak, heapObjects())
-				return
-			case <-t.C:
-				peak = max(peak, heapObjects())
-			}
-		}
-	}()
-	return p
-}
-
-func (p *peakSampler) end() uint64 { close(p.stop); return <-p.done }

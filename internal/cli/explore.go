@@ -75,12 +75,9 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	}
 	// A trace needs an engine that reads whole neighbourhoods: on Neo4j,
 	// the snapshot (its one round trip per level brings the near misses).
-	backend, notice, err := q.backend(ctx, source, *trace)
+	backend, err := q.cliBackend(ctx, env, source, *trace)
 	if err != nil {
 		return err
-	}
-	if notice != "" {
-		fmt.Fprintln(env.Stderr, "memoria: "+notice)
 	}
 	r, err := activation.New(backend, q.cfg, q.opts)
 	if err != nil {

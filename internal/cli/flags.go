@@ -144,6 +144,16 @@ func (q *queryFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 	return q.src.open(ctx, env)
 }
 
+// cliBackend is backend for the commands that print (explore, sweep, why):
+// the index advice, if any, goes to stderr as one line.
+func (q *queryFlags) cliBackend(ctx context.Context, env Env, src graph.Source, live bool) (activation.Backend, error) {
+	b, notice, err := q.backend(ctx, src, live)
+	if err == nil && notice != "" {
+		fmt.Fprintln(env.Stderr, "memoria: "+notice)
+	}
+	return b, err
+}
+
 // backend pairs src with its expansion (backendFor), honouring --cypher on
 // Neo4j; live (the explorer) puts a snapshot behind the fast path, so that
 // threshold experiments replay what was read. A fast-path Neo4j backend's

@@ -118,12 +118,9 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
-	backend, notice, err := q.backend(ctx, source, false)
+	backend, err := q.cliBackend(ctx, env, source, false)
 	if err != nil {
 		return err
-	}
-	if notice != "" {
-		fmt.Fprintln(env.Stderr, "memoria: "+notice)
 	}
 	s, err := sweep.Run(ctx, sweep.Config{
 		Backend: backend, Params: q.cfg, Options: q.opts, Seeds: q.seeds, Tags: splitTags(q.tags),

@@ -58,12 +58,9 @@ func runWhy(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
-	backend, notice, err := q.backend(ctx, source, false)
+	backend, err := q.cliBackend(ctx, env, source, false)
 	if err != nil {
 		return err
-	}
-	if notice != "" {
-		fmt.Fprintln(env.Stderr, "memoria: "+notice)
 	}
 	a, err := why.Explain(ctx, why.Config{Backend: backend, Params: q.cfg, Options: q.opts, Seeds: q.seeds,
 		Tags: splitTags(q.tags), NodeID: *node})

@@ -7,13 +7,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"runtime/metrics"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/internal/peakmem"
 	"github.com/memoria-graph/memoria/internal/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -69,40 +68,6 @@ func benchData(b *testing.B) []byte {
 	return data
 }
 
-// heapObjects is the bytes of live and not-yet-swept heap objects.
-func heapObjects() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
-// peakSampler records the largest heapObjects value seen every millisecond.
-type peakSampler struct {
-	stop chan struct{}
-	done chan uint64
-}
-
-func startPeak() *peakSampler {
-	p := &peakSampler{stop: make(chan struct{}), done: make(chan uint64)}
-	go func() {
-		peak := heapObjects()
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.stop:
-				p.done <- max(peak, heapObjects())
-				return
-			case <-t.C:
-				peak = max(peak, heapObjects())
-			}
-		}
-	}()
-	return p
-}
-
-func (p *peakSampler) end() uint64 { close(p.stop); return <-p.done }
-
 const mb = 1 << 20
 
 // benchLoad runs load b.N times and reports, above the heap in use before
@@ -116,18 +81,18 @@ func benchLoad(b *testing.B, size int64, load func() (any, error)) {
 		b.StopTimer()
 		keep = nil
 		runtime.GC()
-		base := heapObjects()
-		p := startPeak()
+		base := peakmem.HeapObjects()
+		p := peakmem.Start()
 		b.StartTimer()
 		g, err := load()
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		peak = max(peak, p.end()-base)
+		peak = max(peak, p.End()-base)
 		keep = g
 		runtime.GC()
-		kept = heapObjects() - base
+		kept = peakmem.HeapObjects() - base
 		b.StartTimer()
 	}
 	runtime.KeepAlive(keep)

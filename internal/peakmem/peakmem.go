@@ -1,0 +1,46 @@
+// Package peakmem is test support for the memory benchmarks: it samples the
+// Go heap every millisecond and reports the largest value seen, so a
+// benchmark can state a peak next to its time (README, "Performance").
+package peakmem
+
+import (
+	"runtime/metrics"
+	"time"
+)
+
+// HeapObjects is the bytes of live and not-yet-swept heap objects.
+func HeapObjects() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// Sampler records the largest HeapObjects value seen every millisecond
+// between Start and End.
+type Sampler struct {
+	stop chan struct{}
+	done chan uint64
+}
+
+// Start begins sampling.
+func Start() *Sampler {
+	p := &Sampler{stop: make(chan struct{}), done: make(chan uint64)}
+	go func() {
+		peak := HeapObjects()
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				p.done <- max(peak, HeapObjects())
+				return
+			case <-t.C:
+				peak = max(peak, HeapObjects())
+			}
+		}
+	}()
+	return p
+}
+
+// End stops sampling and returns the peak in bytes.
+func (p *Sampler) End() uint64 { close(p.stop); return <-p.done }
