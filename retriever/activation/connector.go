@@ -26,6 +26,8 @@ type Expander interface {
 // Backend opens expanders. Implementations must be safe for concurrent use.
 type Backend interface {
 	// Open returns an Expander for one seed exploration and a function that
-	// releases it.
+	// releases it. It should not wait on I/O: Retriever.Explore opens every
+	// seed's expander before it starts any exploration (so that a backend
+	// serving one run's explorations together knows how many there are).
 	Open(ctx context.Context) (Expander, func(context.Context) error, error)
 }

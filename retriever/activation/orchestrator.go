@@ -89,6 +89,13 @@ func (g *Retriever) Explore(ctx context.Context, seeds []retriever.Seed, queryTa
 	}
 	tags := retriever.NormalizeTags(queryTags)
 	out := make(chan Event, 16)
+	// Every seed's expander is opened before any exploration starts, so a
+	// backend that sends the queries of one run's explorations together
+	// (onneo4j) knows from the start how many to wait for.
+	conns := make([]opened, len(seeds))
+	for i := range conns {
+		conns[i].conn, conns[i].release, conns[i].err = g.backend.Open(ctx)
+	}
 	var wg sync.WaitGroup
 	for i, seed := range seeds {
 		wg.Add(1)
@@ -104,7 +111,7 @@ func (g *Retriever) Explore(ctx context.Context, seeds []retriever.Seed, queryTa
 				}
 			}
 			start := time.Now()
-			res := g.exploreSeed(ctx, seed, tags, func(ev Event) { ev.Elapsed = time.Since(start); emit(ev) })
+			res := g.exploreSeed(ctx, conns[i], seed, tags, func(ev Event) { ev.Elapsed = time.Since(start); emit(ev) })
 			emit(Event{Kind: EventResult, Result: &res, Elapsed: time.Since(start)})
 		}()
 	}
@@ -133,10 +140,17 @@ func (g *Retriever) ExploreAll(ctx context.Context, seeds []retriever.Seed, quer
 	return results, nil
 }
 
-// exploreSeed explores one seed synchronously, calling emit (if not nil) for
-// its EventSeed and EventLevel events, and returns its result. queryTags
-// must be normalised.
-func (g *Retriever) exploreSeed(ctx context.Context, seed retriever.Seed, queryTags []string, emit func(Event)) (res retriever.Result) {
+// opened is what Backend.Open returned for one seed.
+type opened struct {
+	conn    Expander
+	release func(context.Context) error
+	err     error
+}
+
+// exploreSeed explores one seed synchronously over its opened expander
+// (which it releases), calling emit (if not nil) for its EventSeed and
+// EventLevel events, and returns its result. queryTags must be normalised.
+func (g *Retriever) exploreSeed(ctx context.Context, o opened, seed retriever.Seed, queryTags []string, emit func(Event)) (res retriever.Result) {
 	if emit == nil {
 		emit = func(Event) {}
 	}
@@ -150,7 +164,7 @@ func (g *Retriever) exploreSeed(ctx context.Context, seed retriever.Seed, queryT
 		return res
 	}
 
-	conn, release, err := g.backend.Open(ctx)
+	conn, release, err := o.conn, o.release, o.err
 	if err != nil {
 		return fail(err)
 	}

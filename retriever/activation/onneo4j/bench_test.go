@@ -19,8 +19,8 @@ var benchSeeds = []retriever.Seed{
 var benchTags = []string{"demand_forecasting", "stockout", "safety_stock", "inventory_policy", "campaign", "office_move", "it_support"}
 
 // BenchmarkExploreDemo explores five seeds of the demo graph at once on the
-// real server (one session and one query per level per seed, in parallel
-// goroutines), through Connect's driver. Reported, not enforced; it also
+// real server (the seeds in parallel goroutines, their queries sent
+// together by the batcher), through Connect's driver. Reported, not enforced; it also
 // reports the number of level queries per exploration.
 func BenchmarkExploreDemo(b *testing.B) {
 	demoSource(b)

@@ -1,6 +1,7 @@
 package onneo4j
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/memoria-graph/memoria/internal/cypherlit"
@@ -15,15 +16,6 @@ RETURN properties(n) AS data, labels(n) AS labels`
 // seedScanQuery is SeedQuery returning the node's element id too: the fast
 // path's fallback for a node no id index covers.
 const seedScanQuery = SeedQuery + `, elementId(n) AS element_id`
-
-// SeedIndexQuery is the fast path's seed lookup (docs/ALGORITHM.md,
-// "Indexes"): the node by id among the labels that have an id index, which
-// Neo4j plans as a union of index seeks. It returns what SeedQuery returns
-// for such a node, plus its element id.
-func SeedIndexQuery(labels []string) string {
-	return `MATCH (n) WHERE n.id = $node_id AND (` + labelDisjunction("n", labels) + `)
-RETURN properties(n) AS data, labels(n) AS labels, elementId(n) AS element_id`
-}
 
 // resolveIndexQuery and resolveScanQuery find the element ids of frontier
 // nodes the expander has not seen (a caller that builds its own frontier).
@@ -130,9 +122,40 @@ var FastExpandQuery = mustReplace(mustReplace(ExpandQuery,
 	byIDMatch, "MATCH (current) WHERE elementId(current) = f.element_id\n"),
 	"       transfer_energy\nORDER BY", "       transfer_energy,\n       elementId(neighbor)   AS neighbor_element_id\nORDER BY")
 
-func mustReplace(s, old, new string) string {
-	if strings.Count(s, old) != 1 {
-		panic("onneo4j: the query text to replace is not there once: " + old)
+// BatchExpandQuery is FastExpandQuery for several explorations at once
+// (docs/ALGORITHM.md, "One query for all seeds"): $requests holds one
+// element per exploration, {i, frontier, visited_ids}, and each row says
+// whose it is (`request`, its i). Each exploration's visited ids are its
+// own; the thresholds and query tags are shared, so only explorations with
+// equal ones are sent together. A row depends only on its frontier entry,
+// its request's visited ids and the shared parameters, so each request gets
+// exactly the rows FastExpandQuery gives it alone, in the same order.
+var BatchExpandQuery = mustReplaceN(mustReplace(mustReplace(mustReplace(mustReplace(mustReplace(FastExpandQuery,
+	"UNWIND $frontier AS f\n", "UNWIND $requests AS q\nUNWIND q.frontier AS f\n"),
+	"WITH current, f.node_id AS parent_id,", "WITH q.i AS request, q.visited_ids AS visited_ids, current, f.node_id AS parent_id,"),
+	"NOT neighbor.id IN $visited_ids", "NOT neighbor.id IN visited_ids"),
+	"RETURN parent_id,", "RETURN request, parent_id,"),
+	"ORDER BY parent_id,", "ORDER BY request, parent_id,"),
+	"WITH parent_id, ", "WITH request, parent_id, ", 5)
+
+// batchSeedQuery is the fast path's seed lookup (docs/ALGORITHM.md,
+// "Indexes"), for several seeds at once: each node by id among the labels
+// that have an id index, which Neo4j plans as a union of index seeks.
+// $requests holds {i, node_id} per seed; each row says whose it is
+// (`request`) and returns what SeedQuery returns for such a node, plus its
+// element id.
+func batchSeedQuery(labels []string) string {
+	return `UNWIND $requests AS q
+MATCH (n) WHERE n.id = q.node_id AND (` + labelDisjunction("n", labels) + `)
+RETURN q.i AS request, properties(n) AS data, labels(n) AS labels, elementId(n) AS element_id`
+}
+
+func mustReplace(s, old, new string) string { return mustReplaceN(s, old, new, 1) }
+
+// mustReplaceN replaces old, which must occur exactly n times, by new.
+func mustReplaceN(s, old, new string, n int) string {
+	if strings.Count(s, old) != n {
+		panic(fmt.Sprintf("onneo4j: the query text to replace is not there %d times: %s", n, old))
 	}
-	return strings.Replace(s, old, new, 1)
+	return strings.ReplaceAll(s, old, new)
 }

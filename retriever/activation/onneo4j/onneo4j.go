@@ -18,12 +18,15 @@ import (
 )
 
 // Neo4j is the Activation Energy expansion over a Neo4j database, one round
-// trip per level, each in a read transaction of the exploration's own
-// session. It is safe for concurrent use; each Open gets its own session.
+// trip per level, each in a read transaction. It is safe for concurrent
+// use; each Open gets its own session (which the fast path uses only for
+// its fallbacks: its seed lookups and levels go through the batcher).
 //
 // New gives the fast path: the seed is found through the id indexes
-// (SeedIndexQuery; a scan only for a node no index covers) and every level
-// addresses its frontier by element id (FastExpandQuery). NewSeedCypher
+// (batchSeedQuery; a scan only for a node no index covers) and every level
+// addresses its frontier by element id (FastExpandQuery), the seed lookups
+// and level queries of concurrent explorations sent together
+// (BatchExpandQuery; see batcher). NewSeedCypher
 // runs the specification's queries as docs/ALGORITHM.md gives them
 // (SeedQuery, ExpandQuery), which find every node by scanning. Both return
 // the same results.
@@ -34,12 +37,18 @@ type Neo4j struct {
 	mu       sync.Mutex
 	coverage *neo4jdb.IDCoverage // read once, by the first exploration
 
+	batch *batcher // the fast path's seed lookups and level queries, sent together
+
 	// trace, when set (by tests), sees every query an expander runs.
 	trace func(query string, params map[string]any)
 }
 
 // New returns the fast expansion over src.
-func New(src *neo4jdb.Source) *Neo4j { return &Neo4j{src: src, fast: true} }
+func New(src *neo4jdb.Source) *Neo4j {
+	n := &Neo4j{src: src, fast: true}
+	n.batch = newBatcher(src, func() func(string, map[string]any) { return n.trace })
+	return n
+}
 
 // NewSeedCypher returns the expansion that runs the specification's queries.
 func NewSeedCypher(src *neo4jdb.Source) *Neo4j { return &Neo4j{src: src} }
@@ -71,6 +80,8 @@ func (n *Neo4j) resetCoverage() {
 
 // Open returns an activation.Expander holding one read session, for one seed
 // exploration; release closes the session.
+// On the fast path the exploration is registered with the batcher until it
+// is released, so that the batcher waits for its next level.
 func (n *Neo4j) Open(ctx context.Context) (activation.Expander, func(context.Context) error, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -79,7 +90,12 @@ func (n *Neo4j) Open(ctx context.Context) (activation.Expander, func(context.Con
 	if !n.fast {
 		return &neo4jExpander{sess: s, expandQuery: ExpandQuery, extras: true, trace: n.trace}, s.Close, nil
 	}
-	return &neo4jExpander{sess: s, expandQuery: FastExpandQuery, extras: true, backend: n, elements: map[string][]string{}, trace: n.trace}, s.Close, nil
+	done := n.batch.register()
+	release := func(ctx context.Context) error {
+		done()
+		return s.Close(ctx)
+	}
+	return &neo4jExpander{sess: s, extras: true, backend: n, elements: map[string][]string{}, trace: n.trace}, release, nil
 }
 
 // neo4jExpander serves one exploration over one session. Tests build one
@@ -117,7 +133,7 @@ func (c *neo4jExpander) FetchSeed(ctx context.Context, nodeID string) (graph.Nod
 	var recs []*neo4j.Record
 	var err error
 	if len(c.indexed) > 0 {
-		if recs, err = c.collect(ctx, SeedIndexQuery(c.indexed), params); err != nil {
+		if recs, err = c.backend.batch.do(ctx, batchSeedQuery(c.indexed), map[string]any{}, params); err != nil {
 			return graph.Node{}, false, err
 		}
 	}
@@ -227,7 +243,17 @@ func (c *neo4jExpander) ExpandFrontier(ctx context.Context, req activation.Expan
 			return nil, err
 		}
 	}
-	recs, err := c.collect(ctx, c.expandQuery, expandParams(req, c.elements))
+	params := expandParams(req, c.elements)
+	var recs []*neo4j.Record
+	var err error
+	if c.fast() {
+		item := map[string]any{"frontier": params["frontier"], "visited_ids": params["visited_ids"]}
+		delete(params, "frontier")
+		delete(params, "visited_ids")
+		recs, err = c.backend.batch.do(ctx, BatchExpandQuery, params, item)
+	} else {
+		recs, err = c.collect(ctx, c.expandQuery, params)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package onneo4j
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -50,23 +51,26 @@ func hasScan(ops []string) bool {
 
 // TestFastPathPlansNoScan runs the demo graph's scenarios (docs/DEMO_GRAPH.md
 // A, B1, B2, B3, the cycle seed T4001 and a missing-free set of five seeds,
-// MAX_DEPTH 5) on the fast path, loaded by `memoria load` with its id
-// indexes, records every query the explorations sent with its parameters,
-// and EXPLAINs each on the server: no plan may hold an AllNodesScan or a
-// NodeByLabelScan. Every seed has an indexed label, so the scan fallback
-// must never have run; the seed lookup and the level query must both have
-// run (at least 6 and 10 times). As a control, the specification's
+// MAX_DEPTH 5) on the fast path and on a snapshot (what the explorer
+// runs), the graph loaded by `memoria load` with its id indexes, records
+// every query the explorations sent with its parameters, and EXPLAINs each
+// on the server: no plan may hold an AllNodesScan or a NodeByLabelScan.
+// Every seed has an indexed label, so the scan fallback must never have
+// run; the seed lookup, the level query and the snapshot's adjacency read
+// must all have run (at least 6, 10 and 6 times). As a control, the specification's
 // SeedQuery and ExpandQuery, EXPLAINed with the same parameters, do scan:
 // the check can fail.
 func TestFastPathPlansNoScan(t *testing.T) {
 	src := demoSource(t)
 	b := New(src)
+	snap := NewSnapshot(src)
 	type sent struct {
 		query  string
 		params map[string]any
 	}
 	var queries []sent
 	b.trace = func(q string, p map[string]any) { queries = append(queries, sent{q, p}) }
+	snap.fast.trace = b.trace
 	cfg := activation.DefaultParams()
 	cfg.MinActivation = 0.001
 	for _, seeds := range [][]retriever.Seed{
@@ -78,33 +82,41 @@ func TestFastPathPlansNoScan(t *testing.T) {
 		// One seed at a time, so that trace (not synchronised) sees one
 		// goroutine.
 		for _, s := range seeds {
-			res, err := mustRetriever(t, b, cfg).ExploreAll(context.Background(), []retriever.Seed{s}, []string{"campaign", "stockout"})
-			if err != nil || res[0].Error != "" || res[0].TerminatedReason == retriever.TerminatedSeedNotFound {
-				t.Fatalf("seed %s: %v %s %s", s.NodeID, err, res[0].TerminatedReason, res[0].Error)
+			for _, backend := range []activation.Backend{b, snap} {
+				res, err := mustRetriever(t, backend, cfg).ExploreAll(context.Background(), []retriever.Seed{s}, []string{"campaign", "stockout"})
+				if err != nil || res[0].Error != "" || res[0].TerminatedReason == retriever.TerminatedSeedNotFound {
+					t.Fatalf("seed %s: %v %s %s", s.NodeID, err, res[0].TerminatedReason, res[0].Error)
+				}
 			}
 		}
 	}
 	d := src.Driver()
-	var seedLookups, levels int
+	var seedLookups, levels, adjacency int
 	for _, q := range queries {
 		switch {
 		case q.query == seedScanQuery || q.query == resolveScanQuery:
 			t.Errorf("the scan fallback ran for %v although every label is indexed", q.params)
-		case strings.HasPrefix(q.query, "MATCH (n) WHERE n.id = $node_id"):
+		case strings.HasPrefix(q.query, "UNWIND $requests AS q\nMATCH (n) WHERE n.id = q.node_id AND ("):
 			seedLookups++
-		case q.query == FastExpandQuery:
+		case q.query == BatchExpandQuery:
 			levels++
+		case q.query == batchAdjacencyQuery:
+			adjacency++
 		}
 		if ops := planOperators(t, d, q.query, q.params); hasScan(ops) {
 			t.Errorf("the plan of\n%s\nscans: %v", q.query, ops)
 		}
 	}
-	if seedLookups < 6 || levels < 10 {
-		t.Errorf("%d seed lookups and %d level queries recorded; want at least 6 and 10", seedLookups, levels)
+	if seedLookups < 6 || levels < 10 || adjacency < 6 {
+		t.Errorf("%d seed lookups, %d level queries and %d adjacency reads recorded; want at least 6, 10 and 6", seedLookups, levels, adjacency)
 	}
 	for _, q := range queries {
-		if q.query == FastExpandQuery {
-			if ops := planOperators(t, d, ExpandQuery, q.params); !hasScan(ops) {
+		if q.query == BatchExpandQuery {
+			// The one request's frontier and visited ids, as ExpandQuery takes them.
+			params := maps.Clone(q.params)
+			req := params["requests"].([]any)[0].(map[string]any)
+			params["frontier"], params["visited_ids"] = req["frontier"], req["visited_ids"]
+			if ops := planOperators(t, d, ExpandQuery, params); !hasScan(ops) {
 				t.Errorf("control: the seed's ExpandQuery plans without a scan: %v", ops)
 			}
 			break

@@ -31,13 +31,21 @@ RETURN parent_id, degree,
        properties(r)        AS edge_data,
        elementId(r)         AS edge_eid`
 
+// batchAdjacencyQuery is adjacencyQuery for the frontiers of several
+// explorations at once (see batcher): $requests holds {i, frontier} per
+// exploration and each row says whose it is (`request`).
+var batchAdjacencyQuery = mustReplace(mustReplace(mustReplace(adjacencyQuery,
+	"UNWIND $frontier AS f\n", "UNWIND $requests AS q\nUNWIND q.frontier AS f\n"),
+	"WITH current, f.node_id AS parent_id,", "WITH q.i AS request, current, f.node_id AS parent_id,"),
+	"RETURN parent_id,", "RETURN request, parent_id,")
+
 // Snapshot is the part of a Neo4j graph explorations have read: every node
 // that has been on a frontier, with its degree and all its RELATES
 // relationships (properties and neighbours), as read from the server
 // (docs/ALGORITHM.md, "Replaying from a snapshot"). As an
 // activation.Backend it answers a level from what it holds and asks the
-// server, in one round trip per level, only for the frontier nodes it
-// lacks; the candidates it computes are the ones FastExpandQuery would
+// server, in one round trip per level (shared with the explorations
+// running beside it, see batcher), only for the frontier nodes it lacks; the candidates it computes are the ones FastExpandQuery would
 // return (the rules of docs/ALGORITHM.md evaluated in the Cypher's order,
 // like the memory engine). A threshold, tag or score change that stays
 // inside the explored part is then replayed with no round trip. Reset
@@ -122,7 +130,7 @@ type snapExpander struct {
 }
 
 // FetchSeed answers from the seeds the snapshot has found, else looks the
-// seed up on the server (SeedIndexQuery) and keeps it. A seed that was not
+// seed up on the server (the fast path's lookup) and keeps it. A seed that was not
 // found is asked again next time.
 func (e *snapExpander) FetchSeed(ctx context.Context, nodeID string) (graph.Node, bool, error) {
 	e.snap.mu.Lock()
@@ -308,7 +316,7 @@ func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierI
 			params = append(params, map[string]any{"node_id": id, "element_id": eid})
 		}
 	}
-	recs, err := e.server.collect(ctx, adjacencyQuery, map[string]any{"frontier": params})
+	recs, err := e.server.backend.batch.do(ctx, batchAdjacencyQuery, map[string]any{}, map[string]any{"frontier": params})
 	if err != nil {
 		return nil, err
 	}

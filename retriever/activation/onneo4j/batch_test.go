@@ -1,0 +1,173 @@
+package onneo4j
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+)
+
+// TestSeedsShareEachLevel: five seeds explored together on the demo graph
+// (MAX_DEPTH 5, MIN_ACTIVATION 0.001, tags campaign and stockout) send one
+// seed lookup carrying all five, and one level query per depth carrying
+// every seed still exploring at that depth: as many level queries as the
+// deepest seed has levels, where one query per seed and level would be the
+// sum. (The linger is raised to 10 s so that the grouping does not depend
+// on the machine's speed; every exploration sends or ends long before.)
+// Each seed's result is the one it gets explored alone.
+func TestSeedsShareEachLevel(t *testing.T) {
+	src := demoSource(t)
+	b := New(src)
+	b.batch.linger = 10 * time.Second
+	var mu sync.Mutex
+	var seedLookups, levelQueries []int // requests per query
+	b.trace = func(q string, p map[string]any) {
+		mu.Lock()
+		defer mu.Unlock()
+		n := len(p["requests"].([]any))
+		if q == BatchExpandQuery {
+			levelQueries = append(levelQueries, n)
+		} else {
+			seedLookups = append(seedLookups, n)
+		}
+	}
+	cfg := activation.DefaultParams()
+	cfg.MinActivation = 0.001
+	seeds := []retriever.Seed{{NodeID: "N2006", Score: 1}, {NodeID: "N2003", Score: 0.5}, {NodeID: "T3000", Score: 0.7}, {NodeID: "P5001", Score: 0.6}, {NodeID: "N2010", Score: 0.9}}
+	tags := []string{"campaign", "stockout"}
+	t0 := time.Now()
+	together, levels := exploreWithLevels(t, b, cfg, seeds, tags)
+	if took := time.Since(t0); took > b.batch.linger {
+		t.Errorf("the exploration took %v: the batcher waited out its linger for an exploration that had ended", took)
+	}
+
+	deepest, sum := 0, 0
+	for i, lv := range levels {
+		if together[i].Error != "" || together[i].SeedNode == nil {
+			t.Fatalf("seed %s: %s %s", seeds[i].NodeID, together[i].TerminatedReason, together[i].Error)
+		}
+		deepest, sum = max(deepest, len(lv)), sum+len(lv)
+	}
+	if !slices.Equal(seedLookups, []int{5}) {
+		t.Errorf("seed lookups carried %v requests; want one lookup of 5", seedLookups)
+	}
+	if len(levelQueries) != deepest || deepest == sum {
+		t.Errorf("%d level queries (requests %v) for levels %d deep, %d in all; want one per depth", len(levelQueries), levelQueries, deepest, sum)
+	}
+	for i, lv := range levelQueries { // seeds drop out as they finish, never join
+		if i > 0 && lv > levelQueries[i-1] {
+			t.Errorf("level query %d carried %d requests, more than the one before (%v)", i, lv, levelQueries)
+		}
+	}
+	for i, s := range seeds {
+		alone, _ := exploreWithLevels(t, New(src), cfg, []retriever.Seed{s}, tags)
+		if msg := compareResults(together[i], alone[0], nil, nil); msg != "" {
+			t.Errorf("seed %s explored with others differs from alone: %s", s.NodeID, msg)
+		}
+	}
+}
+
+// sendTogether sends one request per item through b as two registered
+// explorations would, and returns each call's rows' column col and error.
+func sendTogether(t *testing.T, b *batcher, ctxs []context.Context, query string, items []map[string]any, col string) ([][]any, []error) {
+	t.Helper()
+	vals, errs := make([][]any, len(items)), make([]error, len(items))
+	var wg sync.WaitGroup
+	for i, item := range items {
+		done := b.register()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer done()
+			recs, err := b.do(ctxs[i], query, map[string]any{}, item)
+			errs[i] = err
+			for _, r := range recs {
+				v, _ := r.Get(col)
+				vals[i] = append(vals[i], v)
+			}
+		}()
+	}
+	wg.Wait()
+	return vals, errs
+}
+
+// TestBatchSplitsOnStatementError: two requests of one query, 10 / 0 and
+// 10 / 5. Together Neo4j rejects the query (an ArithmeticError, a
+// Neo.ClientError.Statement error), so the batcher sends each alone: the
+// first fails with that error, the second gets its one row, 10 / 5 = 2.
+// Three queries were sent: 2 requests, then 1 and 1.
+func TestBatchSplitsOnStatementError(t *testing.T) {
+	src := demoSource(t)
+	var sent []int
+	b := newBatcher(src, func() func(string, map[string]any) {
+		return func(_ string, p map[string]any) { sent = append(sent, len(p["requests"].([]any))) }
+	})
+	b.linger = 10 * time.Second
+	ctx := context.Background()
+	vals, errs := sendTogether(t, b, []context.Context{ctx, ctx}, `UNWIND $requests AS q RETURN q.i AS request, 10 / q.d AS x`,
+		[]map[string]any{{"d": int64(0)}, {"d": int64(5)}}, "x")
+	if !isStatementError(errs[0]) {
+		t.Errorf("10 / 0: want a Neo.ClientError.Statement error, got %v", errs[0])
+	}
+	if errs[1] != nil || !slices.Equal(vals[1], []any{int64(2)}) {
+		t.Errorf("10 / 5: got %v, %v; want [2]", vals[1], errs[1])
+	}
+	if !slices.Equal(sent, []int{2, 1, 1}) {
+		t.Errorf("queries carried %v requests; want [2 1 1]", sent)
+	}
+}
+
+// TestBatchCallerLeaves: two requests share a query that counts 3·10^6
+// rows (most of a second). The first caller's context is cancelled after
+// 50 ms: it returns context.Canceled at once, and the second still gets its
+// count, 3,000,000. Then both leave a slow query (10^11 rows) after
+// 200 ms: both return at once, and the query is cancelled on the server,
+// so the batcher's loop ends well before the query could have.
+func TestBatchCallerLeaves(t *testing.T) {
+	src := demoSource(t)
+	b := newBatcher(src, func() func(string, map[string]any) { return nil })
+	b.linger = 10 * time.Second
+	count := func(n int64) string {
+		return `UNWIND $requests AS q CALL (q) { UNWIND range(1, ` + itoa(n) + `) AS x RETURN count(x) AS c } RETURN q.i AS request, c`
+	}
+	early, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	t0 := time.Now()
+	vals, errs := sendTogether(t, b, []context.Context{early, context.Background()}, count(3_000_000), []map[string]any{{}, {}}, "c")
+	if !errors.Is(errs[0], context.Canceled) {
+		t.Errorf("the caller that left: %v", errs[0])
+	}
+	if errs[1] != nil || !slices.Equal(vals[1], []any{int64(3_000_000)}) {
+		t.Errorf("the caller that stayed: %v, %v; want [30000000]", vals[1], errs[1])
+	}
+	t.Logf("shared query took %v", time.Since(t0))
+
+	both, cancelBoth := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancelBoth)
+	t0 = time.Now()
+	_, errs = sendTogether(t, b, []context.Context{both, both}, count(100_000_000_000), []map[string]any{{}, {}}, "c")
+	if took := time.Since(t0); !errors.Is(errs[0], context.Canceled) || !errors.Is(errs[1], context.Canceled) || took > 5*time.Second {
+		t.Errorf("both left after 200 ms: errors %v, %v, returned after %v", errs[0], errs[1], took)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		b.mu.Lock()
+		running := b.running
+		b.mu.Unlock()
+		if !running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the batcher still runs a query no caller waits for, 15 s after they left")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
