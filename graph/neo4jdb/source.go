@@ -9,7 +9,9 @@
 // A *Source holds one driver, whose connection pool the whole program
 // shares, and the database it reads. Each seed exploration opens its own
 // Session (OpenSession); every query runs in a read transaction and its
-// result is collected before the next query.
+// result is collected before the next query. Session.Collect gives each
+// query a transaction of its own (the typed neo4j.ExecuteRead);
+// Session.Begin opens one (Tx) for queries sent one after another.
 //
 // # Retries
 //
@@ -375,6 +377,62 @@ func (s *Session) Collect(ctx context.Context, query string, params map[string]a
 		return nil, err
 	}
 	return recs, nil
+}
+
+// Tx is an explicit read transaction of a Session, for queries sent one
+// after another without a BEGIN and a COMMIT round trip each (the fast
+// path's batcher sends a whole exploration's levels in one). A query that
+// fails leaves the transaction unusable: close it and begin another. It is
+// not safe for concurrent use.
+type Tx struct {
+	tx  neo4j.ExplicitTransaction
+	src *Source
+}
+
+// Begin starts a read transaction in the session (the session's access
+// mode is read), within the query deadline.
+func (s *Session) Begin(ctx context.Context) (*Tx, error) {
+	var tx neo4j.ExplicitTransaction
+	err := s.src.Bounded(ctx, func(qctx context.Context) error {
+		var err error
+		tx, err = s.sess.BeginTransaction(qctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Tx{tx: tx, src: s.src}, nil
+}
+
+// Collect runs query in the transaction within the query deadline and
+// returns all its records, its errors classified as Session.Collect's.
+func (t *Tx) Collect(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {
+	var recs []*neo4j.Record
+	err := t.src.Bounded(ctx, func(qctx context.Context) error {
+		res, err := t.tx.Run(qctx, query, params)
+		if err != nil {
+			return err
+		}
+		recs, err = res.Collect(qctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// Close ends the transaction (rolled back: it only read), bounded like
+// Session.Close. A transaction a failed query or a lost connection has
+// already ended needs nothing more and is not an error.
+func (t *Tx) Close(ctx context.Context) error {
+	cctx, cancel := t.src.cleanupContext(ctx)
+	defer cancel()
+	err := t.tx.Close(cctx)
+	if err != nil && (isConnectivity(err) || errors.Is(err, context.Canceled)) {
+		return nil
+	}
+	return err
 }
 
 // Close closes the session, within the connect timeout even when ctx has

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,8 +100,10 @@ func TestConnectSilentServerCancel(t *testing.T) {
 // (the server stops answering mid-session), Source.Query and a Session's
 // Collect each fail with "Neo4j at <proxy URI> did not answer a query
 // within 400ms" (a *TimeoutError, not transient, so the catalog's one
-// retry does not double the wait); a query under a cancelled context
-// returns context.Canceled at once; and closing the Source returns.
+// retry does not double the wait), and so does a query in a read
+// transaction begun before the freeze (Tx), whose Close then returns; a
+// query under a cancelled context returns context.Canceled at once; and
+// closing the Source returns.
 func TestQueryTimeoutFrozenServer(t *testing.T) {
 	srv := neo4jtest.Shared(t)
 	proxy := neo4jtest.NewProxy(t, srv.URI)
@@ -117,6 +120,14 @@ func TestQueryTimeoutFrozenServer(t *testing.T) {
 	if _, err := sess.Collect(ctx, "RETURN 1 AS one", nil); err != nil {
 		t.Fatalf("session before freezing: %v", err)
 	}
+	txSess := src.OpenSession(ctx)
+	tx, err := txSess.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Collect(ctx, "RETURN 1 AS one", nil); err != nil {
+		t.Fatalf("transaction before freezing: %v", err)
+	}
 	proxy.Freeze()
 
 	want := fmt.Sprintf("Neo4j at %s did not answer a query within 400ms", proxy.URI)
@@ -129,6 +140,9 @@ func TestQueryTimeoutFrozenServer(t *testing.T) {
 	}
 	check("Query", within(t, "Query", func() error { _, err := src.Query(ctx, "RETURN 1 AS one", nil); return err }))
 	check("Collect", within(t, "Collect", func() error { _, err := sess.Collect(ctx, "RETURN 1 AS one", nil); return err }))
+	check("Tx.Collect", within(t, "Tx.Collect", func() error { _, err := tx.Collect(ctx, "RETURN 1 AS one", nil); return err }))
+	within(t, "Tx.Close", func() error { return tx.Close(ctx) })
+	within(t, "Session.Close", func() error { return txSess.Close(ctx) })
 
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -140,4 +154,55 @@ func TestQueryTimeoutFrozenServer(t *testing.T) {
 	// Closing must return (its error, if any, is the frozen connection's).
 	within(t, "Session.Close", func() error { return sess.Close(ctx) })
 	within(t, "Source.Close", func() error { return src.Close(ctx) })
+}
+
+// TestTxReadsInOneTransaction: a Tx runs several queries (RETURN 1, then
+// RETURN 2) and gives each its rows; it is a read transaction, so a CREATE
+// in it is refused (Neo4j's write-in-read-access error) and nothing is
+// written; after that failure Close returns nil, and the same session
+// begins a new transaction that works. The graph holds no :TxProbe node
+// afterwards.
+func TestTxReadsInOneTransaction(t *testing.T) {
+	srv := neo4jtest.Shared(t)
+	ctx := context.Background()
+	src, err := neo4jdb.Connect(ctx, neo4jdb.Settings{URI: srv.URI, Username: srv.Username, Password: srv.Password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close(ctx)
+	sess := src.OpenSession(ctx)
+	defer sess.Close(ctx)
+	tx, err := sess.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for want := int64(1); want <= 2; want++ {
+		recs, err := tx.Collect(ctx, "RETURN $n AS n", map[string]any{"n": want})
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("RETURN %d: %d records, %v", want, len(recs), err)
+		}
+		if got, _ := recs[0].Get("n"); got != want {
+			t.Errorf("RETURN %d gave %v", want, got)
+		}
+	}
+	if _, err := tx.Collect(ctx, "CREATE (:TxProbe) RETURN 1 AS one", nil); err == nil || !strings.Contains(err.Error(), "read") {
+		t.Errorf("a CREATE in the read transaction: %v, want a refusal to write in read access mode", err)
+	}
+	if err := tx.Close(ctx); err != nil {
+		t.Errorf("Close after a failed query: %v", err)
+	}
+	tx, err = sess.Begin(ctx)
+	if err != nil {
+		t.Fatalf("a new transaction after a failed one: %v", err)
+	}
+	recs, err := tx.Collect(ctx, "MATCH (n:TxProbe) RETURN count(n) AS c", nil)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("count: %v", err)
+	}
+	if c, _ := recs[0].Get("c"); c != int64(0) {
+		t.Errorf("%v :TxProbe nodes were written", c)
+	}
+	if err := tx.Close(ctx); err != nil {
+		t.Error(err)
+	}
 }

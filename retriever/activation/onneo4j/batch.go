@@ -34,6 +34,11 @@ import (
 // Requests share a query when their query text and shared parameters are
 // equal (the same thresholds and tags); each is one element of $requests,
 // numbered by its `i`, and its rows come back under `request`.
+//
+// While it has work, the batcher keeps one read transaction open and sends
+// its queries in it one after another, so a level costs one round trip, not
+// three (BEGIN, the query, COMMIT); it ends the transaction when the queue
+// is empty, and after any failed query.
 type batcher struct {
 	src   *neo4jdb.Source
 	trace func() func(query string, params map[string]any) // the backend's current trace hook
@@ -43,6 +48,7 @@ type batcher struct {
 	running bool
 	open    int           // explorations registered and not yet released
 	wake    chan struct{} // a request arrived or an exploration ended
+	idle    chan struct{} // closed when the running loop has ended its link
 	linger  time.Duration // Linger, or longer in tests
 }
 
@@ -55,7 +61,11 @@ func newBatcher(src *neo4jdb.Source, trace func() func(string, map[string]any)) 
 	return &batcher{src: src, trace: trace, wake: make(chan struct{}, 1), linger: Linger}
 }
 
-// register counts an exploration as open until the returned func is called.
+// register counts an exploration as open until the returned func is
+// called. When the last open exploration is done, done waits for the loop
+// to end its transaction and session, so that nothing of the run is left
+// reading when its explorations have returned (a caller may close the
+// driver next).
 func (b *batcher) register() (done func()) {
 	b.mu.Lock()
 	b.open++
@@ -65,8 +75,15 @@ func (b *batcher) register() (done func()) {
 		once.Do(func() {
 			b.mu.Lock()
 			b.open--
+			var idle chan struct{}
+			if b.open == 0 && b.running {
+				idle = b.idle
+			}
 			b.mu.Unlock()
 			b.poke()
+			if idle != nil {
+				<-idle
+			}
 		})
 	}
 }
@@ -104,7 +121,8 @@ func (b *batcher) do(ctx context.Context, query string, shared, item map[string]
 	b.queue = append(b.queue, c)
 	if !b.running {
 		b.running = true
-		go b.loop()
+		b.idle = make(chan struct{})
+		go b.loop(b.idle)
 	}
 	b.mu.Unlock()
 	b.poke()
@@ -116,14 +134,60 @@ func (b *batcher) do(ctx context.Context, query string, shared, item map[string]
 	}
 }
 
+// link is the loop's session and read transaction, opened by the first
+// query that needs them and ended by end.
+type link struct {
+	src  *neo4jdb.Source
+	sess *neo4jdb.Session
+	tx   *neo4jdb.Tx
+}
+
+// collect runs one query in the link's transaction, beginning one if
+// needed. After a failure the link ends, so the next query starts afresh.
+func (l *link) collect(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {
+	if l.tx == nil {
+		l.sess = l.src.OpenSession(ctx)
+		tx, err := l.sess.Begin(ctx)
+		if err != nil {
+			l.end(ctx)
+			return nil, err
+		}
+		l.tx = tx
+	}
+	recs, err := l.tx.Collect(ctx, query, params)
+	if err != nil {
+		l.end(ctx)
+	}
+	return recs, err
+}
+
+// end closes the transaction and the session (errors of closing a read
+// transaction lose nothing: its queries' results were complete).
+func (l *link) end(ctx context.Context) {
+	if l.tx != nil {
+		_ = l.tx.Close(ctx)
+	}
+	if l.sess != nil {
+		_ = l.sess.Close(ctx)
+	}
+	l.tx, l.sess = nil, nil
+}
+
 // loop sends what is queued, group by group, until the queue is empty.
-func (b *batcher) loop() {
+func (b *batcher) loop(idle chan struct{}) {
+	l := &link{src: b.src}
 	for {
 		b.mu.Lock()
 		if len(b.queue) == 0 {
-			b.running = false
 			b.mu.Unlock()
-			return
+			l.end(context.Background()) // not under mu: it waits on the server
+			b.mu.Lock()
+			if len(b.queue) == 0 {
+				b.running = false
+				close(idle)
+				b.mu.Unlock()
+				return
+			}
 		}
 		for len(b.queue) < b.open {
 			b.mu.Unlock()
@@ -152,7 +216,7 @@ func (b *batcher) loop() {
 					rest = append(rest, c)
 				}
 			}
-			b.send(group)
+			b.send(l, group)
 			calls = rest
 		}
 	}
@@ -162,7 +226,7 @@ func (b *batcher) loop() {
 // query the server rejects for its data (a Neo.ClientError.Statement
 // error) is sent again one request at a time, so that only the request
 // whose rows caused it fails, as it would have alone.
-func (b *batcher) send(group []*batchCall) {
+func (b *batcher) send(l *link, group []*batchCall) {
 	live := group[:0:0]
 	for _, c := range group {
 		if err := c.ctx.Err(); err != nil {
@@ -175,10 +239,10 @@ func (b *batcher) send(group []*batchCall) {
 	if len(live) == 0 {
 		return
 	}
-	err := b.run(live)
+	err := b.run(l, live)
 	if err != nil && len(live) > 1 && isStatementError(err) {
 		for _, c := range live {
-			if err := b.run([]*batchCall{c}); err != nil {
+			if err := b.run(l, []*batchCall{c}); err != nil {
 				c.err = err
 			}
 			close(c.done)
@@ -195,7 +259,7 @@ func (b *batcher) send(group []*batchCall) {
 
 // run sends calls as one query and files the rows under each call. Its
 // context ends when the last call's context has ended.
-func (b *batcher) run(calls []*batchCall) error {
+func (b *batcher) run(l *link, calls []*batchCall) error {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(calls[0].ctx))
 	defer cancel()
 	left := atomic.Int64{}
@@ -225,9 +289,7 @@ func (b *batcher) run(calls []*batchCall) error {
 	if trace := b.trace(); trace != nil {
 		trace(calls[0].query, params)
 	}
-	sess := b.src.OpenSession(ctx)
-	defer sess.Close(ctx)
-	recs, err := sess.Collect(ctx, calls[0].query, params)
+	recs, err := l.collect(ctx, calls[0].query, params)
 	if err != nil {
 		return err
 	}
