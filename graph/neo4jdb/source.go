@@ -425,23 +425,20 @@ func (t *Tx) Collect(ctx context.Context, query string, params map[string]any) (
 // Close ends the transaction (rolled back: it only read), bounded like
 // Session.Close. A transaction a failed query or a lost connection has
 // already ended needs nothing more and is not an error.
-func (t *Tx) Close(ctx context.Context) error {
-	cctx, cancel := t.src.cleanupContext(ctx)
-	defer cancel()
-	err := t.tx.Close(cctx)
-	if err != nil && (isConnectivity(err) || errors.Is(err, context.Canceled)) {
-		return nil
-	}
-	return err
-}
+func (t *Tx) Close(ctx context.Context) error { return t.src.release(ctx, t.tx.Close) }
 
 // Close closes the session, within the connect timeout even when ctx has
 // no deadline. A lost connection has nothing left to release and is not an
 // error.
-func (s *Session) Close(ctx context.Context) error {
-	cctx, cancel := s.src.cleanupContext(ctx)
+func (s *Session) Close(ctx context.Context) error { return s.src.release(ctx, s.sess.Close) }
+
+// release runs a session's or transaction's close within the cleanup
+// context; a lost connection, or a cancelled one, has nothing left to
+// release and is not an error.
+func (s *Source) release(ctx context.Context, close func(context.Context) error) error {
+	cctx, cancel := s.cleanupContext(ctx)
 	defer cancel()
-	err := s.sess.Close(cctx)
+	err := close(cctx)
 	if err != nil && (isConnectivity(err) || errors.Is(err, context.Canceled)) {
 		return nil
 	}
