@@ -171,3 +171,51 @@ func TestBatchCallerLeaves(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestRunsWithOtherSettingsKeepApart: two runs on one backend at once, the
+// same five demo seeds with MIN_ACTIVATION 0.001 and with 0.01 (and other
+// tags), send their queries through one batcher; requests go together only
+// when thresholds and tags are equal, so every query the batcher sent
+// carries one min_threshold, and each run's results are those of the same
+// run alone on a fresh backend.
+func TestRunsWithOtherSettingsKeepApart(t *testing.T) {
+	src := demoSource(t)
+	b := New(src)
+	var mu sync.Mutex
+	thresholds := map[float64]int{}
+	b.trace = func(q string, p map[string]any) {
+		if q == BatchExpandQuery {
+			mu.Lock()
+			thresholds[p["min_threshold"].(float64)]++
+			mu.Unlock()
+		}
+	}
+	seeds := []retriever.Seed{{NodeID: "N2006", Score: 1}, {NodeID: "N2003", Score: 0.5}, {NodeID: "T3000", Score: 0.7}, {NodeID: "P5001", Score: 0.6}, {NodeID: "N2010", Score: 0.9}}
+	loose, strict := activation.DefaultParams(), activation.DefaultParams()
+	loose.MinActivation, strict.MinActivation = 0.001, 0.01
+	runs := []struct {
+		cfg  activation.Params
+		tags []string
+	}{{loose, []string{"campaign", "stockout"}}, {strict, []string{"stockout"}}}
+	got := make([][]retriever.Result, len(runs))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], _ = exploreWithLevels(t, b, r.cfg, seeds, r.tags)
+		}()
+	}
+	wg.Wait()
+	if len(thresholds) != 2 || thresholds[0.001] == 0 || thresholds[0.01] == 0 {
+		t.Errorf("level queries by min_threshold: %v; want both runs' own", thresholds)
+	}
+	for i, r := range runs {
+		alone, _ := exploreWithLevels(t, New(src), r.cfg, seeds, r.tags)
+		for j := range seeds {
+			if msg := compareResults(got[i][j], alone[j], nil, nil); msg != "" {
+				t.Errorf("run %d, seed %s: beside the other run it differs from alone: %s", i, seeds[j].NodeID, msg)
+			}
+		}
+	}
+}
