@@ -2,6 +2,7 @@ package onneo4j
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -50,6 +51,8 @@ type batcher struct {
 	wake    chan struct{} // a request arrived or an exploration ended
 	idle    chan struct{} // closed when the running loop has ended its link
 	linger  time.Duration // Linger, or longer in tests
+
+	unshared atomic.Int64 // numbers the keys of calls that go alone (batchKey)
 }
 
 // Linger is how long the batcher waits for the next request of an open
@@ -116,7 +119,7 @@ func (b *batcher) do(ctx context.Context, query string, shared, item map[string]
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c := &batchCall{ctx: ctx, query: query, shared: shared, key: query + "\x00" + fmt.Sprint(shared), item: item, done: make(chan struct{})}
+	c := &batchCall{ctx: ctx, query: query, shared: shared, key: b.batchKey(query, shared), item: item, done: make(chan struct{})}
 	b.mu.Lock()
 	b.queue = append(b.queue, c)
 	if !b.running {
@@ -132,6 +135,19 @@ func (b *batcher) do(ctx context.Context, query string, shared, item map[string]
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// batchKey is what requests must share to go in one query: the query and
+// its shared parameters, exactly (JSON: maps in key order, numbers as they
+// round-trip, strings quoted, so tags "a b" and "a", "b" differ). Parameters
+// JSON cannot hold make the key the call's own (a number no JSON object
+// spells).
+func (b *batcher) batchKey(query string, shared map[string]any) string {
+	j, err := json.Marshal(shared)
+	if err != nil {
+		return fmt.Sprintf("%s\x00#%d", query, b.unshared.Add(1))
+	}
+	return query + "\x00" + string(j)
 }
 
 // link is the loop's session and read transaction, opened by the first

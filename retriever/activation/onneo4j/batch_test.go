@@ -219,3 +219,27 @@ func TestRunsWithOtherSettingsKeepApart(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchKey: requests share a query only when their shared parameters
+// are equal. Tags "a b" (one tag with a space) and "a", "b" (two tags), and
+// thresholds 0.005 and 0.0050000000000000001 (the same float64) against
+// 0.0050000000000001 (another): the first pair differs, the second is one
+// key, the third differs; a parameter JSON cannot hold (a channel) gives a
+// key of its own each time.
+func TestBatchKey(t *testing.T) {
+	q := BatchExpandQuery
+	batchKey := newBatcher(nil, nil).batchKey
+	if batchKey(q, map[string]any{"query_tags": []string{"a b"}}) == batchKey(q, map[string]any{"query_tags": []string{"a", "b"}}) {
+		t.Error(`tags ["a b"] and ["a" "b"] share a key`)
+	}
+	if batchKey(q, map[string]any{"min_threshold": 0.005}) != batchKey(q, map[string]any{"min_threshold": 0.0050000000000000001}) {
+		t.Error("equal thresholds give different keys")
+	}
+	if batchKey(q, map[string]any{"min_threshold": 0.005}) == batchKey(q, map[string]any{"min_threshold": 0.0050000000000001}) {
+		t.Error("different thresholds share a key")
+	}
+	odd := map[string]any{"x": make(chan int)}
+	if first, second := batchKey(q, odd), batchKey(q, odd); first == second {
+		t.Error("parameters JSON cannot hold share a key")
+	}
+}
