@@ -38,8 +38,9 @@ import (
 //
 // While it has work, the batcher keeps one read transaction open and sends
 // its queries in it one after another, so a level costs one round trip, not
-// three (BEGIN, the query, COMMIT); it ends the transaction when the queue
-// is empty, and after any failed query.
+// three (BEGIN, the query, COMMIT). It ends the transaction when no open
+// exploration sends another request, after any failed query, and before a
+// query once it is older than linkMaxAge.
 type batcher struct {
 	src   *neo4jdb.Source
 	trace func() func(query string, params map[string]any) // the backend's current trace hook
@@ -51,8 +52,14 @@ type batcher struct {
 	wake    chan struct{} // a request arrived or an exploration ended
 	idle    chan struct{} // closed when the running loop has ended its link
 	linger  time.Duration // Linger, or longer in tests
+	maxAge  time.Duration // linkMaxAge, or another in tests
 
 	unshared atomic.Int64 // numbers the keys of calls that go alone (batchKey)
+	begun    atomic.Int64 // read transactions begun, for tests
+
+	// fail, when set (by tests), may fail a query of n requests before it
+	// is sent.
+	fail func(n int) error
 }
 
 // Linger is how long the batcher waits for the next request of an open
@@ -61,7 +68,7 @@ type batcher struct {
 const Linger = 2 * time.Millisecond
 
 func newBatcher(src *neo4jdb.Source, trace func() func(string, map[string]any)) *batcher {
-	return &batcher{src: src, trace: trace, wake: make(chan struct{}, 1), linger: Linger}
+	return &batcher{src: src, trace: trace, wake: make(chan struct{}, 1), linger: Linger, maxAge: linkMaxAge}
 }
 
 // register counts an exploration as open until the returned func is
@@ -153,9 +160,11 @@ func (b *batcher) batchKey(query string, shared map[string]any) string {
 // link is the loop's session and read transaction, opened by the first
 // query that needs them and ended by end.
 type link struct {
-	src  *neo4jdb.Source
-	sess *neo4jdb.Session
-	tx   *neo4jdb.Tx
+	src   *neo4jdb.Source
+	sess  *neo4jdb.Session
+	tx    *neo4jdb.Tx
+	since time.Time     // when tx began
+	begun *atomic.Int64 // counts the transactions begun (the batcher's)
 }
 
 // collect runs one query in the link's transaction, beginning one if
@@ -168,7 +177,8 @@ func (l *link) collect(ctx context.Context, query string, params map[string]any)
 			l.end(ctx)
 			return nil, err
 		}
-		l.tx = tx
+		l.tx, l.since = tx, time.Now()
+		l.begun.Add(1)
 	}
 	recs, err := l.tx.Collect(ctx, query, params)
 	if err != nil {
@@ -189,11 +199,19 @@ func (l *link) end(ctx context.Context) {
 	l.tx, l.sess = nil, nil
 }
 
-// loop sends what is queued, group by group, until the queue is empty.
+// linkMaxAge is how long the loop keeps one read transaction: it begins
+// another before the next query once this one is older (a server may bound
+// a transaction's life with db.transaction.timeout).
+const linkMaxAge = time.Second
+
+// loop sends what is queued until no exploration has anything left to
+// send. Between levels it waits for the open explorations (waitForCompany),
+// so the transaction lasts the whole run.
 func (b *batcher) loop(idle chan struct{}) {
-	l := &link{src: b.src}
+	l := &link{src: b.src, begun: &b.begun}
+	b.mu.Lock()
 	for {
-		b.mu.Lock()
+		b.waitForCompany()
 		if len(b.queue) == 0 {
 			b.mu.Unlock()
 			l.end(context.Background()) // not under mu: it waits on the server
@@ -204,44 +222,80 @@ func (b *batcher) loop(idle chan struct{}) {
 				b.mu.Unlock()
 				return
 			}
-		}
-		for len(b.queue) < b.open {
-			b.mu.Unlock()
-			t := time.NewTimer(b.linger)
-			lingered := false
-			select {
-			case <-b.wake:
-			case <-t.C:
-				lingered = true
-			}
-			t.Stop()
-			b.mu.Lock()
-			if lingered {
-				break
-			}
+			continue
 		}
 		calls := b.queue
 		b.queue = nil
 		b.mu.Unlock()
-		for len(calls) > 0 {
-			var group, rest []*batchCall
-			for _, c := range calls {
-				if c.key == calls[0].key {
-					group = append(group, c)
-				} else {
-					rest = append(rest, c)
-				}
-			}
-			b.send(l, group)
-			calls = rest
+		if l.tx != nil && time.Since(l.since) > b.maxAge {
+			l.end(context.Background())
+		}
+		groups := byKey(calls)
+		// Requests with other settings (another run beside this one) go at
+		// the same time, each group on a link of its own.
+		var wg sync.WaitGroup
+		for _, g := range groups[1:] {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				own := &link{src: b.src, begun: &b.begun}
+				b.send(own, g)
+				own.end(context.Background())
+			}()
+		}
+		b.send(l, groups[0])
+		wg.Wait()
+		b.mu.Lock()
+	}
+}
+
+// waitForCompany waits, with b.mu held (released while waiting), until
+// every open exploration has a request queued, or nothing new has come
+// for linger.
+func (b *batcher) waitForCompany() {
+	for len(b.queue) < b.open {
+		b.mu.Unlock()
+		t := time.NewTimer(b.linger)
+		lingered := false
+		select {
+		case <-b.wake:
+		case <-t.C:
+			lingered = true
+		}
+		t.Stop()
+		b.mu.Lock()
+		if lingered {
+			return
 		}
 	}
 }
 
-// send runs one combined query for group and hands each call its rows. A
-// query the server rejects for its data (a Neo.ClientError.Statement
-// error) is sent again one request at a time, so that only the request
-// whose rows caused it fails, as it would have alone.
+// byKey splits calls into groups of equal keys, in order of arrival.
+func byKey(calls []*batchCall) [][]*batchCall {
+	var groups [][]*batchCall
+	at := map[string]int{}
+	for _, c := range calls {
+		i, ok := at[c.key]
+		if !ok {
+			i = len(groups)
+			at[c.key] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], c)
+	}
+	return groups
+}
+
+// send runs one combined query for group and hands each call its rows.
+//
+//   - A query the server rejects for its data (a Neo.ClientError.Statement
+//     error) is sent again one request at a time, so that only the request
+//     whose rows caused it fails, as it would have alone.
+//   - A query that ran out of its deadline is sent again one request at a
+//     time, all at once, each on its own link and with its own deadline, as
+//     before batching: a combined query costs about the sum of its
+//     requests, and each may fit its deadline alone. (A server that stopped
+//     answering costs a second deadline this way.)
 func (b *batcher) send(l *link, group []*batchCall) {
 	live := group[:0:0]
 	for _, c := range group {
@@ -256,6 +310,23 @@ func (b *batcher) send(l *link, group []*batchCall) {
 		return
 	}
 	err := b.run(l, live)
+	if err != nil && len(live) > 1 && neo4jdb.IsTimeout(err) {
+		var wg sync.WaitGroup
+		for _, c := range live {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				own := &link{src: b.src, begun: &b.begun}
+				if err := b.run(own, []*batchCall{c}); err != nil {
+					c.err = err
+				}
+				own.end(context.Background())
+				close(c.done)
+			}()
+		}
+		wg.Wait()
+		return
+	}
 	if err != nil && len(live) > 1 && isStatementError(err) {
 		for _, c := range live {
 			if err := b.run(l, []*batchCall{c}); err != nil {
@@ -304,6 +375,12 @@ func (b *batcher) run(l *link, calls []*batchCall) error {
 	params["requests"] = requests
 	if trace := b.trace(); trace != nil {
 		trace(calls[0].query, params)
+	}
+	if b.fail != nil {
+		if err := b.fail(len(calls)); err != nil {
+			l.end(ctx)
+			return err
+		}
 	}
 	recs, err := l.collect(ctx, calls[0].query, params)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
@@ -241,5 +242,94 @@ func TestBatchKey(t *testing.T) {
 	odd := map[string]any{"x": make(chan int)}
 	if first, second := batchKey(q, odd), batchKey(q, odd); first == second {
 		t.Error("parameters JSON cannot hold share a key")
+	}
+}
+
+// batchRun explores the five demo seeds of TestSeedsShareEachLevel with
+// MIN_ACTIVATION 0.001 through b, waiting up to 10 s for company (so that
+// the grouping does not depend on the machine's speed), and checks each
+// result against the seed explored alone on a fresh backend. It returns how
+// many queries b sent.
+func batchRun(t *testing.T, src *neo4jdb.Source, b *Neo4j) int {
+	t.Helper()
+	b.batch.linger = 10 * time.Second
+	var mu sync.Mutex
+	sent := 0
+	b.trace = func(string, map[string]any) { mu.Lock(); sent++; mu.Unlock() }
+	cfg := activation.DefaultParams()
+	cfg.MinActivation = 0.001
+	seeds := []retriever.Seed{{NodeID: "N2006", Score: 1}, {NodeID: "N2003", Score: 0.5}, {NodeID: "T3000", Score: 0.7}, {NodeID: "P5001", Score: 0.6}, {NodeID: "N2010", Score: 0.9}}
+	tags := []string{"campaign", "stockout"}
+	together, _ := exploreWithLevels(t, b, cfg, seeds, tags)
+	for i, s := range seeds {
+		alone, _ := exploreWithLevels(t, New(src), cfg, []retriever.Seed{s}, tags)
+		if msg := compareResults(together[i], alone[0], nil, nil); msg != "" {
+			t.Errorf("seed %s: %s", s.NodeID, msg)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return sent
+}
+
+// TestBatcherKeepsOneTransaction: the five seeds' whole run (a seed
+// lookup and one query per level: 5 queries, the deepest seed having 4
+// levels) goes in one read transaction: one Begin. With the transaction's age limit at 0, every
+// query begins its own: as many Begins as queries.
+func TestBatcherKeepsOneTransaction(t *testing.T) {
+	src := demoSource(t)
+	b := New(src)
+	b.batch.maxAge = time.Minute
+	if sent := batchRun(t, src, b); sent < 5 || b.batch.begun.Load() != 1 {
+		t.Errorf("%d queries in %d transactions; want them all in one", sent, b.batch.begun.Load())
+	}
+	b = New(src)
+	b.batch.maxAge = 0
+	if sent := batchRun(t, src, b); int64(sent) != b.batch.begun.Load() {
+		t.Errorf("age limit 0: %d queries in %d transactions; want one each", sent, b.batch.begun.Load())
+	}
+}
+
+// TestBatchTimeoutSplits: every query of more than one request "runs out
+// of its deadline" (the test's fail hook returns a neo4jdb.TimeoutError
+// before sending it), so each is sent again one request at a time; every
+// seed still gets exactly its result alone, and every combined query (the
+// first carries all five seed lookups) is followed by one query per request
+// it carried. (A query of one request is a seed exploring alone: it goes
+// once.)
+func TestBatchTimeoutSplits(t *testing.T) {
+	src := demoSource(t)
+	b := New(src)
+	var mu sync.Mutex
+	var sizes []int
+	b.batch.fail = func(n int) error {
+		mu.Lock()
+		sizes = append(sizes, n)
+		mu.Unlock()
+		if n > 1 {
+			return &neo4jdb.TimeoutError{URI: "bolt://test", After: time.Second}
+		}
+		return nil
+	}
+	batchRun(t, src, b)
+	mu.Lock()
+	defer mu.Unlock()
+	combined := 0
+	for i := 0; i < len(sizes); {
+		n := sizes[i]
+		if n == 1 {
+			i++
+			continue
+		}
+		combined++
+		for j := 1; j <= n; j++ {
+			if i+j >= len(sizes) || sizes[i+j] != 1 {
+				t.Fatalf("the combined query %d of %d requests was not followed by %d single ones: %v", i, n, n, sizes)
+			}
+		}
+		i += n + 1
+	}
+	if len(sizes) == 0 || sizes[0] != 5 || combined < 2 {
+		t.Errorf("queries %v; want the first to carry all five seed lookups, and a level query too", sizes)
 	}
 }
