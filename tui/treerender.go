@@ -260,7 +260,7 @@ func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, in rowInputs, hasK
 		segs = append(segs, seg{"  " + t, nil})
 	}
 	if hasKids && folded {
-		segs = append(segs, seg{fmt.Sprintf("  (+%d)", countBelow(st, n, b.explain)), s.Tree.Dim.Render})
+		segs = append(segs, seg{fmt.Sprintf("  (+%d)", in.below), s.Tree.Dim.Render})
 	}
 	b.add(key, true, segs...)
 	b.rows[len(b.rows)-1].end = n.end != ""
