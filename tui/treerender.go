@@ -218,7 +218,7 @@ func (b *rowBuilder) render(st *seedTree, n *tnode, key rowKey, in rowInputs, ha
 func (b *rowBuilder) ghost(st *seedTree, g ghost, cont string, last bool) {
 	s := b.st
 	id := g.step.ToNode.ID
-	segs := []seg{{cont + branch(last, "╌"), s.Tree.Dim.Render}, {glyphLeft + " " + id, s.Tree.Loser.Render}}
+	segs := []seg{{cont + branch(last, "╌"), s.Tree.Dim.Render}, {glyphLeft + " " + b.names.nodeLead(g.step.ToNode), s.Tree.Loser.Render}}
 	if l := g.step.ToNode.Label(); l != "" {
 		segs = append(segs, seg{" " + l, s.Tree.Loser.Render})
 	}
