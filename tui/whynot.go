@@ -95,7 +95,7 @@ func (m *Model) askWhy() tea.Cmd {
 	w.open, w.cancel, w.node, w.answer, w.err = true, cancel, node, nil, nil
 	m.setWhyContent()
 	cfg := why.Config{Backend: safeBackend{m.backend}, Params: m.params.Config(), Options: m.runOpts,
-		Seeds: seeds, Tags: append([]string(nil), m.tags.Tags()...), NodeID: node}
+		Seeds: seeds, Tags: m.tags.Tags(), NodeID: node} // Seeds and Tags return copies
 	return whyCmd(ctx, w.seq, cfg)
 }
 
