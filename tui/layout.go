@@ -24,6 +24,17 @@ type layout struct {
 	wide                              bool
 }
 
+// full is the size of the whole body, which the overlays (help, why, sweep)
+// cover: the seed column and the tree, and the detail pane when it sits
+// beside the tree.
+func (l layout) full() (w, h int) {
+	w = l.seeds.w + l.tree.w
+	if l.wide {
+		w += l.detail.w
+	}
+	return w, l.seeds.h + l.tags.h + l.params.h
+}
+
 // Minimum size the layout is designed for. A smaller window shows only
 // tooSmallView, which says so: cut panes would hide seeds and results
 // without a word.
@@ -74,13 +85,10 @@ func (m *Model) resize(w, h int) {
 		m.pane(p.f).SetSize(max(0, iw), max(0, ih))
 	}
 	m.status.SetSize(w, statusH)
-	fullW := l.seeds.w + l.tree.w
-	if l.wide {
-		fullW += l.detail.w
-	}
-	m.helpVP.Width, m.helpVP.Height = m.st.inner(fullW, bodyH)
+	fullW, fullH := l.full()
+	m.helpVP.Width, m.helpVP.Height = m.st.inner(fullW, fullH)
 	m.sweep.vp.Width, m.sweep.vp.Height = m.helpVP.Width, m.helpVP.Height
-	m.resizeWhy(fullW, bodyH)
+	m.resizeWhy(fullW, fullH)
 	if m.showHelp {
 		m.helpVP.SetContent(m.fullHelp(m.helpVP.Width))
 	}
@@ -95,23 +103,15 @@ func (m *Model) View() string {
 	}
 	l := m.lay
 	var body string
-	if m.why.open || m.sweep.open {
-		fullW := l.seeds.w + l.tree.w
-		if l.wide {
-			fullW += l.detail.w
-		}
-		if m.why.open {
-			body = m.whyBox(fullW, l.seeds.h+l.tags.h+l.params.h)
-		} else {
-			body = m.st.Box(m.sweep.title(), m.sweep.vp.View(), fullW, l.seeds.h+l.tags.h+l.params.h, true)
-		}
-	} else if m.showHelp {
-		fullW := l.seeds.w + l.tree.w
-		if l.wide {
-			fullW += l.detail.w
-		}
-		body = m.st.Box("Keys (? or esc to close, ↑/↓ to scroll)", m.helpVP.View(), fullW, l.seeds.h+l.tags.h+l.params.h, true)
-	} else {
+	fullW, fullH := l.full()
+	switch {
+	case m.why.open:
+		body = m.whyBox(fullW, fullH)
+	case m.sweep.open:
+		body = m.st.Box(m.sweep.title(), m.sweep.vp.View(), fullW, fullH, true)
+	case m.showHelp:
+		body = m.st.Box("Keys (? or esc to close, ↑/↓ to scroll)", m.helpVP.View(), fullW, fullH, true)
+	default:
 		left := lipgloss.JoinVertical(lipgloss.Left,
 			m.box(focusSeeds, m.seeds.Title(), l.seeds),
 			m.box(focusTags, m.tags.Title(), l.tags),

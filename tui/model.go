@@ -113,6 +113,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		status: &statusBar{st: st, backend: opts.Source.Describe()},
 		help:   newHelp(st),
 		helpVP: viewport.New(0, 0),
+		why:    newWhyPanel(km),
 		sweep:  newSweepView(km, st),
 		focus:  focusSeeds,
 		form:   render.FormBrowser,

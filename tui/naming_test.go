@@ -11,6 +11,7 @@ import (
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 )
 
@@ -175,4 +176,23 @@ func TestGoldenNamedFilter(t *testing.T) {
 	v := h.m.View()
 	checkSize(t, v, 120, 40)
 	golden(t, "named_filter_120x40", ansi.Strip(v))
+}
+
+// TestGhostIsNamed: on the lexical graph the seed n02084071 ("dog") has one
+// edge, to n02103406 ("working dog", weight 0.5); dog's degree d is 1 and no
+// query tags give tag_sim 1, so the hop's T = 1 × 0.5 / √1 × 1 = 0.5. At
+// MIN_ACTIVATION 0.2 it is kept; one step up, 0.5, drops it (0.5 is not
+// above 0.5), and the row of the node that left names it as every other row
+// does: "working dog", not n02103406.
+func TestGhostIsNamed(t *testing.T) {
+	cfg := activation.DefaultParams()
+	cfg.MinActivation = 0.2
+	h := newHarness(t, loadFind(t), Options{Seeds: []retriever.Seed{{NodeID: "n02084071", Score: 1}}, Params: cfg})
+	h.waitFor("the run to finish", func() bool { return h.m.ch == nil && !h.m.running() })
+	h.focusPane(focusParams)
+	h.keys("j", "+") // MIN_ACTIVATION 0.2 → 0.5
+	h.waitFor("the run to finish", func() bool { return h.m.ch == nil && !h.m.running() })
+	if txt := h.treeText(); !strings.Contains(txt, "└╌ − working dog Synset  left · was T=0.5 at depth 1") {
+		t.Fatalf("no named ghost row for n02103406:\n%s", txt)
+	}
 }

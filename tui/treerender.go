@@ -218,7 +218,7 @@ func (b *rowBuilder) render(st *seedTree, n *tnode, key rowKey, in rowInputs, ha
 func (b *rowBuilder) ghost(st *seedTree, g ghost, cont string, last bool) {
 	s := b.st
 	id := g.step.ToNode.ID
-	segs := []seg{{cont + branch(last, "╌"), s.Tree.Dim.Render}, {glyphLeft + " " + id, s.Tree.Loser.Render}}
+	segs := []seg{{cont + branch(last, "╌"), s.Tree.Dim.Render}, {glyphLeft + " " + b.names.nodeLead(g.step.ToNode), s.Tree.Loser.Render}}
 	if l := g.step.ToNode.Label(); l != "" {
 		segs = append(segs, seg{" " + l, s.Tree.Loser.Render})
 	}
@@ -260,7 +260,7 @@ func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, in rowInputs, hasK
 		segs = append(segs, seg{"  " + t, nil})
 	}
 	if hasKids && folded {
-		segs = append(segs, seg{fmt.Sprintf("  (+%d)", countBelow(st, n, b.explain)), s.Tree.Dim.Render})
+		segs = append(segs, seg{fmt.Sprintf("  (+%d)", in.below), s.Tree.Dim.Render})
 	}
 	b.add(key, true, segs...)
 	b.rows[len(b.rows)-1].end = n.end != ""

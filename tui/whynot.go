@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 )
@@ -29,7 +30,12 @@ type whyPanel struct {
 	answer *why.Answer
 	err    error
 	vp     viewport.Model
-	ready  bool // vp was built
+}
+
+func newWhyPanel(km keymap.KeyMap) whyPanel {
+	vp := viewport.New(0, 0)
+	vp.KeyMap = viewport.KeyMap{Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown}
+	return whyPanel{vp: vp}
 }
 
 // whyDoneMsg carries the answer to question id.
@@ -89,7 +95,7 @@ func (m *Model) askWhy() tea.Cmd {
 	w.open, w.cancel, w.node, w.answer, w.err = true, cancel, node, nil, nil
 	m.setWhyContent()
 	cfg := why.Config{Backend: safeBackend{m.backend}, Params: m.params.Config(), Options: m.runOpts,
-		Seeds: seeds, Tags: append([]string(nil), m.tags.Tags()...), NodeID: node}
+		Seeds: seeds, Tags: m.tags.Tags(), NodeID: node} // Seeds and Tags return copies
 	return whyCmd(ctx, w.seq, cfg)
 }
 
@@ -138,11 +144,6 @@ func (m *Model) whyKey(msg tea.KeyMsg) tea.Cmd {
 
 // resizeWhy gives the panel's viewport the inner size of a w×h box.
 func (m *Model) resizeWhy(w, h int) {
-	if !m.why.ready {
-		m.why.vp = viewport.New(0, 0)
-		m.why.vp.KeyMap = viewport.KeyMap{Up: m.km.Up, Down: m.km.Down, PageUp: m.km.PageUp, PageDown: m.km.PageDown}
-		m.why.ready = true
-	}
 	m.why.vp.Width, m.why.vp.Height = m.st.inner(w, h)
 	m.setWhyContent()
 }
@@ -152,9 +153,6 @@ func (m *Model) resizeWhy(w, h int) {
 // message through textsafe.
 func (m *Model) setWhyContent() {
 	w := &m.why
-	if !w.ready {
-		return
-	}
 	var text string
 	switch {
 	case w.err != nil:
