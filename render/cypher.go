@@ -263,9 +263,6 @@ func (q DebugQuery) In(f CypherForm) string {
 	return q.Browser()
 }
 
-// BrowserScript is Script in the Browser form.
-func BrowserScript(qs []DebugQuery) string { return Script(qs, FormBrowser) }
-
 // Script joins the queries in form f. In the Browser and cypher-shell forms
 // each comes after a comment line "// Path N: a -> b -> c" (N from 1, ids
 // written with DisplayID so no id can end the comment early or act on a
