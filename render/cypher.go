@@ -173,13 +173,11 @@ func (q DebugQuery) paramForm(cmd string) string {
 			} else {
 				b = append(b, "null"...) // DebugCypher never stores such a map
 			}
-		case string:
-			b = cypherlit.AppendQuote(b, v)
-		default:
+		default: // strings (quoted by internal/cypherlit), numbers and lists of them
 			if m, err := apoc.AppendCypherValue(b, v); err == nil {
 				b = m
 			} else {
-				b = append(b, "null"...) // CheckCypher stores only finite numbers and strings
+				b = append(b, "null"...) // DebugCypher and CheckCypher store only finite numbers and strings
 			}
 		}
 	}
