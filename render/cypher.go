@@ -173,13 +173,11 @@ func (q DebugQuery) paramForm(cmd string) string {
 			} else {
 				b = append(b, "null"...) // DebugCypher never stores such a map
 			}
-		case string:
-			b = cypherlit.AppendQuote(b, v)
-		default:
+		default: // strings (quoted by internal/cypherlit), numbers and lists of them
 			if m, err := apoc.AppendCypherValue(b, v); err == nil {
 				b = m
 			} else {
-				b = append(b, "null"...) // CheckCypher stores only finite numbers and strings
+				b = append(b, "null"...) // DebugCypher and CheckCypher store only finite numbers and strings
 			}
 		}
 	}
@@ -262,9 +260,6 @@ func (q DebugQuery) In(f CypherForm) string {
 	}
 	return q.Browser()
 }
-
-// BrowserScript is Script in the Browser form.
-func BrowserScript(qs []DebugQuery) string { return Script(qs, FormBrowser) }
 
 // Script joins the queries in form f. In the Browser and cypher-shell forms
 // each comes after a comment line "// Path N: a -> b -> c" (N from 1, ids

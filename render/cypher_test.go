@@ -244,7 +244,7 @@ func TestDebugCypherMinimal(t *testing.T) {
 	}
 }
 
-// TestDebugCypherThreePaths renders threePathResult's BrowserScript.
+// TestDebugCypherThreePaths renders threePathResult's Script in the Browser form.
 //
 // Expected (testdata/cypher_three_paths.golden): three blocks, "// Path 1:
 // N2006 -> N2003 -> N2001 -> N2010" with a 4-node pattern (n0..n3, params
@@ -262,7 +262,7 @@ func TestDebugCypherThreePaths(t *testing.T) {
 	if qs[0].Query != want {
 		t.Errorf("path 1 query %q", qs[0].Query)
 	}
-	golden(t, "cypher_three_paths", BrowserScript(qs))
+	golden(t, "cypher_three_paths", Script(qs, FormBrowser))
 }
 
 // TestDebugCypherPinsByElementID: a path read from Neo4j carries each
@@ -352,7 +352,7 @@ func TestDebugCypherUnpinned(t *testing.T) {
 func TestDebugCypherHostile(t *testing.T) {
 	res := hostileResult()
 	q := DebugCypher(res.Paths[0])
-	script := BrowserScript([]DebugQuery{q})
+	script := Script([]DebugQuery{q}, FormBrowser)
 	assertSafeLines(t, script)
 	lines := strings.Split(script, "\n")
 	if len(lines) != 4 || lines[3] != "" {
@@ -509,7 +509,7 @@ func TestDebugCypherTrickyIDs(t *testing.T) {
 	if !reflect.DeepEqual(q.NodeIDs, wantIDs) {
 		t.Errorf("node ids %q", q.NodeIDs)
 	}
-	script := BrowserScript([]DebugQuery{q})
+	script := Script([]DebugQuery{q}, FormBrowser)
 	if n := strings.Count(script, "\n"); n != 3 {
 		t.Errorf("script has %d lines", n)
 	}

@@ -81,8 +81,15 @@ func TestWhyText(t *testing.T) {
 }
 
 // TestWhyJSON writes the six answers as `why --format json` does, one per
-// line (testdata/why_json.golden): the five keys the issue names first, in
-// order, blocking_hop null for kept and unreachable.
+// line (testdata/why_json.golden): the five keys docs/EXPORTS.md ("Why not
+// X") names first, in order, blocking_hop null for kept and unreachable.
+//
+// Expected, by hand: N2010 is kept at depth 3 (path A: N2006 → N2003 →
+// N2001 → N2010), its first hop T = 0.85 × 0.82 / √4 × 7/24 (tag_sim 0.15 +
+// 0.85 × 1/6) = 0.10165, 0.10164583333333331 in float64 as
+// docs/DEMO_GRAPH.md tabulates it; N2012's blocking hop N2005 → N2012 is
+// T = 0.069328125 × 0.01 / √3 × 0.32 = 0.00012809 (docs/ALGORITHM.md rule 1,
+// "Missing weight").
 func TestWhyJSON(t *testing.T) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -47,7 +47,7 @@ type pastedQuery struct {
 	query  string
 }
 
-// pasteScript reads a BrowserScript: for each "// Path N" block, its
+// pasteScript reads a Browser-form Script: for each "// Path N" block, its
 // :params line, evaluated on the server with RETURN, and its query line.
 func pasteScript(t *testing.T, d neo4j.DriverWithContext, script string) []pastedQuery {
 	t.Helper()

@@ -27,16 +27,18 @@ N2006 → N2007 at level 1: N2006 had already kept MAX_BRANCHES 3: N2003 T=0.101
 	}
 }
 
-// TestWhyJSON: the issue's keys, in its order, for N2012 in scenario A:
-// route N2006 → N2005 (0.069328125) → N2012 (0.069328125 × 0.01 / √3 ×
-// 0.32 = 0.000128085), blocked at the second hop, below 0.005.
+// TestWhyJSON: the keys docs/EXPORTS.md ("Why not X") puts first, in its
+// order, for N2012 in scenario A: route N2006 → N2005 (0.85 × 0.45 / √4 ×
+// 0.3625 = 0.069328125) → N2012 (0.069328125 × 0.01 / √3 × 0.32 =
+// 0.000128085), blocked at the second hop, below 0.005: 0.000128085 / 0.005
+// = 2.6%, "3% of 0.005".
 func TestWhyJSON(t *testing.T) {
 	code, out, errs := run(t, append([]string{"why", "--node", "N2012", "--format", "json"}, whyScenarioA...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	if !strings.HasPrefix(out, `{"node_id":"N2012","verdict":"below_threshold","route":[{"from":"N2006","to":"N2005","transfer_energy":0.069328125,`) {
-		t.Errorf("not in the issue's order: %s", out)
+		t.Errorf("not in docs/EXPORTS.md's order: %s", out)
 	}
 	var a struct {
 		Route []struct {

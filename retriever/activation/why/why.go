@@ -76,7 +76,6 @@ func (e UnknownNodeError) Error() string { return fmt.Sprintf("no node has the i
 // Answer is the verdict on one node.
 type Answer struct {
 	NodeID  string
-	Node    graph.Node
 	Verdict Verdict
 	// Seed is the seed the route starts at (zero when unreachable).
 	Seed retriever.Seed
@@ -139,7 +138,7 @@ func Explain(ctx context.Context, cfg Config) (Answer, error) {
 	do := func(fn func() error) error { return retry.Do(ctx, cfg.Options.MaxRetries, cfg.Options.Backoff, fn) }
 
 	var found bool
-	if err := do(func() (err error) { ans.Node, found, err = exp.FetchSeed(ctx, cfg.NodeID); return err }); err != nil {
+	if err := do(func() (err error) { _, found, err = exp.FetchSeed(ctx, cfg.NodeID); return err }); err != nil {
 		return Answer{}, err
 	}
 	if !found {
