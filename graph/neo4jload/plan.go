@@ -74,7 +74,7 @@ type nodeGroup struct {
 	labels []string
 	// merge writes rows {i, id, props} (labelled nodes; "" for the group
 	// without labels, which unlabelledBatch writes); create is merge for a
-	// database that had no nodes (see labelledBatch); takeOver writes rows
+	// database that had no nodes (see loader.flushNodes); takeOver writes rows
 	// {i, eid, id, props} onto given nodes (see loader.takeOver).
 	merge, create, takeOver string
 }
