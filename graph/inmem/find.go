@@ -89,10 +89,8 @@ func (g *Graph) ranked(ctx context.Context, q string) ([]int32, error) {
 			hits = append(hits, hit{int32(i), m})
 		}
 	}
-	// g.sorted is by id, so a stable sort by rank and length keeps the id
-	// order of ties (graph.CompareMatches).
-	slices.SortStableFunc(hits, func(a, b hit) int {
-		return cmp.Or(cmp.Compare(a.m.Rank, b.m.Rank), cmp.Compare(a.m.Len, b.m.Len))
+	slices.SortFunc(hits, func(a, b hit) int {
+		return graph.CompareMatches(a.m, g.nodeID[g.sorted[a.i]], b.m, g.nodeID[g.sorted[b.i]])
 	})
 	order := make([]int32, len(hits))
 	for k, h := range hits {

@@ -129,11 +129,6 @@ func Load(r io.Reader, name string) (*Graph, error) {
 	return LoadProgress(r, name, 0, nil)
 }
 
-// apocDecode decodes r into b.
-func apocDecode(r io.Reader, b *builder) (apoc.Report, error) {
-	return apoc.Decode(r, b.addNode, b.addRel)
-}
-
 // New builds a graph from g, which it checks with apoc.Check (GraphRules:
 // nodes may lack an id) first. The graph keeps g's node labels and property
 // maps (not copies); g must not be modified afterwards. name is what

@@ -3,6 +3,8 @@ package inmem
 import (
 	"io"
 	"os"
+
+	"github.com/memoria-graph/memoria/graph/apoc"
 )
 
 // Progress is how far a load has come: the bytes read of Total (0 when the
@@ -36,13 +38,13 @@ func LoadFileProgress(path string, report func(Progress)) (*Graph, error) {
 // total is r's size in bytes, 0 when unknown.
 func LoadProgress(r io.Reader, name string, total int64, report func(Progress)) (*Graph, error) {
 	b := newBuilder(name)
-	cr := &countingReader{r: r, every: progressStep}
+	cr := &countingReader{r: r}
 	if report != nil {
 		cr.report = func(n int64) {
 			report(Progress{Bytes: n, Total: total, Nodes: len(b.g.nodeInternal), Rels: len(b.g.relStart)})
 		}
 	}
-	rep, err := apocDecode(cr, b)
+	rep, err := apoc.Decode(cr, b.addNode, b.addRel)
 	if err != nil {
 		return nil, err
 	}
@@ -58,19 +60,18 @@ func LoadProgress(r io.Reader, name string, total int64, report func(Progress)) 
 }
 
 // countingReader counts the bytes read through it and calls report with
-// the count each time it has grown by every since the last call.
+// the count each time it has grown by progressStep since the last call.
 type countingReader struct {
 	r      io.Reader
 	n      int64
 	last   int64
-	every  int64
 	report func(int64)
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
-	if c.report != nil && c.n-c.last >= c.every {
+	if c.report != nil && c.n-c.last >= progressStep {
 		c.last = c.n
 		c.report(c.n)
 	}

@@ -27,7 +27,8 @@ import (
 //
 // On the generated 100k-node / 1M-relationship file a Plan holds about
 // 100k ids and, while it is built, a 16-byte key per relationship
-// (BenchmarkLoadFile reports the client's peak).
+// (BenchmarkLoadFile reports the client's peak); the keys are kept through
+// the load only when some relationships are identical (groups).
 type Plan struct {
 	// Nodes and Rels count the elements of the graph.
 	Nodes, Rels int
@@ -73,7 +74,7 @@ type nodeGroup struct {
 	labels []string
 	// merge writes rows {i, id, props} (labelled nodes; "" for the group
 	// without labels, which unlabelledBatch writes); create is merge for a
-	// database that had no nodes (see labelledBatch); takeOver writes rows
+	// database that had no nodes (see loader.flushNodes); takeOver writes rows
 	// {i, eid, id, props} onto given nodes (see loader.takeOver).
 	merge, create, takeOver string
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -154,7 +155,7 @@ func (l *loader) stream(ctx context.Context) (phase string, err error) {
 		}
 		pn := p.nodes[i]
 		if id, _ := n.Properties["id"].(string); id != pn.id || !slices.Equal(n.Labels, pn.grp.labels) {
-			return fmt.Errorf("%w: node %s is not the node it was", errChanged, n.InternalID)
+			return fmt.Errorf("%w: node %s is not the node it was", errChanged, strconv.Quote(n.InternalID))
 		}
 		nodesSeen++
 		b, ok := nodeBuf[pn.grp]
@@ -183,7 +184,7 @@ func (l *loader) stream(ctx context.Context) (phase string, err error) {
 		if sent != nil {
 			key := p.key(&r)
 			if k = p.groups[key]; k == 0 {
-				return fmt.Errorf("%w: relationship %s is new", errChanged, r.InternalID)
+				return fmt.Errorf("%w: relationship %s is new", errChanged, strconv.Quote(r.InternalID))
 			}
 			if sent[key] {
 				return nil // its group was sent with the first of them
@@ -443,7 +444,7 @@ func (l *loader) flushRels(w *writers, b *buffer) error {
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("writing %s relationships: %w", rt.typ, err)
+			return fmt.Errorf("writing %s relationships: %w", strconv.Quote(rt.typ), err)
 		}
 		l.mu.Lock()
 		defer l.mu.Unlock()
@@ -451,7 +452,7 @@ func (l *loader) flushRels(w *writers, b *buffer) error {
 			for _, rec := range out.recs {
 				ids, err := neo4jdb.Strings(rec, "kept")
 				if err != nil {
-					return fmt.Errorf("writing %s relationships: %w", rt.typ, err)
+					return fmt.Errorf("writing %s relationships: %w", strconv.Quote(rt.typ), err)
 				}
 				for _, id := range ids {
 					l.keptRels[id] = struct{}{}

@@ -142,7 +142,8 @@ func TestDuplicatedBatchMerges(t *testing.T) {
 // with the id edited no node is written (node 0 is the first read, before
 // any batch is full); with a relationship added at the end, the 4 nodes
 // are written, and at most the 10 planned relationships, never the new
-// one (refused when read).
+// one (refused when read). The new relationship's id holds ESC [2J (a
+// terminal's clear-screen), which the error quotes ("9\x1b[2J9").
 func TestLoadFileChanged(t *testing.T) {
 	d := sharedDriver(t)
 	src := neo4jdb.NewSource(d, "", "")
@@ -158,10 +159,10 @@ func TestLoadFileChanged(t *testing.T) {
 		nodes, rels  int64
 		wantInErrMsg string
 	}{
-		{"id edited", func(s string) string { return strings.Replace(s, `"id":"A"`, `"id":"Z"`, 1) }, 0, 0, "node 0 is not the node it was"},
+		{"id edited", func(s string) string { return strings.Replace(s, `"id":"A"`, `"id":"Z"`, 1) }, 0, 0, `node "0" is not the node it was`},
 		{"relationship added", func(s string) string {
-			return s + `{"type":"relationship","id":"99","label":"RELATES","properties":{"weight":0.9},"start":{"id":"0"},"end":{"id":"3"}}` + "\n"
-		}, 4, 10, "relationship 99 is new"},
+			return s + `{"type":"relationship","id":"9\u001b[2J9","label":"RELATES","properties":{"weight":0.9},"start":{"id":"0"},"end":{"id":"3"}}` + "\n"
+		}, 4, 10, `relationship "9\x1b[2J9" is new`},
 	} {
 		loaded = ""
 		neo4jtest.Shared(t).Wipe(t)

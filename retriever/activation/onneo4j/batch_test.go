@@ -79,13 +79,18 @@ func TestSeedsShareEachLevel(t *testing.T) {
 func sendTogether(t *testing.T, b *batcher, ctxs []context.Context, query string, items []map[string]any, col string) ([][]any, []error) {
 	t.Helper()
 	vals, errs := make([][]any, len(items)), make([]error, len(items))
+	// Every exploration registers before any sends, so the batcher waits
+	// for all of them whatever order the goroutines run in.
+	dones := make([]func(), len(items))
+	for i := range items {
+		dones[i] = b.register()
+	}
 	var wg sync.WaitGroup
 	for i, item := range items {
-		done := b.register()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer done()
+			defer dones[i]()
 			recs, err := b.do(ctxs[i], query, map[string]any{}, item)
 			errs[i] = err
 			for _, r := range recs {
