@@ -8,6 +8,7 @@ import (
 
 	"github.com/guptarohit/asciigraph"
 
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 )
@@ -23,31 +24,49 @@ type SweepPointJSON struct {
 	Results    []retriever.Result `json:"results"`
 }
 
-// SweepJSON returns one SweepPointJSON per point, ascending by value.
-func SweepJSON(s *sweep.Sweep) []SweepPointJSON {
-	out := make([]SweepPointJSON, len(s.Points))
-	for i, p := range s.Points {
-		res := make([]retriever.Result, len(p.Results))
-		for j, r := range p.Results {
-			res[j] = Untraced(r) // as explore --format json prints them
-		}
-		out[i] = SweepPointJSON{Param: string(s.Param), Value: p.Value, Breakpoint: p.Breakpoint, Results: res}
+// SweepPoint is the JSON line of one point and its results (from
+// sweep.Sweep.Replay, which streams them).
+func SweepPoint(param sweep.Param, p sweep.Point, results []retriever.Result) SweepPointJSON {
+	res := make([]retriever.Result, len(results))
+	for j, r := range results {
+		res[j] = Untraced(r) // as explore --format json prints them
 	}
-	return out
+	return SweepPointJSON{Param: string(param), Value: p.Value, Breakpoint: p.Breakpoint, Results: res}
 }
 
 // SweepCSV writes one row per point under a header: param, value,
 // breakpoint (true when the sweep added the value), paths, nodes_reached and
-// summed_energy (sweep.TotalsOf), numbers in full precision.
+// summed_energy (sweep.Totals), numbers in full precision.
 func SweepCSV(s *sweep.Sweep) string {
 	var b strings.Builder
 	b.WriteString("param,value,breakpoint,paths,nodes_reached,summed_energy\n")
 	for _, p := range s.Points {
-		t := sweep.TotalsOf(p.Results)
+		t := p.Totals
 		fmt.Fprintf(&b, "%s,%s,%t,%d,%d,%s\n", s.Param, strconv.FormatFloat(p.Value, 'g', -1, 64), p.Breakpoint,
 			t.Paths, t.Nodes, strconv.FormatFloat(t.Energy, 'g', -1, 64))
 	}
 	return b.String()
+}
+
+// SweepExactness says which part of a MIN_ACTIVATION sweep is exact: "exact
+// over the whole range", "exact in 0.0021…0.0113; grid only elsewhere
+// (stopped: time budget)", or "grid only" (no breakpoints asked, or another
+// parameter: "" then).
+func SweepExactness(s *sweep.Sweep) string {
+	if s.Param != sweep.MinActivation {
+		return ""
+	}
+	stopped := ""
+	if s.Stopped != "" {
+		stopped = " (stopped: " + textsafe.Escape(s.Stopped) + ")"
+	}
+	switch {
+	case s.Exact():
+		return "exact over the whole range: the result at any value is the one of the highest point at or below it"
+	case s.HasExact():
+		return "exact in " + Num(s.ExactFrom) + "…" + Num(s.ExactTo()) + "; grid only elsewhere" + stopped
+	}
+	return "grid only: breakpoints not searched" + stopped
 }
 
 // chartColumns is the most columns a sweep chart uses; longer sweeps are
@@ -73,31 +92,19 @@ func SweepText(s *sweep.Sweep) string {
 		}
 	}
 	fmt.Fprintf(&b, "sweep %s: %d values", s.Param, n)
-	if s.Exact || nbreak > 0 {
+	if s.HasExact() || nbreak > 0 {
 		fmt.Fprintf(&b, " (%d asked, %d breakpoints)", n-nbreak, nbreak)
 	}
 	fmt.Fprintf(&b, ", current %s\n", Num(s.Current))
-	if s.Truncated {
-		b.WriteString("(stopped adding breakpoints at the point limit: the sweep is not exact)\n")
+	if ex := SweepExactness(s); ex != "" {
+		b.WriteString(ex + "\n")
 	}
 	cur := nearest(s)
-	cols := min(n, chartColumns)
-	pick := make([]int, cols) // point index of each column
-	for c := range pick {
-		pick[c] = c
-		if cols > 1 && n > cols {
-			pick[c] = int(math.Round(float64(c) * float64(n-1) / float64(cols-1)))
-		}
-	}
-	curCol := 0
-	for c, i := range pick {
-		if math.Abs(float64(i-cur)) < math.Abs(float64(pick[curCol]-cur)) {
-			curCol = c
-		}
-	}
+	pick, curCol, scale := chartColumnsOf(s, cur)
+	cols := len(pick)
 	totals := make([]sweep.Totals, n)
 	for i, p := range s.Points {
-		totals[i] = sweep.TotalsOf(p.Results)
+		totals[i] = p.Totals
 	}
 	series := []struct {
 		name string
@@ -128,10 +135,7 @@ func SweepText(s *sweep.Sweep) string {
 		}
 		fmt.Fprintf(&b, "%s^ %s %s\n", strings.Repeat(" ", axis+curCol), s.Param, Num(s.Points[cur].Value))
 	}
-	fmt.Fprintf(&b, "\nx: %s from %s (left) to %s (right), one column per point", s.Param, Num(s.Points[0].Value), Num(s.Points[n-1].Value))
-	if n > cols {
-		fmt.Fprintf(&b, " (every %.1fth of %d)", float64(n-1)/float64(cols-1), n)
-	}
+	fmt.Fprintf(&b, "\nx: %s from %s (left) to %s (right), %s", s.Param, Num(s.Points[0].Value), Num(s.Points[n-1].Value), scale)
 	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "  %-14s %6s %6s %10s\n", s.Param, "paths", "nodes", "energy")
 	for i, p := range s.Points {
@@ -171,11 +175,12 @@ func SweepText(s *sweep.Sweep) string {
 	return b.String()
 }
 
-// aroundCurrent says, for an exact sweep and a node in the result at the
-// current value, the nearest values around it where the node leaves:
-// "  (in at 0.005: leaves at 0.0069 and below 0.0031)". Empty otherwise.
+// aroundCurrent says, for a node in the result at the current value, the
+// nearest values around it where the node leaves, each where the sweep is
+// exact: "  (in at 0.005: leaves at 0.0069 and below 0.0031)". Empty
+// otherwise.
 func aroundCurrent(s *sweep.Sweep, nb sweep.NodeBands) string {
-	if !s.Exact {
+	if !exactAt(s, s.Current) {
 		return ""
 	}
 	for _, bd := range nb.Bands {
@@ -183,10 +188,10 @@ func aroundCurrent(s *sweep.Sweep, nb sweep.NodeBands) string {
 			continue
 		}
 		var edges []string
-		if bd.Until != nil {
+		if bd.Until != nil && exactAt(s, *bd.Until) {
 			edges = append(edges, "leaves at "+Num(*bd.Until))
 		}
-		if bd.From > s.Points[0].Value {
+		if bd.From > s.Points[0].Value && bd.From > s.ExactFrom && exactAt(s, bd.From) {
 			edges = append(edges, "leaves below "+Num(bd.From))
 		}
 		if len(edges) == 0 {
@@ -197,9 +202,15 @@ func aroundCurrent(s *sweep.Sweep, nb sweep.NodeBands) string {
 	return ""
 }
 
-// bandText writes a band: [from, until) for an exact sweep, else from…to.
+// exactAt reports whether the sweep is exact at v.
+func exactAt(s *sweep.Sweep, v float64) bool {
+	return s.HasExact() && v >= s.ExactFrom && v < s.ExactUntil
+}
+
+// bandText writes a band: [from, until) where the sweep is exact at both
+// ends, else from…to (the points where the node is in).
 func bandText(s *sweep.Sweep, bd sweep.Band) string {
-	if s.Exact {
+	if exactAt(s, bd.From) && (bd.Until == nil || exactAt(s, *bd.Until)) && (bd.Until != nil || s.Exact()) {
 		if bd.Until != nil {
 			return "[" + Num(bd.From) + ", " + Num(*bd.Until) + ")"
 		}
@@ -209,6 +220,59 @@ func bandText(s *sweep.Sweep, bd sweep.Band) string {
 		return Num(bd.From)
 	}
 	return Num(bd.From) + "…" + Num(bd.To)
+}
+
+// chartColumnsOf picks the point each chart column shows. Up to
+// chartColumns points get a column each; more are drawn over chartColumns
+// columns evenly spaced in value (in log terms for MIN_ACTIVATION), each
+// showing the highest point at or below its value (the result there where
+// the sweep is exact). It returns the picks, the column nearest the current
+// value and the x axis's description.
+func chartColumnsOf(s *sweep.Sweep, cur int) (pick []int, curCol int, scale string) {
+	n := len(s.Points)
+	if n <= chartColumns {
+		pick = make([]int, n)
+		for i := range pick {
+			pick[i] = i
+		}
+		return pick, cur, "one column per point"
+	}
+	lo, hi := s.Points[0].Value, s.Points[n-1].Value
+	logScale := s.Param == sweep.MinActivation && lo > 0
+	at := func(c int) float64 {
+		f := float64(c) / float64(chartColumns-1)
+		if logScale {
+			return lo * math.Pow(hi/lo, f)
+		}
+		return lo + (hi-lo)*f
+	}
+	pick = make([]int, chartColumns)
+	i := 0
+	for c := range pick {
+		x := at(c)
+		if c == chartColumns-1 {
+			x = hi
+		}
+		for i+1 < n && s.Points[i+1].Value <= x {
+			i++
+		}
+		pick[c] = i
+	}
+	best := math.Inf(1)
+	for c := range pick {
+		d := math.Abs(at(c) - s.Current)
+		if logScale && s.Current > 0 {
+			d = math.Abs(math.Log(at(c) / s.Current))
+		}
+		if d < best {
+			curCol, best = c, d
+		}
+	}
+	scale = fmt.Sprintf("%d columns evenly spaced in value, each the highest of the %d points at or below it", chartColumns, n)
+	if logScale {
+		scale = fmt.Sprintf("%d columns on a log scale, each the highest of the %d points at or below its value", chartColumns, n)
+	}
+	return pick, curCol, scale
 }
 
 // nearest is the index of the point whose value is nearest the current one

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -23,11 +25,11 @@ func sweepFixture() *sweep.Sweep {
 	res := func(p retriever.Path) []retriever.Result {
 		return []retriever.Result{{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: []retriever.Path{p}}}
 	}
-	return &sweep.Sweep{Param: sweep.MinActivation, Current: 0.005, Exact: true, Points: []sweep.Point{
+	return sweep.FromResults(sweep.MinActivation, 0.005, []sweep.PointResults{
 		{Value: 0.001, Results: res(idPath("S", "X", "Z"))},
 		{Value: 0.003, Results: res(idPath("S", "X")), Breakpoint: true},
 		{Value: 0.01, Results: res(idPath("S", "A", "X", "Z"))},
-	}}
+	}, 0.001, math.Inf(1))
 }
 
 // TestSweepText draws sweepFixture (testdata/sweep_text.golden) and checks
@@ -79,5 +81,62 @@ func TestSweepTextAroundCurrent(t *testing.T) {
 		if !strings.Contains(got, line) {
 			t.Errorf("SweepText lacks %q:\n%s", line, got)
 		}
+	}
+}
+
+// TestSweepTextPartlyExact: sweepFixture with only [0.003, 0.01) exact
+// (a budget stopped the search below 0.003). The header says which part is
+// exact and why it stopped; Z's band [0.001, 0.003) starts where the sweep
+// is not exact, so it is written over its points (0.001…0.001), while X's
+// band, from 0.001 to the last point, is written 0.001…0.01; A's [0.01, 0.01]
+// ends at the range's top, outside the exact part, so it is 0.01.
+func TestSweepTextPartlyExact(t *testing.T) {
+	s := sweepFixture()
+	s.ExactFrom, s.ExactUntil, s.Stopped = 0.003, 0.01, "time budget"
+	got := SweepText(s)
+	for _, line := range []string{
+		"exact in 0.003…0.01; grid only elsewhere (stopped: time budget)\n",
+		"  S → Z: 0.001 0.01\n",
+		"  S → X: 0.001…0.01\n",
+		"  S → A: 0.01\n",
+	} {
+		if !strings.Contains(got, line) {
+			t.Errorf("SweepText lacks %q:\n%s", line, got)
+		}
+	}
+	if strings.Contains(got, "whole range") {
+		t.Errorf("a partly exact sweep says it is exact over the whole range:\n%s", got)
+	}
+}
+
+// TestSweepChartLogColumns: 200 points, the values 0.0001 × 1000^(i/199)
+// (a log grid from 0.0001 to 0.1) with i paths at point i, current 0.005.
+// Past 72 points the chart has 72 columns evenly spaced in log value: column
+// c stands at 0.0001 × 1000^(c/71), so 0.005 = 0.0001 × 50 falls at c =
+// 71 × log(50)/log(1000) = 40.2: column 40, whose value 0.0001 × 1000^(40/71)
+// = 0.004899 is shown by the highest point at or below it, i = floor(199 ×
+// 40/71) = 112 (point 112 is 0.004880 ≤ 0.004899 < 0.005053, point 113).
+func TestSweepChartLogColumns(t *testing.T) {
+	var pts []sweep.PointResults
+	for i := range 200 {
+		v := 0.0001 * math.Pow(1000, float64(i)/199)
+		var paths []retriever.Path
+		for k := range i {
+			paths = append(paths, idPath("S", fmt.Sprintf("N%03d", k)))
+		}
+		pts = append(pts, sweep.PointResults{Value: v, Results: []retriever.Result{{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: paths}}})
+	}
+	s := sweep.FromResults(sweep.MinActivation, 0.005, pts, 0.0001, math.Inf(1))
+	pick, curCol, scale := chartColumnsOf(s, nearest(s))
+	if len(pick) != chartColumns || curCol != 40 || pick[40] != 112 || pick[0] != 0 || pick[chartColumns-1] != 199 {
+		t.Fatalf("%d columns, current at %d, column 40 shows point %d (first %d, last %d); want 72, 40, 112, 0, 199",
+			len(pick), curCol, pick[40], pick[0], pick[chartColumns-1])
+	}
+	if !strings.Contains(scale, "log scale") {
+		t.Errorf("scale %q", scale)
+	}
+	got := SweepText(s)
+	if !strings.Contains(got, "x: min-activation from 0.0001 (left) to 0.1 (right), 72 columns on a log scale") {
+		t.Errorf("x axis line missing:\n%s", got[:min(len(got), 2000)])
 	}
 }

@@ -244,8 +244,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case snapshotResetMsg:
 		return m, m.restart()
-	case sweepDoneMsg:
-		return m, m.sweep.done(msg)
+	case sweepMsg:
+		return m, m.sweep.update(msg)
 	case nodesLoadedMsg, filterTickMsg:
 		return m, m.seeds.Update(msg)
 	case tagsLoadedMsg:

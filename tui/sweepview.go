@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -16,24 +17,32 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 )
 
-// sweepDoneMsg carries a finished sweep (or its error) for sweep id.
-type sweepDoneMsg struct {
-	id      int
-	param   sweep.Param
-	text    string
-	points  int
-	elapsed time.Duration
-	err     error
+// sweepMsg is one update of sweep id: a snapshot of the sweep so far
+// (text, the chart and table; line, the progress line), or the last one
+// (final), with the sweep's error if it failed or was stopped. Further
+// updates come on ch.
+type sweepMsg struct {
+	id    int
+	ch    <-chan sweepMsg
+	param sweep.Param
+	text  string
+	line  string
+	final bool
+	err   error
 }
 
 // sweepView is the overlay that sweeps one threshold for the current seeds
 // and tags (docs/ALGORITHM.md, "Sweeps and breakpoints"): the charts of
 // paths, nodes reached and summed energy with the current value marked, the
 // table of points, each node's bands with its nearest critical values, and
-// the non-monotone places (render.SweepText). The sweep runs in a command
-// on the run's backend (on Neo4j, the snapshot), with an id and a context:
-// closing the view or starting another sweep cancels it, and a stale result
-// is dropped.
+// the non-monotone places (render.SweepText). The sweep runs in a goroutine
+// on the run's backend (on Neo4j, the snapshot) with an id and a context,
+// and streams: the current value's point first, then the grid, then the
+// breakpoints outward from the current value, each snapshot rendered in the
+// goroutine and handed over on a channel that keeps only the latest, so a
+// slow screen never holds the sweep back. esc stops a running sweep and
+// keeps what has arrived; esc again (or s) closes the view. A stale update
+// (another sweep started, or the view closed) is dropped.
 type sweepView struct {
 	km      keymap.KeyMap
 	st      *Styles
@@ -43,7 +52,9 @@ type sweepView struct {
 	cancel  context.CancelFunc
 	param   sweep.Param
 	running bool
-	text    string // the finished sweep's text (render.SweepText)
+	stopped bool   // esc stopped it before it finished
+	text    string // the latest snapshot's text (render.SweepText)
+	line    string // the latest progress line
 }
 
 func newSweepView(km keymap.KeyMap, st *Styles) *sweepView {
@@ -57,50 +68,152 @@ var sweepParams = [paramCount]sweep.Param{
 	paramDepth: sweep.MaxDepth, paramMinAct: sweep.MinActivation, paramFloor: sweep.TagSimFloor, paramBranches: sweep.MaxBranches,
 }
 
-// start opens the view and returns the command that sweeps param over its
-// default range (sweep.DefaultRange; for MIN_ACTIVATION with the exact
-// breakpoints) from cfg, for copies of seeds and tags.
+// sweepBudget bounds the explorer's search for breakpoints; the view
+// streams meanwhile and esc stops it sooner.
+const sweepBudget = 30 * time.Second
+
+// sweepRedraw is the least time between two rendered snapshots: a sweep
+// sends one per stretch of breakpoints, often far more than a screen needs.
+const sweepRedraw = 80 * time.Millisecond
+
+// start opens the view, starts the sweep of param over its default range
+// (sweep.DefaultRange; for MIN_ACTIVATION with the exact breakpoints) from
+// cfg, for copies of seeds and tags, and returns the command that waits
+// for its first update.
 func (v *sweepView) start(parent context.Context, backend activation.Backend, opts activation.Options, cfg activation.Params,
 	param sweep.Param, seeds []retriever.Seed, tags []string) tea.Cmd {
 	v.stop()
 	v.id++
-	v.open, v.running, v.param, v.text = true, true, param, ""
+	v.open, v.running, v.stopped, v.param, v.text = true, true, false, param, ""
+	v.line = fmt.Sprintf("sweeping %s for %s… (esc stops it and keeps what has arrived)", param, plural(len(seeds), "seed"))
 	ctx, cancel := context.WithCancel(parent)
 	v.cancel = cancel
-	v.vp.SetContent(v.st.Running.Render(fmt.Sprintf("sweeping %s for %s… (esc closes and stops it)", param, plural(len(seeds), "seed"))))
+	v.vp.SetContent(v.st.Running.Render(v.line))
 	v.vp.GotoTop()
 	id := v.id
 	seeds, tags = append([]retriever.Seed(nil), seeds...), append([]string(nil), tags...)
+	ch := make(chan sweepMsg, 1)
+	go runSweep(ctx, ch, sweepMsg{id: id, ch: ch, param: param}, sweep.Config{Backend: safeBackend{backend}, Params: cfg, Options: opts,
+		Seeds: seeds, Tags: tags, Param: param, Breakpoints: param == sweep.MinActivation, Budget: sweepBudget})
+	return waitSweep(ch)
+}
+
+// runSweep runs the sweep in its own goroutine and publishes its snapshots
+// on ch, rendered, keeping only the latest; the last is marked final. It
+// ends when the sweep does (the context's cancellation included), and never
+// blocks on a reader.
+func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Config) {
+	defer close(ch)
+	publish := func(msg sweepMsg) {
+		for {
+			select {
+			case ch <- msg:
+				return
+			default:
+			}
+			select {
+			case <-ch: // a snapshot nobody took yet: the new one replaces it
+			default:
+			}
+		}
+	}
+	final := base
+	final.final = true
+	defer func() {
+		if r := recover(); r != nil {
+			final.err = fmt.Errorf("internal error in the sweep: %v", r)
+			publish(final)
+		}
+	}()
+	from, to, steps := sweep.DefaultRange(cfg.Param)
+	values, err := sweep.Grid(cfg.Param, from, to, steps)
+	if err != nil {
+		final.err = err
+		publish(final)
+		return
+	}
+	cfg.Values = values
+	var last time.Time
+	cfg.Progress = func(s *sweep.Sweep) {
+		if !s.Done && len(s.Points) > 1 && time.Since(last) < sweepRedraw {
+			return
+		}
+		last = time.Now()
+		msg := base
+		msg.text, msg.line, msg.final = render.SweepText(s), sweepLine(s), s.Done
+		if s.Done {
+			final = msg
+		}
+		publish(msg)
+	}
+	if _, err := sweep.Run(ctx, cfg); err != nil {
+		final.err = err
+		publish(final)
+	}
+}
+
+// sweepLine is the progress line above the charts.
+func sweepLine(s *sweep.Sweep) string {
+	state := "sweeping…"
+	if s.Done {
+		state = "swept"
+	}
+	line := fmt.Sprintf("%s %s points · %s explorations · %s", state, thousands(len(s.Points)), thousands(s.Explorations), fmtDur(s.Elapsed))
+	if ex := render.SweepExactness(s); ex != "" {
+		if i := strings.Index(ex, ":"); i > 0 && s.Exact() {
+			ex = ex[:i]
+		}
+		line += " · " + ex
+	}
+	if !s.Done {
+		line += " (esc stops it and keeps what has arrived)"
+	}
+	return line
+}
+
+// waitSweep waits for the next update of a sweep.
+func waitSweep(ch <-chan sweepMsg) tea.Cmd {
 	return safeCmd(func() tea.Msg {
-		start := time.Now()
-		from, to, steps := sweep.DefaultRange(param)
-		values, err := sweep.Grid(param, from, to, steps)
-		if err != nil {
-			return sweepDoneMsg{id: id, param: param, err: err}
+		msg, ok := <-ch
+		if !ok {
+			return nil
 		}
-		s, err := sweep.Run(ctx, sweep.Config{Backend: safeBackend{backend}, Params: cfg, Options: opts, Seeds: seeds, Tags: tags,
-			Param: param, Values: values, Breakpoints: param == sweep.MinActivation})
-		if err != nil {
-			return sweepDoneMsg{id: id, param: param, err: err}
-		}
-		return sweepDoneMsg{id: id, param: param, text: render.SweepText(s), points: len(s.Points), elapsed: time.Since(start)}
+		return msg
 	})
 }
 
-// done shows a finished sweep; a stale one (another sweep started, or the
-// view closed) is dropped.
-func (v *sweepView) done(msg sweepDoneMsg) tea.Cmd {
+// update shows a sweep's snapshot and waits for the next; a stale one
+// (another sweep started, or the view closed) is dropped, and its
+// goroutine, cancelled, ends on its own.
+func (v *sweepView) update(msg sweepMsg) tea.Cmd {
 	if msg.id != v.id || !v.open {
 		return nil
 	}
+	if msg.text != "" {
+		v.text, v.line = msg.text, msg.line
+		v.show()
+	}
+	if !msg.final {
+		return waitSweep(msg.ch)
+	}
 	v.stop() // releases the sweep's context
-	if msg.err != nil {
+	switch {
+	case msg.err != nil && v.stopped:
+		v.line = "stopped: " + v.line
+		v.show()
+		return notify(fmt.Sprintf("stopped the sweep of %s: what had arrived stays", msg.param))
+	case msg.err != nil:
 		v.vp.SetContent(v.st.Error.Render("sweep failed: " + textsafe.Escape(msg.err.Error())))
 		return notifyErr(fmt.Errorf("sweep of %s: %w", msg.param, msg.err))
 	}
-	v.text = msg.text
-	v.vp.SetContent(msg.text)
-	return notify(fmt.Sprintf("swept %s: %d points in %s", msg.param, msg.points, fmtDur(msg.elapsed)))
+	return notify(v.line)
+}
+
+// show puts the latest snapshot in the viewport, keeping the scroll.
+func (v *sweepView) show() {
+	off := v.vp.YOffset
+	v.vp.SetContent(v.st.Running.Render(v.line) + "\n\n" + v.text)
+	v.vp.SetYOffset(off)
 }
 
 // stop cancels a sweep in flight.
@@ -119,9 +232,15 @@ func (v *sweepView) close() {
 	v.id++ // whatever is still in flight is stale
 }
 
-// key scrolls the view; esc or the sweep key closes it.
+// key scrolls the view; esc stops a running sweep (keeping what arrived)
+// or closes the view, and the sweep key closes it.
 func (v *sweepView) key(msg tea.KeyMsg) tea.Cmd {
-	if key.Matches(msg, v.km.Cancel) || key.Matches(msg, v.km.Sweep) {
+	switch {
+	case key.Matches(msg, v.km.Cancel) && v.running:
+		v.stopped = true
+		v.stop()
+		return nil
+	case key.Matches(msg, v.km.Cancel) || key.Matches(msg, v.km.Sweep):
 		v.close()
 		return nil
 	}
@@ -133,8 +252,11 @@ func (v *sweepView) key(msg tea.KeyMsg) tea.Cmd {
 // title is the overlay's frame title.
 func (v *sweepView) title() string {
 	t := "Sweep " + string(v.param)
-	if v.running {
-		t += " (running)"
+	switch {
+	case v.running:
+		return t + " (running) · esc to stop, ↑/↓ to scroll"
+	case v.stopped:
+		t += " (stopped)"
 	}
 	return t + " · esc to close, ↑/↓ to scroll"
 }

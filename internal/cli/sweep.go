@@ -8,9 +8,11 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 )
 
@@ -21,18 +23,23 @@ Explores at each value of one threshold, the others fixed (their flags, or
 the defaults), and shows how the result changes. NAME is min-activation,
 max-branches, tag-sim-floor or max-depth. Without --values the range is
 --from..--to in --steps points (default min-activation 0.0001..0.1 in 25
-log steps, max-branches 1..10, tag-sim-floor 0..1 in 11, max-depth 1..12);
-for min-activation the sweep then adds every exact breakpoint in the range,
-so the result at any value is the one of the highest point at or below it.
-Every point is a fresh exploration: 'explore' with that value prints the
-same results.
+log steps, max-branches 1..10, tag-sim-floor 0..1 in 11, max-depth 1..12).
+The current value (its flag, or the default) is always a point. For
+min-activation the sweep then adds the exact breakpoints (the values where
+the result changes), nearest the current value first and outward, until the
+whole range is exact or --max-points or --budget is spent; the output says
+which part is exact: there the result at any value is the one of the highest
+point at or below it. Every point's result is what 'explore' with that value
+prints.
 
 Formats:
   text  charts of paths, nodes reached and summed energy (the current value
         marked), the table of points, each node's bands and every place
         where loosening the threshold removed a node
-  json  one line per value: {"param","value","results":[...]}, results as
-        'explore --format json' prints them, in seed order
+  json  one line per value, ascending: {"param","value","results":[...]},
+        results as 'explore --format json' prints them, in seed order
+        (explored again point by point as they are printed, so that a sweep
+        of many points is never held whole)
   csv   one row per value: param,value,breakpoint,paths,nodes_reached,summed_energy
 
 Exit codes: 0 swept; 1 the graph could not be opened or read, or a seed
@@ -52,6 +59,8 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	to := fs.Float64("to", 0, "last value of the grid (default: the parameter's range)")
 	steps := fs.Int("steps", 0, "number of grid points (default: the parameter's)")
 	format := fs.String("format", "text", "output `format`: text, json or csv")
+	maxPoints := fs.Int("max-points", sweep.DefaultMaxPoints, "most `explorations` spent looking for min-activation breakpoints (each adds at most one point)")
+	budget := fs.Duration("budget", DefaultSweepBudget, "most `time` spent looking for min-activation breakpoints; 0 for no limit")
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
@@ -69,6 +78,12 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	p, err := sweep.ParseParam(*param)
 	if err != nil {
 		return usagef("sweep: --param: %v", err)
+	}
+	if *maxPoints < 1 {
+		return usagef("sweep: --max-points must be at least 1, got %d", *maxPoints)
+	}
+	if *budget < 0 {
+		return usagef("sweep: --budget must not be negative, got %v", *budget)
 	}
 	if *format != "text" && *format != "json" && *format != "csv" {
 		return usagef("sweep: unknown --format %q (want text, json or csv)", *format)
@@ -102,11 +117,6 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 		if vals, err = sweep.Grid(p, lo, hi, n); err != nil {
 			return usagef("sweep: %v", err)
 		}
-		// The current value is a point too, so the chart marks its result
-		// exactly.
-		if cur := p.Get(q.cfg); cur >= vals[0] && cur <= vals[len(vals)-1] {
-			vals = append(vals, cur)
-		}
 		for _, v := range vals {
 			if _, err := p.Set(q.cfg, v); err != nil {
 				return usagef("sweep: --from/--to: %v", err)
@@ -124,7 +134,7 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	}
 	s, err := sweep.Run(ctx, sweep.Config{
 		Backend: backend, Params: q.cfg, Options: q.opts, Seeds: q.seeds, Tags: splitTags(q.tags),
-		Param: p, Values: vals, Breakpoints: !set["values"],
+		Param: p, Values: vals, Breakpoints: !set["values"], MaxPoints: *maxPoints, Budget: *budget,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -132,28 +142,38 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 		}
 		return usageError{"sweep: " + err.Error()}
 	}
-	if err := writeSweep(env.Stdout, s, *format); err != nil {
+	if err := writeSweep(ctx, env.Stdout, s, *format); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return err
 	}
-	for _, pt := range s.Points {
-		if err := failedSeedsError(pt.Results); err != nil {
-			return fmt.Errorf("sweep: at %s %v: %w", p, pt.Value, err)
+	if len(s.Failures) > 0 {
+		f := s.Failures[0]
+		more := ""
+		if len(s.Failures) > 1 {
+			more = fmt.Sprintf(" (and %d more failures)", len(s.Failures)-1)
 		}
+		return fmt.Errorf("sweep: seed %s ended in error at %s %v%s: %s", render.DisplayID(f.SeedID), p, f.Value, more, f.Error)
 	}
 	return nil
 }
 
-func writeSweep(out io.Writer, s *sweep.Sweep, format string) error {
+// DefaultSweepBudget is the time `memoria sweep` spends looking for
+// breakpoints unless --budget says otherwise: enough to make the default
+// range exact on the 1M-edge benchmark graph (docs/PERFORMANCE.md), short
+// enough that the command stays interactive on any graph.
+const DefaultSweepBudget = 1500 * time.Millisecond
+
+// writeSweep prints s; JSON lines stream point by point (Sweep.Replay).
+func writeSweep(ctx context.Context, out io.Writer, s *sweep.Sweep, format string) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(textsafe.JSONWriter{W: out})
 		enc.SetEscapeHTML(false)
-		for _, line := range render.SweepJSON(s) {
-			if err := enc.Encode(line); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.Replay(ctx, func(pt sweep.Point, results []retriever.Result) error {
+			return enc.Encode(render.SweepPoint(s.Param, pt, results))
+		})
 	case "csv":
 		_, err := io.WriteString(out, render.SweepCSV(s))
 		return err

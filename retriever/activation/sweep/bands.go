@@ -78,47 +78,72 @@ func (p Param) Looser(a, b float64) bool {
 
 // Bands lists, for every node any point reached, the bands of points where
 // it is in its seed's result, and its first non-monotone place; ordered by
-// seed, then node id.
+// seed, then node id. It walks each seed's steps along the points and
+// compares their node sets only where the step changes.
 func (s *Sweep) Bands() []NodeBands {
 	type key struct {
 		seed int
 		node string
 	}
-	in := map[key][]bool{}
-	seedIDs := map[int]string{}
-	for i, pt := range s.Points {
-		for si, r := range pt.Results {
-			seedIDs[si] = r.Seed.NodeID
-			for id := range retriever.Placements(r) {
-				k := key{si, id}
-				if in[k] == nil {
-					in[k] = make([]bool, len(s.Points))
+	open := map[key]int{} // the point where the node's open band began
+	type band struct{ from, to int }
+	bands := map[key][]band{}
+	nseeds := 0
+	if len(s.steps) > 0 {
+		nseeds = len(s.steps[0])
+	}
+	n := len(s.Points)
+	for si := range nseeds {
+		var prev []string
+		for i := 0; i <= n; i++ {
+			var cur []string
+			if i < n {
+				if i > 0 && s.steps[i][si] == s.steps[i-1][si] {
+					continue
 				}
-				in[k][i] = true
+				cur = s.steps[i][si].nodes
 			}
+			// Both lists are sorted: a merge finds who entered and who left.
+			a, b := 0, 0
+			for a < len(prev) || b < len(cur) {
+				switch {
+				case b == len(cur) || (a < len(prev) && prev[a] < cur[b]):
+					k := key{si, prev[a]}
+					bands[k] = append(bands[k], band{open[k], i - 1})
+					delete(open, k)
+					a++
+				case a == len(prev) || cur[b] < prev[a]:
+					open[key{si, cur[b]}] = i
+					b++
+				default:
+					a++
+					b++
+				}
+			}
+			prev = cur
 		}
 	}
-	out := make([]NodeBands, 0, len(in))
-	for k, pres := range in {
-		nb := NodeBands{SeedIndex: k.seed, SeedID: seedIDs[k.seed], NodeID: k.node}
-		for i := 0; i < len(pres); {
-			if !pres[i] {
-				i++
-				continue
-			}
-			j := i
-			for j+1 < len(pres) && pres[j+1] {
-				j++
-			}
-			b := Band{From: s.Points[i].Value, To: s.Points[j].Value}
-			if j+1 < len(pres) {
-				u := s.Points[j+1].Value
+	out := make([]NodeBands, 0, len(bands))
+	for k, bs := range bands {
+		nb := NodeBands{SeedIndex: k.seed, SeedID: s.seedID(k.seed), NodeID: k.node}
+		for _, bd := range bs {
+			b := Band{From: s.Points[bd.from].Value, To: s.Points[bd.to].Value}
+			if bd.to+1 < n {
+				u := s.Points[bd.to+1].Value
 				b.Until = &u
 			}
 			nb.Bands = append(nb.Bands, b)
-			i = j + 1
 		}
-		nb.Flip = s.flip(pres)
+		// The first non-monotone place, from the strictest setting to the
+		// loosest: for MIN_ACTIVATION (strictest = highest) the highest
+		// band, if a point lies below it; else the lowest, if one lies above.
+		if s.Param == MinActivation {
+			if top := bs[len(bs)-1]; top.from > 0 {
+				nb.Flip = &Flip{In: s.Points[top.from].Value, Out: s.Points[top.from-1].Value}
+			}
+		} else if low := bs[0]; low.to+1 < n {
+			nb.Flip = &Flip{In: s.Points[low.to].Value, Out: s.Points[low.to+1].Value}
+		}
 		out = append(out, nb)
 	}
 	slices.SortFunc(out, func(a, b NodeBands) int {
@@ -127,23 +152,17 @@ func (s *Sweep) Bands() []NodeBands {
 	return out
 }
 
-// flip scans the points from the strictest setting to the loosest and
-// returns the first place where the node was in and then, looser, out.
-func (s *Sweep) flip(pres []bool) *Flip {
-	idx := make([]int, len(pres))
-	for i := range idx {
-		idx[i] = i
+// seedID is the id of seed si.
+func (s *Sweep) seedID(si int) string {
+	if si < len(s.cfg.Seeds) {
+		return s.cfg.Seeds[si].NodeID
 	}
-	if s.Param == MinActivation { // strictest = highest value
-		slices.Reverse(idx)
-	}
-	last := -1
-	for _, i := range idx {
-		if pres[i] {
-			last = i
-		} else if last >= 0 {
-			return &Flip{In: s.Points[last].Value, Out: s.Points[i].Value}
-		}
-	}
-	return nil
+	return ""
+}
+
+// add sums u into t.
+func (t *Totals) add(u Totals) {
+	t.Paths += u.Paths
+	t.Nodes += u.Nodes
+	t.Energy += u.Energy
 }

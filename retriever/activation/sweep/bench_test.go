@@ -28,10 +28,8 @@ func benchSweep(b *testing.B, be activation.Backend, seeds []retriever.Seed, tag
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, r := range s.Points[0].Results {
-		if r.TerminatedReason == retriever.TerminatedSeedNotFound || r.TerminatedReason == retriever.TerminatedError {
-			b.Fatalf("seed %s: %s %s", r.Seed.NodeID, r.TerminatedReason, r.Error)
-		}
+	if len(s.Failures) > 0 || s.Points[0].Totals.Paths == 0 {
+		b.Fatalf("failures %v, %d paths at 0.0001", s.Failures, s.Points[0].Totals.Paths)
 	}
 	b.ResetTimer()
 	for b.Loop() {
@@ -39,7 +37,7 @@ func benchSweep(b *testing.B, be activation.Backend, seeds []retriever.Seed, tag
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(TotalsOf(s.Points[0].Results).Paths), "paths@0.0001")
+	b.ReportMetric(float64(s.Points[0].Totals.Paths), "paths@0.0001")
 }
 
 // BenchmarkSweepDemo: 100 points, 5 seeds, on the demo graph. Target

@@ -3,8 +3,10 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,9 +59,10 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 // 0.02828 ≤ m < 0.05774: S→X is not above m, X comes at depth 2 under A with
 // R 0.5, and X→Z (0.05774) is kept: Z in. m ≥ 0.05774: Z out.
 //
-// Breakpoints found (candidate T within [0.001, 0.1]): 0.003266 (run at
-// 0.001), 0.02828 (idem), 0.05774 (run at 0.02828); 0.7071 and 0.5 lie
-// above 0.1. Points: 0.001, 0.003266, 0.01, 0.02828, 0.03, 0.05774, 0.1;
+// Breakpoints (values where the result changes, within [0.001, 0.1]):
+// 0.003266 (Z leaves), 0.02828 (X moves under A, Z back), 0.05774 (Z
+// leaves); 0.7071 and 0.5 lie above 0.1. The current value 0.005 is a point
+// too. Points: 0.001, 0.003266, 0.005, 0.01, 0.02828, 0.03, 0.05774, 0.1;
 // Z in at 0.001, 0.02828, 0.03: bands [0.001, 0.003266) and [0.02828,
 // 0.05774). Scanning from 0.1 down: out, out, in (0.03), in (0.02828), out
 // (0.01): the flip is in at 0.02828, out at 0.01.
@@ -72,8 +75,8 @@ func TestNonMonotoneMinActivation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []float64{0.001, 0.04 / math.Sqrt2 * 0.2 / math.Sqrt(3), 0.01, 0.04 / math.Sqrt2, 0.03, 0.5 * 0.2 / math.Sqrt(3), 0.1}
-	wantBreak := []bool{false, true, false, true, false, true, false}
+	want := []float64{0.001, 0.04 / math.Sqrt2 * 0.2 / math.Sqrt(3), 0.005, 0.01, 0.04 / math.Sqrt2, 0.03, 0.5 * 0.2 / math.Sqrt(3), 0.1}
+	wantBreak := []bool{false, true, false, false, true, false, true, false}
 	if len(s.Points) != len(want) {
 		t.Fatalf("%d points, want %d: %+v", len(s.Points), len(want), values(s))
 	}
@@ -82,8 +85,8 @@ func TestNonMonotoneMinActivation(t *testing.T) {
 			t.Errorf("point %d = %v (breakpoint %v), want %v (%v)", i, p.Value, p.Breakpoint, want[i], wantBreak[i])
 		}
 	}
-	if !s.Exact || s.Truncated {
-		t.Errorf("Exact %v, Truncated %v; want true, false", s.Exact, s.Truncated)
+	if !s.Exact() || s.Stopped != "" {
+		t.Errorf("Exact %v, Stopped %q; want true, \"\"", s.Exact(), s.Stopped)
 	}
 	var z *NodeBands
 	for _, nb := range s.Bands() {
@@ -95,10 +98,10 @@ func TestNonMonotoneMinActivation(t *testing.T) {
 		t.Fatal("Z has no bands")
 	}
 	if len(z.Bands) != 2 || z.Bands[0].From != 0.001 || !near(*z.Bands[0].Until, want[1]) ||
-		!near(z.Bands[1].From, want[3]) || z.Bands[1].To != 0.03 || !near(*z.Bands[1].Until, want[5]) {
+		!near(z.Bands[1].From, want[4]) || z.Bands[1].To != 0.03 || !near(*z.Bands[1].Until, want[6]) {
 		t.Errorf("Z bands = %+v, want [0.001, 0.003266) and [0.02828, 0.05774)", z.Bands)
 	}
-	if z.Flip == nil || !near(z.Flip.In, want[3]) || z.Flip.Out != 0.01 {
+	if z.Flip == nil || !near(z.Flip.In, want[4]) || z.Flip.Out != 0.01 {
 		t.Errorf("Z flip = %+v, want in at 0.02828, out at 0.01", z.Flip)
 	}
 }
@@ -151,7 +154,8 @@ func jsonOf(t *testing.T, v any) string {
 	return string(b)
 }
 
-// fresh explores once with p set to v.
+// fresh explores once with p set to v and returns the results as `explore
+// --format json` prints them (untraced: coarse end reasons, no near miss).
 func fresh(t *testing.T, be activation.Backend, base activation.Params, p Param, v float64, seeds []retriever.Seed, tags []string) []retriever.Result {
 	t.Helper()
 	ps, err := p.Set(base, v)
@@ -166,18 +170,75 @@ func fresh(t *testing.T, be activation.Backend, base activation.Params, p Param,
 	if err != nil {
 		t.Fatal(err)
 	}
+	for i, r := range res {
+		paths := make([]retriever.Path, len(r.Paths))
+		for k, pt := range r.Paths {
+			pt.EndReason, pt.NearMiss = pt.EndReason.Coarse(), nil
+			paths[k] = pt
+		}
+		res[i].Paths = paths
+	}
 	return res
+}
+
+// replayed returns every point's results (Sweep.Replay).
+func replayed(t *testing.T, s *Sweep) [][]retriever.Result {
+	t.Helper()
+	var out [][]retriever.Result
+	if err := s.Replay(context.Background(), func(_ Point, res []retriever.Result) error {
+		out = append(out, slices.Clone(res))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(s.Points) {
+		t.Fatalf("Replay gave %d points, the sweep has %d", len(out), len(s.Points))
+	}
+	return out
+}
+
+// checkExactPart: for MIN_ACTIVATION, within the sweep's exact part, a
+// fresh exploration at a value m drawn between two points (and at the next
+// double below each point) gives the results of the highest point ≤ m, and
+// each breakpoint's results differ from the point's below it. A point's
+// totals are its results' totals.
+func checkExactPart(t *testing.T, r *rand.Rand, s *Sweep, res [][]retriever.Result, be activation.Backend, base activation.Params, seeds []retriever.Seed, tags []string, what string) {
+	t.Helper()
+	for i, pt := range s.Points {
+		if got := TotalsOf(res[i]); got.Paths != pt.Totals.Paths || got.Nodes != pt.Totals.Nodes || !near(got.Energy, pt.Totals.Energy) {
+			t.Fatalf("%s: point %v totals %+v, its results give %+v", what, pt.Value, pt.Totals, got)
+		}
+		if i == 0 {
+			continue
+		}
+		lo, hi := s.Points[i-1].Value, pt.Value
+		if pt.Breakpoint && jsonOf(t, res[i]) == jsonOf(t, res[i-1]) {
+			t.Fatalf("%s: breakpoint %v has the results of the point below it, %v", what, hi, lo)
+		}
+		if lo < s.ExactFrom || hi >= s.ExactUntil {
+			continue
+		}
+		want := jsonOf(t, res[i-1])
+		for _, m := range []float64{lo + (hi-lo)*r.Float64(), math.Nextafter(hi, 0)} {
+			if m < lo || m >= hi { // a draw may round to hi
+				continue
+			}
+			if got := jsonOf(t, fresh(t, be, base, MinActivation, m, seeds, tags)); got != want {
+				t.Fatalf("%s: min-activation %v (between points %v and %v, exact part [%v, %v)) gives another result than %v", what, m, lo, hi, s.ExactFrom, s.ExactUntil, lo)
+			}
+		}
+	}
 }
 
 // TestPointsEqualFreshExplores: on 12 random graphs, for each of the four
 // parameters over its default range (MIN_ACTIVATION with breakpoints), every
-// point's results equal, as JSON, a fresh exploration with that value and
-// the other thresholds at their defaults.
+// point's results (Replay) equal, as JSON, a fresh exploration with that
+// value and the other thresholds at their defaults, and the current value
+// is a point.
 //
-// And the breakpoints are exact: for MIN_ACTIVATION, at a value m drawn
-// between two points (and at the next double below each breakpoint), a
-// fresh exploration gives the results of the highest point ≤ m (Run's
-// doc comment: no candidate T lies strictly between a point and the next).
+// And the breakpoints are exact: the MIN_ACTIVATION sweep is exact over the
+// whole range (no budget), and within it no value between two points gives
+// another result than the lower point (checkExactPart).
 func TestPointsEqualFreshExplores(t *testing.T) {
 	r := rand.New(rand.NewSource(10))
 	base := activation.DefaultParams()
@@ -194,28 +255,122 @@ func TestPointsEqualFreshExplores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, pt := range s.Points {
-				if got, want := jsonOf(t, pt.Results), jsonOf(t, fresh(t, be, base, p, pt.Value, seeds, tags)); got != want {
+			if !slices.ContainsFunc(s.Points, func(pt Point) bool { return pt.Value == p.Get(base) }) {
+				t.Fatalf("graph %d, %s: the current value %v is not a point", iter, p, p.Get(base))
+			}
+			res := replayed(t, s)
+			for i, pt := range s.Points {
+				if got, want := jsonOf(t, res[i]), jsonOf(t, fresh(t, be, base, p, pt.Value, seeds, tags)); got != want {
 					t.Fatalf("graph %d, %s = %v: sweep point differs from a fresh explore:\n got %s\nwant %s", iter, p, pt.Value, got, want)
 				}
 			}
 			if p != MinActivation {
 				continue
 			}
-			if !s.Exact {
-				t.Fatalf("graph %d: min-activation sweep not exact", iter)
+			if !s.Exact() || s.Stopped != "" {
+				t.Fatalf("graph %d: min-activation sweep not exact (exact part [%v, %v), stopped %q)", iter, s.ExactFrom, s.ExactUntil, s.Stopped)
 			}
-			for i := 1; i < len(s.Points); i++ {
-				lo, hi := s.Points[i-1].Value, s.Points[i].Value
-				want := jsonOf(t, s.Points[i-1].Results)
-				for _, m := range []float64{lo + (hi-lo)*r.Float64(), math.Nextafter(hi, 0)} {
-					if m < lo || m >= hi { // a draw may round to hi
-						continue
-					}
-					if got := jsonOf(t, fresh(t, be, base, p, m, seeds, tags)); got != want {
-						t.Fatalf("graph %d: min-activation %v (between points %v and %v) gives another result than %v", iter, m, lo, hi, lo)
-					}
-				}
+			checkExactPart(t, r, s, res, be, base, seeds, tags, fmt.Sprintf("graph %d", iter))
+		}
+	}
+}
+
+// TestBudgetKeepsExactPartExact: on 30 random graphs, a MIN_ACTIVATION sweep
+// over the default range whose point budget runs out (MaxPoints 1 to 12) is
+// still right where it says it is: its exact part holds the current value,
+// lies in the range, every breakpoint an unbounded sweep finds inside that
+// part is a point of it too (and no other breakpoint), every point equals a
+// fresh exploration, and it says why it stopped.
+func TestBudgetKeepsExactPartExact(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	base := activation.DefaultParams()
+	from, to, steps := DefaultRange(MinActivation)
+	vals, err := Grid(MinActivation, from, to, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stoppedEarly := 0
+	for iter := range 30 {
+		be, seeds, tags := randomCase(t, r)
+		cfg := Config{Backend: be, Params: base, Options: activation.DefaultOptions(), Seeds: seeds, Tags: tags,
+			Param: MinActivation, Values: vals, Breakpoints: true}
+		full, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.MaxPoints = 1 + r.Intn(12)
+		s, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("graph %d, MaxPoints %d", iter, cfg.MaxPoints)
+		if !s.HasExact() || s.ExactFrom > base.MinActivation || s.ExactUntil <= base.MinActivation || s.ExactFrom < from {
+			t.Fatalf("%s: exact part [%v, %v) does not hold the current value in the range", what, s.ExactFrom, s.ExactUntil)
+		}
+		if !s.Exact() {
+			stoppedEarly++
+			if s.Stopped != "point limit" {
+				t.Fatalf("%s: not exact, Stopped %q", what, s.Stopped)
+			}
+		}
+		var wantBreaks, gotBreaks []float64
+		for _, pt := range full.Points {
+			if pt.Breakpoint && pt.Value > s.ExactFrom && pt.Value < s.ExactUntil {
+				wantBreaks = append(wantBreaks, pt.Value)
+			}
+		}
+		for _, pt := range s.Points {
+			if pt.Breakpoint {
+				gotBreaks = append(gotBreaks, pt.Value)
+			}
+		}
+		if jsonOf(t, gotBreaks) != jsonOf(t, wantBreaks) {
+			t.Fatalf("%s: breakpoints %v, the unbounded sweep has %v in [%v, %v)", what, gotBreaks, wantBreaks, s.ExactFrom, s.ExactUntil)
+		}
+		res := replayed(t, s)
+		for i, pt := range s.Points {
+			if got, want := jsonOf(t, res[i]), jsonOf(t, fresh(t, be, base, MinActivation, pt.Value, seeds, tags)); got != want {
+				t.Fatalf("%s: point %v differs from a fresh explore", what, pt.Value)
+			}
+		}
+		checkExactPart(t, r, s, res, be, base, seeds, tags, what)
+	}
+	if stoppedEarly < 5 {
+		t.Fatalf("only %d of 30 budgets ran out: the test does not exercise a cut sweep", stoppedEarly)
+	}
+}
+
+// TestProgressStreams: Progress receives snapshots before the end, the
+// first holding only the current value, each with ascending points that
+// are a subset of... the final sweep's values at asked points, and the last
+// call is the finished sweep.
+func TestProgressStreams(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	be, seeds, tags := randomCase(t, r)
+	from, to, steps := DefaultRange(MinActivation)
+	vals, _ := Grid(MinActivation, from, to, steps)
+	var snaps []*Sweep
+	s, err := Run(context.Background(), Config{Backend: be, Params: activation.DefaultParams(), Options: activation.DefaultOptions(),
+		Seeds: seeds, Tags: tags, Param: MinActivation, Values: vals, Breakpoints: true, Progress: func(s *Sweep) { snaps = append(snaps, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snaps) < len(vals)+2 {
+		t.Fatalf("%d snapshots, want at least one per value asked plus the current value and the end (%d)", len(snaps), len(vals)+2)
+	}
+	if first := snaps[0]; len(first.Points) != 1 || first.Points[0].Value != 0.005 || first.Done {
+		t.Fatalf("first snapshot: %+v (done %v), want the current value 0.005 alone", first.Points, first.Done)
+	}
+	if last := snaps[len(snaps)-1]; !last.Done || last != s {
+		t.Fatal("the last snapshot is not the finished sweep")
+	}
+	for i, sn := range snaps[:len(snaps)-1] {
+		if sn.Done {
+			t.Fatalf("snapshot %d says done", i)
+		}
+		for k := 1; k < len(sn.Points); k++ {
+			if sn.Points[k-1].Value >= sn.Points[k].Value {
+				t.Fatalf("snapshot %d: points not ascending", i)
 			}
 		}
 	}

@@ -1,0 +1,327 @@
+package sweep
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"hash/fnv"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+)
+
+// step is what the sweep keeps of one exploration of one seed at one
+// value: for MIN_ACTIVATION the result holds for every v with from ≤ v <
+// next (Run's doc comment); for the other parameters only at from.
+type step struct {
+	from, next float64
+	totals     Totals
+	nodes      []string // the nodes in the result, the seed excepted, sorted
+	fp         [16]byte // fingerprint of the result (fingerprint)
+	failed     string   // the error of a seed that ended in error
+}
+
+// newStep keeps what the sweep needs of res, explored at v.
+func newStep(v, next float64, res retriever.Result) *step {
+	st := &step{from: v, next: next, totals: TotalsOf([]retriever.Result{res}), fp: fingerprint(res)}
+	for id := range retriever.Placements(res) {
+		st.nodes = append(st.nodes, id)
+	}
+	slices.Sort(st.nodes)
+	if res.TerminatedReason == retriever.TerminatedError {
+		st.failed, st.next = res.Error, v
+	}
+	return st
+}
+
+// fingerprint hashes what `explore --format json` prints of a result that
+// can differ between two values of a threshold: the termination, the error,
+// the depth reached and, per path, its end reason and each hop's nodes,
+// relationship and transfer energy (every other number of a hop follows
+// from those). Two results with the same fingerprint print alike.
+func fingerprint(r retriever.Result) [16]byte {
+	h := fnv.New128a()
+	var buf [8]byte
+	str := func(s string) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(len(s)))
+		h.Write(buf[:])
+		h.Write([]byte(s))
+	}
+	num := func(u uint64) {
+		binary.LittleEndian.PutUint64(buf[:], u)
+		h.Write(buf[:])
+	}
+	str(string(r.TerminatedReason))
+	str(r.Error)
+	num(uint64(r.MaxDepthReached))
+	num(uint64(len(r.Paths)))
+	for _, p := range r.Paths {
+		str(string(p.EndReason.Coarse()))
+		num(uint64(len(p.Steps)))
+		for _, s := range p.Steps {
+			str(s.FromNode.ID)
+			str(s.ToNode.ID)
+			str(s.Edge.ElementID)
+			str(activation.EdgeKey(s.Edge))
+			num(math.Float64bits(s.TransferEnergy))
+		}
+	}
+	var out [16]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// untraced hides an engine's traces (activation.Tracer): a sweep needs the
+// candidates only, and `explore --format json` prints results without
+// traces, so a point's result is the same either way, at a fraction of the
+// cost on the memory engine.
+type untraced struct{ b activation.Backend }
+
+type plainExpander struct{ activation.Expander }
+
+func (u untraced) Open(ctx context.Context) (activation.Expander, func(context.Context) error, error) {
+	x, release, err := u.b.Open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return plainExpander{x}, release, nil
+}
+
+// exploreOne runs seed alone at value v of cfg.Param, untraced, and returns
+// its result and the smallest transfer energy among the candidates of its
+// levels (+Inf when there were none).
+func exploreOne(ctx context.Context, cfg Config, backend activation.Backend, tags []string, seed retriever.Seed, v float64) (retriever.Result, float64, error) {
+	ps, err := cfg.Param.Set(cfg.Params, v)
+	if err != nil {
+		return retriever.Result{}, 0, err
+	}
+	r, err := activation.New(backend, ps, cfg.Options)
+	if err != nil {
+		return retriever.Result{}, 0, err
+	}
+	ch, err := r.Explore(ctx, []retriever.Seed{seed}, tags)
+	if err != nil {
+		return retriever.Result{}, 0, err
+	}
+	next := math.Inf(1)
+	var res retriever.Result
+	for ev := range ch {
+		switch ev.Kind {
+		case activation.EventLevel:
+			for _, o := range ev.Level.Outcomes {
+				next = min(next, o.Candidate.TransferEnergy)
+			}
+		case activation.EventResult:
+			res = *ev.Result
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return res, 0, err
+	}
+	if res.TerminatedReason == retriever.TerminatedCancelled {
+		return res, 0, context.Canceled
+	}
+	return res, next, nil
+}
+
+// explore runs seed si at v and keeps the step.
+func (e *engine) explore(ctx context.Context, si int, v float64) (*step, error) {
+	res, next, err := exploreOne(ctx, e.cfg, e.backend, e.tags, e.cfg.Seeds[si], v)
+	if err != nil {
+		return nil, err
+	}
+	if e.cfg.Param != MinActivation {
+		next = v
+	}
+	st := newStep(v, next, res)
+	e.mu.Lock()
+	e.explored++
+	e.mu.Unlock()
+	// Steps never overlap. The new one starts where no step holds (explore
+	// is only called there), but it may reach over steps explored above it
+	// earlier: a step s above v within [v, next) is a run that decides as
+	// the run at v (only fewer candidates), so its next is at least this
+	// one's, and this one is cut at s.from without losing anything.
+	steps := e.seeds[si]
+	i, _ := slices.BinarySearchFunc(steps, v, func(s *step, v float64) int { return cmpFloat(s.from, v) })
+	if i < len(steps) && steps[i].from < st.next {
+		st.next = steps[i].from
+	}
+	e.seeds[si] = slices.Insert(steps, i, st)
+	return st, nil
+}
+
+// cover returns seed si's step that holds at v, or nil: the step explored
+// at v, or for MIN_ACTIVATION the nearest step below v if its next is above
+// v (steps never overlap: see explore).
+func (e *engine) cover(si int, v float64) *step {
+	steps := e.seeds[si]
+	i, found := slices.BinarySearchFunc(steps, v, func(s *step, v float64) int { return cmpFloat(s.from, v) })
+	switch {
+	case found:
+		return steps[i]
+	case e.cfg.Param == MinActivation && i > 0 && steps[i-1].failed == "" && v < steps[i-1].next:
+		return steps[i-1]
+	}
+	return nil
+}
+
+// eachSeed runs fn for every seed, e.workers at a time, and returns the
+// first error (context errors last, so that a budget or a failure is
+// reported as such).
+func (e *engine) eachSeed(ctx context.Context, fn func(si int) error) error {
+	sem := make(chan struct{}, e.workers)
+	errs := make([]error, len(e.seeds))
+	var wg sync.WaitGroup
+	for si := range e.seeds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				errs[si] = ctx.Err()
+				return
+			}
+			defer func() { <-sem }()
+			errs[si] = fn(si)
+		}()
+	}
+	wg.Wait()
+	var ctxErr error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			ctxErr = err
+		default:
+			return err
+		}
+	}
+	return ctxErr
+}
+
+// snapshot builds the Sweep as it stands: the values asked, and within the
+// exact part every value where a seed's result changes.
+func (e *engine) snapshot(done bool) *Sweep {
+	s := &Sweep{Param: e.cfg.Param, Current: e.cur, From: e.asked[0], To: e.asked[len(e.asked)-1], Stopped: e.stopped,
+		Failures: slices.Clone(e.failures), Done: done, Elapsed: time.Since(e.start), cfg: e.cfg, ExactFrom: 1, ExactUntil: 0}
+	e.mu.Lock()
+	s.Explorations = e.explored
+	e.mu.Unlock()
+	if e.hasExact {
+		s.ExactFrom, s.ExactUntil = e.lo, e.hi
+	}
+	asked := make(map[float64]bool, len(e.asked))
+	values := slices.Clone(e.asked)
+	for _, v := range e.asked {
+		asked[v] = true
+	}
+	if e.hasExact {
+		for _, steps := range e.seeds {
+			// A value where the seed's result changes: a step that starts
+			// where the one below it ends, with another result.
+			for k := 1; k < len(steps); k++ {
+				below, st := steps[k-1], steps[k]
+				if st.from > e.lo && st.from < e.hi && st.from <= s.To && below.failed == "" && st.failed == "" &&
+					below.next == st.from && below.fp != st.fp {
+					values = append(values, st.from)
+				}
+			}
+		}
+	}
+	slices.Sort(values)
+	values = slices.Compact(values)
+	for _, v := range values {
+		row := make([]*step, len(e.seeds))
+		var t Totals
+		ok := true
+		for si := range e.seeds {
+			st := e.cover(si, v)
+			if st == nil {
+				ok = false // an asked value not yet reached (a snapshot taken early)
+				break
+			}
+			row[si] = st
+			t.add(st.totals)
+		}
+		if !ok {
+			continue
+		}
+		s.Points = append(s.Points, Point{Value: v, Breakpoint: !asked[v], Totals: t})
+		s.steps = append(s.steps, row)
+	}
+	return s
+}
+
+// Replay calls fn for every point, ascending, with its results in seed
+// order: each exactly what a fresh exploration with that value gives (as
+// `explore --format json` prints it, untraced). A seed is explored again
+// only where its step changes, and only the current point's results are
+// held, so a sweep of many points streams in bounded memory.
+func (s *Sweep) Replay(ctx context.Context, fn func(Point, []retriever.Result) error) error {
+	if len(s.steps) > 0 && s.cfg.Backend == nil {
+		return errors.New("sweep: this sweep was built from results and cannot be replayed")
+	}
+	backend := untraced{s.cfg.Backend}
+	tags := retriever.NormalizeTags(s.cfg.Tags)
+	var prev []*step
+	var results []retriever.Result
+	for i, p := range s.Points {
+		row := s.steps[i]
+		next := make([]retriever.Result, len(row))
+		for si, st := range row {
+			if prev != nil && prev[si] == st && st.failed == "" && s.Param == MinActivation {
+				next[si] = results[si]
+				continue
+			}
+			res, _, err := exploreOne(ctx, s.cfg, backend, tags, s.cfg.Seeds[si], p.Value)
+			if err != nil {
+				return err
+			}
+			next[si] = res
+		}
+		prev, results = row, next
+		if err := fn(p, results); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PointResults is one point of FromResults.
+type PointResults struct {
+	Value      float64
+	Breakpoint bool
+	Results    []retriever.Result // in seed order
+}
+
+// FromResults builds a finished sweep from each point's results, for
+// renderers' tests and callers that explored themselves: points ascending,
+// every point with the same seeds. The part [exactFrom, exactUntil) is
+// taken as exact. It cannot be replayed.
+func FromResults(p Param, current float64, points []PointResults, exactFrom, exactUntil float64) *Sweep {
+	s := &Sweep{Param: p, Current: current, ExactFrom: exactFrom, ExactUntil: exactUntil, Done: true}
+	for i, pt := range points {
+		if i == 0 {
+			s.From = pt.Value
+			for _, r := range pt.Results {
+				s.cfg.Seeds = append(s.cfg.Seeds, r.Seed)
+			}
+		}
+		s.To = pt.Value
+		row := make([]*step, len(pt.Results))
+		var t Totals
+		for si, r := range pt.Results {
+			row[si] = newStep(pt.Value, pt.Value, r)
+			t.add(row[si].totals)
+		}
+		s.Points = append(s.Points, Point{Value: pt.Value, Breakpoint: pt.Breakpoint, Totals: t})
+		s.steps = append(s.steps, row)
+	}
+	return s
+}
