@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 }
 
 // binary builds memoria once (go build, as users do) and returns its path.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
 		built.dir, built.err = os.MkdirTemp("", "memoria-bin-")

@@ -75,21 +75,11 @@ func fingerprint(r retriever.Result) [16]byte {
 	return out
 }
 
-// untraced hides an engine's traces (activation.Tracer): a sweep needs the
-// candidates only, and `explore --format json` prints results without
+// A sweep reads the graph through one memo per seed (memoBackend): its
+// expanders are plain Expanders, not Tracers, since a sweep needs the
+// candidates only and `explore --format json` prints results without
 // traces, so a point's result is the same either way, at a fraction of the
 // cost on the memory engine.
-type untraced struct{ b activation.Backend }
-
-type plainExpander struct{ activation.Expander }
-
-func (u untraced) Open(ctx context.Context) (activation.Expander, func(context.Context) error, error) {
-	x, release, err := u.b.Open(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	return plainExpander{x}, release, nil
-}
 
 // exploreOne runs seed alone at value v of cfg.Param, untraced, and returns
 // its result and the smallest transfer energy among the candidates of its
@@ -130,7 +120,7 @@ func exploreOne(ctx context.Context, cfg Config, backend activation.Backend, tag
 
 // explore runs seed si at v and keeps the step.
 func (e *engine) explore(ctx context.Context, si int, v float64) (*step, error) {
-	res, next, err := exploreOne(ctx, e.cfg, e.backend, e.tags, e.cfg.Seeds[si], v)
+	res, next, err := exploreOne(ctx, e.cfg, memoBackend{e.cfg.Backend, e.memos[si]}, e.tags, e.cfg.Seeds[si], v)
 	if err != nil {
 		return nil, err
 	}
@@ -267,8 +257,11 @@ func (s *Sweep) Replay(ctx context.Context, fn func(Point, []retriever.Result) e
 	if len(s.steps) > 0 && s.cfg.Backend == nil {
 		return errors.New("sweep: this sweep was built from results and cannot be replayed")
 	}
-	backend := untraced{s.cfg.Backend}
 	tags := retriever.NormalizeTags(s.cfg.Tags)
+	memos := make([]*memo, len(s.cfg.Seeds))
+	for i := range memos {
+		memos[i] = newMemo()
+	}
 	var prev []*step
 	var results []retriever.Result
 	for i, p := range s.Points {
@@ -279,7 +272,7 @@ func (s *Sweep) Replay(ctx context.Context, fn func(Point, []retriever.Result) e
 				next[si] = results[si]
 				continue
 			}
-			res, _, err := exploreOne(ctx, s.cfg, backend, tags, s.cfg.Seeds[si], p.Value)
+			res, _, err := exploreOne(ctx, s.cfg, memoBackend{s.cfg.Backend, memos[si]}, tags, s.cfg.Seeds[si], p.Value)
 			if err != nil {
 				return err
 			}

@@ -158,7 +158,7 @@ func Run(ctx context.Context, cfg Config) (*Sweep, error) {
 // engine is one sweep's state: per seed, the steps found so far.
 type engine struct {
 	cfg     Config
-	backend activation.Backend
+	memos   []*memo // per seed
 	tags    []string
 	asked   []float64 // ascending; the current value included
 	cur     float64
@@ -190,7 +190,11 @@ func newEngine(cfg Config, values []float64) *engine {
 	if left <= 0 {
 		left = DefaultMaxPoints
 	}
-	e := &engine{cfg: cfg, backend: untraced{cfg.Backend}, tags: retriever.NormalizeTags(cfg.Tags), asked: values,
+	memos := make([]*memo, n)
+	for i := range memos {
+		memos[i] = newMemo()
+	}
+	e := &engine{cfg: cfg, memos: memos, tags: retriever.NormalizeTags(cfg.Tags), asked: values,
 		cur: cfg.Param.Get(cfg.Params), seeds: make([][]*step, n), workers: max(1, min(w, n)), start: time.Now(),
 		left: left, reach: make([]float64, n)}
 	if cfg.Budget > 0 {

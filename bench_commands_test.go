@@ -1,0 +1,187 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/internal/randgraph"
+)
+
+// scaleSeeds are the five seeds of the 1M-edge benchmarks
+// (retriever/activation/sweep's BenchmarkSweep1M), as flags.
+func scaleSeeds() []string {
+	var args []string
+	for i := range 5 {
+		args = append(args, "--seed", fmt.Sprintf("N%06d=%g", (i*37_813+11)%100_000, 0.95-0.05*float64(i)))
+	}
+	return append(args, "--tags", randgraph.ScaleTag(0)+","+randgraph.ScaleTag(3))
+}
+
+// hopsOut returns, for each of hops, the first node id (in id order) whose
+// RELATES distance from the nearest of the seeds is exactly that many hops,
+// or, when none is, the farthest node's id and distance.
+func hopsOut(b *testing.B, path string, seeds []string, hops []int) ([]string, []int) {
+	g, err := inmem.LoadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dist := make([]int, g.NodeCount())
+	for i := range dist {
+		dist[i] = -1
+	}
+	var frontier []int32
+	for _, s := range seeds {
+		u, ok := g.Lookup(s)
+		if !ok {
+			b.Fatalf("seed %s not in the graph", s)
+		}
+		dist[u] = 0
+		frontier = append(frontier, u)
+	}
+	for d := 1; len(frontier) > 0; d++ {
+		var next []int32
+		for _, u := range frontier {
+			nbr, _ := g.Relates(u)
+			for _, v := range nbr {
+				if dist[v] < 0 {
+					dist[v] = d
+					next = append(next, v)
+				}
+			}
+		}
+		frontier = next
+	}
+	ids, got := make([]string, len(hops)), make([]int, len(hops))
+	for k, h := range hops {
+		best := ""
+		far, farID := -1, ""
+		for u, d := range dist {
+			if !g.HasID(int32(u)) {
+				continue
+			}
+			id := g.NodeID(int32(u))
+			if d == h && (best == "" || id < best) {
+				best = id
+			}
+			if d > far || (d == far && id < farID) {
+				far, farID = d, id
+			}
+		}
+		if best == "" {
+			best, h = farID, far
+		}
+		ids[k], got[k] = best, h
+	}
+	return ids, got
+}
+
+// selfRSS is this process's resident set now, from /proc.
+func selfRSS() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:"))
+		}
+	}
+	return "unknown"
+}
+
+// BenchmarkCommands1M runs the commands an analyst runs on the 100k-node,
+// 1M-edge generated graph (internal/randgraph.Scale(100_000, 1_000_000,
+// 2.5, 1)), five seeds, default thresholds, each as the built binary with
+// its defaults, the file's load included: `explore`, the default
+// min-activation `sweep` (the explorer's s), a `--from 0.001 --to 0.05
+// --steps 100` sweep (breakpoints included), and `why` on nodes 1, 3 and 5
+// hops from the nearest seed. Each iteration runs them all, so every
+// ratio compares runs of the same minutes. Reported per command: wall
+// time (ms), peak RSS (MB, the kernel's maxrss of the child), and the
+// ratio of each to explore's. Targets (docs/PERFORMANCE.md): the default
+// sweep ≤ 1.5× explore in time and RSS; why ≤ 1.3×.
+func BenchmarkCommands1M(b *testing.B) {
+	dir := b.TempDir()
+	graph := filepath.Join(dir, "scale.jsonl")
+	if err := os.WriteFile(graph, randgraph.Scale(100_000, 1_000_000, 2.5, 1), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	var seedIDs []string
+	seeds := scaleSeeds()
+	for i := 1; i < len(seeds); i += 2 {
+		if seeds[i-1] == "--seed" {
+			seedIDs = append(seedIDs, strings.SplitN(seeds[i], "=", 2)[0])
+		}
+	}
+	targets, dists := hopsOut(b, graph, seedIDs, []int{1, 3, 5})
+	// A child starts in this process's memory (vfork), and at exec the
+	// kernel carries this process's peak RSS into the child's: give the
+	// graph back and reset the peak (clear_refs 5), or every command would
+	// report the graph this process loaded.
+	debug.FreeOSMemory()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		b.Fatalf("resetting this process's peak RSS: %v", err)
+	}
+	b.Logf("this process's own RSS before the commands: %s", selfRSS())
+	bin := binary(b)
+	type command struct {
+		name string
+		args []string
+	}
+	base := append([]string{"--graph", graph}, seeds...)
+	cmds := []command{
+		{"explore", append([]string{"explore"}, base...)},
+		{"sweep-default", append([]string{"sweep", "--param", "min-activation"}, base...)},
+		{"sweep-steps100", append([]string{"sweep", "--param", "min-activation", "--from", "0.001", "--to", "0.05", "--steps", "100"}, base...)},
+	}
+	for k, id := range targets {
+		cmds = append(cmds, command{fmt.Sprintf("why-%dhops", dists[k]), append([]string{"why", "--node", id}, base...)})
+	}
+	ms := make([][]float64, len(cmds))
+	rss := make([][]float64, len(cmds))
+	for b.Loop() {
+		for k, c := range cmds {
+			cmd := exec.Command(bin, c.args...)
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			start := time.Now()
+			err := cmd.Run()
+			el := time.Since(start)
+			if err != nil {
+				b.Fatalf("%s: %v\n%.2000s", c.name, err, out.String())
+			}
+			ms[k] = append(ms[k], float64(el.Microseconds())/1000)
+			rss[k] = append(rss[k], float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)/1024)
+			if c.name == "sweep-default" {
+				for _, line := range strings.SplitN(out.String(), "\n", 3)[:2] {
+					b.Logf("sweep-default: %s", line)
+				}
+			}
+		}
+	}
+	med := func(xs []float64) float64 {
+		s := slices.Clone(xs)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	for k, c := range cmds {
+		b.ReportMetric(med(ms[k]), c.name+"-ms")
+		b.ReportMetric(med(rss[k]), c.name+"-MB")
+		if k > 0 {
+			b.ReportMetric(med(ms[k])/med(ms[0]), c.name+"-x-time")
+			b.ReportMetric(med(rss[k])/med(rss[0]), c.name+"-x-rss")
+		}
+	}
+	b.Logf("why targets: %v at %v hops", targets, dists)
+}
