@@ -155,8 +155,9 @@ func (q *queryFlags) cliBackend(ctx context.Context, env Env, src graph.Source, 
 }
 
 // backend pairs src with its expansion (backendFor), honouring --cypher on
-// Neo4j; live (the explorer) puts a snapshot behind the fast path, so that
-// threshold experiments replay what was read. A fast-path Neo4j backend's
+// Neo4j; live (the explorer, a sweep, explore --trace) puts a snapshot
+// behind the fast path, so that threshold experiments replay what was read
+// and traces see whole neighbourhoods. A fast-path Neo4j backend's
 // advice on missing id indexes is returned as notice ("" when none).
 func (q *queryFlags) backend(ctx context.Context, src graph.Source, live bool) (b activation.Backend, notice string, err error) {
 	ns, isNeo4j := src.(*neo4jdb.Source)

@@ -603,3 +603,26 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestSweepOnNeo4jEqualsEmbedded: after `memoria load`, the default
+// min-activation sweep of scenario A's seed over Neo4j (through the
+// snapshot) prints the same CSV, row for row (values, breakpoints and
+// totals in full precision), as on the embedded demo graph: both engines
+// compute T alike to the bit (docs/ALGORITHM.md, "Replaying from a
+// snapshot"), so they find the same breakpoints.
+func TestSweepOnNeo4jEqualsEmbedded(t *testing.T) {
+	srv, _ := freshServer(t)
+	mustLoad(t, srv)
+	args := []string{"sweep", "--param", "min-activation", "--seed", "N2006=0.85", "--tags", "demand_forecasting,stockout,safety_stock,inventory_policy", "--format", "csv"}
+	code, want, errs := runIn(t, session{}, args...)
+	if code != 0 {
+		t.Fatalf("embedded: exit %d: %s", code, errs)
+	}
+	code, got, errs := runIn(t, serverSession(srv), append(args, "--uri", srv.URI)...)
+	if code != 0 {
+		t.Fatalf("neo4j: exit %d: %s", code, errs)
+	}
+	if got != want || strings.Count(got, ",true,") == 0 {
+		t.Errorf("neo4j CSV:\n%s\nembedded:\n%s", got, want)
+	}
+}

@@ -128,7 +128,10 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
-	backend, err := q.cliBackend(ctx, env, source, false)
+	// On Neo4j a snapshot: each frontier node's relationships are read
+	// once, and every other run replays them (docs/ALGORITHM.md,
+	// "Replaying from a snapshot"), so no point sends a query of its own.
+	backend, err := q.cliBackend(ctx, env, source, true)
 	if err != nil {
 		return err
 	}
