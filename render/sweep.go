@@ -149,7 +149,7 @@ func SweepText(s *sweep.Sweep) string {
 		}
 		fmt.Fprintf(&b, "%s %-14s %6d %6d %10s%s\n", mark, Num(p.Value), totals[i].Paths, totals[i].Nodes, Num(totals[i].Energy), bp)
 	}
-	b.WriteString("(* nearest the current value; b a breakpoint: the result may differ just below it)\n")
+	b.WriteString("(* nearest the current value; b a breakpoint: the result differs just below it)\n")
 	bands := s.Bands()
 	if len(bands) == 0 {
 		return b.String()

@@ -8,7 +8,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
@@ -60,7 +59,7 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	steps := fs.Int("steps", 0, "number of grid points (default: the parameter's)")
 	format := fs.String("format", "text", "output `format`: text, json or csv")
 	maxPoints := fs.Int("max-points", sweep.DefaultMaxPoints, "most `explorations` spent looking for min-activation breakpoints (each adds at most one point)")
-	budget := fs.Duration("budget", DefaultSweepBudget, "most `time` spent looking for min-activation breakpoints; 0 for no limit")
+	budget := fs.Duration("budget", sweep.DefaultBudget, "most `time` spent looking for min-activation breakpoints; 0 for no limit")
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
@@ -161,12 +160,6 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	}
 	return nil
 }
-
-// DefaultSweepBudget is the time `memoria sweep` spends looking for
-// breakpoints unless --budget says otherwise: enough to make the default
-// range exact on the 1M-edge benchmark graph (docs/PERFORMANCE.md), short
-// enough that the command stays interactive on any graph.
-const DefaultSweepBudget = 1500 * time.Millisecond
 
 // writeSweep prints s; JSON lines stream point by point (Sweep.Replay).
 func writeSweep(ctx context.Context, out io.Writer, s *sweep.Sweep, format string) error {

@@ -60,7 +60,10 @@ func BenchmarkNeo4jScale(b *testing.B) {
 	}
 }
 
-func benchScale(b *testing.B, name string, n, m int, hub float64) {
+// scaleSource starts the benchmark server for graph name (loading it when
+// its data directory does not hold it yet) and returns it, a source on it,
+// and the five seeds and two tags of the benchmarks.
+func scaleSource(b *testing.B, name string, n, m int, hub float64) (*neo4jtest.Server, *neo4jdb.Source, []retriever.Seed, []string) {
 	dir := os.Getenv(EnvBenchData)
 	if dir == "" {
 		dir = b.TempDir()
@@ -72,7 +75,7 @@ func benchScale(b *testing.B, name string, n, m int, hub float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer src.Close(ctx)
+	b.Cleanup(func() { src.Close(ctx) })
 	if nodes, rels, err := src.Counts(ctx); err != nil || nodes != int64(n) || rels != int64(m) {
 		g, err := apoc.Parse(bytes.NewReader(randgraph.Scale(n, m, hub, 1)))
 		if err != nil {
@@ -90,7 +93,12 @@ func benchScale(b *testing.B, name string, n, m int, hub float64) {
 	for i := range seeds {
 		seeds[i] = retriever.Seed{NodeID: fmt.Sprintf("N%06d", r.IntN(n)), Score: 0.95 - 0.05*float64(i)}
 	}
-	tags := []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
+	return srv, src, seeds, []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
+}
+
+func benchScale(b *testing.B, name string, n, m int, hub float64) {
+	srv, src, seeds, tags := scaleSource(b, name, n, m, hub)
+	ctx := context.Background()
 	fast := mustRetriever(b, New(src), activation.DefaultParams())
 	spec := mustRetriever(b, NewSeedCypher(src), activation.DefaultParams())
 	run := func(rt *activation.Retriever) ([]retriever.Result, time.Duration) {

@@ -5,10 +5,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/internal/peakmem"
 	"github.com/memoria-graph/memoria/internal/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -74,4 +78,89 @@ func BenchmarkSweep1M(b *testing.B) {
 		seeds[i] = retriever.Seed{NodeID: fmt.Sprintf("N%06d", (i*37_813+11)%100_000), Score: 0.95 - 0.05*float64(i)}
 	}
 	benchSweep(b, oninmem.New(g), seeds, []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)})
+}
+
+// BenchmarkSweepDefault1M is the explorer's s on the 1M-edge graph
+// (loaded beforehand, as the explorer has it): the default min-activation
+// sweep (25-point log grid from 0.0001 to 0.1, the current value 0.005, the
+// breakpoints nearest it first) of BenchmarkSweep1M's five seeds, with the
+// explorer's budget. Reported beside ns/op: a plain exploration of the same
+// seeds in the same run (explore-ms), when the first snapshot (the current
+// value's point) and the snapshot after the whole grid (the chart over the
+// whole range: the explorer's first full chart; target ≤ 200 ms) were
+// ready, the explorations run, the points, whether the range came out
+// exact, and the peak heap above the graph's (internal/peakmem).
+func BenchmarkSweepDefault1M(b *testing.B) {
+	ag, err := apoc.Parse(bytes.NewReader(randgraph.Scale(100_000, 1_000_000, 2.5, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := inmem.New(ag, "scale")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ag = nil
+	runtime.GC()
+	seeds := make([]retriever.Seed, 5)
+	for i := range seeds {
+		seeds[i] = retriever.Seed{NodeID: fmt.Sprintf("N%06d", (i*37_813+11)%100_000), Score: 0.95 - 0.05*float64(i)}
+	}
+	tags := []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
+	be := oninmem.New(g)
+	from, to, steps := DefaultRange(MinActivation)
+	vals, err := Grid(MinActivation, from, to, steps)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := activation.New(be, activation.DefaultParams(), activation.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var first, grid, explore []time.Duration
+	var last *Sweep
+	var peak uint64
+	base := peakmem.HeapObjects()
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := rt.ExploreAll(context.Background(), seeds, tags); err != nil {
+			b.Fatal(err)
+		}
+		explore = append(explore, time.Since(t0))
+		snaps := 0
+		p := peakmem.Start()
+		t0 = time.Now()
+		s, err := Run(context.Background(), Config{Backend: be, Params: activation.DefaultParams(), Options: activation.DefaultOptions(),
+			Seeds: seeds, Tags: tags, Param: MinActivation, Values: vals, Breakpoints: true, Budget: 30 * time.Second,
+			Progress: func(s *Sweep) {
+				snaps++
+				if snaps == 1 {
+					first = append(first, time.Since(t0))
+				}
+				if snaps == len(vals)+1 { // the current value, then every value asked
+					grid = append(grid, time.Since(t0))
+				}
+			}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		end := p.End()
+		peak = max(peak, end-min(base, end))
+		last = s
+	}
+	med := func(ds []time.Duration) float64 {
+		ds = slices.Clone(ds)
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2]) / float64(time.Millisecond)
+	}
+	exact := 0.0
+	if last.Exact() {
+		exact = 1
+	}
+	b.ReportMetric(med(explore), "explore-ms")
+	b.ReportMetric(med(first), "first-snapshot-ms")
+	b.ReportMetric(med(grid), "grid-chart-ms")
+	b.ReportMetric(float64(last.Explorations), "explorations")
+	b.ReportMetric(float64(len(last.Points)), "points")
+	b.ReportMetric(exact, "exact")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 }

@@ -42,7 +42,12 @@ func newStep(v, next float64, res retriever.Result) *step {
 // can differ between two values of a threshold: the termination, the error,
 // the depth reached and, per path, its end reason and each hop's nodes,
 // relationship and transfer energy (every other number of a hop follows
-// from those). Two results with the same fingerprint print alike.
+// from those). The relationship is named by its ends, its Neo4j element id,
+// weight and tags; parallel relationships alike in all of these and in T
+// are never told apart by a threshold (they pass it together, and the
+// claim order's last key, the edge's properties, picks the same one at
+// every value: docs/ALGORITHM.md rule 4), so their other properties need
+// not be hashed. Two results with the same fingerprint print alike.
 func fingerprint(r retriever.Result) [16]byte {
 	h := fnv.New128a()
 	var buf [8]byte
@@ -65,8 +70,14 @@ func fingerprint(r retriever.Result) [16]byte {
 		for _, s := range p.Steps {
 			str(s.FromNode.ID)
 			str(s.ToNode.ID)
+			str(s.Edge.SourceID)
+			str(s.Edge.TargetID)
 			str(s.Edge.ElementID)
-			str(activation.EdgeKey(s.Edge))
+			num(math.Float64bits(activation.EffectiveWeight(s.Edge)))
+			num(uint64(len(s.Edge.Tags)))
+			for _, t := range s.Edge.Tags {
+				str(t)
+			}
 			num(math.Float64bits(s.TransferEnergy))
 		}
 	}
@@ -160,25 +171,42 @@ func (e *engine) cover(si int, v float64) *step {
 	return nil
 }
 
-// eachSeed runs fn for every seed, e.workers at a time, and returns the
-// first error (context errors last, so that a budget or a failure is
-// reported as such).
+// eachSeed runs fn for every seed (each).
 func (e *engine) eachSeed(ctx context.Context, fn func(si int) error) error {
+	all := make([]int, len(e.seeds))
+	for i := range all {
+		all[i] = i
+	}
+	return e.each(ctx, all, fn)
+}
+
+// each runs fn for the seeds si, e.workers at a time (one alone in this
+// goroutine), and returns the first error (context errors last, so that a
+// budget or a failure is reported as such).
+func (e *engine) each(ctx context.Context, seeds []int, fn func(si int) error) error {
+	if len(seeds) <= 1 || e.workers == 1 {
+		for _, si := range seeds {
+			if err := fn(si); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	sem := make(chan struct{}, e.workers)
-	errs := make([]error, len(e.seeds))
+	errs := make([]error, len(seeds))
 	var wg sync.WaitGroup
-	for si := range e.seeds {
+	for k, si := range seeds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
-				errs[si] = ctx.Err()
+				errs[k] = ctx.Err()
 				return
 			}
 			defer func() { <-sem }()
-			errs[si] = fn(si)
+			errs[k] = fn(si)
 		}()
 	}
 	wg.Wait()

@@ -46,6 +46,12 @@ type Config struct {
 	Workers int
 }
 
+// DefaultBudget is the time `memoria sweep` spends looking for
+// breakpoints unless --budget says otherwise: enough to make the default
+// range exact on the 1M-edge benchmark graph (docs/PERFORMANCE.md), short
+// enough that the command stays interactive on any graph.
+const DefaultBudget = 1500 * time.Millisecond
+
 // DefaultMaxPoints is the default cap on the explorations a sweep spends
 // on breakpoints.
 const DefaultMaxPoints = 20_000
@@ -205,16 +211,17 @@ func newEngine(cfg Config, values []float64) *engine {
 
 func (e *engine) run(ctx context.Context) (*Sweep, error) {
 	// The current value first (its chart appears at once), then the values
-	// asked, nearest the current value first.
-	order := slices.Clone(e.asked)
-	slices.SortStableFunc(order, func(a, b float64) int {
-		return cmpFloat(e.distance(a), e.distance(b))
-	})
+	// asked, ascending: a seed's step at u holds up to its next, so going up
+	// a value is often already known and costs nothing.
+	order := append([]float64{e.cur}, slices.DeleteFunc(slices.Clone(e.asked), func(v float64) bool { return v == e.cur })...)
 	for _, v := range order {
-		if err := e.eachSeed(ctx, func(si int) error {
-			if e.cover(si, v) != nil {
-				return nil
+		var need []int
+		for si := range e.seeds {
+			if e.cover(si, v) == nil {
+				need = append(need, si)
 			}
+		}
+		if err := e.each(ctx, need, func(si int) error {
 			_, err := e.explore(ctx, si, v)
 			return err
 		}); err != nil {
