@@ -105,6 +105,7 @@ text "s"
 wait_for 'Sweep min-activation'
 wait_for 'sweep min-activation: [0-9]+ values'
 wait_for '\^ min-activation 0.005'
+wait_for 'swept [0-9]+ points · [0-9]+ explorations · .* · exact over the whole range'
 keys Escape
 wait_gone 'Sweep min-activation'
 
