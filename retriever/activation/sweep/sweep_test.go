@@ -340,26 +340,40 @@ func TestBudgetKeepsExactPartExact(t *testing.T) {
 	}
 }
 
-// TestProgressStreams: Progress receives snapshots before the end, the
-// first holding only the current value, each with ascending points that
-// are a subset of... the final sweep's values at asked points, and the last
-// call is the finished sweep.
+// TestProgressStreams: Progress receives snapshots before the end (at least
+// one per value asked, the current value's first, plus the end), the
+// first holding nothing below the current value (only it and values asked
+// that its runs already cover); each snapshot's points are
+// ascending, and each is a point of the finished sweep with the same
+// totals (the exact part only grows, so a breakpoint once shown stays); the
+// last call is the finished sweep. Snapshots are taken on a sweep cut by a
+// point budget too, on 8 random graphs.
 func TestProgressStreams(t *testing.T) {
 	r := rand.New(rand.NewSource(12))
-	be, seeds, tags := randomCase(t, r)
-	from, to, steps := DefaultRange(MinActivation)
-	vals, _ := Grid(MinActivation, from, to, steps)
-	var snaps []*Sweep
-	s, err := Run(context.Background(), Config{Backend: be, Params: activation.DefaultParams(), Options: activation.DefaultOptions(),
-		Seeds: seeds, Tags: tags, Param: MinActivation, Values: vals, Breakpoints: true, Progress: func(s *Sweep) { snaps = append(snaps, s) }})
-	if err != nil {
-		t.Fatal(err)
+	for iter := range 8 {
+		be, seeds, tags := randomCase(t, r)
+		from, to, steps := DefaultRange(MinActivation)
+		vals, _ := Grid(MinActivation, from, to, steps)
+		var snaps []*Sweep
+		s, err := Run(context.Background(), Config{Backend: be, Params: activation.DefaultParams(), Options: activation.DefaultOptions(),
+			Seeds: seeds, Tags: tags, Param: MinActivation, Values: vals, Breakpoints: true, MaxPoints: 1 + iter*3,
+			Progress: func(s *Sweep) { snaps = append(snaps, s) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSnapshots(t, snaps, s, len(vals))
 	}
-	if len(snaps) < len(vals)+2 {
-		t.Fatalf("%d snapshots, want at least one per value asked plus the current value and the end (%d)", len(snaps), len(vals)+2)
+}
+
+// checkSnapshots checks the snapshots of a MIN_ACTIVATION sweep s at the
+// default 0.005 over asked values (TestProgressStreams).
+func checkSnapshots(t *testing.T, snaps []*Sweep, s *Sweep, asked int) {
+	t.Helper()
+	if len(snaps) < asked+2 {
+		t.Fatalf("%d snapshots, want at least one per value asked plus the current value and the end (%d)", len(snaps), asked+2)
 	}
-	if first := snaps[0]; len(first.Points) != 1 || first.Points[0].Value != 0.005 || first.Done {
-		t.Fatalf("first snapshot: %+v (done %v), want the current value 0.005 alone", first.Points, first.Done)
+	if first := snaps[0]; len(first.Points) == 0 || first.Points[0].Value != 0.005 || first.Done {
+		t.Fatalf("first snapshot: %+v (done %v), want the current value 0.005 first", first.Points, first.Done)
 	}
 	if last := snaps[len(snaps)-1]; !last.Done || last != s {
 		t.Fatal("the last snapshot is not the finished sweep")
@@ -371,6 +385,12 @@ func TestProgressStreams(t *testing.T) {
 		for k := 1; k < len(sn.Points); k++ {
 			if sn.Points[k-1].Value >= sn.Points[k].Value {
 				t.Fatalf("snapshot %d: points not ascending", i)
+			}
+		}
+		for _, p := range sn.Points {
+			k := slices.IndexFunc(s.Points, func(q Point) bool { return q.Value == p.Value })
+			if k < 0 || s.Points[k] != p {
+				t.Fatalf("snapshot %d: point %+v is not in the finished sweep as it is", i, p)
 			}
 		}
 	}
