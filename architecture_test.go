@@ -27,7 +27,7 @@ var allowedImports = map[string][]string{
 	"retriever":                    {"graph"},
 	"retriever/activation":         {"graph", "retriever", "internal/retry"},
 	"retriever/activation/oninmem": {"graph", "graph/inmem", "retriever/activation"},
-	"retriever/activation/sweep":   {"retriever", "retriever/activation"},
+	"retriever/activation/sweep":   {"graph", "retriever", "retriever/activation"},
 	"retriever/activation/why":     {"graph", "retriever", "retriever/activation", "internal/retry"},
 	"retriever/activation/onneo4j": {"graph", "graph/neo4jdb", "retriever/activation", "internal/cypherlit"},
 	"render":                       {"graph", "graph/apoc", "retriever", "retriever/activation", "retriever/activation/sweep", "retriever/activation/why", "internal/cypherlit", "internal/textsafe"},
