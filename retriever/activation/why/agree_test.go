@@ -3,9 +3,12 @@ package why_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
@@ -206,6 +209,144 @@ func TestAgreesWithReference(t *testing.T) {
 	for _, k := range []string{"kept", "unreachable", "below_threshold", "claimed", "branch_limit", "visited_earlier", "not exact", "error"} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s answer came up", k)
+		}
+	}
+}
+
+// counting counts the frontier entries and calls of why's reads (the
+// expansions with no threshold; the real runs' have MIN_ACTIVATION).
+type counting struct {
+	activation.Backend
+	entries, calls *atomic.Int64
+}
+
+func (c counting) Open(ctx context.Context) (activation.Expander, func(context.Context) error, error) {
+	e, release, err := c.Backend.Open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return countingExpander{e, c}, release, nil
+}
+
+type countingExpander struct {
+	activation.Expander
+	c counting
+}
+
+func (e countingExpander) ExpandFrontier(ctx context.Context, req activation.ExpandRequest) ([]activation.Candidate, error) {
+	if req.MinActivation == -math.MaxFloat64 {
+		e.c.entries.Add(int64(len(req.Frontier)))
+		e.c.calls.Add(1)
+	}
+	return e.Expander.ExpandFrontier(ctx, req)
+}
+
+func newCounting(be activation.Backend) counting {
+	return counting{Backend: be, entries: new(atomic.Int64), calls: new(atomic.Int64)}
+}
+
+// scaleSeeds are the benchmark's five seeds on a graph of n nodes
+// (BenchmarkWhy1M): N%06d for (i × 37813 + 11) mod n, scores 0.95 − 0.05i.
+func scaleSeeds(n int) []retriever.Seed {
+	seeds := make([]retriever.Seed, 5)
+	for i := range seeds {
+		seeds[i] = retriever.Seed{NodeID: fmt.Sprintf("N%06d", (i*37_813+11)%n), Score: 0.95 - 0.05*float64(i)}
+	}
+	return seeds
+}
+
+// hops returns every node's hop distance from the nearest seed (a plain
+// breadth-first search over RELATES, −1 when not reached), by node index.
+func hops(g *inmem.Graph, seeds []retriever.Seed) []int {
+	dist := make([]int, g.NodeCount())
+	for i := range dist {
+		dist[i] = -1
+	}
+	var queue []int32
+	for _, s := range seeds {
+		if u, ok := g.Lookup(s.NodeID); ok && dist[u] < 0 {
+			dist[u] = 0
+			queue = append(queue, u)
+		}
+	}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		nbrs, _ := g.Relates(u)
+		for _, v := range nbrs {
+			if dist[v] < 0 {
+				dist[v] = dist[u] + 1
+				queue = append(queue, v)
+			}
+		}
+	}
+	return dist
+}
+
+// TestReadsLess holds the point of reading from both ends: on a generated
+// graph of 3,000 nodes and 30,000 relationships (internal/randgraph.Scale,
+// the benchmark's generator) with the benchmark's five seeds and tags at
+// the defaults, for the first eight nodes (in id order) at 1, 2, 3 and 4
+// hops from the nearest seed that are not in the result, Explain gives the
+// reference's answer while reading strictly fewer neighbourhoods (frontier
+// entries of its expansions, the last read of the route's nodes included),
+// in at most MAX_DEPTH + 2 expansions (one per level of either side, and
+// the last read).
+func TestReadsLess(t *testing.T) {
+	g, err := inmem.Load(strings.NewReader(string(randgraph.Scale(3000, 30_000, 2.5, 1))), "scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := scaleSeeds(3000)
+	tags := []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
+	ps := activation.DefaultParams()
+	dist := hops(g, seeds)
+	ids := make([]string, g.NodeCount())
+	for i := range ids {
+		ids[i] = g.NodeAt(int32(i)).ID
+	}
+	order := make([]int, len(ids))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(ids[a], ids[b]) })
+	asked := map[int]int{}
+	for _, i := range order {
+		d := dist[i]
+		if d < 1 || d > 4 || asked[d] == 8 {
+			continue
+		}
+		newer, older := newCounting(oninmem.New(g)), newCounting(oninmem.New(g))
+		cfg := why.Config{Params: ps, Options: activation.DefaultOptions(), Seeds: seeds, Tags: tags, NodeID: ids[i]}
+		cfg.Backend = newer
+		got, err := why.Explain(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Verdict == why.Kept {
+			continue
+		}
+		cfg.Backend = older
+		want, err := why.ReferenceExplain(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asked[d]++
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s (%d hops): got %s\nwant %s", ids[i], d, detail(got), detail(want))
+		}
+		n, o := newer.entries.Load(), older.entries.Load()
+		t.Logf("%s, %d hops, %s: read %d neighbourhoods in %d expansions; the ball %d in %d", ids[i], d, got.Verdict, n, newer.calls.Load(), o, older.calls.Load())
+		if n >= o {
+			t.Errorf("%s (%d hops): read %d neighbourhoods, the ball %d", ids[i], d, n, o)
+		}
+		if c := newer.calls.Load(); c > int64(ps.MaxDepth+2) {
+			t.Errorf("%s (%d hops): %d expansions, want at most %d", ids[i], d, c, ps.MaxDepth+2)
+		}
+	}
+	for d := 1; d <= 4; d++ {
+		if asked[d] == 0 {
+			t.Errorf("no node %d hops out was asked about", d)
 		}
 	}
 }

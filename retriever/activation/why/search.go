@@ -1,0 +1,452 @@
+package why
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+)
+
+// The two ends a route is read from (docs/ALGORITHM.md, "Why not X", step 1).
+const (
+	fromSeeds = 0 // hops from the nearest seed
+	toTarget  = 1 // hops to the node asked about
+)
+
+// region is the part of the graph the two-sided read has seen: every node
+// met so far, numbered in the order met, with its hop distance from the
+// seeds and to the target as far as the read has found them, and the
+// RELATES relationships of the nodes whose neighbourhoods it read, in the
+// Expander's order, as the few numbers the bound and the search need. It
+// keeps no node or relationship properties: the answer's steps are read
+// again at the end, for the best route's nodes only (steps).
+type region struct {
+	maxDepth int
+	tags     []string
+	floor    float64
+	index    map[string]int32 // node id → number
+	nodes    []regionNode
+	target   int32
+
+	// mark and count find parallel relationships (see rankTies).
+	mark, count []int32
+	stamp       int32
+}
+
+type regionNode struct {
+	id   string
+	dist [2]int8 // fromSeeds, toTarget; -1 while unknown
+	read bool    // its neighbourhood was read: adj is all of it
+	adj  []edge
+}
+
+// edge is one RELATES relationship out of a read node, as the Expander gave
+// it with activation 1.
+type edge struct {
+	to int32
+	// tie orders the node's parallel relationships to the same neighbour
+	// as their activation.EdgeKey strings do (0 when there is only one):
+	// the search breaks ties of T between them by it, as rule 4 does.
+	tie int32
+	deg int64   // the parent's degree
+	w   float64 // activation.EffectiveWeight
+	ts  float64 // tag_sim
+	f   float64 // the hop's factor: TransferEnergy(1, w, deg, ts)
+}
+
+// node returns the number of the node id, numbering it if it is new.
+func (g *region) node(id string) int32 {
+	if v, ok := g.index[id]; ok {
+		return v
+	}
+	v := int32(len(g.nodes))
+	g.index[id] = v
+	g.nodes = append(g.nodes, regionNode{id: id, dist: [2]int8{-1, -1}})
+	return v
+}
+
+// readRegion reads, from both ends, the neighbourhoods of every node that
+// can be on a route of at most MAX_DEPTH hops from a seed to the target
+// (docs/ALGORITHM.md, "Why not X", step 1). A route v0 … vL needs the
+// neighbourhoods of its hop sources v0 … vL-1, and vi is at most i hops
+// from a seed and at most L-i ≤ MAX_DEPTH-i hops from the target. So once
+// one side has read every node less than rf hops from the seeds and the
+// other every node less than rb hops from the target, with rf + rb >
+// MAX_DEPTH, every such node has been read by one side or the other.
+//
+// Each step grows the side whose next level has fewer nodes still to read
+// (a node the other side read is not read again), in one ExpandFrontier
+// call: one round trip on Neo4j. A node whose distance from its side plus
+// the least distance it can have from the other side exceeds MAX_DEPTH
+// is on no such route and is neither read nor followed; when a side has no
+// node left to follow, every node on a route has been read.
+func readRegion(ctx context.Context, exp activation.Expander, do func(func() error) error, cfg Config, tags []string, seeds []int) (*region, error) {
+	g := &region{maxDepth: cfg.Params.MaxDepth, tags: tags, floor: cfg.Params.TagSimFloor, index: map[string]int32{}}
+	type side struct {
+		level []int32 // the nodes `done` hops from this side's start
+		done  int     // levels whose neighbourhoods are known
+	}
+	var sides [2]side
+	for _, i := range seeds {
+		if v := g.node(cfg.Seeds[i].NodeID); g.nodes[v].dist[fromSeeds] < 0 {
+			g.nodes[v].dist[fromSeeds] = 0
+			sides[fromSeeds].level = append(sides[fromSeeds].level, v)
+		}
+	}
+	g.target = g.node(cfg.NodeID)
+	g.nodes[g.target].dist[toTarget] = 0
+	sides[toTarget].level = []int32{g.target}
+
+	for sides[fromSeeds].done+sides[toTarget].done <= g.maxDepth {
+		var follow, fetch [2][]int32
+		for s := range sides {
+			for _, v := range sides[s].level {
+				n := &g.nodes[v]
+				least := int(n.dist[1-s]) // the least distance from the other side
+				if least < 0 {
+					least = sides[1-s].done + 1 // the other side has found every node up to done hops
+				}
+				if sides[s].done+least > g.maxDepth {
+					continue // on no route short enough
+				}
+				follow[s] = append(follow[s], v)
+				if !n.read {
+					fetch[s] = append(fetch[s], v)
+				}
+			}
+		}
+		if len(follow[fromSeeds]) == 0 || len(follow[toTarget]) == 0 {
+			break // a side is finished: every node of a route is read
+		}
+		s := fromSeeds
+		if len(fetch[toTarget]) < len(fetch[fromSeeds]) {
+			s = toTarget
+		}
+		if err := g.read(ctx, exp, do, fetch[s]); err != nil {
+			return nil, err
+		}
+		d := sides[s].done + 1
+		var next []int32
+		for _, v := range follow[s] {
+			for _, e := range g.nodes[v].adj {
+				if n := &g.nodes[e.to]; n.dist[s] < 0 {
+					n.dist[s] = int8(d)
+					next = append(next, e.to)
+				}
+			}
+		}
+		sides[s] = side{level: next, done: d}
+	}
+	return g, nil
+}
+
+// request is the expansion that returns every RELATES relationship of the
+// nodes: nothing visited, no threshold, activation 1.
+func (g *region) request(vs []int32) activation.ExpandRequest {
+	frontier := make([]activation.FrontierInput, len(vs))
+	for i, v := range vs {
+		frontier[i] = activation.FrontierInput{NodeID: g.nodes[v].id, Activation: 1}
+	}
+	return activation.ExpandRequest{Frontier: frontier, Visited: map[string]struct{}{}, QueryTags: g.tags,
+		MinActivation: -math.MaxFloat64, TagSimFloor: g.floor}
+}
+
+// read reads the neighbourhoods of vs in one ExpandFrontier call and keeps
+// them in compact form; the candidates themselves are dropped.
+func (g *region) read(ctx context.Context, exp activation.Expander, do func(func() error) error, vs []int32) error {
+	if len(vs) == 0 {
+		return nil
+	}
+	req := g.request(vs)
+	var cands []activation.Candidate
+	if err := do(func() (err error) { cands, err = exp.ExpandFrontier(ctx, req); return err }); err != nil {
+		return err
+	}
+	asked := make(map[int32]bool, len(vs))
+	for _, v := range vs {
+		asked[v] = true
+		g.nodes[v].read = true
+	}
+	for i := 0; i < len(cands); { // ordered by parent id: one run per node
+		j := i + 1
+		for j < len(cands) && cands[j].ParentID == cands[i].ParentID {
+			j++
+		}
+		p, ok := g.index[cands[i].ParentID]
+		if !ok || !asked[p] {
+			return fmt.Errorf("why: the expansion returned the relationships of %q unasked or out of order", cands[i].ParentID)
+		}
+		delete(asked, p)
+		adj := make([]edge, j-i)
+		for k, c := range cands[i:j] {
+			w := activation.EffectiveWeight(c.Edge)
+			adj[k] = edge{to: g.node(c.NeighborNode.ID), deg: c.Degree, w: w, ts: c.TagSim,
+				f: activation.TransferEnergy(1, w, c.Degree, c.TagSim)}
+		}
+		g.rankTies(adj, cands[i:j])
+		g.nodes[p].adj = adj
+		i = j
+	}
+	return nil
+}
+
+// rankTies sets the tie rank of a node's parallel relationships (several
+// to one neighbour) from their EdgeKey strings, computed for those only.
+func (g *region) rankTies(adj []edge, cands []activation.Candidate) {
+	if n := len(g.nodes); len(g.mark) < n {
+		g.mark = append(g.mark, make([]int32, n-len(g.mark))...)
+		g.count = append(g.count, make([]int32, n-len(g.count))...)
+	}
+	g.stamp++
+	parallel := false
+	for _, e := range adj {
+		if g.mark[e.to] != g.stamp {
+			g.mark[e.to], g.count[e.to] = g.stamp, 0
+		}
+		g.count[e.to]++
+		parallel = parallel || g.count[e.to] > 1
+	}
+	if !parallel {
+		return
+	}
+	groups := map[int32][]int{}
+	for k, e := range adj {
+		if g.count[e.to] > 1 {
+			groups[e.to] = append(groups[e.to], k)
+		}
+	}
+	for _, ks := range groups {
+		keys := make([]string, len(ks))
+		for x, k := range ks {
+			keys[x] = activation.EdgeKey(cands[k].Edge)
+		}
+		distinct := slices.Compact(slices.Sorted(slices.Values(keys)))
+		for x, k := range ks {
+			r, _ := slices.BinarySearch(distinct, keys[x])
+			adj[k].tie = int32(r)
+		}
+	}
+}
+
+// hop is one hop of a route: relationship k of node v, entered with
+// activation in and leaving with T out.
+type hop struct {
+	v, k    int32
+	in, out float64
+}
+
+// found is a complete route.
+type found struct {
+	seed int // index in Config.Seeds
+	t    float64
+	ids  []string
+	hops []hop
+}
+
+// better orders complete routes: higher final T, then fewer hops, then the
+// earlier seed, then the node ids compared in order.
+func better(a, b *found) bool {
+	if b == nil {
+		return true
+	}
+	if a.t != b.t {
+		return a.t > b.t
+	}
+	if len(a.ids) != len(b.ids) {
+		return len(a.ids) < len(b.ids)
+	}
+	if a.seed != b.seed {
+		return a.seed < b.seed
+	}
+	return slices.Compare(a.ids, b.ids) < 0
+}
+
+// bound computes, for every node v and every number of hops r, the highest
+// |product of hop factors| over walks from v that end at the target within
+// r hops (−1 when there is none), at u[v×(MAX_DEPTH+1)+r]: a per-depth
+// dynamic programme over walks, which may repeat nodes. Since T = R × the
+// product of the factors w/√d × tag_sim, R × the bound bounds the final T
+// of every simple route from v (docs/ALGORITHM.md, "Why not X"). Over the
+// region it is the whole graph's bound for every v and r the search asks
+// about (v at most MAX_DEPTH−r hops from a seed): every node of such a
+// walk but its last is a hop source of a short enough route, so read.
+func (g *region) bound() []float64 {
+	w := g.maxDepth + 1
+	u := make([]float64, len(g.nodes)*w)
+	for i := range u {
+		u[i] = -1
+	}
+	u[int(g.target)*w] = 1
+	for r := 1; r <= g.maxDepth; r++ {
+		for v := range g.nodes {
+			best := u[v*w+r-1]
+			for _, e := range g.nodes[v].adj {
+				if next := u[int(e.to)*w+r-1]; next >= 0 {
+					best = max(best, math.Abs(e.f)*next)
+				}
+			}
+			u[v*w+r] = best
+		}
+	}
+	return u
+}
+
+// slack lets a bound that rounding made a few ulps too small still admit
+// its route: the bound multiplies the factors in another order than T's
+// left-to-right evaluation.
+const slack = 1 + 1e-9
+
+// bestRoute searches the simple routes from the seeds to the target of at
+// most MAX_DEPTH hops for the one of highest final T (ties: better), depth
+// first, trying each node's neighbours in order of their bound and pruning
+// every partial route whose bound cannot reach the best found. It returns
+// nil when no route exists; exact is false when the budget ran out first.
+func (g *region) bestRoute(ctx context.Context, seeds []retriever.Seed, starts []int, budget int) (best *found, exact bool, err error) {
+	u := g.bound()
+	w := g.maxDepth + 1
+	onPath := make([]bool, len(g.nodes))
+	var ids []string
+	var hops []hop
+	tries := 0
+	type option struct {
+		k, to, tie int32
+		t, ub      float64
+	}
+	var dfs func(seed int, v int32, t float64) error
+	dfs = func(seed int, v int32, t float64) error {
+		if v == g.target {
+			f := &found{seed: seed, t: t, ids: slices.Clone(ids), hops: slices.Clone(hops)}
+			if better(f, best) {
+				best = f
+			}
+			return nil
+		}
+		left := g.maxDepth - len(hops) - 1 // hops left after the next
+		if left < 0 {
+			return nil
+		}
+		var opts []option
+		for k, e := range g.nodes[v].adj {
+			if onPath[e.to] || u[int(e.to)*w+left] < 0 {
+				continue
+			}
+			nt := activation.TransferEnergy(t, e.w, e.deg, e.ts)
+			if math.IsNaN(nt) || math.IsInf(nt, 0) {
+				continue
+			}
+			opts = append(opts, option{k: int32(k), to: e.to, tie: e.tie, t: nt, ub: math.Abs(nt) * u[int(e.to)*w+left]})
+		}
+		// One option per neighbour: its edge of highest T (parallel edges;
+		// ties by EdgeKey, as the claim order breaks them).
+		slices.SortFunc(opts, func(a, b option) int {
+			if c := strings.Compare(g.nodes[a.to].id, g.nodes[b.to].id); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(b.t, a.t); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.tie, b.tie)
+		})
+		opts = slices.CompactFunc(opts, func(a, b option) bool { return a.to == b.to })
+		slices.SortStableFunc(opts, func(a, b option) int { return cmp.Compare(b.ub, a.ub) })
+		for _, o := range opts {
+			if best != nil && o.ub*slack < best.t {
+				break // sorted by bound: no later option can do better
+			}
+			if tries++; tries > budget {
+				return errBudget
+			}
+			if tries%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			onPath[o.to] = true
+			ids, hops = append(ids, g.nodes[o.to].id), append(hops, hop{v: v, k: o.k, in: t, out: o.t})
+			err := dfs(seed, o.to, o.t)
+			ids, hops = ids[:len(ids)-1], hops[:len(hops)-1]
+			onPath[o.to] = false
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, i := range starts {
+		s := seeds[i]
+		v := g.index[s.NodeID]
+		onPath[v] = true
+		ids = []string{s.NodeID}
+		err := dfs(i, v, s.Score)
+		onPath[v] = false
+		if errors.Is(err, errBudget) {
+			if best == nil {
+				return nil, false, fmt.Errorf("why: %q is within %d hops of a seed, but no route to it was found in %d tries (the search budget)", g.nodes[g.target].id, g.maxDepth, budget)
+			}
+			return best, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	return best, true, nil
+}
+
+var errBudget = errors.New("why: search budget spent")
+
+// steps builds the route's steps: it reads the neighbourhoods of the
+// route's hop sources again (one ExpandFrontier call) for the
+// relationships' and nodes' properties, which the region does not keep.
+// A relationship that is not where the first read found it, with the same
+// numbers, means the graph changed in between: an error.
+func (g *region) steps(ctx context.Context, exp activation.Expander, do func(func() error) error, f *found, seedNodes map[string]graph.Node) ([]retriever.Step, error) {
+	vs := make([]int32, len(f.hops))
+	for i, h := range f.hops {
+		vs[i] = h.v
+	}
+	req := g.request(vs)
+	var cands []activation.Candidate
+	if err := do(func() (err error) { cands, err = exp.ExpandFrontier(ctx, req); return err }); err != nil {
+		return nil, err
+	}
+	of := map[string][]activation.Candidate{}
+	for i := 0; i < len(cands); {
+		j := i + 1
+		for j < len(cands) && cands[j].ParentID == cands[i].ParentID {
+			j++
+		}
+		of[cands[i].ParentID] = cands[i:j]
+		i = j
+	}
+	steps := make([]retriever.Step, len(f.hops))
+	for i, h := range f.hops {
+		n := g.nodes[h.v]
+		e := n.adj[h.k]
+		cs := of[n.id]
+		if int(h.k) >= len(cs) || !e.is(cs[h.k], g.nodes[e.to].id) {
+			return nil, fmt.Errorf("why: the relationships of %q changed while they were read", n.id)
+		}
+		c := cs[h.k]
+		from, ok := seedNodes[n.id]
+		if !ok {
+			from = steps[i-1].ToNode // the first hop leaves a seed
+		}
+		steps[i] = retriever.Step{FromNode: from, Edge: c.Edge, ToNode: c.NeighborNode, Weight: activation.EffectiveWeight(c.Edge),
+			Activation: h.in, Degree: c.Degree, TagSim: c.TagSim, TransferEnergy: h.out}
+	}
+	return steps, nil
+}
+
+// is reports whether c is the relationship e was read from: the same
+// neighbour and the same numbers.
+func (e edge) is(c activation.Candidate, to string) bool {
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+	return c.NeighborNode.ID == to && c.Degree == e.deg && same(activation.EffectiveWeight(c.Edge), e.w) && same(c.TagSim, e.ts)
+}
