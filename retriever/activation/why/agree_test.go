@@ -213,11 +213,12 @@ func TestAgreesWithReference(t *testing.T) {
 	}
 }
 
-// counting counts the frontier entries and calls of why's reads (the
-// expansions with no threshold; the real runs' have MIN_ACTIVATION).
+// counting counts the frontier entries, calls and rows (candidates) of
+// why's reads (the expansions with no threshold; the real runs' have
+// MIN_ACTIVATION).
 type counting struct {
 	activation.Backend
-	entries, calls *atomic.Int64
+	entries, calls, rows *atomic.Int64
 }
 
 func (c counting) Open(ctx context.Context) (activation.Expander, func(context.Context) error, error) {
@@ -234,15 +235,17 @@ type countingExpander struct {
 }
 
 func (e countingExpander) ExpandFrontier(ctx context.Context, req activation.ExpandRequest) ([]activation.Candidate, error) {
+	cands, err := e.Expander.ExpandFrontier(ctx, req)
 	if req.MinActivation == -math.MaxFloat64 {
 		e.c.entries.Add(int64(len(req.Frontier)))
 		e.c.calls.Add(1)
+		e.c.rows.Add(int64(len(cands)))
 	}
-	return e.Expander.ExpandFrontier(ctx, req)
+	return cands, err
 }
 
 func newCounting(be activation.Backend) counting {
-	return counting{Backend: be, entries: new(atomic.Int64), calls: new(atomic.Int64)}
+	return counting{Backend: be, entries: new(atomic.Int64), calls: new(atomic.Int64), rows: new(atomic.Int64)}
 }
 
 // scaleSeeds are the benchmark's five seeds on a graph of n nodes
@@ -336,7 +339,8 @@ func TestReadsLess(t *testing.T) {
 			t.Errorf("%s (%d hops): got %s\nwant %s", ids[i], d, detail(got), detail(want))
 		}
 		n, o := newer.entries.Load(), older.entries.Load()
-		t.Logf("%s, %d hops, %s: read %d neighbourhoods in %d expansions; the ball %d in %d", ids[i], d, got.Verdict, n, newer.calls.Load(), o, older.calls.Load())
+		t.Logf("%s, %d hops, %s: read %d neighbourhoods (%d rows) in %d expansions; the ball %d (%d rows) in %d", ids[i], d, got.Verdict,
+			n, newer.rows.Load(), newer.calls.Load(), o, older.rows.Load(), older.calls.Load())
 		if n >= o {
 			t.Errorf("%s (%d hops): read %d neighbourhoods, the ball %d", ids[i], d, n, o)
 		}
