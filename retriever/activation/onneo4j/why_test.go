@@ -20,26 +20,29 @@ import (
 // level returned, and look up (resolve) only ids they have never seen.
 // Asking about every node of the demo graph in scenario A, and in the
 // cross-cluster scenario from T3000 with MAX_DEPTH 6, through both, sends
-// no resolve query at all, while the reads with no threshold did run (at
-// least 20 level queries on the fast path, 10 adjacency reads on the
-// snapshot). Control: an expander asked to expand a node it has never
-// seen does send one, so the check can fail.
+// no resolve query at all, while why's reads did run (at least 40
+// restricted level queries, BatchNearQuery, from the fast path and the
+// snapshot together), and the plan of one of them (EXPLAINed with its
+// parameters) scans no node. Control: an expander asked to expand a node
+// it has never seen does send a resolve query, so the check can fail.
 func TestWhyKnowsItsElementIDs(t *testing.T) {
 	src := demoSource(t)
 	fast := New(src)
 	snap := NewSnapshot(src)
 	var mu sync.Mutex
-	var resolves, levels, adjacency int
+	var resolves, levels int
+	var sample map[string]any // the parameters of one restricted level query
 	trace := func(q string, p map[string]any) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
 		case strings.HasPrefix(q, "UNWIND $ids AS id\n"):
 			resolves++
-		case q == BatchExpandQuery && p["min_threshold"] == -math.MaxFloat64:
+		case q == BatchNearQuery:
 			levels++
-		case q == batchAdjacencyQuery:
-			adjacency++
+			if sample == nil || len(p["requests"].([]any)[0].(map[string]any)["near"].(map[string]any)) > 0 {
+				sample = p
+			}
 		}
 	}
 	fast.trace, snap.fast.trace = trace, trace
@@ -67,9 +70,14 @@ func TestWhyKnowsItsElementIDs(t *testing.T) {
 		}
 	}
 	mu.Lock()
-	t.Logf("%d resolve queries, %d level and %d adjacency reads with no threshold", resolves, levels, adjacency)
-	if resolves != 0 || levels < 20 || adjacency < 10 {
-		t.Errorf("%d resolve queries, %d level and %d adjacency reads with no threshold; want none, at least 20 and 10", resolves, levels, adjacency)
+	t.Logf("%d resolve queries, %d restricted level queries", resolves, levels)
+	if resolves != 0 || levels < 40 {
+		t.Errorf("%d resolve queries, %d restricted level queries; want none and at least 40", resolves, levels)
+	}
+	if sample != nil {
+		if ops := planOperators(t, src.Driver(), BatchNearQuery, sample); hasScan(ops) {
+			t.Errorf("the plan of BatchNearQuery scans: %v", ops)
+		}
 	}
 	mu.Unlock()
 

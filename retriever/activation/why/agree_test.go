@@ -244,6 +244,16 @@ func (e countingExpander) ExpandFrontier(ctx context.Context, req activation.Exp
 	return cands, err
 }
 
+// ExpandNear counts alike, the rows being what the engine's own
+// ExpandNear returns.
+func (e countingExpander) ExpandNear(ctx context.Context, req activation.ExpandRequest, near activation.Near) ([]activation.Candidate, error) {
+	cands, err := activation.ExpandNear(ctx, e.Expander, req, near)
+	e.c.entries.Add(int64(len(req.Frontier)))
+	e.c.calls.Add(1)
+	e.c.rows.Add(int64(len(cands)))
+	return cands, err
+}
+
 func newCounting(be activation.Backend) counting {
 	return counting{Backend: be, entries: new(atomic.Int64), calls: new(atomic.Int64), rows: new(atomic.Int64)}
 }

@@ -55,6 +55,9 @@ type edge struct {
 	// as their activation.EdgeKey strings do (0 when there is only one):
 	// the search breaks ties of T between them by it, as rule 4 does.
 	tie int32
+	// ord is its place among the parent's relationships to the same
+	// neighbour, in the Expander's order (0 for the first).
+	ord int32
 	deg int64   // the parent's degree
 	w   float64 // activation.EffectiveWeight
 	ts  float64 // tag_sim
@@ -82,11 +85,12 @@ func (g *region) node(id string) int32 {
 // MAX_DEPTH, every such node has been read by one side or the other.
 //
 // Each step grows the side whose next level has fewer nodes still to read
-// (a node the other side read is not read again), in one ExpandFrontier
-// call: one round trip on Neo4j. A node whose distance from its side plus
-// the least distance it can have from the other side exceeds MAX_DEPTH
-// is on no such route and is neither read nor followed; when a side has no
-// node left to follow, every node on a route has been read.
+// (a node the other side read is not read again), in one expansion (an
+// ExpandFrontier restricted by a Near, see near): one round trip on Neo4j.
+// A node whose distance from its side plus the least distance it can have
+// from the other side exceeds MAX_DEPTH is on no such route and is neither
+// read nor followed; when a side has no node left to follow, every node on
+// a route has been read.
 func readRegion(ctx context.Context, exp activation.Expander, do func(func() error) error, cfg Config, tags []string, seeds []int) (*region, error) {
 	g := &region{maxDepth: cfg.Params.MaxDepth, tags: tags, floor: cfg.Params.TagSimFloor, index: map[string]int32{}}
 	type side struct {
@@ -129,7 +133,7 @@ func readRegion(ctx context.Context, exp activation.Expander, do func(func() err
 		if len(fetch[toTarget]) < len(fetch[fromSeeds]) {
 			s = toTarget
 		}
-		if err := g.read(ctx, exp, do, fetch[s]); err != nil {
+		if err := g.read(ctx, exp, do, fetch[s], g.near(fetch[s], [2]int{sides[fromSeeds].done, sides[toTarget].done})); err != nil {
 			return nil, err
 		}
 		d := sides[s].done + 1
@@ -147,6 +151,57 @@ func readRegion(ctx context.Context, exp activation.Expander, do func(func() err
 	return g, nil
 }
 
+// far is a hop count no route comes near: a distance not known.
+const far = math.MaxInt32
+
+// near says which relationships of the nodes vs a read needs, from what
+// the read knows before it (done: the levels each side has read). A
+// relationship (v, w) can be a hop v → w of a route of at most MAX_DEPTH
+// hops only if v's distance from the seeds plus 1 plus w's distance to the
+// target is at most MAX_DEPTH, and a hop w → v only if w's distance from
+// the seeds plus 1 plus v's to the target is. With each distance replaced
+// by the least it can be (the one found, or one more than the levels its
+// side has read), that keeps every relationship of every route, and every
+// relationship a breadth-first search needs to find the distances of the
+// nodes on routes (the last hop of a shortest path to such a node is
+// itself on a route). So v needs every relationship when a neighbour not
+// met yet may qualify; otherwise only those to the met neighbours close
+// enough to one end, which Near's Dist and Limit name.
+func (g *region) near(vs []int32, done [2]int) activation.Near {
+	least := func(v int32, s int) int {
+		if d := g.nodes[v].dist[s]; d >= 0 {
+			return int(d)
+		}
+		return done[s] + 1
+	}
+	limit := map[string][2]int{}
+	most := [2]int{-1, -1}
+	for _, v := range vs {
+		l := [2]int{g.maxDepth - 1 - least(v, toTarget), g.maxDepth - 1 - least(v, fromSeeds)} // w's most hops from the seeds, to the target
+		if l[fromSeeds] > done[fromSeeds] || l[toTarget] > done[toTarget] {
+			continue // a neighbour met by neither side may do
+		}
+		limit[g.nodes[v].id] = l
+		most = [2]int{max(most[0], l[0]), max(most[1], l[1])}
+	}
+	near := activation.Near{Limit: limit, Dist: map[string][2]int{}}
+	if len(limit) == 0 {
+		return near
+	}
+	for _, n := range g.nodes {
+		d := [2]int{far, far}
+		for s := range d {
+			if n.dist[s] >= 0 && int(n.dist[s]) <= most[s] {
+				d[s] = int(n.dist[s])
+			}
+		}
+		if d != [2]int{far, far} {
+			near.Dist[n.id] = d
+		}
+	}
+	return near
+}
+
 // request is the expansion that returns every RELATES relationship of the
 // nodes: nothing visited, no threshold, activation 1.
 func (g *region) request(vs []int32) activation.ExpandRequest {
@@ -158,15 +213,16 @@ func (g *region) request(vs []int32) activation.ExpandRequest {
 		MinActivation: -math.MaxFloat64, TagSimFloor: g.floor}
 }
 
-// read reads the neighbourhoods of vs in one ExpandFrontier call and keeps
-// them in compact form; the candidates themselves are dropped.
-func (g *region) read(ctx context.Context, exp activation.Expander, do func(func() error) error, vs []int32) error {
+// read reads the neighbourhoods of vs, as far as near keeps them, in one
+// expansion and keeps them in compact form; the candidates themselves are
+// dropped.
+func (g *region) read(ctx context.Context, exp activation.Expander, do func(func() error) error, vs []int32, near activation.Near) error {
 	if len(vs) == 0 {
 		return nil
 	}
 	req := g.request(vs)
 	var cands []activation.Candidate
-	if err := do(func() (err error) { cands, err = exp.ExpandFrontier(ctx, req); return err }); err != nil {
+	if err := do(func() (err error) { cands, err = activation.ExpandNear(ctx, exp, req, near); return err }); err != nil {
 		return err
 	}
 	asked := make(map[int32]bool, len(vs))
@@ -197,8 +253,9 @@ func (g *region) read(ctx context.Context, exp activation.Expander, do func(func
 	return nil
 }
 
-// rankTies sets the tie rank of a node's parallel relationships (several
-// to one neighbour) from their EdgeKey strings, computed for those only.
+// rankTies numbers a node's relationships to each neighbour (ord) and
+// sets the tie rank of its parallel relationships (several to one
+// neighbour) from their EdgeKey strings, computed for those only.
 func (g *region) rankTies(adj []edge, cands []activation.Candidate) {
 	if n := len(g.nodes); len(g.mark) < n {
 		g.mark = append(g.mark, make([]int32, n-len(g.mark))...)
@@ -206,10 +263,11 @@ func (g *region) rankTies(adj []edge, cands []activation.Candidate) {
 	}
 	g.stamp++
 	parallel := false
-	for _, e := range adj {
+	for k, e := range adj {
 		if g.mark[e.to] != g.stamp {
 			g.mark[e.to], g.count[e.to] = g.stamp, 0
 		}
+		adj[k].ord = g.count[e.to]
 		g.count[e.to]++
 		parallel = parallel || g.count[e.to] > 1
 	}
@@ -401,39 +459,43 @@ func (g *region) bestRoute(ctx context.Context, seeds []retriever.Seed, starts [
 
 var errBudget = errors.New("why: search budget spent")
 
-// steps builds the route's steps: it reads the neighbourhoods of the
-// route's hop sources again (one ExpandFrontier call) for the
-// relationships' and nodes' properties, which the region does not keep.
-// A relationship that is not where the first read found it, with the same
+// steps builds the route's steps: it reads the route's relationships again
+// (one expansion of its hop sources, restricted to the route's nodes) for
+// their and their nodes' properties, which the region does not keep. A
+// relationship that is not where the first read found it, with the same
 // numbers, means the graph changed in between: an error.
 func (g *region) steps(ctx context.Context, exp activation.Expander, do func(func() error) error, f *found, seedNodes map[string]graph.Node) ([]retriever.Step, error) {
 	vs := make([]int32, len(f.hops))
+	near := activation.Near{Dist: map[string][2]int{}, Limit: map[string][2]int{}}
 	for i, h := range f.hops {
 		vs[i] = h.v
+		near.Dist[g.nodes[g.nodes[h.v].adj[h.k].to].id] = [2]int{far, i + 1}
+		near.Limit[g.nodes[h.v].id] = [2]int{-1, i + 1} // the route's nodes up to the hop's end
 	}
 	req := g.request(vs)
 	var cands []activation.Candidate
-	if err := do(func() (err error) { cands, err = exp.ExpandFrontier(ctx, req); return err }); err != nil {
+	if err := do(func() (err error) { cands, err = activation.ExpandNear(ctx, exp, req, near); return err }); err != nil {
 		return nil, err
-	}
-	of := map[string][]activation.Candidate{}
-	for i := 0; i < len(cands); {
-		j := i + 1
-		for j < len(cands) && cands[j].ParentID == cands[i].ParentID {
-			j++
-		}
-		of[cands[i].ParentID] = cands[i:j]
-		i = j
 	}
 	steps := make([]retriever.Step, len(f.hops))
 	for i, h := range f.hops {
 		n := g.nodes[h.v]
 		e := n.adj[h.k]
-		cs := of[n.id]
-		if int(h.k) >= len(cs) || !e.is(cs[h.k], g.nodes[e.to].id) {
+		to := g.nodes[e.to].id
+		var c *activation.Candidate
+		ord := e.ord
+		for k := range cands {
+			if cands[k].ParentID == n.id && cands[k].NeighborNode.ID == to {
+				if ord == 0 {
+					c = &cands[k]
+					break
+				}
+				ord--
+			}
+		}
+		if c == nil || !e.is(*c, to) {
 			return nil, fmt.Errorf("why: the relationships of %q changed while they were read", n.id)
 		}
-		c := cs[h.k]
 		from, ok := seedNodes[n.id]
 		if !ok {
 			from = steps[i-1].ToNode // the first hop leaves a seed
