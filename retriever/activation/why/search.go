@@ -22,11 +22,12 @@ const (
 
 // region is the part of the graph the two-sided read has seen: every node
 // met so far, numbered in the order met, with its hop distance from the
-// seeds and to the target as far as the read has found them, and the
-// RELATES relationships of the nodes whose neighbourhoods it read, in the
-// Expander's order, as the few numbers the bound and the search need. It
-// keeps no node or relationship properties: the answer's steps are read
-// again at the end, for the best route's nodes only (steps).
+// seeds and to the target as far as the read has found them, and, of the
+// nodes it read, the RELATES relationships that can lie on a short enough
+// route (see near), in the Expander's order, as the few numbers the bound
+// and the search need. It keeps no node or relationship properties: the
+// answer's steps are read again at the end, for the best route only
+// (steps).
 type region struct {
 	maxDepth int
 	tags     []string
@@ -43,7 +44,7 @@ type region struct {
 type regionNode struct {
 	id   string
 	dist [2]int8 // fromSeeds, toTarget; -1 while unknown
-	read bool    // its neighbourhood was read: adj is all of it
+	read bool    // its neighbourhood was read: adj is what near kept of it
 	adj  []edge
 }
 
@@ -115,7 +116,7 @@ func readRegion(ctx context.Context, exp activation.Expander, do func(func() err
 				n := &g.nodes[v]
 				least := int(n.dist[1-s]) // the least distance from the other side
 				if least < 0 {
-					least = sides[1-s].done + 1 // the other side has found every node up to done hops
+					least = sides[1-s].done + 1 // the other side has found every node of a route up to done hops out
 				}
 				if sides[s].done+least > g.maxDepth {
 					continue // on no route short enough
