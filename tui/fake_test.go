@@ -35,9 +35,10 @@ type fakeSource struct {
 	// run at any depth. lists, when set (holdLists), holds every filtered
 	// ListNodes (filter != "").
 	runs, lists *gate
-	open        int         // expanders opened and not yet released
-	calls       []*listCall // every ListNodes call, in order
-	failNext    int         // ListNodes calls still to fail (failLists)
+	open        int               // expanders opened and not yet released
+	calls       []*listCall       // every ListNodes call, in order
+	failNext    int               // ListNodes calls still to fail (failLists)
+	opens       []context.Context // the context of every Open, in order
 	// changed receives, without blocking, whenever what the fake holds
 	// changes.
 	changed chan struct{}
@@ -187,6 +188,13 @@ func (s *fakeSource) state() fakeState {
 	return st
 }
 
+// openContexts returns the context of every Open so far, in order.
+func (s *fakeSource) openContexts() []context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]context.Context{}, s.opens...)
+}
+
 // filteredCalls returns the ListNodes calls made with filter != "".
 func (s *fakeSource) filteredCalls() []*listCall {
 	s.mu.Lock()
@@ -205,7 +213,7 @@ func (s *fakeSource) Open(ctx context.Context) (activation.Expander, func(contex
 	if err != nil {
 		return nil, nil, err
 	}
-	s.update(func() { s.open++ })
+	s.update(func() { s.open++; s.opens = append(s.opens, ctx) })
 	rel := func(ctx context.Context) error {
 		defer s.update(func() { s.open-- })
 		return release(ctx)

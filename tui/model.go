@@ -242,6 +242,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case whyDoneMsg:
 		m.whyDone(msg)
 		return m, nil
+	case whyTickMsg:
+		return m, m.whySpin(msg)
 	case snapshotResetMsg:
 		return m, m.restart()
 	case sweepMsg:

@@ -133,6 +133,13 @@ func (s safeConn) ExpandFrontier(ctx context.Context, req activation.ExpandReque
 	return s.c.ExpandFrontier(ctx, req)
 }
 
+// ExpandNear keeps the engine's own ExpandNear (activation.NearExpander),
+// which `why` reads through, behind the same recovery.
+func (s safeConn) ExpandNear(ctx context.Context, req activation.ExpandRequest, near activation.Near) (c []activation.Candidate, err error) {
+	defer recovered(&err)
+	return activation.ExpandNear(ctx, s.c, req, near)
+}
+
 func firstLines(s string, n int) string {
 	lines := 0
 	for i := range len(s) {

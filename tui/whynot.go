@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -20,8 +21,11 @@ import (
 // is not in the result for the current seeds, tags and thresholds. The
 // answer is computed in a command (why.Explain runs the retriever and reads
 // the graph), under a question id and a cancellable context; an answer to
-// a question no longer asked is dropped. While open, the panel takes the
-// keyboard (esc or w closes it, arrows scroll, q quits).
+// a question no longer asked is dropped. While the question runs the panel
+// shows it with a spinner, which ticks through its own command
+// (whyTickMsg) and stops with the question. While open, the panel takes
+// the keyboard (esc or w closes it and cancels a question still running,
+// arrows scroll, q quits).
 type whyPanel struct {
 	open   bool
 	seq    int // id of the current question
@@ -30,6 +34,26 @@ type whyPanel struct {
 	answer *why.Answer
 	err    error
 	vp     viewport.Model
+	spin   spinner.Model // a new one per question: ticks of an earlier one are ignored
+}
+
+// running reports whether the panel waits for its question's answer.
+func (w *whyPanel) running() bool { return w.open && w.answer == nil && w.err == nil }
+
+// whyTickMsg is a tick of the panel's spinner.
+type whyTickMsg struct{ spinner.TickMsg }
+
+// whyTick turns a spinner command into one whose message is a whyTickMsg.
+func whyTick(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if t, ok := cmd().(spinner.TickMsg); ok {
+			return whyTickMsg{t}
+		}
+		return nil
+	}
 }
 
 func newWhyPanel(km keymap.KeyMap) whyPanel {
@@ -93,10 +117,23 @@ func (m *Model) askWhy() tea.Cmd {
 	w.seq++
 	ctx, cancel := context.WithCancel(m.ctx)
 	w.open, w.cancel, w.node, w.answer, w.err = true, cancel, node, nil, nil
+	w.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.setWhyContent()
 	cfg := why.Config{Backend: safeBackend{m.backend}, Params: m.params.Config(), Options: m.runOpts,
 		Seeds: seeds, Tags: m.tags.Tags(), NodeID: node} // Seeds and Tags return copies
-	return whyCmd(ctx, w.seq, cfg)
+	return tea.Batch(whyCmd(ctx, w.seq, cfg), whyTick(w.spin.Tick))
+}
+
+// whySpin advances the spinner while the question runs; a tick that comes
+// after (the answer is in, or the panel closed) ends the ticking.
+func (m *Model) whySpin(msg whyTickMsg) tea.Cmd {
+	if !m.why.running() {
+		return nil
+	}
+	var cmd tea.Cmd
+	m.why.spin, cmd = m.why.spin.Update(msg.TickMsg)
+	m.setWhyContent()
+	return whyTick(cmd)
 }
 
 // closeWhy closes the panel and cancels its question, if any.
@@ -165,7 +202,7 @@ func (m *Model) setWhyContent() {
 	case w.answer != nil:
 		text = render.WhyText(*w.answer)
 	default:
-		text = "asking why " + render.DisplayID(w.node) + " … (esc cancels)"
+		text = w.spin.View() + " why not " + render.DisplayID(w.node) + "? reading the graph… (esc cancels)"
 	}
 	w.vp.SetContent(lipgloss.NewStyle().Width(max(1, w.vp.Width)).Render(text))
 }

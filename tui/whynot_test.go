@@ -1,9 +1,13 @@
 package tui
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/spinner"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 )
 
@@ -94,5 +98,84 @@ func TestWhyDropsStaleAnswers(t *testing.T) {
 	h.send(whyDoneMsg{id: h.m.why.seq, answer: why.Answer{NodeID: "late"}})
 	if h.m.why.open || (h.m.why.answer != nil && h.m.why.answer.NodeID == "late") {
 		t.Fatal("an answer arriving after the panel closed reopened or changed it")
+	}
+}
+
+// TestWhyRunningShowsASpinner: while a question runs (its real run held
+// at its first expansion by the fake) the panel shows the question, "why
+// not N2010? reading the graph… (esc cancels)", behind a spinner frame;
+// each tick of the spinner (whyTickMsg) moves it to its next frame and
+// asks for the next tick. Once the answer is in, a tick changes nothing
+// and asks for no other.
+func TestWhyRunningShowsASpinner(t *testing.T) {
+	h := demoHarness(t)
+	h.selectTreeNode("N2010")
+	h.src.holdRuns()
+	h.keys("w")
+	h.waitFor("the question's run to be held", func() bool { return len(h.src.state().held) > 0 })
+	if !h.m.why.running() {
+		t.Fatal("the question is not running")
+	}
+	frames := spinner.MiniDot.Frames
+	view := h.m.View()
+	if !strings.Contains(view, "why not N2010? reading the graph… (esc cancels)") {
+		t.Fatalf("view lacks the question:\n%s", view)
+	}
+	frame := h.m.why.spin.View()
+	if !slices.Contains(frames, frame) || !strings.Contains(view, frame+" why not N2010?") {
+		t.Fatalf("no spinner frame (%q) before the question:\n%s", frame, view)
+	}
+	_, cmd := h.m.Update(whyTickMsg{h.m.why.spin.Tick().(spinner.TickMsg)})
+	if cmd == nil {
+		t.Error("a tick while running asked for no next tick")
+	}
+	next := h.m.why.spin.View()
+	if next == frame || !strings.Contains(h.m.View(), next+" why not N2010?") {
+		t.Errorf("the tick did not move the spinner on: %q, then %q", frame, next)
+	}
+	h.src.openRuns()
+	h.settle()
+	if a := h.m.why.answer; a == nil || a.Verdict != why.Kept {
+		t.Fatalf("answer %+v, err %v", a, h.m.why.err)
+	}
+	if _, cmd := h.m.Update(whyTickMsg{h.m.why.spin.Tick().(spinner.TickMsg)}); cmd != nil || h.m.why.spin.View() != next {
+		t.Error("a tick after the answer moved the spinner or asked for another")
+	}
+}
+
+// TestWhyEscCancelsTheQuestion: esc while a question runs closes the panel
+// and cancels the context the question's command runs under (the one
+// why.Explain opened the backend with); the command then ends with the
+// cancellation, and that late answer is dropped: the panel stays closed
+// with no answer and no error.
+func TestWhyEscCancelsTheQuestion(t *testing.T) {
+	h := demoHarness(t)
+	h.selectTreeNode("N2010")
+	before := len(h.src.openContexts())
+	h.src.holdRuns()
+	h.keys("w")
+	h.waitFor("the question's run to be held", func() bool { return len(h.src.state().held) > 0 })
+	opens := h.src.openContexts()
+	if len(opens) <= before {
+		t.Fatal("the question opened no expander")
+	}
+	ctx := opens[before] // why.Explain's own expander, opened first with the question's context
+	if ctx.Err() != nil {
+		t.Fatal("the question's context ended before esc")
+	}
+	seq := h.m.why.seq
+	h.keys("esc")
+	if h.m.why.open || h.m.why.running() {
+		t.Fatal("esc did not close the panel")
+	}
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatalf("the question's context: %v, want cancelled", ctx.Err())
+	}
+	h.settle() // the cancelled command returns, its answer arrives late
+	if h.m.why.seq != seq || h.m.why.open || h.m.why.answer != nil || h.m.why.err != nil {
+		t.Errorf("the late answer was not dropped: open %v, answer %+v, err %v", h.m.why.open, h.m.why.answer, h.m.why.err)
+	}
+	if strings.Contains(h.m.View(), "Why (not)") {
+		t.Error("the panel is drawn after esc")
 	}
 }

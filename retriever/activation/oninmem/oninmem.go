@@ -31,8 +31,9 @@ type InMemory struct {
 func New(g *inmem.Graph) *InMemory { return &InMemory{g: g} }
 
 var (
-	_ activation.Backend  = (*InMemory)(nil)
-	_ activation.Expander = (*InMemory)(nil)
+	_ activation.Backend      = (*InMemory)(nil)
+	_ activation.Expander     = (*InMemory)(nil)
+	_ activation.NearExpander = (*InMemory)(nil)
 )
 
 // Open returns the expansion itself, with a release that does nothing: the
@@ -71,6 +72,15 @@ type scratch struct {
 	qtags   []int32  // multiplicity of each tag id among the query tags
 	qset    []int32  // tag ids set in qtags
 	hits    []hit
+	near    []nearDist // a Near's hop counts by node (allocated on first use)
+	nearSet []int32    // the nodes set in near
+}
+
+// nearDist is a node's hop counts in a Near's Dist (held false when it has
+// none).
+type nearDist struct {
+	d    [2]int
+	held bool
 }
 
 func (m *InMemory) getScratch() *scratch {
@@ -87,12 +97,18 @@ func (m *InMemory) putScratch(s *scratch) {
 	for _, t := range s.qset {
 		s.qtags[t] = 0
 	}
-	s.words, s.qset, s.hits = s.words[:0], s.qset[:0], s.hits[:0]
+	for _, v := range s.nearSet {
+		s.near[v] = nearDist{}
+	}
+	s.words, s.qset, s.hits, s.nearSet = s.words[:0], s.qset[:0], s.hits[:0], s.nearSet[:0]
 	if cap(s.hits) > 1<<16 {
 		s.hits = nil
 	}
 	if cap(s.words) > 1<<16 {
 		s.words = nil
+	}
+	if cap(s.nearSet) > 1<<16 {
+		s.nearSet = nil
 	}
 	m.pool.Put(s)
 }
@@ -109,7 +125,14 @@ const ctxCheckEvery = 4096
 // The neighbour's labels and properties are shared with the graph; the
 // edge's properties, tags and weight are new.
 func (m *InMemory) ExpandFrontier(ctx context.Context, req activation.ExpandRequest) ([]activation.Candidate, error) {
-	x, err := m.expand(ctx, req, 0, false)
+	x, err := m.expand(ctx, req, 0, false, nil)
+	return x.Candidates, err
+}
+
+// ExpandNear is ExpandFrontier without the candidates near leaves out,
+// which are skipped before anything is built for them.
+func (m *InMemory) ExpandNear(ctx context.Context, req activation.ExpandRequest, near activation.Near) ([]activation.Candidate, error) {
+	x, err := m.expand(ctx, req, 0, false, &near)
 	return x.Candidates, err
 }
 
@@ -118,10 +141,10 @@ func (m *InMemory) ExpandFrontier(ctx context.Context, req activation.ExpandRequ
 // through activation.PickNearMisses, and visited neighbours are counted
 // once each.
 func (m *InMemory) ExpandTrace(ctx context.Context, req activation.ExpandRequest, nearMisses int) (activation.Expansion, error) {
-	return m.expand(ctx, req, nearMisses, true)
+	return m.expand(ctx, req, nearMisses, true, nil)
 }
 
-func (m *InMemory) expand(ctx context.Context, req activation.ExpandRequest, nearMisses int, trace bool) (activation.Expansion, error) {
+func (m *InMemory) expand(ctx context.Context, req activation.ExpandRequest, nearMisses int, trace bool, near *activation.Near) (activation.Expansion, error) {
 	if err := ctx.Err(); err != nil {
 		return activation.Expansion{}, err
 	}
@@ -153,6 +176,17 @@ func (m *InMemory) expand(ctx context.Context, req activation.ExpandRequest, nea
 		}
 	}
 	floor, minAct := req.TagSimFloor, req.MinActivation
+	if near != nil && len(near.Limit) > 0 {
+		if sc.near == nil {
+			sc.near = make([]nearDist, g.NodeCount())
+		}
+		for id, d := range near.Dist {
+			if u, ok := g.Lookup(id); ok {
+				sc.near[u] = nearDist{d: d, held: true}
+				sc.nearSet = append(sc.nearSet, u)
+			}
+		}
+	}
 
 	hits := sc.hits
 	hasID := g.IDBits()
@@ -169,6 +203,12 @@ func (m *InMemory) expand(ctx context.Context, req activation.ExpandRequest, nea
 		}
 		degree := g.Degree(u)
 		nbrs, rels := g.Relates(u)
+		var limit *[2]int
+		if near != nil {
+			if l, ok := near.Limit[f.NodeID]; ok {
+				limit = &l
+			}
+		}
 		var seenVisited map[int32]bool
 		if trace {
 			seenVisited = map[int32]bool{}
@@ -190,6 +230,11 @@ func (m *InMemory) expand(ctx context.Context, req activation.ExpandRequest, nea
 					seenVisited[v] = true
 				}
 				continue
+			}
+			if limit != nil {
+				if n := sc.near[v]; !n.held || !(n.d[0] <= limit[0] || n.d[1] <= limit[1]) {
+					continue
+				}
 			}
 			e := rels[k]
 			ts := 1.0

@@ -197,7 +197,12 @@ func compareExpand(t *testing.T, a, b activation.Backend, req activation.ExpandR
 		}
 		return cands
 	}
-	ca, cb := run(a), run(b)
+	return compareCandidates(run(a), run(b))
+}
+
+// compareCandidates compares two engines' candidates for one request, in
+// order, edges included (see sameEdges).
+func compareCandidates(ca, cb []activation.Candidate) string {
 	if len(ca) != len(cb) {
 		return fmt.Sprintf("%d candidates vs %d", len(ca), len(cb))
 	}

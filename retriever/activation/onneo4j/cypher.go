@@ -138,6 +138,25 @@ var BatchExpandQuery = mustReplaceN(mustReplace(mustReplace(mustReplace(mustRepl
 	"ORDER BY parent_id,", "ORDER BY request, parent_id,"),
 	"WITH parent_id, ", "WITH request, parent_id, ", 5)
 
+// BatchNearQuery is BatchExpandQuery with a Near (activation.Near) applied
+// on the server, for ExpandNear: each request carries `near`, a map from
+// node id to its two hop counts, and each frontier entry its `limit`, two
+// numbers or null. A frontier node with a limit keeps only the
+// relationships to neighbours near holds with a hop count within the
+// limit (a neighbour whose id is not a string is kept, so that the
+// connector names it in its error as it does for BatchExpandQuery). The
+// test comes before the tag and energy arithmetic, so a row left out costs
+// neither that nor its transfer; the rows kept are BatchExpandQuery's, in
+// its order.
+var BatchNearQuery = mustReplace(mustReplace(BatchExpandQuery,
+	"WITH q.i AS request, q.visited_ids AS visited_ids, current,", "WITH q.i AS request, q.visited_ids AS visited_ids, q.near AS near, f.limit AS limit, current,"),
+	"WHERE neighbor.id IS NOT NULL AND NOT neighbor.id IN visited_ids\n",
+	`WHERE neighbor.id IS NOT NULL AND NOT neighbor.id IN visited_ids
+  AND (limit IS NULL OR NOT (neighbor.id IS :: STRING)
+       OR any(d IN [CASE WHEN neighbor.id IS :: STRING THEN near[neighbor.id] END]
+              WHERE d[0] <= limit[0] OR d[1] <= limit[1]))
+`)
+
 // batchSeedQuery is the fast path's seed lookup (docs/ALGORITHM.md,
 // "Indexes"), for several seeds at once: each node by id among the labels
 // that have an id index, which Neo4j plans as a union of index seeks.

@@ -53,7 +53,10 @@ func New(src *neo4jdb.Source) *Neo4j {
 // NewSeedCypher returns the expansion that runs the specification's queries.
 func NewSeedCypher(src *neo4jdb.Source) *Neo4j { return &Neo4j{src: src} }
 
-var _ activation.Backend = (*Neo4j)(nil)
+var (
+	_ activation.Backend      = (*Neo4j)(nil)
+	_ activation.NearExpander = (*neo4jExpander)(nil)
+)
 
 // Coverage returns which labels have an id index (read from the server once
 // and kept; the fast path looks seeds up through them).
@@ -203,7 +206,9 @@ func (c *neo4jExpander) resolve(ctx context.Context, ids []string) error {
 // expandParams are ExpandQuery's parameters, named as in the specification.
 // With elements (the fast path) each frontier entry carries an element id
 // too, one entry per element id of the node.
-func expandParams(req activation.ExpandRequest, elements map[string][]string) map[string]any {
+// With near (the fast path's ExpandNear) each entry carries its node's
+// limit too (null for none).
+func expandParams(req activation.ExpandRequest, elements map[string][]string, near *activation.Near) map[string]any {
 	frontier := make([]any, 0, len(req.Frontier))
 	for _, f := range req.Frontier {
 		if elements == nil {
@@ -211,7 +216,14 @@ func expandParams(req activation.ExpandRequest, elements map[string][]string) ma
 			continue
 		}
 		for _, eid := range elements[f.NodeID] {
-			frontier = append(frontier, map[string]any{"node_id": f.NodeID, "element_id": eid, "activation": f.Activation})
+			entry := map[string]any{"node_id": f.NodeID, "element_id": eid, "activation": f.Activation}
+			if near != nil {
+				entry["limit"] = nil
+				if l, ok := near.Limit[f.NodeID]; ok {
+					entry["limit"] = []any{int64(l[0]), int64(l[1])}
+				}
+			}
+			frontier = append(frontier, entry)
 		}
 	}
 	tags := req.QueryTags
@@ -231,6 +243,25 @@ func expandParams(req activation.ExpandRequest, elements map[string][]string) ma
 // ExpandFrontier runs the expansion query: one round trip for the whole
 // frontier.
 func (c *neo4jExpander) ExpandFrontier(ctx context.Context, req activation.ExpandRequest) ([]activation.Candidate, error) {
+	return c.expand(ctx, req, nil)
+}
+
+// ExpandNear is ExpandFrontier with near applied on the server
+// (BatchNearQuery): the rows it leaves out are never sent. The
+// specification's queries have no such form, so there it filters
+// ExpandFrontier's answer.
+func (c *neo4jExpander) ExpandNear(ctx context.Context, req activation.ExpandRequest, near activation.Near) ([]activation.Candidate, error) {
+	if !c.fast() {
+		return activation.ExpandNear(ctx, plainExpander{c}, req, near)
+	}
+	return c.expand(ctx, req, &near)
+}
+
+// plainExpander hides an expander's ExpandNear, so that
+// activation.ExpandNear filters its ExpandFrontier.
+type plainExpander struct{ activation.Expander }
+
+func (c *neo4jExpander) expand(ctx context.Context, req activation.ExpandRequest, near *activation.Near) ([]activation.Candidate, error) {
 	if len(req.Frontier) == 0 {
 		return []activation.Candidate{}, nil
 	}
@@ -243,14 +274,18 @@ func (c *neo4jExpander) ExpandFrontier(ctx context.Context, req activation.Expan
 			return nil, err
 		}
 	}
-	params := expandParams(req, c.elements)
+	params := expandParams(req, c.elements, near)
 	var recs []*neo4j.Record
 	var err error
 	if c.fast() {
 		item := map[string]any{"frontier": params["frontier"], "visited_ids": params["visited_ids"]}
 		delete(params, "frontier")
 		delete(params, "visited_ids")
-		recs, err = c.backend.batch.do(ctx, BatchExpandQuery, params, item)
+		query := BatchExpandQuery
+		if near != nil {
+			query, item["near"] = BatchNearQuery, nearParam(*near)
+		}
+		recs, err = c.backend.batch.do(ctx, query, params, item)
 	} else {
 		recs, err = c.collect(ctx, c.expandQuery, params)
 	}
@@ -278,6 +313,16 @@ func (c *neo4jExpander) ExpandFrontier(ctx context.Context, req activation.Expan
 	}
 	activation.SortTiedEdges(out)
 	return out, nil
+}
+
+// nearParam is near's Dist as BatchNearQuery takes it: a map from node id
+// to its two hop counts.
+func nearParam(near activation.Near) map[string]any {
+	m := make(map[string]any, len(near.Dist))
+	for id, d := range near.Dist {
+		m[id] = []any{int64(d[0]), int64(d[1])}
+	}
+	return m
 }
 
 // remember keeps the element id of a candidate's neighbour (once per

@@ -83,7 +83,10 @@ func NewSnapshot(src *neo4jdb.Source) *Snapshot {
 	return &Snapshot{fast: New(src), nodes: map[string]*snapNode{}, seeds: map[string]seedEntry{}}
 }
 
-var _ activation.Backend = (*Snapshot)(nil)
+var (
+	_ activation.Backend      = (*Snapshot)(nil)
+	_ activation.NearExpander = (*snapExpander)(nil)
+)
 
 // SnapshotStats describes a snapshot.
 type SnapshotStats struct {
@@ -175,6 +178,52 @@ func (e *snapExpander) expand(ctx context.Context, req activation.ExpandRequest,
 	if err != nil {
 		return activation.Expansion{}, err
 	}
+	return e.replay(req, nodes, nearMisses, trace, nil)
+}
+
+// ExpandNear answers the frontier nodes the snapshot holds from what it
+// holds, near applied, and reads the others from the server with near
+// applied there (the fast path's ExpandNear), in one round trip. What it
+// reads so is not kept: a node the snapshot holds has all its
+// relationships.
+func (e *snapExpander) ExpandNear(ctx context.Context, req activation.ExpandRequest, near activation.Near) ([]activation.Candidate, error) {
+	if len(req.Frontier) == 0 {
+		return []activation.Candidate{}, nil
+	}
+	nodes := map[string]*snapNode{}
+	var held, missing []activation.FrontierInput
+	e.snap.mu.Lock()
+	for _, f := range req.Frontier {
+		if n, ok := e.snap.nodes[f.NodeID]; ok {
+			nodes[f.NodeID] = n
+			held = append(held, f)
+		} else {
+			missing = append(missing, f)
+		}
+	}
+	e.snap.mu.Unlock()
+	sub := req
+	sub.Frontier = held
+	x, err := e.replay(sub, nodes, 0, false, &near)
+	if err != nil {
+		return nil, err
+	}
+	out := x.Candidates
+	if len(missing) > 0 {
+		sub.Frontier = missing
+		read, err := e.server.ExpandNear(ctx, sub, near)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, read...)
+		sortCandidates(out)
+	}
+	return out, nil
+}
+
+// replay computes a level from held nodes (every frontier node's among
+// nodes), leaving out what near, when not nil, does not keep.
+func (e *snapExpander) replay(req activation.ExpandRequest, nodes map[string]*snapNode, nearMisses int, trace bool, near *activation.Near) (activation.Expansion, error) {
 	out := []activation.Candidate{}
 	var x activation.Expansion
 	if trace {
@@ -190,6 +239,11 @@ func (e *snapExpander) expand(ctx context.Context, req activation.ExpandRequest,
 		n := nodes[f.NodeID]
 		visited := map[string]bool{}
 		for _, ed := range n.edges {
+			if near != nil {
+				if id, ok := ed.nid.(string); ok && !near.Keeps(f.NodeID, id) {
+					continue
+				}
+			}
 			c, kind, err := replay(f, n.degree, ed, req)
 			if err != nil {
 				return activation.Expansion{}, err
@@ -211,16 +265,7 @@ func (e *snapExpander) expand(ctx context.Context, req activation.ExpandRequest,
 			x.Tallies[f.NodeID] = activation.Tally{Degree: n.degree, Visited: len(visited)}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b activation.Candidate) int {
-		if c := cmp.Compare(a.ParentID, b.ParentID); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.TransferEnergy, a.TransferEnergy); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.NeighborNode.ID, b.NeighborNode.ID)
-	})
-	activation.SortTiedEdges(out)
+	sortCandidates(out)
 	x.Candidates = out
 	if trace {
 		above := map[string]map[string]bool{}
@@ -244,6 +289,22 @@ func (e *snapExpander) expand(ctx context.Context, req activation.ExpandRequest,
 		}
 	}
 	return x, nil
+}
+
+// sortCandidates orders candidates as the level query does: by parent id,
+// transfer energy descending and neighbour id, parallel edges that tie
+// by EdgeKey (activation.SortTiedEdges).
+func sortCandidates(out []activation.Candidate) {
+	slices.SortStableFunc(out, func(a, b activation.Candidate) int {
+		if c := cmp.Compare(a.ParentID, b.ParentID); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.TransferEnergy, a.TransferEnergy); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.NeighborNode.ID, b.NeighborNode.ID)
+	})
+	activation.SortTiedEdges(out)
 }
 
 // What a held relationship is, replayed for one level.

@@ -14,13 +14,11 @@
 package why
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/retry"
@@ -113,9 +111,10 @@ func (a Answer) BlockingHop() *retriever.Step {
 func (a Answer) Level() int { return a.Blocking + 1 }
 
 // Explain answers the question: it runs the retriever as `explore` would,
-// reads the ball of radius MAX_DEPTH around the seeds through one Expander,
-// finds the best route and walks it against the run. An id the graph does
-// not have is an UnknownNodeError.
+// reads through one Expander the neighbourhoods a route of at most
+// MAX_DEPTH hops from a seed to the node can pass through, from both ends
+// (readRegion), finds the best route and walks it against the run. An id
+// the graph does not have is an UnknownNodeError.
 func Explain(ctx context.Context, cfg Config) (Answer, error) {
 	if cfg.Backend == nil {
 		return Answer{}, errors.New("why: no backend")
@@ -183,7 +182,7 @@ func Explain(ctx context.Context, cfg Config) (Answer, error) {
 		return ans, nil
 	}
 
-	b, err := readBall(ctx, exp, do, cfg, tags, seeds, seedNodes)
+	g, err := readRegion(ctx, exp, do, cfg, tags, seeds)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -191,7 +190,7 @@ func Explain(ctx context.Context, cfg Config) (Answer, error) {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	best, exact, err := b.bestRoute(ctx, cfg.NodeID, budget)
+	best, exact, err := g.bestRoute(ctx, cfg.Seeds, seeds, budget)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -199,7 +198,11 @@ func Explain(ctx context.Context, cfg Config) (Answer, error) {
 		ans.Verdict = Unreachable
 		return ans, nil
 	}
-	ans.Seed, ans.Route, ans.Exact = cfg.Seeds[best.seed], best.steps, exact
+	steps, err := g.steps(ctx, exp, do, best, seedNodes)
+	if err != nil {
+		return Answer{}, err
+	}
+	ans.Seed, ans.Route, ans.Exact = cfg.Seeds[best.seed], steps, exact
 	if err := walk(&ans, runs[best.seed], cfg.Params); err != nil {
 		return Answer{}, err
 	}
@@ -275,237 +278,6 @@ func keptRoute(runs []run, id string) (int, []retriever.Step, bool) {
 		}
 	}
 	return bestSeed, best, bestSeed >= 0
-}
-
-// edge is one RELATES relationship out of a ball node, as the Expander
-// gave it with activation 1 (only its weight, degree and tag_sim are used).
-type edge struct {
-	to   string
-	cand activation.Candidate
-	key  string // activation.EdgeKey, for ties between parallel edges
-	f    float64
-}
-
-// ball is the part of the graph within MAX_DEPTH hops of the seeds.
-type ball struct {
-	seeds    []retriever.Seed
-	seedIdx  []int // indexes in seeds of the seeds to start from
-	nodes    map[string]graph.Node
-	dist     map[string]int
-	adj      map[string][]edge
-	maxDepth int
-	tags     []string
-	floor    float64
-}
-
-// readBall reads, level by level through exp, every RELATES relationship
-// of every node within MAX_DEPTH-1 hops of a seed: one ExpandFrontier per
-// level, with nothing visited and no threshold, so every row comes back.
-func readBall(ctx context.Context, exp activation.Expander, do func(func() error) error, cfg Config, tags []string, seeds []int, seedNodes map[string]graph.Node) (*ball, error) {
-	b := &ball{seeds: cfg.Seeds, seedIdx: seeds, nodes: map[string]graph.Node{}, dist: map[string]int{},
-		adj: map[string][]edge{}, maxDepth: cfg.Params.MaxDepth, tags: tags, floor: cfg.Params.TagSimFloor}
-	var frontier []activation.FrontierInput
-	for _, i := range seeds {
-		id := cfg.Seeds[i].NodeID
-		if _, dup := b.dist[id]; !dup {
-			b.dist[id], b.nodes[id] = 0, seedNodes[id]
-			frontier = append(frontier, activation.FrontierInput{NodeID: id, Activation: 1})
-		}
-	}
-	for depth := 0; depth < b.maxDepth && len(frontier) > 0; depth++ {
-		req := activation.ExpandRequest{Frontier: frontier, Visited: map[string]struct{}{}, QueryTags: tags,
-			MinActivation: -math.MaxFloat64, TagSimFloor: b.floor}
-		var cands []activation.Candidate
-		if err := do(func() (err error) { cands, err = exp.ExpandFrontier(ctx, req); return err }); err != nil {
-			return nil, err
-		}
-		var next []activation.FrontierInput
-		for _, c := range cands {
-			to := c.NeighborNode.ID
-			b.adj[c.ParentID] = append(b.adj[c.ParentID], edge{to: to, cand: c, key: activation.EdgeKey(c.Edge),
-				f: activation.TransferEnergy(1, activation.EffectiveWeight(c.Edge), c.Degree, c.TagSim)})
-			if _, ok := b.dist[to]; !ok {
-				b.dist[to] = depth + 1
-				b.nodes[to] = c.NeighborNode
-				next = append(next, activation.FrontierInput{NodeID: to, Activation: 1})
-			}
-		}
-		frontier = next
-	}
-	return b, nil
-}
-
-// found is a complete route.
-type found struct {
-	seed  int // index in Config.Seeds
-	t     float64
-	ids   []string
-	steps []retriever.Step
-}
-
-// better orders complete routes: higher final T, then fewer hops, then the
-// earlier seed, then the node ids compared in order.
-func better(a, b *found) bool {
-	if b == nil {
-		return true
-	}
-	if a.t != b.t {
-		return a.t > b.t
-	}
-	if len(a.ids) != len(b.ids) {
-		return len(a.ids) < len(b.ids)
-	}
-	if a.seed != b.seed {
-		return a.seed < b.seed
-	}
-	return slices.Compare(a.ids, b.ids) < 0
-}
-
-// bound computes, for every ball node v and every number of hops r, the
-// highest |product of hop factors| over walks from v that end at target
-// within r hops (−1 when there is none): a per-depth dynamic programme
-// over walks, which may repeat nodes. Since T = R × the product of the
-// factors w/√d × tag_sim, R × bound[v][r] bounds the final T of every
-// simple route from v (docs/ALGORITHM.md, "Why not X").
-func (b *ball) bound(target string) map[string][]float64 {
-	u := make(map[string][]float64, len(b.dist))
-	for v := range b.dist {
-		row := make([]float64, b.maxDepth+1)
-		for r := range row {
-			row[r] = -1
-		}
-		if v == target {
-			row[0] = 1
-		}
-		u[v] = row
-	}
-	for r := 1; r <= b.maxDepth; r++ {
-		for v, row := range u {
-			best := row[r-1]
-			for _, e := range b.adj[v] {
-				if next := u[e.to][r-1]; next >= 0 {
-					best = max(best, math.Abs(e.f)*next)
-				}
-			}
-			row[r] = best
-		}
-	}
-	return u
-}
-
-// slack lets a bound that rounding made a few ulps too small still admit
-// its route: the bound multiplies the factors in another order than T's
-// left-to-right evaluation.
-const slack = 1 + 1e-9
-
-// bestRoute searches the simple routes from the seeds to target of at most
-// MAX_DEPTH hops for the one of highest final T (ties: better), depth
-// first, trying each node's neighbours in order of their bound and pruning
-// every partial route whose bound cannot reach the best found. It returns
-// nil when no route exists; exact is false when the budget ran out first.
-func (b *ball) bestRoute(ctx context.Context, target string, budget int) (best *found, exact bool, err error) {
-	if _, ok := b.dist[target]; !ok {
-		return nil, true, nil
-	}
-	u := b.bound(target)
-	onPath := map[string]bool{}
-	var ids []string
-	var steps []retriever.Step
-	tries := 0
-	var dfs func(seed int, v string, t float64) error
-	dfs = func(seed int, v string, t float64) error {
-		if v == target {
-			f := &found{seed: seed, t: t, ids: slices.Clone(ids), steps: slices.Clone(steps)}
-			if better(f, best) {
-				best = f
-			}
-			return nil
-		}
-		left := b.maxDepth - len(steps) - 1 // hops left after the next
-		if left < 0 {
-			return nil
-		}
-		type option struct {
-			e     edge
-			t, ub float64
-		}
-		var opts []option
-		for _, e := range b.adj[v] {
-			if onPath[e.to] || u[e.to][left] < 0 {
-				continue
-			}
-			nt := activation.TransferEnergy(t, activation.EffectiveWeight(e.cand.Edge), e.cand.Degree, e.cand.TagSim)
-			if math.IsNaN(nt) || math.IsInf(nt, 0) {
-				continue
-			}
-			opts = append(opts, option{e: e, t: nt, ub: math.Abs(nt) * u[e.to][left]})
-		}
-		// One option per neighbour: its edge of highest T (parallel edges;
-		// ties by EdgeKey, as the claim order breaks them).
-		slices.SortFunc(opts, func(a, b option) int {
-			if c := strings.Compare(a.e.to, b.e.to); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(b.t, a.t); c != 0 {
-				return c
-			}
-			return strings.Compare(a.e.key, b.e.key)
-		})
-		opts = slices.CompactFunc(opts, func(a, b option) bool { return a.e.to == b.e.to })
-		slices.SortStableFunc(opts, func(a, b option) int { return cmp.Compare(b.ub, a.ub) })
-		for _, o := range opts {
-			if best != nil && o.ub*slack < best.t {
-				break // sorted by bound: no later option can do better
-			}
-			if tries++; tries > budget {
-				return errBudget
-			}
-			if tries%4096 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			c := o.e.cand
-			step := retriever.Step{FromNode: b.node(v), Edge: c.Edge, ToNode: c.NeighborNode, Weight: activation.EffectiveWeight(c.Edge),
-				Activation: t, Degree: c.Degree, TagSim: c.TagSim, TransferEnergy: o.t}
-			onPath[o.e.to] = true
-			ids, steps = append(ids, o.e.to), append(steps, step)
-			err := dfs(seed, o.e.to, o.t)
-			ids, steps = ids[:len(ids)-1], steps[:len(steps)-1]
-			delete(onPath, o.e.to)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, i := range b.seedIdx {
-		s := b.seeds[i]
-		onPath[s.NodeID] = true
-		ids = []string{s.NodeID}
-		err := dfs(i, s.NodeID, s.Score)
-		delete(onPath, s.NodeID)
-		if errors.Is(err, errBudget) {
-			if best == nil {
-				return nil, false, fmt.Errorf("why: %q is within %d hops of a seed, but no route to it was found in %d tries (the search budget)", target, b.maxDepth, budget)
-			}
-			return best, false, nil
-		}
-		if err != nil {
-			return nil, false, err
-		}
-	}
-	return best, true, nil
-}
-
-var errBudget = errors.New("why: search budget spent")
-
-// node returns a ball node.
-func (b *ball) node(id string) graph.Node {
-	if n, ok := b.nodes[id]; ok {
-		return n
-	}
-	return graph.Node{ID: id}
 }
 
 // walk sets the verdict: it follows the route hop by hop against the real

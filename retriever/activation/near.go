@@ -1,0 +1,59 @@
+package activation
+
+import "context"
+
+// Near restricts an expansion to some of the neighbours of some frontier
+// nodes. `why` reads the graph from both ends (docs/ALGORITHM.md, "Why not
+// X", step 1) and, of a node's relationships, needs only those that can
+// lie on a route short enough, which it tells from two hop counts it knows
+// for some nodes: Near lets an engine leave the others out before they
+// cost a row.
+type Near struct {
+	// Dist holds two hop counts of some nodes, by node id.
+	Dist map[string][2]int
+	// Limit holds two limits of some frontier nodes, by node id: the
+	// candidates of such a node go only to the neighbours n that Dist
+	// holds with Dist[n][0] <= Limit[0] or Dist[n][1] <= Limit[1]. A
+	// frontier node Limit lacks keeps all its candidates.
+	Limit map[string][2]int
+}
+
+// Keeps reports whether near keeps the candidate of parent to neighbour.
+func (n Near) Keeps(parent, neighbour string) bool {
+	lim, ok := n.Limit[parent]
+	if !ok {
+		return true
+	}
+	d, ok := n.Dist[neighbour]
+	return ok && (d[0] <= lim[0] || d[1] <= lim[1])
+}
+
+// NearExpander is an Expander that applies a Near itself, so that what it
+// leaves out is never read (the Neo4j fast path: never sent).
+type NearExpander interface {
+	Expander
+	// ExpandNear returns the candidates ExpandFrontier returns for req that
+	// near keeps, in the same order. (A neighbour whose id is not a string
+	// is never left out: the expansion fails on it as ExpandFrontier does.)
+	ExpandNear(ctx context.Context, req ExpandRequest, near Near) ([]Candidate, error)
+}
+
+// ExpandNear returns the candidates e's ExpandFrontier returns for req
+// that near keeps, in the same order: through e's own ExpandNear when it
+// is a NearExpander, else by filtering ExpandFrontier's answer.
+func ExpandNear(ctx context.Context, e Expander, req ExpandRequest, near Near) ([]Candidate, error) {
+	if n, ok := e.(NearExpander); ok {
+		return n.ExpandNear(ctx, req, near)
+	}
+	cands, err := e.ExpandFrontier(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		if near.Keeps(c.ParentID, c.NeighborNode.ID) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
