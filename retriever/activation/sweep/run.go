@@ -34,7 +34,8 @@ type Config struct {
 	// MaxPoints caps the explorations spent looking for breakpoints (each
 	// adds at most one point); 0 means DefaultMaxPoints.
 	MaxPoints int
-	// Budget caps the time spent looking for breakpoints; 0 means none.
+	// Budget caps the time spent looking for breakpoints, counted from the
+	// end of the values asked; 0 means none.
 	Budget time.Duration
 	// Progress, when set, receives a snapshot of the sweep so far: after
 	// the current value, after each value asked and after each stretch of
@@ -203,9 +204,6 @@ func newEngine(cfg Config, values []float64) *engine {
 	e := &engine{cfg: cfg, memos: memos, tags: retriever.NormalizeTags(cfg.Tags), asked: values,
 		cur: cfg.Param.Get(cfg.Params), seeds: make([][]*step, n), workers: max(1, min(w, n)), start: time.Now(),
 		left: left, reach: make([]float64, n)}
-	if cfg.Budget > 0 {
-		e.deadline = e.start.Add(cfg.Budget)
-	}
 	return e
 }
 
@@ -305,6 +303,9 @@ func (e *engine) breakpoints(ctx context.Context) error {
 			return nil
 		}
 		e.reach[si] = st.next
+	}
+	if e.cfg.Budget > 0 { // the budget is for the search, after the values asked
+		e.deadline = time.Now().Add(e.cfg.Budget)
 	}
 	e.lo, e.hasExact = anchor, true
 	e.hi = slices.Min(e.reach)
