@@ -246,15 +246,6 @@ func (e *engine) run(ctx context.Context) (*Sweep, error) {
 	return s, nil
 }
 
-// distance is how far v lies from the current value: in log terms for
-// MIN_ACTIVATION (when both are above 0).
-func (e *engine) distance(v float64) float64 {
-	if e.cfg.Param == MinActivation && v > 0 && e.cur > 0 {
-		return math.Abs(math.Log(v / e.cur))
-	}
-	return math.Abs(v - e.cur)
-}
-
 func cmpFloat(a, b float64) int {
 	switch {
 	case a < b:
