@@ -64,33 +64,13 @@ func BenchmarkSweepDemo(b *testing.B) {
 // 1M-edge graph (internal/randgraph.Scale(100_000, 1_000_000, 2.5, 1)).
 // Target (README, issue 10): ≤ 300 ms per sweep.
 func BenchmarkSweep1M(b *testing.B) {
-	ag, err := apoc.Parse(bytes.NewReader(randgraph.Scale(100_000, 1_000_000, 2.5, 1)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := inmem.New(ag, "scale")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ag = nil
-	seeds := make([]retriever.Seed, 5)
-	for i := range seeds {
-		seeds[i] = retriever.Seed{NodeID: fmt.Sprintf("N%06d", (i*37_813+11)%100_000), Score: 0.95 - 0.05*float64(i)}
-	}
-	benchSweep(b, oninmem.New(g), seeds, []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)})
+	be, seeds, tags := scaleCase(b)
+	benchSweep(b, be, seeds, tags)
 }
 
-// BenchmarkSweepDefault1M is the explorer's s on the 1M-edge graph
-// (loaded beforehand, as the explorer has it): the default min-activation
-// sweep (25-point log grid from 0.0001 to 0.1, the current value 0.005, the
-// breakpoints nearest it first) of BenchmarkSweep1M's five seeds, with the
-// explorer's budget. Reported beside ns/op: a plain exploration of the same
-// seeds in the same run (explore-ms), when the first snapshot (the current
-// value's point) and the snapshot after the whole grid (the chart over the
-// whole range: the explorer's first full chart; target ≤ 200 ms) were
-// ready, the explorations run, the points, whether the range came out
-// exact, and the peak heap above the graph's (internal/peakmem).
-func BenchmarkSweepDefault1M(b *testing.B) {
+// scaleCase is the 1M-edge graph on the memory engine, loaded, with the
+// benchmarks' five seeds and two tags.
+func scaleCase(b *testing.B) (activation.Backend, []retriever.Seed, []string) {
 	ag, err := apoc.Parse(bytes.NewReader(randgraph.Scale(100_000, 1_000_000, 2.5, 1)))
 	if err != nil {
 		b.Fatal(err)
@@ -105,8 +85,21 @@ func BenchmarkSweepDefault1M(b *testing.B) {
 	for i := range seeds {
 		seeds[i] = retriever.Seed{NodeID: fmt.Sprintf("N%06d", (i*37_813+11)%100_000), Score: 0.95 - 0.05*float64(i)}
 	}
-	tags := []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
-	be := oninmem.New(g)
+	return oninmem.New(g), seeds, []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
+}
+
+// BenchmarkSweepDefault1M is the explorer's s on the 1M-edge graph
+// (loaded beforehand, as the explorer has it): the default min-activation
+// sweep (25-point log grid from 0.0001 to 0.1, the current value 0.005, the
+// breakpoints nearest it first) of BenchmarkSweep1M's five seeds, with the
+// explorer's budget. Reported beside ns/op: a plain exploration of the same
+// seeds in the same run (explore-ms), when the first snapshot (the current
+// value's point) and the snapshot after the whole grid (the chart over the
+// whole range: the explorer's first full chart; target ≤ 200 ms) were
+// ready, the explorations run, the points, whether the range came out
+// exact, and the peak heap above the graph's (internal/peakmem).
+func BenchmarkSweepDefault1M(b *testing.B) {
+	be, seeds, tags := scaleCase(b)
 	from, to, steps := DefaultRange(MinActivation)
 	vals, err := Grid(MinActivation, from, to, steps)
 	if err != nil {
