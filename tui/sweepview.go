@@ -93,9 +93,14 @@ func (v *sweepView) start(parent context.Context, backend activation.Backend, op
 	id := v.id
 	seeds, tags = append([]retriever.Seed(nil), seeds...), append([]string(nil), tags...)
 	ch := make(chan sweepMsg, 1)
-	go runSweep(ctx, ch, sweepMsg{id: id, ch: ch, param: param}, sweep.Config{Backend: safeBackend{backend}, Params: cfg, Options: opts,
-		Seeds: seeds, Tags: tags, Param: param, Breakpoints: param == sweep.MinActivation, Budget: sweepBudget})
-	return waitSweep(ch)
+	scfg := sweep.Config{Backend: safeBackend{backend}, Params: cfg, Options: opts,
+		Seeds: seeds, Tags: tags, Param: param, Breakpoints: param == sweep.MinActivation, Budget: sweepBudget}
+	// The sweep starts in the command, not in Update: its goroutine then
+	// outlives the command and streams on ch.
+	return safeCmd(func() tea.Msg {
+		go runSweep(ctx, ch, sweepMsg{id: id, ch: ch, param: param}, scfg)
+		return waitSweep(ch)()
+	})
 }
 
 // runSweep runs the sweep in its own goroutine and publishes its snapshots
