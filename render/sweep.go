@@ -49,24 +49,37 @@ func SweepCSV(s *sweep.Sweep) string {
 }
 
 // SweepExactness says which part of a MIN_ACTIVATION sweep is exact: "exact
-// over the whole range", "exact in 0.0021…0.0113; grid only elsewhere
-// (stopped: time budget)", or "grid only" (no breakpoints asked, or another
-// parameter: "" then).
+// over the whole range: …", "exact in 0.0021…0.0113; grid only elsewhere
+// (stopped: time budget)", or "grid only" (no breakpoints asked); "" for
+// another parameter.
 func SweepExactness(s *sweep.Sweep) string {
-	if s.Param != sweep.MinActivation {
-		return ""
-	}
-	stopped := ""
-	if s.Stopped != "" {
-		stopped = " (stopped: " + textsafe.Escape(s.Stopped) + ")"
-	}
+	part := SweepExactPart(s)
 	switch {
+	case part == "":
+		return ""
 	case s.Exact():
-		return "exact over the whole range: the result at any value is the one of the highest point at or below it"
-	case s.HasExact():
-		return "exact in " + Num(s.ExactFrom) + "…" + Num(s.ExactTo()) + "; grid only elsewhere" + stopped
+		return part + ": the result at any value is the one of the highest point at or below it"
 	}
-	return "grid only: breakpoints not searched" + stopped
+	if s.Stopped != "" {
+		part += " (stopped: " + textsafe.Escape(s.Stopped) + ")"
+	}
+	return part
+}
+
+// SweepExactPart is SweepExactness without the explanation and the reason
+// it stopped, for a status line: "exact over the whole range", "exact in
+// 0.0021…0.0113; grid only elsewhere", "grid only: breakpoints not
+// searched", or "".
+func SweepExactPart(s *sweep.Sweep) string {
+	switch {
+	case s.Param != sweep.MinActivation:
+		return ""
+	case s.Exact():
+		return "exact over the whole range"
+	case s.HasExact():
+		return "exact in " + Num(s.ExactFrom) + "…" + Num(s.ExactTo()) + "; grid only elsewhere"
+	}
+	return "grid only: breakpoints not searched"
 }
 
 // chartColumns is the most columns a sweep chart uses; longer sweeps are

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -164,10 +163,7 @@ func sweepLine(s *sweep.Sweep) string {
 		state = "swept"
 	}
 	line := fmt.Sprintf("%s %s points · %s explorations · %s", state, thousands(len(s.Points)), thousands(s.Explorations), fmtDur(s.Elapsed))
-	if ex := render.SweepExactness(s); ex != "" {
-		if i := strings.Index(ex, ":"); i > 0 && s.Exact() {
-			ex = ex[:i]
-		}
+	if ex := render.SweepExactPart(s); ex != "" {
 		line += " · " + ex
 	}
 	if !s.Done {

@@ -156,7 +156,7 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 		if len(s.Failures) > 1 {
 			more = fmt.Sprintf(" (and %d more failures)", len(s.Failures)-1)
 		}
-		return fmt.Errorf("sweep: seed %s ended in error at %s %v%s: %s", render.DisplayID(f.SeedID), p, f.Value, more, f.Error)
+		return fmt.Errorf("sweep: seed %s ended in error at %s %v%s: %s", render.DisplayID(f.SeedID), p, f.Value, more, textsafe.Escape(f.Error))
 	}
 	return nil
 }
