@@ -38,6 +38,18 @@ type NearExpander interface {
 	ExpandNear(ctx context.Context, req ExpandRequest, near Near) ([]Candidate, error)
 }
 
+// Filter returns the candidates of cands that near keeps, in their order,
+// in a new slice: cands may belong to the expander (a cache holds it).
+func (n Near) Filter(cands []Candidate) []Candidate {
+	out := make([]Candidate, 0, len(cands))
+	for _, c := range cands {
+		if n.Keeps(c.ParentID, c.NeighborNode.ID) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // ExpandNear returns the candidates e's ExpandFrontier returns for req
 // that near keeps, in the same order: through e's own ExpandNear when it
 // is a NearExpander, else by filtering ExpandFrontier's answer.
@@ -49,11 +61,5 @@ func ExpandNear(ctx context.Context, e Expander, req ExpandRequest, near Near) (
 	if err != nil {
 		return nil, err
 	}
-	out := cands[:0]
-	for _, c := range cands {
-		if near.Keeps(c.ParentID, c.NeighborNode.ID) {
-			out = append(out, c)
-		}
-	}
-	return out, nil
+	return near.Filter(cands), nil
 }

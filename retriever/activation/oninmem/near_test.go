@@ -85,12 +85,7 @@ func TestExpandNear(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want []activation.Candidate
-			for _, c := range all {
-				if near.Keeps(c.ParentID, c.NeighborNode.ID) {
-					want = append(want, c)
-				}
-			}
+			want := near.Filter(all)
 			got, err := m.ExpandNear(context.Background(), req, near)
 			if err != nil {
 				t.Fatal(err)

@@ -252,14 +252,14 @@ func (c *neo4jExpander) ExpandFrontier(ctx context.Context, req activation.Expan
 // ExpandFrontier's answer.
 func (c *neo4jExpander) ExpandNear(ctx context.Context, req activation.ExpandRequest, near activation.Near) ([]activation.Candidate, error) {
 	if !c.fast() {
-		return activation.ExpandNear(ctx, plainExpander{c}, req, near)
+		cands, err := c.expand(ctx, req, nil)
+		if err != nil {
+			return nil, err
+		}
+		return near.Filter(cands), nil
 	}
 	return c.expand(ctx, req, &near)
 }
-
-// plainExpander hides an expander's ExpandNear, so that
-// activation.ExpandNear filters its ExpandFrontier.
-type plainExpander struct{ activation.Expander }
 
 func (c *neo4jExpander) expand(ctx context.Context, req activation.ExpandRequest, near *activation.Near) ([]activation.Candidate, error) {
 	if len(req.Frontier) == 0 {

@@ -40,8 +40,8 @@ var batchAdjacencyQuery = mustReplace(mustReplace(mustReplace(adjacencyQuery,
 	"RETURN parent_id,", "RETURN request, parent_id,")
 
 // Snapshot is the part of a Neo4j graph explorations have read: every node
-// that has been on a frontier, with its degree and all its RELATES
-// relationships (properties and neighbours), as read from the server
+// that has been on an exploration's frontier, with its degree and all its
+// RELATES relationships (properties and neighbours), as read from the server
 // (docs/ALGORITHM.md, "Replaying from a snapshot"). As an
 // activation.Backend it answers a level from what it holds and asks the
 // server, in one round trip per level (shared with the explorations
@@ -49,7 +49,10 @@ var batchAdjacencyQuery = mustReplace(mustReplace(mustReplace(adjacencyQuery,
 // return (the rules of docs/ALGORITHM.md evaluated in the Cypher's order,
 // like the memory engine). A threshold, tag or score change that stays
 // inside the explored part is then replayed with no round trip. Reset
-// forgets it all. It is safe for concurrent use.
+// forgets it all. It is safe for concurrent use. The restricted reads of
+// `why` (ExpandNear) replay what it holds but neither keep nor count what
+// they read from the server: they read only part of a node's
+// relationships.
 type Snapshot struct {
 	fast *Neo4j // seed lookups and element-id resolution
 
@@ -57,7 +60,7 @@ type Snapshot struct {
 	nodes   map[string]*snapNode // by node id: nodes whose adjacency is held
 	seeds   map[string]seedEntry // seeds found, by id
 	taken   time.Time            // when the first node was read (zero when empty)
-	fetched int                  // frontier nodes read from the server, ever
+	fetched int                  // frontier nodes read from the server and kept, ever
 }
 
 type seedEntry struct {
@@ -92,7 +95,7 @@ var (
 type SnapshotStats struct {
 	Nodes   int       // frontier nodes held with their relationships
 	Taken   time.Time // when the oldest was read
-	Fetched int       // frontier nodes read from the server since New or Reset
+	Fetched int       // frontier nodes read from the server and kept since New or Reset (why's restricted reads are not)
 }
 
 // Stats returns the snapshot's size and age.

@@ -20,9 +20,10 @@ import (
 // level returned, and look up (resolve) only ids they have never seen.
 // Asking about every node of the demo graph in scenario A, and in the
 // cross-cluster scenario from T3000 with MAX_DEPTH 6, through both, sends
-// no resolve query at all, while why's reads did run (at least 40
-// restricted level queries, BatchNearQuery, from the fast path and the
-// snapshot together), and the plan of one of them (EXPLAINed with its
+// no resolve query at all, while why's reads did run on the server (some
+// restricted level query, BatchNearQuery, was sent: how many depends on
+// what the snapshot already held, so the test asks for at least one), and
+// the plan of one of them (EXPLAINed with its
 // parameters) scans no node. Control: an expander asked to expand a node
 // it has never seen does send a resolve query, so the check can fail.
 func TestWhyKnowsItsElementIDs(t *testing.T) {
@@ -71,8 +72,8 @@ func TestWhyKnowsItsElementIDs(t *testing.T) {
 	}
 	mu.Lock()
 	t.Logf("%d resolve queries, %d restricted level queries", resolves, levels)
-	if resolves != 0 || levels < 40 {
-		t.Errorf("%d resolve queries, %d restricted level queries; want none and at least 40", resolves, levels)
+	if resolves != 0 || levels == 0 {
+		t.Errorf("%d resolve queries, %d restricted level queries; want none and some", resolves, levels)
 	}
 	if sample != nil {
 		if ops := planOperators(t, src.Driver(), BatchNearQuery, sample); hasScan(ops) {
