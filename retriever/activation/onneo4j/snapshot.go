@@ -193,18 +193,7 @@ func (e *snapExpander) ExpandNear(ctx context.Context, req activation.ExpandRequ
 	if len(req.Frontier) == 0 {
 		return []activation.Candidate{}, nil
 	}
-	nodes := map[string]*snapNode{}
-	var held, missing []activation.FrontierInput
-	e.snap.mu.Lock()
-	for _, f := range req.Frontier {
-		if n, ok := e.snap.nodes[f.NodeID]; ok {
-			nodes[f.NodeID] = n
-			held = append(held, f)
-		} else {
-			missing = append(missing, f)
-		}
-	}
-	e.snap.mu.Unlock()
+	nodes, held, missing := e.split(req.Frontier)
 	sub := req
 	sub.Frontier = held
 	x, err := e.replay(sub, nodes, 0, false, &near)
@@ -350,24 +339,33 @@ func replay(f activation.FrontierInput, degree int64, ed snapEdge, req activatio
 	return c, rowAbove, nil
 }
 
+// split takes, under the lock, the nodes of the frontier the snapshot
+// holds, and the frontier's entries it holds and lacks, in order.
+func (e *snapExpander) split(frontier []activation.FrontierInput) (have map[string]*snapNode, held, missing []activation.FrontierInput) {
+	e.snap.mu.Lock()
+	defer e.snap.mu.Unlock()
+	have = make(map[string]*snapNode, len(frontier))
+	for _, f := range frontier {
+		if n, ok := e.snap.nodes[f.NodeID]; ok {
+			have[f.NodeID] = n
+			held = append(held, f)
+		} else {
+			missing = append(missing, f)
+		}
+	}
+	return have, held, missing
+}
+
 // fill returns the held nodes of the frontier, first reading the
 // adjacency of those the snapshot lacks in one round trip.
 func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierInput) (map[string]*snapNode, error) {
-	held := func() (map[string]*snapNode, []string) {
-		e.snap.mu.Lock()
-		defer e.snap.mu.Unlock()
-		have := make(map[string]*snapNode, len(frontier))
-		var missing []string
-		for _, f := range frontier {
-			if n, ok := e.snap.nodes[f.NodeID]; ok {
-				have[f.NodeID] = n
-			} else if !slices.Contains(missing, f.NodeID) {
-				missing = append(missing, f.NodeID)
-			}
+	have, _, lacking := e.split(frontier)
+	var missing []string
+	for _, f := range lacking {
+		if !slices.Contains(missing, f.NodeID) {
+			missing = append(missing, f.NodeID)
 		}
-		return have, missing
 	}
-	have, missing := held()
 	if len(missing) == 0 {
 		return have, nil
 	}
