@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // checkBody follows a path query's MATCH (DebugCypher, without its RETURN)
@@ -44,7 +45,7 @@ ORDER BY hop`
 // parameters $R, $query_tags and $tag_sim_floor; $memoria_t lists memoria's T
 // per hop. Every row should say same = true. A path without steps gives an
 // empty query.
-func CheckCypher(p retriever.Path, r float64, queryTags []string, floor float64) DebugQuery {
+func CheckCypher(p activation.Path, r float64, queryTags []string, floor float64) DebugQuery {
 	q := DebugCypher(p)
 	if q.Query == "" {
 		return q
@@ -68,10 +69,10 @@ func CheckCypher(p retriever.Path, r float64, queryTags []string, floor float64)
 // CheckCypherAll gives one check query per path with at least one step, in
 // the order (and so the numbering) of DebugCypherAll, each with its seed's
 // score; tags and floor are the run's.
-func CheckCypherAll(tags []string, floor float64, results ...retriever.Result) []DebugQuery {
+func CheckCypherAll(tags []string, floor float64, results ...activation.Result) []DebugQuery {
 	qs := []DebugQuery{}
 	for _, r := range results {
-		for _, p := range nonEmptyPaths([]retriever.Result{r}) {
+		for _, p := range nonEmptyPaths([]activation.Result{r}) {
 			qs = append(qs, CheckCypher(p, r.Seed.Score, tags, floor))
 		}
 	}

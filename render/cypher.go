@@ -11,7 +11,7 @@ import (
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // DebugQuery replays one path in Neo4j (docs/EXPORTS.md, format 3): a strict
@@ -50,7 +50,7 @@ type DebugQuery struct {
 // inside backticks; a NaN, an infinity, a map) is left unpinned and
 // Unpinned says so. A path without steps gives an empty Query (and empty,
 // non-nil NodeIDs and Params).
-func DebugCypher(p retriever.Path) DebugQuery {
+func DebugCypher(p activation.Path) DebugQuery {
 	ids := p.NodeIDs()
 	q := DebugQuery{NodeIDs: ids, Params: make(map[string]any, 2*len(ids))}
 	if len(ids) == 0 {
@@ -123,7 +123,7 @@ func appendPropMap(b []byte, props map[string]any) ([]byte, error) {
 
 // DebugCypherAll gives one query per path with at least one step, in the
 // order (and so with the numbering) of ToLLMContext.
-func DebugCypherAll(results ...retriever.Result) []DebugQuery {
+func DebugCypherAll(results ...activation.Result) []DebugQuery {
 	qs := []DebugQuery{}
 	for _, p := range nonEmptyPaths(results) {
 		qs = append(qs, DebugCypher(p))

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // parseCypherString is an independent reader of one Cypher string literal
@@ -282,7 +282,7 @@ func TestDebugCypherPinsByElementID(t *testing.T) {
 	e1.Properties = map[string]any{"weight": 0.5}
 	e1.ElementID = "5:db:17"
 	e2 := graph.Edge{SourceID: "B", TargetID: "C", Type: graph.Relates}
-	q := DebugCypher(path(retriever.EndMaxDepth, hop(a, b, e1, 1, 1, 1), hop(b, c, e2, 0.5, 2, 1)))
+	q := DebugCypher(path(activation.EndMaxDepth, hop(a, b, e1, 1, 1, 1), hop(b, c, e2, 0.5, 2, 1)))
 	if want := "MATCH p = (n0 {id: $id0})-[r0:RELATES]-(n1 {id: $id1})-[r1:RELATES]-(n2 {id: $id2})" +
 		" WHERE elementId(r0) = $r0 AND properties(r1) = $r1 RETURN p"; q.Query != want {
 		t.Errorf("query %q", q.Query)
@@ -314,7 +314,7 @@ func TestDebugCypherUnpinned(t *testing.T) {
 	e1 := graph.Edge{Type: graph.Relates, Properties: map[string]any{"k\x1b[2J": "x"}}
 	e2 := graph.Edge{Type: graph.Relates, Properties: map[string]any{"weight": math.NaN()}}
 	e3 := graph.Edge{Type: graph.Relates, Properties: map[string]any{"weight": int64(1)}}
-	q := DebugCypher(path(retriever.EndMaxDepth, hop(a, b, e1, 1, 1, 1), hop(b, c, e2, 1, 1, 1), hop(c, d, e3, 1, 1, 1)))
+	q := DebugCypher(path(activation.EndMaxDepth, hop(a, b, e1, 1, 1, 1), hop(b, c, e2, 1, 1, 1), hop(c, d, e3, 1, 1, 1)))
 	if !strings.HasSuffix(q.Query, " WHERE properties(r2) = $r2 RETURN p") {
 		t.Errorf("query %q", q.Query)
 	}

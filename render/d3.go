@@ -2,7 +2,7 @@ package render
 
 import (
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // D3Graph is the node-link form React/D3 force layouts read (docs/EXPORTS.md
@@ -53,7 +53,7 @@ type linkKey struct{ source, target, typ string }
 // the highest such score; its Activation is the highest of its seed scores
 // and the energies that reached it. Properties pass through
 // DisplayProperties.
-func ToD3(results ...retriever.Result) D3Graph {
+func ToD3(results ...activation.Result) D3Graph {
 	g := D3Graph{Nodes: []D3Node{}, Links: []D3Link{}}
 	index := make(map[string]int)
 	links := make(map[linkKey]struct{})

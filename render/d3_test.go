@@ -9,6 +9,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 func f(v float64) *float64 { return &v }
@@ -101,29 +102,29 @@ func TestToD3ThreePaths(t *testing.T) {
 //
 // A's text is "A as first seen" in S1's result and "A as seen later" in
 // S2's.
-func dedupResults() []retriever.Result {
+func dedupResults() []activation.Result {
 	s1 := node("S1", "UserRequest", map[string]any{"text": "seed one"})
 	s2 := node("S2", "UserRequest", map[string]any{"text": "seed two"})
 	s3 := node("S3", "UserRequest", map[string]any{"text": "seed three"})
 	a1 := node("A", "DataSource", map[string]any{"text": "A as first seen"})
 	a2 := node("A", "DataSource", map[string]any{"text": "A as seen later"})
 	b := node("B", "Event", map[string]any{"text": "B"})
-	st := func(from, to graph.Node, w, T float64) retriever.Step {
-		return retriever.Step{FromNode: from, ToNode: to, Edge: edge(from.ID, to.ID, weight(w)), Weight: w, Degree: 2, TagSim: 1, TransferEnergy: T}
+	st := func(from, to graph.Node, w, T float64) activation.Step {
+		return activation.Step{FromNode: from, ToNode: to, Edge: edge(from.ID, to.ID, weight(w)), Weight: w, Degree: 2, TagSim: 1, TransferEnergy: T}
 	}
-	return []retriever.Result{
-		{Seed: retriever.Seed{NodeID: "S1", Score: 0.9}, SeedNode: &s1, TerminatedReason: retriever.TerminatedFrontierExhausted, MaxDepthReached: 2,
-			Paths: []retriever.Path{
-				path(retriever.EndNoCandidates, st(s1, a1, 0.5, 0.2), st(a1, b, 0.5, 0.1)),
-				path(retriever.EndNoCandidates, st(s1, s2, 0.5, 0.3)),
+	return []activation.Result{
+		{Seed: retriever.Seed{NodeID: "S1", Score: 0.9}, SeedNode: &s1, TerminatedReason: activation.TerminatedFrontierExhausted, MaxDepthReached: 2,
+			Paths: []activation.Path{
+				path(activation.EndNoCandidates, st(s1, a1, 0.5, 0.2), st(a1, b, 0.5, 0.1)),
+				path(activation.EndNoCandidates, st(s1, s2, 0.5, 0.3)),
 			}},
-		{Seed: retriever.Seed{NodeID: "S2", Score: 0.8}, SeedNode: &s2, TerminatedReason: retriever.TerminatedFrontierExhausted, MaxDepthReached: 2,
-			Paths: []retriever.Path{
-				path(retriever.EndNoCandidates, st(s2, a2, 0.6, 0.4), st(a2, b, 0.7, 0.05)),
-				path(retriever.EndNoCandidates, st(s2, s1, 0.5, 0.25)),
+		{Seed: retriever.Seed{NodeID: "S2", Score: 0.8}, SeedNode: &s2, TerminatedReason: activation.TerminatedFrontierExhausted, MaxDepthReached: 2,
+			Paths: []activation.Path{
+				path(activation.EndNoCandidates, st(s2, a2, 0.6, 0.4), st(a2, b, 0.7, 0.05)),
+				path(activation.EndNoCandidates, st(s2, s1, 0.5, 0.25)),
 			}},
-		{Seed: retriever.Seed{NodeID: "S3", Score: 0.5}, SeedNode: &s3, TerminatedReason: retriever.TerminatedFrontierExhausted, Paths: []retriever.Path{}},
-		{Seed: retriever.Seed{NodeID: "S4", Score: 0.7}, TerminatedReason: retriever.TerminatedSeedNotFound, Paths: []retriever.Path{}},
+		{Seed: retriever.Seed{NodeID: "S3", Score: 0.5}, SeedNode: &s3, TerminatedReason: activation.TerminatedFrontierExhausted, Paths: []activation.Path{}},
+		{Seed: retriever.Seed{NodeID: "S4", Score: 0.7}, TerminatedReason: activation.TerminatedSeedNotFound, Paths: []activation.Path{}},
 	}
 }
 
@@ -191,7 +192,7 @@ func TestToD3Dedup(t *testing.T) {
 // Why: slices are never nil, so a D3 consumer never sees null, and a seed
 // that was not found has no node to show.
 func TestToD3Empty(t *testing.T) {
-	notFound := retriever.Result{Seed: retriever.Seed{NodeID: "X", Score: 0.5}, TerminatedReason: retriever.TerminatedSeedNotFound}
+	notFound := activation.Result{Seed: retriever.Seed{NodeID: "X", Score: 0.5}, TerminatedReason: activation.TerminatedSeedNotFound}
 	for name, g := range map[string]D3Graph{"none": ToD3(), "not found": ToD3(notFound)} {
 		b, err := json.Marshal(g)
 		if err != nil {
@@ -212,9 +213,9 @@ func TestToD3Empty(t *testing.T) {
 func TestToD3NoNulls(t *testing.T) {
 	a := graph.Node{ID: "a"}
 	b := graph.Node{ID: "b"}
-	res := retriever.Result{
+	res := activation.Result{
 		Seed: retriever.Seed{NodeID: "a", Score: 1}, SeedNode: &a,
-		Paths: []retriever.Path{{Steps: []retriever.Step{{FromNode: a, ToNode: b, Edge: graph.Edge{SourceID: "a", TargetID: "b", Weight: weight(1)}, Weight: 1, TransferEnergy: 0.5}}}},
+		Paths: []activation.Path{{Steps: []activation.Step{{FromNode: a, ToNode: b, Edge: graph.Edge{SourceID: "a", TargetID: "b", Weight: weight(1)}, Weight: 1, TransferEnergy: 0.5}}}},
 	}
 	b2, err := json.Marshal(ToD3(res))
 	if err != nil {

@@ -7,14 +7,15 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // idPath is a path through ids with T = 0.1 on every hop (the diff looks
 // at ids only).
-func idPath(ids ...string) retriever.Path {
-	var p retriever.Path
+func idPath(ids ...string) activation.Path {
+	var p activation.Path
 	for i := 1; i < len(ids); i++ {
-		p = p.Extend(retriever.Step{FromNode: graph.Node{ID: ids[i-1]}, ToNode: graph.Node{ID: ids[i]}, TransferEnergy: 0.1})
+		p = p.Extend(activation.Step{FromNode: graph.Node{ID: ids[i-1]}, ToNode: graph.Node{ID: ids[i]}, TransferEnergy: 0.1})
 	}
 	return p
 }
@@ -30,13 +31,13 @@ func idPath(ids ...string) retriever.Path {
 // Nodes: A {N2003, N2001, N2010, N2004, N2008, N2005} = 6, B {N2003, N2010,
 // N2004, N2008, N2005, N2007} = 6; both 5, either 7: Jaccard 5/7 = 0.714…,
 // "0.71" at 2 significant digits.
-func diffFixture() retriever.ResultDiff {
+func diffFixture() activation.ResultDiff {
 	seed := retriever.Seed{NodeID: "N2006", Score: 0.85}
-	a := retriever.Result{Seed: seed, Paths: []retriever.Path{
+	a := activation.Result{Seed: seed, Paths: []activation.Path{
 		idPath("N2006", "N2003", "N2001", "N2010"), idPath("N2006", "N2004", "N2008"), idPath("N2006", "N2005")}}
-	b := retriever.Result{Seed: seed, Paths: []retriever.Path{
+	b := activation.Result{Seed: seed, Paths: []activation.Path{
 		idPath("N2006", "N2003", "N2010"), idPath("N2006", "N2004", "N2008"), idPath("N2006", "N2005"), idPath("N2006", "N2007")}}
-	return retriever.Diff(a, b)
+	return activation.Diff(a, b)
 }
 
 // TestDiffText draws diffFixture against a baseline named "a.jsonl".
@@ -50,7 +51,7 @@ func TestDiffText(t *testing.T) {
   − N2006 → N2003 → N2001 → N2010
   ~ N2010: under N2001 at depth 3 → under N2003 at depth 2
 `
-	got := DiffText("a.jsonl", []retriever.ResultDiff{diffFixture()})
+	got := DiffText("a.jsonl", []activation.ResultDiff{diffFixture()})
 	if got != want {
 		t.Errorf("DiffText =\n%s\nwant\n%s", got, want)
 	}
@@ -83,8 +84,8 @@ func TestDiffJSON(t *testing.T) {
 // escaped (internal/textsafe), never written raw.
 func TestDiffTextHostile(t *testing.T) {
 	seed := retriever.Seed{NodeID: "S\x1b]0;x\a", Score: 1}
-	d := retriever.Diff(retriever.Result{Seed: seed}, retriever.Result{Seed: seed, Paths: []retriever.Path{idPath("S\x1b]0;x\a", "N\r")}})
-	got := DiffText("f\x1b[2J", []retriever.ResultDiff{d})
+	d := activation.Diff(activation.Result{Seed: seed}, activation.Result{Seed: seed, Paths: []activation.Path{idPath("S\x1b]0;x\a", "N\r")}})
+	got := DiffText("f\x1b[2J", []activation.ResultDiff{d})
 	if strings.ContainsAny(got, "\x1b\a\r") {
 		t.Errorf("DiffText wrote a control character raw: %q", got)
 	}

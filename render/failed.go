@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // FailedSeed is a seed whose exploration ended in error, and the error.
@@ -17,10 +17,10 @@ type FailedSeed struct {
 // FailedSeeds returns the results that ended in error, in order: every
 // format marks them (docs/EXPORTS.md, "Failed seeds"), so that a reader
 // (a person, a script, an agent) can tell a partial answer from a whole one.
-func FailedSeeds(results ...retriever.Result) []FailedSeed {
+func FailedSeeds(results ...activation.Result) []FailedSeed {
 	var out []FailedSeed
 	for _, r := range results {
-		if r.TerminatedReason == retriever.TerminatedError {
+		if r.TerminatedReason == activation.TerminatedError {
 			out = append(out, FailedSeed{ID: r.Seed.NodeID, Error: r.Error})
 		}
 	}

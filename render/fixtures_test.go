@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	goldenfile "github.com/memoria-graph/memoria/internal/golden"
+	"github.com/memoria-graph/memoria/retriever/activation"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
@@ -40,20 +41,20 @@ func edge(from, to string, w *float64, tags ...string) graph.Edge {
 // hop is the step from → to over e, with the parent's activation r, degree d
 // and tag similarity ts; the transfer energy is r × w / √d × ts, w being the
 // effective weight (docs/ALGORITHM.md rule 1).
-func hop(from, to graph.Node, e graph.Edge, r float64, d int64, ts float64) retriever.Step {
+func hop(from, to graph.Node, e graph.Edge, r float64, d int64, ts float64) activation.Step {
 	w := 0.01 // the weight used for an edge without one (docs/ALGORITHM.md, rule 1)
 	if e.Weight != nil {
 		w = *e.Weight
 	}
-	return retriever.Step{
+	return activation.Step{
 		FromNode: from, Edge: e, ToNode: to, Weight: w, Activation: r, Degree: d, TagSim: ts,
 		TransferEnergy: r * w / math.Sqrt(float64(d)) * ts,
 	}
 }
 
 // path chains steps into a path ending for reason.
-func path(reason retriever.EndReason, steps ...retriever.Step) retriever.Path {
-	var p retriever.Path
+func path(reason activation.EndReason, steps ...activation.Step) activation.Path {
+	var p activation.Path
 	for _, s := range steps {
 		p = p.Extend(s)
 	}
@@ -64,13 +65,13 @@ func path(reason retriever.EndReason, steps ...retriever.Step) retriever.Path {
 // minimalResult is docs/EXPORTS.md test B's minimal input: seed S1 with R = 0.6
 // and one hop S1 → N1 with w = 0.8, d(S1) = 4, tag_sim = 0.5, so
 // T = 0.6 × 0.8 / √4 × 0.5 = 0.48 / 2 × 0.5 = 0.24 × 0.5 = 0.12.
-func minimalResult() retriever.Result {
+func minimalResult() activation.Result {
 	s1 := node("S1", "UserRequest", map[string]any{"text": "Plan the spring campaign"})
 	n1 := node("N1", "DataSource", map[string]any{"title": "Q1 sales"})
-	return retriever.Result{
+	return activation.Result{
 		Seed: retriever.Seed{NodeID: "S1", Score: 0.6}, SeedNode: &s1,
-		TerminatedReason: retriever.TerminatedFrontierExhausted, MaxDepthReached: 1,
-		Paths: []retriever.Path{path(retriever.EndNoCandidates, hop(s1, n1, edge("S1", "N1", weight(0.8), "campaign"), 0.6, 4, 0.5))},
+		TerminatedReason: activation.TerminatedFrontierExhausted, MaxDepthReached: 1,
+		Paths: []activation.Path{path(activation.EndNoCandidates, hop(s1, n1, edge("S1", "N1", weight(0.8), "campaign"), 0.6, 4, 0.5))},
 	}
 }
 
@@ -106,7 +107,7 @@ func minimalResult() retriever.Result {
 // 0.0816, 0.009996, 0.03188. The seed's children in energy order are N2003
 // (0.1016) > N2004 (0.0816) > N2005 (0.03188): paths A, B, C. The seed node carries an embedding and N2003 a
 // 20-number vector, which no exporter may show.
-func threePathResult() retriever.Result {
+func threePathResult() activation.Result {
 	vec := make([]any, 20)
 	for i := range vec {
 		vec[i] = float64(i) / 20
@@ -136,13 +137,13 @@ func threePathResult() retriever.Result {
 	s4 := hop(n2006, n2004, edge("N2006", "N2004", weight(0.6), "stockout", "escalation"), 0.85, 4, 0.15+0.85*1/5)
 	s5 := hop(n2004, n2008, edge("N2004", "N2008", weight(0.75), "demand_forecasting", "stockout", "seasonality"), s4.TransferEnergy, 9, 0.15+0.85*2/5)
 	s6 := hop(n2006, n2005, edge("N2006", "N2005", weight(0.5)), 0.85, 4, 0.15)
-	return retriever.Result{
+	return activation.Result{
 		Seed: retriever.Seed{NodeID: "N2006", Score: 0.85}, SeedNode: &n2006,
-		TerminatedReason: retriever.TerminatedFrontierExhausted, MaxDepthReached: 3,
-		Paths: []retriever.Path{
-			path(retriever.EndNoCandidates, s1, s2, s3),
-			path(retriever.EndAllClaimed, s4, s5),
-			path(retriever.EndNoCandidates, s6),
+		TerminatedReason: activation.TerminatedFrontierExhausted, MaxDepthReached: 3,
+		Paths: []activation.Path{
+			path(activation.EndNoCandidates, s1, s2, s3),
+			path(activation.EndAllClaimed, s4, s5),
+			path(activation.EndNoCandidates, s6),
 		},
 	}
 }
@@ -150,13 +151,13 @@ func threePathResult() retriever.Result {
 // missingWeightResult is seed M0 (R = 1) with one hop M0 → M1 over an edge
 // without a weight property, d(M0) = 1 and no query tags (tag_sim = 1):
 // T = 1 × 0.01 / √1 × 1 = 0.01, ended by MAX_DEPTH = 1.
-func missingWeightResult() retriever.Result {
+func missingWeightResult() activation.Result {
 	m0 := node("M0", "Note", map[string]any{"text": "root"})
 	m1 := node("M1", "Note", map[string]any{"text": "leaf"})
-	return retriever.Result{
+	return activation.Result{
 		Seed: retriever.Seed{NodeID: "M0", Score: 1}, SeedNode: &m0,
-		TerminatedReason: retriever.TerminatedMaxDepth, MaxDepthReached: 1,
-		Paths: []retriever.Path{path(retriever.EndMaxDepth, hop(m0, m1, edge("M0", "M1", nil), 1, 1, 1))},
+		TerminatedReason: activation.TerminatedMaxDepth, MaxDepthReached: 1,
+		Paths: []activation.Path{path(activation.EndMaxDepth, hop(m0, m1, edge("M0", "M1", nil), 1, 1, 1))},
 	}
 }
 
@@ -173,19 +174,19 @@ const (
 // trickyResult is one path through nodes with the ids above, in that
 // order, seed R = 1; each hop has w = 1, d = 1, tag_sim = 1, so every T is
 // 1 × 1 / √1 × 1 = 1 and the labels are the only text.
-func trickyResult() retriever.Result {
+func trickyResult() activation.Result {
 	ids := []string{idQuote, idBackslash, idControl, idNUL, idEmoji, idCombining}
 	nodes := make([]graph.Node, len(ids))
 	for i, id := range ids {
 		nodes[i] = node(id, "Thing", nil)
 	}
-	var steps []retriever.Step
+	var steps []activation.Step
 	for i := 1; i < len(nodes); i++ {
 		steps = append(steps, hop(nodes[i-1], nodes[i], edge(ids[i-1], ids[i], weight(1)), 1, 1, 1))
 	}
-	return retriever.Result{
+	return activation.Result{
 		Seed: retriever.Seed{NodeID: idQuote, Score: 1}, SeedNode: &nodes[0],
-		TerminatedReason: retriever.TerminatedMaxDepth, MaxDepthReached: 5,
-		Paths: []retriever.Path{path(retriever.EndMaxDepth, steps...)},
+		TerminatedReason: activation.TerminatedMaxDepth, MaxDepthReached: 5,
+		Paths: []activation.Path{path(activation.EndMaxDepth, steps...)},
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // EnergyFormula writes out the transfer-energy arithmetic of one hop
@@ -19,7 +19,7 @@ import (
 // out to the T shown, R, w and tag_sim are shown with one more digit at a
 // time until they do. A missing weight shows as "0.01 (missing weight)". T
 // is the step's stored transfer energy, not recomputed.
-func EnergyFormula(s retriever.Step) string {
+func EnergyFormula(s activation.Step) string {
 	want := Num(s.TransferEnergy)
 	var r, w, ts string
 	for digits := 4; digits <= 17; digits++ {

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
@@ -141,7 +140,7 @@ func TestEnergyFormulaChecksByHand(t *testing.T) {
 		d := int64(1 + rng.IntN(700))
 		u := 1 + rng.IntN(12)
 		ts := activation.TagSimCounts(rng.IntN(u+1), u, 0.15)
-		s := retriever.Step{Activation: r, Weight: w, Degree: d, TagSim: ts, Edge: graph.Edge{Weight: &w},
+		s := activation.Step{Activation: r, Weight: w, Degree: d, TagSim: ts, Edge: graph.Edge{Weight: &w},
 			TransferEnergy: activation.TransferEnergy(r, w, d, ts)}
 		f := EnergyFormula(s)
 		var pr, pw, pts, pt float64

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // Terminal attacks an attacker can plant in a graph's ids, labels, texts
@@ -25,18 +26,18 @@ var hostileIDs = []string{"S" + hostileOSC52, "mid\rX\u200b", "\ufeff" + hostile
 // texts and edge properties carry the attacks above. Seed R = 1, first hop
 // w = 0.9, d = 1, tag_sim = 1: T = 0.9; second hop w = 0.5, d = 2,
 // tag_sim = 1: T = 0.9 × 0.5 / √2 = 0.3182.
-func hostileResult() retriever.Result {
+func hostileResult() activation.Result {
 	n0 := node(hostileIDs[0], hostileTitle, map[string]any{"text": "ask " + hostileOSC52})
 	n1 := node(hostileIDs[1], "Mid"+hostileClear, map[string]any{"title": "line1\rline2 " + hostileClear})
 	n2 := node(hostileIDs[2], "End\u202eLabel", map[string]any{"name": hostileBidi + "\u200b"})
 	e0 := edge(hostileIDs[0], hostileIDs[1], weight(0.9), hostileTitle, "a\u200bb")
 	e0.Properties = map[string]any{"note": hostileOSC52, "tags": []any{hostileTitle, "a\u200bb"}, "weight": 0.9}
 	e1 := edge(hostileIDs[1], hostileIDs[2], weight(0.5), "x")
-	return retriever.Result{
+	return activation.Result{
 		Seed: retriever.Seed{NodeID: hostileIDs[0], Score: 1}, SeedNode: &n0,
-		TerminatedReason: retriever.TerminatedError, MaxDepthReached: 2,
+		TerminatedReason: activation.TerminatedError, MaxDepthReached: 2,
 		Error: "relationship (\"x\")-[:RELATES]-(\"" + hostileClear + "\"): failed",
-		Paths: []retriever.Path{path(retriever.EndMaxDepth, hop(n0, n1, e0, 1, 1, 1), hop(n1, n2, e1, 0.9, 2, 1))},
+		Paths: []activation.Path{path(activation.EndMaxDepth, hop(n0, n1, e0, 1, 1, 1), hop(n1, n2, e1, 0.9, 2, 1))},
 	}
 }
 

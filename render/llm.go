@@ -9,7 +9,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // LLMTextWidth is the most runes of a node's text a path string quotes.
@@ -32,7 +32,7 @@ type LLMContext struct {
 // textsafe.Escape); a node without text shows its id instead, (Event
 // N2005). Ids are written with DisplayID, w and T with Num (a missing
 // weight reads w=0.01(missing)).
-func ToLLMContext(results ...retriever.Result) LLMContext {
+func ToLLMContext(results ...activation.Result) LLMContext {
 	c := LLMContext{Paths: []string{}, Graph: ToD3(results...)}
 	for i, p := range nonEmptyPaths(results) {
 		var b strings.Builder

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // TestLLMContextMinimal is docs/EXPORTS.md test B.2, the to_llm_context minimal
@@ -176,8 +177,8 @@ func TestNodeTextAndTruncate(t *testing.T) {
 // format; a not-found seed is an answer (no paths), not a failure.
 func TestFailedSeedsAreMarked(t *testing.T) {
 	failed := minimalResult()
-	failed.TerminatedReason, failed.Error = retriever.TerminatedError, "neo4j: gone"
-	nf := retriever.Result{Seed: retriever.Seed{NodeID: "S9", Score: 0.7}, TerminatedReason: retriever.TerminatedSeedNotFound, Paths: []retriever.Path{}}
+	failed.TerminatedReason, failed.Error = activation.TerminatedError, "neo4j: gone"
+	nf := activation.Result{Seed: retriever.Seed{NodeID: "S9", Score: 0.7}, TerminatedReason: activation.TerminatedSeedNotFound, Paths: []activation.Path{}}
 	text := ToLLMContext(failed, nf, missingWeightResult()).Text()
 	want := "Seed S1 FAILED (error: \"neo4j: gone\"): its paths are missing or incomplete.\nPath 1: [Seed S1]"
 	if !strings.HasPrefix(text, want) {

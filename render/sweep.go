@@ -9,7 +9,7 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 )
 
@@ -18,16 +18,16 @@ import (
 // writes them, in seed order. Breakpoint marks a value the sweep added (an
 // exact MIN_ACTIVATION breakpoint) rather than one asked for.
 type SweepPointJSON struct {
-	Param      string             `json:"param"`
-	Value      float64            `json:"value"`
-	Breakpoint bool               `json:"breakpoint,omitempty"`
-	Results    []retriever.Result `json:"results"`
+	Param      string              `json:"param"`
+	Value      float64             `json:"value"`
+	Breakpoint bool                `json:"breakpoint,omitempty"`
+	Results    []activation.Result `json:"results"`
 }
 
 // SweepPoint is the JSON line of one point and its results (from
 // sweep.Sweep.Replay, which streams them).
-func SweepPoint(param sweep.Param, p sweep.Point, results []retriever.Result) SweepPointJSON {
-	res := make([]retriever.Result, len(results))
+func SweepPoint(param sweep.Param, p sweep.Point, results []activation.Result) SweepPointJSON {
+	res := make([]activation.Result, len(results))
 	for j, r := range results {
 		res[j] = Untraced(r) // as explore --format json prints them
 	}

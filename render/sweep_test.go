@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 )
 
@@ -22,8 +23,8 @@ import (
 // 0.003: both flip. The current 0.005 is nearest 0.003 in log terms (ratio 1.67
 // against 2), so 0.003 is marked.
 func sweepFixture() *sweep.Sweep {
-	res := func(p retriever.Path) []retriever.Result {
-		return []retriever.Result{{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: []retriever.Path{p}}}
+	res := func(p activation.Path) []activation.Result {
+		return []activation.Result{{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: []activation.Path{p}}}
 	}
 	return sweep.FromResults(sweep.MinActivation, 0.005, []sweep.PointResults{
 		{Value: 0.001, Results: res(idPath("S", "X", "Z"))},
@@ -120,11 +121,11 @@ func TestSweepChartLogColumns(t *testing.T) {
 	var pts []sweep.PointResults
 	for i := range 200 {
 		v := 0.0001 * math.Pow(1000, float64(i)/199)
-		var paths []retriever.Path
+		var paths []activation.Path
 		for k := range i {
 			paths = append(paths, idPath("S", fmt.Sprintf("N%03d", k)))
 		}
-		pts = append(pts, sweep.PointResults{Value: v, Results: []retriever.Result{{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: paths}}})
+		pts = append(pts, sweep.PointResults{Value: v, Results: []activation.Result{{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: paths}}})
 	}
 	s := sweep.FromResults(sweep.MinActivation, 0.005, pts, 0.0001, math.Inf(1))
 	pick, curCol, scale := chartColumnsOf(s, nearest(s))

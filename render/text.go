@@ -7,7 +7,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // textKeys are the properties tried, in order, for a node's display text.
@@ -67,7 +67,7 @@ func edgeType(e graph.Edge) string {
 
 // weightText is the weight (Num), marked when the edge has none: "0.82",
 // "0.01(missing)".
-func weightText(st retriever.Step) string {
+func weightText(st activation.Step) string {
 	s := Num(st.Weight)
 	if st.Edge.Weight == nil {
 		s += "(missing)"
@@ -77,8 +77,8 @@ func weightText(st retriever.Step) string {
 
 // nonEmptyPaths returns the paths with at least one step: the ones every
 // numbered exporter lists.
-func nonEmptyPaths(results []retriever.Result) []retriever.Path {
-	var out []retriever.Path
+func nonEmptyPaths(results []activation.Result) []activation.Path {
+	var out []activation.Path
 	for _, r := range results {
 		for _, p := range r.Paths {
 			if len(p.Steps) > 0 {

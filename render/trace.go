@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
@@ -57,7 +56,7 @@ func Trace(levels []activation.LevelEvent) []TraceLevel {
 // TracedJSON is res as `explore --format json` writes it, with its trace
 // added as a last member "levels" (the other members, and their order, are
 // those of the plain output).
-func TracedJSON(res retriever.Result, levels []activation.LevelEvent) ([]byte, error) {
+func TracedJSON(res activation.Result, levels []activation.LevelEvent) ([]byte, error) {
 	b, err := marshalPlain(res)
 	if err != nil {
 		return nil, err
@@ -75,9 +74,9 @@ func TracedJSON(res retriever.Result, levels []activation.LevelEvent) ([]byte, e
 
 // Untraced is res as an engine that does not trace reports it: what `explore
 // --format json` prints without --trace, unchanged from before traces
-// existed (path ends as retriever.EndReason.Coarse, no near misses).
-func Untraced(res retriever.Result) retriever.Result {
-	paths := make([]retriever.Path, len(res.Paths))
+// existed (path ends as activation.EndReason.Coarse, no near misses).
+func Untraced(res activation.Result) activation.Result {
+	paths := make([]activation.Path, len(res.Paths))
 	for i, p := range res.Paths {
 		p.EndReason, p.NearMiss = p.EndReason.Coarse(), nil
 		paths[i] = p

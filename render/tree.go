@@ -9,7 +9,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // DefaultTreeTextWidth is TreeOptions.TextWidth's default.
@@ -27,17 +27,17 @@ type TreeOptions struct {
 
 // EndReasonText is how Tree words a path's end reason; an unknown reason is
 // shown as is.
-func EndReasonText(reason retriever.EndReason) string {
+func EndReasonText(reason activation.EndReason) string {
 	switch reason {
-	case retriever.EndNoCandidates:
+	case activation.EndNoCandidates:
 		return "nothing above threshold or all visited"
-	case retriever.EndAllClaimed:
+	case activation.EndAllClaimed:
 		return "lost to other parents"
-	case retriever.EndMaxDepth:
+	case activation.EndMaxDepth:
 		return "max depth"
-	case retriever.EndBelowThreshold:
+	case activation.EndBelowThreshold:
 		return "below threshold"
-	case retriever.EndAllVisited:
+	case activation.EndAllVisited:
 		return "all neighbours visited"
 	}
 	return string(reason)
@@ -61,9 +61,9 @@ func ShareOf(t, minActivation float64) string {
 // ended below the threshold its best near miss and how close it came,
 // "below threshold: best N2007 T=0.002402, 48% of 0.005" (the percentage
 // only when minActivation is known, i.e. positive).
-func EndText(reason retriever.EndReason, nearMiss *retriever.Step, minActivation float64) string {
+func EndText(reason activation.EndReason, nearMiss *activation.Step, minActivation float64) string {
 	text := EndReasonText(reason)
-	if reason != retriever.EndBelowThreshold || nearMiss == nil {
+	if reason != activation.EndBelowThreshold || nearMiss == nil {
 		return text
 	}
 	text += ": best " + DisplayID(nearMiss.ToNode.ID) + " T=" + Num(nearMiss.TransferEnergy)
@@ -75,14 +75,14 @@ func EndText(reason retriever.EndReason, nearMiss *retriever.Step, minActivation
 
 type treeNode struct {
 	node     graph.Node
-	step     *retriever.Step     // nil at the root
-	end      retriever.EndReason // end reason of the first path ending here
-	nearMiss *retriever.Step     // and its near miss
+	step     *activation.Step     // nil at the root
+	end      activation.EndReason // end reason of the first path ending here
+	nearMiss *activation.Step     // and its near miss
 	children []*treeNode
 	byID     map[string]*treeNode
 }
 
-func (t *treeNode) child(s retriever.Step) *treeNode {
+func (t *treeNode) child(s activation.Step) *treeNode {
 	if c, ok := t.byID[s.ToNode.ID]; ok {
 		return c
 	}
@@ -110,12 +110,12 @@ func (t *treeNode) child(s retriever.Step) *treeNode {
 // textsafe.Escape); ids are written with DisplayID; labels and the error are
 // escaped with textsafe.Escape. Without a seed node (seed not found) only
 // the header lines are drawn. The result ends with a newline.
-func Tree(res retriever.Result, opt TreeOptions) string {
+func Tree(res activation.Result, opt TreeOptions) string {
 	width := opt.TextWidth
 	if width == 0 {
 		width = DefaultTreeTextWidth
 	}
-	paths := nonEmptyPaths([]retriever.Result{res})
+	paths := nonEmptyPaths([]activation.Result{res})
 
 	var b strings.Builder
 	noun := "paths"

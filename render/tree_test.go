@@ -5,6 +5,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // TestTreeThreePaths draws threePathResult.
@@ -65,17 +66,17 @@ N2006 (UserRequest) R=0.85 "Why did we run out of stock on SKU-118…"
 // end mark.
 func TestTreeMerge(t *testing.T) {
 	n := func(id string) graph.Node { return graph.Node{ID: id} }
-	st := func(from, to string, T float64) retriever.Step {
-		return retriever.Step{FromNode: n(from), ToNode: n(to), Edge: edge(from, to, weight(1)), Weight: 1, Degree: 1, TagSim: 1, TransferEnergy: T}
+	st := func(from, to string, T float64) activation.Step {
+		return activation.Step{FromNode: n(from), ToNode: n(to), Edge: edge(from, to, weight(1)), Weight: 1, Degree: 1, TagSim: 1, TransferEnergy: T}
 	}
 	root := n("R")
-	res := retriever.Result{
+	res := activation.Result{
 		Seed: retriever.Seed{NodeID: "R", Score: 1}, SeedNode: &root,
-		TerminatedReason: retriever.TerminatedMaxDepth, MaxDepthReached: 2,
-		Paths: []retriever.Path{
-			path(retriever.EndMaxDepth, st("R", "A", 0.3), st("A", "B", 0.05)),
-			path(retriever.EndMaxDepth, st("R", "A", 0.3), st("A", "C", 0.07)),
-			path(retriever.EndNoCandidates, st("R", "D", 0.3)),
+		TerminatedReason: activation.TerminatedMaxDepth, MaxDepthReached: 2,
+		Paths: []activation.Path{
+			path(activation.EndMaxDepth, st("R", "A", 0.3), st("A", "B", 0.05)),
+			path(activation.EndMaxDepth, st("R", "A", 0.3), st("A", "C", 0.07)),
+			path(activation.EndNoCandidates, st("R", "D", 0.3)),
 		},
 	}
 	want := `seed R R=1: 3 paths, max depth 2, max_depth
@@ -143,7 +144,7 @@ M0 (Note) R=1 "root"
 // Why: there is no node to root a tree at.
 func TestTreeErrorAndNotFound(t *testing.T) {
 	res := minimalResult()
-	res.TerminatedReason, res.Error = retriever.TerminatedError, "neo4j: connection refused\n  retry later"
+	res.TerminatedReason, res.Error = activation.TerminatedError, "neo4j: connection refused\n  retry later"
 	want := `seed S1 R=0.6: 1 path, max depth 1, error
 error: neo4j: connection refused retry later
 S1 (UserRequest) R=0.6 "Plan the spring campaign"
@@ -152,7 +153,7 @@ S1 (UserRequest) R=0.6 "Plan the spring campaign"
 	if got := Tree(res, TreeOptions{}); got != want {
 		t.Errorf("Tree =\n%s\nwant\n%s", got, want)
 	}
-	nf := retriever.Result{Seed: retriever.Seed{NodeID: "S9", Score: 0.7}, TerminatedReason: retriever.TerminatedSeedNotFound, Paths: []retriever.Path{}}
+	nf := activation.Result{Seed: retriever.Seed{NodeID: "S9", Score: 0.7}, TerminatedReason: activation.TerminatedSeedNotFound, Paths: []activation.Path{}}
 	if got, want := Tree(nf, TreeOptions{}), "seed S9 R=0.7: 0 paths, max depth 0, seed_not_found\n"; got != want {
 		t.Errorf("Tree = %q, want %q", got, want)
 	}

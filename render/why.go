@@ -49,7 +49,7 @@ type WhyJSON struct {
 	Exact bool `json:"exact"`
 }
 
-func whyHop(s retriever.Step) WhyHop {
+func whyHop(s activation.Step) WhyHop {
 	return WhyHop{From: s.FromNode.ID, To: s.ToNode.ID, TransferEnergy: s.TransferEnergy, Activation: s.Activation,
 		Weight: s.Weight, TagSim: s.TagSim, Degree: s.Degree}
 }
@@ -84,7 +84,7 @@ func ToWhyJSON(a why.Answer) WhyJSON {
 		out.Siblings = append(out.Siblings, whyCand(c))
 	}
 	if len(a.VisitedVia) > 0 {
-		out.VisitedVia = retriever.Path{Steps: a.VisitedVia}.NodeIDs()
+		out.VisitedVia = activation.Path{Steps: a.VisitedVia}.NodeIDs()
 	}
 	return out
 }
@@ -138,7 +138,7 @@ func whyDetail(a why.Answer, id func(string) string) string {
 			}
 			d += fmt.Sprintf("%s had already kept MAX_BRANCHES %d: %s", id(h.FromNode.ID), a.Params.MaxBranches, strings.Join(parts, ", "))
 		case why.VisitedEarlier:
-			ids := retriever.Path{Steps: a.VisitedVia}.NodeIDs()
+			ids := activation.Path{Steps: a.VisitedVia}.NodeIDs()
 			for i := range ids {
 				ids[i] = id(ids[i])
 			}

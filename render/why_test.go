@@ -116,7 +116,7 @@ func TestWhyTextEscapes(t *testing.T) {
 	bad := "X\x1b]52;c;aGk=\a"
 	a := why.Answer{NodeID: bad, Verdict: why.BelowThreshold, Seed: retriever.Seed{NodeID: "S", Score: 1}, Exact: true,
 		Params: activation.DefaultParams(), Blocking: 0,
-		Route: []retriever.Step{{FromNode: graph.Node{ID: "S"}, ToNode: graph.Node{ID: bad}, TransferEnergy: 0.001, Weight: 0.5, TagSim: 1, Degree: 2}}}
+		Route: []activation.Step{{FromNode: graph.Node{ID: "S"}, ToNode: graph.Node{ID: bad}, TransferEnergy: 0.001, Weight: 0.5, TagSim: 1, Degree: 2}}}
 	got := WhyText(a)
 	if strings.ContainsAny(got, "\x1b\a") || !strings.Contains(got, `\x1b`) {
 		t.Errorf("not escaped: %q", got)

@@ -14,7 +14,6 @@ import (
 	"github.com/aymanbagabas/go-osc52/v2"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render"
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
@@ -41,12 +40,12 @@ func arrowPath(ids []string) string { return strings.Join(ids, "→") }
 // the edge it lost on; for a node that left, its path in the baseline run.
 // what names it for the status line. A seed's row has no path of its own
 // (ok false, n the seed).
-func (m *Model) selectedPath() (p retriever.Path, st *seedTree, what string, ok bool) {
+func (m *Model) selectedPath() (p activation.Path, st *seedTree, what string, ok bool) {
 	if g, gst, isGhost := m.tree.selectedGhost(); isGhost {
 		for _, bp := range gst.base.result.Paths {
 			for i, step := range bp.Steps {
 				if step.ToNode.ID == g.step.ToNode.ID {
-					var cut retriever.Path
+					var cut activation.Path
 					for _, s := range bp.Steps[:i+1] {
 						cut = cut.Extend(s)
 					}
@@ -54,11 +53,11 @@ func (m *Model) selectedPath() (p retriever.Path, st *seedTree, what string, ok 
 				}
 			}
 		}
-		return retriever.Path{}, gst, "", false
+		return activation.Path{}, gst, "", false
 	}
 	n, st := m.tree.selectedNode()
 	if n == nil {
-		return retriever.Path{}, nil, "", false
+		return activation.Path{}, nil, "", false
 	}
 	if o, isLoser := m.tree.selectedLoser(); isLoser {
 		p := n.path()
@@ -66,7 +65,7 @@ func (m *Model) selectedPath() (p retriever.Path, st *seedTree, what string, ok 
 		return p, st, fmt.Sprintf("path %s, %s", arrowPath(p.NodeIDs()), fateText(o, m.runCfg.MinActivation)), true
 	}
 	if n.step == nil {
-		return retriever.Path{}, st, "", false
+		return activation.Path{}, st, "", false
 	}
 	p = n.path()
 	return p, st, fmt.Sprintf("path %s", arrowPath(p.NodeIDs())), true

@@ -6,7 +6,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render"
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
@@ -15,7 +14,7 @@ import (
 // results are copies, by seed node id.
 type baseline struct {
 	label   string // "previous" or "pinned": the summary line says "vs <label>"
-	results map[string]retriever.Result
+	results map[string]activation.Result
 	// cfg and tags are the thresholds and (normalised) query tags the run
 	// had: a node that left is explained, and checked, with them.
 	cfg  activation.Params
@@ -30,7 +29,7 @@ func newBaseline(rt *resultTrees, label string) *baseline {
 	if rt == nil || len(rt.seeds) == 0 {
 		return nil
 	}
-	b := &baseline{label: label, results: make(map[string]retriever.Result, len(rt.seeds)), cfg: rt.cfg, tags: rt.tags}
+	b := &baseline{label: label, results: make(map[string]activation.Result, len(rt.seeds)), cfg: rt.cfg, tags: rt.tags}
 	for _, st := range rt.seeds {
 		if st.result == nil || st.state != seedDone {
 			return nil
@@ -52,7 +51,7 @@ const (
 // ghost is a node the baseline reached that the current run did not: shown
 // dimmed where it was, under its baseline parent.
 type ghost struct {
-	step  retriever.Step // the baseline's hop to it
+	step  activation.Step // the baseline's hop to it
 	depth int
 }
 
@@ -61,14 +60,14 @@ type ghost struct {
 // baseline parent.
 type seedBase struct {
 	from       *baseline
-	placements map[string]retriever.Placement
-	steps      map[string]retriever.Step
-	result     retriever.Result
+	placements map[string]activation.Placement
+	steps      map[string]activation.Step
+	result     activation.Result
 	ghosts     map[string][]ghost // by parent id, in the baseline's path order
 }
 
-func newSeedBase(res retriever.Result) *seedBase {
-	b := &seedBase{placements: retriever.Placements(res), steps: map[string]retriever.Step{}, result: res}
+func newSeedBase(res activation.Result) *seedBase {
+	b := &seedBase{placements: activation.Placements(res), steps: map[string]activation.Step{}, result: res}
 	for _, p := range res.Paths {
 		for _, s := range p.Steps {
 			b.steps[s.ToNode.ID] = s
@@ -87,7 +86,7 @@ func (rt *resultTrees) setBase(b *baseline) {
 		}
 		res, ok := b.results[st.seed.NodeID]
 		if !ok {
-			res = retriever.Result{Seed: st.seed} // a new seed: everything entered
+			res = activation.Result{Seed: st.seed} // a new seed: everything entered
 		}
 		st.base = newSeedBase(res)
 		st.base.from = b
@@ -98,9 +97,9 @@ func (rt *resultTrees) setBase(b *baseline) {
 }
 
 // changeOf says how n differs from the baseline.
-func (st *seedTree) changeOf(n *tnode) (change, retriever.Placement) {
+func (st *seedTree) changeOf(n *tnode) (change, activation.Placement) {
 	if st.base == nil || n.parent == nil {
-		return changeNone, retriever.Placement{}
+		return changeNone, activation.Placement{}
 	}
 	was, ok := st.base.placements[n.node.ID]
 	switch {
@@ -144,19 +143,19 @@ func (rt *resultTrees) summarize() {
 	if rt.base == nil {
 		return
 	}
-	var diffs []retriever.ResultDiff
+	var diffs []activation.ResultDiff
 	pending := false
 	for _, st := range rt.seeds {
 		if st.result == nil || st.base == nil {
 			pending = true
 			continue
 		}
-		diffs = append(diffs, retriever.Diff(st.base.result, *st.result))
+		diffs = append(diffs, activation.Diff(st.base.result, *st.result))
 	}
 	if len(diffs) == 0 {
 		return
 	}
-	rt.summary = render.DiffSummary(rt.base.label, retriever.CombineDiffs(diffs))
+	rt.summary = render.DiffSummary(rt.base.label, activation.CombineDiffs(diffs))
 	if pending {
 		rt.summary += " (so far)"
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // runDone waits for the current run to finish.
@@ -131,7 +132,7 @@ func TestNoBaselineFromAnUnfinishedRun(t *testing.T) {
 		t.Fatal("a running run became a baseline")
 	}
 	for _, st := range rt.seeds {
-		st.applyResult(retriever.Result{Seed: st.seed, TerminatedReason: retriever.TerminatedMaxDepth})
+		st.applyResult(activation.Result{Seed: st.seed, TerminatedReason: activation.TerminatedMaxDepth})
 	}
 	rt.seeds[1].state = seedCancelled
 	if newBaseline(rt, "previous") != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // lastCopy decodes the last OSC 52 sequence the program wrote.
@@ -98,14 +99,14 @@ func TestGhostCheckUsesTheBaselineSettings(t *testing.T) {
 	h := demoHarness(t)
 	st := h.m.trees.seeds[0]
 	w := 0.5
-	hop := retriever.Step{FromNode: st.root.node, ToNode: graph.Node{ID: "N2007", Labels: []string{"DataSource"}}, TransferEnergy: 0.0625,
+	hop := activation.Step{FromNode: st.root.node, ToNode: graph.Node{ID: "N2007", Labels: []string{"DataSource"}}, TransferEnergy: 0.0625,
 		Edge: graph.Edge{SourceID: "N2006", TargetID: "N2007", Type: "RELATES", Weight: &w, Properties: map[string]any{"weight": 0.5}}}
-	var p retriever.Path
+	var p activation.Path
 	p = p.Extend(hop)
 	cfg := h.m.runCfg
 	cfg.TagSimFloor = 0.3
 	h.m.trees.setBase(&baseline{label: "pinned", cfg: cfg, tags: []string{"x"},
-		results: map[string]retriever.Result{"N2006": {Seed: retriever.Seed{NodeID: "N2006", Score: 0.5}, Paths: []retriever.Path{p}}}})
+		results: map[string]activation.Result{"N2006": {Seed: retriever.Seed{NodeID: "N2006", Score: 0.5}, Paths: []activation.Path{p}}}})
 	h.m.afterTreeChange(false)
 	h.focusPane(focusTree)
 	for range 10 { // the nodes this run reached entered: step over them

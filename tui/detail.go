@@ -21,13 +21,13 @@ import (
 // (with the step that reached it) or a losing candidate.
 type detailSubject struct {
 	node  graph.Node
-	step  *retriever.Step // nil for a seed
-	seed  *retriever.Seed // set for a seed
+	step  *activation.Step // nil for a seed
+	seed  *retriever.Seed  // set for a seed
 	loser *activation.Outcome
-	end   retriever.EndReason
+	end   activation.EndReason
 	// nearMiss is the best hop below the threshold when the path ended
 	// below it; minActivation the run's threshold.
-	nearMiss      *retriever.Step
+	nearMiss      *activation.Step
 	minActivation float64
 	depth         int
 	// The run's query tags (normalised) and tag_sim floor, for the worked
@@ -184,7 +184,7 @@ func detailLines(st *Styles, names *naming, s detailSubject, w int) []string {
 
 // stepLines works out the hop that reached the node: T in numbers, tag_sim
 // with E∩Q and E∪Q, then the edge.
-func stepLines(st *Styles, wrap func(...string) string, step retriever.Step, tags []string, floor float64) []string {
+func stepLines(st *Styles, wrap func(...string) string, step activation.Step, tags []string, floor float64) []string {
 	var out []string
 	add := func(l ...string) { out = append(out, l...) }
 	e := step.Edge

@@ -15,11 +15,11 @@ import (
 
 // baselineOf makes a baseline of saved results (an experiment file's), run
 // with cfg and tags.
-func baselineOf(results []retriever.Result, label string, cfg activation.Params, tags []string) *baseline {
+func baselineOf(results []activation.Result, label string, cfg activation.Params, tags []string) *baseline {
 	if len(results) == 0 {
 		return nil
 	}
-	b := &baseline{label: label, results: make(map[string]retriever.Result, len(results)), cfg: cfg, tags: retriever.NormalizeTags(tags)}
+	b := &baseline{label: label, results: make(map[string]activation.Result, len(results)), cfg: cfg, tags: retriever.NormalizeTags(tags)}
 	for _, r := range results {
 		b.results[r.Seed.NodeID] = r
 	}
@@ -28,11 +28,11 @@ func baselineOf(results []retriever.Result, label string, cfg activation.Params,
 
 // resultsOf lists a baseline's results in the order of seeds (nil for no
 // baseline).
-func resultsOf(b *baseline, seeds []retriever.Seed) []retriever.Result {
+func resultsOf(b *baseline, seeds []retriever.Seed) []activation.Result {
 	if b == nil {
 		return nil
 	}
-	out := make([]retriever.Result, 0, len(b.results))
+	out := make([]activation.Result, 0, len(b.results))
 	for _, s := range seeds {
 		if r, ok := b.results[s.NodeID]; ok {
 			out = append(out, r)

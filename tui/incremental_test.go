@@ -105,10 +105,10 @@ func TestIncrementalRowsEqualFreshRows(t *testing.T) {
 	// Paths end at two leaves: their annotation gains the end.
 	leaf := m.trees.seeds[0].nodes["N150"]
 	p := leaf.path()
-	p.EndReason = retriever.EndMaxDepth
-	m.trees.apply(activation.Event{Kind: activation.EventResult, Result: &retriever.Result{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: []retriever.Path{p}}})
+	p.EndReason = activation.EndMaxDepth
+	m.trees.apply(activation.Event{Kind: activation.EventResult, Result: &activation.Result{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: []activation.Path{p}}})
 	m.afterTreeChange(false)
-	if leaf.end != retriever.EndMaxDepth {
+	if leaf.end != activation.EndMaxDepth {
 		t.Fatalf("N150's end is %q", leaf.end)
 	}
 	check("N150 ends")
@@ -122,15 +122,15 @@ func TestIncrementalRowsEqualFreshRows(t *testing.T) {
 	// (the baseline had it under S), every other node entered, and G is a
 	// ghost row under N2 once N2 is unfolded.
 	w := 0.8
-	hopTo := func(from, to string) retriever.Step {
-		return retriever.Step{FromNode: synthNode(from), ToNode: synthNode(to), TransferEnergy: 0.05,
+	hopTo := func(from, to string) activation.Step {
+		return activation.Step{FromNode: synthNode(from), ToNode: synthNode(to), TransferEnergy: 0.05,
 			Edge: graph.Edge{SourceID: from, TargetID: to, Type: "RELATES", Weight: &w}}
 	}
-	var p1, p2 retriever.Path
+	var p1, p2 activation.Path
 	p1 = p1.Extend(hopTo("S", "N2")).Extend(hopTo("N2", "G"))
 	p2 = p2.Extend(hopTo("S", "N5"))
 	res := m.trees.seeds[0].result
-	m.trees.setBase(&baseline{label: "pinned", results: map[string]retriever.Result{"S": {Seed: res.Seed, Paths: []retriever.Path{p1, p2}}}})
+	m.trees.setBase(&baseline{label: "pinned", results: map[string]activation.Result{"S": {Seed: res.Seed, Paths: []activation.Path{p1, p2}}}})
 	m.afterTreeChange(false)
 	check("baseline set")
 	delete(m.tree.builder.folded, rowKey{seed: "S", id: "N2", loser: -1})

@@ -74,7 +74,7 @@ func TestTreeGrowsLevelByLevel(t *testing.T) {
 	// Each path ends below the threshold (its near miss is worked out in
 	// TestGoldenDemoTree).
 	for _, id := range []string{"N2010", "N2008", "N2005"} {
-		if e := st.nodes[id].end; e != retriever.EndBelowThreshold {
+		if e := st.nodes[id].end; e != activation.EndBelowThreshold {
 			t.Errorf("%s end = %q, want below_threshold", id, e)
 		}
 	}
@@ -180,7 +180,7 @@ func TestMinActivationChangesTree(t *testing.T) {
 	if _, ok := st.nodes["N2010"]; ok {
 		t.Fatalf("N2010 still in the tree:\n%s", h.treeText())
 	}
-	if n := st.nodes["N2001"]; n.end != retriever.EndBelowThreshold || n.nearMiss == nil || n.nearMiss.ToNode.ID != "N2010" || len(st.result.Paths) != 3 {
+	if n := st.nodes["N2001"]; n.end != activation.EndBelowThreshold || n.nearMiss == nil || n.nearMiss.ToNode.ID != "N2010" || len(st.result.Paths) != 3 {
 		t.Fatalf("want 3 paths, the first ending at N2001:\n%s", h.treeText())
 	}
 }

@@ -27,22 +27,22 @@ type tnode struct {
 	node     graph.Node
 	depth    int
 	parent   *tnode
-	step     *retriever.Step // the edge that reached it; nil for the seed
-	children []*tnode        // kept neighbours, in kept order
+	step     *activation.Step // the edge that reached it; nil for the seed
+	children []*tnode         // kept neighbours, in kept order
 	losers   []activation.Outcome
 	// end is the path's end reason (retriever.End*) when a path ends here,
 	// and nearMiss the best hop below the threshold when it ended there.
-	end      retriever.EndReason
-	nearMiss *retriever.Step
+	end      activation.EndReason
+	nearMiss *activation.Step
 }
 
 // path returns the path from the seed to n (empty for the seed itself).
-func (n *tnode) path() retriever.Path {
-	var steps []retriever.Step
+func (n *tnode) path() activation.Path {
+	var steps []activation.Step
 	for c := n; c != nil && c.step != nil; c = c.parent {
 		steps = append(steps, *c.step)
 	}
-	var p retriever.Path
+	var p activation.Path
 	for i := len(steps) - 1; i >= 0; i-- {
 		p = p.Extend(steps[i])
 	}
@@ -58,7 +58,7 @@ type seedTree struct {
 	nodes   map[string]*tnode
 	depth   int // deepest level seen
 	elapsed time.Duration
-	result  *retriever.Result
+	result  *activation.Result
 	err     string
 	// base is this seed's part of the baseline the run is compared with
 	// (nil without one).
@@ -146,7 +146,7 @@ func (st *seedTree) applyLevel(lv activation.LevelEvent) {
 	}
 }
 
-func (st *seedTree) markEnd(p retriever.Path) {
+func (st *seedTree) markEnd(p activation.Path) {
 	ids := p.NodeIDs()
 	if len(ids) == 0 {
 		return
@@ -156,17 +156,17 @@ func (st *seedTree) markEnd(p retriever.Path) {
 	}
 }
 
-func (st *seedTree) applyResult(res retriever.Result) {
+func (st *seedTree) applyResult(res activation.Result) {
 	st.result = &res
 	for _, p := range res.Paths {
 		st.markEnd(p)
 	}
 	switch res.TerminatedReason {
-	case retriever.TerminatedSeedNotFound:
+	case activation.TerminatedSeedNotFound:
 		st.state = seedNotFound
-	case retriever.TerminatedCancelled:
+	case activation.TerminatedCancelled:
 		st.state = seedCancelled
-	case retriever.TerminatedError:
+	case activation.TerminatedError:
 		st.state, st.err = seedFailed, res.Error
 	default:
 		st.state = seedDone
@@ -174,11 +174,11 @@ func (st *seedTree) applyResult(res retriever.Result) {
 }
 
 // results returns the finished seeds' results, in seed order.
-func (rt *resultTrees) results() []retriever.Result {
+func (rt *resultTrees) results() []activation.Result {
 	if rt == nil {
 		return nil
 	}
-	var out []retriever.Result
+	var out []activation.Result
 	for _, st := range rt.seeds {
 		if st.result != nil {
 			out = append(out, *st.result)

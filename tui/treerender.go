@@ -10,7 +10,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // treeTextWidth is the most runes of a node's text in a tree row.
@@ -73,9 +73,9 @@ type rowInputs struct {
 	below                int // rows hidden under a folded node
 	// how the node differs from the baseline, and where it was
 	change        change
-	was           retriever.Placement
-	end           retriever.EndReason
-	nearMiss      *retriever.Step
+	was           activation.Placement
+	end           activation.EndReason
+	nearMiss      *activation.Step
 	minActivation float64
 }
 
@@ -367,7 +367,7 @@ func countBelow(st *seedTree, n *tnode, explain bool) int {
 }
 
 // edgeMetrics is the edge annotation of a step: T, w, tag_sim and d.
-func edgeMetrics(s *retriever.Step) string {
+func edgeMetrics(s *activation.Step) string {
 	if s == nil {
 		return ""
 	}

@@ -57,7 +57,7 @@ type Options struct {
 	// experiment (memoria --experiment): runs are compared with Pinned, or
 	// when there is none with Saved (labelled "saved"), until the first run
 	// of the session has finished.
-	Pinned, Saved []retriever.Result
+	Pinned, Saved []activation.Result
 	// PinnedParams and PinnedTags are the thresholds and tags the pinned
 	// run had (Saved ran with Params and Tags).
 	PinnedParams activation.Params

@@ -127,7 +127,7 @@ func sameSlot(a, b activation.Candidate) bool {
 
 // exploreWithLevels explores seeds on backend and collects, per seed, the
 // result and the level events.
-func exploreWithLevels(t testing.TB, backend activation.Backend, cfg activation.Params, seeds []retriever.Seed, tags []string) ([]retriever.Result, [][]activation.LevelEvent) {
+func exploreWithLevels(t testing.TB, backend activation.Backend, cfg activation.Params, seeds []retriever.Seed, tags []string) ([]activation.Result, [][]activation.LevelEvent) {
 	t.Helper()
 	g, err := activation.New(backend, cfg, activation.DefaultOptions())
 	if err != nil {
@@ -137,7 +137,7 @@ func exploreWithLevels(t testing.TB, backend activation.Backend, cfg activation.
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := make([]retriever.Result, len(seeds))
+	results := make([]activation.Result, len(seeds))
 	levels := make([][]activation.LevelEvent, len(seeds))
 	for ev := range ch {
 		switch ev.Kind {

@@ -125,7 +125,7 @@ func candList(cands []activation.Candidate) string {
 	return b.String()
 }
 
-func pathIDs(res retriever.Result) []string {
+func pathIDs(res activation.Result) []string {
 	var out []string
 	for _, p := range res.Paths {
 		out = append(out, strings.Join(p.NodeIDs(), " > "))
@@ -135,7 +135,7 @@ func pathIDs(res retriever.Result) []string {
 
 // exploreWithLevels explores seeds on backend and collects, per seed, the
 // result and the level events.
-func exploreWithLevels(t testing.TB, backend activation.Backend, cfg activation.Params, seeds []retriever.Seed, tags []string) ([]retriever.Result, [][]activation.LevelEvent) {
+func exploreWithLevels(t testing.TB, backend activation.Backend, cfg activation.Params, seeds []retriever.Seed, tags []string) ([]activation.Result, [][]activation.LevelEvent) {
 	t.Helper()
 	g, err := activation.New(backend, cfg, activation.DefaultOptions())
 	if err != nil {
@@ -145,7 +145,7 @@ func exploreWithLevels(t testing.TB, backend activation.Backend, cfg activation.
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := make([]retriever.Result, len(seeds))
+	results := make([]activation.Result, len(seeds))
 	levels := make([][]activation.LevelEvent, len(seeds))
 	for ev := range ch {
 		switch ev.Kind {

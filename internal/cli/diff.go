@@ -12,7 +12,7 @@ import (
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 const diffUsage = `Usage: memoria diff [--format text|json] A.jsonl B.jsonl
@@ -71,7 +71,7 @@ func runDiff(ctx context.Context, args []string, env Env) error {
 // lineResult is a result read from a file with the line it was on.
 type lineResult struct {
 	line int
-	res  retriever.Result
+	res  activation.Result
 }
 
 // readResultsFile reads one result per line (blank lines skipped); an error
@@ -96,7 +96,7 @@ func readResults(r io.Reader, name string) ([]lineResult, error) {
 		if len(line) == 0 {
 			continue
 		}
-		var res retriever.Result
+		var res activation.Result
 		if line[0] != '{' {
 			return nil, fmt.Errorf("diff: %s line %d: not a JSON object (want one result of 'memoria explore --format json' per line)", name, n)
 		}
@@ -125,13 +125,13 @@ func readResults(r io.Reader, name string) ([]lineResult, error) {
 // pairDiffs pairs the results of a and b by seed id, in a's order, and
 // diffs each pair; a seed present in one file only is an error naming the
 // file and line.
-func pairDiffs(nameA string, a []lineResult, nameB string, b []lineResult) ([]retriever.ResultDiff, error) {
+func pairDiffs(nameA string, a []lineResult, nameB string, b []lineResult) ([]activation.ResultDiff, error) {
 	byID := make(map[string]lineResult, len(b))
 	for _, r := range b {
 		byID[r.res.Seed.NodeID] = r
 	}
 	inA := make(map[string]bool, len(a))
-	diffs := make([]retriever.ResultDiff, 0, len(a))
+	diffs := make([]activation.ResultDiff, 0, len(a))
 	for _, r := range a {
 		inA[r.res.Seed.NodeID] = true
 		other, ok := byID[r.res.Seed.NodeID]
@@ -139,7 +139,7 @@ func pairDiffs(nameA string, a []lineResult, nameB string, b []lineResult) ([]re
 			return nil, fmt.Errorf("diff: %s line %d: seed %s has no result in %s (both files must hold the same seeds)",
 				textsafe.Escape(nameA), r.line, render.DisplayID(r.res.Seed.NodeID), textsafe.Escape(nameB))
 		}
-		diffs = append(diffs, retriever.Diff(r.res, other.res))
+		diffs = append(diffs, activation.Diff(r.res, other.res))
 	}
 	for _, r := range b {
 		if !inA[r.res.Seed.NodeID] {

@@ -107,7 +107,7 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 	if format == "json" || format == "d3" {
 		out = textsafe.JSONWriter{W: out} // graph text can act on a terminal: \u-escape it
 	}
-	results := make([]retriever.Result, len(seeds))
+	results := make([]activation.Result, len(seeds))
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	var werr error
@@ -164,7 +164,7 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 // failedSeedsError is nil when no seed ended in error, else an error (exit
 // code 1) naming how many did and the first one's error. The results were
 // printed before it, each failed one marked in its format.
-func failedSeedsError(results []retriever.Result) error {
+func failedSeedsError(results []activation.Result) error {
 	failed := render.FailedSeeds(results...)
 	if len(failed) == 0 {
 		return nil

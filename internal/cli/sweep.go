@@ -11,7 +11,7 @@ import (
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 )
 
@@ -167,7 +167,7 @@ func writeSweep(ctx context.Context, out io.Writer, s *sweep.Sweep, format strin
 	case "json":
 		enc := json.NewEncoder(textsafe.JSONWriter{W: out})
 		enc.SetEscapeHTML(false)
-		return s.Replay(ctx, func(pt sweep.Point, results []retriever.Result) error {
+		return s.Replay(ctx, func(pt sweep.Point, results []activation.Result) error {
 			return enc.Encode(render.SweepPoint(s.Param, pt, results))
 		})
 	case "csv":

@@ -14,7 +14,6 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui"
 )
@@ -78,7 +77,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	tags := splitTags(q.tags)
-	var pinned, saved []retriever.Result
+	var pinned, saved []activation.Result
 	var pinnedCfg activation.Params
 	var pinnedTags []string
 	if exp != nil {

@@ -37,8 +37,8 @@ type Experiment struct {
 	// Pinned is the run pinned as the baseline (null when none was), and
 	// Current the run on screen; each a list of results as
 	// `memoria explore --format json` prints them, one per seed.
-	Pinned  []retriever.Result `json:"pinned"`
-	Current []retriever.Result `json:"current"`
+	Pinned  []activation.Result `json:"pinned"`
+	Current []activation.Result `json:"current"`
 	// PinnedParams and PinnedTags are what the pinned run ran with (null
 	// without a pinned run); Current ran with Params and Tags.
 	PinnedParams *activation.Params `json:"pinned_params,omitempty"`
@@ -101,7 +101,7 @@ func Read(r io.Reader, name string) (Experiment, error) {
 	}
 	for _, set := range []struct {
 		what string
-		rs   []retriever.Result
+		rs   []activation.Result
 	}{{"pinned", e.Pinned}, {"current", e.Current}} {
 		seen := map[string]bool{}
 		for i, r := range set.rs {

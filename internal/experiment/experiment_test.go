@@ -18,7 +18,7 @@ func sample() Experiment {
 		Seeds:   []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "T3000", Score: 0.9}},
 		Tags:    []string{"stockout", "a,b"},
 		Params:  activation.Params{MaxDepth: 5, MinActivation: 0.0034, TagSimFloor: 0.15, MaxBranches: 2},
-		Current: []retriever.Result{{Seed: retriever.Seed{NodeID: "N2006", Score: 0.85}, TerminatedReason: retriever.TerminatedMaxDepth}},
+		Current: []activation.Result{{Seed: retriever.Seed{NodeID: "N2006", Score: 0.85}, TerminatedReason: activation.TerminatedMaxDepth}},
 	}
 }
 
@@ -108,7 +108,7 @@ func TestReadRefusesResults(t *testing.T) {
 		}
 		return b.String()
 	}
-	other := retriever.Result{Seed: retriever.Seed{NodeID: "X1", Score: 0.5}}
+	other := activation.Result{Seed: retriever.Seed{NodeID: "X1", Score: 0.5}}
 	cases := []struct {
 		name   string
 		change func(*Experiment)

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
@@ -36,7 +35,7 @@ func FromAPOC(g *apoc.Graph) *Graph {
 // naive one and describes the first difference, or returns "". Paths are
 // compared as sets of node-id sequences with every hop's energy bit for
 // bit; level outcomes in order.
-func Diff(got retriever.Result, levels []activation.LevelEvent, want Result) string {
+func Diff(got activation.Result, levels []activation.LevelEvent, want Result) string {
 	if got.TerminatedReason != want.Terminated {
 		return fmt.Sprintf("terminated %s, naive %s", got.TerminatedReason, want.Terminated)
 	}

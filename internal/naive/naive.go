@@ -101,7 +101,7 @@ type Path struct {
 
 // Result is the naive outcome of one seed.
 type Result struct {
-	Terminated retriever.Termination
+	Terminated activation.Termination
 	Paths      []Path
 	Levels     [][]Candidate
 }
@@ -116,7 +116,7 @@ type front struct {
 func Explore(g *Graph, seed retriever.Seed, query []string, cfg activation.Params) Result {
 	s := g.find(seed.NodeID)
 	if s < 0 {
-		return Result{Terminated: retriever.TerminatedSeedNotFound}
+		return Result{Terminated: activation.TerminatedSeedNotFound}
 	}
 	visited := map[string]bool{seed.NodeID: true}
 	frontier := []front{{node: s, act: seed.Score, path: Path{IDs: []string{seed.NodeID}}}}
@@ -189,9 +189,9 @@ func Explore(g *Graph, seed retriever.Seed, query []string, cfg activation.Param
 		}
 		frontier = next
 	}
-	res.Terminated = retriever.TerminatedFrontierExhausted
+	res.Terminated = activation.TerminatedFrontierExhausted
 	if len(frontier) > 0 {
-		res.Terminated = retriever.TerminatedMaxDepth
+		res.Terminated = activation.TerminatedMaxDepth
 		for _, f := range frontier {
 			res.Paths = append(res.Paths, f.path)
 		}
@@ -294,13 +294,13 @@ func (b Backend) ExpandFrontier(ctx context.Context, req activation.ExpandReques
 // returns the seed's result and its level events in order (what the
 // agreement tests compare with Explore), or Explore's error for a seed it
 // refuses.
-func Run(ctx context.Context, rt *activation.Retriever, seed retriever.Seed, query []string) (retriever.Result, []activation.LevelEvent, error) {
+func Run(ctx context.Context, rt *activation.Retriever, seed retriever.Seed, query []string) (activation.Result, []activation.LevelEvent, error) {
 	ch, err := rt.Explore(ctx, []retriever.Seed{seed}, query)
 	if err != nil {
-		return retriever.Result{}, nil, err
+		return activation.Result{}, nil, err
 	}
 	var levels []activation.LevelEvent
-	var res retriever.Result
+	var res activation.Result
 	for ev := range ch {
 		switch ev.Kind {
 		case activation.EventLevel:

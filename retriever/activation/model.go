@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/retriever"
 )
 
 // MissingWeight is the weight used for an edge without a weight property
@@ -39,8 +38,8 @@ type Candidate struct {
 }
 
 // StepFromCandidate turns a kept candidate into a path step from parent.
-func StepFromCandidate(parent graph.Node, c Candidate) retriever.Step {
-	return retriever.Step{
+func StepFromCandidate(parent graph.Node, c Candidate) Step {
+	return Step{
 		FromNode: parent, Edge: c.Edge, ToNode: c.NeighborNode, Weight: EffectiveWeight(c.Edge),
 		Activation: c.Activation, Degree: c.Degree, TagSim: c.TagSim, TransferEnergy: c.TransferEnergy,
 	}
@@ -51,7 +50,7 @@ func StepFromCandidate(parent graph.Node, c Candidate) retriever.Step {
 type frontierNode struct {
 	NodeID     string
 	Activation float64
-	Path       retriever.Path
+	Path       Path
 	// Node is the frontier node itself (the seed, or the last step's target).
 	Node graph.Node
 }

@@ -35,7 +35,7 @@ type LevelEvent struct {
 	Outcomes []Outcome `json:"outcomes"`
 	// Completed holds the paths that ended at this level because their last
 	// node kept nothing.
-	Completed []retriever.Path `json:"completed"`
+	Completed []Path `json:"completed"`
 	// FrontierSize is the size of the next frontier.
 	FrontierSize int `json:"frontier_size"`
 	// NearMisses and Tallies account for the rest of each frontier node's
@@ -52,7 +52,7 @@ type Event struct {
 	Seed      retriever.Seed
 	SeedNode  *graph.Node
 	Level     *LevelEvent
-	Result    *retriever.Result
+	Result    *Result
 	// Elapsed is the time since the seed's exploration began.
 	Elapsed time.Duration
 }
@@ -121,12 +121,12 @@ func (g *Retriever) Explore(ctx context.Context, seeds []retriever.Seed, queryTa
 
 // ExploreAll runs Explore and collects the results in seed order. It returns
 // ctx's error if the context ends first.
-func (g *Retriever) ExploreAll(ctx context.Context, seeds []retriever.Seed, queryTags []string) ([]retriever.Result, error) {
+func (g *Retriever) ExploreAll(ctx context.Context, seeds []retriever.Seed, queryTags []string) ([]Result, error) {
 	ch, err := g.Explore(ctx, seeds, queryTags)
 	if err != nil {
 		return nil, err
 	}
-	results := make([]retriever.Result, len(seeds))
+	results := make([]Result, len(seeds))
 	for ev := range ch {
 		if ev.Kind == EventResult {
 			results[ev.SeedIndex] = *ev.Result
@@ -150,17 +150,17 @@ type opened struct {
 // exploreSeed explores one seed synchronously over its opened expander
 // (which it releases), calling emit (if not nil) for its EventSeed and
 // EventLevel events, and returns its result. queryTags must be normalised.
-func (g *Retriever) exploreSeed(ctx context.Context, o opened, seed retriever.Seed, queryTags []string, emit func(Event)) (res retriever.Result) {
+func (g *Retriever) exploreSeed(ctx context.Context, o opened, seed retriever.Seed, queryTags []string, emit func(Event)) (res Result) {
 	if emit == nil {
 		emit = func(Event) {}
 	}
-	res = retriever.Result{Seed: seed, Paths: []retriever.Path{}}
-	fail := func(err error) retriever.Result {
+	res = Result{Seed: seed, Paths: []Path{}}
+	fail := func(err error) Result {
 		if ctx.Err() != nil {
-			res.TerminatedReason = retriever.TerminatedCancelled
+			res.TerminatedReason = TerminatedCancelled
 			return res
 		}
-		res.TerminatedReason, res.Error = retriever.TerminatedError, err.Error()
+		res.TerminatedReason, res.Error = TerminatedError, err.Error()
 		return res
 	}
 
@@ -169,8 +169,8 @@ func (g *Retriever) exploreSeed(ctx context.Context, o opened, seed retriever.Se
 		return fail(err)
 	}
 	defer func() {
-		if err := release(context.WithoutCancel(ctx)); err != nil && res.Error == "" && res.TerminatedReason != retriever.TerminatedCancelled {
-			res.TerminatedReason, res.Error = retriever.TerminatedError, fmt.Sprintf("closing the connection: %v", err)
+		if err := release(context.WithoutCancel(ctx)); err != nil && res.Error == "" && res.TerminatedReason != TerminatedCancelled {
+			res.TerminatedReason, res.Error = TerminatedError, fmt.Sprintf("closing the connection: %v", err)
 		}
 	}()
 
@@ -186,7 +186,7 @@ func (g *Retriever) exploreSeed(ctx context.Context, o opened, seed retriever.Se
 		return fail(err)
 	}
 	if !found {
-		res.TerminatedReason = retriever.TerminatedSeedNotFound
+		res.TerminatedReason = TerminatedSeedNotFound
 		return res
 	}
 	res.SeedNode = &seedNode
@@ -194,8 +194,8 @@ func (g *Retriever) exploreSeed(ctx context.Context, o opened, seed retriever.Se
 
 	state := newTraversalState(g.params.MaxBranches, seedNode)
 	frontier := state.InitialFrontier(seed.Score)
-	var completed []retriever.Path
-	finish := func(reason retriever.Termination) retriever.Result {
+	var completed []Path
+	finish := func(reason Termination) Result {
 		sortPathsTreeOrder(completed)
 		if completed != nil {
 			res.Paths = completed
@@ -238,10 +238,10 @@ func (g *Retriever) exploreSeed(ctx context.Context, o opened, seed retriever.Se
 		}})
 	}
 	if len(frontier) == 0 {
-		return finish(retriever.TerminatedFrontierExhausted)
+		return finish(TerminatedFrontierExhausted)
 	}
 	completed = append(completed, finalizeRemaining(frontier)...)
-	return finish(retriever.TerminatedMaxDepth)
+	return finish(TerminatedMaxDepth)
 }
 
 // expand runs one level: traced when the expander is a Tracer, else

@@ -53,7 +53,7 @@ func mustNewRetries(t *testing.T, b activation.Backend, cfg activation.Params, r
 	return g
 }
 
-func ids(r retriever.Result) []string {
+func ids(r activation.Result) []string {
 	var out []string
 	for _, p := range r.Paths {
 		out = append(out, strings.Join(p.NodeIDs(), ">"))
@@ -81,7 +81,7 @@ func TestExploreChain(t *testing.T) {
 	if got := ids(r); !slices.Equal(got, []string{"S>A>B>C", "S>D"}) {
 		t.Fatalf("paths %v", got)
 	}
-	if r.TerminatedReason != retriever.TerminatedFrontierExhausted || r.MaxDepthReached != 3 {
+	if r.TerminatedReason != activation.TerminatedFrontierExhausted || r.MaxDepthReached != 3 {
 		t.Errorf("reason %s depth %d, want frontier_exhausted 3", r.TerminatedReason, r.MaxDepthReached)
 	}
 	want := []float64{0.9 / math.Sqrt2, 0.36, 0.36 * 0.7 / math.Sqrt2}
@@ -90,7 +90,7 @@ func TestExploreChain(t *testing.T) {
 			t.Errorf("step %d T = %v, want %v", i, s.TransferEnergy, want[i])
 		}
 	}
-	if r.Paths[0].EndReason != retriever.EndNoCandidates {
+	if r.Paths[0].EndReason != activation.EndNoCandidates {
 		t.Errorf("end reason %q", r.Paths[0].EndReason)
 	}
 }
@@ -108,7 +108,7 @@ func TestExploreMaxDepth(t *testing.T) {
 	if got := ids(r); !slices.Equal(got, []string{"S>A>B", "S>D"}) {
 		t.Fatalf("paths %v", got)
 	}
-	if r.TerminatedReason != retriever.TerminatedMaxDepth || r.MaxDepthReached != 2 || r.Paths[0].EndReason != retriever.EndMaxDepth {
+	if r.TerminatedReason != activation.TerminatedMaxDepth || r.MaxDepthReached != 2 || r.Paths[0].EndReason != activation.EndMaxDepth {
 		t.Errorf("reason %s depth %d end %s", r.TerminatedReason, r.MaxDepthReached, r.Paths[0].EndReason)
 	}
 }
@@ -121,10 +121,10 @@ func TestSeedNotFoundAndIsolated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res[0].TerminatedReason != retriever.TerminatedSeedNotFound || res[0].SeedNode != nil || len(res[0].Paths) != 0 {
+	if res[0].TerminatedReason != activation.TerminatedSeedNotFound || res[0].SeedNode != nil || len(res[0].Paths) != 0 {
 		t.Errorf("unknown seed: %+v", res[0])
 	}
-	if res[1].TerminatedReason != retriever.TerminatedFrontierExhausted || len(res[1].Paths) != 0 || res[1].MaxDepthReached != 0 {
+	if res[1].TerminatedReason != activation.TerminatedFrontierExhausted || len(res[1].Paths) != 0 || res[1].MaxDepthReached != 0 {
 		t.Errorf("isolated seed: %+v", res[1])
 	}
 }
@@ -191,12 +191,12 @@ func TestRetries(t *testing.T) {
 	for _, c := range []struct {
 		retries  int
 		err      error
-		reason   retriever.Termination
+		reason   activation.Termination
 		attempts int32
 	}{
-		{2, graph.Transient(cause), retriever.TerminatedFrontierExhausted, 3},
-		{1, graph.Transient(cause), retriever.TerminatedError, 2},
-		{3, cause, retriever.TerminatedError, 1},
+		{2, graph.Transient(cause), activation.TerminatedFrontierExhausted, 3},
+		{1, graph.Transient(cause), activation.TerminatedError, 2},
+		{3, cause, activation.TerminatedError, 1},
 	} {
 		f := &flaky{Backend: naive.Backend{G: chain()}, err: c.err}
 		f.n.Store(2)
@@ -207,7 +207,7 @@ func TestRetries(t *testing.T) {
 		if res[0].TerminatedReason != c.reason || f.calls.Load() != c.attempts {
 			t.Errorf("retries %d: reason %s after %d calls, want %s after %d", c.retries, res[0].TerminatedReason, f.calls.Load(), c.reason, c.attempts)
 		}
-		if c.reason == retriever.TerminatedError && !strings.Contains(res[0].Error, "connection reset") {
+		if c.reason == activation.TerminatedError && !strings.Contains(res[0].Error, "connection reset") {
 			t.Errorf("error %q does not name the cause", res[0].Error)
 		}
 	}
@@ -235,7 +235,7 @@ func TestFailingSeedDoesNotStopOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res[0].TerminatedReason != retriever.TerminatedError || res[0].Error != "boom" {
+	if res[0].TerminatedReason != activation.TerminatedError || res[0].Error != "boom" {
 		t.Errorf("BAD: %+v", res[0])
 	}
 	if len(res[1].Paths) != 2 {
@@ -274,7 +274,7 @@ func TestCancelStopsPromptlyWithoutLeaks(t *testing.T) {
 		select {
 		case ev, ok := <-ch:
 			open = ok
-			if ok && ev.Kind == activation.EventResult && ev.Result.TerminatedReason != retriever.TerminatedCancelled {
+			if ok && ev.Kind == activation.EventResult && ev.Result.TerminatedReason != activation.TerminatedCancelled {
 				t.Errorf("result after cancel: %s", ev.Result.TerminatedReason)
 			}
 		case <-deadline:
@@ -393,7 +393,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 				}
 				return
 			}
-			if ev.Kind == activation.EventResult && ev.Result.TerminatedReason != retriever.TerminatedCancelled {
+			if ev.Kind == activation.EventResult && ev.Result.TerminatedReason != activation.TerminatedCancelled {
 				t.Errorf("reason %s, want cancelled", ev.Result.TerminatedReason)
 			}
 		case <-deadline:
@@ -417,7 +417,7 @@ func TestOverflowingEnergyIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.TerminatedReason != retriever.TerminatedError || !strings.Contains(res.Error, `edge "A" → "B" (RELATES)`) ||
+	if res.TerminatedReason != activation.TerminatedError || !strings.Contains(res.Error, `edge "A" → "B" (RELATES)`) ||
 		!strings.Contains(res.Error, "1e+308 × 1e+308 / √2 × 1 is not a finite number") || len(res.Paths) != 0 {
 		t.Fatalf("reason %s, error %q, %d paths", res.TerminatedReason, res.Error, len(res.Paths))
 	}

@@ -18,7 +18,7 @@ const DefaultNearMisses = 3
 // threshold or already visited. The memory engine and the Neo4j snapshot
 // (which reads each frontier node's whole neighbourhood in the level's one
 // round trip) are Tracers; without one, path ends are only as exact as
-// retriever.EndNoCandidates.
+// EndNoCandidates.
 type Tracer interface {
 	Expander
 	// ExpandTrace returns what ExpandFrontier returns, as

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/retriever"
 )
 
 // Fate is what became of an above-threshold candidate at its level.
@@ -38,7 +37,7 @@ type frontierUpdate struct {
 	// group by transfer energy descending.
 	Next []frontierNode
 	// Completed holds the paths of frontier nodes that kept nothing.
-	Completed []retriever.Path
+	Completed []Path
 	// NewlyVisited lists the ids that joined the visited set.
 	NewlyVisited []string
 	// Outcomes lists every candidate in claim order with its fate.
@@ -145,19 +144,19 @@ func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesB
 		if len(ks) == 0 {
 			if len(f.Path.Steps) > 0 {
 				p := f.Path
-				p.EndReason = retriever.EndNoCandidates
+				p.EndReason = EndNoCandidates
 				if had[f.NodeID] {
-					p.EndReason = retriever.EndAllClaimed
+					p.EndReason = EndAllClaimed
 				} else if t, ok := x.Tallies[f.NodeID]; ok {
 					switch {
 					case t.Below > 0:
-						p.EndReason = retriever.EndBelowThreshold
+						p.EndReason = EndBelowThreshold
 						if i := slices.IndexFunc(x.NearMisses, func(c Candidate) bool { return c.ParentID == f.NodeID }); i >= 0 {
 							st := StepFromCandidate(f.Node, x.NearMisses[i])
 							p.NearMiss = &st
 						}
 					case t.Visited > 0: // always, when nothing was below: the parent is a visited neighbour
-						p.EndReason = retriever.EndAllVisited
+						p.EndReason = EndAllVisited
 					}
 				}
 				up.Completed = append(up.Completed, p)
@@ -182,12 +181,12 @@ func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesB
 
 // finalizeRemaining completes the non-empty paths of the frontier left at
 // MAX_DEPTH.
-func finalizeRemaining(frontier []frontierNode) []retriever.Path {
-	var out []retriever.Path
+func finalizeRemaining(frontier []frontierNode) []Path {
+	var out []Path
 	for _, f := range frontier {
 		if len(f.Path.Steps) > 0 {
 			p := f.Path
-			p.EndReason = retriever.EndMaxDepth
+			p.EndReason = EndMaxDepth
 			out = append(out, p)
 		}
 	}
@@ -197,8 +196,8 @@ func finalizeRemaining(frontier []frontierNode) []retriever.Path {
 // sortPathsTreeOrder orders completed paths as a depth-first walk of the
 // result tree, siblings by transfer energy descending then id: the order a
 // reader expects (docs/ALGORITHM.md "Worked example" lists paths A, B, C this way).
-func sortPathsTreeOrder(paths []retriever.Path) {
-	slices.SortStableFunc(paths, func(a, b retriever.Path) int {
+func sortPathsTreeOrder(paths []Path) {
+	slices.SortStableFunc(paths, func(a, b Path) int {
 		for i := 0; i < len(a.Steps) && i < len(b.Steps); i++ {
 			sa, sb := a.Steps[i], b.Steps[i]
 			if sa.ToNode.ID == sb.ToNode.ID {

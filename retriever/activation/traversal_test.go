@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/retriever"
 )
 
 func node(id string) graph.Node {
@@ -20,7 +19,7 @@ func cand(parent, nbr string, t float64) Candidate {
 
 // oneHop returns a frontier node reached from seed S with energy t.
 func oneHop(id string, t float64) frontierNode {
-	p := retriever.Path{}.Extend(StepFromCandidate(node("S"), cand("S", id, t)))
+	p := Path{}.Extend(StepFromCandidate(node("S"), cand("S", id, t)))
 	return frontierNode{NodeID: id, Activation: t, Path: p, Node: node(id)}
 }
 
@@ -73,7 +72,7 @@ func TestSelectNextFrontier(t *testing.T) {
 	if _, ok := st.Visited()["Z"]; ok {
 		t.Error("Z (branch_limit) marked visited")
 	}
-	if len(up.Completed) != 1 || !slices.Equal(up.Completed[0].NodeIDs(), []string{"S", "C"}) || up.Completed[0].EndReason != retriever.EndNoCandidates {
+	if len(up.Completed) != 1 || !slices.Equal(up.Completed[0].NodeIDs(), []string{"S", "C"}) || up.Completed[0].EndReason != EndNoCandidates {
 		t.Errorf("completed = %+v, want S→C ending no_candidates", up.Completed)
 	}
 	x := up.Next[0]
@@ -98,7 +97,7 @@ func TestClaimTieBreaks(t *testing.T) {
 	if got := fates(up); !slices.Equal(got, []string{"P1>N:kept", "P2>N:claimed(P1)"}) {
 		t.Errorf("fates = %v", got)
 	}
-	if len(up.Completed) != 1 || up.Completed[0].EndReason != retriever.EndAllClaimed || !slices.Equal(up.Completed[0].NodeIDs(), []string{"S", "P2"}) {
+	if len(up.Completed) != 1 || up.Completed[0].EndReason != EndAllClaimed || !slices.Equal(up.Completed[0].NodeIDs(), []string{"S", "P2"}) {
 		t.Errorf("completed = %+v, want S→P2 all_claimed", up.Completed)
 	}
 }
@@ -135,7 +134,7 @@ func TestFinalizeRemaining(t *testing.T) {
 		t.Fatalf("finalized %v", got)
 	}
 	for _, p := range got {
-		if p.EndReason != retriever.EndMaxDepth {
+		if p.EndReason != EndMaxDepth {
 			t.Errorf("end reason %q, want max_depth", p.EndReason)
 		}
 	}
@@ -147,14 +146,14 @@ func TestFinalizeRemaining(t *testing.T) {
 // Completion order C (S→N5), B (S→N4→N8), A (S→N3→N1); first-hop T are
 // N3 0.3 > N4 0.2 > N5 0.1, so tree order is A, B, C.
 func TestSortPathsTreeOrder(t *testing.T) {
-	mk := func(ids []string, ts []float64) retriever.Path {
-		var p retriever.Path
+	mk := func(ids []string, ts []float64) Path {
+		var p Path
 		for i := range ts {
 			p = p.Extend(StepFromCandidate(node(ids[i]), cand(ids[i], ids[i+1], ts[i])))
 		}
 		return p
 	}
-	ps := []retriever.Path{
+	ps := []Path{
 		mk([]string{"S", "N5"}, []float64{0.1}),
 		mk([]string{"S", "N4", "N8"}, []float64{0.2, 0.05}),
 		mk([]string{"S", "N3", "N1"}, []float64{0.3, 0.1}),

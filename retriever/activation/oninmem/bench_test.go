@@ -169,7 +169,7 @@ func BenchmarkExplore5Seeds(b *testing.B) {
 	}
 	paths, hops := 0, 0
 	for _, rr := range res {
-		if rr.TerminatedReason == retriever.TerminatedError || rr.TerminatedReason == retriever.TerminatedSeedNotFound {
+		if rr.TerminatedReason == activation.TerminatedError || rr.TerminatedReason == activation.TerminatedSeedNotFound {
 			b.Fatalf("seed %s: %s %s", rr.Seed.NodeID, rr.TerminatedReason, rr.Error)
 		}
 		paths += len(rr.Paths)

@@ -34,7 +34,7 @@ type scenario struct {
 	cfg  func(*activation.Params)
 }
 
-func (s scenario) run(t *testing.T, g *inmem.Graph) (retriever.Result, []activation.LevelEvent) {
+func (s scenario) run(t *testing.T, g *inmem.Graph) (activation.Result, []activation.LevelEvent) {
 	t.Helper()
 	cfg := activation.DefaultParams()
 	if s.cfg != nil {
@@ -53,7 +53,7 @@ func (s scenario) run(t *testing.T, g *inmem.Graph) (retriever.Result, []activat
 
 // wantPaths compares paths (tree order) and each hop's T against the doc's
 // 4-significant-digit values.
-func wantPaths(t *testing.T, res retriever.Result, want map[string][]float64, order []string) {
+func wantPaths(t *testing.T, res activation.Result, want map[string][]float64, order []string) {
 	t.Helper()
 	var got []string
 	for _, p := range res.Paths {
@@ -95,7 +95,7 @@ func TestDemoScenarioA(t *testing.T) {
 		"N2006>N2004>N2008":       {0.08936, 0.01377},
 		"N2006>N2005":             {0.06933},
 	}, []string{"N2006>N2003>N2001>N2010", "N2006>N2004>N2008", "N2006>N2005"})
-	if res.TerminatedReason != retriever.TerminatedFrontierExhausted || res.MaxDepthReached != 3 || len(levels) != 4 {
+	if res.TerminatedReason != activation.TerminatedFrontierExhausted || res.MaxDepthReached != 3 || len(levels) != 4 {
 		t.Errorf("reason %s, depth %d, %d levels; want frontier_exhausted, 3, 4", res.TerminatedReason, res.MaxDepthReached, len(levels))
 	}
 	if got := res.Paths[0].Steps[0].TransferEnergy; math.Abs(got-0.85*0.82/2*7/24) > 1e-15 {
@@ -128,7 +128,7 @@ func TestDemoSingleDepthB1(t *testing.T) {
 	if got := res.Paths[0].Steps[0].TransferEnergy; math.Abs(got-0.232875) > 1e-15 {
 		t.Errorf("T3000→T3002 T = %v, want 0.232875", got)
 	}
-	if len(levels) != 1 || len(levels[0].Outcomes) != 4 || res.TerminatedReason != retriever.TerminatedMaxDepth {
+	if len(levels) != 1 || len(levels[0].Outcomes) != 4 || res.TerminatedReason != activation.TerminatedMaxDepth {
 		t.Errorf("levels %d, reason %s", len(levels), res.TerminatedReason)
 	}
 }

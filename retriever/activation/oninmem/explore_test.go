@@ -47,10 +47,10 @@ type fate struct {
 type pathSummary struct {
 	ids    []string
 	energy []float64
-	end    retriever.EndReason
+	end    activation.EndReason
 }
 
-func summarizePaths(ps []retriever.Path) []pathSummary {
+func summarizePaths(ps []activation.Path) []pathSummary {
 	out := []pathSummary{}
 	for _, p := range ps {
 		s := pathSummary{ids: p.NodeIDs(), end: p.EndReason}
@@ -99,7 +99,7 @@ func TestExplore(t *testing.T) {
 	var levels [][]fate
 	var completed [][]pathSummary
 	var sizes []int
-	var res *retriever.Result
+	var res *activation.Result
 	for ev := range ch {
 		switch ev.Kind {
 		case activation.EventLevel:
@@ -125,8 +125,8 @@ func TestExplore(t *testing.T) {
 	}
 	wantCompleted := [][]pathSummary{
 		{},
-		{{[]string{"S", "B"}, []float64{0.25}, retriever.EndAllClaimed}, {[]string{"S", "C"}, []float64{0.25}, retriever.EndAllVisited}},
-		{{[]string{"S", "A", "F"}, []float64{0.5, 0.125}, retriever.EndAllVisited}},
+		{{[]string{"S", "B"}, []float64{0.25}, activation.EndAllClaimed}, {[]string{"S", "C"}, []float64{0.25}, activation.EndAllVisited}},
+		{{[]string{"S", "A", "F"}, []float64{0.5, 0.125}, activation.EndAllVisited}},
 	}
 	if !reflect.DeepEqual(completed, wantCompleted) {
 		t.Errorf("completed per level:\n got %v\nwant %v", completed, wantCompleted)
@@ -138,15 +138,15 @@ func TestExplore(t *testing.T) {
 		t.Fatal("no result")
 	}
 	wantPaths := []pathSummary{
-		{[]string{"S", "A", "E", "H"}, []float64{0.5, 0.25, 0.125}, retriever.EndMaxDepth},
-		{[]string{"S", "A", "F"}, []float64{0.5, 0.125}, retriever.EndAllVisited},
-		{[]string{"S", "B"}, []float64{0.25}, retriever.EndAllClaimed},
-		{[]string{"S", "C"}, []float64{0.25}, retriever.EndAllVisited},
+		{[]string{"S", "A", "E", "H"}, []float64{0.5, 0.25, 0.125}, activation.EndMaxDepth},
+		{[]string{"S", "A", "F"}, []float64{0.5, 0.125}, activation.EndAllVisited},
+		{[]string{"S", "B"}, []float64{0.25}, activation.EndAllClaimed},
+		{[]string{"S", "C"}, []float64{0.25}, activation.EndAllVisited},
 	}
 	if got := summarizePaths(res.Paths); !reflect.DeepEqual(got, wantPaths) {
 		t.Errorf("paths:\n got %v\nwant %v", got, wantPaths)
 	}
-	if res.TerminatedReason != retriever.TerminatedMaxDepth || res.MaxDepthReached != 3 || res.SeedNode.ID != "S" {
+	if res.TerminatedReason != activation.TerminatedMaxDepth || res.MaxDepthReached != 3 || res.SeedNode.ID != "S" {
 		t.Errorf("result %s depth %d", res.TerminatedReason, res.MaxDepthReached)
 	}
 	p := res.Paths[0]
@@ -178,14 +178,14 @@ func TestExploreAll(t *testing.T) {
 	if len(res) != 3 {
 		t.Fatalf("%d results", len(res))
 	}
-	if res[0].TerminatedReason != retriever.TerminatedMaxDepth || len(res[0].Paths) != 4 {
+	if res[0].TerminatedReason != activation.TerminatedMaxDepth || len(res[0].Paths) != 4 {
 		t.Errorf("S: %s, %d paths", res[0].TerminatedReason, len(res[0].Paths))
 	}
-	if res[1].TerminatedReason != retriever.TerminatedSeedNotFound || len(res[1].Paths) != 0 || res[1].SeedNode != nil {
+	if res[1].TerminatedReason != activation.TerminatedSeedNotFound || len(res[1].Paths) != 0 || res[1].SeedNode != nil {
 		t.Errorf("nope: %+v", res[1])
 	}
-	want := []pathSummary{{[]string{"D", "S", "A"}, []float64{0.125, 0.0625}, retriever.EndBelowThreshold}}
-	if got := summarizePaths(res[2].Paths); !reflect.DeepEqual(got, want) || res[2].TerminatedReason != retriever.TerminatedFrontierExhausted || res[2].MaxDepthReached != 2 {
+	want := []pathSummary{{[]string{"D", "S", "A"}, []float64{0.125, 0.0625}, activation.EndBelowThreshold}}
+	if got := summarizePaths(res[2].Paths); !reflect.DeepEqual(got, want) || res[2].TerminatedReason != activation.TerminatedFrontierExhausted || res[2].MaxDepthReached != 2 {
 		t.Errorf("D: %s depth %d paths %v", res[2].TerminatedReason, res[2].MaxDepthReached, got)
 	}
 	if nm := res[2].Paths[0].NearMiss; nm == nil || nm.FromNode.ID != "A" || nm.ToNode.ID != "E" || nm.TransferEnergy != 0.03125 {
@@ -206,7 +206,7 @@ func TestExploreCancelled(t *testing.T) {
 	for range 20 {
 		res, err := rt.ExploreAll(ctx, []retriever.Seed{{NodeID: "S", Score: 1}}, nil)
 		r := res[0]
-		if !errors.Is(err, context.Canceled) || !(r.TerminatedReason == "" || r.TerminatedReason == retriever.TerminatedCancelled) || len(r.Paths) != 0 {
+		if !errors.Is(err, context.Canceled) || !(r.TerminatedReason == "" || r.TerminatedReason == activation.TerminatedCancelled) || len(r.Paths) != 0 {
 			t.Fatalf("got %v, %+v", err, res)
 		}
 	}

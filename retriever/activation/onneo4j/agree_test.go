@@ -107,10 +107,10 @@ func TestEnginesAgree(t *testing.T) {
 }
 
 // coarse is a traced run as an engine that is not an activation.Tracer
-// reports it: path ends as retriever.EndReason.Coarse gives them, with no
+// reports it: path ends as activation.EndReason.Coarse gives them, with no
 // near miss, and levels without near misses or tallies.
-func coarse(res []retriever.Result, lv [][]activation.LevelEvent) ([]retriever.Result, [][]activation.LevelEvent) {
-	cp := func(ps []retriever.Path) []retriever.Path {
+func coarse(res []activation.Result, lv [][]activation.LevelEvent) ([]activation.Result, [][]activation.LevelEvent) {
+	cp := func(ps []activation.Path) []activation.Path {
 		out := slices.Clone(ps)
 		for i := range out {
 			out[i].EndReason, out[i].NearMiss = out[i].EndReason.Coarse(), nil
@@ -269,7 +269,7 @@ func relClose(a, b float64) bool {
 }
 
 // compareResults compares one seed's result and level events from two engines.
-func compareResults(a, b retriever.Result, la, lb []activation.LevelEvent) string {
+func compareResults(a, b activation.Result, la, lb []activation.LevelEvent) string {
 	if a.TerminatedReason != b.TerminatedReason || a.MaxDepthReached != b.MaxDepthReached {
 		return fmt.Sprintf("terminated %s/%d vs %s/%d", a.TerminatedReason, a.MaxDepthReached, b.TerminatedReason, b.MaxDepthReached)
 	}

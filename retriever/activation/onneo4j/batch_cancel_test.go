@@ -22,9 +22,9 @@ func batchIdle(b *batcher) bool {
 // drainWithin reads ch to its end, failing the test if it is not closed
 // within limit (a hang far beyond any deadline: the queries here take
 // milliseconds).
-func drainWithin(t *testing.T, ch <-chan activation.Event, limit time.Duration) []retriever.Result {
+func drainWithin(t *testing.T, ch <-chan activation.Event, limit time.Duration) []activation.Result {
 	t.Helper()
-	var res []retriever.Result
+	var res []activation.Result
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	for {
@@ -62,7 +62,7 @@ func TestBatchCancelAtEveryQuery(t *testing.T) {
 	cfg.MinActivation = 0.001
 	src := demoSource(t)
 	for _, snap := range []bool{false, true} {
-		var want []retriever.Result
+		var want []activation.Result
 		if snap { // a Snapshot is a Tracer: exact path ends
 			want, _ = exploreWithLevels(t, NewSnapshot(src), cfg, seeds, tags)
 		} else {
@@ -91,7 +91,7 @@ func TestBatchCancelAtEveryQuery(t *testing.T) {
 				backend = s
 			}
 			ctx, cancel := context.WithCancel(context.Background())
-			second := make(chan []retriever.Result, 1)
+			second := make(chan []activation.Result, 1)
 			var sent atomic.Int64
 			var once sync.Once
 			n.trace = func(q string, p map[string]any) {
@@ -121,7 +121,7 @@ func TestBatchCancelAtEveryQuery(t *testing.T) {
 			}
 			once.Do(func() { second <- want }) // never cancelled: j is past the end
 			cancel()
-			var again []retriever.Result
+			var again []activation.Result
 			select {
 			case again = <-second:
 			case <-time.After(20 * time.Second):

@@ -203,7 +203,7 @@ func TestRunsWithOtherSettingsKeepApart(t *testing.T) {
 		cfg  activation.Params
 		tags []string
 	}{{loose, []string{"campaign", "stockout"}}, {strict, []string{"stockout"}}}
-	got := make([][]retriever.Result, len(runs))
+	got := make([][]activation.Result, len(runs))
 	var wg sync.WaitGroup
 	for i, r := range runs {
 		wg.Add(1)

@@ -15,7 +15,7 @@ import (
 )
 
 // energies lists the transfer energy of each step of each path.
-func energies(res retriever.Result) [][]float64 {
+func energies(res activation.Result) [][]float64 {
 	var out [][]float64
 	for _, p := range res.Paths {
 		var e []float64
@@ -27,7 +27,7 @@ func energies(res retriever.Result) [][]float64 {
 	return out
 }
 
-func exploreOne(t *testing.T, b activation.Backend, cfg activation.Params, seed string, score float64, tags []string) (retriever.Result, []activation.LevelEvent) {
+func exploreOne(t *testing.T, b activation.Backend, cfg activation.Params, seed string, score float64, tags []string) (activation.Result, []activation.LevelEvent) {
 	t.Helper()
 	res, levels := exploreWithLevels(t, b, cfg, []retriever.Seed{{NodeID: seed, Score: score}}, tags)
 	if res[0].Error != "" {
@@ -70,11 +70,11 @@ func TestSingleDepthB1(t *testing.T) {
 		t.Errorf("energies %v", e)
 	}
 	for _, p := range res.Paths {
-		if p.EndReason != retriever.EndMaxDepth {
+		if p.EndReason != activation.EndMaxDepth {
 			t.Errorf("%v ends %s", p.NodeIDs(), p.EndReason)
 		}
 	}
-	if res.TerminatedReason != retriever.TerminatedMaxDepth || res.MaxDepthReached != 1 {
+	if res.TerminatedReason != activation.TerminatedMaxDepth || res.MaxDepthReached != 1 {
 		t.Errorf("terminated %s, max_depth_reached %d", res.TerminatedReason, res.MaxDepthReached)
 	}
 	want := []fate{{"T3000", "T3002", "kept", ""}, {"T3000", "T3004", "kept", ""}, {"T3000", "T3001", "branch_limit", ""}, {"T3000", "T3011", "branch_limit", ""}}
@@ -102,11 +102,11 @@ func TestMultiDepthA(t *testing.T) {
 		t.Errorf("energies %v, want %v", got, wantE)
 	}
 	for _, p := range res.Paths {
-		if p.EndReason != retriever.EndNoCandidates {
+		if p.EndReason != activation.EndNoCandidates {
 			t.Errorf("%v ends %s", p.NodeIDs(), p.EndReason)
 		}
 	}
-	if res.TerminatedReason != retriever.TerminatedFrontierExhausted || res.MaxDepthReached != 3 {
+	if res.TerminatedReason != activation.TerminatedFrontierExhausted || res.MaxDepthReached != 3 {
 		t.Errorf("terminated %s, max_depth_reached %d", res.TerminatedReason, res.MaxDepthReached)
 	}
 	want := [][]fate{
@@ -141,7 +141,7 @@ func TestMultiDepthB2(t *testing.T) {
 	if e := energies(res); e[0][1] != 0.110615625 || e[0][2] != 0.022033066500263397 {
 		t.Errorf("energies %v", e)
 	}
-	if res.MaxDepthReached != 3 || res.TerminatedReason != retriever.TerminatedFrontierExhausted {
+	if res.MaxDepthReached != 3 || res.TerminatedReason != activation.TerminatedFrontierExhausted {
 		t.Errorf("terminated %s, max_depth_reached %d", res.TerminatedReason, res.MaxDepthReached)
 	}
 	for _, p := range pathIDs(res) {
@@ -157,7 +157,7 @@ func TestMultiDepthB2(t *testing.T) {
 // T4001, only at 0.002 (scenario B3, 8 paths; N2017 at 0.004705 appears too).
 func TestThresholdSensitivityB3(t *testing.T) {
 	src := demoSource(t)
-	hasT4001 := func(res retriever.Result) bool {
+	hasT4001 := func(res activation.Result) bool {
 		return slices.Contains(pathIDs(res), "T3000 > T3002 > T3003 > T4001")
 	}
 	res, _ := exploreOne(t, New(src), activation.DefaultParams(), "T3000", 0.9, []string{"campaign"})
@@ -260,7 +260,7 @@ func TestSeedNotFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := results[0]; r.TerminatedReason != retriever.TerminatedSeedNotFound || r.Error != "" || r.SeedNode != nil || len(r.Paths) != 0 {
+	if r := results[0]; r.TerminatedReason != activation.TerminatedSeedNotFound || r.Error != "" || r.SeedNode != nil || len(r.Paths) != 0 {
 		t.Errorf("NOPE: %+v", r)
 	}
 	if r := results[1]; len(r.Paths) != 3 || r.SeedNode == nil || r.SeedNode.ID != "N2006" || r.SeedNode.Label() != "UserRequest" {
@@ -342,10 +342,10 @@ type elementIDCount struct{ taken, empty int }
 // candidates, completed paths) with and without an element id, then
 // clears every graph.Edge.ElementID (in a second pass: paths may share
 // their steps).
-func takeElementIDs(results []retriever.Result, levels [][]activation.LevelEvent) elementIDCount {
+func takeElementIDs(results []activation.Result, levels [][]activation.LevelEvent) elementIDCount {
 	var n elementIDCount
 	each := func(f func(*graph.Edge)) {
-		paths := func(ps []retriever.Path) {
+		paths := func(ps []activation.Path) {
 			for i := range ps {
 				for j := range ps[i].Steps {
 					f(&ps[i].Steps[j].Edge)

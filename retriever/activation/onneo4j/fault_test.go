@@ -109,7 +109,7 @@ func TestConnectionLostMidExploration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan []retriever.Result, 1)
+	done := make(chan []activation.Result, 1)
 	go func() {
 		res, _ := rt.ExploreAll(ctx, []retriever.Seed{{NodeID: "N2006", Score: 0.85}}, tagsA)
 		done <- res
@@ -124,7 +124,7 @@ func TestConnectionLostMidExploration(t *testing.T) {
 	}
 	start := time.Now()
 	close(b.release)
-	var res retriever.Result
+	var res activation.Result
 	select {
 	case r := <-done:
 		res = r[0]
@@ -132,7 +132,7 @@ func TestConnectionLostMidExploration(t *testing.T) {
 		t.Fatal("exploration did not end after the server was killed")
 	}
 	t.Logf("ended after %v: %s: %s", time.Since(start), res.TerminatedReason, res.Error)
-	if res.TerminatedReason != retriever.TerminatedError || !strings.HasPrefix(res.Error, "lost the connection to Neo4j at "+srv.URI+": ") {
+	if res.TerminatedReason != activation.TerminatedError || !strings.HasPrefix(res.Error, "lost the connection to Neo4j at "+srv.URI+": ") {
 		t.Errorf("result %s %q", res.TerminatedReason, res.Error)
 	}
 	if attempts := b.calls.Load() - 1; attempts != int32(opts.MaxRetries)+1 {
@@ -213,7 +213,7 @@ func TestMissingDatabase(t *testing.T) {
 	b := &countingBackend{Neo4j: New(src)}
 	cfg := activation.DefaultParams()
 	res, _ := mustRetriever(t, b, cfg).ExploreAll(ctx, []retriever.Seed{{NodeID: "N2006", Score: 0.85}}, nil)
-	if res[0].TerminatedReason != retriever.TerminatedError || res[0].Error != `Neo4j database "nosuchdb" does not exist` || b.fetches.Load() != 1 {
+	if res[0].TerminatedReason != activation.TerminatedError || res[0].Error != `Neo4j database "nosuchdb" does not exist` || b.fetches.Load() != 1 {
 		t.Errorf("exploration: %s %q after %d fetches", res[0].TerminatedReason, res[0].Error, b.fetches.Load())
 	}
 	src.Close(ctx)
@@ -234,11 +234,11 @@ func TestConfigDatabaseSelectsSession(t *testing.T) {
 	tags := []string{"demand_forecasting", "stockout", "safety_stock", "inventory_policy"}
 	cfg := activation.DefaultParams()
 	res, _ := mustRetriever(t, New(neo4jdb.NewSource(d, "nosuchdb", "")), cfg).ExploreAll(ctx, seed, tags)
-	if res[0].TerminatedReason != retriever.TerminatedError || res[0].Error != `Neo4j database "nosuchdb" does not exist` {
+	if res[0].TerminatedReason != activation.TerminatedError || res[0].Error != `Neo4j database "nosuchdb" does not exist` {
 		t.Errorf("database nosuchdb: %s %q", res[0].TerminatedReason, res[0].Error)
 	}
 	res, _ = mustRetriever(t, New(neo4jdb.NewSource(d, "", "")), cfg).ExploreAll(ctx, seed, tags)
-	if res[0].TerminatedReason != retriever.TerminatedFrontierExhausted || len(res[0].Paths) != 3 {
+	if res[0].TerminatedReason != activation.TerminatedFrontierExhausted || len(res[0].Paths) != 3 {
 		t.Errorf("default database: %s, %d paths", res[0].TerminatedReason, len(res[0].Paths))
 	}
 }

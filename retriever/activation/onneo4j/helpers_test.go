@@ -141,7 +141,7 @@ func candList(cands []activation.Candidate) string {
 	return b.String()
 }
 
-func pathIDs(res retriever.Result) []string {
+func pathIDs(res activation.Result) []string {
 	var out []string
 	for _, p := range res.Paths {
 		out = append(out, strings.Join(p.NodeIDs(), " > "))
@@ -175,7 +175,7 @@ func goroutineBaseline(t *testing.T) func() {
 }
 
 // levelEvents collects, per seed, the level events of an exploration.
-func exploreWithLevels(t testing.TB, backend activation.Backend, cfg activation.Params, seeds []retriever.Seed, tags []string) ([]retriever.Result, [][]activation.LevelEvent) {
+func exploreWithLevels(t testing.TB, backend activation.Backend, cfg activation.Params, seeds []retriever.Seed, tags []string) ([]activation.Result, [][]activation.LevelEvent) {
 	t.Helper()
 	g, err := activation.New(backend, cfg, activation.DefaultOptions())
 	if err != nil {
@@ -185,7 +185,7 @@ func exploreWithLevels(t testing.TB, backend activation.Backend, cfg activation.
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := make([]retriever.Result, len(seeds))
+	results := make([]activation.Result, len(seeds))
 	levels := make([][]activation.LevelEvent, len(seeds))
 	for ev := range ch {
 		switch ev.Kind {

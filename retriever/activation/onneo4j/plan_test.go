@@ -84,7 +84,7 @@ func TestFastPathPlansNoScan(t *testing.T) {
 		for _, s := range seeds {
 			for _, backend := range []activation.Backend{b, snap} {
 				res, err := mustRetriever(t, backend, cfg).ExploreAll(context.Background(), []retriever.Seed{s}, []string{"campaign", "stockout"})
-				if err != nil || res[0].Error != "" || res[0].TerminatedReason == retriever.TerminatedSeedNotFound {
+				if err != nil || res[0].Error != "" || res[0].TerminatedReason == activation.TerminatedSeedNotFound {
 					t.Fatalf("seed %s: %v %s %s", s.NodeID, err, res[0].TerminatedReason, res[0].Error)
 				}
 			}

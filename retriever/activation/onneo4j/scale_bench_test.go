@@ -101,14 +101,14 @@ func benchScale(b *testing.B, name string, n, m int, hub float64) {
 	ctx := context.Background()
 	fast := mustRetriever(b, New(src), activation.DefaultParams())
 	spec := mustRetriever(b, NewSeedCypher(src), activation.DefaultParams())
-	run := func(rt *activation.Retriever) ([]retriever.Result, time.Duration) {
+	run := func(rt *activation.Retriever) ([]activation.Result, time.Duration) {
 		t0 := time.Now()
 		res, err := rt.ExploreAll(ctx, seeds, tags)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, r := range res {
-			if r.TerminatedReason == retriever.TerminatedError || r.TerminatedReason == retriever.TerminatedSeedNotFound {
+			if r.TerminatedReason == activation.TerminatedError || r.TerminatedReason == activation.TerminatedSeedNotFound {
 				b.Fatalf("seed %s: %s %s", r.Seed.NodeID, r.TerminatedReason, r.Error)
 			}
 		}

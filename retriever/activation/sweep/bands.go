@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // Totals are one point's figures, summed over its seeds: the paths, the
@@ -18,7 +18,7 @@ type Totals struct {
 }
 
 // TotalsOf sums a point's results.
-func TotalsOf(results []retriever.Result) Totals {
+func TotalsOf(results []activation.Result) Totals {
 	var t Totals
 	for _, r := range results {
 		t.Paths += len(r.Paths)

@@ -26,13 +26,13 @@ type step struct {
 }
 
 // newStep keeps what the sweep needs of res, explored at v.
-func newStep(v, next float64, res retriever.Result) *step {
-	st := &step{from: v, next: next, totals: TotalsOf([]retriever.Result{res}), fp: fingerprint(res)}
-	for id := range retriever.Placements(res) {
+func newStep(v, next float64, res activation.Result) *step {
+	st := &step{from: v, next: next, totals: TotalsOf([]activation.Result{res}), fp: fingerprint(res)}
+	for id := range activation.Placements(res) {
 		st.nodes = append(st.nodes, id)
 	}
 	slices.Sort(st.nodes)
-	if res.TerminatedReason == retriever.TerminatedError {
+	if res.TerminatedReason == activation.TerminatedError {
 		st.failed, st.next = res.Error, v
 	}
 	return st
@@ -48,7 +48,7 @@ func newStep(v, next float64, res retriever.Result) *step {
 // claim order's last key, the edge's properties, picks the same one at
 // every value: docs/ALGORITHM.md rule 4), so their other properties need
 // not be hashed. Two results with the same fingerprint print alike.
-func fingerprint(r retriever.Result) [16]byte {
+func fingerprint(r activation.Result) [16]byte {
 	h := fnv.New128a()
 	var buf [8]byte
 	str := func(s string) {
@@ -95,21 +95,21 @@ func fingerprint(r retriever.Result) [16]byte {
 // exploreOne runs seed alone at value v of cfg.Param, untraced, and returns
 // its result and the smallest transfer energy among the candidates of its
 // levels (+Inf when there were none).
-func exploreOne(ctx context.Context, cfg Config, backend activation.Backend, tags []string, seed retriever.Seed, v float64) (retriever.Result, float64, error) {
+func exploreOne(ctx context.Context, cfg Config, backend activation.Backend, tags []string, seed retriever.Seed, v float64) (activation.Result, float64, error) {
 	ps, err := cfg.Param.Set(cfg.Params, v)
 	if err != nil {
-		return retriever.Result{}, 0, err
+		return activation.Result{}, 0, err
 	}
 	r, err := activation.New(backend, ps, cfg.Options)
 	if err != nil {
-		return retriever.Result{}, 0, err
+		return activation.Result{}, 0, err
 	}
 	ch, err := r.Explore(ctx, []retriever.Seed{seed}, tags)
 	if err != nil {
-		return retriever.Result{}, 0, err
+		return activation.Result{}, 0, err
 	}
 	next := math.Inf(1)
-	var res retriever.Result
+	var res activation.Result
 	for ev := range ch {
 		switch ev.Kind {
 		case activation.EventLevel:
@@ -123,7 +123,7 @@ func exploreOne(ctx context.Context, cfg Config, backend activation.Backend, tag
 	if err := ctx.Err(); err != nil {
 		return res, 0, err
 	}
-	if res.TerminatedReason == retriever.TerminatedCancelled {
+	if res.TerminatedReason == activation.TerminatedCancelled {
 		return res, 0, context.Canceled
 	}
 	return res, next, nil
@@ -281,7 +281,7 @@ func (e *engine) snapshot(done bool) *Sweep {
 // `explore --format json` prints it, untraced). A seed is explored again
 // only where its step changes, and only the current point's results are
 // held, so a sweep of many points streams in bounded memory.
-func (s *Sweep) Replay(ctx context.Context, fn func(Point, []retriever.Result) error) error {
+func (s *Sweep) Replay(ctx context.Context, fn func(Point, []activation.Result) error) error {
 	if len(s.steps) > 0 && s.cfg.Backend == nil {
 		return errors.New("sweep: this sweep was built from results and cannot be replayed")
 	}
@@ -291,10 +291,10 @@ func (s *Sweep) Replay(ctx context.Context, fn func(Point, []retriever.Result) e
 		memos[i] = newMemo()
 	}
 	var prev []*step
-	var results []retriever.Result
+	var results []activation.Result
 	for i, p := range s.Points {
 		row := s.steps[i]
-		next := make([]retriever.Result, len(row))
+		next := make([]activation.Result, len(row))
 		for si, st := range row {
 			if prev != nil && prev[si] == st && st.failed == "" && s.Param == MinActivation {
 				next[si] = results[si]
@@ -318,7 +318,7 @@ func (s *Sweep) Replay(ctx context.Context, fn func(Point, []retriever.Result) e
 type PointResults struct {
 	Value      float64
 	Breakpoint bool
-	Results    []retriever.Result // in seed order
+	Results    []activation.Result // in seed order
 }
 
 // FromResults builds a finished sweep from each point's results, for

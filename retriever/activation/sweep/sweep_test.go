@@ -156,7 +156,7 @@ func jsonOf(t *testing.T, v any) string {
 
 // fresh explores once with p set to v and returns the results as `explore
 // --format json` prints them (untraced: coarse end reasons, no near miss).
-func fresh(t *testing.T, be activation.Backend, base activation.Params, p Param, v float64, seeds []retriever.Seed, tags []string) []retriever.Result {
+func fresh(t *testing.T, be activation.Backend, base activation.Params, p Param, v float64, seeds []retriever.Seed, tags []string) []activation.Result {
 	t.Helper()
 	ps, err := p.Set(base, v)
 	if err != nil {
@@ -171,7 +171,7 @@ func fresh(t *testing.T, be activation.Backend, base activation.Params, p Param,
 		t.Fatal(err)
 	}
 	for i, r := range res {
-		paths := make([]retriever.Path, len(r.Paths))
+		paths := make([]activation.Path, len(r.Paths))
 		for k, pt := range r.Paths {
 			pt.EndReason, pt.NearMiss = pt.EndReason.Coarse(), nil
 			paths[k] = pt
@@ -182,10 +182,10 @@ func fresh(t *testing.T, be activation.Backend, base activation.Params, p Param,
 }
 
 // replayed returns every point's results (Sweep.Replay).
-func replayed(t *testing.T, s *Sweep) [][]retriever.Result {
+func replayed(t *testing.T, s *Sweep) [][]activation.Result {
 	t.Helper()
-	var out [][]retriever.Result
-	if err := s.Replay(context.Background(), func(_ Point, res []retriever.Result) error {
+	var out [][]activation.Result
+	if err := s.Replay(context.Background(), func(_ Point, res []activation.Result) error {
 		out = append(out, slices.Clone(res))
 		return nil
 	}); err != nil {
@@ -202,7 +202,7 @@ func replayed(t *testing.T, s *Sweep) [][]retriever.Result {
 // double below each point) gives the results of the highest point ≤ m, and
 // each breakpoint's results differ from the point's below it. A point's
 // totals are its results' totals.
-func checkExactPart(t *testing.T, r *rand.Rand, s *Sweep, res [][]retriever.Result, be activation.Backend, base activation.Params, seeds []retriever.Seed, tags []string, what string) {
+func checkExactPart(t *testing.T, r *rand.Rand, s *Sweep, res [][]activation.Result, be activation.Backend, base activation.Params, seeds []retriever.Seed, tags []string, what string) {
 	t.Helper()
 	js := make([]string, len(res)) // each point's results as JSON, once
 	for i := range res {
@@ -449,14 +449,14 @@ func TestGrid(t *testing.T) {
 // paths S→A→B and S→A→C share the hop S→A. Paths 2; nodes reached A, B, C
 // = 3; summed energy 0.5 + 0.1 + 0.05 = 0.65 (S→A counted once).
 func TestTotals(t *testing.T) {
-	step := func(from, to string, tt float64) retriever.Step {
-		s := retriever.Step{TransferEnergy: tt}
+	step := func(from, to string, tt float64) activation.Step {
+		s := activation.Step{TransferEnergy: tt}
 		s.FromNode.ID, s.ToNode.ID = from, to
 		return s
 	}
-	p1 := retriever.Path{}.Extend(step("S", "A", 0.5)).Extend(step("A", "B", 0.1))
-	p2 := retriever.Path{}.Extend(step("S", "A", 0.5)).Extend(step("A", "C", 0.05))
-	got := TotalsOf([]retriever.Result{{Paths: []retriever.Path{p1, p2}}})
+	p1 := activation.Path{}.Extend(step("S", "A", 0.5)).Extend(step("A", "B", 0.1))
+	p2 := activation.Path{}.Extend(step("S", "A", 0.5)).Extend(step("A", "C", 0.05))
+	got := TotalsOf([]activation.Result{{Paths: []activation.Path{p1, p2}}})
 	if got.Paths != 2 || got.Nodes != 3 || !near(got.Energy, 0.65) {
 		t.Errorf("TotalsOf = %+v, want 2 paths, 3 nodes, energy 0.65", got)
 	}

@@ -108,7 +108,7 @@ func outcome(a why.Answer, err error) string {
 func detail(a why.Answer) string {
 	var b strings.Builder
 	b.WriteString(summary(a))
-	step := func(s retriever.Step) {
+	step := func(s activation.Step) {
 		fmt.Fprintf(&b, "\n  %s>%s edge{%s %s>%s %s} w=%b d=%d ts=%b a=%b t=%b", s.FromNode.ID, s.ToNode.ID, activation.EdgeKey(s.Edge),
 			s.Edge.SourceID, s.Edge.TargetID, s.Edge.Type, s.Weight, s.Degree, s.TagSim, s.Activation, s.TransferEnergy)
 	}

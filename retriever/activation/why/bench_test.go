@@ -13,7 +13,6 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/peakmem"
 	"github.com/memoria-graph/memoria/internal/randgraph"
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
@@ -143,7 +142,7 @@ func benchWhy1M(b *testing.B, explain func(context.Context, why.Config) (why.Ans
 	}
 }
 
-func routeText(steps []retriever.Step) string {
+func routeText(steps []activation.Step) string {
 	var b strings.Builder
 	for i, s := range steps {
 		if i == 0 {

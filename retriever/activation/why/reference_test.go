@@ -175,7 +175,7 @@ type refFound struct {
 	seed  int // index in Config.Seeds
 	t     float64
 	ids   []string
-	steps []retriever.Step
+	steps []activation.Step
 }
 
 // refBetter orders complete routes: higher final T, then fewer hops, then the
@@ -240,7 +240,7 @@ func (b *refBall) bestRoute(ctx context.Context, target string, budget int) (bes
 	u := b.bound(target)
 	onPath := map[string]bool{}
 	var ids []string
-	var steps []retriever.Step
+	var steps []activation.Step
 	tries := 0
 	var dfs func(seed int, v string, t float64) error
 	dfs = func(seed int, v string, t float64) error {
@@ -296,7 +296,7 @@ func (b *refBall) bestRoute(ctx context.Context, target string, budget int) (bes
 				}
 			}
 			c := o.e.cand
-			step := retriever.Step{FromNode: b.node(v), Edge: c.Edge, ToNode: c.NeighborNode, Weight: activation.EffectiveWeight(c.Edge),
+			step := activation.Step{FromNode: b.node(v), Edge: c.Edge, ToNode: c.NeighborNode, Weight: activation.EffectiveWeight(c.Edge),
 				Activation: t, Degree: c.Degree, TagSim: c.TagSim, TransferEnergy: o.t}
 			onPath[o.e.to] = true
 			ids, steps = append(ids, o.e.to), append(steps, step)

@@ -465,7 +465,7 @@ var errBudget = errors.New("why: search budget spent")
 // their and their nodes' properties, which the region does not keep. A
 // relationship that is not where the first read found it, with the same
 // numbers, means the graph changed in between: an error.
-func (g *region) steps(ctx context.Context, exp activation.Expander, do func(func() error) error, f *found, seedNodes map[string]graph.Node) ([]retriever.Step, error) {
+func (g *region) steps(ctx context.Context, exp activation.Expander, do func(func() error) error, f *found, seedNodes map[string]graph.Node) ([]activation.Step, error) {
 	vs := make([]int32, len(f.hops))
 	near := activation.Near{Dist: map[string][2]int{}, Limit: map[string][2]int{}}
 	for i, h := range f.hops {
@@ -478,7 +478,7 @@ func (g *region) steps(ctx context.Context, exp activation.Expander, do func(fun
 	if err := do(func() (err error) { cands, err = activation.ExpandNear(ctx, exp, req, near); return err }); err != nil {
 		return nil, err
 	}
-	steps := make([]retriever.Step, len(f.hops))
+	steps := make([]activation.Step, len(f.hops))
 	for i, h := range f.hops {
 		n := g.nodes[h.v]
 		e := n.adj[h.k]
@@ -501,7 +501,7 @@ func (g *region) steps(ctx context.Context, exp activation.Expander, do func(fun
 		if !ok {
 			from = steps[i-1].ToNode // the first hop leaves a seed
 		}
-		steps[i] = retriever.Step{FromNode: from, Edge: c.Edge, ToNode: c.NeighborNode, Weight: activation.EffectiveWeight(c.Edge),
+		steps[i] = activation.Step{FromNode: from, Edge: c.Edge, ToNode: c.NeighborNode, Weight: activation.EffectiveWeight(c.Edge),
 			Activation: h.in, Degree: c.Degree, TagSim: c.TagSim, TransferEnergy: h.out}
 	}
 	return steps, nil

@@ -80,7 +80,7 @@ type Answer struct {
 	// Route is, for Kept, the node's path in the seed's result (empty when
 	// the node is a seed); otherwise the route of highest final T, every
 	// hop's numbers computed by rule 1 from the seed's R.
-	Route []retriever.Step
+	Route []activation.Step
 	// Blocking is the index in Route of the first hop where the real run
 	// parted from the route; -1 for Kept and Unreachable.
 	Blocking int
@@ -93,14 +93,14 @@ type Answer struct {
 	Siblings []activation.Candidate
 	// VisitedVia is, for VisitedEarlier, the real run's path to the hop's
 	// neighbour, which reached it at an earlier level.
-	VisitedVia []retriever.Step
+	VisitedVia []activation.Step
 	// Exact is false when the search ran out of budget, so that a better
 	// route may exist.
 	Exact bool
 }
 
 // BlockingHop returns the blocking hop, or nil.
-func (a Answer) BlockingHop() *retriever.Step {
+func (a Answer) BlockingHop() *activation.Step {
 	if a.Blocking < 0 || a.Blocking >= len(a.Route) {
 		return nil
 	}
@@ -212,7 +212,7 @@ func Explain(ctx context.Context, cfg Config) (Answer, error) {
 // run is one seed's real exploration.
 type run struct {
 	levels []activation.LevelEvent // levels[d-1] has depth d
-	result retriever.Result
+	result activation.Result
 	// reached maps each node the run kept to the level that kept it and
 	// the kept candidate (the seed is at depth 0 with no candidate).
 	reached map[string]reach
@@ -246,9 +246,9 @@ func realRuns(ctx context.Context, r *activation.Retriever, seeds []retriever.Se
 	for i := range runs {
 		res := runs[i].result
 		switch res.TerminatedReason {
-		case retriever.TerminatedError:
+		case activation.TerminatedError:
 			return nil, fmt.Errorf("seed %q: %s", seeds[i].NodeID, res.Error)
-		case retriever.TerminatedCancelled:
+		case activation.TerminatedCancelled:
 			return nil, context.Canceled
 		}
 		runs[i].reached = map[string]reach{seeds[i].NodeID: {}}
@@ -265,9 +265,9 @@ func realRuns(ctx context.Context, r *activation.Retriever, seeds []retriever.Se
 
 // keptRoute finds id in the results: the seed whose path reaches it with the
 // highest T (the first such seed on a tie) and that path up to it.
-func keptRoute(runs []run, id string) (int, []retriever.Step, bool) {
+func keptRoute(runs []run, id string) (int, []activation.Step, bool) {
 	bestSeed, bestT := -1, math.Inf(-1)
-	var best []retriever.Step
+	var best []activation.Step
 	for i, r := range runs {
 		for _, p := range r.result.Paths {
 			for k, s := range p.Steps {
@@ -351,12 +351,12 @@ func walk(ans *Answer, r run, ps activation.Params) error {
 
 // pathTo is the run's path from its seed to id, through the kept
 // candidates' parents.
-func (r run) pathTo(id string) []retriever.Step {
+func (r run) pathTo(id string) []activation.Step {
 	var rev []activation.Candidate
 	for at, ok := r.reached[id]; ok && at.depth > 0; at, ok = r.reached[at.cand.ParentID] {
 		rev = append(rev, at.cand)
 	}
-	steps := make([]retriever.Step, len(rev))
+	steps := make([]activation.Step, len(rev))
 	for k := range rev {
 		c := rev[len(rev)-1-k]
 		from := graph.Node{ID: c.ParentID}

@@ -1,9 +1,11 @@
-package retriever
+package activation
 
 import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/memoria-graph/memoria/retriever"
 )
 
 // PathKey names a path by its node ids, so the same route in two results
@@ -40,7 +42,7 @@ type Move struct {
 // ResultDiff is the difference between two results of the same seed: the
 // baseline A and the new result B.
 type ResultDiff struct {
-	Seed Seed `json:"seed"`
+	Seed retriever.Seed `json:"seed"`
 	// Entered lists B's paths that A does not have (by node ids), in B's
 	// order; Left lists A's paths that B does not have, in A's order.
 	Entered []Path `json:"entered"`

@@ -1,10 +1,11 @@
-package retriever
+package activation
 
 import (
 	"math"
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/retriever"
 )
 
 // pathOf builds a path through ids, every hop with T = 0.1.
@@ -17,7 +18,7 @@ func pathOf(ids ...string) Path {
 }
 
 func resultOf(paths ...Path) Result {
-	return Result{Seed: Seed{NodeID: "S", Score: 1}, Paths: paths}
+	return Result{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: paths}
 }
 
 // TestDiff compares two hand-built results of seed S.
