@@ -12,6 +12,11 @@ import "errors"
 // kept and exported but never traversed.
 const Relates = "RELATES"
 
+// MissingRelatesWeight is the weight a RELATES relationship without a
+// weight property counts with, in every retriever (docs/ALGORITHM.md,
+// rule 1).
+const MissingRelatesWeight = 0.01
+
 // Node is a node as a graph returns it. ID is its application id (the `id`
 // property), which is what callers address it by.
 type Node struct {

@@ -5,10 +5,12 @@
 // nothing of any retriever: the Activation Energy expansion over it is in
 // retriever/activation.
 //
-// Only relationships of type RELATES are in the adjacency. A node's
-// degree counts each of its RELATES relationships once, in either
-// direction: a self-loop once, parallel relationships each
-// (docs/ALGORITHM.md, rule 1). Other relationships are kept only for export.
+// RELATES relationships have an adjacency of their own, which the
+// Activation Energy expansion walks; a node's Degree counts each of its
+// RELATES relationships once, in either direction: a self-loop once,
+// parallel relationships each (docs/ALGORITHM.md, rule 1). Relationships
+// of other types have a second adjacency, read with RELATES ones by the
+// graph.Neighbourhood every other retriever uses (neighbourhood.go).
 //
 // A *Graph is immutable once built and safe for concurrent use by any
 // number of goroutines. The graph.Node values and slices it returns share
@@ -97,6 +99,11 @@ type Graph struct {
 	adjOff []int32
 	adjNbr []int32
 	adjRel []int32
+	// The same for every other relationship type (Around reads both);
+	// otherOff is nil when the graph has no other relationship.
+	otherOff []int32
+	otherNbr []int32
+	otherRel []int32
 
 	tagNames  []string
 	tagIDs    map[string]int32
@@ -440,6 +447,10 @@ func (b *builder) finish() (*Graph, error) {
 			g.adjNbr[cursor[t]], g.adjRel[cursor[t]] = s, int32(e)
 			cursor[t]++
 		}
+	}
+
+	if err := g.buildOther(); err != nil {
+		return nil, err
 	}
 
 	// Nodes with an id, by id.

@@ -13,7 +13,7 @@ import (
 
 // MissingWeight is the weight used for an edge without a weight property
 // (docs/ALGORITHM.md, rule 1).
-const MissingWeight = 0.01
+const MissingWeight = graph.MissingRelatesWeight
 
 // EffectiveWeight is the weight the math uses: the edge's weight, or
 // MissingWeight when it has none.

@@ -1,0 +1,144 @@
+package inmem
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+
+	"github.com/memoria-graph/memoria/graph"
+)
+
+var _ graph.Neighbourhood = (*Graph)(nil)
+
+// buildOther builds the adjacency of the relationships that are not
+// RELATES, as finish builds the RELATES one: node u's are
+// otherRel[otherOff[u]:otherOff[u+1]], a self-loop once.
+func (g *Graph) buildOther() error {
+	n := len(g.nodeInternal)
+	deg := make([]int32, n+1)
+	any := false
+	for e := range g.relStart {
+		if int(g.relType[e]) == g.relatesTy {
+			continue
+		}
+		any = true
+		s, t := g.relStart[e], g.relEnd[e]
+		deg[s]++
+		if t != s {
+			deg[t]++
+		}
+	}
+	if !any {
+		return nil
+	}
+	g.otherOff = make([]int32, n+1)
+	total := 0
+	for u := 0; u < n; u++ {
+		g.otherOff[u] = int32(total)
+		total += int(deg[u])
+	}
+	if total > math.MaxInt32 {
+		return errors.New("too many relationships")
+	}
+	g.otherOff[n] = int32(total)
+	g.otherNbr = make([]int32, total)
+	g.otherRel = make([]int32, total)
+	cursor := slices.Clone(g.otherOff[:n])
+	for e := range g.relStart {
+		if int(g.relType[e]) == g.relatesTy {
+			continue
+		}
+		s, t := g.relStart[e], g.relEnd[e]
+		g.otherNbr[cursor[s]], g.otherRel[cursor[s]] = t, int32(e)
+		cursor[s]++
+		if t != s {
+			g.otherNbr[cursor[t]], g.otherRel[cursor[t]] = s, int32(e)
+			cursor[t]++
+		}
+	}
+	return nil
+}
+
+// others returns node u's incident relationships of types other than
+// RELATES, as Relates does for RELATES ones.
+func (g *Graph) others(u int32) (nbr, rel []int32) {
+	if g.otherOff == nil {
+		return nil, nil
+	}
+	lo, hi := g.otherOff[u], g.otherOff[u+1]
+	return g.otherNbr[lo:hi], g.otherRel[lo:hi]
+}
+
+// Read runs fn with a reader over g (graph.Neighbourhood); g never
+// changes, so fn runs once.
+func (g *Graph) Read(ctx context.Context, fn func(graph.Reader) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return fn(reader{g})
+}
+
+type reader struct{ g *Graph }
+
+// Nodes looks nodes up by id; a node's ref is its id.
+func (r reader) Nodes(ctx context.Context, ids []string) ([]graph.NodeRef, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]graph.NodeRef, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		u, ok := r.g.byID[id]
+		if !ok || seen[id] {
+			continue
+		}
+		seen[id] = true
+		out = append(out, graph.NodeRef{Node: r.g.graphNode(u), Ref: id})
+	}
+	return out, nil
+}
+
+// Around reads every relationship around the nodes of from (see
+// graph.Reader).
+func (r reader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Rel, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g := r.g
+	var out []graph.Rel
+	done := make(map[int32]bool, len(from))
+	for _, f := range from {
+		u, ok := g.byID[f.Ref]
+		if !ok || done[u] {
+			continue
+		}
+		done[u] = true
+		rn, rr := g.Relates(u)
+		on, or := g.others(u)
+		deg := int64(len(rn) + len(on))
+		for _, side := range [2]struct{ nbr, rel []int32 }{{rn, rr}, {on, or}} {
+			for i, v := range side.nbr {
+				if !g.nodeHasID(v) {
+					continue
+				}
+				e := side.rel[i]
+				props := g.relProps(e)
+				edge := graph.Edge{SourceID: g.nodeID[u], TargetID: g.nodeID[v], Type: g.types[g.relType[e]], Properties: props}
+				// A malformed weight or tags stays in Properties, for the
+				// retriever to name when it follows the relationship.
+				edge.Weight, _ = graph.WeightOf(props)
+				edge.Tags, _ = graph.TagsOf(props)
+				if int(g.relType[e]) == g.relatesTy {
+					edge.Tags = g.relTags(e)
+				}
+				out = append(out, graph.Rel{Edge: edge, To: graph.NodeRef{Node: g.graphNode(v), Ref: g.nodeID[v]}, Degree: deg})
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	graph.SortRels(out, from)
+	return out, nil
+}

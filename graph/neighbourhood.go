@@ -1,0 +1,143 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// NodeRef is a node found by a Reader, with the handle the engine
+// addresses it by on the next read: on Neo4j its element id, on the
+// embedded engine its id. A retriever passes refs back to Around as it got
+// them and never looks inside Ref.
+type NodeRef struct {
+	Node Node
+	Ref  string
+}
+
+// Rel is one relationship around a frontier node as a Reader returns it:
+// Edge runs from the frontier node (Edge.SourceID) to the other end
+// (Edge.TargetID, whatever the stored direction); To is the other end with
+// its handle for the next hop; Degree is the frontier node's number of
+// relationships of any type (each once, a self-loop once), the same for
+// every Rel of that node.
+type Rel struct {
+	Edge   Edge
+	To     NodeRef
+	Degree int64
+}
+
+// Reader is a retriever's read access to a graph, whatever the engine
+// (docs/RETRIEVERS.md, "Reading a graph"). It serves one retrieval and is
+// not safe for concurrent use.
+type Reader interface {
+	// Nodes looks nodes up by id and returns those found, in the order of
+	// ids (a duplicate id once). On Neo4j it goes through the id indexes.
+	Nodes(ctx context.Context, ids []string) ([]NodeRef, error)
+	// Around returns, for every node of from, each relationship of any
+	// type between it and another node that has an id, in both directions
+	// (a self-loop is returned once, from the node to itself), ordered by
+	// SortRels: one read for the whole frontier. A node of from listed
+	// twice is read once.
+	Around(ctx context.Context, from []NodeRef) ([]Rel, error)
+}
+
+// Neighbourhood opens Readers. On Neo4j every Read runs in one read
+// transaction, each of its queries under the source's query deadline; fn
+// may run again after a transient failure, so it must start afresh each
+// time. Implementations are safe for concurrent use.
+type Neighbourhood interface {
+	Read(ctx context.Context, fn func(Reader) error) error
+}
+
+// SortRels puts rels in the order every engine returns them: by the
+// frontier node's position in from (its first), then the other end's id,
+// then the relationship type, then CanonicalProps of the properties, then
+// the element id (which only Neo4j has). Rels of nodes not in from go last.
+func SortRels(rels []Rel, from []NodeRef) {
+	pos := make(map[string]int, len(from))
+	for i, f := range from {
+		if _, ok := pos[f.Node.ID]; !ok {
+			pos[f.Node.ID] = i
+		}
+	}
+	at := func(id string) int {
+		if p, ok := pos[id]; ok {
+			return p
+		}
+		return len(from)
+	}
+	slices.SortStableFunc(rels, func(a, b Rel) int {
+		if c := cmp.Compare(at(a.Edge.SourceID), at(b.Edge.SourceID)); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Edge.SourceID, b.Edge.SourceID); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Edge.TargetID, b.Edge.TargetID); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Edge.Type, b.Edge.Type); c != 0 {
+			return c
+		}
+		if a.Edge.Properties != nil || b.Edge.Properties != nil {
+			if c := strings.Compare(CanonicalProps(a.Edge.Properties), CanonicalProps(b.Edge.Properties)); c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(a.Edge.ElementID, b.Edge.ElementID)
+	})
+}
+
+// WeightOf reads a relationship's weight property the way every engine
+// does: absent (or null) gives nil; an integer or a float gives its value;
+// anything else, or a value that is not finite, is an error naming what
+// it got.
+func WeightOf(props map[string]any) (*float64, error) {
+	v, ok := props["weight"]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	var w float64
+	switch x := v.(type) {
+	case float64:
+		w = x
+	case int64:
+		w = float64(x)
+	case int:
+		w = float64(x)
+	default:
+		return nil, fmt.Errorf("property weight must be a number, got %T", v)
+	}
+	if math.IsNaN(w) || math.IsInf(w, 0) {
+		return nil, fmt.Errorf("property weight must be finite, got %v", w)
+	}
+	return &w, nil
+}
+
+// TagsOf reads a relationship's tags property: nil when absent (or null),
+// the strings of a list of strings, an error for anything else.
+func TagsOf(props map[string]any) ([]string, error) {
+	v, ok := props["tags"]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	switch x := v.(type) {
+	case []string:
+		return x, nil
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("property tags must be a list of strings, got an element of type %T", e)
+			}
+			out[i] = s
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("property tags must be a list of strings, got %T", v)
+}

@@ -1,0 +1,254 @@
+package neo4jdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/cypherlit"
+	"github.com/memoria-graph/memoria/internal/retry"
+)
+
+// Neighbourhood is graph.Neighbourhood over a Neo4j database: each Read
+// runs in one explicit read transaction, every query of it under the
+// source's query deadline; nodes are found through the id indexes (a scan
+// only for a node no index covers, as the Activation Energy fast path
+// does) and every frontier is addressed by element id, one query per hop
+// for all its nodes (docs/RETRIEVERS.md, "Reading a graph"). It is safe for
+// concurrent use.
+type Neighbourhood struct {
+	src *Source
+
+	mu       sync.Mutex
+	coverage *IDCoverage // read by the first Read, kept
+
+	// trace, when set (by tests), sees every query a reader runs.
+	trace func(query string, params map[string]any)
+}
+
+// NewNeighbourhood returns the neighbourhood reads over src.
+func NewNeighbourhood(src *Source) *Neighbourhood { return &Neighbourhood{src: src} }
+
+var _ graph.Neighbourhood = (*Neighbourhood)(nil)
+
+// SetTrace makes every query a reader runs call fn first (tests use it to
+// EXPLAIN what runs); nil stops it. Call it before any Read.
+func (n *Neighbourhood) SetTrace(fn func(query string, params map[string]any)) { n.trace = fn }
+
+func (n *Neighbourhood) indexed(ctx context.Context) ([]string, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.coverage == nil {
+		c, err := n.src.IDCoverage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		n.coverage = &c
+	}
+	return n.coverage.Indexed, nil
+}
+
+// Read runs fn in one read transaction, once more after a transient
+// failure (fn then starts afresh).
+func (n *Neighbourhood) Read(ctx context.Context, fn func(graph.Reader) error) error {
+	indexed, err := n.indexed(ctx)
+	if err != nil {
+		return err
+	}
+	return retry.Do(ctx, 1, nil, func() error {
+		sess := n.src.OpenSession(ctx)
+		defer sess.Close(ctx)
+		tx, err := sess.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Close(ctx)
+		return fn(&txReader{tx: tx, indexed: indexed, trace: n.trace})
+	})
+}
+
+type txReader struct {
+	tx      *Tx
+	indexed []string
+	trace   func(string, map[string]any)
+}
+
+func (r *txReader) collect(ctx context.Context, query string, params map[string]any) ([]map[string]any, error) {
+	if r.trace != nil {
+		r.trace(query, params)
+	}
+	recs, err := r.tx.Collect(ctx, query, params)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, len(recs))
+	for i, rec := range recs {
+		out[i] = rec.AsMap()
+	}
+	return out, nil
+}
+
+// NodesIndexQuery finds nodes by id through the id indexes of the labels
+// given; NodesScanQuery is the fallback for ids it did not find.
+func NodesIndexQuery(labels []string) string {
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = "n:" + cypherlit.QuoteName(l)
+	}
+	return `UNWIND $ids AS id
+MATCH (n) WHERE n.id = id AND (` + strings.Join(parts, " OR ") + `)
+RETURN id, properties(n) AS data, labels(n) AS labels, elementId(n) AS element_id
+ORDER BY id, element_id`
+}
+
+// NodesScanQuery is NodesIndexQuery for nodes no index covers: it reads
+// every node.
+const NodesScanQuery = `UNWIND $ids AS id
+MATCH (n {id: id})
+RETURN id, properties(n) AS data, labels(n) AS labels, elementId(n) AS element_id
+ORDER BY id, element_id`
+
+// AroundQuery reads every relationship around the frontier, addressed by
+// element id, with the frontier node's degree: one query per hop.
+const AroundQuery = `UNWIND $refs AS ref
+MATCH (n) WHERE elementId(n) = ref
+WITH n, ref, COUNT { (n)--() } AS degree
+MATCH (n)-[r]-(m) WHERE m.id IS :: STRING NOT NULL
+RETURN ref, degree, type(r) AS type, elementId(r) AS rel_element_id, properties(r) AS rel_props,
+       m.id AS other_id, labels(m) AS other_labels, properties(m) AS other_props, elementId(m) AS other_element_id`
+
+// Nodes finds the nodes whose id is in ids (graph.Reader). Ids must be
+// unique: two nodes with one id are an error naming it.
+func (r *txReader) Nodes(ctx context.Context, ids []string) ([]graph.NodeRef, error) {
+	want := uniq(ids)
+	found := map[string]graph.NodeRef{}
+	queries := []string{NodesScanQuery}
+	if len(r.indexed) > 0 {
+		queries = []string{NodesIndexQuery(r.indexed), NodesScanQuery}
+	}
+	for _, q := range queries {
+		var missing []string
+		for _, id := range want {
+			if _, ok := found[id]; !ok {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+		rows, err := r.collect(ctx, q, map[string]any{"ids": missing})
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range rows {
+			ref, err := nodeRefOf(row, "id", "data", "labels", "element_id")
+			if err != nil {
+				return nil, err
+			}
+			if _, dup := found[ref.Node.ID]; dup {
+				return nil, fmt.Errorf("Neo4j has several nodes with id %s; node ids must be unique", strconv.Quote(ref.Node.ID))
+			}
+			found[ref.Node.ID] = ref
+		}
+	}
+	out := make([]graph.NodeRef, 0, len(found))
+	for _, id := range want {
+		if ref, ok := found[id]; ok {
+			out = append(out, ref)
+		}
+	}
+	return out, nil
+}
+
+// Around reads the relationships around from in one query (graph.Reader).
+func (r *txReader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Rel, error) {
+	byRef := make(map[string]string, len(from))
+	refs := make([]string, 0, len(from))
+	for _, f := range from {
+		if _, ok := byRef[f.Ref]; !ok {
+			byRef[f.Ref] = f.Node.ID
+			refs = append(refs, f.Ref)
+		}
+	}
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	rows, err := r.collect(ctx, AroundQuery, map[string]any{"refs": refs})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]graph.Rel, 0, len(rows))
+	for _, row := range rows {
+		ref, _ := row["ref"].(string)
+		fromID, ok := byRef[ref]
+		if !ok {
+			return nil, fmt.Errorf("around: a row for an element id not asked for (%s)", strconv.Quote(ref))
+		}
+		deg, ok := row["degree"].(int64)
+		if !ok {
+			return nil, errors.New("around: column degree is not an integer")
+		}
+		to, err := nodeRefOf(row, "other_id", "other_props", "other_labels", "other_element_id")
+		if err != nil {
+			return nil, err
+		}
+		typ, _ := row["type"].(string)
+		eid, _ := row["rel_element_id"].(string)
+		props, ok := row["rel_props"].(map[string]any)
+		if !ok {
+			return nil, errors.New("around: column rel_props is not a map")
+		}
+		props = plainProps(props)
+		edge := graph.Edge{SourceID: fromID, TargetID: to.Node.ID, Type: typ, Properties: props, ElementID: eid}
+		// A malformed weight or tags stays in Properties, for the
+		// retriever to name when it follows the relationship.
+		edge.Weight, _ = graph.WeightOf(props)
+		edge.Tags, _ = graph.TagsOf(props)
+		out = append(out, graph.Rel{Edge: edge, To: to, Degree: deg})
+	}
+	graph.SortRels(out, from)
+	return out, nil
+}
+
+// nodeRefOf reads a node from a row's columns: its id, properties, labels
+// and element id.
+func nodeRefOf(row map[string]any, idKey, propsKey, labelsKey, eidKey string) (graph.NodeRef, error) {
+	id, ok := row[idKey].(string)
+	if !ok {
+		return graph.NodeRef{}, fmt.Errorf("column %s: expected a string, got %s", idKey, Describe(row[idKey]))
+	}
+	props, ok := row[propsKey].(map[string]any)
+	if !ok {
+		return graph.NodeRef{}, fmt.Errorf("node %s: column %s is not a map", strconv.Quote(id), propsKey)
+	}
+	raw, _ := row[labelsKey].([]any)
+	labels := make([]string, 0, len(raw))
+	for _, l := range raw {
+		s, ok := l.(string)
+		if !ok {
+			return graph.NodeRef{}, fmt.Errorf("node %s: a label is not a string", strconv.Quote(id))
+		}
+		labels = append(labels, s)
+	}
+	eid, ok := row[eidKey].(string)
+	if !ok {
+		return graph.NodeRef{}, fmt.Errorf("node %s: column %s is not a string", strconv.Quote(id), eidKey)
+	}
+	return graph.NodeRef{Node: graph.Node{ID: id, Labels: labels, Properties: plainProps(props)}, Ref: eid}, nil
+}
+
+func uniq(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}

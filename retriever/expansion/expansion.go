@@ -1,0 +1,282 @@
+// Package expansion is the typed-expansion retriever (docs/RETRIEVERS.md,
+// "Typed expansion"): the seeds with their scores, and the nodes up to
+// MaxHops hops from them, each scored through its best route by the
+// weights of the relationship types it took, damped by an expansion factor
+// and a decay per hop, ranked, the top K kept.
+//
+// It reads a graph only through graph.Neighbourhood (one read of the
+// seeds, then one read per hop for the whole frontier), so it runs alike
+// on the embedded engine and on Neo4j, and shares only package retriever
+// with the other retrievers (docs/ARCHITECTURE.md).
+package expansion
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// Name is the retriever's name in rankings, flags and the explorer.
+const Name = "expansion"
+
+// WeightOf is the weight a relationship counts with: its own weight
+// property; without one, graph.MissingRelatesWeight for a RELATES and 1
+// for any other type. A weight that is not a finite number is an error
+// naming the relationship.
+func WeightOf(e graph.Edge) (float64, error) {
+	w, err := graph.WeightOf(e.Properties)
+	if err != nil {
+		return 0, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(e.SourceID), e.Type, strconv.Quote(e.TargetID), err)
+	}
+	switch {
+	case w != nil:
+		return *w, nil
+	case e.Type == graph.Relates:
+		return graph.MissingRelatesWeight, nil
+	}
+	return 1, nil
+}
+
+// reach is a node's best value a_h at one hop count h, and the hop that
+// gave it (from a node of the previous hop).
+type reach struct {
+	a    float64
+	from string
+	hop  retriever.Hop
+	ref  graph.NodeRef
+}
+
+// Retrieve runs the expansion of q's seeds over nb with p. q's tags are
+// not used. A seed not in the graph is reported not found and expands
+// nothing.
+func Retrieve(ctx context.Context, nb graph.Neighbourhood, q retriever.Query, p Params) (retriever.Ranking, error) {
+	if err := q.Validate(); err != nil {
+		return retriever.Ranking{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return retriever.Ranking{}, err
+	}
+	var out retriever.Ranking
+	err := nb.Read(ctx, func(r graph.Reader) error {
+		var err error
+		out, err = retrieve(ctx, r, q, p)
+		return err
+	})
+	return out, err
+}
+
+func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) (retriever.Ranking, error) {
+	ids := make([]string, len(q.Seeds))
+	for i, s := range q.Seeds {
+		ids[i] = s.NodeID
+	}
+	found, err := r.Nodes(ctx, ids)
+	if err != nil {
+		return retriever.Ranking{}, err
+	}
+	seedRef := make(map[string]graph.NodeRef, len(found))
+	for _, f := range found {
+		seedRef[f.Node.ID] = f
+	}
+	score := make(map[string]float64, len(q.Seeds))
+	seeds := make([]retriever.SeedStatus, len(q.Seeds))
+	layer0 := make(map[string]reach, len(found))
+	for i, s := range q.Seeds {
+		ref, ok := seedRef[s.NodeID]
+		seeds[i] = retriever.SeedStatus{NodeID: s.NodeID, Score: s.Score, Found: ok}
+		score[s.NodeID] = s.Score
+		if ok {
+			layer0[s.NodeID] = reach{a: s.Score, ref: ref}
+		}
+	}
+
+	// layers[h] holds a_h: layer 0 the seeds, layer h the nodes one hop
+	// from a node of layer h−1 with a positive value.
+	layers := []map[string]reach{layer0}
+	skipped := map[string]int{}
+	selfLoops, read := 0, 0
+	for h := 1; h <= p.MaxHops; h++ {
+		prev := layers[h-1]
+		frontier := positive(prev)
+		if len(frontier) == 0 {
+			break
+		}
+		rels, err := r.Around(ctx, frontier)
+		if err != nil {
+			return retriever.Ranking{}, err
+		}
+		read += len(rels)
+		next := map[string]reach{}
+		for _, rel := range rels {
+			e := rel.Edge
+			if e.SourceID == e.TargetID {
+				selfLoops++
+				continue
+			}
+			tw, ok := p.TypeWeights[e.Type]
+			if !ok || tw == 0 {
+				skipped[e.Type]++
+				continue
+			}
+			w, err := WeightOf(e)
+			if err != nil {
+				return retriever.Ranking{}, err
+			}
+			u := prev[e.SourceID]
+			c := reach{a: u.a * (tw * w), from: e.SourceID, ref: rel.To,
+				hop: retriever.Hop{From: e.SourceID, To: e.TargetID, Type: e.Type, Weight: w, Factor: tw * w, Edge: e}}
+			if cur, ok := next[e.TargetID]; !ok || better(c, cur) {
+				next[e.TargetID] = c
+			}
+		}
+		layers = append(layers, next)
+	}
+
+	hits := make([]retriever.Hit, 0)
+	seen := map[string]bool{}
+	for h := range layers {
+		for _, v := range slices.Sorted(maps.Keys(layers[h])) {
+			if seen[v] {
+				continue
+			}
+			seen[v] = true
+			hits = append(hits, hitOf(v, layers, score, p))
+		}
+	}
+	kept, cut := retriever.Rank(hits, p.TopK)
+	return retriever.Ranking{
+		Retriever: Name,
+		Params:    p.Fields(),
+		Seeds:     seeds,
+		Hits:      kept,
+		Stats:     stats(layer0, kept, cut, skipped, selfLoops, read),
+	}, nil
+}
+
+// better says whether c beats cur for the same node at the same hop: a
+// larger value, then (on a tie) the smaller parent id; between parallel
+// relationships of one parent the first in graph.SortRels order stays.
+func better(c, cur reach) bool {
+	if c.a != cur.a {
+		return c.a > cur.a
+	}
+	return c.from < cur.from
+}
+
+// positive is the frontier of a layer: its nodes with a positive value, by
+// id.
+func positive(layer map[string]reach) []graph.NodeRef {
+	var out []graph.NodeRef
+	for _, id := range slices.Sorted(maps.Keys(layer)) {
+		if layer[id].a > 0 {
+			out = append(out, layer[id].ref)
+		}
+	}
+	return out
+}
+
+// decay is δ^h, multiplied out left to right.
+func decay(d float64, h int) float64 {
+	x := 1.0
+	for range h {
+		x *= d
+	}
+	return x
+}
+
+// hitOf scores node v: its expansion score is the best over h ≥ 1 of
+// a_h(v) × f × δ^h (the smallest h on a tie); a seed keeps its R unless
+// its expansion score is larger.
+func hitOf(v string, layers []map[string]reach, seedScore map[string]float64, p Params) retriever.Hit {
+	bestH, best := 0, 0.0
+	for h := 1; h < len(layers); h++ {
+		x, ok := layers[h][v]
+		if !ok {
+			continue
+		}
+		s := x.a * p.ExpansionFactor * decay(p.DepthDecay, h)
+		if bestH == 0 || s > best {
+			bestH, best = h, s
+		}
+	}
+	var node graph.Node
+	for h := range layers {
+		if x, ok := layers[h][v]; ok {
+			node = x.ref.Node
+			break
+		}
+	}
+	labels := node.Labels
+	if labels == nil {
+		labels = []string{}
+	}
+	hit := retriever.Hit{NodeID: v, Labels: labels, Node: node, Route: []retriever.Hop{}}
+	if r, isSeed := layers[0][v]; isSeed && (bestH == 0 || r.a >= best) {
+		hit.Score, hit.Seed, hit.Origin = r.a, v, retriever.OriginInitial
+		hit.Terms = []retriever.Term{{Name: "R(" + v + ")", Value: r.a}}
+		return hit
+	}
+	// Walk the best route back to its seed.
+	route := make([]retriever.Hop, bestH)
+	at := v
+	for h := bestH; h >= 1; h-- {
+		x := layers[h][at]
+		route[h-1] = x.hop
+		at = x.from
+	}
+	hit.Score, hit.Seed, hit.Origin, hit.Route = best, at, retriever.OriginExpanded, route
+	hit.Contradicting = best < 0
+	hit.Terms = append(hit.Terms, retriever.Term{Name: "R(" + at + ")", Value: seedScore[at]})
+	for _, hop := range route {
+		hit.Terms = append(hit.Terms, retriever.Term{Name: hop.Type, Value: hop.Factor})
+	}
+	hit.Terms = append(hit.Terms,
+		retriever.Term{Name: "f", Value: p.ExpansionFactor},
+		retriever.Term{Name: "δ^" + strconv.Itoa(bestH), Value: decay(p.DepthDecay, bestH)})
+	return hit
+}
+
+// stats are the specification's expansion statistics and what was
+// skipped.
+// A seed counts as an initial result whatever gave its score (another
+// seed's route may beat its own R).
+func stats(seeds map[string]reach, kept, cut []retriever.Hit, skipped map[string]int, selfLoops, read int) retriever.Fields {
+	keptSeeds, newHits, droppedSeeds := 0, 0, 0
+	for _, h := range kept {
+		if _, ok := seeds[h.NodeID]; ok {
+			keptSeeds++
+		} else {
+			newHits++
+		}
+	}
+	for _, h := range cut {
+		if _, ok := seeds[h.NodeID]; ok {
+			droppedSeeds++
+		}
+	}
+	initial := len(seeds)
+	rate := 0.0
+	if initial > 0 {
+		rate = float64(newHits) / float64(initial)
+	}
+	byType := retriever.Fields{}
+	for _, t := range slices.Sorted(maps.Keys(skipped)) {
+		byType = append(byType, retriever.Field{Name: t, Value: skipped[t]})
+	}
+	return retriever.Fields{
+		{Name: "initial_count", Value: initial},
+		{Name: "expanded_count", Value: len(kept)},
+		{Name: "new_results", Value: newHits},
+		{Name: "kept_results", Value: keptSeeds},
+		{Name: "dropped_results", Value: droppedSeeds},
+		{Name: "expansion_rate", Value: rate},
+		{Name: "relationships_read", Value: read},
+		{Name: "skipped_by_type", Value: byType},
+		{Name: "self_loops_skipped", Value: selfLoops},
+	}
+}

@@ -1,0 +1,178 @@
+package retriever
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/memoria-graph/memoria/graph"
+)
+
+// Query is what every retriever is asked: the seeds a vector search found
+// (each with its score R) and the query tags (a retriever that does not
+// use tags ignores them).
+type Query struct {
+	Seeds []Seed
+	Tags  []string
+}
+
+// Validate checks the seeds (ValidateSeeds) and that no seed id repeats.
+func (q Query) Validate() error {
+	var errs []error
+	if err := ValidateSeeds(q.Seeds); err != nil {
+		errs = append(errs, err)
+	}
+	seen := make(map[string]bool, len(q.Seeds))
+	for _, s := range q.Seeds {
+		if seen[s.NodeID] {
+			errs = append(errs, errors.New("seed "+quote(s.NodeID)+" is given twice"))
+		}
+		seen[s.NodeID] = true
+	}
+	return errors.Join(errs...)
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// Origin says where a hit's score came from.
+type Origin string
+
+const (
+	// OriginInitial: the hit is a seed and its score is its R.
+	OriginInitial Origin = "initial"
+	// OriginExpanded: the score came from a route through the graph.
+	OriginExpanded Origin = "expanded"
+)
+
+// Hop is one relationship of a hit's route, from the seed outwards.
+type Hop struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Type string `json:"type"`
+	// Weight is the relationship's weight as the retriever used it (its
+	// own, or the retriever's default when it has none).
+	Weight float64 `json:"weight"`
+	// Factor is what the hop multiplied the score by.
+	Factor float64 `json:"factor"`
+	// Edge is the relationship itself (its element id pins it in the
+	// debug Cypher).
+	Edge graph.Edge `json:"-"`
+}
+
+// Term is one factor of a hit's score multiplied out: a name ("R(S1)",
+// "FIXES", "f", "δ^1") and its value. The product of a hit's terms, in
+// order, is its score.
+type Term struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+// Hit is one memory a retriever returned.
+type Hit struct {
+	Rank   int      `json:"rank"`
+	NodeID string   `json:"node_id"`
+	Score  float64  `json:"score"`
+	Labels []string `json:"labels"`
+	// Seed is the seed the hit's best route starts at (the hit itself for
+	// an initial hit).
+	Seed   string `json:"seed"`
+	Origin Origin `json:"origin"`
+	// Route is the best route from Seed to the hit; empty for an initial
+	// hit.
+	Route []Hop `json:"route"`
+	// Contradicting marks a hit reached through a negative hop: its score
+	// is negative.
+	Contradicting bool `json:"contradicting,omitempty"`
+	// Terms is the score multiplied out.
+	Terms []Term `json:"terms"`
+	// Node is the node itself, for front ends.
+	Node graph.Node `json:"-"`
+}
+
+// SeedStatus is one seed of the query as a ranking reports it.
+type SeedStatus struct {
+	NodeID string  `json:"node_id"`
+	Score  float64 `json:"score"`
+	Found  bool    `json:"found"`
+}
+
+// Field is one named value of a ranking's parameters or statistics.
+type Field struct {
+	Name  string
+	Value any
+}
+
+// Fields is an ordered set of named values, written in JSON as an object
+// whose keys keep their order.
+type Fields []Field
+
+// MarshalJSON writes the fields as one object, in order.
+func (f Fields) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, x := range f {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(x.Name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(x.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Get returns the value named name.
+func (f Fields) Get(name string) (any, bool) {
+	for _, x := range f {
+		if x.Name == name {
+			return x.Value, true
+		}
+	}
+	return nil, false
+}
+
+// Ranking is what every retriever returns (docs/RETRIEVERS.md, "The
+// ranking"): its name and parameters, the seeds, the ranked hits and the
+// retriever's statistics. `--format ranking` writes it as it is.
+type Ranking struct {
+	Retriever string       `json:"retriever"`
+	Params    Fields       `json:"params"`
+	Seeds     []SeedStatus `json:"seeds"`
+	Hits      []Hit        `json:"hits"`
+	Stats     Fields       `json:"stats"`
+}
+
+// Rank is the one ranking rule: hits by score, descending, then by node id;
+// ranks 1, 2, ... in that order. With k > 0 the hits beyond the k-th are
+// returned apart, as cut (ranked too, k+1 onwards). hits is sorted in
+// place.
+func Rank(hits []Hit, k int) (kept, cut []Hit) {
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.NodeID, b.NodeID)
+	})
+	for i := range hits {
+		hits[i].Rank = i + 1
+	}
+	if k > 0 && len(hits) > k {
+		return hits[:k:k], hits[k:]
+	}
+	return hits, nil
+}
