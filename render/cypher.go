@@ -11,6 +11,7 @@ import (
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
@@ -51,7 +52,37 @@ type DebugQuery struct {
 // Unpinned says so. A path without steps gives an empty Query (and empty,
 // non-nil NodeIDs and Params).
 func DebugCypher(p activation.Path) DebugQuery {
-	ids := p.NodeIDs()
+	edges := make([]graph.Edge, len(p.Steps))
+	for i, st := range p.Steps {
+		edges[i] = st.Edge
+		edges[i].Type = graph.Relates
+	}
+	return debugQuery(p.NodeIDs(), edges)
+}
+
+// DebugCypherRoute is DebugCypher for a ranked hit's route: each
+// relationship matched with its own type (quoted as a Cypher name), the
+// hops' node ids in order. A route that walks one relationship twice
+// matches no row (Cypher never binds one relationship twice in a MATCH).
+func DebugCypherRoute(route []retriever.Hop) DebugQuery {
+	if len(route) == 0 {
+		return debugQuery(nil, nil)
+	}
+	ids := []string{route[0].From}
+	edges := make([]graph.Edge, len(route))
+	for i, h := range route {
+		ids = append(ids, h.To)
+		edges[i] = h.Edge
+		edges[i].Type = h.Type
+	}
+	return debugQuery(ids, edges)
+}
+
+// debugQuery matches the path through ids over edges (len(ids)−1 of them).
+func debugQuery(ids []string, edges []graph.Edge) DebugQuery {
+	if ids == nil {
+		ids = []string{}
+	}
 	q := DebugQuery{NodeIDs: ids, Params: make(map[string]any, 2*len(ids))}
 	if len(ids) == 0 {
 		return q
@@ -60,14 +91,21 @@ func DebugCypher(p activation.Path) DebugQuery {
 	var where []string
 	for i, id := range ids {
 		if i > 0 {
-			fmt.Fprintf(&pattern, "-[r%d:%s]-", i-1, graph.Relates)
+			// A type holding a character textsafe.Safe refuses cannot be
+			// written (backticks escape nothing): the relationship is
+			// matched by its pin alone.
+			if ty := edges[i-1].Type; textsafe.Escape(ty) == ty && ty != "" {
+				fmt.Fprintf(&pattern, "-[r%d:%s]-", i-1, cypherlit.AppendName(nil, ty))
+			} else {
+				fmt.Fprintf(&pattern, "-[r%d]-", i-1)
+			}
 		}
 		fmt.Fprintf(&pattern, "(n%d {id: $id%d})", i, i)
 		q.Params[fmt.Sprintf("id%d", i)] = id
 	}
-	for i, st := range p.Steps {
+	for i, e := range edges {
 		r := fmt.Sprintf("r%d", i)
-		switch e := st.Edge; {
+		switch {
 		case e.ElementID != "":
 			where = append(where, fmt.Sprintf("elementId(%s) = $%s", r, r))
 			q.Params[r] = e.ElementID

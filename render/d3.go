@@ -39,7 +39,11 @@ type D3Link struct {
 	Weight         float64        `json:"weight"`
 	WeightMissing  bool           `json:"weight_missing,omitempty"`
 	Tags           []string       `json:"tags"`
-	TransferEnergy float64        `json:"transfer_energy"`
+	// TransferEnergy is the hop's T (Activation Energy; a kept hop's T is
+	// always above 0). A ranking's link has none and gives Factor, what the
+	// hop multiplied the score by.
+	TransferEnergy float64        `json:"transfer_energy,omitempty"`
+	Factor         *float64       `json:"factor,omitempty"`
 	Properties     map[string]any `json:"properties"`
 }
 

@@ -11,11 +11,14 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/expansion"
 )
 
 const exploreUsage = `Usage: memoria explore [source flags] --seed ID[=SCORE]... [options]
 
-Runs the Activation Energy retriever from each seed and prints the result.
+Runs a retriever from the seeds and prints the result: Activation Energy
+(--retriever activation, the default) or the typed expansion (--retriever
+expansion; docs/RETRIEVERS.md).
 A missing SCORE means 1.0. An unknown seed is a result (seed_not_found),
 not an error. A seed whose exploration fails (the server died, a number
 overflowed) is marked as failed in every format, the other results are
@@ -34,17 +37,24 @@ Formats:
           Browser, cypher-shell, or a driver's query and parameters JSON)
   check   per path, a query that recomputes every hop on Neo4j from the raw
           properties and compares it with memoria's T (same form choice)
+  ranking one JSON object every retriever shares: the ranked hits with
+          their routes, the seeds, the parameters and the statistics
+With --retriever expansion: ranking (the default), tree (the ranked list
+and the tree of best routes), d3, llm and cypher (a query per hit's route).
 
 Flags:
 `
 
-var formats = []string{"json", "tree", "d3", "llm", "cypher", "check"}
+var formats = []string{"json", "tree", "d3", "llm", "cypher", "check", "ranking"}
 
 func runExplore(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet(env, "explore", exploreUsage)
 	var q queryFlags
 	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
-	format := fs.String("format", "json", "output `format`: json, tree, d3, llm, cypher or check")
+	var rf retrieverFlags
+	rf.register(fs)
+	format := fs.String("format", "", "output `format`: json, tree, d3, llm, cypher, check or ranking (default json; ranking\n"+
+		"with --retriever expansion)")
 	form := fs.String("cypher-form", "browser", "with --format cypher or check, the paste-ready `form`: browser (Neo4j Browser),\n"+
 		"shell (cypher-shell) or driver (one JSON object per query: query and parameters)")
 	trace := fs.Bool("trace", false, "with --format json, add each result's levels: every candidate with its fate, the near\n"+
@@ -59,8 +69,20 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	if len(q.seeds) == 0 {
 		return usagef("explore: at least one --seed is required")
 	}
+	if err := rf.check(fs, "explore"); err != nil {
+		return err
+	}
+	if *format == "" {
+		*format = "json"
+		if rf.name == expansion.Name {
+			*format = "ranking"
+		}
+	}
 	if !slices.Contains(formats, *format) {
-		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher, check)", *format)
+		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher, check, ranking)", *format)
+	}
+	if rf.name == expansion.Name && !slices.Contains(rankingFormats, *format) {
+		return usagef("explore: --format %s is Activation Energy's; --retriever expansion prints ranking, tree, d3, llm or cypher", *format)
 	}
 	if !slices.Contains(render.CypherForms, render.CypherForm(*form)) {
 		return usagef("explore: unknown --cypher-form %q (want browser, shell or driver)", *form)
@@ -70,6 +92,9 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
+	if rf.name == expansion.Name {
+		return runExpansion(ctx, source, retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}, rf.exp, *format, render.CypherForm(*form), env.Stdout)
+	}
 	if *trace && *format != "json" {
 		return usagef("explore: --trace needs --format json")
 	}
@@ -84,7 +109,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return usageError{err.Error()}
 	}
 	return explore(ctx, r, q.seeds, splitTags(q.tags), exploreOutput{format: *format, trace: *trace, minActivation: q.cfg.MinActivation,
-		form: render.CypherForm(*form), floor: q.cfg.TagSimFloor}, env.Stdout)
+		form: render.CypherForm(*form), floor: q.cfg.TagSimFloor, cfg: q.cfg}, env.Stdout)
 }
 
 // exploreOutput is how explore prints.
@@ -94,6 +119,7 @@ type exploreOutput struct {
 	minActivation float64 // the run's threshold, for the tree's near misses
 	form          render.CypherForm
 	floor         float64 // the run's TAG_SIM_FLOOR, for the check queries
+	cfg           activation.Params
 }
 
 // explore streams results in json and tree formats and collects them, in
@@ -144,6 +170,11 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 		werr = enc.Encode(render.ToD3(results...))
 	case "llm":
 		_, werr = fmt.Fprintln(out, render.ToLLMContext(results...).Text())
+	case "ranking":
+		var b []byte
+		if b, werr = render.RankingJSON(activation.Ranking(results, o.cfg, tags)); werr == nil {
+			_, werr = out.Write(b)
+		}
 	case "cypher", "check":
 		qs := render.DebugCypherAll(results...)
 		if format == "check" {

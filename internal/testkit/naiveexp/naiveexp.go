@@ -87,14 +87,14 @@ func Run(g *apoc.Graph, seeds []Seed, p Params) Result {
 			s, okS := ids[r.Start]
 			t, okT := ids[r.End]
 			// Both directions: from the start to the end, and back.
-			for _, dir := range [][2]string{{s, t}, {t, s}} {
+			for d, dir := range [][2]string{{s, t}, {t, s}} {
 				u, v := dir[0], dir[1]
 				from, okU := a[h-1][u]
 				if !okU || from.a <= 0 {
 					continue
 				}
 				if r.Start == r.End {
-					if dir[0] == s {
+					if d == 0 { // one relationship, met once
 						res.SelfLoops++
 					}
 					continue

@@ -1,0 +1,51 @@
+package randgraph
+
+import (
+	"math/rand"
+	"strconv"
+
+	"github.com/memoria-graph/memoria/graph/apoc"
+)
+
+// Types are the relationship types AddTyped draws from: the typed
+// expansion's table (docs/RETRIEVERS.md) and two types it does not know.
+var Types = []string{"FIXES", "SUPPORTS", "FOLLOWS", "RELATED", "SIMILAR_TO", "PART_OF", "CAUSES", "CONTRADICTS", "MENTIONS", "CITES"}
+
+// AddTyped adds about perNode × nodes relationships of the types in Types
+// to g, between random nodes (some parallel to one just added, some
+// self-loops), each with a weight from {0.25, 0.5, 0.75, 1.0} or an integer
+// 1, or none. It draws only from r, after Generate, so a graph Generate
+// made stays the same up to the relationships added.
+func AddTyped(r *rand.Rand, g *apoc.Graph, perNode float64) {
+	n := len(g.Nodes)
+	if n == 0 {
+		return
+	}
+	add := func(typ string, a, b int) {
+		props := map[string]any{}
+		switch k := r.Intn(6); {
+		case k < 4:
+			props["weight"] = grid[k]
+		case k == 4:
+			props["weight"] = int64(1)
+		}
+		g.Rels = append(g.Rels, apoc.Relationship{InternalID: strconv.Itoa(len(g.Rels)), Type: typ,
+			Start: g.Nodes[a].InternalID, End: g.Nodes[b].InternalID, Properties: props})
+	}
+	m := int(perNode * float64(n))
+	for i := 0; i < m; i++ {
+		a, b := r.Intn(n), r.Intn(n)
+		if r.Intn(30) == 0 {
+			b = a
+		}
+		typ := Types[r.Intn(len(Types))]
+		add(typ, a, b)
+		if r.Intn(12) == 0 {
+			if r.Intn(2) == 0 {
+				add(typ, b, a)
+			} else {
+				add(Types[r.Intn(len(Types))], a, b)
+			}
+		}
+	}
+}
