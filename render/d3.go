@@ -36,9 +36,9 @@ type D3Link struct {
 	Type   string `json:"type"`
 	// Weight is the effective weight: activation.MissingWeight when the edge
 	// has none (then WeightMissing is true).
-	Weight         float64        `json:"weight"`
-	WeightMissing  bool           `json:"weight_missing,omitempty"`
-	Tags           []string       `json:"tags"`
+	Weight        float64  `json:"weight"`
+	WeightMissing bool     `json:"weight_missing,omitempty"`
+	Tags          []string `json:"tags"`
 	// TransferEnergy is the hop's T (Activation Energy; a kept hop's T is
 	// always above 0). A ranking's link has none and gives Factor, what the
 	// hop multiplied the score by.

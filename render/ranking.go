@@ -221,8 +221,8 @@ func RouteTree(r retriever.Ranking) string {
 // RankingLLM is a ranking for an LLM's context (`--format llm`): one line
 // per hit, in rank order,
 //
-//	1. (Memory: "text…") score 0.95, seed
-//	3. (Memory: "text…") score 0.456, via [Seed A] -[FIXES w=1 ×1]-> X
+//  1. (Memory: "text…") score 0.95, seed
+//  3. (Memory: "text…") score 0.456, via [Seed A] -[FIXES w=1 ×1]-> X
 //
 // then "Graph (D3 JSON):" and RankingD3 as LLMContext.Text writes it.
 func RankingLLM(r retriever.Ranking) string {

@@ -49,9 +49,9 @@ type Hit struct {
 
 // Result is the kept hits and the statistics the retriever reports.
 type Result struct {
-	Hits                                  []Hit
+	Hits                                 []Hit
 	Found, New, Kept, Dropped, SelfLoops int
-	Skipped                               map[string]int
+	Skipped                              map[string]int
 }
 
 type best struct {
