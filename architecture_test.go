@@ -22,7 +22,7 @@ var allowedImports = map[string][]string{
 	"graph":                        {},
 	"graph/apoc":                   {"graph", "internal/cypherlit", "internal/textsafe"},
 	"graph/inmem":                  {"graph", "graph/apoc"},
-	"graph/neo4jdb":                {"graph", "graph/apoc", "internal/retry"},
+	"graph/neo4jdb":                {"graph", "graph/apoc", "internal/cypherlit", "internal/retry"},
 	"graph/neo4jload":              {"graph", "graph/apoc", "graph/neo4jdb", "internal/cypherlit", "internal/retry"},
 	"retriever":                    {"graph"},
 	"retriever/activation":         {"graph", "retriever", "internal/retry"},
@@ -30,6 +30,7 @@ var allowedImports = map[string][]string{
 	"retriever/activation/sweep":   {"graph", "retriever", "retriever/activation"},
 	"retriever/activation/why":     {"graph", "retriever", "retriever/activation", "internal/retry"},
 	"retriever/activation/onneo4j": {"graph", "graph/neo4jdb", "retriever/activation", "internal/cypherlit"},
+	"retriever/expansion":          {"graph", "retriever"},
 	"render":                       {"graph", "graph/apoc", "retriever", "retriever/activation", "retriever/activation/sweep", "retriever/activation/why", "internal/cypherlit", "internal/textsafe"},
 	"keymap":                       {},
 	"tui":                          {"graph", "retriever", "retriever/activation", "retriever/activation/sweep", "retriever/activation/why", "render", "keymap", "internal/textsafe", "internal/experiment"},
@@ -38,6 +39,7 @@ var allowedImports = map[string][]string{
 	"internal/cypherlit":           {"internal/textsafe"},
 	"internal/textsafe":            {},
 	"internal/naive":               {"graph", "graph/apoc", "retriever", "retriever/activation"},
+	"internal/testkit/naiveexp":    {"graph", "graph/apoc"},
 	"internal/randgraph":           {"graph/apoc"},
 	"internal/neo4jtest":           {},
 	"internal/golden":              {},
@@ -146,6 +148,46 @@ func TestRetrieversDoNotWrite(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRetrieversStandApart: each retriever is a package (with its
+// subpackages) under retriever/ that never imports another retriever's, in
+// its code or its tests; one other than Activation Energy reads a graph
+// only through package graph (docs/ARCHITECTURE.md).
+func TestRetrieversStandApart(t *testing.T) {
+	prod, tests, files := packageImports(t)
+	owner := func(dir string) string {
+		rest, ok := strings.CutPrefix(dir, "retriever/")
+		if !ok {
+			return ""
+		}
+		name, _, _ := strings.Cut(rest, "/")
+		return name
+	}
+	retrievers := 0
+	for dir := range files {
+		me := owner(dir)
+		if me == "" {
+			continue
+		}
+		retrievers++
+		for _, imp := range append(slices.Clone(prod[dir]), tests[dir]...) {
+			if other := owner(imp); other != "" && other != me {
+				t.Errorf("%s (retriever %s) imports %s, another retriever's package", dir, me, imp)
+			}
+		}
+		if me == "activation" {
+			continue
+		}
+		for _, imp := range prod[dir] {
+			if imp != "graph" && imp != "retriever" && owner(imp) != me {
+				t.Errorf("%s imports %s: a retriever reads through graph and shares only retriever", dir, imp)
+			}
+		}
+	}
+	if retrievers < 2 {
+		t.Fatalf("found %d retriever packages; the walk is broken", retrievers)
 	}
 }
 
