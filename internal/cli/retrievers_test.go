@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// rankingOut is the part of --format ranking the tests read.
+type rankingOut struct {
+	Retriever string `json:"retriever"`
+	Seeds     []struct {
+		NodeID string `json:"node_id"`
+		Found  bool   `json:"found"`
+	} `json:"seeds"`
+	Hits []struct {
+		Rank   int     `json:"rank"`
+		NodeID string  `json:"node_id"`
+		Score  float64 `json:"score"`
+		Origin string  `json:"origin"`
+		Route  []struct {
+			Type   string  `json:"type"`
+			Factor float64 `json:"factor"`
+		} `json:"route"`
+	} `json:"hits"`
+	Stats map[string]any `json:"stats"`
+}
+
+func decodeRanking(t *testing.T, out string) rankingOut {
+	t.Helper()
+	var r rankingOut
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out)
+	}
+	return r
+}
+
+// TestExploreExpansion: on the demo graph, seed N2006 (R 0.85) expands one
+// hop through RELATES (type weight 1.0) to N2003 (w 0.82), N2004 (0.58),
+// N2007 (0.5) and N2005 (0.45), each scored 0.85 × w × 0.6 × 0.8: N2003 =
+// 0.85 × 0.82 × 0.48 = 0.33456, ...; its MENTIONS relationship is not in
+// the table and is skipped. The default format is ranking; --top-k 3
+// keeps the seed and the two best.
+func TestExploreExpansion(t *testing.T) {
+	code, out, errs := run(t, "explore", "--retriever", "expansion", "--seed", "N2006=0.85", "--top-k", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r := decodeRanking(t, out)
+	if r.Retriever != "expansion" || len(r.Hits) != 3 || r.Hits[0].NodeID != "N2006" || r.Hits[1].NodeID != "N2003" || r.Hits[2].NodeID != "N2004" {
+		t.Fatalf("ranking %+v", r)
+	}
+	if h := r.Hits[1]; h.Origin != "expanded" || h.Score < 0.33456-1e-12 || h.Score > 0.33456+1e-12 || h.Route[0].Type != "RELATES" {
+		t.Errorf("N2003: %+v", h)
+	}
+	if r.Stats["dropped_results"] != 0.0 || r.Stats["new_results"] != 2.0 || r.Stats["skipped_by_type"].(map[string]any)["MENTIONS"] != 1.0 {
+		t.Errorf("stats %v", r.Stats)
+	}
+	code, out, _ = run(t, "explore", "--retriever", "expansion", "--seed", "N2006=0.85", "--format", "tree", "--type-weight", "RELATES=0.5")
+	if code != 0 || !strings.Contains(out, "#2   0.1673    N2003") || !strings.Contains(out, "routes:\nN2006 R=0.85 #1\n") {
+		t.Errorf("tree (exit %d):\n%s", code, out)
+	}
+}
+
+// TestExploreActivationRanking: Activation Energy's run as the shared
+// ranking: scenario A's seed N2006 (R 0.85) first, then N2003 with its
+// best T 0.85 × 0.82 / √4 × 0.2917 (docs/DEMO_GRAPH.md: T = 0.1016).
+func TestExploreActivationRanking(t *testing.T) {
+	code, out, errs := run(t, "explore", "--seed", "N2006=0.85", "--tags", "demand_forecasting,stockout,safety_stock,inventory_policy", "--format", "ranking")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r := decodeRanking(t, out)
+	if r.Retriever != "activation" || r.Hits[0].NodeID != "N2006" || r.Hits[1].NodeID != "N2003" || r.Hits[1].Score < 0.1016-5e-5 || r.Hits[1].Score > 0.1016+5e-5 {
+		t.Fatalf("ranking %+v", r)
+	}
+	if r.Stats["nodes_reached"] != float64(len(r.Hits)) {
+		t.Errorf("stats %v for %d hits", r.Stats, len(r.Hits))
+	}
+}
+
+// TestExploreRetrieverFlags: a mistake names the flag and exits 2.
+func TestExploreRetrieverFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--retriever", "pagerank"}, `unknown --retriever "pagerank"`},
+		{[]string{"--retriever", "expansion", "--min-activation", "0.1"}, "--min-activation does not apply to --retriever expansion"},
+		{[]string{"--max-hops", "2"}, "--max-hops does not apply to --retriever activation"},
+		{[]string{"--retriever", "expansion", "--max-hops", "4"}, "max hops must be 1 to 3"},
+		{[]string{"--retriever", "expansion", "--type-weight", "FIXES=2"}, `type weight of "FIXES" must be in [-1, 1]`},
+		{[]string{"--retriever", "expansion", "--type-weight", "FIXES"}, `"FIXES" is not TYPE=WEIGHT`},
+		{[]string{"--retriever", "expansion", "--format", "check"}, "--format check is Activation Energy's"},
+	} {
+		code, _, errs := run(t, append([]string{"explore", "--seed", "N2006"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, errs, c.want)
+		}
+	}
+}
