@@ -157,17 +157,23 @@ type Ranking struct {
 	Stats     Fields       `json:"stats"`
 }
 
+// Compare is the ranking rule's order of two hits, by their scores and node
+// ids: negative when a ranks before b. A retriever that orders light
+// candidates before building its hits uses it (and then Rank on the kept
+// hits, which keeps their order).
+func Compare(aScore float64, aID string, bScore float64, bID string) int {
+	if c := cmp.Compare(bScore, aScore); c != 0 {
+		return c
+	}
+	return strings.Compare(aID, bID)
+}
+
 // Rank is the one ranking rule: hits by score, descending, then by node id;
 // ranks 1, 2, ... in that order. With k > 0 the hits beyond the k-th are
 // returned apart, as cut (ranked too, k+1 onwards). hits is sorted in
 // place.
 func Rank(hits []Hit, k int) (kept, cut []Hit) {
-	slices.SortFunc(hits, func(a, b Hit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.NodeID, b.NodeID)
-	})
+	slices.SortFunc(hits, func(a, b Hit) int { return Compare(a.Score, a.NodeID, b.Score, b.NodeID) })
 	for i := range hits {
 		hits[i].Rank = i + 1
 	}

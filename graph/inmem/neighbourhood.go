@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
 )
@@ -100,13 +101,15 @@ func (r reader) Nodes(ctx context.Context, ids []string) ([]graph.NodeRef, error
 }
 
 // Around reads every relationship around the nodes of from (see
-// graph.Reader).
+// graph.Reader). Each node's relationships are put in graph.SortRels order
+// as small (neighbour, relationship) pairs before any Rel is built.
 func (r reader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Rel, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	g := r.g
 	var out []graph.Rel
+	var pairs [][2]int32
 	done := make(map[int32]bool, len(from))
 	for _, f := range from {
 		u, ok := g.byID[f.Ref]
@@ -117,28 +120,40 @@ func (r reader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Rel, 
 		rn, rr := g.Relates(u)
 		on, or := g.others(u)
 		deg := int64(len(rn) + len(on))
+		pairs = pairs[:0]
 		for _, side := range [2]struct{ nbr, rel []int32 }{{rn, rr}, {on, or}} {
 			for i, v := range side.nbr {
-				if !g.nodeHasID(v) {
-					continue
+				if g.nodeHasID(v) {
+					pairs = append(pairs, [2]int32{v, side.rel[i]})
 				}
-				e := side.rel[i]
-				props := g.relProps(e)
-				edge := graph.Edge{SourceID: g.nodeID[u], TargetID: g.nodeID[v], Type: g.types[g.relType[e]], Properties: props}
-				// A malformed weight or tags stays in Properties, for the
-				// retriever to name when it follows the relationship.
-				edge.Weight, _ = graph.WeightOf(props)
-				edge.Tags, _ = graph.TagsOf(props)
-				if int(g.relType[e]) == g.relatesTy {
-					edge.Tags = g.relTags(e)
-				}
-				out = append(out, graph.Rel{Edge: edge, To: graph.NodeRef{Node: g.graphNode(v), Ref: g.nodeID[v]}, Degree: deg})
 			}
+		}
+		slices.SortStableFunc(pairs, func(a, b [2]int32) int {
+			if c := strings.Compare(g.nodeID[a[0]], g.nodeID[b[0]]); c != 0 {
+				return c
+			}
+			if c := strings.Compare(g.types[g.relType[a[1]]], g.types[g.relType[b[1]]]); c != 0 {
+				return c
+			}
+			return strings.Compare(graph.CanonicalProps(g.relProps(a[1])), graph.CanonicalProps(g.relProps(b[1])))
+		})
+		for _, p := range pairs {
+			v, e := p[0], p[1]
+			props := g.relProps(e)
+			edge := graph.Edge{SourceID: g.nodeID[u], TargetID: g.nodeID[v], Type: g.types[g.relType[e]], Properties: props}
+			// A malformed weight or tags stays in Properties, for the
+			// retriever to name when it follows the relationship.
+			edge.Weight, _ = graph.WeightOf(props)
+			if int(g.relType[e]) == g.relatesTy {
+				edge.Tags = g.relTags(e)
+			} else {
+				edge.Tags, _ = graph.TagsOf(props)
+			}
+			out = append(out, graph.Rel{Edge: edge, To: graph.NodeRef{Node: g.graphNode(v), Ref: g.nodeID[v]}, Degree: deg})
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 	}
-	graph.SortRels(out, from)
 	return out, nil
 }

@@ -49,3 +49,35 @@ func AddTyped(r *rand.Rand, g *apoc.Graph, perNode float64) {
 		}
 	}
 }
+
+// ScaleTyped is Scale(n, m, hubPower, seed) followed by typed more
+// relationships, of the types in Types (uniform), between uniform random
+// nodes (no self-loops), three in four with a weight from {0.25, 0.5, 0.75,
+// 1.0}: the benchmark graph of the typed expansion. The RELATES part is
+// Scale's, byte for byte.
+func ScaleTyped(n, m, typed int, hubPower float64, seed uint64) []byte {
+	b := Scale(n, m, hubPower, seed)
+	r := rand.New(rand.NewSource(int64(seed) ^ 0x5eed))
+	for j := 0; j < typed; j++ {
+		a, c := r.Intn(n), r.Intn(n)
+		if a == c {
+			c = (c + 1) % n
+		}
+		b = append(b, `{"type":"relationship","id":"t`...)
+		b = strconv.AppendInt(b, int64(j), 10)
+		b = append(b, `","label":"`...)
+		b = append(b, Types[r.Intn(len(Types))]...)
+		b = append(b, `","properties":{`...)
+		if k := r.Intn(4); k < 3 {
+			b = append(b, `"weight":`...)
+			b = strconv.AppendFloat(b, grid[k], 'f', 2, 64)
+		}
+		b = append(b, `},"start":{"id":"`...)
+		b = strconv.AppendInt(b, int64(a), 10)
+		b = append(b, `","labels":["Memory"]},"end":{"id":"`...)
+		b = strconv.AppendInt(b, int64(c), 10)
+		b = append(b, `","labels":["Memory"]}}`...)
+		b = append(b, '\n')
+	}
+	return b
+}

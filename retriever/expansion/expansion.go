@@ -137,24 +137,37 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 		layers = append(layers, next)
 	}
 
-	hits := make([]retriever.Hit, 0)
+	// Score every node reached, rank the light (id, score) pairs, and
+	// build full hits (route, terms) only for the K kept.
+	var cands []scored
 	seen := map[string]bool{}
 	for h := range layers {
-		for _, v := range slices.Sorted(maps.Keys(layers[h])) {
-			if seen[v] {
-				continue
+		for v := range layers[h] {
+			if !seen[v] {
+				seen[v] = true
+				cands = append(cands, scoreOf(v, layers, p))
 			}
-			seen[v] = true
-			hits = append(hits, hitOf(v, layers, score, p))
 		}
 	}
-	kept, cut := retriever.Rank(hits, p.TopK)
+	slices.SortFunc(cands, func(a, b scored) int { return retriever.Compare(a.score, a.id, b.score, b.id) })
+	keep := min(len(cands), p.TopK)
+	hits := make([]retriever.Hit, keep)
+	for i, c := range cands[:keep] {
+		hits[i] = hitOf(c, layers, score, p)
+	}
+	kept, _ := retriever.Rank(hits, 0)
+	droppedSeeds := 0
+	for _, c := range cands[keep:] {
+		if _, ok := layer0[c.id]; ok {
+			droppedSeeds++
+		}
+	}
 	return retriever.Ranking{
 		Retriever: Name,
 		Params:    p.Fields(),
 		Seeds:     seeds,
 		Hits:      kept,
-		Stats:     stats(layer0, kept, cut, skipped, selfLoops, read),
+		Stats:     stats(layer0, kept, droppedSeeds, skipped, selfLoops, read),
 	}, nil
 }
 
@@ -189,10 +202,17 @@ func decay(d float64, h int) float64 {
 	return x
 }
 
-// hitOf scores node v: its expansion score is the best over h ≥ 1 of
+// scored is a node's score: at hop h (0 for a seed scored by its R).
+type scored struct {
+	id    string
+	score float64
+	h     int
+}
+
+// scoreOf scores node v: its expansion score is the best over h ≥ 1 of
 // a_h(v) × f × δ^h (the smallest h on a tie); a seed keeps its R unless
 // its expansion score is larger.
-func hitOf(v string, layers []map[string]reach, seedScore map[string]float64, p Params) retriever.Hit {
+func scoreOf(v string, layers []map[string]reach, p Params) scored {
 	bestH, best := 0, 0.0
 	for h := 1; h < len(layers); h++ {
 		x, ok := layers[h][v]
@@ -204,40 +224,42 @@ func hitOf(v string, layers []map[string]reach, seedScore map[string]float64, p 
 			bestH, best = h, s
 		}
 	}
-	var node graph.Node
-	for h := range layers {
-		if x, ok := layers[h][v]; ok {
-			node = x.ref.Node
-			break
-		}
+	if r, isSeed := layers[0][v]; isSeed && (bestH == 0 || r.a >= best) {
+		return scored{id: v, score: r.a}
 	}
+	return scored{id: v, score: best, h: bestH}
+}
+
+// hitOf builds the hit of a scored node: its node, and for an expanded
+// score the route walked back to its seed and the terms.
+func hitOf(c scored, layers []map[string]reach, seedScore map[string]float64, p Params) retriever.Hit {
+	node := layers[c.h][c.id].ref.Node
 	labels := node.Labels
 	if labels == nil {
 		labels = []string{}
 	}
-	hit := retriever.Hit{NodeID: v, Labels: labels, Node: node, Route: []retriever.Hop{}}
-	if r, isSeed := layers[0][v]; isSeed && (bestH == 0 || r.a >= best) {
-		hit.Score, hit.Seed, hit.Origin = r.a, v, retriever.OriginInitial
-		hit.Terms = []retriever.Term{{Name: "R(" + v + ")", Value: r.a}}
+	hit := retriever.Hit{NodeID: c.id, Score: c.score, Labels: labels, Node: node, Route: []retriever.Hop{}}
+	if c.h == 0 {
+		hit.Seed, hit.Origin = c.id, retriever.OriginInitial
+		hit.Terms = []retriever.Term{{Name: "R(" + c.id + ")", Value: c.score}}
 		return hit
 	}
-	// Walk the best route back to its seed.
-	route := make([]retriever.Hop, bestH)
-	at := v
-	for h := bestH; h >= 1; h-- {
+	route := make([]retriever.Hop, c.h)
+	at := c.id
+	for h := c.h; h >= 1; h-- {
 		x := layers[h][at]
 		route[h-1] = x.hop
 		at = x.from
 	}
-	hit.Score, hit.Seed, hit.Origin, hit.Route = best, at, retriever.OriginExpanded, route
-	hit.Contradicting = best < 0
+	hit.Seed, hit.Origin, hit.Route = at, retriever.OriginExpanded, route
+	hit.Contradicting = c.score < 0
 	hit.Terms = append(hit.Terms, retriever.Term{Name: "R(" + at + ")", Value: seedScore[at]})
 	for _, hop := range route {
 		hit.Terms = append(hit.Terms, retriever.Term{Name: hop.Type, Value: hop.Factor})
 	}
 	hit.Terms = append(hit.Terms,
 		retriever.Term{Name: "f", Value: p.ExpansionFactor},
-		retriever.Term{Name: "δ^" + strconv.Itoa(bestH), Value: decay(p.DepthDecay, bestH)})
+		retriever.Term{Name: "δ^" + strconv.Itoa(c.h), Value: decay(p.DepthDecay, c.h)})
 	return hit
 }
 
@@ -245,18 +267,13 @@ func hitOf(v string, layers []map[string]reach, seedScore map[string]float64, p 
 // skipped.
 // A seed counts as an initial result whatever gave its score (another
 // seed's route may beat its own R).
-func stats(seeds map[string]reach, kept, cut []retriever.Hit, skipped map[string]int, selfLoops, read int) retriever.Fields {
-	keptSeeds, newHits, droppedSeeds := 0, 0, 0
+func stats(seeds map[string]reach, kept []retriever.Hit, droppedSeeds int, skipped map[string]int, selfLoops, read int) retriever.Fields {
+	keptSeeds, newHits := 0, 0
 	for _, h := range kept {
 		if _, ok := seeds[h.NodeID]; ok {
 			keptSeeds++
 		} else {
 			newHits++
-		}
-	}
-	for _, h := range cut {
-		if _, ok := seeds[h.NodeID]; ok {
-			droppedSeeds++
 		}
 	}
 	initial := len(seeds)
