@@ -133,7 +133,7 @@ func (m *Model) View() string {
 
 // statusView renders the status bar from the state the root and the tree
 // pane own.
-func (m *Model) statusView() string { return m.status.View(m.trees, m.tree.Explain()) }
+func (m *Model) statusView() string { return m.status.View(m.run.trees, m.tree.Explain()) }
 
 // shortHelp is the help line's keys: the focused pane's and the global ones
 // that work there.
@@ -148,13 +148,13 @@ func (m *Model) box(f focus, title string, r rect) string {
 func (m *Model) treeTitle() string {
 	var parts []string
 	parts = append(parts, "Results")
-	if m.trees != nil {
-		parts = append(parts, fmt.Sprintf("run %d", m.runID))
+	if m.run.trees != nil {
+		parts = append(parts, fmt.Sprintf("run %d", m.run.id))
 		if p := m.tree.Position(); p != "" {
 			parts = append(parts, p)
 		}
-		if len(m.runTags) > 0 {
-			parts = append(parts, "tags "+textsafe.Escape(strings.Join(m.runTags, ",")))
+		if len(m.run.tags) > 0 {
+			parts = append(parts, "tags "+textsafe.Escape(strings.Join(m.run.tags, ",")))
 		}
 	}
 	if m.tree.Explain() {

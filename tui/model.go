@@ -46,8 +46,8 @@ type component interface {
 	ShortHelp() []key.Binding
 }
 
-// Model is the root model: it routes keys by focus, owns the run (id and
-// cancel function) and lays the panes out.
+// Model is the root model: it routes keys by focus, owns the run (its
+// runSlot) and lays the panes out.
 type Model struct {
 	ctx     context.Context
 	source  graph.Source
@@ -61,9 +61,8 @@ type Model struct {
 	notice  string // shown on the status line when the explorer opens
 
 	// held reads the snapshot's counters when the backend is one (else
-	// nil); heldBefore is what they were when the current run started.
-	held       func() snapshotState
-	heldBefore snapshotState
+	// nil).
+	held func() snapshotState
 
 	seeds  *seedPicker
 	names  *naming // which property names nodes in every pane
@@ -82,13 +81,9 @@ type Model struct {
 	w, h     int
 	lay      layout
 
-	// The run in flight: its id, cancel function, channel and inputs.
-	runID   int
-	cancel  context.CancelFunc
-	ch      <-chan activation.Event
-	trees   *resultTrees
-	runCfg  activation.Params
-	runTags []string
+	// run is the retriever's run: the one in flight or the last one
+	// (run.go).
+	run *runSlot
 	// Versions of the inputs the current run was started from.
 	seedsV, tagsV int
 	selKey        rowKey
@@ -116,6 +111,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		why:    newWhyPanel(km),
 		sweep:  newSweepView(km, st),
 		focus:  focusSeeds,
+		run:    &runSlot{},
 		form:   render.FormBrowser,
 	}
 	m.pinned = baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags)
@@ -144,25 +140,25 @@ func (m *Model) Init() tea.Cmd {
 // tags and thresholds. Explore runs inside the returned command.
 func (m *Model) restart() tea.Cmd {
 	m.stopRun()
-	m.runID++
+	m.run.id++
 	m.seedsV, m.tagsV = m.seeds.Version(), m.tags.Version()
 	seeds, tags, cfg := m.seeds.Seeds(), m.tags.Tags(), m.params.Config()
-	m.runCfg, m.runTags = cfg, retriever.NormalizeTags(tags)
-	if b := newBaseline(m.trees, "previous"); b != nil {
+	m.run.cfg, m.run.tags = cfg, retriever.NormalizeTags(tags)
+	if b := newBaseline(m.run.trees, "previous"); b != nil {
 		m.prev = b // the run being replaced, when it was complete
 	}
 	if len(seeds) == 0 {
-		m.trees = nil
+		m.run.trees = nil
 		m.afterTreeChange(true)
 		return nil
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.cancel = cancel
-	m.trees = newResultTrees(seeds)
-	m.trees.cfg, m.trees.tags = cfg, m.runTags
-	m.trees.setBase(m.baseline())
+	m.run.cancel = cancel
+	m.run.trees = newResultTrees(seeds)
+	m.run.trees.cfg, m.run.trees.tags = cfg, m.run.tags
+	m.run.trees.setBase(m.baseline())
 	m.afterTreeChange(true)
-	return startRunCmd(ctx, m.runID, m.backend, m.held, cfg, m.runOpts, seeds, tags)
+	return startRunCmd(ctx, m.run.id, m.backend, m.held, cfg, m.runOpts, seeds, tags)
 }
 
 // startSweep sweeps the threshold selected in the thresholds panel for the
@@ -177,17 +173,11 @@ func (m *Model) startSweep() tea.Cmd {
 }
 
 // stopRun cancels the run in flight, if any.
-func (m *Model) stopRun() {
-	if m.cancel != nil {
-		m.cancel()
-		m.cancel = nil
-	}
-	m.ch = nil
-}
+func (m *Model) stopRun() { m.run.stop() }
 
 func (m *Model) afterTreeChange(newRun bool) {
 	if newRun {
-		m.tree.SetTrees(m.trees)
+		m.tree.SetTrees(m.run.trees)
 	} else {
 		m.tree.Changed()
 	}
@@ -212,31 +202,31 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
 	case runStartedMsg:
-		if msg.id != m.runID {
+		if !m.run.current(msg.id) {
 			return m, nil
 		}
 		if msg.err != nil {
-			for _, st := range m.trees.seeds {
+			for _, st := range m.run.trees.seeds {
 				st.state, st.err = seedFailed, msg.err.Error()
 			}
-			m.trees.version++
+			m.run.trees.version++
 			m.afterTreeChange(false)
 			return m, notifyErr(msg.err)
 		}
-		m.ch, m.heldBefore = msg.ch, msg.held
+		m.run.ch, m.run.heldBefore = msg.ch, msg.held
 		return m, nextEventCmd(msg.id, msg.ch, m.held)
 	case runEventMsg:
-		if msg.id != m.runID || m.ch == nil {
+		if !m.run.current(msg.id) || m.run.ch == nil {
 			return m, nil // a superseded run: never shown
 		}
-		m.trees.apply(msg.ev)
+		m.run.trees.apply(msg.ev)
 		m.afterTreeChange(false)
-		return m, nextEventCmd(msg.id, m.ch, m.held)
+		return m, nextEventCmd(msg.id, m.run.ch, m.held)
 	case runClosedMsg:
-		if msg.id == m.runID {
+		if m.run.current(msg.id) {
 			m.stopRun()
 			if m.held != nil {
-				return m, notify(snapshotStatus(m.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
+				return m, notify(snapshotStatus(m.run.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
 			}
 		}
 	case whyDoneMsg:
@@ -362,7 +352,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 				// The run in flight is stopped first: it must neither refill
 				// the snapshot after the reset nor report against it.
 				m.stopRun()
-				m.runID++
+				m.run.id++
 				return resetSnapshotCmd(s)
 			}
 			return notify("nothing to re-read: this graph is in memory")
