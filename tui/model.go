@@ -126,7 +126,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 // Init loads the node list and the tags, and starts a run when seeds were
 // given.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.ctx, m.seeds.cat)}
+	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.ctx, m.source)}
 	if m.notice != "" {
 		cmds = append(cmds, notify(m.notice))
 	}
@@ -168,7 +168,7 @@ func (m *Model) startSweep() tea.Cmd {
 	if len(seeds) == 0 {
 		return notifyErr(errors.New("nothing to sweep: pick a seed first"))
 	}
-	param := sweepParams[m.params.cursor]
+	param := sweepParams[m.params.Selected()]
 	return m.sweep.start(m.ctx, m.backend, m.runOpts, m.params.Config(), param, seeds, m.tags.Tags())
 }
 
