@@ -415,10 +415,10 @@ func TestHelpListsEveryKey(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{})
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	h.keys("?")
-	if !h.m.showHelp {
+	if !h.m.isOpen(h.m.helpView) {
 		t.Fatal("? did not open the help")
 	}
-	full := h.m.fullHelp(h.m.helpVP.Width)
+	full := fullHelp(h.m.km, h.m.st, h.m.helpView.vp.Width)
 	golden(t, "help_80x24", full)
 	for _, g := range h.m.km.All() {
 		for _, b := range g {
@@ -454,7 +454,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 		t.Fatal("help not shown")
 	}
 	h.keys("esc")
-	if h.m.showHelp {
+	if h.m.isOpen(h.m.helpView) {
 		t.Fatal("esc did not close the help")
 	}
 }

@@ -85,12 +85,9 @@ func (m *Model) resize(w, h int) {
 		m.pane(p.f).SetSize(max(0, iw), max(0, ih))
 	}
 	m.status.SetSize(w, statusH)
-	fullW, fullH := l.full()
-	m.helpVP.Width, m.helpVP.Height = m.st.inner(fullW, fullH)
-	m.sweep.vp.Width, m.sweep.vp.Height = m.helpVP.Width, m.helpVP.Height
-	m.resizeWhy(fullW, fullH)
-	if m.showHelp {
-		m.helpVP.SetContent(m.fullHelp(m.helpVP.Width))
+	iw, ih := m.st.inner(l.full())
+	for _, o := range m.overlays {
+		o.SetSize(iw, ih) // a closed one is sized when it opens (push)
 	}
 	m.help.Width = w
 }
@@ -103,15 +100,10 @@ func (m *Model) View() string {
 	}
 	l := m.lay
 	var body string
-	fullW, fullH := l.full()
-	switch {
-	case m.why.open:
-		body = m.whyBox(fullW, fullH)
-	case m.sweep.open:
-		body = m.st.Box(m.sweep.title(), m.sweep.vp.View(), fullW, fullH, true)
-	case m.showHelp:
-		body = m.st.Box("Keys (? or esc to close, ↑/↓ to scroll)", m.helpVP.View(), fullW, fullH, true)
-	default:
+	if o := m.top(); o != nil {
+		fullW, fullH := l.full()
+		body = m.st.Box(o.Title(), o.View(), fullW, fullH, true) // only the top one shows
+	} else {
 		left := lipgloss.JoinVertical(lipgloss.Left,
 			m.box(focusSeeds, m.seeds.Title(), l.seeds),
 			m.box(focusTags, m.tags.Title(), l.tags),
@@ -135,9 +127,12 @@ func (m *Model) View() string {
 // pane own.
 func (m *Model) statusView() string { return m.status.View(m.run.trees, m.tree.Explain()) }
 
-// shortHelp is the help line's keys: the focused pane's and the global ones
-// that work there.
+// shortHelp is the help line's keys: the top overlay's, else the focused
+// pane's and the global ones that work there.
 func (m *Model) shortHelp() []key.Binding {
+	if o := m.top(); o != nil {
+		return m.overlayHelp(o)
+	}
 	return helpKeys{km: m.km, short: m.focused().ShortHelp(), typing: m.typing()}.ShortHelp()
 }
 

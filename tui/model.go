@@ -9,7 +9,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/keymap"
@@ -73,11 +72,14 @@ type Model struct {
 	status *statusBar
 	help   help.Model
 
-	focus    focus
-	showHelp bool
-	why      whyPanel       // the why-not panel (whynot.go)
-	helpVP   viewport.Model // the full help, scrollable
-	sweep    *sweepView
+	focus focus
+	// overlays is the stack of open overlays, the top last: the order
+	// they were opened in is their priority, for keys and drawing alike
+	// (overlay.go). helpView, why and sweep are the overlays, open or not.
+	overlays []overlay
+	helpView *helpView  // the full help
+	why      *whyPanel  // the why-not panel (whynot.go)
+	sweep    *sweepView // the sweep (sweepview.go)
 	w, h     int
 	lay      layout
 
@@ -100,23 +102,22 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	m := &Model{
 		ctx: ctx, source: opts.Source, km: km, st: st, backend: opts.Backend, runOpts: opts.RunOptions, out: opts.Out, outDir: opts.OutDir, now: opts.Now,
 		notice: opts.Notice, held: heldFunc(opts.Backend),
-		seeds:  newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
-		tags:   newTagInput(ctx, km, st, opts.Source, opts.Tags),
-		params: newParamsPanel(km, st, opts.Params),
-		tree:   newTreePane(km, st),
-		detail: newDetailPane(km, st),
-		status: &statusBar{st: st, backend: opts.Source.Describe()},
-		help:   newHelp(st),
-		helpVP: viewport.New(0, 0),
-		why:    newWhyPanel(km),
-		sweep:  newSweepView(km, st),
-		focus:  focusSeeds,
-		run:    &runSlot{},
-		form:   render.FormBrowser,
+		seeds:    newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
+		tags:     newTagInput(ctx, km, st, opts.Source, opts.Tags),
+		params:   newParamsPanel(km, st, opts.Params),
+		tree:     newTreePane(km, st),
+		detail:   newDetailPane(km, st),
+		status:   &statusBar{st: st, backend: opts.Source.Describe()},
+		help:     newHelp(st),
+		helpView: newHelpView(km, st),
+		why:      newWhyPanel(km),
+		sweep:    newSweepView(km, st),
+		focus:    focusSeeds,
+		run:      &runSlot{},
+		form:     render.FormBrowser,
 	}
 	m.pinned = baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags)
 	m.prev = baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)
-	m.helpVP.KeyMap = viewport.KeyMap{Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown}
 	m.seeds.Focus()
 	m.shareNaming()
 	m.resize(80, 24)
@@ -169,11 +170,21 @@ func (m *Model) startSweep() tea.Cmd {
 		return notifyErr(errors.New("nothing to sweep: pick a seed first"))
 	}
 	param := sweepParams[m.params.Selected()]
-	return m.sweep.start(m.ctx, m.backend, m.runOpts, m.params.Config(), param, seeds, m.tags.Tags())
+	cmd := m.sweep.start(m.ctx, m.backend, m.runOpts, m.params.Config(), param, seeds, m.tags.Tags())
+	m.push(m.sweep)
+	return cmd
 }
 
 // stopRun cancels the run in flight, if any.
 func (m *Model) stopRun() { m.run.stop() }
+
+// quit cancels all work in flight (the run, a question, a sweep) and ends
+// the program.
+func (m *Model) quit() tea.Cmd {
+	m.closeOverlays()
+	m.stopRun()
+	return tea.Quit
+}
 
 func (m *Model) afterTreeChange(newRun bool) {
 	if newRun {
@@ -196,7 +207,8 @@ func (m *Model) syncDetail() {
 	m.detail.SetSubject(m.subject())
 }
 
-// Update routes messages: run messages by run id, keys by focus.
+// Update routes messages: run messages by run id, an overlay's messages to
+// that overlay, keys to the top overlay if one is open, else by focus.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -229,15 +241,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				return m, notify(snapshotStatus(m.run.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
 			}
 		}
-	case whyDoneMsg:
-		m.whyDone(msg)
-		return m, nil
-	case whyTickMsg:
-		return m, m.whySpin(msg)
+	case whyDoneMsg, whyTickMsg:
+		return m, m.toOverlay(m.why, msg)
+	case sweepMsg:
+		return m, m.toOverlay(m.sweep, msg)
 	case snapshotResetMsg:
 		return m, m.restart()
-	case sweepMsg:
-		return m, m.sweep.update(msg)
 	case nodesLoadedMsg, filterTickMsg:
 		return m, m.seeds.Update(msg)
 	case tagsLoadedMsg:
@@ -257,8 +266,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// typing reports whether the focused pane is taking text.
+// typing reports whether the focused pane is taking text (never under an
+// overlay, which takes the keys and no text).
 func (m *Model) typing() bool {
+	if m.top() != nil {
+		return false
+	}
 	switch m.focus {
 	case focusSeeds:
 		return m.seeds.Typing()
@@ -285,27 +298,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	km := m.km
 	switch {
 	case key.Matches(msg, km.ForceQuit):
-		m.stopRun()
-		return tea.Quit
+		return m.quit()
 	case m.tooSmall():
 		// Nothing but the size is on the screen: keys typed blind would
 		// change what the user cannot see. q still quits.
 		if key.Matches(msg, km.Quit) {
-			m.stopRun()
-			return tea.Quit
+			return m.quit()
 		}
 		return nil
-	case m.sweep.open && !key.Matches(msg, km.Quit):
-		return m.sweep.key(msg)
-	case m.why.open:
-		return m.whyKey(msg)
-	case m.showHelp && (key.Matches(msg, km.Help) || key.Matches(msg, km.Cancel)):
-		m.showHelp = false
-		return nil
-	case m.showHelp && !key.Matches(msg, km.Quit):
-		var cmd tea.Cmd
-		m.helpVP, cmd = m.helpVP.Update(msg) // scroll; other keys wait
-		return cmd
+	case m.top() != nil:
+		return m.overlayKey(msg)
 	case key.Matches(msg, km.NextPane):
 		return m.restartIfInputsChanged(m.setFocus((m.focus + 1) % focusCount))
 	case key.Matches(msg, km.PrevPane):
@@ -314,12 +316,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if !m.typing() {
 		switch {
 		case key.Matches(msg, km.Quit):
-			m.stopRun()
-			return tea.Quit
+			return m.quit()
 		case key.Matches(msg, km.Help):
-			m.showHelp = true
-			m.helpVP.SetContent(m.fullHelp(m.helpVP.Width))
-			m.helpVP.GotoTop()
+			m.openHelp()
 			return nil
 		case key.Matches(msg, km.NameBy):
 			return m.changeNaming()
