@@ -117,3 +117,24 @@ func TestQuitFromAnOverlay(t *testing.T) {
 		t.Fatalf("after q: question context %v, stack %v; want cancelled and empty", opens[before].Err(), h.m.overlays)
 	}
 }
+
+// TestWheelScrollsTheTopOverlay: the wheel over an open overlay scrolls
+// the overlay, not the pane hidden under the pointer (the node list).
+func TestWheelScrollsTheTopOverlay(t *testing.T) {
+	h := demoHarness(t)
+	list := h.m.seeds.View()
+	h.keys("?")
+	x, y := h.m.lay.seeds.x+2, h.m.lay.seeds.y+2 // over the node list
+	h.send(tea.MouseMsg{X: x, Y: y, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	if h.m.helpView.vp.YOffset == 0 {
+		t.Fatal("the wheel did not scroll the help")
+	}
+	h.keys("esc")
+	if h.m.seeds.View() != list {
+		t.Fatal("the wheel under the help scrolled the node list")
+	}
+	h.send(tea.MouseMsg{X: x, Y: y, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	if h.m.seeds.View() == list {
+		t.Fatal("the wheel does not scroll the node list at all: this test proves nothing")
+	}
+}
