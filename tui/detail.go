@@ -97,6 +97,13 @@ func (d *detailPane) SetSubject(s *detailSubject) {
 	d.render()
 }
 
+// SetNaming names the node as nm says (shared with the other panes) and
+// redraws. Call it again after nm changed.
+func (d *detailPane) SetNaming(nm *naming) {
+	d.names = nm
+	d.render()
+}
+
 // Update scrolls when focused (keys) or under the wheel.
 func (d *detailPane) Update(msg tea.Msg) tea.Cmd {
 	if _, isKey := msg.(tea.KeyMsg); isKey && !d.focused {

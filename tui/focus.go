@@ -28,8 +28,12 @@ func (m *Model) setFocus(f focus) tea.Cmd {
 	return tea.Batch(blur, m.focused().Focus())
 }
 
-// mouse sends wheel events to the pane under the pointer.
+// mouse sends wheel events to the top overlay (it covers the panes), else
+// to the pane under the pointer.
 func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if o := m.top(); o != nil {
+		return m.toOverlay(o, msg)
+	}
 	for _, r := range []struct {
 		f    focus
 		rect rect

@@ -177,11 +177,11 @@ func (h *harness) settle() {
 func (h *harness) blocked() int {
 	f := h.src.state()
 	n := f.lists
-	if h.m.ch == nil || f.open == 0 || len(f.held) != f.open || f.runTokens > 0 || h.m.trees == nil {
+	if h.m.run.ch == nil || f.open == 0 || len(f.held) != f.open || f.runTokens > 0 || h.m.run.trees == nil {
 		return n
 	}
 	for _, c := range f.held {
-		st := seedTreeOf(h.m.trees, c.seed)
+		st := seedTreeOf(h.m.run.trees, c.seed)
 		if st == nil || st.root == nil || st.depth != c.depth {
 			return n
 		}
@@ -292,6 +292,6 @@ func (h *harness) selectTreeNode(id string) {
 // waits for the run to finish.
 func demoHarness(t testing.TB) *harness {
 	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{demoSeed}, Tags: demoTags})
-	h.waitFor("the run to finish", func() bool { return h.m.ch == nil && !h.m.running() })
+	h.waitFor("the run to finish", func() bool { return h.m.run.ch == nil && !h.m.running() })
 	return h
 }

@@ -85,12 +85,9 @@ func (m *Model) resize(w, h int) {
 		m.pane(p.f).SetSize(max(0, iw), max(0, ih))
 	}
 	m.status.SetSize(w, statusH)
-	fullW, fullH := l.full()
-	m.helpVP.Width, m.helpVP.Height = m.st.inner(fullW, fullH)
-	m.sweep.vp.Width, m.sweep.vp.Height = m.helpVP.Width, m.helpVP.Height
-	m.resizeWhy(fullW, fullH)
-	if m.showHelp {
-		m.helpVP.SetContent(m.fullHelp(m.helpVP.Width))
+	iw, ih := m.st.inner(l.full())
+	for _, o := range m.overlays {
+		o.SetSize(iw, ih) // a closed one is sized when it opens (push)
 	}
 	m.help.Width = w
 }
@@ -103,15 +100,10 @@ func (m *Model) View() string {
 	}
 	l := m.lay
 	var body string
-	fullW, fullH := l.full()
-	switch {
-	case m.why.open:
-		body = m.whyBox(fullW, fullH)
-	case m.sweep.open:
-		body = m.st.Box(m.sweep.title(), m.sweep.vp.View(), fullW, fullH, true)
-	case m.showHelp:
-		body = m.st.Box("Keys (? or esc to close, ↑/↓ to scroll)", m.helpVP.View(), fullW, fullH, true)
-	default:
+	if o := m.top(); o != nil {
+		fullW, fullH := l.full()
+		body = m.st.Box(o.Title(), o.View(), fullW, fullH, true) // only the top one shows
+	} else {
 		left := lipgloss.JoinVertical(lipgloss.Left,
 			m.box(focusSeeds, m.seeds.Title(), l.seeds),
 			m.box(focusTags, m.tags.Title(), l.tags),
@@ -133,11 +125,14 @@ func (m *Model) View() string {
 
 // statusView renders the status bar from the state the root and the tree
 // pane own.
-func (m *Model) statusView() string { return m.status.View(m.trees, m.tree.Explain()) }
+func (m *Model) statusView() string { return m.status.View(m.run.trees, m.tree.Explain()) }
 
-// shortHelp is the help line's keys: the focused pane's and the global ones
-// that work there.
+// shortHelp is the help line's keys: the top overlay's, else the focused
+// pane's and the global ones that work there.
 func (m *Model) shortHelp() []key.Binding {
+	if o := m.top(); o != nil {
+		return m.overlayHelp(o)
+	}
 	return helpKeys{km: m.km, short: m.focused().ShortHelp(), typing: m.typing()}.ShortHelp()
 }
 
@@ -148,13 +143,13 @@ func (m *Model) box(f focus, title string, r rect) string {
 func (m *Model) treeTitle() string {
 	var parts []string
 	parts = append(parts, "Results")
-	if m.trees != nil {
-		parts = append(parts, fmt.Sprintf("run %d", m.runID))
+	if m.run.trees != nil {
+		parts = append(parts, fmt.Sprintf("run %d", m.run.id))
 		if p := m.tree.Position(); p != "" {
 			parts = append(parts, p)
 		}
-		if len(m.runTags) > 0 {
-			parts = append(parts, "tags "+textsafe.Escape(strings.Join(m.runTags, ",")))
+		if len(m.run.tags) > 0 {
+			parts = append(parts, "tags "+textsafe.Escape(strings.Join(m.run.tags, ",")))
 		}
 	}
 	if m.tree.Explain() {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/keymap"
@@ -46,8 +45,8 @@ type component interface {
 	ShortHelp() []key.Binding
 }
 
-// Model is the root model: it routes keys by focus, owns the run (id and
-// cancel function) and lays the panes out.
+// Model is the root model: it routes keys by focus, owns the run (its
+// runSlot) and lays the panes out.
 type Model struct {
 	ctx     context.Context
 	source  graph.Source
@@ -61,9 +60,8 @@ type Model struct {
 	notice  string // shown on the status line when the explorer opens
 
 	// held reads the snapshot's counters when the backend is one (else
-	// nil); heldBefore is what they were when the current run started.
-	held       func() snapshotState
-	heldBefore snapshotState
+	// nil).
+	held func() snapshotState
 
 	seeds  *seedPicker
 	names  *naming // which property names nodes in every pane
@@ -74,21 +72,20 @@ type Model struct {
 	status *statusBar
 	help   help.Model
 
-	focus    focus
-	showHelp bool
-	why      whyPanel       // the why-not panel (whynot.go)
-	helpVP   viewport.Model // the full help, scrollable
-	sweep    *sweepView
+	focus focus
+	// overlays is the stack of open overlays, the top last: the order
+	// they were opened in is their priority, for keys and drawing alike
+	// (overlay.go). helpView, why and sweep are the overlays, open or not.
+	overlays []overlay
+	helpView *helpView  // the full help
+	why      *whyPanel  // the why-not panel (whynot.go)
+	sweep    *sweepView // the sweep (sweepview.go)
 	w, h     int
 	lay      layout
 
-	// The run in flight: its id, cancel function, channel and inputs.
-	runID   int
-	cancel  context.CancelFunc
-	ch      <-chan activation.Event
-	trees   *resultTrees
-	runCfg  activation.Params
-	runTags []string
+	// run is the retriever's run: the one in flight or the last one
+	// (run.go).
+	run *runSlot
 	// Versions of the inputs the current run was started from.
 	seedsV, tagsV int
 	selKey        rowKey
@@ -105,22 +102,22 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	m := &Model{
 		ctx: ctx, source: opts.Source, km: km, st: st, backend: opts.Backend, runOpts: opts.RunOptions, out: opts.Out, outDir: opts.OutDir, now: opts.Now,
 		notice: opts.Notice, held: heldFunc(opts.Backend),
-		seeds:  newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
-		tags:   newTagInput(ctx, km, st, opts.Source, opts.Tags),
-		params: newParamsPanel(km, st, opts.Params),
-		tree:   newTreePane(km, st),
-		detail: newDetailPane(km, st),
-		status: &statusBar{st: st, backend: opts.Source.Describe()},
-		help:   newHelp(st),
-		helpVP: viewport.New(0, 0),
-		why:    newWhyPanel(km),
-		sweep:  newSweepView(km, st),
-		focus:  focusSeeds,
-		form:   render.FormBrowser,
+		seeds:    newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
+		tags:     newTagInput(ctx, km, st, opts.Source, opts.Tags),
+		params:   newParamsPanel(km, st, opts.Params),
+		tree:     newTreePane(km, st),
+		detail:   newDetailPane(km, st),
+		status:   &statusBar{st: st, backend: opts.Source.Describe()},
+		help:     newHelp(st),
+		helpView: newHelpView(km, st),
+		why:      newWhyPanel(km),
+		sweep:    newSweepView(km, st),
+		focus:    focusSeeds,
+		run:      &runSlot{},
+		form:     render.FormBrowser,
 	}
 	m.pinned = baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags)
 	m.prev = baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)
-	m.helpVP.KeyMap = viewport.KeyMap{Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown}
 	m.seeds.Focus()
 	m.shareNaming()
 	m.resize(80, 24)
@@ -130,7 +127,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 // Init loads the node list and the tags, and starts a run when seeds were
 // given.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.ctx, m.seeds.cat)}
+	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.ctx, m.source)}
 	if m.notice != "" {
 		cmds = append(cmds, notify(m.notice))
 	}
@@ -144,25 +141,25 @@ func (m *Model) Init() tea.Cmd {
 // tags and thresholds. Explore runs inside the returned command.
 func (m *Model) restart() tea.Cmd {
 	m.stopRun()
-	m.runID++
+	m.run.id++
 	m.seedsV, m.tagsV = m.seeds.Version(), m.tags.Version()
 	seeds, tags, cfg := m.seeds.Seeds(), m.tags.Tags(), m.params.Config()
-	m.runCfg, m.runTags = cfg, retriever.NormalizeTags(tags)
-	if b := newBaseline(m.trees, "previous"); b != nil {
+	m.run.cfg, m.run.tags = cfg, retriever.NormalizeTags(tags)
+	if b := newBaseline(m.run.trees, "previous"); b != nil {
 		m.prev = b // the run being replaced, when it was complete
 	}
 	if len(seeds) == 0 {
-		m.trees = nil
+		m.run.trees = nil
 		m.afterTreeChange(true)
 		return nil
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.cancel = cancel
-	m.trees = newResultTrees(seeds)
-	m.trees.cfg, m.trees.tags = cfg, m.runTags
-	m.trees.setBase(m.baseline())
+	m.run.cancel = cancel
+	m.run.trees = newResultTrees(seeds)
+	m.run.trees.cfg, m.run.trees.tags = cfg, m.run.tags
+	m.run.trees.setBase(m.baseline())
 	m.afterTreeChange(true)
-	return startRunCmd(ctx, m.runID, m.backend, m.held, cfg, m.runOpts, seeds, tags)
+	return startRunCmd(ctx, m.run.id, m.backend, m.held, cfg, m.runOpts, seeds, tags)
 }
 
 // startSweep sweeps the threshold selected in the thresholds panel for the
@@ -172,22 +169,26 @@ func (m *Model) startSweep() tea.Cmd {
 	if len(seeds) == 0 {
 		return notifyErr(errors.New("nothing to sweep: pick a seed first"))
 	}
-	param := sweepParams[m.params.cursor]
-	return m.sweep.start(m.ctx, m.backend, m.runOpts, m.params.Config(), param, seeds, m.tags.Tags())
+	param := sweepParams[m.params.Selected()]
+	cmd := m.sweep.start(m.ctx, m.backend, m.runOpts, m.params.Config(), param, seeds, m.tags.Tags())
+	m.push(m.sweep)
+	return cmd
 }
 
 // stopRun cancels the run in flight, if any.
-func (m *Model) stopRun() {
-	if m.cancel != nil {
-		m.cancel()
-		m.cancel = nil
-	}
-	m.ch = nil
+func (m *Model) stopRun() { m.run.stop() }
+
+// quit cancels all work in flight (the run, a question, a sweep) and ends
+// the program.
+func (m *Model) quit() tea.Cmd {
+	m.closeOverlays()
+	m.stopRun()
+	return tea.Quit
 }
 
 func (m *Model) afterTreeChange(newRun bool) {
 	if newRun {
-		m.tree.SetTrees(m.trees)
+		m.tree.SetTrees(m.run.trees)
 	} else {
 		m.tree.Changed()
 	}
@@ -206,48 +207,46 @@ func (m *Model) syncDetail() {
 	m.detail.SetSubject(m.subject())
 }
 
-// Update routes messages: run messages by run id, keys by focus.
+// Update routes messages: run messages by run id, an overlay's messages to
+// that overlay, keys to the top overlay if one is open, else by focus.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
 	case runStartedMsg:
-		if msg.id != m.runID {
+		if !m.run.current(msg.id) {
 			return m, nil
 		}
 		if msg.err != nil {
-			for _, st := range m.trees.seeds {
+			for _, st := range m.run.trees.seeds {
 				st.state, st.err = seedFailed, msg.err.Error()
 			}
-			m.trees.version++
+			m.run.trees.version++
 			m.afterTreeChange(false)
 			return m, notifyErr(msg.err)
 		}
-		m.ch, m.heldBefore = msg.ch, msg.held
+		m.run.ch, m.run.heldBefore = msg.ch, msg.held
 		return m, nextEventCmd(msg.id, msg.ch, m.held)
 	case runEventMsg:
-		if msg.id != m.runID || m.ch == nil {
+		if !m.run.current(msg.id) || m.run.ch == nil {
 			return m, nil // a superseded run: never shown
 		}
-		m.trees.apply(msg.ev)
+		m.run.trees.apply(msg.ev)
 		m.afterTreeChange(false)
-		return m, nextEventCmd(msg.id, m.ch, m.held)
+		return m, nextEventCmd(msg.id, m.run.ch, m.held)
 	case runClosedMsg:
-		if msg.id == m.runID {
+		if m.run.current(msg.id) {
 			m.stopRun()
 			if m.held != nil {
-				return m, notify(snapshotStatus(m.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
+				return m, notify(snapshotStatus(m.run.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
 			}
 		}
-	case whyDoneMsg:
-		m.whyDone(msg)
-		return m, nil
-	case whyTickMsg:
-		return m, m.whySpin(msg)
+	case whyDoneMsg, whyTickMsg:
+		return m, m.toOverlay(m.why, msg)
+	case sweepMsg:
+		return m, m.toOverlay(m.sweep, msg)
 	case snapshotResetMsg:
 		return m, m.restart()
-	case sweepMsg:
-		return m, m.sweep.update(msg)
 	case nodesLoadedMsg, filterTickMsg:
 		return m, m.seeds.Update(msg)
 	case tagsLoadedMsg:
@@ -267,8 +266,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// typing reports whether the focused pane is taking text.
+// typing reports whether the focused pane is taking text (never under an
+// overlay, which takes the keys and no text).
 func (m *Model) typing() bool {
+	if m.top() != nil {
+		return false
+	}
 	switch m.focus {
 	case focusSeeds:
 		return m.seeds.Typing()
@@ -295,27 +298,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	km := m.km
 	switch {
 	case key.Matches(msg, km.ForceQuit):
-		m.stopRun()
-		return tea.Quit
+		return m.quit()
 	case m.tooSmall():
 		// Nothing but the size is on the screen: keys typed blind would
 		// change what the user cannot see. q still quits.
 		if key.Matches(msg, km.Quit) {
-			m.stopRun()
-			return tea.Quit
+			return m.quit()
 		}
 		return nil
-	case m.sweep.open && !key.Matches(msg, km.Quit):
-		return m.sweep.key(msg)
-	case m.why.open:
-		return m.whyKey(msg)
-	case m.showHelp && (key.Matches(msg, km.Help) || key.Matches(msg, km.Cancel)):
-		m.showHelp = false
-		return nil
-	case m.showHelp && !key.Matches(msg, km.Quit):
-		var cmd tea.Cmd
-		m.helpVP, cmd = m.helpVP.Update(msg) // scroll; other keys wait
-		return cmd
+	case m.top() != nil:
+		return m.overlayKey(msg)
 	case key.Matches(msg, km.NextPane):
 		return m.restartIfInputsChanged(m.setFocus((m.focus + 1) % focusCount))
 	case key.Matches(msg, km.PrevPane):
@@ -324,12 +316,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if !m.typing() {
 		switch {
 		case key.Matches(msg, km.Quit):
-			m.stopRun()
-			return tea.Quit
+			return m.quit()
 		case key.Matches(msg, km.Help):
-			m.showHelp = true
-			m.helpVP.SetContent(m.fullHelp(m.helpVP.Width))
-			m.helpVP.GotoTop()
+			m.openHelp()
 			return nil
 		case key.Matches(msg, km.NameBy):
 			return m.changeNaming()
@@ -362,7 +351,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 				// The run in flight is stopped first: it must neither refill
 				// the snapshot after the reset nor report against it.
 				m.stopRun()
-				m.runID++
+				m.run.id++
 				return resetSnapshotCmd(s)
 			}
 			return notify("nothing to re-read: this graph is in memory")

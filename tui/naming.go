@@ -156,18 +156,15 @@ const nameWidth = 60
 // changeNaming cycles the choice and redraws every pane that names nodes.
 func (m *Model) changeNaming() tea.Cmd {
 	msg := m.names.next()
-	m.tree.builder.names = m.names
-	m.tree.builder.reset() // cached rows name nodes the old way
-	m.tree.built = -1
-	m.tree.refresh()
-	m.detail.render()
+	m.tree.SetNaming(m.names)
+	m.detail.SetNaming(m.names)
 	return notify(msg)
 }
 
 // shareNaming gives the panes the model's naming.
 func (m *Model) shareNaming() {
 	m.names = &naming{}
-	m.seeds.names = m.names
-	m.tree.builder.names = m.names
-	m.detail.names = m.names
+	m.seeds.SetNaming(m.names)
+	m.tree.SetNaming(m.names)
+	m.detail.SetNaming(m.names)
 }

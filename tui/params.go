@@ -70,6 +70,9 @@ func (p *paramsPanel) Blur() tea.Cmd {
 	return nil
 }
 
+// Selected is the row under the cursor (paramDepth … paramBranches).
+func (p *paramsPanel) Selected() int { return p.cursor }
+
 // Config returns the current configuration.
 func (p *paramsPanel) Config() activation.Params { return p.cfg }
 

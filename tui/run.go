@@ -32,6 +32,37 @@ type (
 	errMsg struct{ err error }
 )
 
+// runSlot is the state of one retriever's run: the one in flight, or the
+// last one once it ended. The root holds one; its messages carry the
+// slot's id, and a message whose id is not the slot's current one is
+// dropped (a superseded run is never shown). Everything a run needs to be
+// told apart from another retriever's is here, so that slots keyed by
+// retriever can replace the root's single one.
+type runSlot struct {
+	id     int                // the current run's id; each start takes the next
+	cancel context.CancelFunc // cancels the run in flight (nil when none)
+	ch     <-chan activation.Event
+	trees  *resultTrees // the run's trees (nil: no seeds)
+	// cfg and tags are the thresholds and the (normalised) tags the run
+	// was started with.
+	cfg  activation.Params
+	tags []string
+	// heldBefore is the snapshot's counters when the run started.
+	heldBefore snapshotState
+}
+
+// current reports whether id is the slot's current run.
+func (s *runSlot) current(id int) bool { return id == s.id }
+
+// stop cancels the run in flight, if any; its events are no longer read.
+func (s *runSlot) stop() {
+	if s.cancel != nil {
+		s.cancel()
+		s.cancel = nil
+	}
+	s.ch = nil
+}
+
 // startRunCmd builds the retriever and starts Explore inside the command,
 // never in Update. It captures only values copied by the caller.
 // held (nil unless the backend is a snapshot) reads the snapshot's counters

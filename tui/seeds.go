@@ -119,6 +119,10 @@ func (p *seedPicker) Seeds() []retriever.Seed {
 // Version changes whenever the seeds or their scores change.
 func (p *seedPicker) Version() int { return p.version }
 
+// SetNaming names the listed nodes and the seeds as nm says (shared with
+// the other panes); rows are named as they are drawn.
+func (p *seedPicker) SetNaming(nm *naming) { p.names = nm }
+
 // Title is the pane's title: the seeds chosen out of the most allowed.
 func (p *seedPicker) Title() string { return fmt.Sprintf("Seeds %d/%d", len(p.seeds), p.maxSeeds) }
 

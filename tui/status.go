@@ -149,17 +149,17 @@ func (h helpKeys) FullHelp() [][]key.Binding { return h.km.All() }
 // fullHelp lays out every group of keys (keymap.Groups) as a column under
 // its pane's heading, as many columns side by side as fit in width w, the
 // rows of columns one under the other.
-func (m *Model) fullHelp(w int) string {
+func fullHelp(km keymap.KeyMap, st *Styles, w int) string {
 	var cols []string
-	for _, g := range m.km.Groups() {
+	for _, g := range km.Groups() {
 		kw := 0
 		for _, b := range g.Keys {
 			kw = max(kw, ansi.StringWidth(b.Help().Key))
 		}
-		lines := []string{m.st.Title.Render(g.Title)}
+		lines := []string{st.Title.Render(g.Title)}
 		for _, b := range g.Keys {
 			k := b.Help().Key
-			lines = append(lines, m.st.Key.Bold(true).Render(k)+strings.Repeat(" ", kw-ansi.StringWidth(k)+1)+m.st.Dim.Render(b.Help().Desc))
+			lines = append(lines, st.Key.Bold(true).Render(k)+strings.Repeat(" ", kw-ansi.StringWidth(k)+1)+st.Dim.Render(b.Help().Desc))
 		}
 		cols = append(cols, strings.Join(lines, "\n"))
 	}
@@ -172,7 +172,7 @@ func (m *Model) fullHelp(w int) string {
 			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cur...))
 			cur, width = nil, 0
 		}
-		cur = append(cur, m.st.r.NewStyle().PaddingRight(3).Render(c))
+		cur = append(cur, st.r.NewStyle().PaddingRight(3).Render(c))
 		width += cw
 	}
 	rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cur...))

@@ -46,7 +46,6 @@ type sweepView struct {
 	km      keymap.KeyMap
 	st      *Styles
 	vp      viewport.Model
-	open    bool
 	id      int
 	cancel  context.CancelFunc
 	param   sweep.Param
@@ -57,9 +56,7 @@ type sweepView struct {
 }
 
 func newSweepView(km keymap.KeyMap, st *Styles) *sweepView {
-	vp := viewport.New(0, 0)
-	vp.KeyMap = viewport.KeyMap{Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown}
-	return &sweepView{km: km, st: st, vp: vp}
+	return &sweepView{km: km, st: st, vp: newOverlayViewport(km)}
 }
 
 // sweepParams maps the thresholds panel's rows to the swept parameter.
@@ -75,15 +72,15 @@ const sweepBudget = 30 * time.Second
 // sends one per stretch of breakpoints, often far more than a screen needs.
 const sweepRedraw = 80 * time.Millisecond
 
-// start opens the view, starts the sweep of param over its default range
+// start starts the sweep of param over its default range
 // (sweep.DefaultRange; for MIN_ACTIVATION with the exact breakpoints) from
 // cfg, for copies of seeds and tags, and returns the command that waits
-// for its first update.
+// for its first update. The caller opens the view.
 func (v *sweepView) start(parent context.Context, backend activation.Backend, opts activation.Options, cfg activation.Params,
 	param sweep.Param, seeds []retriever.Seed, tags []string) tea.Cmd {
 	v.stop()
 	v.id++
-	v.open, v.running, v.stopped, v.param, v.text = true, true, false, param, ""
+	v.running, v.stopped, v.param, v.text = true, false, param, ""
 	v.line = fmt.Sprintf("sweeping %s for %s… (esc stops it and keeps what has arrived)", param, plural(len(seeds), "seed"))
 	ctx, cancel := context.WithCancel(parent)
 	v.cancel = cancel
@@ -183,11 +180,25 @@ func waitSweep(ch <-chan sweepMsg) tea.Cmd {
 	})
 }
 
+// Update takes the view's keys and the wheel, and its sweep's updates;
+// done when a key closes the view.
+func (v *sweepView) Update(msg tea.Msg) (bool, tea.Cmd) {
+	switch msg := msg.(type) {
+	case sweepMsg:
+		return false, v.update(msg)
+	case tea.KeyMsg:
+		return v.key(msg)
+	}
+	var cmd tea.Cmd
+	v.vp, cmd = v.vp.Update(msg)
+	return false, cmd
+}
+
 // update shows a sweep's snapshot and waits for the next; a stale one
 // (another sweep started, or the view closed) is dropped, and its
 // goroutine, cancelled, ends on its own.
 func (v *sweepView) update(msg sweepMsg) tea.Cmd {
-	if msg.id != v.id || !v.open {
+	if msg.id != v.id {
 		return nil
 	}
 	if msg.text != "" {
@@ -226,32 +237,41 @@ func (v *sweepView) stop() {
 	v.running = false
 }
 
-// close hides the view and stops its sweep.
-func (v *sweepView) close() {
+// Close stops the sweep as the view closes.
+func (v *sweepView) Close() {
 	v.stop()
-	v.open = false
 	v.id++ // whatever is still in flight is stale
 }
 
 // key scrolls the view; esc stops a running sweep (keeping what arrived)
-// or closes the view, and the sweep key closes it.
-func (v *sweepView) key(msg tea.KeyMsg) tea.Cmd {
+// or closes the view (done), and the sweep key closes it.
+func (v *sweepView) key(msg tea.KeyMsg) (bool, tea.Cmd) {
 	switch {
 	case key.Matches(msg, v.km.Cancel) && v.running:
 		v.stopped = true
 		v.stop()
-		return nil
+		return false, nil
 	case key.Matches(msg, v.km.Cancel) || key.Matches(msg, v.km.Sweep):
-		v.close()
-		return nil
+		return true, nil
 	}
 	var cmd tea.Cmd
 	v.vp, cmd = v.vp.Update(msg)
-	return cmd
+	return false, cmd
 }
 
-// title is the overlay's frame title.
-func (v *sweepView) title() string {
+func (v *sweepView) View() string { return v.vp.View() }
+
+func (v *sweepView) SetSize(w, h int) { v.vp.Width, v.vp.Height = w, h }
+
+func (v *sweepView) ShortHelp() []key.Binding {
+	if v.running {
+		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop")), scrollHelp}
+	}
+	return []key.Binding{closeHelp("esc/s"), scrollHelp}
+}
+
+// Title is the overlay's frame title.
+func (v *sweepView) Title() string {
 	t := "Sweep " + string(v.param)
 	switch {
 	case v.running:

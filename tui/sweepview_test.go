@@ -30,7 +30,7 @@ func TestSweepOverlay(t *testing.T) {
 	h := demoHarness(t)
 	h.focusPane(focusParams)
 	h.keys("j", "s")
-	if !h.m.sweep.open || !h.m.sweep.running {
+	if !h.m.isOpen(h.m.sweep) || !h.m.sweep.running {
 		t.Fatal("s did not start a sweep")
 	}
 	h.settle()
@@ -54,7 +54,7 @@ func TestSweepOverlay(t *testing.T) {
 		t.Fatalf("overlay not on screen:\n%s", v)
 	}
 	h.keys("esc")
-	if h.m.sweep.open || strings.Contains(h.m.View(), "Sweep min-activation") {
+	if h.m.isOpen(h.m.sweep) || strings.Contains(h.m.View(), "Sweep min-activation") {
 		t.Fatal("esc did not close the sweep")
 	}
 	// A sweep stopped (esc) stays open with what has arrived; esc again
@@ -62,13 +62,13 @@ func TestSweepOverlay(t *testing.T) {
 	h.keys("s")
 	stale := h.m.sweep.id
 	h.keys("esc")
-	if !h.m.sweep.open || h.m.sweep.running || !strings.Contains(h.m.sweep.title(), "(stopped)") {
-		t.Fatalf("esc on a running sweep: open %v, running %v, title %q; want open, stopped", h.m.sweep.open, h.m.sweep.running, h.m.sweep.title())
+	if !h.m.isOpen(h.m.sweep) || h.m.sweep.running || !strings.Contains(h.m.sweep.Title(), "(stopped)") {
+		t.Fatalf("esc on a running sweep: open %v, running %v, title %q; want open, stopped", h.m.isOpen(h.m.sweep), h.m.sweep.running, h.m.sweep.Title())
 	}
 	h.keys("esc")
 	h.settle()
 	h.m.Update(sweepMsg{id: stale, param: sweep.MinActivation, text: "stale", final: true})
-	if h.m.sweep.open || h.m.sweep.text == "stale" {
+	if h.m.isOpen(h.m.sweep) || h.m.sweep.text == "stale" {
 		t.Fatal("a closed sweep's result was shown")
 	}
 }
@@ -128,7 +128,9 @@ func TestSweepStreamsAndStops(t *testing.T) {
 		t.Fatalf("while running: running %v, line %q, text:\n%s", v.running, v.line, v.text)
 	}
 	shown := v.text
-	v.key(keyMsg("esc"))
+	if done, _ := v.Update(keyMsg("esc")); done {
+		t.Fatal("esc on a running sweep closed the view; want it stopped and kept open")
+	}
 	select {
 	case msg := <-results:
 		m, ok := msg.(sweepMsg)
@@ -139,11 +141,10 @@ func TestSweepStreamsAndStops(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("esc did not stop the sweep")
 	}
-	if !v.open || v.running || v.text != shown || !strings.HasPrefix(v.line, "stopped: sweeping…") || !strings.Contains(v.title(), "(stopped)") {
-		t.Fatalf("after esc: open %v, running %v, line %q, title %q, chart kept %v", v.open, v.running, v.line, v.title(), v.text == shown)
+	if v.running || v.text != shown || !strings.HasPrefix(v.line, "stopped: sweeping…") || !strings.Contains(v.Title(), "(stopped)") {
+		t.Fatalf("after esc: running %v, line %q, title %q, chart kept %v", v.running, v.line, v.Title(), v.text == shown)
 	}
-	v.key(keyMsg("esc"))
-	if v.open {
+	if done, _ := v.Update(keyMsg("esc")); !done {
 		t.Fatal("esc on a stopped sweep did not close it")
 	}
 }

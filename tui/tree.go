@@ -104,6 +104,16 @@ func (t *treePane) SetTrees(rt *resultTrees) {
 	t.refresh()
 }
 
+// SetNaming names the nodes as nm says (shared with the other panes) and
+// rebuilds the rows: cached ones name nodes the old way. Call it again
+// after nm changed.
+func (t *treePane) SetNaming(nm *naming) {
+	t.builder.names = nm
+	t.builder.reset()
+	t.built = -1
+	t.refresh()
+}
+
 // Changed re-renders after the trees received events.
 func (t *treePane) Changed() { t.refresh() }
 

@@ -16,20 +16,21 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 )
 
-// whyPanel is the "why (not)" panel (docs/ALGORITHM.md, "Why not X"): w on
-// a row of the results tree or of the node list asks why that node is or
-// is not in the result for the current seeds, tags and thresholds. The
-// answer is computed in a command (why.Explain runs the retriever and reads
-// the graph), under a question id and a cancellable context; an answer to
-// a question no longer asked is dropped. While the question runs the panel
-// shows it with a spinner, which ticks through its own command
-// (whyTickMsg) and stops with the question. While open, the panel takes
-// the keyboard (esc or w closes it and cancels a question still running,
-// arrows scroll, q quits).
+// whyPanel is the "why (not)" panel (docs/ALGORITHM.md, "Why not X"), an
+// overlay: w on a row of the results tree or of the node list asks why
+// that node is or is not in the result for the current seeds, tags and
+// thresholds. The answer is computed in a command (why.Explain runs the
+// retriever and reads the graph), under a question id and a cancellable
+// context; an answer to a question no longer asked is dropped (the root
+// drops every answer once the panel is closed). While the question runs
+// the panel shows it with a spinner, which ticks through its own command
+// (whyTickMsg) and stops with the question. On top, the panel takes the
+// keyboard: esc or w closes it and cancels a question still running,
+// arrows scroll.
 type whyPanel struct {
-	open   bool
-	seq    int // id of the current question
-	cancel context.CancelFunc
+	km     keymap.KeyMap
+	seq    int                // id of the current question
+	cancel context.CancelFunc // set while the question runs
 	node   string
 	answer *why.Answer
 	err    error
@@ -38,7 +39,7 @@ type whyPanel struct {
 }
 
 // running reports whether the panel waits for its question's answer.
-func (w *whyPanel) running() bool { return w.open && w.answer == nil && w.err == nil }
+func (w *whyPanel) running() bool { return w.cancel != nil }
 
 // whyTickMsg is a tick of the panel's spinner.
 type whyTickMsg struct{ spinner.TickMsg }
@@ -56,10 +57,8 @@ func whyTick(cmd tea.Cmd) tea.Cmd {
 	}
 }
 
-func newWhyPanel(km keymap.KeyMap) whyPanel {
-	vp := viewport.New(0, 0)
-	vp.KeyMap = viewport.KeyMap{Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown}
-	return whyPanel{vp: vp}
+func newWhyPanel(km keymap.KeyMap) *whyPanel {
+	return &whyPanel{km: km, vp: newOverlayViewport(km)}
 }
 
 // whyDoneMsg carries the answer to question id.
@@ -102,7 +101,7 @@ func (m *Model) whyTarget() (string, bool) {
 	return "", false
 }
 
-// askWhy opens the panel and starts the question for the selected node.
+// askWhy asks about the selected node and opens the panel on top.
 func (m *Model) askWhy() tea.Cmd {
 	node, ok := m.whyTarget()
 	if !ok {
@@ -112,84 +111,89 @@ func (m *Model) askWhy() tea.Cmd {
 	if len(seeds) == 0 {
 		return notifyErr(errors.New("why needs seeds: pick one in the node list first"))
 	}
-	m.closeWhy()
-	w := &m.why
-	w.seq++
-	ctx, cancel := context.WithCancel(m.ctx)
-	w.open, w.cancel, w.node, w.answer, w.err = true, cancel, node, nil, nil
-	w.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
-	m.setWhyContent()
 	cfg := why.Config{Backend: safeBackend{m.backend}, Params: m.params.Config(), Options: m.runOpts,
 		Seeds: seeds, Tags: m.tags.Tags(), NodeID: node} // Seeds and Tags return copies
-	return tea.Batch(whyCmd(ctx, w.seq, cfg), whyTick(w.spin.Tick))
-}
-
-// whySpin advances the spinner while the question runs; a tick that comes
-// after (the answer is in, or the panel closed) ends the ticking.
-func (m *Model) whySpin(msg whyTickMsg) tea.Cmd {
-	if !m.why.running() {
-		return nil
-	}
-	var cmd tea.Cmd
-	m.why.spin, cmd = m.why.spin.Update(msg.TickMsg)
-	m.setWhyContent()
-	return whyTick(cmd)
-}
-
-// closeWhy closes the panel and cancels its question, if any.
-func (m *Model) closeWhy() {
-	if m.why.cancel != nil {
-		m.why.cancel()
-		m.why.cancel = nil
-	}
-	m.why.open = false
-}
-
-// whyDone shows an answer, unless its question is no longer the one asked.
-func (m *Model) whyDone(msg whyDoneMsg) {
-	if msg.id != m.why.seq || !m.why.open {
-		return
-	}
-	if m.why.cancel != nil {
-		m.why.cancel() // releases the question's context
-		m.why.cancel = nil
-	}
-	if msg.err != nil {
-		m.why.err = msg.err
-	} else {
-		a := msg.answer
-		m.why.answer = &a
-	}
-	m.setWhyContent()
-}
-
-// whyKey handles a key while the panel is open.
-func (m *Model) whyKey(msg tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.km.Cancel), key.Matches(msg, m.km.WhyNot):
-		m.closeWhy()
-		return nil
-	case key.Matches(msg, m.km.Quit):
-		m.closeWhy()
-		m.stopRun()
-		return tea.Quit
-	}
-	var cmd tea.Cmd
-	m.why.vp, cmd = m.why.vp.Update(msg)
+	cmd := m.why.ask(m.ctx, cfg)
+	m.push(m.why)
 	return cmd
 }
 
-// resizeWhy gives the panel's viewport the inner size of a w×h box.
-func (m *Model) resizeWhy(w, h int) {
-	m.why.vp.Width, m.why.vp.Height = m.st.inner(w, h)
-	m.setWhyContent()
+// ask cancels the question running, if any, and starts one about
+// cfg.NodeID under a new id.
+func (w *whyPanel) ask(parent context.Context, cfg why.Config) tea.Cmd {
+	w.Close()
+	w.seq++
+	ctx, cancel := context.WithCancel(parent)
+	w.cancel, w.node, w.answer, w.err = cancel, cfg.NodeID, nil, nil
+	w.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
+	w.setContent()
+	return tea.Batch(whyCmd(ctx, w.seq, cfg), whyTick(w.spin.Tick))
 }
 
-// setWhyContent renders the question's state into the viewport: the
+// Update takes the panel's keys (esc or w closes it, arrows scroll), the
+// wheel, its answers and its spinner's ticks.
+func (w *whyPanel) Update(msg tea.Msg) (bool, tea.Cmd) {
+	switch msg := msg.(type) {
+	case whyDoneMsg:
+		w.done(msg)
+		return false, nil
+	case whyTickMsg:
+		return false, w.tick(msg)
+	case tea.KeyMsg:
+		if key.Matches(msg, w.km.Cancel) || key.Matches(msg, w.km.WhyNot) {
+			return true, nil
+		}
+	}
+	var cmd tea.Cmd
+	w.vp, cmd = w.vp.Update(msg)
+	return false, cmd
+}
+
+// tick advances the spinner while the question runs; a tick that comes
+// after (the answer is in, or the panel closed) ends the ticking.
+func (w *whyPanel) tick(msg whyTickMsg) tea.Cmd {
+	if !w.running() {
+		return nil
+	}
+	var cmd tea.Cmd
+	w.spin, cmd = w.spin.Update(msg.TickMsg)
+	w.setContent()
+	return whyTick(cmd)
+}
+
+// Close cancels the question, if it still runs.
+func (w *whyPanel) Close() {
+	if w.cancel != nil {
+		w.cancel()
+		w.cancel = nil
+	}
+}
+
+// done shows an answer, unless its question is no longer the one asked.
+func (w *whyPanel) done(msg whyDoneMsg) {
+	if msg.id != w.seq {
+		return
+	}
+	w.Close() // releases the question's context
+	if msg.err != nil {
+		w.err = msg.err
+	} else {
+		a := msg.answer
+		w.answer = &a
+	}
+	w.setContent()
+}
+
+// SetSize sizes the viewport and wraps the text again.
+func (w *whyPanel) SetSize(width, height int) {
+	w.vp.Width, w.vp.Height = width, height
+	w.setContent()
+}
+
+// setContent renders the question's state into the viewport: the
 // answer through render.WhyText (ids escaped there), an error or a wait
 // message through textsafe.
-func (m *Model) setWhyContent() {
-	w := &m.why
+func (w *whyPanel) setContent() {
 	var text string
 	switch {
 	case w.err != nil:
@@ -207,8 +211,10 @@ func (m *Model) setWhyContent() {
 	w.vp.SetContent(lipgloss.NewStyle().Width(max(1, w.vp.Width)).Render(text))
 }
 
-// whyBox draws the open panel over the body.
-func (m *Model) whyBox(w, h int) string {
-	title := "Why (not) " + render.DisplayID(m.why.node) + " · esc or w to close, ↑/↓ to scroll"
-	return m.st.Box(title, m.why.vp.View(), w, h, true)
+func (w *whyPanel) Title() string {
+	return "Why (not) " + render.DisplayID(w.node) + " · esc or w to close, ↑/↓ to scroll"
 }
+
+func (w *whyPanel) View() string { return w.vp.View() }
+
+func (w *whyPanel) ShortHelp() []key.Binding { return []key.Binding{closeHelp("esc/w"), scrollHelp} }

@@ -22,8 +22,8 @@ func TestWhyOnALoserRow(t *testing.T) {
 	h.keys("e")
 	h.selectLoser("N2005", "N2007") // its near-miss row under N2005 (N2012 follows it)
 	h.keys("w")
-	if !h.m.why.open || h.m.why.node != "N2007" {
-		t.Fatalf("panel open %v for %q, want open for N2007", h.m.why.open, h.m.why.node)
+	if !h.m.isOpen(h.m.why) || h.m.why.node != "N2007" {
+		t.Fatalf("panel open %v for %q, want open for N2007", h.m.isOpen(h.m.why), h.m.why.node)
 	}
 	h.settle()
 	a := h.m.why.answer
@@ -37,7 +37,7 @@ func TestWhyOnALoserRow(t *testing.T) {
 		}
 	}
 	h.keys("esc")
-	if h.m.why.open || strings.Contains(h.m.View(), "Why (not)") {
+	if h.m.isOpen(h.m.why) || strings.Contains(h.m.View(), "Why (not)") {
 		t.Fatal("esc did not close the panel")
 	}
 	h.keys("down") // the tree has the keyboard again
@@ -96,7 +96,7 @@ func TestWhyDropsStaleAnswers(t *testing.T) {
 	}
 	h.keys("esc")
 	h.send(whyDoneMsg{id: h.m.why.seq, answer: why.Answer{NodeID: "late"}})
-	if h.m.why.open || (h.m.why.answer != nil && h.m.why.answer.NodeID == "late") {
+	if h.m.isOpen(h.m.why) || (h.m.why.answer != nil && h.m.why.answer.NodeID == "late") {
 		t.Fatal("an answer arriving after the panel closed reopened or changed it")
 	}
 }
@@ -168,15 +168,15 @@ func TestWhyEscCancelsTheQuestion(t *testing.T) {
 	}
 	seq := h.m.why.seq
 	h.keys("esc")
-	if h.m.why.open || h.m.why.running() {
+	if h.m.isOpen(h.m.why) || h.m.why.running() {
 		t.Fatal("esc did not close the panel")
 	}
 	if !errors.Is(ctx.Err(), context.Canceled) {
 		t.Fatalf("the question's context: %v, want cancelled", ctx.Err())
 	}
 	h.settle() // the cancelled command returns, its answer arrives late
-	if h.m.why.seq != seq || h.m.why.open || h.m.why.answer != nil || h.m.why.err != nil {
-		t.Errorf("the late answer was not dropped: open %v, answer %+v, err %v", h.m.why.open, h.m.why.answer, h.m.why.err)
+	if h.m.why.seq != seq || h.m.isOpen(h.m.why) || h.m.why.answer != nil || h.m.why.err != nil {
+		t.Errorf("the late answer was not dropped: open %v, answer %+v, err %v", h.m.isOpen(h.m.why), h.m.why.answer, h.m.why.err)
 	}
 	if strings.Contains(h.m.View(), "Why (not)") {
 		t.Error("the panel is drawn after esc")
