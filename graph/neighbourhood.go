@@ -28,6 +28,23 @@ type Rel struct {
 	Edge   Edge
 	To     NodeRef
 	Degree int64
+	// BadWeight is set when the relationship has a weight property that
+	// is not a finite number (WeightOf's error); Edge.Weight is then nil.
+	BadWeight error
+	// Lazy, when not nil, builds the relationship's properties: an engine
+	// that stores them compactly leaves Edge.Properties nil and fills them
+	// on demand (Full), so a hop that is read but never shown costs no map.
+	Lazy func() map[string]any
+}
+
+// Full returns the relationship's edge with its properties.
+func (r Rel) Full() Edge {
+	if r.Edge.Properties == nil && r.Lazy != nil {
+		e := r.Edge
+		e.Properties = r.Lazy()
+		return e
+	}
+	return r.Edge
 }
 
 // Reader is a retriever's read access to a graph, whatever the engine
@@ -83,10 +100,8 @@ func SortRels(rels []Rel, from []NodeRef) {
 		if c := strings.Compare(a.Edge.Type, b.Edge.Type); c != 0 {
 			return c
 		}
-		if a.Edge.Properties != nil || b.Edge.Properties != nil {
-			if c := strings.Compare(CanonicalProps(a.Edge.Properties), CanonicalProps(b.Edge.Properties)); c != 0 {
-				return c
-			}
+		if c := strings.Compare(CanonicalProps(a.Full().Properties), CanonicalProps(b.Full().Properties)); c != 0 {
+			return c
 		}
 		return strings.Compare(a.Edge.ElementID, b.Edge.ElementID)
 	})

@@ -139,17 +139,20 @@ func (r reader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Rel, 
 		})
 		for _, p := range pairs {
 			v, e := p[0], p[1]
-			props := g.relProps(e)
-			edge := graph.Edge{SourceID: g.nodeID[u], TargetID: g.nodeID[v], Type: g.types[g.relType[e]], Properties: props}
-			// A malformed weight or tags stays in Properties, for the
-			// retriever to name when it follows the relationship.
-			edge.Weight, _ = graph.WeightOf(props)
+			edge := graph.Edge{SourceID: g.nodeID[u], TargetID: g.nodeID[v], Type: g.types[g.relType[e]]}
+			rel := graph.Rel{To: graph.NodeRef{Node: g.graphNode(v), Ref: g.nodeID[v]}, Degree: deg, Lazy: func() map[string]any { return g.relProps(e) }}
 			if int(g.relType[e]) == g.relatesTy {
+				// Checked when loaded: a number or nothing.
+				if w, ok := g.RelWeight(e); ok {
+					edge.Weight = &w
+				}
 				edge.Tags = g.relTags(e)
-			} else {
-				edge.Tags, _ = graph.TagsOf(props)
+			} else if extra := g.extra[e]; extra != nil {
+				edge.Weight, rel.BadWeight = graph.WeightOf(extra)
+				edge.Tags, _ = graph.TagsOf(extra)
 			}
-			out = append(out, graph.Rel{Edge: edge, To: graph.NodeRef{Node: g.graphNode(v), Ref: g.nodeID[v]}, Degree: deg})
+			rel.Edge = edge
+			out = append(out, rel)
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err

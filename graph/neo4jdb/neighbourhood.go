@@ -204,11 +204,11 @@ func (r *txReader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Re
 		}
 		props = plainProps(props)
 		edge := graph.Edge{SourceID: fromID, TargetID: to.Node.ID, Type: typ, Properties: props, ElementID: eid}
-		// A malformed weight or tags stays in Properties, for the
-		// retriever to name when it follows the relationship.
-		edge.Weight, _ = graph.WeightOf(props)
+		rel := graph.Rel{To: to, Degree: deg}
+		edge.Weight, rel.BadWeight = graph.WeightOf(props)
 		edge.Tags, _ = graph.TagsOf(props)
-		out = append(out, graph.Rel{Edge: edge, To: to, Degree: deg})
+		rel.Edge = edge
+		out = append(out, rel)
 	}
 	graph.SortRels(out, from)
 	return out, nil

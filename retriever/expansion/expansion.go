@@ -28,14 +28,13 @@ const Name = "expansion"
 // property; without one, graph.MissingRelatesWeight for a RELATES and 1
 // for any other type. A weight that is not a finite number is an error
 // naming the relationship.
-func WeightOf(e graph.Edge) (float64, error) {
-	w, err := graph.WeightOf(e.Properties)
-	if err != nil {
-		return 0, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(e.SourceID), e.Type, strconv.Quote(e.TargetID), err)
-	}
+func WeightOf(r graph.Rel) (float64, error) {
+	e := r.Edge
 	switch {
-	case w != nil:
-		return *w, nil
+	case r.BadWeight != nil:
+		return 0, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(e.SourceID), e.Type, strconv.Quote(e.TargetID), r.BadWeight)
+	case e.Weight != nil:
+		return *e.Weight, nil
 	case e.Type == graph.Relates:
 		return graph.MissingRelatesWeight, nil
 	}
@@ -47,7 +46,8 @@ func WeightOf(e graph.Edge) (float64, error) {
 type reach struct {
 	a    float64
 	from string
-	hop  retriever.Hop
+	hop  retriever.Hop // without its Edge, which rel gives when shown
+	rel  graph.Rel
 	ref  graph.NodeRef
 }
 
@@ -123,13 +123,13 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 				skipped[e.Type]++
 				continue
 			}
-			w, err := WeightOf(e)
+			w, err := WeightOf(rel)
 			if err != nil {
 				return retriever.Ranking{}, err
 			}
 			u := prev[e.SourceID]
-			c := reach{a: u.a * (tw * w), from: e.SourceID, ref: rel.To,
-				hop: retriever.Hop{From: e.SourceID, To: e.TargetID, Type: e.Type, Weight: w, Factor: tw * w, Edge: e}}
+			c := reach{a: u.a * (tw * w), from: e.SourceID, ref: rel.To, rel: rel,
+				hop: retriever.Hop{From: e.SourceID, To: e.TargetID, Type: e.Type, Weight: w, Factor: tw * w}}
 			if cur, ok := next[e.TargetID]; !ok || better(c, cur) {
 				next[e.TargetID] = c
 			}
@@ -249,6 +249,7 @@ func hitOf(c scored, layers []map[string]reach, seedScore map[string]float64, p 
 	for h := c.h; h >= 1; h-- {
 		x := layers[h][at]
 		route[h-1] = x.hop
+		route[h-1].Edge = x.rel.Full()
 		at = x.from
 	}
 	hit.Seed, hit.Origin, hit.Route = at, retriever.OriginExpanded, route

@@ -263,3 +263,32 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestContext: around X (A FIXES X, X MENTIONS Z, X SUPPORTS Y weight
+// 0.5) the context lists A, Y, Z by id with their types and the weights
+// the expansion would use: FIXES 1 × w 1, SUPPORTS 0.9 × w 0.5, and
+// MENTIONS (w 1) not followed. A node that does not exist is not found.
+func TestContext(t *testing.T) {
+	g := build(t, rel{spec: "A-FIXES->X"}, rel{spec: "X-MENTIONS->Z"}, rel{spec: "X-SUPPORTS->Y", weight: 0.5})
+	hops, found, err := expansion.Context(context.Background(), g, "X", expansion.DefaultParams())
+	if err != nil || !found || len(hops) != 3 {
+		t.Fatalf("%v %v %+v", err, found, hops)
+	}
+	want := []struct {
+		other, typ string
+		w, tw      float64
+		followed   bool
+	}{{"A", "FIXES", 1, 1, true}, {"Y", "SUPPORTS", 0.5, 0.9, true}, {"Z", "MENTIONS", 1, 0, false}}
+	for i, w := range want {
+		h := hops[i]
+		if h.Other.ID != w.other || h.Type != w.typ || h.Weight != w.w || h.TypeWeight != w.tw || h.Followed != w.followed {
+			t.Errorf("hop %d: %+v, want %+v", i, h, w)
+		}
+	}
+	if hops[1].Edge.Properties["weight"] != 0.5 {
+		t.Errorf("the edge's properties were not filled: %+v", hops[1].Edge)
+	}
+	if _, found, err := expansion.Context(context.Background(), g, "nope", expansion.DefaultParams()); found || err != nil {
+		t.Errorf("nope: %v %v", found, err)
+	}
+}

@@ -1,0 +1,49 @@
+package expansion
+
+import (
+	"context"
+
+	"github.com/memoria-graph/memoria/graph"
+)
+
+// ContextHop is one relationship around a hit, as the detail of a ranking
+// shows it (the specification's "expand with context": it never changes
+// the ranking). Followed is false for a self-loop and for a type the table
+// does not follow.
+type ContextHop struct {
+	Type       string
+	Other      graph.Node
+	Weight     float64 // as the expansion counts it (WeightOf)
+	TypeWeight float64
+	Followed   bool
+	Edge       graph.Edge
+}
+
+// Context reads the relationships around the node whose id is id, in
+// graph.SortRels order, each with the weights the expansion would use
+// with p. found is false when there is no such node.
+func Context(ctx context.Context, nb graph.Neighbourhood, id string, p Params) (hops []ContextHop, found bool, err error) {
+	err = nb.Read(ctx, func(r graph.Reader) error {
+		hops, found = nil, false
+		refs, err := r.Nodes(ctx, []string{id})
+		if err != nil || len(refs) == 0 {
+			return err
+		}
+		found = true
+		rels, err := r.Around(ctx, refs)
+		if err != nil {
+			return err
+		}
+		for _, rel := range rels {
+			w, err := WeightOf(rel)
+			if err != nil {
+				return err
+			}
+			tw, ok := p.TypeWeights[rel.Edge.Type]
+			hops = append(hops, ContextHop{Type: rel.Edge.Type, Other: rel.To.Node, Weight: w, TypeWeight: tw,
+				Followed: ok && tw != 0 && rel.Edge.SourceID != rel.Edge.TargetID, Edge: rel.Full()})
+		}
+		return nil
+	})
+	return hops, found, err
+}
