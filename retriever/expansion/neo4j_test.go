@@ -1,0 +1,227 @@
+package expansion_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/graph/neo4jload"
+	"github.com/memoria-graph/memoria/internal/neo4jtest"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/expansion"
+)
+
+// Tests on the shared server run one after another: they replace its data.
+func TestMain(m *testing.M) { neo4jtest.Main(m) }
+
+// neo4jGraph wipes the shared server, loads g as `memoria load` does (with
+// its id indexes) and returns the neighbourhood reads over it, every query
+// they send passed to trace (when not nil).
+func neo4jGraph(t *testing.T, g *apoc.Graph, trace func(string, map[string]any)) (*neo4jdb.Neighbourhood, neo4j.DriverWithContext) {
+	t.Helper()
+	srv := neo4jtest.Shared(t)
+	if err := srv.WipeAllowed(); err != nil {
+		t.Fatal(err)
+	}
+	d := srv.Driver(t)
+	if _, err := neo4jload.Load(context.Background(), neo4jdb.NewSource(d, "", ""), g, neo4jload.LoadOptions{Wipe: true}); err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	nb := neo4jdb.NewNeighbourhood(neo4jdb.NewSource(d, "", ""))
+	nb.SetTrace(trace)
+	return nb, d
+}
+
+// aroundOf reads the relationships around ids with nb.
+func aroundOf(t *testing.T, nb graph.Neighbourhood, ids []string) []graph.Rel {
+	t.Helper()
+	var rels []graph.Rel
+	err := nb.Read(context.Background(), func(r graph.Reader) error {
+		refs, err := r.Nodes(context.Background(), ids)
+		if err != nil {
+			return err
+		}
+		rels, err = r.Around(context.Background(), refs)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rels
+}
+
+// relText is a relationship as both engines must give it: everything but
+// the element ids, properties (its own and the other end's) in canonical
+// form.
+func relText(r graph.Rel) string {
+	e := r.Full()
+	w := "none"
+	if e.Weight != nil {
+		w = fmt.Sprint(*e.Weight)
+	}
+	// Neo4j keeps a node's labels in an order of its own.
+	labels := slices.Sorted(slices.Values(r.To.Node.Labels))
+	return fmt.Sprintf("%s-[%s w=%s tags=%q %s]->%s %v %s d=%d bad=%v", e.SourceID, e.Type, w, e.Tags, graph.CanonicalProps(e.Properties),
+		e.TargetID, labels, graph.CanonicalProps(r.To.Node.Properties), r.Degree, r.BadWeight != nil)
+}
+
+// TestEnginesAgreeOnExpansion: on 25 random typed graphs (randgraph:
+// hubs, parallel and identical parallel relationships, self-loops, nodes
+// without ids, missing and integer weights, MENTIONS and typed
+// relationships of ten types, two of them unknown to the table), loaded
+// into Neo4j and into the embedded engine from the same apoc.Graph:
+//   - Around of a random frontier gives the same relationships in the same
+//     order (graph.SortRels) with the same properties, weights, tags,
+//     labels and degrees on both engines;
+//   - three random expansions each (H 1–3, random f, δ, K and table
+//     changes) rank exactly alike on both engines and as the naive
+//     implementation does (internal/testkit/naiveexp), scores to the bit.
+func TestEnginesAgreeOnExpansion(t *testing.T) {
+	for i := range 25 {
+		r := rand.New(rand.NewSource(int64(5000 + i)))
+		c := newRandomCase(r)
+		nb, _ := neo4jGraph(t, c.g, nil)
+		mem, err := inmem.New(c.g, "random")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, n := range c.g.Nodes {
+			if id, ok := n.Properties["id"].(string); ok && r.Intn(4) == 0 {
+				ids = append(ids, id)
+			}
+		}
+		a, b := aroundOf(t, nb, ids), aroundOf(t, mem, ids)
+		if len(a) != len(b) {
+			t.Fatalf("graph %d: Around %d rels on Neo4j, %d embedded", i, len(a), len(b))
+		}
+		for k := range a {
+			if x, y := relText(a[k]), relText(b[k]); x != y {
+				t.Fatalf("graph %d: rel %d: Neo4j %s, embedded %s", i, k, x, y)
+			}
+			if a[k].Edge.ElementID == "" || a[k].To.Ref == "" {
+				t.Fatalf("graph %d: Neo4j gave no element ids: %+v", i, a[k])
+			}
+		}
+		for run := range 3 {
+			if run > 0 {
+				c = randomRun(r, c)
+			}
+			label := fmt.Sprintf("graph %d run %d", i, run)
+			got1, err := expansion.Retrieve(context.Background(), nb, c.query, c.p)
+			if err != nil {
+				t.Fatalf("%s: Neo4j: %v", label, err)
+			}
+			got2, err := expansion.Retrieve(context.Background(), mem, c.query, c.p)
+			if err != nil {
+				t.Fatalf("%s: embedded: %v", label, err)
+			}
+			agreeWithNaive(t, label+" (Neo4j)", got1, c.naive())
+			agreeWithNaive(t, label+" (embedded)", got2, c.naive())
+		}
+	}
+}
+
+// randomRun keeps c's graph and draws another query and parameters.
+func randomRun(r *rand.Rand, c randomCase) randomCase {
+	d := newRandomCase(rand.New(rand.NewSource(r.Int63())))
+	d.g = c.g
+	var ids []string
+	for _, n := range c.g.Nodes {
+		if id, ok := n.Properties["id"].(string); ok {
+			ids = append(ids, id)
+		}
+	}
+	d.query.Seeds = nil
+	for _, k := range r.Perm(len(ids))[:1+r.Intn(min(5, len(ids)))] {
+		d.query.Seeds = append(d.query.Seeds, retriever.Seed{NodeID: ids[k], Score: 0.3 + 0.7*r.Float64()})
+	}
+	return d
+}
+
+// scans are the plan operators that read every node, or every node of a
+// label.
+var scans = []string{"AllNodesScan", "NodeByLabelScan"}
+
+// planOperators EXPLAINs query (nothing runs) and returns its operators.
+func planOperators(t *testing.T, d neo4j.DriverWithContext, query string, params map[string]any) []string {
+	t.Helper()
+	ctx := context.Background()
+	s := d.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead})
+	defer s.Close(ctx)
+	res, err := s.Run(ctx, "EXPLAIN "+query, params)
+	if err != nil {
+		t.Fatalf("EXPLAIN %s: %v", query, err)
+	}
+	sum, err := res.Consume(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	var walk func(p neo4j.Plan)
+	walk = func(p neo4j.Plan) {
+		op, _, _ := strings.Cut(p.Operator(), "@")
+		ops = append(ops, op)
+		for _, c := range p.Children() {
+			walk(c)
+		}
+	}
+	walk(sum.Plan())
+	return ops
+}
+
+// TestNeighbourhoodPlans: the expansion of the demo graph's scenario A seed
+// N2006 and four more seeds at H = 3, on a graph loaded by `memoria load`
+// (which indexes id on every label), sends one seed lookup and one Around
+// query per hop (3), and EXPLAIN shows no AllNodesScan or NodeByLabelScan
+// in any of them: seeds through the id indexes, frontiers by element id.
+// As a control, the scan fallback's query does plan a scan (the check can
+// fail).
+func TestNeighbourhoodPlans(t *testing.T) {
+	g, err := apoc.ParseFile("../../testdata/demo.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type sent struct {
+		query  string
+		params map[string]any
+	}
+	var queries []sent
+	nb, d := neo4jGraph(t, g, func(q string, p map[string]any) { queries = append(queries, sent{q, p}) })
+	p := expansion.DefaultParams()
+	p.MaxHops = 3
+	q := retriever.Query{Seeds: []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "T3000", Score: 0.9},
+		{NodeID: "T4001", Score: 0.5}, {NodeID: "N2010", Score: 0.4}, {NodeID: "N2001", Score: 0.3}}}
+	if _, err := expansion.Retrieve(context.Background(), nb, q, p); err != nil {
+		t.Fatal(err)
+	}
+	around, lookups := 0, 0
+	for _, s := range queries {
+		switch s.query {
+		case neo4jdb.AroundQuery:
+			around++
+		case neo4jdb.NodesScanQuery:
+			t.Errorf("the scan fallback ran for %v", s.params)
+		default:
+			lookups++
+		}
+		if ops := planOperators(t, d, s.query, s.params); slices.ContainsFunc(ops, func(op string) bool { return slices.Contains(scans, op) }) {
+			t.Errorf("%s plans a scan: %v", s.query, ops)
+		}
+	}
+	if around != 3 || lookups != 1 {
+		t.Errorf("%d Around queries and %d lookups, want 3 and 1", around, lookups)
+	}
+	if ops := planOperators(t, d, neo4jdb.NodesScanQuery, map[string]any{"ids": []string{"N2006"}}); !slices.Contains(ops, "AllNodesScan") {
+		t.Errorf("control: the scan query plans %v", ops)
+	}
+}
