@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/graph/neo4jload"
+	"github.com/memoria-graph/memoria/internal/neo4jtest"
+	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
+	"github.com/memoria-graph/memoria/retriever/expansion"
+)
+
+// BenchmarkNeo4jRetrievers1M compares, in one run on one server, the typed
+// expansion (defaults, H = 1 and H = 2) with Activation Energy's fast path
+// (default thresholds, tags topic_00 and topic_03) from the same five seeds
+// (scaleSeeds) on randgraph.ScaleTyped(100_000, 1_000_000, 200_000, 2.5, 1):
+// the 1M-RELATES benchmark graph plus 200,000 typed relationships, loaded
+// once (MEMORIA_BENCH_DATA=DIR keeps the database). After 5 s of warm-up
+// it reports each one's p50 over 15 runs and the ratios expansion /
+// activation (target, docs/PERFORMANCE.md: ≤ 2).
+func BenchmarkNeo4jRetrievers1M(b *testing.B) {
+	const n, m, typed = 100_000, 1_000_000, 200_000
+	dir := os.Getenv("MEMORIA_BENCH_DATA")
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	srv := neo4jtest.New(b, neo4jtest.WithDataDir(filepath.Join(dir, "typed")), neo4jtest.WithPageCache("1g"),
+		neo4jtest.WithHeap("2g"), neo4jtest.WithPersonSettings(), neo4jtest.WithStartTimeout(10*time.Minute))
+	ctx := context.Background()
+	src, err := neo4jdb.Connect(ctx, neo4jdb.Settings{URI: srv.URI, Username: srv.Username, Password: srv.Password})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { src.Close(ctx) })
+	if nodes, rels, err := src.Counts(ctx); err != nil || nodes != n || rels != m+typed {
+		g, err := apoc.Parse(bytes.NewReader(randgraph.ScaleTyped(n, m, typed, 2.5, 1)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		if _, err := neo4jload.Load(ctx, src, g, neo4jload.LoadOptions{Wipe: true}); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("loaded in %v", time.Since(t0).Round(time.Second))
+	}
+	var seeds []retriever.Seed
+	for i := range 5 {
+		seeds = append(seeds, retriever.Seed{NodeID: fmt.Sprintf("N%06d", (i*37_813+11)%100_000), Score: 0.95 - 0.05*float64(i)})
+	}
+	tags := []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
+
+	fast, err := activation.New(onneo4j.New(src), activation.DefaultParams(), activation.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	nb := neo4jdb.NewNeighbourhood(src)
+	runActivation := func() {
+		res, err := fast.ExploreAll(ctx, seeds, tags)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range res {
+			if r.TerminatedReason == activation.TerminatedError {
+				b.Fatal(r.Error)
+			}
+		}
+	}
+	runExpansion := func(h int) func() {
+		p := expansion.DefaultParams()
+		p.MaxHops = h
+		return func() {
+			if _, err := expansion.Retrieve(ctx, nb, retriever.Query{Seeds: seeds, Tags: tags}, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for t0 := time.Now(); time.Since(t0) < 5*time.Second; {
+		runActivation()
+		runExpansion(2)()
+	}
+	p50 := func(f func()) time.Duration {
+		ds := make([]time.Duration, 15)
+		for i := range ds {
+			t0 := time.Now()
+			f()
+			ds[i] = time.Since(t0)
+		}
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	act, e1, e2 := p50(runActivation), p50(runExpansion(1)), p50(runExpansion(2))
+	b.Logf("activation fast path p50 %v; expansion H=1 p50 %v (×%.2f), H=2 p50 %v (×%.2f)",
+		act.Round(time.Microsecond), e1.Round(time.Microsecond), float64(e1)/float64(act), e2.Round(time.Microsecond), float64(e2)/float64(act))
+	for b.Loop() {
+		runExpansion(1)()
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(act), "activation-p50-ms")
+	b.ReportMetric(ms(e1), "expansion-h1-p50-ms")
+	b.ReportMetric(ms(e2), "expansion-h2-p50-ms")
+	b.ReportMetric(float64(e1)/float64(act), "h1/activation")
+	b.ReportMetric(float64(e2)/float64(act), "h2/activation")
+}
