@@ -58,8 +58,15 @@ type Reader interface {
 	// type between it and another node that has an id, in both directions
 	// (a self-loop is returned once, from the node to itself), ordered by
 	// SortRels: one read for the whole frontier. A node of from listed
-	// twice is read once.
+	// twice is read once. It is lean: each relationship's type, weight,
+	// tags and element id, and the other end's id and labels, but neither
+	// one's properties (Edge.Properties and To.Node.Properties may be nil:
+	// Details fills them).
 	Around(ctx context.Context, from []NodeRef) ([]Rel, error)
+	// Details fills in the properties Around leaves out, in place: each
+	// node's Node.Properties and each relationship's Edge.Properties (one
+	// read for all of them). A retriever calls it for what it shows.
+	Details(ctx context.Context, nodes []*NodeRef, rels []*Rel) error
 }
 
 // Neighbourhood opens Readers. On Neo4j every Read runs in one read
@@ -72,8 +79,13 @@ type Neighbourhood interface {
 
 // SortRels puts rels in the order every engine returns them: by the
 // frontier node's position in from (its first), then the other end's id,
-// then the relationship type, then CanonicalProps of the properties, then
-// the element id (which only Neo4j has). Rels of nodes not in from go last.
+// then the relationship type, then the weight (none first), then the tags,
+// then, between relationships alike in all that, CanonicalProps of the
+// properties where the engine has them at hand (the embedded one) and the
+// element id (which only Neo4j has). Rels of nodes not in from go last.
+// Parallel relationships that tie up to the tags are thus listed in an
+// order that may differ between engines, which nothing a retriever
+// computes from them can tell.
 func SortRels(rels []Rel, from []NodeRef) {
 	pos := make(map[string]int, len(from))
 	for i, f := range from {
@@ -97,14 +109,40 @@ func SortRels(rels []Rel, from []NodeRef) {
 		if c := strings.Compare(a.Edge.TargetID, b.Edge.TargetID); c != 0 {
 			return c
 		}
-		if c := strings.Compare(a.Edge.Type, b.Edge.Type); c != 0 {
-			return c
-		}
-		if c := strings.Compare(CanonicalProps(a.Full().Properties), CanonicalProps(b.Full().Properties)); c != 0 {
+		if c := CompareRels(a, b); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Edge.ElementID, b.Edge.ElementID)
 	})
+}
+
+// CompareRels orders two relationships between the same two nodes as
+// SortRels does after the other end's id: by type, weight (none first),
+// tags, then CanonicalProps when both have properties at hand (Lazy
+// counts).
+func CompareRels(a, b Rel) int {
+	if c := strings.Compare(a.Edge.Type, b.Edge.Type); c != 0 {
+		return c
+	}
+	aw, bw := a.Edge.Weight != nil, b.Edge.Weight != nil
+	if aw != bw {
+		if aw {
+			return 1
+		}
+		return -1
+	}
+	if aw {
+		if c := cmp.Compare(*a.Edge.Weight, *b.Edge.Weight); c != 0 {
+			return c
+		}
+	}
+	if c := slices.Compare(a.Edge.Tags, b.Edge.Tags); c != 0 {
+		return c
+	}
+	if (a.Edge.Properties != nil || a.Lazy != nil) && (b.Edge.Properties != nil || b.Lazy != nil) {
+		return strings.Compare(CanonicalProps(a.Full().Properties), CanonicalProps(b.Full().Properties))
+	}
+	return 0
 }
 
 // WeightOf reads a relationship's weight property the way every engine

@@ -71,6 +71,40 @@ func (g *Graph) others(u int32) (nbr, rel []int32) {
 	return g.otherNbr[lo:hi], g.otherRel[lo:hi]
 }
 
+// rel is relationship e from node u to node v, properties lazy (see
+// graph.Rel).
+func (r reader) rel(u, v, e int32, deg int64) graph.Rel {
+	g := r.g
+	edge := graph.Edge{SourceID: g.nodeID[u], TargetID: g.nodeID[v], Type: g.types[g.relType[e]]}
+	rel := graph.Rel{To: graph.NodeRef{Node: g.graphNode(v), Ref: g.nodeID[v]}, Degree: deg, Lazy: func() map[string]any { return g.relProps(e) }}
+	if int(g.relType[e]) == g.relatesTy {
+		// Checked when loaded: a number or nothing.
+		if w, ok := g.RelWeight(e); ok {
+			edge.Weight = &w
+		}
+		edge.Tags = g.relTags(e)
+	} else if extra := g.extra[e]; extra != nil {
+		edge.Weight, rel.BadWeight = graph.WeightOf(extra)
+		edge.Tags, _ = graph.TagsOf(extra)
+	}
+	rel.Edge = edge
+	return rel
+}
+
+// Details fills in properties: the nodes' are at hand already (shared with
+// the graph), the relationships' are built (Lazy).
+func (r reader) Details(ctx context.Context, nodes []*graph.NodeRef, rels []*graph.Rel) error {
+	for _, n := range nodes {
+		if u, ok := r.g.byID[n.Ref]; ok {
+			n.Node = r.g.graphNode(u)
+		}
+	}
+	for _, rel := range rels {
+		rel.Edge = rel.Full()
+	}
+	return ctx.Err()
+}
+
 // Read runs fn with a reader over g (graph.Neighbourhood); g never
 // changes, so fn runs once.
 func (g *Graph) Read(ctx context.Context, fn func(graph.Reader) error) error {
@@ -132,27 +166,11 @@ func (r reader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Rel, 
 			if c := strings.Compare(g.nodeID[a[0]], g.nodeID[b[0]]); c != 0 {
 				return c
 			}
-			if c := strings.Compare(g.types[g.relType[a[1]]], g.types[g.relType[b[1]]]); c != 0 {
-				return c
-			}
-			return strings.Compare(graph.CanonicalProps(g.relProps(a[1])), graph.CanonicalProps(g.relProps(b[1])))
+			// Parallel relationships: rare enough to build.
+			return graph.CompareRels(r.rel(u, a[0], a[1], 0), r.rel(u, b[0], b[1], 0))
 		})
 		for _, p := range pairs {
-			v, e := p[0], p[1]
-			edge := graph.Edge{SourceID: g.nodeID[u], TargetID: g.nodeID[v], Type: g.types[g.relType[e]]}
-			rel := graph.Rel{To: graph.NodeRef{Node: g.graphNode(v), Ref: g.nodeID[v]}, Degree: deg, Lazy: func() map[string]any { return g.relProps(e) }}
-			if int(g.relType[e]) == g.relatesTy {
-				// Checked when loaded: a number or nothing.
-				if w, ok := g.RelWeight(e); ok {
-					edge.Weight = &w
-				}
-				edge.Tags = g.relTags(e)
-			} else if extra := g.extra[e]; extra != nil {
-				edge.Weight, rel.BadWeight = graph.WeightOf(extra)
-				edge.Tags, _ = graph.TagsOf(extra)
-			}
-			rel.Edge = edge
-			out = append(out, rel)
+			out = append(out, r.rel(u, p[0], p[1], deg))
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err

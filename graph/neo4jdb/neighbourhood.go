@@ -113,13 +113,26 @@ RETURN id, properties(n) AS data, labels(n) AS labels, elementId(n) AS element_i
 ORDER BY id, element_id`
 
 // AroundQuery reads every relationship around the frontier, addressed by
-// element id, with the frontier node's degree: one query per hop.
+// element id, with the frontier node's degree: one query per hop. It is
+// lean (graph.Reader): the relationship's weight and tags, not its
+// properties, and the other end's id and labels, not its properties.
 const AroundQuery = `UNWIND $refs AS ref
 MATCH (n) WHERE elementId(n) = ref
 WITH n, ref, COUNT { (n)--() } AS degree
 MATCH (n)-[r]-(m) WHERE m.id IS :: STRING NOT NULL
-RETURN ref, degree, type(r) AS type, elementId(r) AS rel_element_id, properties(r) AS rel_props,
-       m.id AS other_id, labels(m) AS other_labels, properties(m) AS other_props, elementId(m) AS other_element_id`
+RETURN ref, degree, type(r) AS type, elementId(r) AS rel_element_id, r.weight AS weight, r.tags AS tags,
+       m.id AS other_id, labels(m) AS other_labels, elementId(m) AS other_element_id`
+
+// NodeDetailsQuery and RelDetailsQuery read the properties of nodes and
+// relationships by element id (Details).
+const (
+	NodeDetailsQuery = `UNWIND $refs AS ref
+MATCH (n) WHERE elementId(n) = ref
+RETURN ref, properties(n) AS props`
+	RelDetailsQuery = `UNWIND $refs AS ref
+MATCH ()-[r]->() WHERE elementId(r) = ref
+RETURN ref, properties(r) AS props`
+)
 
 // Nodes finds the nodes whose id is in ids (graph.Reader). Ids must be
 // unique: two nodes with one id are an error naming it.
@@ -192,26 +205,111 @@ func (r *txReader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Re
 		if !ok {
 			return nil, errors.New("around: column degree is not an integer")
 		}
-		to, err := nodeRefOf(row, "other_id", "other_props", "other_labels", "other_element_id")
+		to, err := leanNodeRef(row)
 		if err != nil {
 			return nil, err
 		}
 		typ, _ := row["type"].(string)
 		eid, _ := row["rel_element_id"].(string)
-		props, ok := row["rel_props"].(map[string]any)
-		if !ok {
-			return nil, errors.New("around: column rel_props is not a map")
+		lean := map[string]any{}
+		for _, k := range []string{"weight", "tags"} {
+			if v, ok := row[k]; ok && v != nil {
+				lean[k] = v
+			}
 		}
-		props = plainProps(props)
-		edge := graph.Edge{SourceID: fromID, TargetID: to.Node.ID, Type: typ, Properties: props, ElementID: eid}
+		lean = plainProps(lean)
 		rel := graph.Rel{To: to, Degree: deg}
-		edge.Weight, rel.BadWeight = graph.WeightOf(props)
-		edge.Tags, _ = graph.TagsOf(props)
+		edge := graph.Edge{SourceID: fromID, TargetID: to.Node.ID, Type: typ, ElementID: eid}
+		edge.Weight, rel.BadWeight = graph.WeightOf(lean)
+		edge.Tags, _ = graph.TagsOf(lean)
 		rel.Edge = edge
 		out = append(out, rel)
 	}
 	graph.SortRels(out, from)
 	return out, nil
+}
+
+// leanNodeRef reads the other end of an Around row: id, labels, element
+// id.
+func leanNodeRef(row map[string]any) (graph.NodeRef, error) {
+	id, ok := row["other_id"].(string)
+	if !ok {
+		return graph.NodeRef{}, fmt.Errorf("column other_id: expected a string, got %s", Describe(row["other_id"]))
+	}
+	labels, err := labelsOf(id, row["other_labels"])
+	if err != nil {
+		return graph.NodeRef{}, err
+	}
+	eid, ok := row["other_element_id"].(string)
+	if !ok {
+		return graph.NodeRef{}, fmt.Errorf("node %s: column other_element_id is not a string", strconv.Quote(id))
+	}
+	return graph.NodeRef{Node: graph.Node{ID: id, Labels: labels}, Ref: eid}, nil
+}
+
+func labelsOf(id string, v any) ([]string, error) {
+	raw, _ := v.([]any)
+	labels := make([]string, 0, len(raw))
+	for _, l := range raw {
+		s, ok := l.(string)
+		if !ok {
+			return nil, fmt.Errorf("node %s: a label is not a string", strconv.Quote(id))
+		}
+		labels = append(labels, s)
+	}
+	return labels, nil
+}
+
+// Details reads the properties of nodes and relationships by element id:
+// one query for the nodes, one for the relationships (none for an empty
+// list).
+func (r *txReader) Details(ctx context.Context, nodes []*graph.NodeRef, rels []*graph.Rel) error {
+	props := func(query string, refs []string) (map[string]map[string]any, error) {
+		out := map[string]map[string]any{}
+		if len(refs) == 0 {
+			return out, nil
+		}
+		rows, err := r.collect(ctx, query, map[string]any{"refs": uniq(refs)})
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range rows {
+			ref, _ := row["ref"].(string)
+			p, ok := row["props"].(map[string]any)
+			if !ok {
+				return nil, errors.New("details: column props is not a map")
+			}
+			out[ref] = plainProps(p)
+		}
+		return out, nil
+	}
+	var refs []string
+	for _, n := range nodes {
+		refs = append(refs, n.Ref)
+	}
+	np, err := props(NodeDetailsQuery, refs)
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes {
+		if p, ok := np[n.Ref]; ok {
+			n.Node.Properties = p
+		}
+	}
+	refs = refs[:0]
+	for _, rel := range rels {
+		refs = append(refs, rel.Edge.ElementID)
+	}
+	rp, err := props(RelDetailsQuery, refs)
+	if err != nil {
+		return err
+	}
+	for _, rel := range rels {
+		if p, ok := rp[rel.Edge.ElementID]; ok {
+			rel.Edge.Properties = p
+		}
+	}
+	return nil
 }
 
 // nodeRefOf reads a node from a row's columns: its id, properties, labels
@@ -225,14 +323,9 @@ func nodeRefOf(row map[string]any, idKey, propsKey, labelsKey, eidKey string) (g
 	if !ok {
 		return graph.NodeRef{}, fmt.Errorf("node %s: column %s is not a map", strconv.Quote(id), propsKey)
 	}
-	raw, _ := row[labelsKey].([]any)
-	labels := make([]string, 0, len(raw))
-	for _, l := range raw {
-		s, ok := l.(string)
-		if !ok {
-			return graph.NodeRef{}, fmt.Errorf("node %s: a label is not a string", strconv.Quote(id))
-		}
-		labels = append(labels, s)
+	labels, err := labelsOf(id, row[labelsKey])
+	if err != nil {
+		return graph.NodeRef{}, err
 	}
 	eid, ok := row[eidKey].(string)
 	if !ok {

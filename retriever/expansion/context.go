@@ -21,7 +21,8 @@ type ContextHop struct {
 
 // Context reads the relationships around the node whose id is id, in
 // graph.SortRels order, each with the weights the expansion would use
-// with p. found is false when there is no such node.
+// with p and the properties of both (three reads). found is false when
+// there is no such node.
 func Context(ctx context.Context, nb graph.Neighbourhood, id string, p Params) (hops []ContextHop, found bool, err error) {
 	err = nb.Read(ctx, func(r graph.Reader) error {
 		hops, found = nil, false
@@ -32,6 +33,14 @@ func Context(ctx context.Context, nb graph.Neighbourhood, id string, p Params) (
 		found = true
 		rels, err := r.Around(ctx, refs)
 		if err != nil {
+			return err
+		}
+		nodes := make([]*graph.NodeRef, len(rels))
+		ptrs := make([]*graph.Rel, len(rels))
+		for i := range rels {
+			nodes[i], ptrs[i] = &rels[i].To, &rels[i]
+		}
+		if err := r.Details(ctx, nodes, ptrs); err != nil {
 			return err
 		}
 		for _, rel := range rels {

@@ -151,9 +151,13 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 	}
 	slices.SortFunc(cands, func(a, b scored) int { return retriever.Compare(a.score, a.id, b.score, b.id) })
 	keep := min(len(cands), p.TopK)
+	shown, err := details(ctx, r, cands[:keep], layers)
+	if err != nil {
+		return retriever.Ranking{}, err
+	}
 	hits := make([]retriever.Hit, keep)
 	for i, c := range cands[:keep] {
-		hits[i] = hitOf(c, layers, score, p)
+		hits[i] = hitOf(c, shown[i], score, p)
 	}
 	kept, _ := retriever.Rank(hits, 0)
 	droppedSeeds := 0
@@ -230,10 +234,45 @@ func scoreOf(v string, layers []map[string]reach, p Params) scored {
 	return scored{id: v, score: best, h: bestH}
 }
 
-// hitOf builds the hit of a scored node: its node, and for an expanded
-// score the route walked back to its seed and the terms.
-func hitOf(c scored, layers []map[string]reach, seedScore map[string]float64, p Params) retriever.Hit {
-	node := layers[c.h][c.id].ref.Node
+// shownHit is what a kept hit shows: its node and, for an expanded score,
+// the reaches along its route from the seed outwards, properties filled.
+type shownHit struct {
+	node  graph.NodeRef
+	route []reach
+}
+
+// details walks each kept hit's route back to its seed and reads the
+// properties of the hits' nodes and the routes' relationships (one
+// Details call for all).
+func details(ctx context.Context, r graph.Reader, kept []scored, layers []map[string]reach) ([]shownHit, error) {
+	shown := make([]shownHit, len(kept))
+	var nodes []*graph.NodeRef
+	var rels []*graph.Rel
+	for i, c := range kept {
+		s := &shown[i]
+		s.node = layers[c.h][c.id].ref
+		if s.node.Node.Properties == nil {
+			nodes = append(nodes, &s.node)
+		}
+		s.route = make([]reach, c.h)
+		at := c.id
+		for h := c.h; h >= 1; h-- {
+			s.route[h-1] = layers[h][at]
+			at = s.route[h-1].from
+		}
+		for k := range s.route {
+			rels = append(rels, &s.route[k].rel)
+		}
+	}
+	if err := r.Details(ctx, nodes, rels); err != nil {
+		return nil, err
+	}
+	return shown, nil
+}
+
+// hitOf builds the hit of a scored node from what it shows.
+func hitOf(c scored, s shownHit, seedScore map[string]float64, p Params) retriever.Hit {
+	node := s.node.Node
 	labels := node.Labels
 	if labels == nil {
 		labels = []string{}
@@ -245,16 +284,14 @@ func hitOf(c scored, layers []map[string]reach, seedScore map[string]float64, p 
 		return hit
 	}
 	route := make([]retriever.Hop, c.h)
-	at := c.id
-	for h := c.h; h >= 1; h-- {
-		x := layers[h][at]
-		route[h-1] = x.hop
-		route[h-1].Edge = x.rel.Full()
-		at = x.from
+	for k, x := range s.route {
+		route[k] = x.hop
+		route[k].Edge = x.rel.Full()
 	}
-	hit.Seed, hit.Origin, hit.Route = at, retriever.OriginExpanded, route
+	seed := route[0].From
+	hit.Seed, hit.Origin, hit.Route = seed, retriever.OriginExpanded, route
 	hit.Contradicting = c.score < 0
-	hit.Terms = append(hit.Terms, retriever.Term{Name: "R(" + at + ")", Value: seedScore[at]})
+	hit.Terms = append(hit.Terms, retriever.Term{Name: "R(" + seed + ")", Value: seedScore[seed]})
 	for _, hop := range route {
 		hit.Terms = append(hit.Terms, retriever.Term{Name: hop.Type, Value: hop.Factor})
 	}

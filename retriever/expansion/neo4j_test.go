@@ -41,7 +41,8 @@ func neo4jGraph(t *testing.T, g *apoc.Graph, trace func(string, map[string]any))
 	return nb, d
 }
 
-// aroundOf reads the relationships around ids with nb.
+// aroundOf reads the relationships around ids with nb, with every
+// property (Details).
 func aroundOf(t *testing.T, nb graph.Neighbourhood, ids []string) []graph.Rel {
 	t.Helper()
 	var rels []graph.Rel
@@ -50,8 +51,15 @@ func aroundOf(t *testing.T, nb graph.Neighbourhood, ids []string) []graph.Rel {
 		if err != nil {
 			return err
 		}
-		rels, err = r.Around(context.Background(), refs)
-		return err
+		if rels, err = r.Around(context.Background(), refs); err != nil {
+			return err
+		}
+		nodes := make([]*graph.NodeRef, len(rels))
+		ptrs := make([]*graph.Rel, len(rels))
+		for i := range rels {
+			nodes[i], ptrs[i] = &rels[i].To, &rels[i]
+		}
+		return r.Details(context.Background(), nodes, ptrs)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -79,9 +87,11 @@ func relText(r graph.Rel) string {
 // without ids, missing and integer weights, MENTIONS and typed
 // relationships of ten types, two of them unknown to the table), loaded
 // into Neo4j and into the embedded engine from the same apoc.Graph:
-//   - Around of a random frontier gives the same relationships in the same
-//     order (graph.SortRels) with the same properties, weights, tags,
-//     labels and degrees on both engines;
+//   - Around of a random frontier, its properties filled by Details, gives
+//     the same relationships in the same order (graph.SortRels) with the
+//     same properties, weights, tags, labels and degrees on both engines
+//     (parallel relationships alike up to their tags may come in another
+//     order: they are compared as text, sorted, within such a run);
 //   - three random expansions each (H 1–3, random f, δ, K and table
 //     changes) rank exactly alike on both engines and as the naive
 //     implementation does (internal/testkit/naiveexp), scores to the bit.
@@ -104,8 +114,9 @@ func TestEnginesAgreeOnExpansion(t *testing.T) {
 		if len(a) != len(b) {
 			t.Fatalf("graph %d: Around %d rels on Neo4j, %d embedded", i, len(a), len(b))
 		}
+		ta, tb := relTexts(a), relTexts(b)
 		for k := range a {
-			if x, y := relText(a[k]), relText(b[k]); x != y {
+			if x, y := ta[k], tb[k]; x != y {
 				t.Fatalf("graph %d: rel %d: Neo4j %s, embedded %s", i, k, x, y)
 			}
 			if a[k].Edge.ElementID == "" || a[k].To.Ref == "" {
@@ -129,6 +140,26 @@ func TestEnginesAgreeOnExpansion(t *testing.T) {
 			agreeWithNaive(t, label+" (embedded)", got2, c.naive())
 		}
 	}
+}
+
+// relTexts is relText of each rel, each run of relationships alike up to
+// their tags (graph.CompareRels without the properties) sorted as text.
+func relTexts(rels []graph.Rel) []string {
+	out := make([]string, len(rels))
+	for i := range rels {
+		out[i] = relText(rels[i])
+	}
+	lean := func(r graph.Rel) graph.Rel { r.Edge.Properties, r.Lazy = nil, nil; return r }
+	for i := 0; i < len(rels); {
+		j := i + 1
+		for j < len(rels) && rels[j].Edge.SourceID == rels[i].Edge.SourceID && rels[j].Edge.TargetID == rels[i].Edge.TargetID &&
+			graph.CompareRels(lean(rels[i]), lean(rels[j])) == 0 {
+			j++
+		}
+		slices.Sort(out[i:j])
+		i = j
+	}
+	return out
 }
 
 // randomRun keeps c's graph and draws another query and parameters.
@@ -181,9 +212,11 @@ func planOperators(t *testing.T, d neo4j.DriverWithContext, query string, params
 
 // TestNeighbourhoodPlans: the expansion of the demo graph's scenario A seed
 // N2006 and four more seeds at H = 3, on a graph loaded by `memoria load`
-// (which indexes id on every label), sends one seed lookup and one Around
-// query per hop (3), and EXPLAIN shows no AllNodesScan or NodeByLabelScan
-// in any of them: seeds through the id indexes, frontiers by element id.
+// (which indexes id on every label), sends one seed lookup, one Around
+// query per hop (3) and one Details query each for the shown nodes and
+// relationships, and EXPLAIN shows no AllNodesScan or NodeByLabelScan in
+// any of them: seeds through the id indexes, frontiers and details by
+// element id.
 // As a control, the scan fallback's query does plan a scan (the check can
 // fail).
 func TestNeighbourhoodPlans(t *testing.T) {
@@ -204,11 +237,13 @@ func TestNeighbourhoodPlans(t *testing.T) {
 	if _, err := expansion.Retrieve(context.Background(), nb, q, p); err != nil {
 		t.Fatal(err)
 	}
-	around, lookups := 0, 0
+	around, lookups, details := 0, 0, 0
 	for _, s := range queries {
 		switch s.query {
 		case neo4jdb.AroundQuery:
 			around++
+		case neo4jdb.NodeDetailsQuery, neo4jdb.RelDetailsQuery:
+			details++
 		case neo4jdb.NodesScanQuery:
 			t.Errorf("the scan fallback ran for %v", s.params)
 		default:
@@ -218,8 +253,8 @@ func TestNeighbourhoodPlans(t *testing.T) {
 			t.Errorf("%s plans a scan: %v", s.query, ops)
 		}
 	}
-	if around != 3 || lookups != 1 {
-		t.Errorf("%d Around queries and %d lookups, want 3 and 1", around, lookups)
+	if around != 3 || lookups != 1 || details != 2 {
+		t.Errorf("%d Around queries, %d lookups and %d details, want 3, 1 and 2", around, lookups, details)
 	}
 	if ops := planOperators(t, d, neo4jdb.NodesScanQuery, map[string]any{"ids": []string{"N2006"}}); !slices.Contains(ops, "AllNodesScan") {
 		t.Errorf("control: the scan query plans %v", ops)
