@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 )
 
-// TestSnapshotReplaysExactly: on 8 random graphs (internal/randgraph, as
+// TestSnapshotReplaysExactly: on 8 random graphs (internal/testkit/randgraph, as
 // in TestEnginesAgree: hubs, parallel edges, self-loops, missing and integer
 // weights, untagged edges, unlabelled nodes), 6 random explorations each
 // run on the fast path (the server answers every level) and through one
