@@ -39,7 +39,7 @@ var allowedImports = map[string][]string{
 	"internal/textsafe":            {},
 	"internal/testkit/naive":       {"graph", "graph/apoc", "retriever", "retriever/activation"},
 	"internal/testkit/randgraph":   {"graph/apoc"},
-	"internal/testkit/neo4jtest":   {},
+	"internal/testkit/neo4jtest":   {"graph"},
 	"internal/testkit/golden":      {},
 	"internal/testkit/peakmem":     {},
 	"internal/cli":                 nil, // the wiring: anything

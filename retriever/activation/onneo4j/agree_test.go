@@ -37,9 +37,9 @@ const agreeGraphs = 60
 // same candidates in the same order with the same fates, degrees, tag_sim
 // and energies, and the same edges in the same order: parallel edges that
 // tie exactly on parent, T and neighbour are ordered by activation.EdgeKey
-// on both engines, so the edge recorded for a kept hop is the same; only
-// edges whose EdgeKey is equal too, such as an integer weight 1 next to a
-// float 1.0, are compared as a multiset). The naive reference
+// on both engines, so the edge recorded for a kept hop is the same, an
+// integer weight 1 next to a float 1.0 included; only edges whose EdgeKey
+// is equal too, identical parallel edges, are compared as a multiset). The naive reference
 // (internal/testkit/naive) must agree on the paths and on every level's
 // candidates and fates too. Neo4j runs both ways: the fast path (New: id
 // indexes and element ids) and the specification's Cypher (NewSeedCypher).
@@ -231,10 +231,10 @@ func compareCandidates(ca, cb []activation.Candidate) string {
 // sameEdges compares the edges of a run of candidates that tie on parent,
 // T and neighbour, in order: both engines sort such ties by
 // activation.EdgeKey, so position m must have the same EdgeKey on both.
-// Edges whose EdgeKey is equal as well (the JSON of 1 and 1.0 is the
-// same) may still come in either order: within each run of equal
-// EdgeKeys, the edges (with the type of every value) are compared as a
-// multiset.
+// Edges whose EdgeKey is equal as well (the same properties, as Neo4j
+// stores them) may still come in either order: within each run of equal
+// EdgeKeys, the edges (with their direction, weight and tags) are compared
+// as a multiset.
 func sameEdges(a, b []activation.Candidate) string {
 	for m := range a {
 		if ka, kb := activation.EdgeKey(a[m].Edge), activation.EdgeKey(b[m].Edge); ka != kb {
