@@ -40,6 +40,7 @@ var allowedImports = map[string][]string{
 	"internal/testkit/naive":       {"graph", "graph/apoc", "retriever", "retriever/activation"},
 	"internal/testkit/randgraph":   {"graph/apoc"},
 	"internal/testkit/neo4jtest":   {"graph"},
+	"internal/testkit/neo4jfix":    {"graph/apoc", "graph/neo4jdb", "retriever", "retriever/activation", "internal/testkit/neo4jtest"},
 	"internal/testkit/golden":      {},
 	"internal/testkit/peakmem":     {},
 	"internal/cli":                 nil, // the wiring: anything

@@ -52,14 +52,14 @@ func randomNear(r *rand.Rand, ids []string, frontier []activation.FrontierInput)
 // out (the fast path does not filter what the server sends, so agreeing
 // means the server left them out).
 func TestExpandNearAgrees(t *testing.T) {
-	d := sharedDriver(t)
+	d := fx.Driver(t)
 	ctx := context.Background()
 	left := 0
 	for i := range 12 {
 		r := rand.New(rand.NewSource(int64(5000 + i)))
 		opt := randgraph.Random(r, 15, 120)
 		g := randgraph.Generate(r, opt)
-		loadInto(t, d, g)
+		fx.Load(t, d, g)
 		src := neo4jdb.NewSource(d, "", "")
 		mem, err := inmem.New(g, "random")
 		if err != nil {
