@@ -38,12 +38,13 @@ var allowedImports = map[string][]string{
 	"internal/retry":               {"graph"},
 	"internal/cypherlit":           {"internal/textsafe"},
 	"internal/textsafe":            {},
-	"internal/naive":               {"graph", "graph/apoc", "retriever", "retriever/activation"},
+	"internal/testkit/naive":       {"graph", "graph/apoc", "retriever", "retriever/activation"},
+	"internal/testkit/randgraph":   {"graph/apoc"},
 	"internal/testkit/naiveexp":    {"graph", "graph/apoc"},
-	"internal/randgraph":           {"graph/apoc"},
-	"internal/neo4jtest":           {},
-	"internal/golden":              {},
-	"internal/peakmem":             {},
+	"internal/testkit/neo4jtest":   {"graph"},
+	"internal/testkit/neo4jfix":    {"graph/apoc", "graph/neo4jdb", "retriever", "retriever/activation", "internal/testkit/neo4jtest"},
+	"internal/testkit/golden":      {},
+	"internal/testkit/peakmem":     {},
 	"internal/cli":                 nil, // the wiring: anything
 	"":                             {"internal/cli"},
 }
@@ -124,6 +125,27 @@ func TestImportRules(t *testing.T) {
 		}
 	}
 }
+
+// TestTestkitOnlyInTests: the test support under internal/testkit is
+// imported by test files (benchmarks included) and by other testkit
+// packages, never by the library, the front ends or main
+// (docs/ARCHITECTURE.md). internal/cli may import anything else, so its
+// row of the table cannot say this.
+func TestTestkitOnlyInTests(t *testing.T) {
+	prod, tests, _ := packageImports(t)
+	for dir, imps := range prod {
+		for _, imp := range imps {
+			if isTestkit(imp) && !isTestkit(dir) {
+				t.Errorf("%s (not a test file) imports %s", dir, imp)
+			}
+		}
+	}
+	if !slices.Contains(tests["render"], "internal/testkit/golden") {
+		t.Fatalf("the import walk missed render's tests' import of internal/testkit/golden: %v", tests["render"])
+	}
+}
+
+func isTestkit(dir string) bool { return strings.HasPrefix(dir, "internal/testkit/") }
 
 // TestRetrieversDoNotWrite: no package under retriever/ writes to a
 // database: none imports the loader, opens a write session or runs a write

@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	goldenfile "github.com/memoria-graph/memoria/internal/golden"
+	goldenfile "github.com/memoria-graph/memoria/internal/testkit/golden"
 	"github.com/memoria-graph/memoria/retriever/activation"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
-// golden compares got with testdata/<name>.golden (internal/golden; -update
+// golden compares got with testdata/<name>.golden (internal/testkit/golden; -update
 // rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()

@@ -10,7 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"

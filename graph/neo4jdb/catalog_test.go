@@ -12,6 +12,8 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
 )
 
 // TestCatalogMatchesInMemory: on the demo graph the Neo4j catalog answers
@@ -22,8 +24,8 @@ import (
 // once; MENTIONS tags not counted); Node finds N2006 with the same
 // properties and labels and reports a missing id as not found.
 func TestCatalogMatchesInMemory(t *testing.T) {
-	src := demoSource(t)
-	mem, err := inmem.New(demoGraph(t), "demo")
+	src := fx.Demo(t)
+	mem, err := inmem.New(neo4jfix.DemoGraph(t), "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func TestCatalogMatchesInMemory(t *testing.T) {
 }
 
 func neo4jtestURI(t *testing.T) string {
-	u := sharedDriver(t).Target()
+	u := fx.Driver(t).Target()
 	return u.String()
 }
 
@@ -97,7 +99,7 @@ func neo4jtestURI(t *testing.T) string {
 // integer 5. Each expansion from A fails with a message naming the
 // relationship (A)-[:RELATES]-(B) (or the neighbour) and the property.
 func TestBadPropertyTypes(t *testing.T) {
-	d := sharedDriver(t)
+	d := fx.Driver(t)
 	for _, tc := range []struct {
 		create, want string
 	}{
@@ -106,11 +108,11 @@ func TestBadPropertyTypes(t *testing.T) {
 		{`CREATE (:Event {id: 'A'})-[:RELATES {weight: 0.5, tags: [1, 2]}]->(:Event {id: 'B'})`, `relationship ("A")-[:RELATES]-("B"): property tags must be a list of strings, got a list containing integer 1`},
 		{`CREATE (:Event {id: 'A'})-[:RELATES {weight: 0.01}]->(:Event {id: 5})`, `a RELATES neighbour of node "A" has property id integer 5; node ids must be strings`},
 	} {
-		cypher(t, d, "MATCH (n) DETACH DELETE n", nil)
-		cypher(t, d, tc.create, nil)
-		c := openConn(t, neo4jdb.NewSource(d, "", ""))
+		fx.Cypher(t, d, "MATCH (n) DETACH DELETE n", nil)
+		fx.Cypher(t, d, tc.create, nil)
+		c := neo4jfix.Open(t, onneo4j.New(neo4jdb.NewSource(d, "", "")))
 		// MIN_ACTIVATION 0.9: a badly typed edge is reported whatever its energy.
-		_, err := c.ExpandFrontier(context.Background(), expandReq(map[string]float64{"A": 1}, nil, []string{"x"}, 0.9, 0.15))
+		_, err := c.ExpandFrontier(context.Background(), neo4jfix.ExpandReq(map[string]float64{"A": 1}, nil, []string{"x"}, 0.9, 0.15))
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s:\n got %v\nwant %s", tc.create, err, tc.want)
 		}
@@ -118,14 +120,14 @@ func TestBadPropertyTypes(t *testing.T) {
 			t.Errorf("%s: a type error is marked transient", tc.create)
 		}
 	}
-	cypher(t, d, "MATCH (n) DETACH DELETE n", nil)
-	cypher(t, d, `CREATE (:Event {id: 'A'}), (:Event {id: 'A'})`, nil)
-	_, _, err := openConn(t, neo4jdb.NewSource(d, "", "")).FetchSeed(context.Background(), "A")
+	fx.Cypher(t, d, "MATCH (n) DETACH DELETE n", nil)
+	fx.Cypher(t, d, `CREATE (:Event {id: 'A'}), (:Event {id: 'A'})`, nil)
+	_, _, err := neo4jfix.Open(t, onneo4j.New(neo4jdb.NewSource(d, "", ""))).FetchSeed(context.Background(), "A")
 	if err == nil || !strings.Contains(err.Error(), `Neo4j has 2 nodes with id "A"`) {
 		t.Errorf("duplicate ids: %v", err)
 	}
-	cypher(t, d, "MATCH (n) DETACH DELETE n", nil)
-	cypher(t, d, `CREATE (:Event {id: 'A'})-[:RELATES {tags: 3}]->(:Event {id: 'B'})`, nil)
+	fx.Cypher(t, d, "MATCH (n) DETACH DELETE n", nil)
+	fx.Cypher(t, d, `CREATE (:Event {id: 'A'})-[:RELATES {tags: 3}]->(:Event {id: 'B'})`, nil)
 	if _, err := neo4jdb.NewSource(d, "", "").Tags(context.Background()); err == nil || !strings.Contains(err.Error(), "property tags must be a list of strings") {
 		t.Errorf("Tags with bad tags: %v", err)
 	}
@@ -147,8 +149,8 @@ func TestFindNodesMatchesInMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := sharedDriver(t)
-	loaded = ""
+	d := fx.Driver(t)
+	fx.Changed()
 	src := neo4jdb.NewSource(d, "", "")
 	if _, err := neo4jload.Load(context.Background(), src, ag, neo4jload.LoadOptions{Wipe: true}); err != nil {
 		t.Fatalf("Load: %v", err)

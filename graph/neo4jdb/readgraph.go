@@ -13,7 +13,9 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
-) // ReadAPOC reads the whole database, in one read transaction, into the
+)
+
+// ReadAPOC reads the whole database, in one read transaction, into the
 // APOC model (for `memoria export`). Internal ids are a counter: nodes "0",
 // "1", ... in the order the server returns them, relationships likewise.
 // Temporal property values become their ISO-8601 strings (as APOC exports

@@ -12,6 +12,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
@@ -25,7 +26,7 @@ import (
 // by element. With export, points are refused and temporals converted alike.
 // (plainValue is unexported: export_test.go makes it PlainValue here.)
 func TestPlainValueIsToString(t *testing.T) {
-	d := sharedDriver(t)
+	d := fx.Driver(t)
 	exprs := []string{
 		"date('2026-03-02')", "date('-0005-01-01')", "date('+12345-01-01')",
 		"datetime('2026-03-02T09:14:00Z')", "datetime('2026-03-02T09:14:00+01:00')", "datetime('2026-03-02T09:14:00.25-05:30')",
@@ -73,12 +74,12 @@ func TestPlainValueIsToString(t *testing.T) {
 // date property on: 2026-03-03 and 2026-03-02, created in the given order.
 func temporalGraph(t *testing.T, d neo4j.DriverWithContext, onDates ...string) {
 	t.Helper()
-	cypher(t, d, "MATCH (n) DETACH DELETE n", nil)
-	cypher(t, d, `CREATE (:Event {id: 'P', born: date('2026-03-02'), at: datetime('2026-03-02T09:14:00Z'),
+	fx.Cypher(t, d, "MATCH (n) DETACH DELETE n", nil)
+	fx.Cypher(t, d, `CREATE (:Event {id: 'P', born: date('2026-03-02'), at: datetime('2026-03-02T09:14:00Z'),
 		took: duration('P1DT2H'), days: [date('2026-03-02'), date('2026-03-04')]}),
 		(:Event {id: 'Q', seen: localdatetime('2026-03-02T09:14'), opens: time('09:14Z'), where: point({x: 1, y: 2})})`, nil)
 	for _, on := range onDates {
-		cypher(t, d, `MATCH (p {id: 'P'}), (q {id: 'Q'})
+		fx.Cypher(t, d, `MATCH (p {id: 'P'}), (q {id: 'Q'})
 			CREATE (p)-[:RELATES {weight: 0.5, tags: ['x'], on: date($on), at: datetime('2026-03-02T09:14:00+01:00'), took: duration('PT36H')}]->(q)`,
 			map[string]any{"on": on})
 	}
@@ -95,7 +96,7 @@ func temporalGraph(t *testing.T, d neo4j.DriverWithContext, onDates ...string) {
 // activation.EdgeKeys and come back ordered by them (on 2026-03-02 first)
 // whichever was created first, and an exploration keeps the same one.
 func TestTemporalPropertiesAsStrings(t *testing.T) {
-	d := sharedDriver(t)
+	d := fx.Driver(t)
 	ctx := context.Background()
 	wantP := map[string]any{"id": "P", "born": "2026-03-02", "at": "2026-03-02T09:14:00Z", "took": "P1DT2H",
 		"days": []any{"2026-03-02", "2026-03-04"}}
@@ -107,9 +108,9 @@ func TestTemporalPropertiesAsStrings(t *testing.T) {
 		if err != nil || !ok || !reflect.DeepEqual(node.Properties, wantP) {
 			t.Errorf("catalog node P: %v (%v, %v), want %v", node.Properties, ok, err, wantP)
 		}
-		cands := expand(t, openConn(t, src), expandReq(map[string]float64{"P": 1}, nil, []string{"x"}, 0, 0.15))
-		if len(cands) != 2 || !sameSlot(cands[0], cands[1]) {
-			t.Fatalf("order %v: %s", order, candList(cands))
+		cands := neo4jfix.Expand(t, neo4jfix.Open(t, onneo4j.New(src)), neo4jfix.ExpandReq(map[string]float64{"P": 1}, nil, []string{"x"}, 0, 0.15))
+		if len(cands) != 2 || !neo4jfix.SameSlot(cands[0], cands[1]) {
+			t.Fatalf("order %v: %s", order, neo4jfix.CandList(cands))
 		}
 		if !reflect.DeepEqual(cands[0].NeighborNode.Properties, wantQ) {
 			t.Errorf("neighbour Q: %v, want %v", cands[0].NeighborNode.Properties, wantQ)
@@ -131,13 +132,13 @@ func TestTemporalPropertiesAsStrings(t *testing.T) {
 		if err != nil || strings.Contains(string(js), "{}") || !strings.Contains(string(js), `"2026-03-02T09:14:00+01:00"`) {
 			t.Errorf("JSON of a candidate: %s %v", js, err)
 		}
-		res, _ := exploreWithLevels(t, onneo4j.New(src), activation.DefaultParams(), []retriever.Seed{{NodeID: "P", Score: 1}}, []string{"x"})
+		res, _ := neo4jfix.ExploreWithLevels(t, onneo4j.New(src), activation.DefaultParams(), []retriever.Seed{{NodeID: "P", Score: 1}}, []string{"x"})
 		if len(res[0].Paths) != 1 || res[0].Paths[0].Steps[0].Edge.Properties["on"] != "2026-03-02" {
 			t.Errorf("order %v: kept edge %v (%s)", order, res[0].Paths, res[0].Error)
 		}
 	}
 	// ReadAPOC converts with the same function; the point is refused there.
-	cypher(t, d, "MATCH (q {id: 'Q'}) REMOVE q.where", nil)
+	fx.Cypher(t, d, "MATCH (q {id: 'Q'}) REMOVE q.where", nil)
 	g, err := neo4jdb.NewSource(d, "", "").ReadAPOC(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +153,7 @@ func TestTemporalPropertiesAsStrings(t *testing.T) {
 			t.Errorf("ReadAPOC edge: %v", r.Properties)
 		}
 	}
-	cypher(t, d, "MATCH (q {id: 'Q'}) SET q.where = point({x: 1, y: 2})", nil)
+	fx.Cypher(t, d, "MATCH (q {id: 'Q'}) SET q.where = point({x: 1, y: 2})", nil)
 	if _, err := neo4jdb.NewSource(d, "", "").ReadAPOC(ctx); err == nil || !strings.Contains(err.Error(), "property where: points cannot be exported") {
 		t.Errorf("ReadAPOC with a point: %v", err)
 	}

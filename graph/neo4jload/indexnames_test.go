@@ -43,15 +43,15 @@ func TestIndexNamesMatchScript(t *testing.T) {
 		t.Fatalf("script indexes %q, want %q", scripted, want)
 	}
 
-	d := sharedDriver(t)
-	st := loadInto(t, d, g)
+	d := fx.Driver(t)
+	st := fx.Load(t, d, g)
 	for _, w := range []string{"idx_foo_bar_id", "idx_foo_bar_e686649d_id"} {
 		if !slices.Contains(st.Indexes, w) {
 			t.Errorf("LoadStats.Indexes %q lacks %s", st.Indexes, w)
 		}
 	}
 	var onServer []string
-	for _, rec := range cypher(t, d, "SHOW INDEXES YIELD name, labelsOrTypes, properties WHERE properties = ['id'] RETURN name, labelsOrTypes[0] AS label ORDER BY name", nil) {
+	for _, rec := range fx.Cypher(t, d, "SHOW INDEXES YIELD name, labelsOrTypes, properties WHERE properties = ['id'] RETURN name, labelsOrTypes[0] AS label ORDER BY name", nil) {
 		name, _ := rec.Get("name")
 		label, _ := rec.Get("label")
 		onServer = append(onServer, label.(string)+"="+name.(string))

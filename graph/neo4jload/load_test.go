@@ -16,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
@@ -40,14 +41,14 @@ func counts(t testing.TB, src *neo4jdb.Source) (int64, int64) {
 // Loading with Wipe then matches everything and deletes nothing: the
 // database holds exactly the graph already.
 func TestLoadDemoIdempotent(t *testing.T) {
-	d := sharedDriver(t)
-	st := loadInto(t, d, demoGraph(t))
+	d := fx.Driver(t)
+	st := fx.Load(t, d, neo4jfix.DemoGraph(t))
 	src := neo4jdb.NewSource(d, "", "")
 	if st.NodesCreated != 57 || st.RelsCreated != 69 || st.NodesMatched != 0 || st.RelsMatched != 0 {
 		t.Errorf("first load: %+v", st)
 	}
 	ctx := context.Background()
-	st, err := Load(ctx, src, demoGraph(t), LoadOptions{})
+	st, err := Load(ctx, src, neo4jfix.DemoGraph(t), LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestLoadDemoIdempotent(t *testing.T) {
 	if n, r := counts(t, src); n != 57 || r != 69 {
 		t.Errorf("after two loads: %d nodes, %d relationships", n, r)
 	}
-	recs := cypher(t, d, "SHOW INDEXES YIELD name, labelsOrTypes, properties RETURN name, labelsOrTypes[0] AS label, properties[0] AS prop", nil)
+	recs := fx.Cypher(t, d, "SHOW INDEXES YIELD name, labelsOrTypes, properties RETURN name, labelsOrTypes[0] AS label, properties[0] AS prop", nil)
 	have := map[string]string{}
 	for _, rec := range recs {
 		name, _ := rec.Get("name")
@@ -75,14 +76,14 @@ func TestLoadDemoIdempotent(t *testing.T) {
 	if apoc.IndexName("UserPreference") != "idx_userpreference_id" {
 		t.Errorf("IndexName = %s", apoc.IndexName("UserPreference"))
 	}
-	st, err = Load(ctx, src, demoGraph(t), LoadOptions{Wipe: true})
+	st, err = Load(ctx, src, neo4jfix.DemoGraph(t), LoadOptions{Wipe: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.NodesDeleted != 0 || st.RelsDeleted != 0 || st.LabelsRemoved != 0 || st.NodesMatched != 57 || st.RelsMatched != 69 || st.NodesCreated+st.RelsCreated != 0 {
 		t.Errorf("load with wipe: %+v", st)
 	}
-	loaded = "demo"
+	fx.HoldsDemo()
 }
 
 // multiGraph has the cases that make relationships hard to load
@@ -121,9 +122,9 @@ func multiGraph() *apoc.Graph {
 // weight stays an integer and the float a float; A→B has d(A) = 5 RELATES
 // edges; the unlabelled nodes are found again by id; B has both labels.
 func TestLoadParallelEdgesIdempotent(t *testing.T) {
-	d := sharedDriver(t)
+	d := fx.Driver(t)
 	ctx := context.Background()
-	loaded = ""
+	fx.Changed()
 	src := neo4jdb.NewSource(d, "", "")
 	var progress []LoadProgress
 	st, err := Load(ctx, src, multiGraph(), LoadOptions{Wipe: true, BatchSize: 2, Progress: func(p LoadProgress) { progress = append(progress, p) }})
@@ -154,11 +155,11 @@ func TestLoadParallelEdgesIdempotent(t *testing.T) {
 			t.Errorf("reload %d: %d nodes, %d relationships", i+1, n, r)
 		}
 	}
-	recs := cypher(t, d, `MATCH (:Event {id: 'A'})-[r:RELATES]->(:Event {id: 'B'}) RETURN count(r) AS n`, nil)
+	recs := fx.Cypher(t, d, `MATCH (:Event {id: 'A'})-[r:RELATES]->(:Event {id: 'B'}) RETURN count(r) AS n`, nil)
 	if n, _ := recs[0].Get("n"); n != int64(4) {
 		t.Errorf("A->B: %v relationships, want 4", n)
 	}
-	recs = cypher(t, d, `MATCH ({id: 'C'})-[r:RELATES]->({id: 'D'}) RETURN valueType(r.weight) AS t ORDER BY t`, nil)
+	recs = fx.Cypher(t, d, `MATCH ({id: 'C'})-[r:RELATES]->({id: 'D'}) RETURN valueType(r.weight) AS t ORDER BY t`, nil)
 	var types []string
 	for _, rec := range recs {
 		v, _ := rec.Get("t")
@@ -171,14 +172,14 @@ func TestLoadParallelEdgesIdempotent(t *testing.T) {
 	if err != nil || !ok || !slices.Equal(node.Labels, []string{"Event", "DataSource"}) && !slices.Equal(node.Labels, []string{"DataSource", "Event"}) {
 		t.Errorf("B: %+v %v %v", node, ok, err)
 	}
-	c := openConn(t, src)
-	cands := expand(t, c, expandReq(map[string]float64{"A": 1}, nil, nil, 0, 0.15))
+	c := neo4jfix.Open(t, onneo4j.New(src))
+	cands := neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"A": 1}, nil, nil, 0, 0.15))
 	if len(cands) != 5 || cands[0].Degree != 5 {
-		t.Errorf("A: %s", candList(cands))
+		t.Errorf("A: %s", neo4jfix.CandList(cands))
 	}
 	// The integer weight 1 counts as 1.0: T = 1 × 1.0 / √2 (D has the two
 	// RELATES edges from C; its MENTIONS edge does not count).
-	cands = expand(t, c, expandReq(map[string]float64{"D": 1}, nil, nil, 0, 0.15))
+	cands = neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"D": 1}, nil, nil, 0, 0.15))
 	ints := 0
 	for _, cd := range cands {
 		if _, isInt := cd.Edge.Properties["weight"].(int64); isInt {
@@ -189,7 +190,7 @@ func TestLoadParallelEdgesIdempotent(t *testing.T) {
 		}
 	}
 	if len(cands) != 2 || ints != 1 {
-		t.Errorf("D: %s", candList(cands))
+		t.Errorf("D: %s", neo4jfix.CandList(cands))
 	}
 }
 
@@ -199,7 +200,7 @@ func TestLoadParallelEdgesIdempotent(t *testing.T) {
 // even with Wipe the database keeps the demo graph (57/69). So is a graph
 // whose last node has a list property mixing a number and a string.
 func TestLoadRejectsNodeWithoutID(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	g := &apoc.Graph{Nodes: []apoc.Node{
 		{InternalID: "0", Labels: []string{"Event"}, Properties: map[string]any{"id": "A"}},
 		{InternalID: "7", Labels: []string{"Event"}, Properties: map[string]any{"text": "no id"}},
@@ -264,12 +265,12 @@ func keyOf(g *apoc.Graph) graphKey {
 // apoc.Write and Parse; and the in-memory engine built from it explores
 // scenario A exactly like the one built from the file.
 func TestReadGraphRoundTrip(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	g, err := src.ReadAPOC(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := keyOf(g), keyOf(demoGraph(t)); !slices.Equal(got.nodes, want.nodes) || !slices.Equal(got.rels, want.rels) {
+	if got, want := keyOf(g), keyOf(neo4jfix.DemoGraph(t)); !slices.Equal(got.nodes, want.nodes) || !slices.Equal(got.rels, want.rels) {
 		t.Errorf("read back differs:\n%v\nvs\n%v", got, want)
 	}
 	var buf bytes.Buffer
@@ -284,12 +285,12 @@ func TestReadGraphRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, _ := inmem.New(demoGraph(t), "file")
+	m2, _ := inmem.New(neo4jfix.DemoGraph(t), "file")
 	seeds := []retriever.Seed{{NodeID: "N2006", Score: 0.85}}
-	r1, _ := exploreWithLevels(t, oninmem.New(m1), activation.DefaultParams(), seeds, tagsA)
-	r2, _ := exploreWithLevels(t, oninmem.New(m2), activation.DefaultParams(), seeds, tagsA)
-	if !slices.Equal(pathIDs(r1[0]), pathIDs(r2[0])) || len(r1[0].Paths) != 3 {
-		t.Errorf("scenario A on the read-back graph: %v", pathIDs(r1[0]))
+	r1, _ := neo4jfix.ExploreWithLevels(t, oninmem.New(m1), activation.DefaultParams(), seeds, tagsA)
+	r2, _ := neo4jfix.ExploreWithLevels(t, oninmem.New(m2), activation.DefaultParams(), seeds, tagsA)
+	if !slices.Equal(neo4jfix.PathIDs(r1[0]), neo4jfix.PathIDs(r2[0])) || len(r1[0].Paths) != 3 {
+		t.Errorf("scenario A on the read-back graph: %v", neo4jfix.PathIDs(r1[0]))
 	}
 }
 
@@ -355,7 +356,7 @@ func cnode(id string, labels ...string) apoc.Node {
 //     everything else is deleted: 3 nodes (N2006 only as :Event), 1
 //     relationship.
 func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	d := src.Driver()
 	ctx := context.Background()
 	// The last load (with Wipe) creates the index of Conflicted, which a
@@ -363,7 +364,7 @@ func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
 	// before and after the refused load rather than expect none, so that
 	// the test passes again on the same server (go test -count=2).
 	t.Cleanup(func() {
-		cypher(t, d, "DROP INDEX "+cypherlit.QuoteName(apoc.IndexName("Conflicted"))+" IF EXISTS", nil)
+		fx.Cypher(t, d, "DROP INDEX "+cypherlit.QuoteName(apoc.IndexName("Conflicted"))+" IF EXISTS", nil)
 	})
 	before := indexNames(t, d)
 	_, err := Load(ctx, src, conflictGraph(cnode("N2006", "Event")), LoadOptions{})
@@ -375,7 +376,7 @@ func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
 	if n, r := counts(t, src); n != 57 || r != 69 {
 		t.Errorf("after the refused load: %d nodes, %d relationships", n, r)
 	}
-	recs := cypher(t, d, `OPTIONAL MATCH (x {id: 'NEW1'}) WITH count(x) AS new
+	recs := fx.Cypher(t, d, `OPTIONAL MATCH (x {id: 'NEW1'}) WITH count(x) AS new
 		OPTIONAL MATCH (n {id: 'N2006'}) RETURN new, collect(n.text) AS texts`, nil)
 	if nw, _ := recs[0].Get("new"); nw != int64(0) {
 		t.Errorf("NEW1 was written")
@@ -386,12 +387,12 @@ func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
 	if after := indexNames(t, d); !slices.Equal(after, before) {
 		t.Errorf("the refused load changed the indexes: %v, before %v", after, before)
 	}
-	res, _ := exploreWithLevels(t, onneo4j.New(src), activation.DefaultParams(), []retriever.Seed{{NodeID: "N2006", Score: 0.85}}, tagsA)
+	res, _ := neo4jfix.ExploreWithLevels(t, onneo4j.New(src), activation.DefaultParams(), []retriever.Seed{{NodeID: "N2006", Score: 0.85}}, tagsA)
 	if res[0].Error != "" || len(res[0].Paths) != 3 {
-		t.Errorf("N2006 after the refused load: %s %v", res[0].Error, pathIDs(res[0]))
+		t.Errorf("N2006 after the refused load: %s %v", res[0].Error, neo4jfix.PathIDs(res[0]))
 	}
 
-	cypher(t, d, `CREATE ({id: 'U1'})`, nil)
+	fx.Cypher(t, d, `CREATE ({id: 'U1'})`, nil)
 	defer func(n int) { labelCheckBatch = n }(labelCheckBatch)
 	labelCheckBatch = 2 // the conflicts come from several queries
 	_, err = Load(ctx, src, conflictGraph(cnode("N2006", "Event"), cnode("N2003", "AgentAnswer", "Extra"), cnode("N2001"), cnode("U1", "Event")), LoadOptions{})
@@ -406,7 +407,7 @@ func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
 		t.Errorf("after the second refused load: %d nodes, %d relationships", n, r)
 	}
 
-	cypher(t, d, `MATCH (n {id: 'N2006'}) SET n:Extra`, nil)
+	fx.Cypher(t, d, `MATCH (n {id: 'N2006'}) SET n:Extra`, nil)
 	st, err := Load(ctx, src, conflictGraph(cnode("N2006", "Extra")), LoadOptions{})
 	if err != nil || st.NodesCreated != 1 || st.NodesMatched != 1 {
 		t.Fatalf("[Extra] onto [UserRequest Extra]: %+v, %v", st, err)
@@ -419,7 +420,7 @@ func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
 	if err != nil || st.NodesCreated != 0 || st.NodesMatched != 3 || st.LabelsRemoved != 2 {
 		t.Fatalf("with Wipe: %+v, %v", st, err)
 	}
-	recs = cypher(t, d, `MATCH (n {id: 'N2006'}) RETURN labels(n) AS labels`, nil)
+	recs = fx.Cypher(t, d, `MATCH (n {id: 'N2006'}) RETURN labels(n) AS labels`, nil)
 	if n, r := counts(t, src); n != 3 || r != 1 || len(recs) != 1 || fmt.Sprint(recs[0].Values[0]) != "[Event]" {
 		t.Errorf("after the load with Wipe: %d nodes, %d relationships, N2006 %v", n, r, recs)
 	}
@@ -429,7 +430,7 @@ func TestLoadRefusesIDUnderOtherLabel(t *testing.T) {
 // planned as a seek of that label's id index (which Load creates), not as a
 // scan of the nodes.
 func TestLabelCheckUsesIndex(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	res, err := neo4j.ExecuteQuery(context.Background(), src.Driver(), "EXPLAIN "+fmt.Sprintf(labelledConflictQuery, cypherlit.QuoteName("UserRequest")),
 		map[string]any{"ids": []any{"N2006", "N2001"}}, neo4j.EagerResultTransformer)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/neo4jtest"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 )
 
 // fileOf writes g as an APOC file in a temporary directory; with relsFirst
@@ -57,12 +57,12 @@ func fileOf(t *testing.T, g *apoc.Graph, relsFirst bool) string {
 // creates nothing, matches 4 nodes and 10 relationships (the counts stay
 // 4 and 10) and leaves the same dump.
 func TestLoadFileIdempotent(t *testing.T) {
-	d := sharedDriver(t)
+	d := fx.Driver(t)
 	src := neo4jdb.NewSource(d, "", "")
 	ctx := context.Background()
 	want := fileDump(multiGraph())
 	for _, relsFirst := range []bool{false, true} {
-		loaded = ""
+		fx.Changed()
 		neo4jtest.Shared(t).Wipe(t)
 		path := fileOf(t, multiGraph(), relsFirst)
 		for i := range 2 {
@@ -104,8 +104,8 @@ func TestLoadFileIdempotent(t *testing.T) {
 // holds exactly the graph (its dump), and as every batch's counted attempt
 // is the second, everything counts as matched (4 nodes, 10 relationships).
 func TestDuplicatedBatchMerges(t *testing.T) {
-	d := sharedDriver(t)
-	loaded = ""
+	d := fx.Driver(t)
+	fx.Changed()
 	neo4jtest.Shared(t).Wipe(t)
 	src := neo4jdb.NewSource(d, "", "")
 	var mu sync.Mutex
@@ -145,7 +145,7 @@ func TestDuplicatedBatchMerges(t *testing.T) {
 // one (refused when read). The new relationship's id holds ESC [2J (a
 // terminal's clear-screen), which the error quotes ("9\x1b[2J9").
 func TestLoadFileChanged(t *testing.T) {
-	d := sharedDriver(t)
+	d := fx.Driver(t)
 	src := neo4jdb.NewSource(d, "", "")
 	ctx := context.Background()
 	path := fileOf(t, multiGraph(), false)
@@ -164,7 +164,7 @@ func TestLoadFileChanged(t *testing.T) {
 			return s + `{"type":"relationship","id":"9\u001b[2J9","label":"RELATES","properties":{"weight":0.9},"start":{"id":"0"},"end":{"id":"3"}}` + "\n"
 		}, 4, 10, `relationship "9\x1b[2J9" is new`},
 	} {
-		loaded = ""
+		fx.Changed()
 		neo4jtest.Shared(t).Wipe(t)
 		if err := os.WriteFile(path, orig, 0o600); err != nil {
 			t.Fatal(err)

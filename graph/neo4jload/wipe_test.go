@@ -13,8 +13,9 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/neo4jtest"
-	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 )
 
 // fileDump renders g as neo4jtest.Dump renders the database that holds
@@ -79,8 +80,8 @@ func stored(props map[string]any) map[string]any {
 // edges loads, and reads back exactly: a weight 1e308 (finite), a label
 // with a space and a control character, NUL inside a string value.
 func TestServerRefusesWhatTheCheckerRefuses(t *testing.T) {
-	d := sharedDriver(t)
-	loaded = ""
+	d := fx.Driver(t)
+	fx.Changed()
 	neo4jtest.Shared(t).Wipe(t)
 	ctx := context.Background()
 	for _, q := range []struct {
@@ -124,7 +125,7 @@ func TestServerRefusesWhatTheCheckerRefuses(t *testing.T) {
 	if got, want := neo4jtest.Dump(t, d), fileDump(edge); got != want {
 		t.Errorf("database:\n%s\nwant:\n%s", got, want)
 	}
-	cypher(t, d, "DROP INDEX "+apoc.IndexName("Odd \x01 label")+" IF EXISTS", nil)
+	fx.Cypher(t, d, "DROP INDEX "+apoc.IndexName("Odd \x01 label")+" IF EXISTS", nil)
 }
 
 // TestWipeRefusedGraphLeavesDatabase: with the demo graph and a node not
@@ -132,9 +133,9 @@ func TestServerRefusesWhatTheCheckerRefuses(t *testing.T) {
 // (an empty property key; a relationship type with NUL) changes nothing:
 // the dump is the same before and after.
 func TestWipeRefusedGraphLeavesDatabase(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	d := src.Driver()
-	cypher(t, d, `MATCH (n {id: "N2006"}) CREATE (:Junk {id: "JUNK"})-[:RELATES {weight: 0.5}]->(n)`, nil)
+	fx.Cypher(t, d, `MATCH (n {id: "N2006"}) CREATE (:Junk {id: "JUNK"})-[:RELATES {weight: 0.5}]->(n)`, nil)
 	before := neo4jtest.Dump(t, d)
 	ctx := context.Background()
 	for _, g := range []*apoc.Graph{
@@ -165,10 +166,10 @@ func TestWipeRefusedGraphLeavesDatabase(t *testing.T) {
 // again with Wipe changes nothing: all 4 nodes and 10 relationships
 // matched, nothing created or removed, the same dump.
 func TestWipeLeavesExactlyTheGraph(t *testing.T) {
-	d := sharedDriver(t)
-	loaded = ""
+	d := fx.Driver(t)
+	fx.Changed()
 	neo4jtest.Shared(t).Wipe(t)
-	cypher(t, d, `CREATE (a:DataSource {id: 'A', old: true}), (b:Event:DataSource:Stale {id: 'B', text: 'node B'}),
+	fx.Cypher(t, d, `CREATE (a:DataSource {id: 'A', old: true}), (b:Event:DataSource:Stale {id: 'B', text: 'node B'}),
 		(c {id: 'C', text: 'node C'}), (dd {id: 'D', text: 'node D'}), (j:Junk {id: 'J'}),
 		(c)-[:RELATES {weight: 0.3}]->(c), (c)-[:RELATES {weight: 0.3}]->(c), (c)-[:RELATES {weight: 0.3}]->(c),
 		(a)-[:RELATES {weight: 0.9}]->(b), (j)-[:MENTIONS]->(dd)`, nil)
@@ -217,10 +218,10 @@ func TestLoadKilledMidLoad(t *testing.T) {
 	srv := neo4jtest.New(t, neo4jtest.WithDataDir(dir))
 	ctx := context.Background()
 	src := connect(t, srv)
-	if _, err := Load(ctx, src, demoGraph(t), LoadOptions{}); err != nil {
+	if _, err := Load(ctx, src, neo4jfix.DemoGraph(t), LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cypher(t, src.Driver(), `MATCH (n {id: "N2006"}) CREATE (:Junk {id: "JUNK"})-[:RELATES {weight: 0.5}]->(n)`, nil)
+	fx.Cypher(t, src.Driver(), `MATCH (n {id: "N2006"}) CREATE (:Junk {id: "JUNK"})-[:RELATES {weight: 0.5}]->(n)`, nil)
 	before := neo4jtest.Dump(t, src.Driver())
 
 	opt := randgraph.DefaultOptions(120)

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/neo4jtest"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"

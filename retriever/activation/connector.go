@@ -7,8 +7,8 @@ import (
 )
 
 // Expander is the Activation Energy retriever's only way to a graph: the
-// small interface each engine's expansion implements (expand_inmem.go,
-// expand_neo4j.go). An Expander serves one seed exploration at a time;
+// small interface each engine's expansion implements (oninmem.InMemory
+// over graph/inmem, onneo4j's over Neo4j). An Expander serves one seed exploration at a time;
 // Backend.Open hands out one per exploration (the Neo4j one holds a session,
 // which is not safe for concurrent use).
 type Expander interface {

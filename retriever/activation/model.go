@@ -1,11 +1,8 @@
 package activation
 
 import (
-	"encoding/json"
-	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -82,35 +79,14 @@ func (r ExpandRequest) VisitedIDs() []string {
 	return ids
 }
 
-// EdgeKey is a storage-independent key of an edge: its properties in key
-// order, each as `"key":value` with the value in JSON (so a list reads the
-// same whether an engine holds it as []any or []string, and 1 and 1.0
-// alike). A value JSON cannot hold (NaN, infinities) is written with %v
-// rather than spoiling the key. Parallel edges that tie on parent, transfer
-// energy and neighbour are ordered by it (docs/ALGORITHM.md, rule 4), so
-// every engine records the same edge for a kept hop whatever order its
-// storage returns them in.
-func EdgeKey(e graph.Edge) string {
-	keys := make([]string, 0, len(e.Properties))
-	for k := range e.Properties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(k))
-		b.WriteByte(':')
-		if j, err := json.Marshal(e.Properties[k]); err == nil {
-			b.Write(j)
-		} else {
-			fmt.Fprintf(&b, "%v", e.Properties[k])
-		}
-	}
-	return b.String()
-}
+// EdgeKey is a storage-independent key of an edge: graph.CanonicalProps of
+// its properties, the one rule by which memoria compares property maps (an
+// integer 1 and a float 1.0 differ, as Neo4j stores them; a list reads the
+// same whether an engine holds it as []any or []string). Parallel edges
+// that tie on parent, transfer energy and neighbour are ordered by it
+// (docs/ALGORITHM.md, rule 4), so every engine records the same edge for a
+// kept hop whatever order its storage returns them in.
+func EdgeKey(e graph.Edge) string { return graph.CanonicalProps(e.Properties) }
 
 // SortTiedEdges orders, stably, each run of consecutive candidates that
 // tie on parent, transfer energy and neighbour (parallel edges) by EdgeKey.

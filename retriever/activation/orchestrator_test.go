@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/naive"
-	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/naive"
+	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )

@@ -226,20 +226,21 @@ func TestSortTiedEdges(t *testing.T) {
 	}
 }
 
-// TestEdgeKey: properties in key order, values as JSON; a []string and a
-// []any of the same strings give the same key (engines hold lists either
-// way), and a NaN weight still yields a key that tells edges apart.
+// TestEdgeKey: graph.CanonicalProps of the properties (keys in order); a
+// []string and a []any of the same strings give the same key (engines hold
+// lists either way), and a NaN weight still yields a key that tells edges
+// apart. (graph's TestCanonicalProps pins the rule itself.)
 //
-//	{weight: 0.5, tags: [a b]} → "tags":["a","b"],"weight":0.5
+//	{weight: 0.5, tags: [a b]} → {"tags":["a","b"],"weight":0.5}
 func TestEdgeKey(t *testing.T) {
 	a := graph.Edge{Properties: map[string]any{"weight": 0.5, "tags": []string{"a", "b"}}}
 	b := graph.Edge{Properties: map[string]any{"tags": []any{"a", "b"}, "weight": 0.5}}
-	if got := EdgeKey(a); got != `"tags":["a","b"],"weight":0.5` || EdgeKey(b) != got {
+	if got := EdgeKey(a); got != `{"tags":["a","b"],"weight":0.5}` || EdgeKey(b) != got {
 		t.Errorf("EdgeKey = %q and %q", got, EdgeKey(b))
 	}
 	n1 := graph.Edge{Properties: map[string]any{"weight": math.NaN(), "note": "x"}}
 	n2 := graph.Edge{Properties: map[string]any{"weight": math.NaN(), "note": "y"}}
-	if EdgeKey(n1) == EdgeKey(n2) || EdgeKey(n1) != `"note":"x","weight":NaN` {
+	if EdgeKey(n1) == EdgeKey(n2) || EdgeKey(n1) != `{"note":"x","weight":NaN}` {
 		t.Errorf("NaN keys %q and %q", EdgeKey(n1), EdgeKey(n2))
 	}
 }

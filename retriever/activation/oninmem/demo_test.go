@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/naive"
+	"github.com/memoria-graph/memoria/internal/testkit/naive"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"

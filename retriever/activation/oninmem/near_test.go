@@ -10,7 +10,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
@@ -38,7 +38,7 @@ func randomNear(r *rand.Rand, ids []string, frontier []activation.FrontierInput)
 	return near
 }
 
-// TestExpandNear: on 40 random graphs (internal/randgraph) with random
+// TestExpandNear: on 40 random graphs (internal/testkit/randgraph) with random
 // requests (frontier, visited ids, query tags, MIN_ACTIVATION, sometimes
 // no threshold at all, as why reads) and random Nears, ExpandNear returns
 // exactly ExpandFrontier's candidates that the Near keeps, in order

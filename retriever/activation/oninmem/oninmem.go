@@ -19,15 +19,15 @@ import (
 )
 
 // InMemory is the Activation Energy expansion over the embedded engine. It
-// computes exactly the numbers the Cypher of expand_neo4j.go computes on
-// Neo4j, with activation.TransferEnergy and activation.TagSimCounts in the Cypher's operation
+// computes exactly the numbers the Cypher of retriever/activation/onneo4j
+// computes on Neo4j, with activation.TransferEnergy and activation.TagSimCounts in the Cypher's operation
 // order, so both engines agree to the bit. It is safe for concurrent use.
 type InMemory struct {
 	g    *inmem.Graph
 	pool sync.Pool
 }
 
-// NewInMemory returns the expansion over g.
+// New returns the expansion over g.
 func New(g *inmem.Graph) *InMemory { return &InMemory{g: g} }
 
 var (

@@ -14,8 +14,9 @@ import (
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/naive"
-	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/naive"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
@@ -24,7 +25,7 @@ import (
 // agreeGraphs is how many random graphs TestEnginesAgree compares.
 const agreeGraphs = 60
 
-// TestEnginesAgree: on 60 random graphs (internal/randgraph: 15 to 200
+// TestEnginesAgree: on 60 random graphs (internal/testkit/randgraph: 15 to 200
 // nodes with hubs, parallel and identical parallel edges, self-loops,
 // missing weights, integer weights, grid ties, untagged and empty-tagged
 // edges, duplicated tags, MENTIONS edges, unlabelled nodes), loaded into
@@ -37,14 +38,14 @@ const agreeGraphs = 60
 // same candidates in the same order with the same fates, degrees, tag_sim
 // and energies, and the same edges in the same order: parallel edges that
 // tie exactly on parent, T and neighbour are ordered by activation.EdgeKey
-// on both engines, so the edge recorded for a kept hop is the same; only
-// edges whose EdgeKey is equal too, such as an integer weight 1 next to a
-// float 1.0, are compared as a multiset). The naive reference
-// (internal/naive) must agree on the paths and on every level's
+// on both engines, so the edge recorded for a kept hop is the same, an
+// integer weight 1 next to a float 1.0 included; only edges whose EdgeKey
+// is equal too, identical parallel edges, are compared as a multiset). The naive reference
+// (internal/testkit/naive) must agree on the paths and on every level's
 // candidates and fates too. Neo4j runs both ways: the fast path (New: id
 // indexes and element ids) and the specification's Cypher (NewSeedCypher).
 func TestEnginesAgree(t *testing.T) {
-	d := sharedDriver(t)
+	d := fx.Driver(t)
 	start := time.Now()
 	var explorations, candidates int
 	var loadTime time.Duration
@@ -53,7 +54,7 @@ func TestEnginesAgree(t *testing.T) {
 		opt := randgraph.Random(r, 15, 200)
 		g := randgraph.Generate(r, opt)
 		t0 := time.Now()
-		loadInto(t, d, g)
+		fx.Load(t, d, g)
 		loadTime += time.Since(t0)
 		src := neo4jdb.NewSource(d, "", "")
 		mem, err := inmem.New(g, "random")
@@ -75,9 +76,9 @@ func TestEnginesAgree(t *testing.T) {
 		for run := 0; run < 3; run++ {
 			cfg, seeds, tags := randomExploration(r, g, opt)
 			where := fmt.Sprintf("graph %d (%d nodes, %d rels) run %d cfg %+v seeds %v tags %q", i, len(g.Nodes), len(g.Rels), run, cfg, seeds, tags)
-			r1, l1 := exploreWithLevels(t, New(src), cfg, seeds, tags)
-			r2, l2 := coarse(exploreWithLevels(t, oninmem.New(mem), cfg, seeds, tags)) // the memory engine traces; these two do not
-			r3, l3 := exploreWithLevels(t, NewSeedCypher(src), cfg, seeds, tags)
+			r1, l1 := neo4jfix.ExploreWithLevels(t, New(src), cfg, seeds, tags)
+			r2, l2 := coarse(neo4jfix.ExploreWithLevels(t, oninmem.New(mem), cfg, seeds, tags)) // the memory engine traces; these two do not
+			r3, l3 := neo4jfix.ExploreWithLevels(t, NewSeedCypher(src), cfg, seeds, tags)
 			explorations += len(seeds)
 			for k := range seeds {
 				if r1[k].Error != "" || r3[k].Error != "" {
@@ -208,15 +209,15 @@ func compareCandidates(ca, cb []activation.Candidate) string {
 	}
 	for j := 0; j < len(ca); {
 		x, y := ca[j], cb[j]
-		if !sameSlot(x, y) || x.Degree != y.Degree || x.TagSim != y.TagSim || x.Activation != y.Activation {
+		if !neo4jfix.SameSlot(x, y) || x.Degree != y.Degree || x.TagSim != y.TagSim || x.Activation != y.Activation {
 			return fmt.Sprintf("candidate %d: %s", j, outcomePair(activation.Outcome{Candidate: x}, activation.Outcome{Candidate: y}))
 		}
 		k := j + 1
-		for k < len(ca) && sameSlot(ca[k], x) {
+		for k < len(ca) && neo4jfix.SameSlot(ca[k], x) {
 			k++
 		}
 		for m := j; m < k; m++ {
-			if !sameSlot(cb[m], x) {
+			if !neo4jfix.SameSlot(cb[m], x) {
 				return fmt.Sprintf("candidate %d: %s", m, outcomePair(activation.Outcome{Candidate: ca[m]}, activation.Outcome{Candidate: cb[m]}))
 			}
 		}
@@ -231,10 +232,10 @@ func compareCandidates(ca, cb []activation.Candidate) string {
 // sameEdges compares the edges of a run of candidates that tie on parent,
 // T and neighbour, in order: both engines sort such ties by
 // activation.EdgeKey, so position m must have the same EdgeKey on both.
-// Edges whose EdgeKey is equal as well (the JSON of 1 and 1.0 is the
-// same) may still come in either order: within each run of equal
-// EdgeKeys, the edges (with the type of every value) are compared as a
-// multiset.
+// Edges whose EdgeKey is equal as well (the same properties, as Neo4j
+// stores them) may still come in either order: within each run of equal
+// EdgeKeys, the edges (with their direction, weight and tags) are compared
+// as a multiset.
 func sameEdges(a, b []activation.Candidate) string {
 	for m := range a {
 		if ka, kb := activation.EdgeKey(a[m].Edge), activation.EdgeKey(b[m].Edge); ka != kb {
@@ -277,7 +278,7 @@ func compareResults(a, b activation.Result, la, lb []activation.LevelEvent) stri
 		return "seed found on one engine only"
 	}
 	if len(a.Paths) != len(b.Paths) {
-		return fmt.Sprintf("%d paths vs %d:\n%v\n%v", len(a.Paths), len(b.Paths), pathIDs(a), pathIDs(b))
+		return fmt.Sprintf("%d paths vs %d:\n%v\n%v", len(a.Paths), len(b.Paths), neo4jfix.PathIDs(a), neo4jfix.PathIDs(b))
 	}
 	for i := range a.Paths {
 		pa, pb := a.Paths[i], b.Paths[i]
@@ -335,12 +336,12 @@ func compareResults(a, b activation.Result, la, lb []activation.LevelEvent) stri
 			// Parallel edges with exactly the same T: the same edges in the
 			// same order (by activation.EdgeKey) on both engines.
 			k := j + 1
-			for k < len(oa) && sameSlot(oa[k].Candidate, cx) {
+			for k < len(oa) && neo4jfix.SameSlot(oa[k].Candidate, cx) {
 				k++
 			}
 			var ra, rb []activation.Candidate
 			for m := j; m < k; m++ {
-				if !sameSlot(ob[m].Candidate, cx) || oa[m].Fate != ob[m].Fate || oa[m].ClaimedBy != ob[m].ClaimedBy {
+				if !neo4jfix.SameSlot(ob[m].Candidate, cx) || oa[m].Fate != ob[m].Fate || oa[m].ClaimedBy != ob[m].ClaimedBy {
 					return fmt.Sprintf("level %d outcome %d: %s", i+1, m, outcomePair(oa[m], ob[m]))
 				}
 				ra, rb = append(ra, oa[m].Candidate), append(rb, ob[m].Candidate)
@@ -368,9 +369,4 @@ func outcomePair(x, y activation.Outcome) string {
 		return fmt.Sprintf("%s->%s R=%v d=%d ts=%v T=%v %s %s", c.ParentID, c.NeighborNode.ID, c.Activation, c.Degree, c.TagSim, c.TransferEnergy, o.Fate, o.ClaimedBy)
 	}
 	return f(x) + " vs " + f(y)
-}
-
-// sameSlot reports whether a and b tie on ExpandQuery's ORDER BY keys.
-func sameSlot(a, b activation.Candidate) bool {
-	return a.ParentID == b.ParentID && a.TransferEnergy == b.TransferEnergy && a.NeighborNode.ID == b.NeighborNode.ID
 }

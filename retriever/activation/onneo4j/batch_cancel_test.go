@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
@@ -60,13 +61,13 @@ func TestBatchCancelAtEveryQuery(t *testing.T) {
 	tags := []string{"campaign", "stockout"}
 	cfg := activation.DefaultParams()
 	cfg.MinActivation = 0.001
-	src := demoSource(t)
+	src := fx.Demo(t)
 	for _, snap := range []bool{false, true} {
 		var want []activation.Result
 		if snap { // a Snapshot is a Tracer: exact path ends
-			want, _ = exploreWithLevels(t, NewSnapshot(src), cfg, seeds, tags)
+			want, _ = neo4jfix.ExploreWithLevels(t, NewSnapshot(src), cfg, seeds, tags)
 		} else {
-			want, _ = exploreWithLevels(t, New(src), cfg, seeds, tags)
+			want, _ = neo4jfix.ExploreWithLevels(t, New(src), cfg, seeds, tags)
 		}
 		var queries atomic.Int64
 		count := New(src)
@@ -75,11 +76,11 @@ func TestBatchCancelAtEveryQuery(t *testing.T) {
 				queries.Add(1)
 			}
 		}
-		exploreWithLevels(t, count, cfg, seeds, tags)
+		neo4jfix.ExploreWithLevels(t, count, cfg, seeds, tags)
 		total := int(queries.Load())
 		for j := 1; j <= total+1; j++ {
 			check := goroutineBaseline(t)
-			src := demoSource(t)
+			src := fx.Demo(t)
 			n := New(src)
 			var backend activation.Backend = n
 			if snap {
@@ -87,7 +88,7 @@ func TestBatchCancelAtEveryQuery(t *testing.T) {
 				n = s.fast
 				shallow := cfg
 				shallow.MaxDepth = 2
-				exploreWithLevels(t, s, shallow, seeds, tags)
+				neo4jfix.ExploreWithLevels(t, s, shallow, seeds, tags)
 				backend = s
 			}
 			ctx, cancel := context.WithCancel(context.Background())
@@ -99,7 +100,7 @@ func TestBatchCancelAtEveryQuery(t *testing.T) {
 					once.Do(func() {
 						cancel()
 						go func() {
-							r, _ := exploreWithLevels(t, backend, cfg, seeds, tags)
+							r, _ := neo4jfix.ExploreWithLevels(t, backend, cfg, seeds, tags)
 							second <- r
 						}()
 					})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
@@ -23,7 +24,7 @@ import (
 // on the machine's speed; every exploration sends or ends long before.)
 // Each seed's result is the one it gets explored alone.
 func TestSeedsShareEachLevel(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	b := New(src)
 	b.batch.linger = 10 * time.Second
 	var mu sync.Mutex
@@ -43,7 +44,7 @@ func TestSeedsShareEachLevel(t *testing.T) {
 	seeds := []retriever.Seed{{NodeID: "N2006", Score: 1}, {NodeID: "N2003", Score: 0.5}, {NodeID: "T3000", Score: 0.7}, {NodeID: "P5001", Score: 0.6}, {NodeID: "N2010", Score: 0.9}}
 	tags := []string{"campaign", "stockout"}
 	t0 := time.Now()
-	together, levels := exploreWithLevels(t, b, cfg, seeds, tags)
+	together, levels := neo4jfix.ExploreWithLevels(t, b, cfg, seeds, tags)
 	if took := time.Since(t0); took > b.batch.linger {
 		t.Errorf("the exploration took %v: the batcher waited out its linger for an exploration that had ended", took)
 	}
@@ -67,7 +68,7 @@ func TestSeedsShareEachLevel(t *testing.T) {
 		}
 	}
 	for i, s := range seeds {
-		alone, _ := exploreWithLevels(t, New(src), cfg, []retriever.Seed{s}, tags)
+		alone, _ := neo4jfix.ExploreWithLevels(t, New(src), cfg, []retriever.Seed{s}, tags)
 		if msg := compareResults(together[i], alone[0], nil, nil); msg != "" {
 			t.Errorf("seed %s explored with others differs from alone: %s", s.NodeID, msg)
 		}
@@ -109,7 +110,7 @@ func sendTogether(t *testing.T, b *batcher, ctxs []context.Context, query string
 // first fails with that error, the second gets its one row, 10 / 5 = 2.
 // Three queries were sent: 2 requests, then 1 and 1.
 func TestBatchSplitsOnStatementError(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	var sent []int
 	b := newBatcher(src, func() func(string, map[string]any) {
 		return func(_ string, p map[string]any) { sent = append(sent, len(p["requests"].([]any))) }
@@ -136,7 +137,7 @@ func TestBatchSplitsOnStatementError(t *testing.T) {
 // 200 ms: both return at once, and the query is cancelled on the server,
 // so the batcher's loop ends well before the query could have.
 func TestBatchCallerLeaves(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	b := newBatcher(src, func() func(string, map[string]any) { return nil })
 	b.linger = 10 * time.Second
 	count := func(n int64) string {
@@ -185,7 +186,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // carries one min_threshold, and each run's results are those of the same
 // run alone on a fresh backend.
 func TestRunsWithOtherSettingsKeepApart(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	b := New(src)
 	var mu sync.Mutex
 	thresholds := map[float64]int{}
@@ -209,7 +210,7 @@ func TestRunsWithOtherSettingsKeepApart(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[i], _ = exploreWithLevels(t, b, r.cfg, seeds, r.tags)
+			got[i], _ = neo4jfix.ExploreWithLevels(t, b, r.cfg, seeds, r.tags)
 		}()
 	}
 	wg.Wait()
@@ -217,7 +218,7 @@ func TestRunsWithOtherSettingsKeepApart(t *testing.T) {
 		t.Errorf("level queries by min_threshold: %v; want both runs' own", thresholds)
 	}
 	for i, r := range runs {
-		alone, _ := exploreWithLevels(t, New(src), r.cfg, seeds, r.tags)
+		alone, _ := neo4jfix.ExploreWithLevels(t, New(src), r.cfg, seeds, r.tags)
 		for j := range seeds {
 			if msg := compareResults(got[i][j], alone[j], nil, nil); msg != "" {
 				t.Errorf("run %d, seed %s: beside the other run it differs from alone: %s", i, seeds[j].NodeID, msg)
@@ -265,9 +266,9 @@ func batchRun(t *testing.T, src *neo4jdb.Source, b *Neo4j) int {
 	cfg.MinActivation = 0.001
 	seeds := []retriever.Seed{{NodeID: "N2006", Score: 1}, {NodeID: "N2003", Score: 0.5}, {NodeID: "T3000", Score: 0.7}, {NodeID: "P5001", Score: 0.6}, {NodeID: "N2010", Score: 0.9}}
 	tags := []string{"campaign", "stockout"}
-	together, _ := exploreWithLevels(t, b, cfg, seeds, tags)
+	together, _ := neo4jfix.ExploreWithLevels(t, b, cfg, seeds, tags)
 	for i, s := range seeds {
-		alone, _ := exploreWithLevels(t, New(src), cfg, []retriever.Seed{s}, tags)
+		alone, _ := neo4jfix.ExploreWithLevels(t, New(src), cfg, []retriever.Seed{s}, tags)
 		if msg := compareResults(together[i], alone[0], nil, nil); msg != "" {
 			t.Errorf("seed %s: %s", s.NodeID, msg)
 		}
@@ -282,7 +283,7 @@ func batchRun(t *testing.T, src *neo4jdb.Source, b *Neo4j) int {
 // levels) goes in one read transaction: one Begin. With the transaction's age limit at 0, every
 // query begins its own: as many Begins as queries.
 func TestBatcherKeepsOneTransaction(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	b := New(src)
 	b.batch.maxAge = time.Minute
 	if sent := batchRun(t, src, b); sent < 5 || b.batch.begun.Load() != 1 {
@@ -303,7 +304,7 @@ func TestBatcherKeepsOneTransaction(t *testing.T) {
 // it carried. (A query of one request is a seed exploring alone: it goes
 // once.)
 func TestBatchTimeoutSplits(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	b := New(src)
 	var mu sync.Mutex
 	var sizes []int

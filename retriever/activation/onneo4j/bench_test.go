@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/neo4jtest"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
@@ -23,7 +24,7 @@ var benchTags = []string{"demand_forecasting", "stockout", "safety_stock", "inve
 // together by the batcher), through Connect's driver. Reported, not enforced; it also
 // reports the number of level queries per exploration.
 func BenchmarkExploreDemo(b *testing.B) {
-	demoSource(b)
+	fx.Demo(b)
 	srv := neo4jtest.Shared(b)
 	ctx := context.Background()
 	conn, err := neo4jdb.Connect(ctx, neo4jdb.Settings{URI: srv.URI, Username: srv.Username, Password: srv.Password})
@@ -54,9 +55,9 @@ func BenchmarkExploreDemo(b *testing.B) {
 // BenchmarkExpandLevel is one round trip (ns/op is the time per level): level 1 of scenario A (frontier
 // N2006, four candidates) in a read transaction of one session.
 func BenchmarkExpandLevel(b *testing.B) {
-	src := demoSource(b)
+	src := fx.Demo(b)
 	c := openConn(b, src)
-	req := expandReq(map[string]float64{"N2006": 0.85}, nil, tagsA, 0.005, 0.15)
+	req := neo4jfix.ExpandReq(map[string]float64{"N2006": 0.85}, nil, tagsA, 0.005, 0.15)
 	ctx := context.Background()
 	for b.Loop() {
 		if _, err := c.ExpandFrontier(ctx, req); err != nil {

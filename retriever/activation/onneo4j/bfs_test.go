@@ -9,6 +9,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
@@ -29,7 +30,7 @@ func energies(res activation.Result) [][]float64 {
 
 func exploreOne(t *testing.T, b activation.Backend, cfg activation.Params, seed string, score float64, tags []string) (activation.Result, []activation.LevelEvent) {
 	t.Helper()
-	res, levels := exploreWithLevels(t, b, cfg, []retriever.Seed{{NodeID: seed, Score: score}}, tags)
+	res, levels := neo4jfix.ExploreWithLevels(t, b, cfg, []retriever.Seed{{NodeID: seed, Score: score}}, tags)
 	if res[0].Error != "" {
 		t.Fatalf("%s: %s", seed, res[0].Error)
 	}
@@ -59,11 +60,11 @@ func fates(lv activation.LevelEvent) []fate {
 // branch_limit; both one-hop paths end at the depth limit: terminated
 // max_depth, max_depth_reached 1.
 func TestSingleDepthB1(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	cfg := activation.DefaultParams()
 	cfg.MaxDepth, cfg.MaxBranches = 1, 2
 	res, levels := exploreOne(t, New(src), cfg, "T3000", 0.9, []string{"campaign"})
-	if got := pathIDs(res); !slices.Equal(got, []string{"T3000 > T3002", "T3000 > T3004"}) {
+	if got := neo4jfix.PathIDs(res); !slices.Equal(got, []string{"T3000 > T3002", "T3000 > T3004"}) {
 		t.Errorf("paths %v", got)
 	}
 	if e := energies(res); len(e) != 2 || e[0][0] != 0.232875 || e[1][0] != 0.18112499999999998 {
@@ -92,9 +93,9 @@ func TestSingleDepthB1(t *testing.T) {
 // only candidate below threshold. Level 4: N2010 → N2011 below threshold.
 // Three paths, all no_candidates, max_depth_reached 3, frontier_exhausted.
 func TestMultiDepthA(t *testing.T) {
-	res, levels := exploreOne(t, New(demoSource(t)), activation.DefaultParams(), "N2006", 0.85, tagsA)
+	res, levels := exploreOne(t, New(fx.Demo(t)), activation.DefaultParams(), "N2006", 0.85, tagsA)
 	wantPaths := []string{"N2006 > N2003 > N2001 > N2010", "N2006 > N2004 > N2008", "N2006 > N2005"}
-	if got := pathIDs(res); !slices.Equal(got, wantPaths) {
+	if got := neo4jfix.PathIDs(res); !slices.Equal(got, wantPaths) {
 		t.Errorf("paths %v, want %v", got, wantPaths)
 	}
 	wantE := [][]float64{{0.10164583333333331, 0.02588019491351869, 0.006873291250000001}, {0.08935624999999998, 0.013766447265624995}, {0.069328125}}
@@ -130,12 +131,12 @@ func TestMultiDepthA(t *testing.T) {
 // passes T3000 → T3002 → T3003; max_depth_reached 3. T3003 → T4001 (w 0.35,
 // floor: 0.003353) and T3006 → N2017 (0.004705) stay below 0.005.
 func TestMultiDepthB2(t *testing.T) {
-	res, _ := exploreOne(t, New(demoSource(t)), activation.DefaultParams(), "T3000", 0.9, []string{"campaign"})
+	res, _ := exploreOne(t, New(fx.Demo(t)), activation.DefaultParams(), "T3000", 0.9, []string{"campaign"})
 	want := []string{
 		"T3000 > T3002 > T3003 > T3012", "T3000 > T3002 > T3007", "T3000 > T3004 > T3009",
 		"T3000 > T3001 > T3006 > T3014", "T3000 > T3001 > T3005", "T3000 > T3001 > T3008",
 	}
-	if got := pathIDs(res); !slices.Equal(got, want) {
+	if got := neo4jfix.PathIDs(res); !slices.Equal(got, want) {
 		t.Errorf("paths %v, want %v", got, want)
 	}
 	if e := energies(res); e[0][1] != 0.110615625 || e[0][2] != 0.022033066500263397 {
@@ -144,7 +145,7 @@ func TestMultiDepthB2(t *testing.T) {
 	if res.MaxDepthReached != 3 || res.TerminatedReason != activation.TerminatedFrontierExhausted {
 		t.Errorf("terminated %s, max_depth_reached %d", res.TerminatedReason, res.MaxDepthReached)
 	}
-	for _, p := range pathIDs(res) {
+	for _, p := range neo4jfix.PathIDs(res) {
 		if strings.Contains(p, "T4001") || strings.Contains(p, "N2017") {
 			t.Errorf("below-threshold node in %s", p)
 		}
@@ -156,9 +157,9 @@ func TestMultiDepthB2(t *testing.T) {
 // MIN_ACTIVATION 0.005 (scenario B2) and appears, as T3000 → T3002 → T3003 →
 // T4001, only at 0.002 (scenario B3, 8 paths; N2017 at 0.004705 appears too).
 func TestThresholdSensitivityB3(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	hasT4001 := func(res activation.Result) bool {
-		return slices.Contains(pathIDs(res), "T3000 > T3002 > T3003 > T4001")
+		return slices.Contains(neo4jfix.PathIDs(res), "T3000 > T3002 > T3003 > T4001")
 	}
 	res, _ := exploreOne(t, New(src), activation.DefaultParams(), "T3000", 0.9, []string{"campaign"})
 	if hasT4001(res) {
@@ -167,8 +168,8 @@ func TestThresholdSensitivityB3(t *testing.T) {
 	cfg := activation.DefaultParams()
 	cfg.MinActivation = 0.002
 	res, _ = exploreOne(t, New(src), cfg, "T3000", 0.9, []string{"campaign"})
-	if !hasT4001(res) || len(res.Paths) != 8 || !slices.Contains(pathIDs(res), "T3000 > T3001 > T3006 > N2017") {
-		t.Errorf("at 0.002: %v", pathIDs(res))
+	if !hasT4001(res) || len(res.Paths) != 8 || !slices.Contains(neo4jfix.PathIDs(res), "T3000 > T3001 > T3006 > N2017") {
+		t.Errorf("at 0.002: %v", neo4jfix.PathIDs(res))
 	}
 	for _, p := range res.Paths {
 		if p.NodeIDs()[len(p.Steps)] == "T4001" && p.Steps[2].TransferEnergy != 0.0033528579456922566 {
@@ -185,7 +186,7 @@ func TestThresholdSensitivityB3(t *testing.T) {
 // reached at most once, by one parent. In scenario A, N2003 never continues
 // to N2004 or N2006 (both visited) although they are its neighbours.
 func TestCycleAvoidance(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	nodes, _, err := src.ListNodes(context.Background(), "", 0, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +235,7 @@ func TestCycleAvoidance(t *testing.T) {
 		t.Errorf("longest path has %d nodes: the test explores too little", long)
 	}
 	res, _ := exploreOne(t, New(src), activation.DefaultParams(), "N2006", 0.85, tagsA)
-	for _, p := range pathIDs(res) {
+	for _, p := range neo4jfix.PathIDs(res) {
 		if strings.Contains(p, "N2003 > N2004") || strings.Contains(p, "N2003 > N2006") {
 			t.Errorf("cycle in %s", p)
 		}
@@ -255,7 +256,7 @@ func mustRetriever(t testing.TB, b activation.Backend, cfg activation.Params) *a
 // paths), while the other seed of the same call explores normally
 // (scenario A's three paths).
 func TestSeedNotFound(t *testing.T) {
-	results, err := mustRetriever(t, New(demoSource(t)), activation.DefaultParams()).ExploreAll(context.Background(),
+	results, err := mustRetriever(t, New(fx.Demo(t)), activation.DefaultParams()).ExploreAll(context.Background(),
 		[]retriever.Seed{{NodeID: "NOPE", Score: 0.5}, {NodeID: "N2006", Score: 0.85}}, tagsA)
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +265,7 @@ func TestSeedNotFound(t *testing.T) {
 		t.Errorf("NOPE: %+v", r)
 	}
 	if r := results[1]; len(r.Paths) != 3 || r.SeedNode == nil || r.SeedNode.ID != "N2006" || r.SeedNode.Label() != "UserRequest" {
-		t.Errorf("N2006: %v", pathIDs(r))
+		t.Errorf("N2006: %v", neo4jfix.PathIDs(r))
 	}
 }
 
@@ -276,8 +277,8 @@ func TestSeedNotFound(t *testing.T) {
 // carry one (ExpandQuery returns elementId(r)) and no memory edge does.
 // The path counts are the documented ones: 3, 2, 6, 8, 3, 3, 2.
 func TestScenariosMatchInMemory(t *testing.T) {
-	src := demoSource(t)
-	mem, err := inmem.New(demoGraph(t), "demo")
+	src := fx.Demo(t)
+	mem, err := inmem.New(neo4jfix.DemoGraph(t), "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,9 +304,9 @@ func TestScenariosMatchInMemory(t *testing.T) {
 			sc.cfg(&cfg)
 		}
 		seeds := []retriever.Seed{{NodeID: sc.seed, Score: sc.score}}
-		r1, l1 := exploreWithLevels(t, New(src), cfg, seeds, sc.tags)
-		r2, l2 := exploreWithLevels(t, oninmem.New(mem), cfg, seeds, sc.tags)
-		r3, l3 := exploreWithLevels(t, NewSnapshot(src), cfg, seeds, sc.tags)
+		r1, l1 := neo4jfix.ExploreWithLevels(t, New(src), cfg, seeds, sc.tags)
+		r2, l2 := neo4jfix.ExploreWithLevels(t, oninmem.New(mem), cfg, seeds, sc.tags)
+		r3, l3 := neo4jfix.ExploreWithLevels(t, NewSnapshot(src), cfg, seeds, sc.tags)
 		if n := takeElementIDs(r1, l1); n.empty > 0 || n.taken == 0 {
 			t.Errorf("scenario %s: %d Neo4j edges without an element id, %d with", sc.name, n.empty, n.taken)
 		}
@@ -329,7 +330,7 @@ func TestScenariosMatchInMemory(t *testing.T) {
 			t.Errorf("scenario %s differs:\nneo4j  %s\ninmem  %s", sc.name, j1, jc)
 		}
 		if len(r1[0].Paths) != sc.paths {
-			t.Errorf("scenario %s: %d paths, want %d: %v", sc.name, len(r1[0].Paths), sc.paths, pathIDs(r1[0]))
+			t.Errorf("scenario %s: %d paths, want %d: %v", sc.name, len(r1[0].Paths), sc.paths, neo4jfix.PathIDs(r1[0]))
 		}
 	}
 }

@@ -13,7 +13,8 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
-	"github.com/memoria-graph/memoria/internal/neo4jtest"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
@@ -95,7 +96,7 @@ func TestConnectionLostMidExploration(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := neo4jload.Load(ctx, neo4jdb.NewSource(d, "", ""), demoGraph(t), neo4jload.LoadOptions{}); err != nil {
+	if _, err := neo4jload.Load(ctx, neo4jdb.NewSource(d, "", ""), neo4jfix.DemoGraph(t), neo4jload.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	d.Close(ctx)
@@ -228,7 +229,7 @@ func TestMissingDatabase(t *testing.T) {
 // the same driver explores the demo graph (seed N2006 found, 3 paths as in
 // docs/DEMO_GRAPH.md scenario A).
 func TestConfigDatabaseSelectsSession(t *testing.T) {
-	d := demoSource(t).Driver()
+	d := fx.Demo(t).Driver()
 	ctx := context.Background()
 	seed := []retriever.Seed{{NodeID: "N2006", Score: 0.85}}
 	tags := []string{"demand_forecasting", "stockout", "safety_stock", "inventory_policy"}
@@ -246,9 +247,9 @@ func TestConfigDatabaseSelectsSession(t *testing.T) {
 // TestQueryRejected: a Cypher error is reported as "Neo4j rejected the
 // query: ..." with Neo4j's code, and not marked transient (not retried).
 func TestQueryRejected(t *testing.T) {
-	c := openConn(t, demoSource(t))
+	c := openConn(t, fx.Demo(t))
 	bad := &neo4jExpander{sess: c.sess, expandQuery: "RETURN nonsense(", extras: true}
-	_, err := bad.ExpandFrontier(context.Background(), expandReq(map[string]float64{"N2006": 1}, nil, nil, 0, 0.15))
+	_, err := bad.ExpandFrontier(context.Background(), neo4jfix.ExpandReq(map[string]float64{"N2006": 1}, nil, nil, 0, 0.15))
 	if err == nil || !strings.HasPrefix(err.Error(), "Neo4j rejected the query: ") || !strings.Contains(err.Error(), "Neo.ClientError.Statement.SyntaxError") || graph.IsTransient(err) {
 		t.Errorf("err = %v", err)
 	}

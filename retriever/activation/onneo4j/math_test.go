@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
@@ -36,7 +37,7 @@ var tagsA = []string{"demand_forecasting", "stockout", "safety_stock", "inventor
 //     0.15600000000000003, w 0.85, d(T3001) = 5, E = {campaign, budget}:
 //     tag_sim 0.575; T = 0.156 × 0.85 / √5 × 0.575 = 0.0340978.
 func TestTransferEnergyPerEdge(t *testing.T) {
-	c := openConn(t, demoSource(t))
+	c := openConn(t, fx.Demo(t))
 	cases := []struct {
 		parent   string
 		r        float64
@@ -55,7 +56,7 @@ func TestTransferEnergyPerEdge(t *testing.T) {
 		{"T3001", 0.15600000000000003, []string{"T3000", "T3002", "T3004"}, []string{"campaign"}, "T3006", 0.85, 5, []string{"campaign", "budget"}, 0.03409780058889429},
 	}
 	for _, tc := range cases {
-		cands := expand(t, c, expandReq(map[string]float64{tc.parent: tc.r}, tc.visited, tc.tags, 0.005, 0.15))
+		cands := neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{tc.parent: tc.r}, tc.visited, tc.tags, 0.005, 0.15))
 		got := one(t, cands, tc.parent, tc.neighbor)
 		ts := activation.TagSim(tc.edgeTags, retriever.NormalizeTags(tc.tags), 0.15)
 		byHand := activation.TransferEnergy(tc.r, tc.w, tc.d, ts)
@@ -93,7 +94,7 @@ func TestTransferEnergyPerEdge(t *testing.T) {
 // on the second is 2/4 → 0.575; full overlap (Q = E) is 3/3 → 1.0.
 // T is then R × w / 2 × tag_sim.
 func TestTagSimilarity(t *testing.T) {
-	c := openConn(t, demoSource(t))
+	c := openConn(t, fx.Demo(t))
 	type tc struct {
 		parent, neighbor string
 		w                float64
@@ -115,7 +116,7 @@ func TestTagSimilarity(t *testing.T) {
 		{"T3000", "T3001", 0.80, []string{"budget", "channel", "campaign"}, 0.15, activation.TagSimCounts(3, 3, 0.15)},
 	}
 	for _, tc := range cases {
-		cands := expand(t, c, expandReq(map[string]float64{tc.parent: 1.0}, []string{"N2006", "T3000"}, tc.tags, 0, tc.floor))
+		cands := neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{tc.parent: 1.0}, []string{"N2006", "T3000"}, tc.tags, 0, tc.floor))
 		got := one(t, cands, tc.parent, tc.neighbor)
 		if got.TagSim != tc.want {
 			t.Errorf("%s -> %s with %v, floor %v: tag_sim %v, want %v", tc.parent, tc.neighbor, tc.tags, tc.floor, got.TagSim, tc.want)
@@ -136,15 +137,15 @@ func TestTagSimilarity(t *testing.T) {
 // Q = {campaign, launch} it is a full overlap, 1.0, T = 0.405. The edge's
 // tags are returned as stored (with the duplicate).
 func TestDuplicatedEdgeTag(t *testing.T) {
-	c := openConn(t, demoSource(t))
-	got := one(t, expand(t, c, expandReq(map[string]float64{"T3000": 0.9}, nil, []string{"campaign"}, 0.005, 0.15)), "T3000", "T3002")
+	c := openConn(t, fx.Demo(t))
+	got := one(t, neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"T3000": 0.9}, nil, []string{"campaign"}, 0.005, 0.15)), "T3000", "T3002")
 	if got.TagSim != 0.575 || got.TransferEnergy != 0.232875 {
 		t.Errorf("Q={campaign}: tag_sim %v T %v, want 0.575 and 0.232875", got.TagSim, got.TransferEnergy)
 	}
 	if !slices.Equal(got.Edge.Tags, []string{"campaign", "campaign", "launch"}) {
 		t.Errorf("tags %v", got.Edge.Tags)
 	}
-	got = one(t, expand(t, c, expandReq(map[string]float64{"T3000": 0.9}, nil, []string{"campaign", "launch"}, 0.005, 0.15)), "T3000", "T3002")
+	got = one(t, neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"T3000": 0.9}, nil, []string{"campaign", "launch"}, 0.005, 0.15)), "T3000", "T3002")
 	if got.TagSim != 1.0 || got.TransferEnergy != 0.405 {
 		t.Errorf("Q={campaign,launch}: tag_sim %v T %v, want 1 and 0.405", got.TagSim, got.TransferEnergy)
 	}
@@ -158,9 +159,9 @@ func TestDuplicatedEdgeTag(t *testing.T) {
 // 0.1225 > 0.1000 > 0.08660 (1/√2 : 1/√3 : 1/√4). Seeding each directly with
 // R = 1 gives 0.5/√2 = 0.3536 > 0.5/√3 = 0.2887 > 0.5/√4 = 0.25.
 func TestDegreePenalty(t *testing.T) {
-	c := openConn(t, demoSource(t))
+	c := openConn(t, fx.Demo(t))
 	r := 0.34641016151377546
-	cands := expand(t, c, expandReq(map[string]float64{"T4021": r, "T4022": r, "T4023": r}, []string{"T4020"}, []string{"office_move"}, 0.005, 0.15))
+	cands := neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"T4021": r, "T4022": r, "T4023": r}, []string{"T4020"}, []string{"office_move"}, 0.005, 0.15))
 	for _, tc := range []struct {
 		parent, neighbor string
 		d                int64
@@ -177,7 +178,7 @@ func TestDegreePenalty(t *testing.T) {
 	}
 	var direct []float64
 	for _, p := range []struct{ parent, neighbor string }{{"T4021", "T4024"}, {"T4022", "T4025"}, {"T4023", "T4026"}} {
-		got := one(t, expand(t, c, expandReq(map[string]float64{p.parent: 1}, nil, []string{"office_move"}, 0.005, 0.15)), p.parent, p.neighbor)
+		got := one(t, neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{p.parent: 1}, nil, []string{"office_move"}, 0.005, 0.15)), p.parent, p.neighbor)
 		direct = append(direct, got.TransferEnergy)
 	}
 	if !(direct[0] > direct[1] && direct[1] > direct[2]) || direct[2] != 0.25 || math.Abs(direct[0]-0.5/math.Sqrt2) > 1e-15 {
@@ -198,12 +199,12 @@ func TestDegreePenalty(t *testing.T) {
 //     R = 1, no query tags): T = 1 × 0.5 / √1 × 1.0 = 0.5 exactly; with
 //     MIN_ACTIVATION 0.5 it is absent, with the next float below it is there.
 func TestMinActivationStrict(t *testing.T) {
-	c := openConn(t, demoSource(t))
+	c := openConn(t, fx.Demo(t))
 	visited := []string{"N2006", "N2003", "N2004"}
-	if cands := expand(t, c, expandReq(map[string]float64{"N2005": 0.069328125}, visited, tagsA, 0.005, 0.15)); len(cands) != 0 {
-		t.Errorf("N2005 at 0.005: want no candidate, got %s", candList(cands))
+	if cands := neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"N2005": 0.069328125}, visited, tagsA, 0.005, 0.15)); len(cands) != 0 {
+		t.Errorf("N2005 at 0.005: want no candidate, got %s", neo4jfix.CandList(cands))
 	}
-	cands := expand(t, c, expandReq(map[string]float64{"N2005": 0.069328125}, visited, tagsA, 0.0001, 0.15))
+	cands := neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"N2005": 0.069328125}, visited, tagsA, 0.0001, 0.15))
 	if got := one(t, cands, "N2005", "N2007"); got.TransferEnergy != 0.002401596697869722 {
 		t.Errorf("N2005 -> N2007: T %v", got.TransferEnergy)
 	}
@@ -212,10 +213,10 @@ func TestMinActivationStrict(t *testing.T) {
 	}
 	r := 0.03409780058889429
 	vis := []string{"T3000", "T3001", "T3002", "T3004"}
-	if got := find(expand(t, c, expandReq(map[string]float64{"T3006": r}, vis, []string{"campaign"}, 0.005, 0.15)), "T3006", "N2017"); len(got) != 0 {
+	if got := find(neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"T3006": r}, vis, []string{"campaign"}, 0.005, 0.15)), "T3006", "N2017"); len(got) != 0 {
 		t.Errorf("T3006 -> N2017 at 0.005: present with T %v", got[0].TransferEnergy)
 	}
-	if got := one(t, expand(t, c, expandReq(map[string]float64{"T3006": r}, vis, []string{"campaign"}, 0.0047, 0.15)), "T3006", "N2017"); got.TransferEnergy != 0.004705496481267412 {
+	if got := one(t, neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"T3006": r}, vis, []string{"campaign"}, 0.0047, 0.15)), "T3006", "N2017"); got.TransferEnergy != 0.004705496481267412 {
 		t.Errorf("T3006 -> N2017: T %v", got.TransferEnergy)
 	}
 
@@ -226,11 +227,11 @@ func TestMinActivationStrict(t *testing.T) {
 		},
 		Rels: []apoc.Relationship{{InternalID: "0", Type: "RELATES", Start: "0", End: "1", Properties: map[string]any{"weight": 0.5}}},
 	}
-	c = openConn(t, graphSource(t, g))
-	if cands := expand(t, c, expandReq(map[string]float64{"S": 1}, nil, nil, 0.5, 0.15)); len(cands) != 0 {
-		t.Errorf("T = 0.5 at MIN_ACTIVATION 0.5: want nothing, got %s", candList(cands))
+	c = openConn(t, fx.Graph(t, g))
+	if cands := neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"S": 1}, nil, nil, 0.5, 0.15)); len(cands) != 0 {
+		t.Errorf("T = 0.5 at MIN_ACTIVATION 0.5: want nothing, got %s", neo4jfix.CandList(cands))
 	}
-	got := one(t, expand(t, c, expandReq(map[string]float64{"S": 1}, nil, nil, math.Nextafter(0.5, 0), 0.15)), "S", "X")
+	got := one(t, neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"S": 1}, nil, nil, math.Nextafter(0.5, 0), 0.15)), "S", "X")
 	if got.TransferEnergy != 0.5 {
 		t.Errorf("T %v, want exactly 0.5", got.TransferEnergy)
 	}
@@ -246,13 +247,13 @@ func TestMinActivationStrict(t *testing.T) {
 //     T4004 and T4007), tags {it_support} = Q: T = 0.01 / √3 = 0.005774,
 //     above 0.005.
 func TestMissingWeight(t *testing.T) {
-	c := openConn(t, demoSource(t))
-	got := one(t, expand(t, c, expandReq(map[string]float64{"N2005": 0.069328125}, []string{"N2006"}, tagsA, 0, 0.15)), "N2005", "N2012")
+	c := openConn(t, fx.Demo(t))
+	got := one(t, neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"N2005": 0.069328125}, []string{"N2006"}, tagsA, 0, 0.15)), "N2005", "N2012")
 	if got.Edge.Weight != nil || activation.EffectiveWeight(got.Edge) != 0.01 || got.TagSim != activation.TagSimCounts(1, 5, 0.15) ||
 		got.TransferEnergy != activation.TransferEnergy(0.069328125, 0.01, 3, got.TagSim) || got.TransferEnergy != 0.00012808515721971848 {
 		t.Errorf("N2005 -> N2012: weight %v tag_sim %v T %v", got.Edge.Weight, got.TagSim, got.TransferEnergy)
 	}
-	got = one(t, expand(t, c, expandReq(map[string]float64{"T4003": 1}, nil, []string{"it_support"}, 0.005, 0.15)), "T4003", "T4007")
+	got = one(t, neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"T4003": 1}, nil, []string{"it_support"}, 0.005, 0.15)), "T4003", "T4007")
 	if got.Edge.Weight != nil || got.Degree != 3 || got.TransferEnergy != 0.005773502691896258 {
 		t.Errorf("T4003 -> T4007: weight %v d %d T %v", got.Edge.Weight, got.Degree, got.TransferEnergy)
 	}
@@ -265,8 +266,8 @@ func TestMissingWeight(t *testing.T) {
 // not 5. Likewise T3012 (RELATES to T3003 and T3013, MENTIONS to T3005):
 // candidates T3003 and T3013 only, d = 2.
 func TestMentionsIgnored(t *testing.T) {
-	c := openConn(t, demoSource(t))
-	cands := expand(t, c, expandReq(map[string]float64{"N2006": 0.85}, nil, tagsA, 0, 0.15))
+	c := openConn(t, fx.Demo(t))
+	cands := neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"N2006": 0.85}, nil, tagsA, 0, 0.15))
 	var ids []string
 	for _, cd := range cands {
 		ids = append(ids, cd.NeighborNode.ID)
@@ -278,7 +279,7 @@ func TestMentionsIgnored(t *testing.T) {
 	if !slices.Equal(ids, []string{"N2003", "N2004", "N2005", "N2007"}) {
 		t.Errorf("N2006's candidates %v", ids)
 	}
-	cands = expand(t, c, expandReq(map[string]float64{"T3012": 1}, nil, []string{"campaign"}, 0, 0.15))
+	cands = neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"T3012": 1}, nil, []string{"campaign"}, 0, 0.15))
 	ids = nil
 	for _, cd := range cands {
 		ids = append(ids, cd.NeighborNode.ID)
@@ -298,13 +299,13 @@ func TestMentionsIgnored(t *testing.T) {
 // 0.75 / √2 = 0.53033. The loop itself never yields a candidate (T4030 is
 // visited). T4028's only edge gives d(T4028) = 1, T = 0.75.
 func TestSelfLoop(t *testing.T) {
-	c := openConn(t, demoSource(t))
-	cands := expand(t, c, expandReq(map[string]float64{"T4030": 1}, nil, nil, 0, 0.15))
+	c := openConn(t, fx.Demo(t))
+	cands := neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"T4030": 1}, nil, nil, 0, 0.15))
 	got := one(t, cands, "T4030", "T4028")
 	if len(cands) != 1 || got.Degree != 2 || got.TransferEnergy != activation.TransferEnergy(1, 0.75, 2, 1) {
-		t.Errorf("T4030: %s", candList(cands))
+		t.Errorf("T4030: %s", neo4jfix.CandList(cands))
 	}
-	got = one(t, expand(t, c, expandReq(map[string]float64{"T4028": 1}, nil, nil, 0, 0.15)), "T4028", "T4030")
+	got = one(t, neo4jfix.Expand(t, c, neo4jfix.ExpandReq(map[string]float64{"T4028": 1}, nil, nil, 0, 0.15)), "T4028", "T4030")
 	if got.Degree != 1 || got.TransferEnergy != 0.75 {
 		t.Errorf("T4028 -> T4030: d %d T %v", got.Degree, got.TransferEnergy)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 )
@@ -37,7 +37,7 @@ func randomNear(r *rand.Rand, ids []string, frontier []activation.FrontierInput)
 	return near
 }
 
-// TestExpandNearAgrees: on 12 random graphs (internal/randgraph: parallel
+// TestExpandNearAgrees: on 12 random graphs (internal/testkit/randgraph: parallel
 // and identical parallel edges, self-loops, missing and integer weights,
 // MENTIONS edges...), loaded into Neo4j and into the memory engine, random
 // requests (randomRequest, half of them with no threshold, as why reads)
@@ -52,14 +52,14 @@ func randomNear(r *rand.Rand, ids []string, frontier []activation.FrontierInput)
 // out (the fast path does not filter what the server sends, so agreeing
 // means the server left them out).
 func TestExpandNearAgrees(t *testing.T) {
-	d := sharedDriver(t)
+	d := fx.Driver(t)
 	ctx := context.Background()
 	left := 0
 	for i := range 12 {
 		r := rand.New(rand.NewSource(int64(5000 + i)))
 		opt := randgraph.Random(r, 15, 120)
 		g := randgraph.Generate(r, opt)
-		loadInto(t, d, g)
+		fx.Load(t, d, g)
 		src := neo4jdb.NewSource(d, "", "")
 		mem, err := inmem.New(g, "random")
 		if err != nil {

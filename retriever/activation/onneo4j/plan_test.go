@@ -61,7 +61,7 @@ func hasScan(ops []string) bool {
 // SeedQuery and ExpandQuery, EXPLAINed with the same parameters, do scan:
 // the check can fail.
 func TestFastPathPlansNoScan(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	b := New(src)
 	snap := NewSnapshot(src)
 	type sent struct {
@@ -136,8 +136,8 @@ func TestFastPathPlansNoScan(t *testing.T) {
 // 1 = 0.5 (no query tags, so tag_sim 1), then onwards as on the memory
 // engine.
 func TestUnindexedLabelFallsBack(t *testing.T) {
-	src := demoSource(t)
-	loaded = "" // the graph is changed below
+	src := fx.Demo(t)
+	fx.Changed() // the graph is changed below
 	ctx := context.Background()
 	if _, err := neo4j.ExecuteQuery(ctx, src.Driver(), `MATCH (s {id: "N2006"}) CREATE (:Orphan {id: "O1"})-[:RELATES {weight: 0.5}]->(s)`, nil, neo4j.EagerResultTransformer); err != nil {
 		t.Fatal(err)

@@ -16,8 +16,8 @@ import (
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
-	"github.com/memoria-graph/memoria/internal/neo4jtest"
-	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
@@ -32,7 +32,7 @@ const EnvBenchData = "MEMORIA_BENCH_DATA"
 // specification's Cypher on graphs of real size, in one run, on a server
 // with `make neo4j`'s settings (1 GB page cache, 2 GB heap, full JIT):
 //
-//   - uniform: internal/randgraph.Scale, 100k nodes, 1M RELATES (hub power
+//   - uniform: internal/testkit/randgraph.Scale, 100k nodes, 1M RELATES (hub power
 //     2.5: the largest hub about 1% of the relationships);
 //   - hubs: 100k nodes, 200k RELATES, hub power 2 (hubs of several hundred,
 //     like a real memory graph's).

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
@@ -81,8 +82,8 @@ func runBoth(t *testing.T, c *neo4jExpander, req activation.ExpandRequest, check
 // (docs/ALGORITHM.md rule 2). The seed's text counts the duplicate:
 // inter 2, union 3 + 1 − 2 = 2, tag_sim 1.0, T = 0.405.
 func TestChangeDistinctEdgeTags(t *testing.T) {
-	c := openConn(t, demoSource(t))
-	req := expandReq(map[string]float64{"T3000": 0.9}, nil, []string{"campaign"}, 0.005, 0.15)
+	c := openConn(t, fx.Demo(t))
+	req := neo4jfix.ExpandReq(map[string]float64{"T3000": 0.9}, nil, []string{"campaign"}, 0.005, 0.15)
 	runBoth(t, c, req, func(cands []activation.Candidate) error {
 		got := find(cands, "T3000", "T3002")
 		if len(got) != 1 {
@@ -109,8 +110,8 @@ func TestChangeTieOrder(t *testing.T) {
 		g.Rels = append(g.Rels, apoc.Relationship{InternalID: strconv.Itoa(i), Type: "RELATES", Start: "0", End: strconv.Itoa(i + 1),
 			Properties: map[string]any{"weight": 0.5, "tags": []any{"x"}}})
 	}
-	c := openConn(t, graphSource(t, g))
-	req := expandReq(map[string]float64{"H": 1}, nil, []string{"x"}, 0.005, 0.15)
+	c := openConn(t, fx.Graph(t, g))
+	req := neo4jfix.ExpandReq(map[string]float64{"H": 1}, nil, []string{"x"}, 0.005, 0.15)
 	runBoth(t, c, req, func(cands []activation.Candidate) error {
 		if len(cands) != 16 {
 			return fmt.Errorf("%d candidates, want 16", len(cands))

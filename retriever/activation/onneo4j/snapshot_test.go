@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 )
 
-// TestSnapshotReplaysExactly: on 8 random graphs (internal/randgraph, as
+// TestSnapshotReplaysExactly: on 8 random graphs (internal/testkit/randgraph, as
 // in TestEnginesAgree: hubs, parallel edges, self-loops, missing and integer
 // weights, untagged edges, unlabelled nodes), 6 random explorations each
 // run on the fast path (the server answers every level) and through one
@@ -29,7 +30,7 @@ func TestSnapshotReplaysExactly(t *testing.T) {
 		r := rand.New(rand.NewSource(int64(5000 + i)))
 		opt := randgraph.Random(r, 15, 150)
 		g := randgraph.Generate(r, opt)
-		src := graphSource(t, g)
+		src := fx.Graph(t, g)
 		mem, err := inmem.New(g, "random")
 		if err != nil {
 			t.Fatal(err)
@@ -48,9 +49,9 @@ func TestSnapshotReplaysExactly(t *testing.T) {
 		runs = append(runs, runs[0])
 		for k, ru := range runs {
 			before := snap.Stats().Fetched
-			want, wl := exploreWithLevels(t, New(src), ru.cfg, ru.seeds, ru.tags)
-			got, gl := exploreWithLevels(t, snap, ru.cfg, ru.seeds, ru.tags)
-			mw, mwl := exploreWithLevels(t, oninmem.New(mem), ru.cfg, ru.seeds, ru.tags)
+			want, wl := neo4jfix.ExploreWithLevels(t, New(src), ru.cfg, ru.seeds, ru.tags)
+			got, gl := neo4jfix.ExploreWithLevels(t, snap, ru.cfg, ru.seeds, ru.tags)
+			mw, mwl := neo4jfix.ExploreWithLevels(t, oninmem.New(mem), ru.cfg, ru.seeds, ru.tags)
 			where := fmt.Sprintf("graph %d run %d cfg %+v seeds %v tags %q", i, k, ru.cfg, ru.seeds, ru.tags)
 			for s := range ru.seeds {
 				if want[s].Error != "" {
@@ -87,20 +88,20 @@ func TestSnapshotReplaysExactly(t *testing.T) {
 // at 0.005 the three paths of scenario A (N2006→N2003→N2001→N2010,
 // N2006→N2004→N2008, N2006→N2005).
 func TestSnapshotDemoThresholdStep(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	snap := NewSnapshot(src)
 	seeds := []retriever.Seed{{NodeID: "N2006", Score: 0.85}}
 	cfg := activation.DefaultParams()
 	cfg.MinActivation = 0.002
-	exploreWithLevels(t, snap, cfg, seeds, tagsA)
+	neo4jfix.ExploreWithLevels(t, snap, cfg, seeds, tagsA)
 	read := snap.Stats().Fetched
 	if read == 0 {
 		t.Fatal("the first run read nothing")
 	}
 	for _, min := range []float64{0.005, 0.002} {
 		cfg.MinActivation = min
-		got, gl := coarse(exploreWithLevels(t, snap, cfg, seeds, tagsA))
-		want, wl := exploreWithLevels(t, New(src), cfg, seeds, tagsA)
+		got, gl := coarse(neo4jfix.ExploreWithLevels(t, snap, cfg, seeds, tagsA))
+		want, wl := neo4jfix.ExploreWithLevels(t, New(src), cfg, seeds, tagsA)
 		if msg := compareResults(got[0], want[0], gl[0], wl[0]); msg != "" {
 			t.Errorf("MIN_ACTIVATION %v: %s", min, msg)
 		}
@@ -119,12 +120,12 @@ func TestSnapshotDemoThresholdStep(t *testing.T) {
 // fail or differ from the server's answer (the replay never loses a node
 // from under it), and under -race nothing races.
 func TestSnapshotResetDuringRuns(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	snap := NewSnapshot(src)
 	seeds := []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "T3000", Score: 0.9}, {NodeID: "N2002", Score: 0.8},
 		{NodeID: "T4020", Score: 1}, {NodeID: "T4003", Score: 1}}
 	cfg := activation.DefaultParams()
-	want, wl := exploreWithLevels(t, New(src), cfg, seeds, tagsA)
+	want, wl := neo4jfix.ExploreWithLevels(t, New(src), cfg, seeds, tagsA)
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -139,7 +140,7 @@ func TestSnapshotResetDuringRuns(t *testing.T) {
 		}
 	}()
 	for run := 0; run < 8; run++ {
-		got, gl := coarse(exploreWithLevels(t, snap, cfg, seeds, tagsA))
+		got, gl := coarse(neo4jfix.ExploreWithLevels(t, snap, cfg, seeds, tagsA))
 		for k := range seeds {
 			if msg := compareResults(got[k], want[k], gl[k], wl[k]); msg != "" || got[k].Error != "" {
 				t.Fatalf("run %d seed %s: %s %s", run, seeds[k].NodeID, got[k].Error, msg)

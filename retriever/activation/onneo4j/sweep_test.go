@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
@@ -21,7 +22,7 @@ import (
 // frontier node's adjacency is read once, then replayed), and a second sweep
 // over the same snapshot sends none at all.
 func TestSweepReadsOnceThenReplays(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	snap := NewSnapshot(src)
 	var mu sync.Mutex
 	queries := 0
@@ -34,7 +35,7 @@ func TestSweepReadsOnceThenReplays(t *testing.T) {
 	cfg := sweep.Config{Params: activation.DefaultParams(), Options: activation.DefaultOptions(),
 		Seeds: []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "T3000", Score: 0.9}}, Tags: []string{"campaign", "stockout"},
 		Param: sweep.MinActivation, Values: values, Breakpoints: true}
-	g, err := inmem.New(demoGraph(t), "demo")
+	g, err := inmem.New(neo4jfix.DemoGraph(t), "demo")
 	if err != nil {
 		t.Fatal(err)
 	}

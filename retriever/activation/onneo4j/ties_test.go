@@ -7,6 +7,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
@@ -41,19 +42,19 @@ func tieGraph(order []int) *apoc.Graph {
 // the storage order: the same edge on every run and, as the memory engine
 // sorts ties by the same key, on both engines.
 func TestParallelTiesDeterministic(t *testing.T) {
-	d := sharedDriver(t)
+	d := fx.Driver(t)
 	for _, order := range [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}} {
-		loadInto(t, d, tieGraph(order))
+		fx.Load(t, d, tieGraph(order))
 		src := neo4jdb.NewSource(d, "", "")
-		cands := expand(t, openConn(t, src), expandReq(map[string]float64{"P": 1}, nil, []string{"x"}, 0, 0.15))
+		cands := neo4jfix.Expand(t, openConn(t, src), neo4jfix.ExpandReq(map[string]float64{"P": 1}, nil, []string{"x"}, 0, 0.15))
 		var notes []string
 		for _, c := range cands {
 			notes = append(notes, fmt.Sprint(c.Edge.Properties["note"]))
 		}
-		if !slices.Equal(notes, []string{"0", "a", "b"}) || !sameSlot(cands[0], cands[2]) {
-			t.Errorf("order %v: notes %v%s", order, notes, candList(cands))
+		if !slices.Equal(notes, []string{"0", "a", "b"}) || !neo4jfix.SameSlot(cands[0], cands[2]) {
+			t.Errorf("order %v: notes %v%s", order, notes, neo4jfix.CandList(cands))
 		}
-		res, _ := exploreWithLevels(t, New(src), activation.DefaultParams(), []retriever.Seed{{NodeID: "P", Score: 1}}, []string{"x"})
+		res, _ := neo4jfix.ExploreWithLevels(t, New(src), activation.DefaultParams(), []retriever.Seed{{NodeID: "P", Score: 1}}, []string{"x"})
 		if len(res[0].Paths) != 1 || res[0].Paths[0].Steps[0].Edge.Properties["note"] != "0" {
 			t.Errorf("order %v: kept edge %v (%s)", order, res[0].Paths, res[0].Error)
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
@@ -27,7 +28,7 @@ import (
 // parameters) scans no node. Control: an expander asked to expand a node
 // it has never seen does send a resolve query, so the check can fail.
 func TestWhyKnowsItsElementIDs(t *testing.T) {
-	src := demoSource(t)
+	src := fx.Demo(t)
 	fast := New(src)
 	snap := NewSnapshot(src)
 	var mu sync.Mutex
@@ -48,7 +49,7 @@ func TestWhyKnowsItsElementIDs(t *testing.T) {
 	}
 	fast.trace, snap.fast.trace = trace, trace
 	var ids []string
-	for _, n := range demoGraph(t).Nodes {
+	for _, n := range neo4jfix.DemoGraph(t).Nodes {
 		ids = append(ids, n.Properties["id"].(string))
 	}
 	for _, q := range []struct {

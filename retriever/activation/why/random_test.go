@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
-	"github.com/memoria-graph/memoria/internal/naive"
-	"github.com/memoria-graph/memoria/internal/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/naive"
+	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
@@ -74,7 +74,7 @@ func bruteBest(g *naive.Graph, seeds []retriever.Seed, target string, tags []str
 	return best, ok
 }
 
-// TestBestRouteIsBest: on 30 random graphs (internal/randgraph, 12 to 30
+// TestBestRouteIsBest: on 30 random graphs (internal/testkit/randgraph, 12 to 30
 // nodes, MAX_DEPTH 1 to 4), for every node, the answer is kept exactly
 // when a seed's result holds it, unreachable exactly when listing every
 // simple route finds none, and otherwise its route's final T equals the

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/memoria-graph/memoria/graph"
 )
 
 // DumpNode and DumpRel are a graph's elements as Dump renders them: Start
@@ -63,61 +65,23 @@ func Dump(t testing.TB, d neo4j.DriverWithContext) string {
 }
 
 // DumpOf renders a graph canonically, independent of element ids and
-// order: one line per node, its labels (sorted) and properties (keys
-// sorted, each value with its type, so an integer 1 and a float 1.0
-// differ), then one line per relationship, its start node's line, type,
-// properties and end node's line; each part sorted. Two graphs render the
+// order: one line per node, its labels (sorted) and properties
+// (graph.CanonicalProps: the values as Neo4j stores them, so an integer 1
+// and a float 1.0 differ), then one line per relationship, its start
+// node's line, type, properties and end node's line; each part sorted. Two graphs render the
 // same exactly when they hold the same nodes and relationships (as
 // multisets: identical nodes are not told apart).
 func DumpOf(nodes []DumpNode, rels []DumpRel) string {
 	nl := make([]string, len(nodes))
 	for i, n := range nodes {
 		labels := slices.Sorted(slices.Values(n.Labels))
-		nl[i] = "(" + strings.Join(labels, ":") + " " + dumpProps(n.Props) + ")"
+		nl[i] = "(" + strings.Join(labels, ":") + " " + graph.CanonicalProps(n.Props) + ")"
 	}
 	rl := make([]string, len(rels))
 	for i, r := range rels {
-		rl[i] = nl[r.Start] + "-[" + strconv.Quote(r.Type) + " " + dumpProps(r.Props) + "]->" + nl[r.End]
+		rl[i] = nl[r.Start] + "-[" + strconv.Quote(r.Type) + " " + graph.CanonicalProps(r.Props) + "]->" + nl[r.End]
 	}
 	slices.Sort(nl)
 	slices.Sort(rl)
 	return fmt.Sprintf("%d nodes\n%s\n%d relationships\n%s\n", len(nl), strings.Join(nl, "\n"), len(rl), strings.Join(rl, "\n"))
-}
-
-func dumpProps(props map[string]any) string {
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Quote(k) + ": " + dumpValue(props[k]))
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-func dumpValue(v any) string {
-	switch x := v.(type) {
-	case string:
-		return strconv.Quote(x)
-	case int64:
-		return "int " + strconv.FormatInt(x, 10)
-	case float64:
-		return "float " + strconv.FormatFloat(x, 'g', -1, 64)
-	case bool:
-		return strconv.FormatBool(x)
-	case []any:
-		items := make([]string, len(x))
-		for i, e := range x {
-			items[i] = dumpValue(e)
-		}
-		return "[" + strings.Join(items, ", ") + "]"
-	}
-	return fmt.Sprintf("%T %v", v, v)
 }
