@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -15,6 +14,7 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/expansion"
@@ -23,19 +23,17 @@ import (
 // Tests on the shared server run one after another: they replace its data.
 func TestMain(m *testing.M) { neo4jtest.Main(m) }
 
+var fx = neo4jfix.New(func(ctx context.Context, src *neo4jdb.Source, g *apoc.Graph) (neo4jload.LoadStats, error) {
+	return neo4jload.Load(ctx, src, g, neo4jload.LoadOptions{Wipe: true})
+})
+
 // neo4jGraph wipes the shared server, loads g as `memoria load` does (with
 // its id indexes) and returns the neighbourhood reads over it, every query
 // they send passed to trace (when not nil).
 func neo4jGraph(t *testing.T, g *apoc.Graph, trace func(string, map[string]any)) (*neo4jdb.Neighbourhood, neo4j.DriverWithContext) {
 	t.Helper()
-	srv := neo4jtest.Shared(t)
-	if err := srv.WipeAllowed(); err != nil {
-		t.Fatal(err)
-	}
-	d := srv.Driver(t)
-	if _, err := neo4jload.Load(context.Background(), neo4jdb.NewSource(d, "", ""), g, neo4jload.LoadOptions{Wipe: true}); err != nil {
-		t.Fatalf("Load: %v", err)
-	}
+	d := fx.Driver(t)
+	fx.Load(t, d, g)
 	nb := neo4jdb.NewNeighbourhood(neo4jdb.NewSource(d, "", ""))
 	nb.SetTrace(trace)
 	return nb, d
@@ -179,37 +177,6 @@ func randomRun(r *rand.Rand, c randomCase) randomCase {
 	return d
 }
 
-// scans are the plan operators that read every node, or every node of a
-// label.
-var scans = []string{"AllNodesScan", "NodeByLabelScan"}
-
-// planOperators EXPLAINs query (nothing runs) and returns its operators.
-func planOperators(t *testing.T, d neo4j.DriverWithContext, query string, params map[string]any) []string {
-	t.Helper()
-	ctx := context.Background()
-	s := d.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead})
-	defer s.Close(ctx)
-	res, err := s.Run(ctx, "EXPLAIN "+query, params)
-	if err != nil {
-		t.Fatalf("EXPLAIN %s: %v", query, err)
-	}
-	sum, err := res.Consume(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ops []string
-	var walk func(p neo4j.Plan)
-	walk = func(p neo4j.Plan) {
-		op, _, _ := strings.Cut(p.Operator(), "@")
-		ops = append(ops, op)
-		for _, c := range p.Children() {
-			walk(c)
-		}
-	}
-	walk(sum.Plan())
-	return ops
-}
-
 // TestNeighbourhoodPlans: the expansion of the demo graph's scenario A seed
 // N2006 and four more seeds at H = 3, on a graph loaded by `memoria load`
 // (which indexes id on every label), sends one seed lookup, one Around
@@ -220,10 +187,7 @@ func planOperators(t *testing.T, d neo4j.DriverWithContext, query string, params
 // As a control, the scan fallback's query does plan a scan (the check can
 // fail).
 func TestNeighbourhoodPlans(t *testing.T) {
-	g, err := apoc.ParseFile("../../testdata/demo.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := neo4jfix.DemoGraph(t)
 	type sent struct {
 		query  string
 		params map[string]any
@@ -249,14 +213,14 @@ func TestNeighbourhoodPlans(t *testing.T) {
 		default:
 			lookups++
 		}
-		if ops := planOperators(t, d, s.query, s.params); slices.ContainsFunc(ops, func(op string) bool { return slices.Contains(scans, op) }) {
+		if ops := neo4jfix.PlanOperators(t, d, s.query, s.params); neo4jfix.HasScan(ops) {
 			t.Errorf("%s plans a scan: %v", s.query, ops)
 		}
 	}
 	if around != 3 || lookups != 1 || details != 2 {
 		t.Errorf("%d Around queries, %d lookups and %d details, want 3, 1 and 2", around, lookups, details)
 	}
-	if ops := planOperators(t, d, neo4jdb.NodesScanQuery, map[string]any{"ids": []string{"N2006"}}); !slices.Contains(ops, "AllNodesScan") {
+	if ops := neo4jfix.PlanOperators(t, d, neo4jdb.NodesScanQuery, map[string]any{"ids": []string{"N2006"}}); !slices.Contains(ops, "AllNodesScan") {
 		t.Errorf("control: the scan query plans %v", ops)
 	}
 }

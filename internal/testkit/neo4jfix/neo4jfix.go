@@ -237,3 +237,47 @@ func ExploreWithLevels(t testing.TB, backend activation.Backend, cfg activation.
 	}
 	return results, levels
 }
+
+// Scans are the plan operators that read every node, or every node of a
+// label: what memoria's indexed queries must never plan.
+var Scans = []string{"AllNodesScan", "NodeByLabelScan"}
+
+// PlanOperators EXPLAINs query with params on d (nothing runs) and returns
+// the names of its plan's operators, "@neo4j" suffixes cut.
+func PlanOperators(t testing.TB, d neo4j.DriverWithContext, query string, params map[string]any) []string {
+	t.Helper()
+	ctx := context.Background()
+	s := d.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead})
+	defer s.Close(ctx)
+	res, err := s.Run(ctx, "EXPLAIN "+query, params)
+	if err != nil {
+		t.Fatalf("EXPLAIN %s: %v", query, err)
+	}
+	sum, err := res.Consume(ctx)
+	if err != nil {
+		t.Fatalf("EXPLAIN %s: %v", query, err)
+	}
+	var ops []string
+	var walk func(p neo4j.Plan)
+	walk = func(p neo4j.Plan) {
+		op, _, _ := strings.Cut(p.Operator(), "@")
+		ops = append(ops, op)
+		for _, c := range p.Children() {
+			walk(c)
+		}
+	}
+	walk(sum.Plan())
+	return ops
+}
+
+// HasScan reports whether ops (PlanOperators) hold one of Scans.
+func HasScan(ops []string) bool {
+	for _, op := range ops {
+		for _, s := range Scans {
+			if op == s {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -66,12 +66,18 @@ func Scale(n, m int, hubPower float64, seed uint64) []byte {
 		if w == math.Trunc(w) {
 			b = append(b, ".0"...)
 		}
-		b = append(b, `},"start":{"id":"`...)
-		b = strconv.AppendInt(b, int64(a), 10)
-		b = append(b, `","labels":["Memory"]},"end":{"id":"`...)
-		b = strconv.AppendInt(b, int64(h), 10)
-		b = append(b, `","labels":["Memory"]}}`...)
-		b = append(b, '\n')
+		b = appendEnds(b, a, h)
 	}
 	return b
+}
+
+// appendEnds closes a relationship line whose properties are open: the
+// properties' brace, its start and end nodes, the newline.
+func appendEnds(b []byte, start, end int) []byte {
+	b = append(b, `},"start":{"id":"`...)
+	b = strconv.AppendInt(b, int64(start), 10)
+	b = append(b, `","labels":["Memory"]},"end":{"id":"`...)
+	b = strconv.AppendInt(b, int64(end), 10)
+	b = append(b, `","labels":["Memory"]}}`...)
+	return append(b, '\n')
 }

@@ -72,12 +72,7 @@ func ScaleTyped(n, m, typed int, hubPower float64, seed uint64) []byte {
 			b = append(b, `"weight":`...)
 			b = strconv.AppendFloat(b, grid[k], 'f', 2, 64)
 		}
-		b = append(b, `},"start":{"id":"`...)
-		b = strconv.AppendInt(b, int64(a), 10)
-		b = append(b, `","labels":["Memory"]},"end":{"id":"`...)
-		b = strconv.AppendInt(b, int64(c), 10)
-		b = append(b, `","labels":["Memory"]}}`...)
-		b = append(b, '\n')
+		b = appendEnds(b, a, c)
 	}
 	return b
 }

@@ -9,45 +9,21 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // scans are the plan operators that read every node (or every node of a
 // label): what the fast path must never run.
-var scans = []string{"AllNodesScan", "NodeByLabelScan"}
+var scans = neo4jfix.Scans
 
-// planOperators EXPLAINs query with params (nothing runs) and returns the
-// names of its plan's operators, "@neo4j" suffixes cut.
 func planOperators(t *testing.T, d neo4j.DriverWithContext, query string, params map[string]any) []string {
 	t.Helper()
-	ctx := context.Background()
-	s := d.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead})
-	defer s.Close(ctx)
-	res, err := s.Run(ctx, "EXPLAIN "+query, params)
-	if err != nil {
-		t.Fatalf("EXPLAIN %s: %v", query, err)
-	}
-	sum, err := res.Consume(ctx)
-	if err != nil {
-		t.Fatalf("EXPLAIN %s: %v", query, err)
-	}
-	var ops []string
-	var walk func(p neo4j.Plan)
-	walk = func(p neo4j.Plan) {
-		op, _, _ := strings.Cut(p.Operator(), "@")
-		ops = append(ops, op)
-		for _, c := range p.Children() {
-			walk(c)
-		}
-	}
-	walk(sum.Plan())
-	return ops
+	return neo4jfix.PlanOperators(t, d, query, params)
 }
 
-func hasScan(ops []string) bool {
-	return slices.ContainsFunc(ops, func(op string) bool { return slices.Contains(scans, op) })
-}
+func hasScan(ops []string) bool { return neo4jfix.HasScan(ops) }
 
 // TestFastPathPlansNoScan runs the demo graph's scenarios (docs/DEMO_GRAPH.md
 // A, B1, B2, B3, the cycle seed T4001 and a missing-free set of five seeds,
