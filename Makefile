@@ -65,7 +65,7 @@ tmux-hostile:
 tmux-colour:
 	bash scripts/tmux_colour.sh
 
-## bench: speed and memory benchmarks (targets in README.md)
+## bench: speed and memory benchmarks (targets and figures in docs/PERFORMANCE.md)
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 

@@ -6,7 +6,7 @@
 #      for each of SIGINT, SIGTERM and SIGHUP, waits until it is drawn (the
 #      alternate screen and mouse reporting on, the cursor hidden), sends the
 #      signal to the memoria process with kill, and checks that the process
-#      is gone within a second, exited 130, 143 or 129 (README.md, "Exit
+#      is gone within a second, exited 130, 143 or 129 (docs/CLI.md, "Exit
 #      codes") having printed "memoria: interrupted" / "terminated (SIGTERM)"
 #      / "hung up (SIGHUP)", and left the terminal restored: tmux's
 #      #{alternate_on} and #{mouse_any_flag} 0, #{cursor_flag} 1, and the

@@ -35,7 +35,7 @@ const EnvBenchData = "MEMORIA_BENCH_DATA"
 // and sent in batches by DefaultWriters writers). It reports entities/s
 // (nodes plus relationships over the wall time of check and load) and
 // peak-heap-MB, the largest live heap above the heap before it, sampled
-// every millisecond (runtime/metrics); the README's performance table
+// every millisecond (runtime/metrics); docs/PERFORMANCE.md's table
 // gives the process's peak RSS as /usr/bin/time -v measures `memoria load`.
 // To compare settings, MEMORIA_BENCH_BATCH sets LoadOptions.BatchSize and
 // MEMORIA_BENCH_WRITERS=1,2,3 runs one load per number of writers, in that

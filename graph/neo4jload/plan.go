@@ -339,7 +339,7 @@ RETURN row.i AS i, [x IN found[0..row.k] | elementId(x)] + created AS kept`
 // the identical relationships of the input, told apart as relsQuery tells
 // them), so it would always find none. It creates the k of each row;
 // skipping the look at the relationships between a and b saves the server
-// most of its work on a big graph (see the README's performance table).
+// most of its work on a big graph (see docs/PERFORMANCE.md).
 // It returns nothing: Load keeps no relationship ids when the database had
 // none (nothing to remove with Wipe).
 const relsCreateQuery = `UNWIND $rows AS row

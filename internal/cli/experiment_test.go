@@ -44,7 +44,7 @@ func writeExperiment(t *testing.T, change func(*experiment.Experiment)) string {
 
 // TestExperimentFlagRefusals: --experiment sets seeds, tags and thresholds,
 // so giving them too is a usage error naming the flags; a broken file is
-// refused naming the file and line (exit 1, a bad file, as README's exit
+// refused naming the file and line (exit 1, a bad file, as docs/CLI.md's exit
 // codes say); both before any screen.
 func TestExperimentFlagRefusals(t *testing.T) {
 	p := writeExperiment(t, nil)

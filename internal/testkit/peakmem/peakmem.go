@@ -1,6 +1,6 @@
 // Package peakmem is test support for the memory benchmarks: it samples the
 // Go heap every millisecond and reports the largest value seen, so a
-// benchmark can state a peak next to its time (README, "Performance").
+// benchmark can state a peak next to its time (docs/PERFORMANCE.md).
 package peakmem
 
 import (

@@ -45,7 +45,7 @@ func benchSweep(b *testing.B, be activation.Backend, seeds []retriever.Seed, tag
 }
 
 // BenchmarkSweepDemo: 100 points, 5 seeds, on the demo graph. Target
-// (README, issue 10): ≤ 16 ms per sweep.
+// (docs/PERFORMANCE.md): ≤ 16 ms per sweep.
 func BenchmarkSweepDemo(b *testing.B) {
 	data, err := os.ReadFile("../../../testdata/demo.jsonl")
 	if err != nil {
@@ -62,7 +62,7 @@ func BenchmarkSweepDemo(b *testing.B) {
 
 // BenchmarkSweep1M: 100 points, 5 seeds, on a generated 100k-node /
 // 1M-edge graph (internal/testkit/randgraph.Scale(100_000, 1_000_000, 2.5, 1)).
-// Target (README, issue 10): ≤ 300 ms per sweep.
+// Target (docs/PERFORMANCE.md): ≤ 300 ms per sweep.
 func BenchmarkSweep1M(b *testing.B) {
 	be, seeds, tags := scaleCase(b)
 	benchSweep(b, be, seeds, tags)
