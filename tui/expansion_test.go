@@ -141,8 +141,10 @@ func TestSwitchRetriever(t *testing.T) {
 	if h.m.actRun().id != act {
 		t.Fatalf("switching re-ran activation (run %d → %d)", act, h.m.actRun().id)
 	}
-	if v := h.m.View(); !strings.Contains(v, "Parameters · expansion") || !strings.Contains(v, "MAX_HOPS H") {
-		t.Fatalf("the parameters pane is not the expansion's:\n%s", v)
+	// Both panes were sized while hidden: all four parameters and all
+	// five hits show (they used to get one row each).
+	if v := h.m.View(); !strings.Contains(v, "Parameters · expansion") || !strings.Contains(v, "TOP_K K") || !strings.Contains(v, "#5   0.1836   N2005") {
+		t.Fatalf("the expansion's panes are not shown whole:\n%s", v)
 	}
 	h.keys("x")
 	h.settle()

@@ -84,8 +84,16 @@ func (m *Model) resize(w, h int) {
 		iw, ih := m.st.inner(p.r.w, p.r.h)
 		m.pane(p.f).SetSize(max(0, iw), max(0, ih))
 	}
+	// The other retriever's panes take the same places: sized now, they
+	// are ready when it is chosen.
+	iw, ih := m.st.inner(l.params.w, l.params.h)
+	m.params.SetSize(max(0, iw), max(0, ih))
+	m.expParams.SetSize(max(0, iw), max(0, ih))
+	iw, ih = m.st.inner(l.tree.w, l.tree.h)
+	m.tree.SetSize(max(0, iw), max(0, ih))
+	m.ranked.SetSize(max(0, iw), max(0, ih))
 	m.status.SetSize(w, statusH)
-	iw, ih := m.st.inner(l.full())
+	iw, ih = m.st.inner(l.full())
 	for _, o := range m.overlays {
 		o.SetSize(iw, ih) // a closed one is sized when it opens (push)
 	}
