@@ -15,6 +15,9 @@ type KeyMap struct {
 	NextPane  key.Binding
 	PrevPane  key.Binding
 	Explain   key.Binding
+	// Retriever switches the retriever (Activation Energy, the typed
+	// expansion): its parameters, results and detail are shown.
+	Retriever key.Binding
 	// NameBy chooses which property names nodes in every pane.
 	NameBy    key.Binding
 	CopyPath  key.Binding
@@ -122,6 +125,7 @@ func Default() KeyMap {
 		CopyCheck:      b([]string{"K"}, "K", "copy a query that checks the path's numbers on Neo4j"),
 		CopyForm:       b([]string{"F"}, "F", "copy form: Browser / cypher-shell / driver JSON"),
 		NameBy:         b([]string{"P"}, "P", "name nodes by the next property"),
+		Retriever:      b([]string{"x"}, "x", "switch retriever"),
 
 		Up:       b([]string{"up", "k"}, "↑/k", "up"),
 		Down:     b([]string{"down", "j"}, "↓/j", "down"),
@@ -177,7 +181,7 @@ func Default() KeyMap {
 
 // Global returns the bindings that work in every pane.
 func (k KeyMap) Global() []key.Binding {
-	return []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.NameBy, k.Pin, k.Sweep, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
+	return []key.Binding{k.NextPane, k.PrevPane, k.Retriever, k.Explain, k.NameBy, k.Pin, k.Sweep, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
 }
 
 // Group is a heading of the full help and the keys under it.
@@ -190,7 +194,7 @@ type Group struct {
 // the full help (?) shows them with these headings.
 func (k KeyMap) Groups() []Group {
 	return []Group{
-		{"Everywhere", []key.Binding{k.NextPane, k.PrevPane, k.Explain, k.NameBy, k.Help, k.Quit, k.ForceQuit}},
+		{"Everywhere", []key.Binding{k.NextPane, k.PrevPane, k.Retriever, k.Explain, k.NameBy, k.Help, k.Quit, k.ForceQuit}},
 		{"Lists and scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Seeds", []key.Binding{k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload}},
 		{"Tags", []key.Binding{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip}},

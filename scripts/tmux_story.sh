@@ -7,7 +7,9 @@
 # path's Cypher (OSC 52, caught by tmux's clipboard), export the D3 JSON, pin
 # the run and step back (the node that came back is marked), open the sweep
 # of MIN_ACTIVATION, ask why a losing candidate is not in the result, find
-# P5001 by its aliases (not its text) with the node filter, and quit with q.
+# P5001 by its aliases (not its text) with the node filter, switch (x) to the
+# typed expansion and read its ranking and stats, step its MAX_HOPS, switch
+# back to the tree, and quit with q.
 #
 # Every check polls capture-pane with a timeout (no fixed sleeps). On failure
 # it prints the screen and exits non-zero; the tmux server is always killed.
@@ -126,6 +128,25 @@ wait_for '▸ \[ \] P5001 UserPreference'
 wait_for ' 1/1'
 keys Escape
 wait_gone ' 1/1'
+
+step "x: the typed expansion ranks N2006's neighbours (R 1: N2003 = 1 × 0.82 × 0.6 × 0.8)"
+text "x"
+wait_for 'Parameters · expansion'
+wait_for '#2   0.3936   N2003 AgentAnswer  seed N2006  from N2006 -\[RELATES w=0.82 ×0.82\]'
+wait_for 'initial_count=1 expanded_count=5 new_results=4 kept_results=1 dropped_results=0 expansion_rate=4'
+
+step "MAX_HOPS 2 re-runs the expansion: N2001 comes in two hops out"
+keys Tab Tab
+text "+"
+wait_for 'MAX_HOPS H +‹ 2 › 1–3'
+wait_for '0.2834   N2001 AgentAction  seed N2006  from N2006 -\[RELATES' # 1 × 0.82 × 0.9 × 0.6 × 0.8²
+wait_gone 'expanded_count=5 '
+
+step "x again: activation's tree is back as it was"
+text "x"
+wait_for 'Thresholds'
+wait_for 'MIN_ACTIVATION +‹ 0.005 ›'
+wait_for 'vs pinned: \+1 paths −1 · 0 moved · nodes 5 → 6'
 
 step "help and quit"
 text "?"

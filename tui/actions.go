@@ -62,7 +62,7 @@ func (m *Model) selectedPath() (p activation.Path, st *seedTree, what string, ok
 	if o, isLoser := m.tree.selectedLoser(); isLoser {
 		p := n.path()
 		p = p.Extend(activation.StepFromCandidate(n.node, o.Candidate))
-		return p, st, fmt.Sprintf("path %s, %s", arrowPath(p.NodeIDs()), fateText(o, m.run.cfg.MinActivation)), true
+		return p, st, fmt.Sprintf("path %s, %s", arrowPath(p.NodeIDs()), fateText(o, m.actRun().cfg.MinActivation)), true
 	}
 	if n.step == nil {
 		return activation.Path{}, st, "", false
@@ -111,7 +111,7 @@ func (m *Model) copyCheck() tea.Cmd {
 	if !ok {
 		return notifyErr(fmt.Errorf("select a node below a seed (or a loser): a seed's row has no hop to check"))
 	}
-	score, tags, floor := st.seed.Score, m.run.tags, m.run.cfg.TagSimFloor
+	score, tags, floor := st.seed.Score, m.actRun().tags, m.actRun().cfg.TagSimFloor
 	if _, _, ghost := m.tree.selectedGhost(); ghost {
 		from := st.base.from
 		score, tags, floor = st.base.result.Seed.Score, from.tags, from.cfg.TagSimFloor
@@ -131,7 +131,7 @@ func (m *Model) cycleForm() tea.Cmd {
 // copyAll copies every completed path's Cypher as one script in the copy
 // form.
 func (m *Model) copyAll() tea.Cmd {
-	res := m.run.trees.results()
+	res := m.actRun().trees.results()
 	qs := render.DebugCypherAll(res...)
 	if len(qs) == 0 {
 		return notifyErr(fmt.Errorf("no completed paths to copy yet"))
@@ -145,7 +145,7 @@ func (m *Model) copyAll() tea.Cmd {
 
 // export writes the D3 JSON or the LLM context of the current results.
 func (m *Model) export(kind string) tea.Cmd {
-	res := m.run.trees.results()
+	res := m.actRun().trees.results()
 	if len(res) == 0 {
 		return notifyErr(fmt.Errorf("no results to export yet: pick a seed"))
 	}
@@ -238,10 +238,10 @@ func writeAtomic(path string, data []byte) (err error) {
 
 // running reports whether the current run still has seeds exploring.
 func (m *Model) running() bool {
-	if m.run.trees == nil {
+	if m.actRun().trees == nil {
 		return false
 	}
-	for _, st := range m.run.trees.seeds {
+	for _, st := range m.actRun().trees.seeds {
 		if st.state == seedRunning {
 			return true
 		}
@@ -264,14 +264,14 @@ func (m *Model) subject() *detailSubject {
 		return nil
 	}
 	s := &detailSubject{node: n.node, step: n.step, end: n.end, nearMiss: n.nearMiss, depth: n.depth, change: changeText(st, n),
-		tags: m.run.tags, floor: m.run.cfg.TagSimFloor, minActivation: m.run.cfg.MinActivation}
+		tags: m.actRun().tags, floor: m.actRun().cfg.TagSimFloor, minActivation: m.actRun().cfg.MinActivation}
 	if n.step == nil {
 		seed := st.seed
 		s.seed = &seed
 	}
 	if o, ok := m.tree.selectedLoser(); ok {
 		s = &detailSubject{node: o.Candidate.NeighborNode, loser: &o, depth: n.depth + 1,
-			tags: m.run.tags, floor: m.run.cfg.TagSimFloor, minActivation: m.run.cfg.MinActivation}
+			tags: m.actRun().tags, floor: m.actRun().cfg.TagSimFloor, minActivation: m.actRun().cfg.MinActivation}
 	}
 	return s
 }

@@ -176,20 +176,20 @@ func (m *Model) baseline() *baseline {
 func (m *Model) togglePin() tea.Cmd {
 	if m.pinned != nil {
 		m.pinned = nil
-		if m.run.trees != nil {
-			m.run.trees.setBase(m.baseline())
+		if m.actRun().trees != nil {
+			m.actRun().trees.setBase(m.baseline())
 			m.afterTreeChange(false)
 		}
 		return notify("unpinned: each run is compared with the previous one")
 	}
-	b := newBaseline(m.run.trees, "pinned")
+	b := newBaseline(m.actRun().trees, "pinned")
 	if b == nil {
 		return notifyErr(errors.New("nothing to pin: wait until every seed's run has finished"))
 	}
 	m.pinned = b
-	m.run.trees.setBase(b)
+	m.actRun().trees.setBase(b)
 	m.afterTreeChange(false)
-	return notify(fmt.Sprintf("pinned run %d: later runs are compared with it (%s unpins)", m.run.id, m.km.Pin.Help().Key))
+	return notify(fmt.Sprintf("pinned run %d: later runs are compared with it (%s unpins)", m.actRun().id, m.km.Pin.Help().Key))
 }
 
 // changeText says how the selected node differs from the baseline, for the

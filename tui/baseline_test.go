@@ -14,7 +14,7 @@ import (
 // runDone waits for the current run to finish.
 func (h *harness) runDone() {
 	h.t.Helper()
-	h.waitFor("the run to finish", func() bool { return h.m.run.ch == nil && !h.m.running() })
+	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 }
 
 // TestDiffAfterThresholdStep: scenario A (docs/DEMO_GRAPH.md: seed N2006,
@@ -28,13 +28,13 @@ func (h *harness) runDone() {
 // left. Stepping back, N2010 is marked as entered.
 func TestDiffAfterThresholdStep(t *testing.T) {
 	h := demoHarness(t)
-	if h.m.run.trees.summary != "" {
-		t.Fatalf("first run has a summary: %q", h.m.run.trees.summary)
+	if h.m.actRun().trees.summary != "" {
+		t.Fatalf("first run has a summary: %q", h.m.actRun().trees.summary)
 	}
 	h.focusPane(focusParams)
 	h.keys("j", "+") // MIN_ACTIVATION 0.005 → 0.01
 	h.runDone()
-	if got, want := h.m.run.trees.summary, "vs previous: +1 paths −1 · 0 moved · nodes 6 → 5 (Jaccard 0.83)"; got != want {
+	if got, want := h.m.actRun().trees.summary, "vs previous: +1 paths −1 · 0 moved · nodes 6 → 5 (Jaccard 0.83)"; got != want {
 		t.Fatalf("summary = %q, want %q", got, want)
 	}
 	txt := h.treeText()
@@ -63,7 +63,7 @@ func TestDiffAfterThresholdStep(t *testing.T) {
 	h.focusPane(focusParams)
 	h.keys("-") // back to 0.005
 	h.runDone()
-	if got, want := h.m.run.trees.summary, "vs previous: +1 paths −1 · 0 moved · nodes 5 → 6 (Jaccard 0.83)"; got != want {
+	if got, want := h.m.actRun().trees.summary, "vs previous: +1 paths −1 · 0 moved · nodes 5 → 6 (Jaccard 0.83)"; got != want {
 		t.Fatalf("summary = %q, want %q", got, want)
 	}
 	if txt := h.treeText(); !strings.Contains(txt, "└─ · + N2010 DataSource") || strings.Contains(txt, "left · was") {
@@ -79,7 +79,7 @@ func TestPinKeepsBaseline(t *testing.T) {
 	h := demoHarness(t)
 	h.focusPane(focusTree)
 	h.keys("p")
-	if got, want := h.m.run.trees.summary, "vs pinned: +0 paths −0 · 0 moved · nodes 6 → 6 (Jaccard 1)"; got != want {
+	if got, want := h.m.actRun().trees.summary, "vs pinned: +0 paths −0 · 0 moved · nodes 6 → 6 (Jaccard 1)"; got != want {
 		t.Fatalf("summary after pinning = %q, want %q", got, want)
 	}
 	h.settle()
@@ -91,12 +91,12 @@ func TestPinKeepsBaseline(t *testing.T) {
 	h.runDone()
 	h.keys("+") // 0.02: still compared with the pinned 6-node run
 	h.runDone()
-	if got := h.m.run.trees.summary; !strings.HasPrefix(got, "vs pinned: ") || !strings.Contains(got, "nodes 6 → ") {
+	if got := h.m.actRun().trees.summary; !strings.HasPrefix(got, "vs pinned: ") || !strings.Contains(got, "nodes 6 → ") {
 		t.Fatalf("summary = %q, want it against the pinned run of 6 nodes", got)
 	}
 	h.focusPane(focusTree)
 	h.keys("p") // unpin: the previous run (0.01, 5 nodes) is the baseline
-	if got := h.m.run.trees.summary; !strings.HasPrefix(got, "vs previous: ") || !strings.Contains(got, "nodes 5 → ") {
+	if got := h.m.actRun().trees.summary; !strings.HasPrefix(got, "vs previous: ") || !strings.Contains(got, "nodes 5 → ") {
 		t.Fatalf("summary after unpinning = %q", got)
 	}
 }
@@ -118,8 +118,8 @@ func TestDiffMovedInExplorer(t *testing.T) {
 	if !strings.Contains(txt, "~ T3001 ") || !strings.Contains(txt, "(was under T3000 at depth 1)") {
 		t.Fatalf("T3001 not marked as moved:\n%s", txt)
 	}
-	if !strings.Contains(h.m.run.trees.summary, "1 moved") {
-		t.Fatalf("summary = %q", h.m.run.trees.summary)
+	if !strings.Contains(h.m.actRun().trees.summary, "1 moved") {
+		t.Fatalf("summary = %q", h.m.actRun().trees.summary)
 	}
 }
 
@@ -165,15 +165,15 @@ func TestTypedThreshold(t *testing.T) {
 	for range len("0.005") {
 		h.keys("backspace")
 	}
-	run := h.m.run.id
+	run := h.m.actRun().id
 	h.typeText("0.0034")
 	h.keys("enter")
 	h.runDone()
 	if got := h.m.params.Config().MinActivation; got != 0.0034 || h.m.params.Typing() {
 		t.Fatalf("MIN_ACTIVATION = %v (typing %v), want 0.0034", got, h.m.params.Typing())
 	}
-	if h.m.run.id != run+1 || !strings.Contains(h.m.View(), "MIN_ACTIVATION ‹ 0.0034 ›") {
-		t.Fatalf("run %d → %d; screen:\n%s", run, h.m.run.id, h.m.View())
+	if h.m.actRun().id != run+1 || !strings.Contains(h.m.View(), "MIN_ACTIVATION ‹ 0.0034 ›") {
+		t.Fatalf("run %d → %d; screen:\n%s", run, h.m.actRun().id, h.m.View())
 	}
 	h.keys("+")
 	if got := h.m.params.Config().MinActivation; got != 0.005 {
@@ -244,12 +244,12 @@ func TestSaveAndReopenExperiment(t *testing.T) {
 	re := newHarness(t, loadDemo(t), Options{Seeds: e.Seeds, Tags: e.Tags, Params: e.Params, Pinned: e.Pinned, Saved: e.Current,
 		PinnedParams: *e.PinnedParams, PinnedTags: e.PinnedTags})
 	re.runDone()
-	if got, want := re.m.run.trees.summary, "vs pinned: +1 paths −1 · 0 moved · nodes 6 → 5 (Jaccard 0.83)"; got != want {
+	if got, want := re.m.actRun().trees.summary, "vs pinned: +1 paths −1 · 0 moved · nodes 6 → 5 (Jaccard 0.83)"; got != want {
 		t.Fatalf("reopened: summary %q, want %q", got, want)
 	}
 	again := newHarness(t, loadDemo(t), Options{Seeds: e.Seeds, Tags: e.Tags, Params: e.Params, Saved: e.Current})
 	again.runDone()
-	if got, want := again.m.run.trees.summary, "vs saved: +0 paths −0 · 0 moved · nodes 5 → 5 (Jaccard 1)"; got != want {
+	if got, want := again.m.actRun().trees.summary, "vs saved: +0 paths −0 · 0 moved · nodes 5 → 5 (Jaccard 1)"; got != want {
 		t.Fatalf("reopened without a pin: summary %q, want %q", got, want)
 	}
 }

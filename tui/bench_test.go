@@ -16,9 +16,9 @@ import (
 // three children per node) into the model, as events.
 func bigTree(m *Model, n int) {
 	seed := retriever.Seed{NodeID: "S", Score: 1}
-	m.run.trees = newResultTrees([]retriever.Seed{seed})
+	m.actRun().trees = newResultTrees([]retriever.Seed{seed})
 	for _, ev := range bigTreeEvents(n) {
-		m.run.trees.apply(ev)
+		m.actRun().trees.apply(ev)
 	}
 	m.afterTreeChange(true)
 }
@@ -88,7 +88,7 @@ func BenchmarkView1000(b *testing.B) {
 	}
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	bigTree(m, 1000)
-	if got := len(m.run.trees.seeds[0].nodes); got != 1000 {
+	if got := len(m.actRun().trees.seeds[0].nodes); got != 1000 {
 		b.Fatalf("tree has %d nodes", got)
 	}
 	m.setFocus(focusTree)
@@ -111,7 +111,7 @@ func BenchmarkTreeRebuild1000(b *testing.B) {
 	bigTree(m, 1000)
 	b.ResetTimer()
 	for range b.N {
-		m.run.trees.version++
+		m.actRun().trees.version++
 		m.tree.Changed()
 	}
 }
@@ -135,19 +135,19 @@ func BenchmarkLevelEvent1000(b *testing.B) {
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		m.setFocus(focusTree)
 		m.tree.ToggleExplain()
-		m.run.trees = newResultTrees([]retriever.Seed{{NodeID: "S", Score: 1}})
+		m.actRun().trees = newResultTrees([]retriever.Seed{{NodeID: "S", Score: 1}})
 		for _, ev := range evs {
-			m.run.trees.apply(ev)
+			m.actRun().trees.apply(ev)
 		}
 		m.afterTreeChange(true)
-		m.run.ch = make(chan activation.Event)
-		if got := len(m.run.trees.seeds[0].nodes); got != 1000 {
+		m.actRun().ch = make(chan activation.Event)
+		if got := len(m.actRun().trees.seeds[0].nodes); got != 1000 {
 			b.Fatalf("tree has %d nodes before the event", got)
 		}
 		b.StartTimer()
-		m.Update(runEventMsg{id: m.run.id, ev: last})
+		m.Update(runEventMsg{id: m.actRun().ref(), ev: last})
 		b.StopTimer()
-		if got := len(m.run.trees.seeds[0].nodes); got != 1036 {
+		if got := len(m.actRun().trees.seeds[0].nodes); got != 1036 {
 			b.Fatalf("tree has %d nodes after the event", got)
 		}
 		b.StartTimer()
@@ -171,7 +171,7 @@ func runSync(tb testing.TB, m *Model, cmd tea.Cmd) {
 		default:
 			_, next := m.Update(msg)
 			queue = append(queue, next)
-			if _, closed := msg.(runClosedMsg); closed && m.run.ch == nil {
+			if _, closed := msg.(runClosedMsg); closed && m.actRun().ch == nil {
 				return
 			}
 		}
@@ -204,7 +204,7 @@ func BenchmarkParamKeyToTree(b *testing.B) {
 		_ = m.View()
 	}
 	b.StopTimer()
-	if st := m.run.trees.seeds[0]; st.state != seedDone {
+	if st := m.actRun().trees.seeds[0]; st.state != seedDone {
 		b.Fatalf("run not done: %v", st.state)
 	}
 }

@@ -67,7 +67,7 @@ func TestStepLinear(t *testing.T) {
 func TestParamsKeys(t *testing.T) {
 	h := demoHarness(t)
 	h.focusPane(focusParams)
-	run := h.m.run.id
+	run := h.m.actRun().id
 	h.keys("+")           // MAX_DEPTH 6
 	h.keys("j", "-", "-") // MIN_ACTIVATION 0.002, 0.001
 	h.keys("j", "l")      // TAG_SIM_FLOOR 0.2
@@ -76,11 +76,11 @@ func TestParamsKeys(t *testing.T) {
 	if cfg.MaxDepth != 6 || cfg.MinActivation != 0.001 || cfg.TagSimFloor != 0.2 || cfg.MaxBranches != 2-1 {
 		t.Fatalf("config = %+v", cfg)
 	}
-	if h.m.run.id != run+6 {
-		t.Fatalf("runs started = %d, want 6", h.m.run.id-run)
+	if h.m.actRun().id != run+6 {
+		t.Fatalf("runs started = %d, want 6", h.m.actRun().id-run)
 	}
 	h.keys("h") // MAX_BRANCHES stays 1: no new run
-	if h.m.params.Config().MaxBranches != 1 || h.m.run.id != run+6 {
+	if h.m.params.Config().MaxBranches != 1 || h.m.actRun().id != run+6 {
 		t.Fatalf("MAX_BRANCHES below 1 or a run for no change")
 	}
 	h.keys("k", "k", "k") // back to MAX_DEPTH
@@ -113,7 +113,7 @@ func (h *harness) pickerTo(id string) {
 // changed R (issue 11, item 7).
 func TestSeedToggleAndScore(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{})
-	if h.m.run.trees != nil {
+	if h.m.actRun().trees != nil {
 		t.Fatal("a run without seeds")
 	}
 	h.pickerTo("N2006")
@@ -125,7 +125,7 @@ func TestSeedToggleAndScore(t *testing.T) {
 	if st := h.lastStatus().text; !strings.Contains(st, "added seed N2006 with R 1 ") {
 		t.Errorf("status %q", st)
 	}
-	if h.m.run.trees == nil || h.m.run.trees.seeds[0].state != seedDone {
+	if h.m.actRun().trees == nil || h.m.actRun().trees.seeds[0].state != seedDone {
 		t.Fatal("toggling a seed did not run it")
 	}
 	for _, c := range []struct {
@@ -149,12 +149,12 @@ func TestSeedToggleAndScore(t *testing.T) {
 	if s := h.m.seeds.seeds[0].Score; s != 0.42 || h.m.seeds.editing {
 		t.Fatalf("R = %v (editing %v), want 0.42", s, h.m.seeds.editing)
 	}
-	if h.m.run.trees.seeds[0].seed.Score != 0.42 {
+	if h.m.actRun().trees.seeds[0].seed.Score != 0.42 {
 		t.Fatal("the run does not use the typed score")
 	}
 	h.keys("enter") // toggles N2006 off: no seeds, no run
 	h.settle()
-	if len(h.m.seeds.seeds) != 0 || h.m.run.trees != nil {
+	if len(h.m.seeds.seeds) != 0 || h.m.actRun().trees != nil {
 		t.Fatal("seed not removed")
 	}
 }
@@ -252,7 +252,7 @@ func TestPickerPagingAndFilter(t *testing.T) {
 func TestTagInput(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{demoSeed}})
 	h.focusPane(focusTags)
-	run := h.m.run.id
+	run := h.m.actRun().id
 	h.typeText("dem")
 	// 7 RELATES edges of the demo graph carry demand_forecasting (counted
 	// in testdata/demo.jsonl); it is the only tag starting with "dem".
@@ -266,8 +266,8 @@ func TestTagInput(t *testing.T) {
 	if got := strings.Join(h.m.tags.Tags(), ","); got != "demand_forecasting,stockout" {
 		t.Fatalf("tags = %q", got)
 	}
-	if h.m.run.id != run+2 || strings.Join(h.m.run.tags, ",") != "demand_forecasting,stockout" {
-		t.Fatalf("runs: %d, tags %v", h.m.run.id-run, h.m.run.tags)
+	if h.m.actRun().id != run+2 || strings.Join(h.m.actRun().tags, ",") != "demand_forecasting,stockout" {
+		t.Fatalf("runs: %d, tags %v", h.m.actRun().id-run, h.m.actRun().tags)
 	}
 	if v := h.m.tags.View(); !strings.Contains(v, "[demand_forecasting]") || !strings.Contains(v, "[stockout]") {
 		t.Fatalf("chips:\n%s", v)
@@ -516,7 +516,7 @@ func TestScoreEditFollowsItsSeed(t *testing.T) {
 func TestTabAppliesValidScore(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{demoSeed}})
 	h.pickerTo("N2006")
-	run := h.m.run.id
+	run := h.m.actRun().id
 	h.keys("r", "backspace", "backspace", "backspace", "backspace")
 	h.typeText("0.6")
 	h.keys("tab")
@@ -524,8 +524,8 @@ func TestTabAppliesValidScore(t *testing.T) {
 	if s := h.m.seeds.Seeds()[0].Score; s != 0.6 || h.m.seeds.Typing() {
 		t.Fatalf("R = %v (typing %v), want 0.6 and the input closed", s, h.m.seeds.Typing())
 	}
-	if h.m.run.id != run+1 || h.m.run.trees.seeds[0].seed.Score != 0.6 {
-		t.Fatalf("no new run with R 0.6 (runs %d)", h.m.run.id-run)
+	if h.m.actRun().id != run+1 || h.m.actRun().trees.seeds[0].seed.Score != 0.6 {
+		t.Fatalf("no new run with R 0.6 (runs %d)", h.m.actRun().id-run)
 	}
 	if st := h.lastStatus(); st.isErr || st.text != "N2006: R = 0.6" {
 		t.Fatalf("status = %+v", st)
@@ -539,13 +539,13 @@ func TestTabAppliesValidScore(t *testing.T) {
 func TestTabAbandonsInvalidScore(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{demoSeed}})
 	h.pickerTo("N2006")
-	run := h.m.run.id
+	run := h.m.actRun().id
 	h.keys("r", "backspace", "backspace", "backspace", "backspace")
 	h.typeText("1.5")
 	h.keys("tab")
 	h.settle()
-	if s := h.m.seeds.Seeds()[0].Score; s != 0.85 || h.m.run.id != run {
-		t.Fatalf("R = %v, runs %d: want 0.85 and no new run", s, h.m.run.id-run)
+	if s := h.m.seeds.Seeds()[0].Score; s != 0.85 || h.m.actRun().id != run {
+		t.Fatalf("R = %v, runs %d: want 0.85 and no new run", s, h.m.actRun().id-run)
 	}
 	st := h.lastStatus()
 	if !st.isErr || !strings.Contains(st.text, "score edit for N2006 abandoned, R stays 0.85") || !strings.Contains(st.text, `"1.5"`) {

@@ -97,15 +97,15 @@ func TestCopyLoserPathAndCheck(t *testing.T) {
 // reach N2007, so it is a ghost row under N2006.
 func TestGhostCheckUsesTheBaselineSettings(t *testing.T) {
 	h := demoHarness(t)
-	st := h.m.run.trees.seeds[0]
+	st := h.m.actRun().trees.seeds[0]
 	w := 0.5
 	hop := activation.Step{FromNode: st.root.node, ToNode: graph.Node{ID: "N2007", Labels: []string{"DataSource"}}, TransferEnergy: 0.0625,
 		Edge: graph.Edge{SourceID: "N2006", TargetID: "N2007", Type: "RELATES", Weight: &w, Properties: map[string]any{"weight": 0.5}}}
 	var p activation.Path
 	p = p.Extend(hop)
-	cfg := h.m.run.cfg
+	cfg := h.m.actRun().cfg
 	cfg.TagSimFloor = 0.3
-	h.m.run.trees.setBase(&baseline{label: "pinned", cfg: cfg, tags: []string{"x"},
+	h.m.actRun().trees.setBase(&baseline{label: "pinned", cfg: cfg, tags: []string{"x"},
 		results: map[string]activation.Result{"N2006": {Seed: retriever.Seed{NodeID: "N2006", Score: 0.5}, Paths: []activation.Path{p}}}})
 	h.m.afterTreeChange(false)
 	h.focusPane(focusTree)

@@ -45,9 +45,11 @@ type detailPane struct {
 	st      *Styles
 	vp      viewport.Model
 	subject *detailSubject
-	names   *naming // which property names the node (naming.go)
-	w, h    int
-	focused bool
+	// hit is a ranking retriever's selected hit (set instead of subject).
+	hit   *hitSubject
+	names *naming // which property names the node (naming.go)
+	w, h  int
+	focusFlag
 }
 
 func newDetailPane(km keymap.KeyMap, st *Styles) *detailPane {
@@ -71,29 +73,43 @@ func (d *detailPane) SetSize(w, h int) {
 	d.render()
 }
 
-// Focus gives the pane the keyboard (to scroll).
-func (d *detailPane) Focus() tea.Cmd {
-	d.focused = true
+// focusFlag is the Focus and Blur of a pane that only needs to know
+// whether it has the keyboard.
+type focusFlag struct{ focused bool }
+
+// Focus gives the pane the keyboard.
+func (f *focusFlag) Focus() tea.Cmd {
+	f.focused = true
 	return nil
 }
 
 // Blur takes the keyboard away.
-func (d *detailPane) Blur() tea.Cmd {
-	d.focused = false
+func (f *focusFlag) Blur() tea.Cmd {
+	f.focused = false
 	return nil
 }
 
 // Show explains s (nil clears the pane) from the top: a new selection.
-func (d *detailPane) Show(s *detailSubject) {
-	d.subject = s
-	d.vp.GotoTop()
-	d.render()
-}
+func (d *detailPane) Show(s *detailSubject) { d.set(s, nil, true) }
 
 // SetSubject explains s keeping the scroll position: the same selection,
 // whose data changed (a run grew).
-func (d *detailPane) SetSubject(s *detailSubject) {
-	d.subject = s
+func (d *detailPane) SetSubject(s *detailSubject) { d.set(s, nil, false) }
+
+// ShowHit explains a ranking's hit (nil clears the pane) from the top.
+func (d *detailPane) ShowHit(h *hitSubject) { d.set(nil, h, true) }
+
+// SetHit explains the same hit keeping the scroll position (its context
+// arrived).
+func (d *detailPane) SetHit(h *hitSubject) { d.set(nil, h, false) }
+
+// set shows an Activation Energy subject or a ranking's hit, from the top
+// or where it was scrolled to.
+func (d *detailPane) set(s *detailSubject, h *hitSubject, top bool) {
+	d.subject, d.hit = s, h
+	if top {
+		d.vp.GotoTop()
+	}
 	d.render()
 }
 
@@ -121,6 +137,10 @@ func (d *detailPane) render() {
 	if d.w <= 0 {
 		return
 	}
+	if d.hit != nil {
+		d.vp.SetContent(strings.Join(hitLines(d.st, d.names, *d.hit, d.w), "\n"))
+		return
+	}
 	if d.subject == nil {
 		d.vp.SetContent(d.st.Dim.Render("select a node in the results to see its properties and energy"))
 		return
@@ -136,13 +156,7 @@ func detailLines(st *Styles, names *naming, s detailSubject, w int) []string {
 	wrap := st.r.NewStyle().Width(w)
 	var out []string
 	add := func(l ...string) { out = append(out, l...) }
-	head := st.ID.Render(textsafe.Escape(s.node.ID))
-	if lead := names.nodeLead(s.node); lead != s.node.ID {
-		head = st.ID.Render(textsafe.Escape(lead)) + st.Dim.Render(" (id "+textsafe.Escape(s.node.ID)+")")
-	}
-	if l := s.node.Label(); l != "" {
-		head += " " + st.Label.Render(textsafe.Escape(l))
-	}
+	head := nodeHead(st, names, s.node)
 	switch {
 	case s.seed != nil:
 		head += st.Dim.Render(" · seed, R = " + render.Num(s.seed.Score))
@@ -172,21 +186,39 @@ func detailLines(st *Styles, names *naming, s detailSubject, w int) []string {
 	if s.end != "" {
 		add(wrap.Render(st.End.Render(glyphEnd + " path ends: " + textsafe.Escape(render.EndText(s.end, s.nearMiss, s.minActivation)))))
 	}
-	add("", st.Title.Render("Properties"))
-	props := render.DisplayProperties(s.node.Properties)
+	return append(out, propertyLines(st, wrap.Render, s.node)...)
+}
+
+// propertyLines lists a node's properties (vectors and embeddings hidden),
+// keys and values escaped.
+func propertyLines(st *Styles, wrap func(...string) string, n graph.Node) []string {
+	out := []string{"", st.Title.Render("Properties")}
+	props := render.DisplayProperties(n.Properties)
 	keys := make([]string, 0, len(props))
 	for k := range props {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		add(wrap.Render(st.Key.Render(textsafe.Escape(k)+": ") + textsafe.Escape(propText(props[k]))))
+		out = append(out, wrap(st.Key.Render(textsafe.Escape(k)+": ")+textsafe.Escape(propText(props[k]))))
 	}
-	if hidden := len(s.node.Properties) - len(props); hidden > 0 {
-		add(st.Dim.Render(fmt.Sprintf("(%d vector/embedding %s hidden)", hidden, pluralWord(hidden, "property", "properties"))))
+	if hidden := len(n.Properties) - len(props); hidden > 0 {
+		out = append(out, st.Dim.Render(fmt.Sprintf("(%d vector/embedding %s hidden)", hidden, pluralWord(hidden, "property", "properties"))))
 	}
-
 	return out
+}
+
+// nodeHead names a node as names says, its id beside a name that is not
+// the id, then its label; all escaped.
+func nodeHead(st *Styles, names *naming, n graph.Node) string {
+	head := st.ID.Render(textsafe.Escape(n.ID))
+	if lead := names.nodeLead(n); lead != n.ID {
+		head = st.ID.Render(textsafe.Escape(lead)) + st.Dim.Render(" (id "+textsafe.Escape(n.ID)+")")
+	}
+	if l := n.Label(); l != "" {
+		head += " " + st.Label.Render(textsafe.Escape(l))
+	}
+	return head
 }
 
 // stepLines works out the hop that reached the node: T in numbers, tag_sim

@@ -46,16 +46,16 @@ func resultsOf(b *baseline, seeds []retriever.Seed) []activation.Result {
 // file in the output directory. The run must have finished: a half run
 // saved as "current" would reopen as a result that never was.
 func (m *Model) saveExperiment() tea.Cmd {
-	cur := newBaseline(m.run.trees, "current")
+	cur := newBaseline(m.actRun().trees, "current")
 	if cur == nil {
 		return notifyErr(errors.New("nothing to save yet: wait until every seed's run has finished"))
 	}
-	seeds := make([]retriever.Seed, 0, len(m.run.trees.seeds))
-	for _, st := range m.run.trees.seeds {
+	seeds := make([]retriever.Seed, 0, len(m.actRun().trees.seeds))
+	for _, st := range m.actRun().trees.seeds {
 		seeds = append(seeds, st.seed)
 	}
 	e := experiment.Experiment{
-		SavedAt: m.now(), Seeds: seeds, Tags: append([]string(nil), m.run.tags...), Params: m.run.cfg,
+		SavedAt: m.now(), Seeds: seeds, Tags: append([]string(nil), m.actRun().tags...), Params: m.actRun().cfg,
 		Pinned: resultsOf(m.pinned, seeds), Current: resultsOf(cur, seeds),
 	}
 	if m.pinned != nil {

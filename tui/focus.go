@@ -13,8 +13,14 @@ func (m *Model) pane(f focus) component {
 	case focusTags:
 		return m.tags
 	case focusParams:
+		if m.expanding() {
+			return m.expParams
+		}
 		return m.params
 	case focusTree:
+		if m.expanding() {
+			return m.ranked
+		}
 		return m.tree
 	}
 	return m.detail
@@ -39,7 +45,11 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		rect rect
 	}{{focusTree, m.lay.tree}, {focusDetail, m.lay.detail}, {focusSeeds, m.lay.seeds}} {
 		if r.rect.contains(msg.X, msg.Y) {
-			return m.pane(r.f).Update(msg)
+			cmd := m.pane(r.f).Update(msg)
+			if r.f == focusTree {
+				cmd = tea.Batch(cmd, m.syncHit())
+			}
+			return cmd
 		}
 	}
 	return nil

@@ -34,9 +34,9 @@ func TestDetailFormulasCheckByHand(t *testing.T) {
 		{retriever.Seed{NodeID: "T4003", Score: 1}, []string{"it_support"}},
 	} {
 		h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{sc.seed}, Tags: sc.tags})
-		h.waitFor("the run to finish", func() bool { return h.m.run.ch == nil && !h.m.running() })
+		h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 		var ids []string
-		for id, n := range h.m.run.trees.seeds[0].nodes {
+		for id, n := range h.m.actRun().trees.seeds[0].nodes {
 			if n.step != nil {
 				ids = append(ids, id)
 			}

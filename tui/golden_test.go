@@ -21,10 +21,10 @@ func golden(t *testing.T, name, got string) {
 
 // fixTimes replaces the run times shown (they vary) with 3 ms.
 func fixTimes(h *harness) {
-	for _, st := range h.m.run.trees.seeds {
+	for _, st := range h.m.actRun().trees.seeds {
 		st.elapsed = 3 * time.Millisecond
 	}
-	h.m.run.trees.version++
+	h.m.actRun().trees.version++
 	h.m.afterTreeChange(false)
 }
 

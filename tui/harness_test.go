@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -50,6 +51,9 @@ func newHarness(t testing.TB, src *fakeSource, opts Options) *harness {
 	opts.Source, opts.Out, opts.NoColor = src, out, true
 	if opts.Backend == nil {
 		opts.Backend = src
+	}
+	if opts.Neighbourhood == nil {
+		opts.Neighbourhood, _ = src.Source.(graph.Neighbourhood)
 	}
 	if opts.OutDir == "" {
 		opts.OutDir = t.TempDir()
@@ -177,11 +181,11 @@ func (h *harness) settle() {
 func (h *harness) blocked() int {
 	f := h.src.state()
 	n := f.lists
-	if h.m.run.ch == nil || f.open == 0 || len(f.held) != f.open || f.runTokens > 0 || h.m.run.trees == nil {
+	if h.m.actRun().ch == nil || f.open == 0 || len(f.held) != f.open || f.runTokens > 0 || h.m.actRun().trees == nil {
 		return n
 	}
 	for _, c := range f.held {
-		st := seedTreeOf(h.m.run.trees, c.seed)
+		st := seedTreeOf(h.m.actRun().trees, c.seed)
 		if st == nil || st.root == nil || st.depth != c.depth {
 			return n
 		}
@@ -292,6 +296,6 @@ func (h *harness) selectTreeNode(id string) {
 // waits for the run to finish.
 func demoHarness(t testing.TB) *harness {
 	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{demoSeed}, Tags: demoTags})
-	h.waitFor("the run to finish", func() bool { return h.m.run.ch == nil && !h.m.running() })
+	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 	return h
 }

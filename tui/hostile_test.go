@@ -107,7 +107,7 @@ func TestHostileGraphShownEscaped(t *testing.T) {
 
 	h.pickerTo(hostileH0)
 	h.keys("space")
-	h.waitFor("the run to finish", func() bool { return h.m.run.ch == nil && !h.m.running() })
+	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 	// The status message is a command of its own: wait for it too.
 	h.waitFor("the added-seed status", func() bool { return strings.HasPrefix(h.lastStatus().text, "added seed") })
 	assertCleanView(t, h, "tree", h.treeText()+h.m.treeTitle()+"\n"+h.lastStatus().text,

@@ -69,13 +69,13 @@ func TestIncrementalRowsEqualFreshRows(t *testing.T) {
 	m := newModel(context.Background(), o, &st)
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	m.setFocus(focusTree)
-	m.run.trees = newResultTrees([]retriever.Seed{{NodeID: "S", Score: 1}})
+	m.actRun().trees = newResultTrees([]retriever.Seed{{NodeID: "S", Score: 1}})
 	m.afterTreeChange(true)
 	check := func(when string) {
 		t.Helper()
 		fresh := rowBuilder{st: m.tree.builder.st, width: m.tree.builder.width, explain: m.tree.builder.explain, folded: m.tree.builder.folded,
 			names: m.tree.builder.names}
-		want := fresh.build(m.run.trees)
+		want := fresh.build(m.actRun().trees)
 		got := m.tree.rows
 		if len(got) != len(want) {
 			t.Fatalf("%s: %d rows, fresh render has %d", when, len(got), len(want))
@@ -88,7 +88,7 @@ func TestIncrementalRowsEqualFreshRows(t *testing.T) {
 	}
 	evs := bigTreeEvents(200)
 	for i, ev := range evs {
-		m.run.trees.apply(ev)
+		m.actRun().trees.apply(ev)
 		m.afterTreeChange(false)
 		check(fmt.Sprintf("event %d", i))
 		switch i {
@@ -103,10 +103,10 @@ func TestIncrementalRowsEqualFreshRows(t *testing.T) {
 		}
 	}
 	// Paths end at two leaves: their annotation gains the end.
-	leaf := m.run.trees.seeds[0].nodes["N150"]
+	leaf := m.actRun().trees.seeds[0].nodes["N150"]
 	p := leaf.path()
 	p.EndReason = activation.EndMaxDepth
-	m.run.trees.apply(activation.Event{Kind: activation.EventResult, Result: &activation.Result{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: []activation.Path{p}}})
+	m.actRun().trees.apply(activation.Event{Kind: activation.EventResult, Result: &activation.Result{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: []activation.Path{p}}})
 	m.afterTreeChange(false)
 	if leaf.end != activation.EndMaxDepth {
 		t.Fatalf("N150's end is %q", leaf.end)
@@ -129,8 +129,8 @@ func TestIncrementalRowsEqualFreshRows(t *testing.T) {
 	var p1, p2 activation.Path
 	p1 = p1.Extend(hopTo("S", "N2")).Extend(hopTo("N2", "G"))
 	p2 = p2.Extend(hopTo("S", "N5"))
-	res := m.run.trees.seeds[0].result
-	m.run.trees.setBase(&baseline{label: "pinned", results: map[string]activation.Result{"S": {Seed: res.Seed, Paths: []activation.Path{p1, p2}}}})
+	res := m.actRun().trees.seeds[0].result
+	m.actRun().trees.setBase(&baseline{label: "pinned", results: map[string]activation.Result{"S": {Seed: res.Seed, Paths: []activation.Path{p1, p2}}}})
 	m.afterTreeChange(false)
 	check("baseline set")
 	delete(m.tree.builder.folded, rowKey{seed: "S", id: "N2", loser: -1})

@@ -84,8 +84,16 @@ func (m *Model) resize(w, h int) {
 		iw, ih := m.st.inner(p.r.w, p.r.h)
 		m.pane(p.f).SetSize(max(0, iw), max(0, ih))
 	}
+	// The other retriever's panes take the same places: sized now, they
+	// are ready when it is chosen.
+	iw, ih := m.st.inner(l.params.w, l.params.h)
+	m.params.SetSize(max(0, iw), max(0, ih))
+	m.expParams.SetSize(max(0, iw), max(0, ih))
+	iw, ih = m.st.inner(l.tree.w, l.tree.h)
+	m.tree.SetSize(max(0, iw), max(0, ih))
+	m.ranked.SetSize(max(0, iw), max(0, ih))
 	m.status.SetSize(w, statusH)
-	iw, ih := m.st.inner(l.full())
+	iw, ih = m.st.inner(l.full())
 	for _, o := range m.overlays {
 		o.SetSize(iw, ih) // a closed one is sized when it opens (push)
 	}
@@ -107,7 +115,7 @@ func (m *Model) View() string {
 		left := lipgloss.JoinVertical(lipgloss.Left,
 			m.box(focusSeeds, m.seeds.Title(), l.seeds),
 			m.box(focusTags, m.tags.Title(), l.tags),
-			m.box(focusParams, "Thresholds", l.params),
+			m.box(focusParams, m.paramsTitle(), l.params),
 		)
 		treeBox := m.box(focusTree, m.treeTitle(), l.tree)
 		detailBox := m.box(focusDetail, "Detail", l.detail)
@@ -124,8 +132,21 @@ func (m *Model) View() string {
 }
 
 // statusView renders the status bar from the state the root and the tree
-// pane own.
-func (m *Model) statusView() string { return m.status.View(m.run.trees, m.tree.Explain()) }
+// pane own; for the expansion, its run's state and statistics.
+func (m *Model) statusView() string {
+	if m.expanding() {
+		return m.status.line(rankingStatus(m.st, m.slot()))
+	}
+	return m.status.View(m.actRun().trees, m.tree.Explain())
+}
+
+// paramsTitle names the parameters pane after the chosen retriever.
+func (m *Model) paramsTitle() string {
+	if m.expanding() {
+		return "Parameters · expansion"
+	}
+	return "Thresholds"
+}
 
 // shortHelp is the help line's keys: the top overlay's, else the focused
 // pane's and the global ones that work there.
@@ -143,13 +164,23 @@ func (m *Model) box(f focus, title string, r rect) string {
 func (m *Model) treeTitle() string {
 	var parts []string
 	parts = append(parts, "Results")
-	if m.run.trees != nil {
-		parts = append(parts, fmt.Sprintf("run %d", m.run.id))
+	if m.expanding() {
+		parts = append(parts, "expansion")
+		if s := m.slot(); s.started {
+			parts = append(parts, fmt.Sprintf("run %d", s.id))
+		}
+		if p := m.ranked.Position(); p != "" {
+			parts = append(parts, p)
+		}
+		return strings.Join(parts, " · ")
+	}
+	if m.actRun().trees != nil {
+		parts = append(parts, fmt.Sprintf("run %d", m.actRun().id))
 		if p := m.tree.Position(); p != "" {
 			parts = append(parts, p)
 		}
-		if len(m.run.tags) > 0 {
-			parts = append(parts, "tags "+textsafe.Escape(strings.Join(m.run.tags, ",")))
+		if len(m.actRun().tags) > 0 {
+			parts = append(parts, "tags "+textsafe.Escape(strings.Join(m.actRun().tags, ",")))
 		}
 	}
 	if m.tree.Explain() {

@@ -15,6 +15,7 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/expansion"
 )
 
 // focus names the pane that receives keys.
@@ -83,12 +84,21 @@ type Model struct {
 	w, h     int
 	lay      layout
 
-	// run is the retriever's run: the one in flight or the last one
-	// (run.go).
-	run *runSlot
-	// Versions of the inputs the current run was started from.
-	seedsV, tagsV int
-	selKey        rowKey
+	// runs holds each retriever's run, keyed by its name (activation.Name,
+	// expansion.Name): the one in flight or the last one (run.go). A
+	// parameter change re-runs only its own retriever.
+	runs map[string]*runSlot
+	// retriever is the chosen retriever, whose parameters, results and
+	// detail are shown; nb the graph reads of every retriever but
+	// Activation Energy (nil: only Activation Energy can run).
+	retriever string
+	nb        graph.Neighbourhood
+	// The typed expansion's panes: its parameters and its ranked list
+	// (rank.go); hitCtx the read of the selected hit's 1-hop context.
+	expParams *expParamsPanel
+	ranked    *rankPane
+	hitCtx    hitContextRead
+	selKey    rowKey
 	// prev is the last complete run before the current one, pinned the run
 	// the analyst pinned: each run is compared with pinned, else prev.
 	prev, pinned *baseline
@@ -102,19 +112,23 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	m := &Model{
 		ctx: ctx, source: opts.Source, km: km, st: st, backend: opts.Backend, runOpts: opts.RunOptions, out: opts.Out, outDir: opts.OutDir, now: opts.Now,
 		notice: opts.Notice, held: heldFunc(opts.Backend),
-		seeds:    newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
-		tags:     newTagInput(ctx, km, st, opts.Source, opts.Tags),
-		params:   newParamsPanel(km, st, opts.Params),
-		tree:     newTreePane(km, st),
-		detail:   newDetailPane(km, st),
-		status:   &statusBar{st: st, backend: opts.Source.Describe()},
-		help:     newHelp(st),
-		helpView: newHelpView(km, st),
-		why:      newWhyPanel(km),
-		sweep:    newSweepView(km, st),
-		focus:    focusSeeds,
-		run:      &runSlot{},
-		form:     render.FormBrowser,
+		seeds:     newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
+		tags:      newTagInput(ctx, km, st, opts.Source, opts.Tags),
+		params:    newParamsPanel(km, st, opts.Params),
+		expParams: newExpParamsPanel(km, st, opts.Expansion),
+		ranked:    newRankPane(km, st),
+		retriever: opts.Retriever,
+		nb:        opts.Neighbourhood,
+		tree:      newTreePane(km, st),
+		detail:    newDetailPane(km, st),
+		status:    &statusBar{st: st, backend: opts.Source.Describe()},
+		help:      newHelp(st),
+		helpView:  newHelpView(km, st),
+		why:       newWhyPanel(km),
+		sweep:     newSweepView(km, st),
+		focus:     focusSeeds,
+		runs:      map[string]*runSlot{activation.Name: {name: activation.Name}, expansion.Name: {name: expansion.Name}},
+		form:      render.FormBrowser,
 	}
 	m.pinned = baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags)
 	m.prev = baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)
@@ -137,29 +151,49 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// restart cancels the run in flight and starts one with the current seeds,
-// tags and thresholds. Explore runs inside the returned command.
+// actRun is Activation Energy's run slot.
+func (m *Model) actRun() *runSlot { return m.runs[activation.Name] }
+
+// slot is the chosen retriever's run slot.
+func (m *Model) slot() *runSlot { return m.runs[m.retriever] }
+
+// expanding reports whether the typed expansion is the chosen retriever.
+func (m *Model) expanding() bool { return m.retriever == expansion.Name }
+
+// restart re-runs the chosen retriever with the current seeds, tags and
+// its parameters (the other retriever's run is left as it is).
 func (m *Model) restart() tea.Cmd {
-	m.stopRun()
-	m.run.id++
-	m.seedsV, m.tagsV = m.seeds.Version(), m.tags.Version()
+	if m.expanding() {
+		return m.restartExpansion()
+	}
+	return m.restartActivation()
+}
+
+// restartActivation cancels Activation Energy's run in flight and starts
+// one with the current seeds, tags and thresholds. Explore runs inside the
+// returned command.
+func (m *Model) restartActivation() tea.Cmd {
+	s := m.actRun()
+	s.stop()
+	s.id++
+	s.seedsV, s.tagsV, s.started = m.seeds.Version(), m.tags.Version(), true
 	seeds, tags, cfg := m.seeds.Seeds(), m.tags.Tags(), m.params.Config()
-	m.run.cfg, m.run.tags = cfg, retriever.NormalizeTags(tags)
-	if b := newBaseline(m.run.trees, "previous"); b != nil {
+	m.actRun().cfg, m.actRun().tags = cfg, retriever.NormalizeTags(tags)
+	if b := newBaseline(m.actRun().trees, "previous"); b != nil {
 		m.prev = b // the run being replaced, when it was complete
 	}
 	if len(seeds) == 0 {
-		m.run.trees = nil
+		m.actRun().trees = nil
 		m.afterTreeChange(true)
 		return nil
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.run.cancel = cancel
-	m.run.trees = newResultTrees(seeds)
-	m.run.trees.cfg, m.run.trees.tags = cfg, m.run.tags
-	m.run.trees.setBase(m.baseline())
+	m.actRun().cancel = cancel
+	m.actRun().trees = newResultTrees(seeds)
+	m.actRun().trees.cfg, m.actRun().trees.tags = cfg, m.actRun().tags
+	m.actRun().trees.setBase(m.baseline())
 	m.afterTreeChange(true)
-	return startRunCmd(ctx, m.run.id, m.backend, m.held, cfg, m.runOpts, seeds, tags)
+	return startRunCmd(ctx, m.actRun().ref(), m.backend, m.held, cfg, m.runOpts, seeds, tags)
 }
 
 // startSweep sweeps the threshold selected in the thresholds panel for the
@@ -175,8 +209,14 @@ func (m *Model) startSweep() tea.Cmd {
 	return cmd
 }
 
-// stopRun cancels the run in flight, if any.
-func (m *Model) stopRun() { m.run.stop() }
+// stopRun cancels every retriever's run in flight and the read of a
+// hit's context, if any.
+func (m *Model) stopRun() {
+	for _, s := range m.runs {
+		s.stop()
+	}
+	m.hitCtx.stop()
+}
 
 // quit cancels all work in flight (the run, a question, a sweep) and ends
 // the program.
@@ -188,7 +228,7 @@ func (m *Model) quit() tea.Cmd {
 
 func (m *Model) afterTreeChange(newRun bool) {
 	if newRun {
-		m.tree.SetTrees(m.run.trees)
+		m.tree.SetTrees(m.actRun().trees)
 	} else {
 		m.tree.Changed()
 	}
@@ -196,8 +236,13 @@ func (m *Model) afterTreeChange(newRun bool) {
 }
 
 // syncDetail shows the selected node in the detail pane, keeping its scroll
-// position while the selection stays on the same row.
+// position while the selection stays on the same row. While the expansion
+// is chosen the pane is its hit's (syncHit): Activation Energy's events
+// leave it alone.
 func (m *Model) syncDetail() {
+	if m.expanding() {
+		return
+	}
 	k, _ := m.tree.selectedKey()
 	if k != m.selKey {
 		m.selKey = k
@@ -214,31 +259,31 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
 	case runStartedMsg:
-		if !m.run.current(msg.id) {
+		if !m.actRun().current(msg.id) {
 			return m, nil
 		}
 		if msg.err != nil {
-			for _, st := range m.run.trees.seeds {
+			for _, st := range m.actRun().trees.seeds {
 				st.state, st.err = seedFailed, msg.err.Error()
 			}
-			m.run.trees.version++
+			m.actRun().trees.version++
 			m.afterTreeChange(false)
 			return m, notifyErr(msg.err)
 		}
-		m.run.ch, m.run.heldBefore = msg.ch, msg.held
+		m.actRun().ch, m.actRun().heldBefore = msg.ch, msg.held
 		return m, nextEventCmd(msg.id, msg.ch, m.held)
 	case runEventMsg:
-		if !m.run.current(msg.id) || m.run.ch == nil {
+		if !m.actRun().current(msg.id) || m.actRun().ch == nil {
 			return m, nil // a superseded run: never shown
 		}
-		m.run.trees.apply(msg.ev)
+		m.actRun().trees.apply(msg.ev)
 		m.afterTreeChange(false)
-		return m, nextEventCmd(msg.id, m.run.ch, m.held)
+		return m, nextEventCmd(msg.id, m.actRun().ch, m.held)
 	case runClosedMsg:
-		if m.run.current(msg.id) {
-			m.stopRun()
+		if m.actRun().current(msg.id) {
+			m.actRun().stop()
 			if m.held != nil {
-				return m, notify(snapshotStatus(m.run.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
+				return m, notify(snapshotStatus(m.actRun().heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
 			}
 		}
 	case whyDoneMsg, whyTickMsg:
@@ -246,7 +291,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case sweepMsg:
 		return m, m.toOverlay(m.sweep, msg)
 	case snapshotResetMsg:
-		return m, m.restart()
+		return m, m.restartActivation()
+	case rankingMsg:
+		return m, m.applyRanking(msg)
+	case hitContextMsg:
+		m.applyHitContext(msg)
 	case nodesLoadedMsg, filterTickMsg:
 		return m, m.seeds.Update(msg)
 	case tagsLoadedMsg:
@@ -278,8 +327,11 @@ func (m *Model) typing() bool {
 	case focusTags:
 		return m.tags.Typing()
 	case focusTree:
-		return m.tree.Typing()
+		return !m.expanding() && m.tree.Typing()
 	case focusParams:
+		if m.expanding() {
+			return m.expParams.Typing()
+		}
 		return m.params.Typing()
 	}
 	return false
@@ -313,8 +365,26 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.PrevPane):
 		return m.restartIfInputsChanged(m.setFocus((m.focus + focusCount - 1) % focusCount))
 	}
+	if !m.typing() && m.expanding() {
+		switch {
+		case key.Matches(msg, km.CopyPath):
+			return m.copyRoute()
+		case key.Matches(msg, km.CopyAll):
+			return m.copyAllRoutes()
+		}
+		for _, b := range []key.Binding{km.Explain, km.Pin, km.SaveExperiment, km.Sweep, km.CopyCheck, km.ExportD3, km.ExportLLM, km.Reread} {
+			if key.Matches(msg, b) {
+				return m.activationOnly(b)
+			}
+		}
+		if key.Matches(msg, km.WhyNot) && (m.focus == focusTree || m.focus == focusSeeds) {
+			return m.activationOnly(km.WhyNot)
+		}
+	}
 	if !m.typing() {
 		switch {
+		case key.Matches(msg, km.Retriever):
+			return m.switchRetriever()
 		case key.Matches(msg, km.Quit):
 			return m.quit()
 		case key.Matches(msg, km.Help):
@@ -350,23 +420,32 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			if s, ok := m.backend.(snapshotter); ok {
 				// The run in flight is stopped first: it must neither refill
 				// the snapshot after the reset nor report against it.
-				m.stopRun()
-				m.run.id++
+				m.actRun().stop()
+				m.actRun().id++
 				return resetSnapshotCmd(s)
 			}
 			return notify("nothing to re-read: this graph is in memory")
 		}
 	}
-	cfg := m.params.Config()
+	cfg, expV := m.params.Config(), m.expParams.Version()
 	cmd := m.focused().Update(msg)
 	switch m.focus {
 	case focusTree:
-		m.syncDetail()
+		if m.expanding() {
+			cmd = tea.Batch(cmd, m.syncHit())
+		} else {
+			m.syncDetail()
+		}
 	case focusTags:
 		m.resize(m.w, m.h) // the chips may need more or fewer lines
 	}
+	// Each panel holds its own retriever's parameters: a change re-runs
+	// that retriever only.
 	if m.params.Config() != cfg {
-		return tea.Batch(cmd, m.restart())
+		return tea.Batch(cmd, m.restartActivation())
+	}
+	if m.expParams.Version() != expV {
+		return tea.Batch(cmd, m.restartExpansion())
 	}
 	return m.restartIfInputsChanged(cmd)
 }
@@ -375,7 +454,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 // changed since the current run started (a key, or leaving a pane with a
 // score typed, changed them).
 func (m *Model) restartIfInputsChanged(cmd tea.Cmd) tea.Cmd {
-	if m.seeds.Version() != m.seedsV || m.tags.Version() != m.tagsV {
+	s := m.slot()
+	changed := m.seeds.Version() != s.seedsV || m.tags.Version() != s.tagsV
+	if changed || (!s.started && len(m.seeds.Seeds()) > 0) {
 		return tea.Batch(cmd, m.restart())
 	}
 	return cmd

@@ -157,6 +157,7 @@ const nameWidth = 60
 func (m *Model) changeNaming() tea.Cmd {
 	msg := m.names.next()
 	m.tree.SetNaming(m.names)
+	m.ranked.SetNaming(m.names)
 	m.detail.SetNaming(m.names)
 	return notify(msg)
 }
@@ -166,5 +167,6 @@ func (m *Model) shareNaming() {
 	m.names = &naming{}
 	m.seeds.SetNaming(m.names)
 	m.tree.SetNaming(m.names)
+	m.ranked.SetNaming(m.names)
 	m.detail.SetNaming(m.names)
 }

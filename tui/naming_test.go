@@ -94,7 +94,7 @@ func TestFilterRanksByProperties(t *testing.T) {
 // the status line names each choice.
 func TestNameByCycles(t *testing.T) {
 	h := newHarness(t, loadFind(t), Options{Seeds: []retriever.Seed{{NodeID: "n02084071", Score: 1}}})
-	h.waitFor("the run to finish", func() bool { return h.m.run.ch == nil && !h.m.running() })
+	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 	h.selectTreeNode("n02084071")
 	named := func(lead string) {
 		t.Helper()
@@ -145,7 +145,7 @@ func TestNameIsEscaped(t *testing.T) {
 	}
 	src := &fakeSource{Source: g, backend: oninmem.New(g), changed: make(chan struct{}, 1)}
 	h := newHarness(t, src, Options{Seeds: []retriever.Seed{{NodeID: "a", Score: 1}}})
-	h.waitFor("the run to finish", func() bool { return h.m.run.ch == nil && !h.m.running() })
+	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 	h.selectTreeNode("a")
 	view := h.m.View()
 	if strings.Contains(view, "\x1b]52") || strings.Contains(view, "\u202e") || strings.Contains(view, "\a") {
@@ -163,7 +163,7 @@ func TestNameIsEscaped(t *testing.T) {
 // named by their `name`.
 func TestGoldenNamedFilter(t *testing.T) {
 	h := newHarness(t, loadFind(t), Options{Seeds: []retriever.Seed{{NodeID: "n02084071", Score: 1}}})
-	h.waitFor("the run to finish", func() bool { return h.m.run.ch == nil && !h.m.running() })
+	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 	fixTimes(h)
 	p := h.m.seeds
 	p.debounce = time.Millisecond
@@ -188,10 +188,10 @@ func TestGhostIsNamed(t *testing.T) {
 	cfg := activation.DefaultParams()
 	cfg.MinActivation = 0.2
 	h := newHarness(t, loadFind(t), Options{Seeds: []retriever.Seed{{NodeID: "n02084071", Score: 1}}, Params: cfg})
-	h.waitFor("the run to finish", func() bool { return h.m.run.ch == nil && !h.m.running() })
+	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 	h.focusPane(focusParams)
 	h.keys("j", "+") // MIN_ACTIVATION 0.2 → 0.5
-	h.waitFor("the run to finish", func() bool { return h.m.run.ch == nil && !h.m.running() })
+	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 	if txt := h.treeText(); !strings.Contains(txt, "└╌ − working dog Synset  left · was T=0.5 at depth 1") {
 		t.Fatalf("no named ghost row for n02103406:\n%s", txt)
 	}

@@ -37,17 +37,90 @@ type paramsPanel struct {
 	cursor  int
 	focused bool
 	w, h    int
-	// editing: the selected threshold's value is being typed in input.
+	valueEdit
+}
+
+func newParamsPanel(km keymap.KeyMap, st *Styles, cfg activation.Params) *paramsPanel {
+	return &paramsPanel{km: km, st: st, cfg: cfg, valueEdit: newValueEdit(km, st)}
+}
+
+// valueEdit is the typing of a parameter panel's selected value: while
+// editing, input takes the keys.
+type valueEdit struct {
+	km      keymap.KeyMap
 	editing bool
 	input   textinput.Model
 }
 
-func newParamsPanel(km keymap.KeyMap, st *Styles, cfg activation.Params) *paramsPanel {
-	return &paramsPanel{km: km, st: st, cfg: cfg, input: st.newInput("", "")}
+func newValueEdit(km keymap.KeyMap, st *Styles) valueEdit {
+	return valueEdit{km: km, input: st.newInput("", "")}
 }
 
 // Typing reports whether a value is being typed.
-func (p *paramsPanel) Typing() bool { return p.editing }
+func (v *valueEdit) Typing() bool { return v.editing }
+
+// begin opens the input on value.
+func (v *valueEdit) begin(value string) tea.Cmd {
+	v.editing = true
+	v.input.SetValue(value)
+	v.input.CursorEnd()
+	return v.input.Focus()
+}
+
+func (v *valueEdit) endEdit() {
+	v.editing = false
+	v.input.Blur()
+}
+
+// drop ends the typing when the panel loses the keyboard: the value typed
+// is dropped, and said so (name: the row's).
+func (v *valueEdit) drop(name string) tea.Cmd {
+	if !v.editing {
+		return nil
+	}
+	raw := v.input.Value()
+	v.endEdit()
+	return notify(fmt.Sprintf("%s not changed: %q was not confirmed with %s", name, raw, v.km.Submit.Help().Key))
+}
+
+// editKey handles a key while a value is typed: enter gives the trimmed
+// text to apply and ends the typing, unless apply says why not (then it
+// stays in the input so the value can be fixed); esc drops it.
+func (v *valueEdit) editKey(k tea.KeyMsg, name string, apply func(raw string) error) tea.Cmd {
+	switch {
+	case key.Matches(k, v.km.Cancel):
+		v.endEdit()
+		return nil
+	case key.Matches(k, v.km.Submit):
+		if err := apply(strings.TrimSpace(v.input.Value())); err != nil {
+			return notifyErr(fmt.Errorf("%s: %w", name, err))
+		}
+		v.endEdit()
+		return nil
+	}
+	var cmd tea.Cmd
+	v.input, cmd = v.input.Update(k)
+	return cmd
+}
+
+// rowKey handles a panel's key outside typing: up and down move the
+// cursor over n rows (wrapping), increase and decrease step the selected
+// row, and the edit key opens the input on its value.
+func (v *valueEdit) rowKey(k tea.KeyMsg, cursor *int, n int, value func() string, step func(dir int)) tea.Cmd {
+	switch {
+	case key.Matches(k, v.km.EditParam):
+		return v.begin(value())
+	case key.Matches(k, v.km.Up):
+		*cursor = (*cursor + n - 1) % n
+	case key.Matches(k, v.km.Down):
+		*cursor = (*cursor + 1) % n
+	case key.Matches(k, v.km.Increase):
+		step(+1)
+	case key.Matches(k, v.km.Decrease):
+		step(-1)
+	}
+	return nil
+}
 
 // SetSize sets the inner size.
 func (p *paramsPanel) SetSize(w, h int) { p.w, p.h = w, h }
@@ -62,12 +135,7 @@ func (p *paramsPanel) Focus() tea.Cmd {
 // so), as the threshold keeps the value it had.
 func (p *paramsPanel) Blur() tea.Cmd {
 	p.focused = false
-	if p.editing {
-		raw := p.input.Value()
-		p.endEdit()
-		return notify(fmt.Sprintf("%s not changed: %q was not confirmed with %s", paramNames[p.cursor], raw, p.km.Submit.Help().Key))
-	}
-	return nil
+	return p.drop(paramNames[p.cursor])
 }
 
 // Selected is the row under the cursor (paramDepth … paramBranches).
@@ -84,24 +152,17 @@ func (p *paramsPanel) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	if p.editing {
-		return p.editKey(k)
+		// enter applies a value that parses and is in range
+		// (activation.Params.Validate).
+		return p.editKey(k, paramNames[p.cursor], func(raw string) error {
+			cfg, err := p.parsed(raw)
+			if err == nil {
+				p.cfg = cfg
+			}
+			return err
+		})
 	}
-	switch {
-	case key.Matches(k, p.km.EditParam):
-		p.editing = true
-		p.input.SetValue(p.valueText(p.cursor))
-		p.input.CursorEnd()
-		return p.input.Focus()
-	case key.Matches(k, p.km.Up):
-		p.cursor = (p.cursor + paramCount - 1) % paramCount
-	case key.Matches(k, p.km.Down):
-		p.cursor = (p.cursor + 1) % paramCount
-	case key.Matches(k, p.km.Increase):
-		p.step(+1)
-	case key.Matches(k, p.km.Decrease):
-		p.step(-1)
-	}
-	return nil
+	return p.rowKey(k, &p.cursor, paramCount, func() string { return p.valueText(p.cursor) }, p.step)
 }
 
 func (p *paramsPanel) step(dir int) {
@@ -187,28 +248,6 @@ func (p *paramsPanel) valueText(i int) string {
 	return strconv.Itoa(p.cfg.MaxBranches)
 }
 
-// editKey handles a key while a value is typed: enter applies it when it
-// parses and is in range (activation.Params.Validate), else says why and
-// stays in the input so it can be fixed; esc drops it.
-func (p *paramsPanel) editKey(k tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(k, p.km.Cancel):
-		p.endEdit()
-		return nil
-	case key.Matches(k, p.km.Submit):
-		cfg, err := p.parsed(strings.TrimSpace(p.input.Value()))
-		if err != nil {
-			return notifyErr(fmt.Errorf("%s: %w", paramNames[p.cursor], err))
-		}
-		p.cfg = cfg
-		p.endEdit()
-		return nil
-	}
-	var cmd tea.Cmd
-	p.input, cmd = p.input.Update(k)
-	return cmd
-}
-
 // parsed is the configuration with the selected row set to raw.
 func (p *paramsPanel) parsed(raw string) (activation.Params, error) {
 	cfg := p.cfg
@@ -235,11 +274,6 @@ func (p *paramsPanel) parsed(raw string) (activation.Params, error) {
 		}
 	}
 	return cfg, cfg.Validate()
-}
-
-func (p *paramsPanel) endEdit() {
-	p.editing = false
-	p.input.Blur()
 }
 
 // View renders the four parameters, the selected one marked.

@@ -9,23 +9,33 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/expansion"
 )
 
-// Messages of a run. Each carries the id of the run it belongs to; the root
-// drops those whose id is not the current run's.
+// runRef names one run: its retriever (the slot it belongs to) and its id
+// in that slot. Every message of a run carries it, and the root drops a
+// message whose run is not its slot's current one, so a late answer of
+// either retriever is never shown (as gh-dash tells sections apart by id).
+type runRef struct {
+	retriever string
+	id        int
+}
+
+// Messages of an Activation Energy run. Each carries the run it belongs to;
+// the root drops those whose run is not its slot's current one.
 type (
 	runStartedMsg struct {
-		id   int
+		id   runRef
 		ch   <-chan activation.Event
 		err  error
 		held snapshotState // the snapshot's counters before the run (zero without one)
 	}
 	runEventMsg struct {
-		id int
+		id runRef
 		ev activation.Event
 	}
 	runClosedMsg struct {
-		id   int
+		id   runRef
 		held snapshotState // the snapshot's counters after the run (zero without one)
 	}
 	// errMsg reports a failure (including a recovered panic) on the status line.
@@ -33,26 +43,42 @@ type (
 )
 
 // runSlot is the state of one retriever's run: the one in flight, or the
-// last one once it ended. The root holds one; its messages carry the
-// slot's id, and a message whose id is not the slot's current one is
-// dropped (a superseded run is never shown). Everything a run needs to be
-// told apart from another retriever's is here, so that slots keyed by
-// retriever can replace the root's single one.
+// last one once it ended. The root holds one per retriever (Model.runs,
+// keyed by name); its messages carry the slot's name and id (runRef), and
+// a message whose run is not the slot's current one is dropped (a
+// superseded run is never shown).
 type runSlot struct {
+	name   string             // the retriever (activation.Name, expansion.Name)
 	id     int                // the current run's id; each start takes the next
 	cancel context.CancelFunc // cancels the run in flight (nil when none)
-	ch     <-chan activation.Event
-	trees  *resultTrees // the run's trees (nil: no seeds)
+	// seedsV and tagsV are the versions of the seeds and tags the current
+	// run was started from (started: there was one).
+	seedsV, tagsV int
+	started       bool
+
+	// Activation Energy's run: the event stream and its trees.
+	ch    <-chan activation.Event
+	trees *resultTrees // the run's trees (nil: no seeds)
 	// cfg and tags are the thresholds and the (normalised) tags the run
 	// was started with.
 	cfg  activation.Params
 	tags []string
 	// heldBefore is the snapshot's counters when the run started.
 	heldBefore snapshotState
+
+	// A ranking retriever's run (the expansion): its parameters, and once
+	// it answered its ranking or its error; loading while it runs.
+	exp     expansion.Params
+	ranking *retriever.Ranking
+	err     error
+	loading bool
 }
 
-// current reports whether id is the slot's current run.
-func (s *runSlot) current(id int) bool { return id == s.id }
+// ref is the slot's current run.
+func (s *runSlot) ref() runRef { return runRef{retriever: s.name, id: s.id} }
+
+// current reports whether r is the slot's current run.
+func (s *runSlot) current(r runRef) bool { return r == s.ref() }
 
 // stop cancels the run in flight, if any; its events are no longer read.
 func (s *runSlot) stop() {
@@ -61,13 +87,14 @@ func (s *runSlot) stop() {
 		s.cancel = nil
 	}
 	s.ch = nil
+	s.loading = false
 }
 
 // startRunCmd builds the retriever and starts Explore inside the command,
 // never in Update. It captures only values copied by the caller.
 // held (nil unless the backend is a snapshot) reads the snapshot's counters
 // before the run starts.
-func startRunCmd(ctx context.Context, id int, backend activation.Backend, held func() snapshotState, cfg activation.Params, opts activation.Options, seeds []retriever.Seed, tags []string) tea.Cmd {
+func startRunCmd(ctx context.Context, id runRef, backend activation.Backend, held func() snapshotState, cfg activation.Params, opts activation.Options, seeds []retriever.Seed, tags []string) tea.Cmd {
 	return safeCmd(func() tea.Msg {
 		var before snapshotState
 		if held != nil {
@@ -85,7 +112,7 @@ func startRunCmd(ctx context.Context, id int, backend activation.Backend, held f
 // nextEventCmd reads one event from a run's channel. The root re-arms it
 // after each event of the current run. When the channel closes it reads
 // the snapshot's counters (held, if not nil) for the status line.
-func nextEventCmd(id int, ch <-chan activation.Event, held func() snapshotState) tea.Cmd {
+func nextEventCmd(id runRef, ch <-chan activation.Event, held func() snapshotState) tea.Cmd {
 	return safeCmd(func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {

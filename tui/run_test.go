@@ -27,7 +27,7 @@ func TestTreeGrowsLevelByLevel(t *testing.T) {
 	src := loadDemo(t)
 	src.holdRuns()
 	h := newHarness(t, src, Options{Seeds: []retriever.Seed{demoSeed}, Tags: demoTags})
-	st := h.m.run.trees.seeds[0]
+	st := h.m.actRun().trees.seeds[0]
 	h.waitFor("the seed", func() bool { return st.root != nil })
 	if len(st.root.children) != 0 {
 		t.Fatalf("children before any level: %d", len(st.root.children))
@@ -135,27 +135,27 @@ func TestParamKeyCancelsRunAndDropsStaleEvents(t *testing.T) {
 	h.focusPane(focusParams)
 	h.keys("+") // MAX_DEPTH 5 → 6: run 2 starts (recorded)
 	h.waitFor("run 2 to open its connector", func() bool { return rec.first() != nil })
-	run2 := h.m.run.id
+	run2 := h.m.actRun().id
 	run2ctx := rec.first()
 
 	h.keys("-") // MAX_DEPTH back to 5: run 3, run 2 must be cancelled now
 	if run2ctx.Err() == nil {
 		t.Fatal("run 2's context not cancelled by the parameter key")
 	}
-	if h.m.run.id != run2+1 {
-		t.Fatalf("run id = %d, want %d", h.m.run.id, run2+1)
+	if h.m.actRun().id != run2+1 {
+		t.Fatalf("run id = %d, want %d", h.m.actRun().id, run2+1)
 	}
-	trees := h.m.run.trees
+	trees := h.m.actRun().trees
 	v := trees.version
 	// A late event from run 2 (it had fetched its seed) must be dropped.
 	stale := activation.Event{Kind: activation.EventLevel, Level: &activation.LevelEvent{Depth: 1}}
-	h.send(runEventMsg{id: run2, ev: stale})
+	h.send(runEventMsg{id: runRef{activation.Name, run2}, ev: stale})
 	if trees.version != v || trees.seeds[0].depth != 0 {
 		t.Fatalf("stale run's event was applied (version %d → %d)", v, trees.version)
 	}
 	src.openRuns()
-	h.waitFor("run 3 to finish", func() bool { return !h.m.running() && h.m.run.ch == nil })
-	if n := len(h.m.run.trees.seeds[0].result.Paths); n != 3 {
+	h.waitFor("run 3 to finish", func() bool { return !h.m.running() && h.m.actRun().ch == nil })
+	if n := len(h.m.actRun().trees.seeds[0].result.Paths); n != 3 {
 		t.Fatalf("run 3 paths = %d, want 3", n)
 	}
 }
@@ -167,7 +167,7 @@ func TestParamKeyCancelsRunAndDropsStaleEvents(t *testing.T) {
 // threshold, its best near miss N2010 at 0.006873.
 func TestMinActivationChangesTree(t *testing.T) {
 	h := demoHarness(t)
-	if _, ok := h.m.run.trees.seeds[0].nodes["N2010"]; !ok {
+	if _, ok := h.m.actRun().trees.seeds[0].nodes["N2010"]; !ok {
 		t.Fatal("N2010 missing at the defaults")
 	}
 	h.focusPane(focusParams)
@@ -175,8 +175,8 @@ func TestMinActivationChangesTree(t *testing.T) {
 	if got := h.m.params.Config().MinActivation; got != 0.01 {
 		t.Fatalf("MIN_ACTIVATION = %v, want 0.01", got)
 	}
-	h.waitFor("the new run", func() bool { return !h.m.running() && h.m.run.ch == nil })
-	st := h.m.run.trees.seeds[0]
+	h.waitFor("the new run", func() bool { return !h.m.running() && h.m.actRun().ch == nil })
+	st := h.m.actRun().trees.seeds[0]
 	if _, ok := st.nodes["N2010"]; ok {
 		t.Fatalf("N2010 still in the tree:\n%s", h.treeText())
 	}
@@ -191,8 +191,8 @@ func TestBackendPanicBecomesError(t *testing.T) {
 	src := loadDemo(t)
 	src.panicOn = "N2006"
 	h := newHarness(t, src, Options{Seeds: []retriever.Seed{demoSeed}})
-	h.waitFor("the failed result", func() bool { return h.m.run.trees.seeds[0].state == seedFailed })
-	if e := h.m.run.trees.seeds[0].err; !strings.Contains(e, "backend panic: fake backend exploded") {
+	h.waitFor("the failed result", func() bool { return h.m.actRun().trees.seeds[0].state == seedFailed })
+	if e := h.m.actRun().trees.seeds[0].err; !strings.Contains(e, "backend panic: fake backend exploded") {
 		t.Fatalf("error = %q", e)
 	}
 	if !strings.Contains(h.m.statusView(), "N2006 error: backend panic") {
@@ -203,7 +203,7 @@ func TestBackendPanicBecomesError(t *testing.T) {
 // TestSeedNotFound shows the state of a seed the graph lacks.
 func TestSeedNotFound(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{{NodeID: "NOPE", Score: 0.5}}})
-	h.waitFor("the result", func() bool { return h.m.run.trees.seeds[0].state == seedNotFound })
+	h.waitFor("the result", func() bool { return h.m.actRun().trees.seeds[0].state == seedNotFound })
 	if !strings.Contains(h.treeText(), "NOPE  not found") {
 		t.Fatalf("tree:\n%s", h.treeText())
 	}

@@ -60,7 +60,7 @@ func (s *statusBar) Update(msg tea.Msg) tea.Cmd {
 // text here may quote the graph (seed ids, errors naming nodes, messages
 // naming tags), so all of it is escaped (textsafe.Escape).
 func (s *statusBar) View(trees *resultTrees, explain bool) string {
-	parts := []string{""}
+	var parts []string
 	if trees != nil {
 		for _, t := range trees.seeds {
 			parts = append(parts, seedBadge(s.st, t))
@@ -71,6 +71,13 @@ func (s *statusBar) View(trees *resultTrees, explain bool) string {
 	if explain {
 		parts = append(parts, s.st.End.Render("explain"))
 	}
+	return s.line(parts)
+}
+
+// line renders the run line, the backend's description then parts (each
+// already escaped), and the message line.
+func (s *statusBar) line(parts []string) string {
+	parts = append([]string{""}, parts...)
 	// The backend's description is text and the seeds' states hold the
 	// numbers (depth, time, paths): in a narrow window the description
 	// gives way first, down to 12 cells.

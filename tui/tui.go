@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -18,6 +19,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/expansion"
 	"github.com/muesli/termenv"
 )
 
@@ -62,6 +64,16 @@ type Options struct {
 	// run had (Saved ran with Params and Tags).
 	PinnedParams activation.Params
 	PinnedTags   []string
+	// Retriever is the retriever the explorer opens with (Retrievers; ""
+	// means activation.Name); the Retriever key switches.
+	Retriever string
+	// Expansion holds the typed expansion's starting parameters; the zero
+	// value means expansion.DefaultParams().
+	Expansion expansion.Params
+	// Neighbourhood is the graph as every retriever but Activation Energy
+	// reads it (graph.Neighbourhood over the same source). Without it only
+	// Activation Energy can run.
+	Neighbourhood graph.Neighbourhood
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string
@@ -82,6 +94,24 @@ func (o Options) withDefaults() (Options, error) {
 	if err := o.Params.Validate(); err != nil {
 		return o, err
 	}
+	switch o.Retriever {
+	case "":
+		o.Retriever = activation.Name
+	case activation.Name:
+	case expansion.Name:
+		if o.Neighbourhood == nil {
+			return o, errors.New("tui: the expansion needs a Neighbourhood")
+		}
+	default:
+		return o, fmt.Errorf("tui: unknown retriever %q (want %s)", o.Retriever, strings.Join(Retrievers, " or "))
+	}
+	if o.Expansion.MaxHops == 0 && o.Expansion.TypeWeights == nil {
+		o.Expansion = expansion.DefaultParams()
+	}
+	if err := o.Expansion.Validate(); err != nil {
+		return o, err
+	}
+	o.Expansion = o.Expansion.Clone()
 	if o.MaxSeeds <= 0 {
 		o.MaxSeeds = 5
 	}

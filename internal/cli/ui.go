@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
@@ -18,10 +19,12 @@ import (
 	"github.com/memoria-graph/memoria/tui"
 )
 
-const uiUsage = `Usage: memoria [source flags] [--seed ID[=SCORE]]... [--tags a,b] [options]
+const uiUsage = `Usage: memoria [source flags] [--seed ID[=SCORE]]... [--tags a,b] [--retriever NAME] [options]
 
 Opens the terminal explorer: pick seeds and tags, turn the thresholds and
-watch the breadth-first search grow level by level. Press ? inside for keys.
+watch the breadth-first search grow level by level, or switch (x) to the
+typed expansion's ranking. Press ? inside for keys. The expansion's flags
+(--max-hops ...) set its starting parameters whichever retriever opens.
 
 Flags:
 `
@@ -34,11 +37,16 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	noColor := fs.Bool("no-color", false, "no colours (also when $NO_COLOR is set)")
 	outDir := fs.String("out-dir", ".", "`directory` for exported D3 and LLM-context files and saved experiments")
 	expFile := fs.String("experiment", "", "reopen a saved experiment `FILE` (its seeds, tags, thresholds and results; S saves one)")
+	var rf retrieverFlags
+	rf.register(fs)
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unknown command %q (see memoria --help)", fs.Arg(0))
+	}
+	if err := rf.checkUI(); err != nil {
+		return err
 	}
 	var exp *experiment.Experiment
 	if *expFile != "" {
@@ -87,6 +95,12 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		}
 		notice = joinNotices(experimentNotice(ctx, *expFile, *exp, source), notice)
 	}
+	// The graph reads of every retriever but Activation Energy: without
+	// them the explorer runs Activation Energy only.
+	nb, nbErr := neighbourhoodFor(source)
+	if nbErr != nil && rf.name != activation.Name {
+		return nbErr
+	}
 	if !isTerminal(env.Stdin) || !isTerminal(env.Stdout) {
 		// Bubble Tea would switch a pipe to the alternate screen (escape
 		// codes in the output) and then fail to read it ("error creating
@@ -96,23 +110,40 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		return usagef("the explorer needs a terminal, and stdin or stdout is not one; for scripts use 'memoria explore --seed ID --format json' (see memoria --help)")
 	}
 	return tui.Run(ctx, tui.Options{
-		Source:       source,
-		Backend:      backend,
-		Params:       q.cfg,
-		RunOptions:   q.opts,
-		Seeds:        q.seeds,
-		Tags:         tags,
-		MaxSeeds:     *maxSeeds,
-		NoColor:      plain,
-		In:           env.Stdin,
-		Out:          env.Stdout,
-		OutDir:       *outDir,
-		Notice:       notice,
-		Pinned:       pinned,
-		Saved:        saved,
-		PinnedParams: pinnedCfg,
-		PinnedTags:   pinnedTags,
+		Source:        source,
+		Backend:       backend,
+		Params:        q.cfg,
+		RunOptions:    q.opts,
+		Seeds:         q.seeds,
+		Tags:          tags,
+		MaxSeeds:      *maxSeeds,
+		NoColor:       plain,
+		In:            env.Stdin,
+		Out:           env.Stdout,
+		OutDir:        *outDir,
+		Notice:        notice,
+		Pinned:        pinned,
+		Saved:         saved,
+		PinnedParams:  pinnedCfg,
+		PinnedTags:    pinnedTags,
+		Retriever:     rf.name,
+		Expansion:     rf.exp,
+		Neighbourhood: nb,
 	})
+}
+
+// checkUI checks --retriever and the expansion's flags for the explorer,
+// which holds both retrievers: the expansion's flags set its starting
+// parameters whichever retriever it opens with, and the thresholds are
+// Activation Energy's as ever.
+func (r *retrieverFlags) checkUI() error {
+	if !slices.Contains(Retrievers, r.name) {
+		return usagef("unknown --retriever %q (want %s)", r.name, strings.Join(Retrievers, " or "))
+	}
+	if err := r.exp.Validate(); err != nil {
+		return usageError{"memoria: " + err.Error()}
+	}
+	return nil
 }
 
 // readExperiment reads an experiment file (internal/experiment), its errors

@@ -1,0 +1,29 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUIRetrieverFlag: the explorer's --retriever takes activation or
+// expansion; any other name is a usage error (exit 2) naming the flag,
+// said before the terminal is looked for. The expansion's flags are
+// checked as explore checks them (H is 1 to 3), and a good --retriever
+// gets as far as the terminal check.
+func TestUIRetrieverFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--retriever", "bogus"}, `unknown --retriever "bogus" (want activation or expansion)`},
+		{[]string{"--retriever", "expansion", "--max-hops", "4"}, "max hops must be 1 to 3, got 4"},
+		{[]string{"--type-weight", "FIXES=2"}, `type weight of "FIXES" must be in [-1, 1], got 2`},
+		{[]string{"--retriever", "expansion", "--max-hops", "2"}, "the explorer needs a terminal"},
+		{[]string{"--retriever", "activation", "--max-hops", "2", "--max-depth", "3"}, "the explorer needs a terminal"},
+	} {
+		code, out, errs := run(t, c.args...)
+		if code != ExitUsage || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("memoria %v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errs, c.want)
+		}
+	}
+}

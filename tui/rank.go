@@ -1,0 +1,439 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/expansion"
+)
+
+// Retrievers are the retrievers the explorer runs, in the order the
+// Retriever key cycles through them (the default first).
+var Retrievers = []string{activation.Name, expansion.Name}
+
+// Messages of a ranking retriever's run and of the detail's context read.
+type (
+	// rankingMsg is the whole answer of one expansion run.
+	rankingMsg struct {
+		ref     runRef
+		ranking retriever.Ranking
+		err     error
+	}
+	// hitContextMsg is the 1-hop context of one hit, read for the
+	// detail pane (seq: the read it answers).
+	hitContextMsg struct {
+		seq   int
+		node  string
+		hops  []expansion.ContextHop
+		found bool
+		err   error
+	}
+)
+
+// rankingCmd runs the expansion inside the command, on copies of the
+// query and the parameters.
+func rankingCmd(ctx context.Context, ref runRef, nb graph.Neighbourhood, q retriever.Query, p expansion.Params) tea.Cmd {
+	return safeCmd(func() tea.Msg {
+		r, err := expansion.Retrieve(ctx, nb, q, p)
+		return rankingMsg{ref: ref, ranking: r, err: err}
+	})
+}
+
+// hitContextCmd reads a hit's 1-hop context inside the command.
+func hitContextCmd(ctx context.Context, seq int, nb graph.Neighbourhood, id string, p expansion.Params) tea.Cmd {
+	return safeCmd(func() tea.Msg {
+		hops, found, err := expansion.Context(ctx, nb, id, p)
+		return hitContextMsg{seq: seq, node: id, hops: hops, found: found, err: err}
+	})
+}
+
+// hitContextRead is the read of the selected hit's context: its sequence
+// number (each read takes the next; an answer of another is dropped), what
+// it is for, and how to cancel it.
+type hitContextRead struct {
+	seq    int
+	run    runRef
+	node   string
+	cancel context.CancelFunc
+}
+
+func (r *hitContextRead) stop() {
+	if r.cancel != nil {
+		r.cancel()
+		r.cancel = nil
+	}
+}
+
+// restartExpansion cancels the expansion's run in flight and starts one
+// with copies of the current seeds, tags and its parameters; the whole
+// ranking comes back in one message.
+func (m *Model) restartExpansion() tea.Cmd {
+	s := m.runs[expansion.Name]
+	s.stop()
+	s.id++
+	s.seedsV, s.tagsV, s.started = m.seeds.Version(), m.tags.Version(), true
+	s.exp, s.ranking, s.err = m.expParams.Params(), nil, nil
+	seeds := m.seeds.Seeds()
+	if len(seeds) == 0 || m.nb == nil {
+		m.ranked.SetRanking(nil, false, "")
+		return m.syncHit()
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	s.cancel, s.loading = cancel, true
+	m.ranked.SetRanking(nil, true, "")
+	q := retriever.Query{Seeds: seeds, Tags: m.tags.Tags()} // both copies
+	return tea.Batch(m.syncHit(), rankingCmd(ctx, s.ref(), m.nb, q, s.exp.Clone()))
+}
+
+// applyRanking shows the answer of the expansion's current run and drops
+// any other.
+func (m *Model) applyRanking(msg rankingMsg) tea.Cmd {
+	s := m.runs[expansion.Name]
+	if !s.current(msg.ref) {
+		return nil // superseded, or not the expansion's: never shown
+	}
+	s.stop()
+	if msg.err != nil {
+		s.err = msg.err
+		m.ranked.SetRanking(nil, false, msg.err.Error())
+		return tea.Batch(m.syncHit(), notifyErr(fmt.Errorf("expansion: %w", msg.err)))
+	}
+	r := msg.ranking
+	s.ranking = &r
+	m.ranked.SetRanking(&r, false, "")
+	return m.syncHit()
+}
+
+// syncHit shows the selected hit in the detail pane and, for a hit not
+// shown yet, reads its context in a command (the read before it is
+// cancelled and its answer dropped).
+func (m *Model) syncHit() tea.Cmd {
+	if !m.expanding() {
+		return nil
+	}
+	s := m.runs[expansion.Name]
+	hit, ok := m.ranked.Selected()
+	if !ok {
+		m.hitCtx.stop()
+		m.hitCtx.run, m.hitCtx.node = runRef{}, ""
+		m.detail.ShowHit(nil)
+		return nil
+	}
+	if m.hitCtx.run == s.ref() && m.hitCtx.node == hit.NodeID && m.detail.hit != nil {
+		return nil
+	}
+	m.hitCtx.stop()
+	m.hitCtx.seq++
+	m.hitCtx.run, m.hitCtx.node = s.ref(), hit.NodeID
+	m.detail.ShowHit(&hitSubject{hit: hit, loading: true})
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.hitCtx.cancel = cancel
+	return hitContextCmd(ctx, m.hitCtx.seq, m.nb, hit.NodeID, s.exp.Clone())
+}
+
+// applyHitContext shows the context of the current read; an answer of an
+// earlier read is dropped.
+func (m *Model) applyHitContext(msg hitContextMsg) {
+	if msg.seq != m.hitCtx.seq || m.detail.hit == nil || m.detail.hit.hit.NodeID != msg.node {
+		return
+	}
+	m.hitCtx.stop()
+	h := *m.detail.hit
+	h.loading, h.hops, h.found, h.err = false, msg.hops, msg.found, ""
+	if msg.err != nil {
+		h.err = msg.err.Error()
+	}
+	m.detail.SetHit(&h)
+}
+
+// switchRetriever chooses the next retriever: its parameters, results and
+// detail are shown, and it runs when the seeds or tags changed since its
+// last run (the other's run is kept as it is).
+func (m *Model) switchRetriever() tea.Cmd {
+	if m.nb == nil {
+		return notifyErr(errors.New("only activation can run here: this source offers no graph reads for the expansion"))
+	}
+	blur := m.focused().Blur()
+	i := slices.Index(Retrievers, m.retriever)
+	m.retriever = Retrievers[(i+1)%len(Retrievers)]
+	focus := m.focused().Focus()
+	var sync tea.Cmd
+	if m.expanding() {
+		sync = m.syncHit()
+	} else {
+		m.hitCtx.stop()
+		m.hitCtx.run, m.hitCtx.node = runRef{}, ""
+		m.selKey, _ = m.tree.selectedKey()
+		m.detail.Show(m.subject())
+	}
+	note := notify(fmt.Sprintf("retriever: %s (%s switches)", m.retriever, m.km.Retriever.Help().Key))
+	return m.restartIfInputsChanged(tea.Batch(blur, focus, sync, note))
+}
+
+// activationOnly answers a key that works with Activation Energy only.
+func (m *Model) activationOnly(b key.Binding) tea.Cmd {
+	return notifyErr(fmt.Errorf("%s (%s) works with the activation retriever; %s switches", b.Help().Key, b.Help().Desc, m.km.Retriever.Help().Key))
+}
+
+// copyRoute copies the debug Cypher of the selected hit's route, in the
+// copy form.
+func (m *Model) copyRoute() tea.Cmd {
+	hit, ok := m.ranked.Selected()
+	if !ok {
+		return notifyErr(errors.New("nothing selected: pick a hit in the results first"))
+	}
+	if len(hit.Route) == 0 {
+		return notifyErr(fmt.Errorf("%s is an initial hit (a seed scored by its R): it has no route to copy", hit.NodeID))
+	}
+	ids := []string{hit.Route[0].From}
+	for _, h := range hit.Route {
+		ids = append(ids, h.To)
+	}
+	return copyCmd(m.out, render.DebugCypherRoute(hit.Route).In(m.form),
+		fmt.Sprintf("Cypher for route %s (%d nodes)%s", arrowPath(ids), len(ids), m.formNote()))
+}
+
+// copyAllRoutes copies every expanded hit's route as one script.
+func (m *Model) copyAllRoutes() tea.Cmd {
+	s := m.runs[expansion.Name]
+	if s.ranking == nil {
+		return notifyErr(errors.New("no ranking to copy yet: pick a seed"))
+	}
+	qs := render.RankingCypher(*s.ranking)
+	if len(qs) == 0 {
+		return notifyErr(errors.New("no expanded hits: initial hits have no route"))
+	}
+	return copyCmd(m.out, render.Script(qs, m.form), fmt.Sprintf("Cypher for all %s%s", plural(len(qs), "route"), m.formNote()))
+}
+
+// rankPane is the results pane of a ranking retriever: one row per hit,
+// in rank order (rank, score, name, seed, how it was reached).
+type rankPane struct {
+	km      keymap.KeyMap
+	st      *Styles
+	names   *naming
+	ranking *retriever.Ranking
+	loading bool
+	err     string
+	cursor  int
+	off     int
+	w, h    int
+	focusFlag
+}
+
+func newRankPane(km keymap.KeyMap, st *Styles) *rankPane { return &rankPane{km: km, st: st} }
+
+// SetRanking shows r (nil: none yet, loading or failed with err); the
+// selection stays on the same node when r has it.
+func (p *rankPane) SetRanking(r *retriever.Ranking, loading bool, err string) {
+	var was string
+	if h, ok := p.Selected(); ok {
+		was = h.NodeID
+	}
+	p.ranking, p.loading, p.err = r, loading, err
+	p.cursor = 0
+	if r != nil {
+		for i, h := range r.Hits {
+			if h.NodeID == was {
+				p.cursor = i
+			}
+		}
+	}
+}
+
+// SetNaming names the hits as nm says.
+func (p *rankPane) SetNaming(nm *naming) { p.names = nm }
+
+// Selected is the hit under the cursor.
+func (p *rankPane) Selected() (retriever.Hit, bool) {
+	if p.ranking == nil || len(p.ranking.Hits) == 0 {
+		return retriever.Hit{}, false
+	}
+	return p.ranking.Hits[min(p.cursor, len(p.ranking.Hits)-1)], true
+}
+
+// Position is "3/5": the selected hit of how many.
+func (p *rankPane) Position() string {
+	if p.ranking == nil || len(p.ranking.Hits) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", p.cursor+1, len(p.ranking.Hits))
+}
+
+// SetSize sets the inner size.
+func (p *rankPane) SetSize(w, h int) { p.w, p.h = w, h }
+
+// Update moves the selection (keys when focused, the wheel anywhere).
+func (p *rankPane) Update(msg tea.Msg) tea.Cmd {
+	if p.ranking == nil || len(p.ranking.Hits) == 0 {
+		return nil
+	}
+	n, page := len(p.ranking.Hits), max(1, p.h-2)
+	switch msg := msg.(type) {
+	case tea.MouseMsg:
+		if msg.Action == tea.MouseActionPress {
+			switch msg.Button {
+			case tea.MouseButtonWheelUp:
+				p.cursor = max(0, p.cursor-mouseWheelRows)
+			case tea.MouseButtonWheelDown:
+				p.cursor = min(n-1, p.cursor+mouseWheelRows)
+			}
+		}
+	case tea.KeyMsg:
+		if !p.focused {
+			return nil
+		}
+		switch {
+		case key.Matches(msg, p.km.Up):
+			p.cursor = max(0, p.cursor-1)
+		case key.Matches(msg, p.km.Down):
+			p.cursor = min(n-1, p.cursor+1)
+		case key.Matches(msg, p.km.PageUp):
+			p.cursor = max(0, p.cursor-page)
+		case key.Matches(msg, p.km.PageDown):
+			p.cursor = min(n-1, p.cursor+page)
+		case key.Matches(msg, p.km.Top):
+			p.cursor = 0
+		case key.Matches(msg, p.km.Bottom):
+			p.cursor = n - 1
+		}
+	}
+	return nil
+}
+
+// rankRow is hit h's row: rank, score, name and label, seed, how reached.
+// Graph text is escaped (names and labels with textsafe, ids with
+// DisplayID inside render's texts).
+func (p *rankPane) rankRow(h retriever.Hit) string {
+	name := textsafe.Escape(p.names.nodeLead(h.Node))
+	if l := h.Node.Label(); l != "" {
+		name += " " + textsafe.Escape(l)
+	}
+	return fmt.Sprintf("#%-3d %-8s %s  seed %s  %s", h.Rank, render.Num(h.Score), name, render.DisplayID(h.Seed), render.HowReached(h))
+}
+
+// View renders the rows that fit, the selected one kept on screen.
+func (p *rankPane) View() string {
+	switch {
+	case p.err != "":
+		return p.st.Error.Render(fit(textsafe.Escape(oneLine(p.err)), p.w))
+	case p.loading:
+		return p.st.Running.Render("⟳ ranking…")
+	case p.ranking == nil:
+		return p.st.Dim.Render("pick a seed to rank its neighbourhood")
+	case len(p.ranking.Hits) == 0:
+		return p.st.Dim.Render("no hits: no seed was found")
+	}
+	h := max(1, p.h)
+	if p.cursor < p.off {
+		p.off = p.cursor
+	} else if p.cursor >= p.off+h {
+		p.off = p.cursor - h + 1
+	}
+	p.off = max(0, min(p.off, len(p.ranking.Hits)-h))
+	var lines []string
+	for i := p.off; i < min(len(p.ranking.Hits), p.off+h); i++ {
+		row := p.rankRow(p.ranking.Hits[i])
+		if i == p.cursor {
+			lines = append(lines, p.st.Selected.Render(fit(glyphSelected+" "+row, p.w)))
+			continue
+		}
+		lines = append(lines, fit("  "+row, p.w))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ShortHelp lists the pane's keys.
+func (p *rankPane) ShortHelp() []key.Binding {
+	return []key.Binding{p.km.Up, p.km.Down, p.km.CopyPath, p.km.Retriever}
+}
+
+// rankingStatus is the status line's words for a ranking run: running, the
+// error, or the seeds not found and the main statistics.
+func rankingStatus(st *Styles, s *runSlot) []string {
+	switch {
+	case s.loading:
+		return []string{st.Running.Render("⟳ " + s.name + " running")}
+	case s.err != nil:
+		return []string{st.Error.Render("✗ " + s.name + " error: " + textsafe.Escape(oneLine(s.err.Error())))}
+	case s.ranking == nil:
+		return []string{st.Dim.Render("no seeds")}
+	}
+	var parts []string
+	for _, seed := range s.ranking.Seeds {
+		if !seed.Found {
+			parts = append(parts, st.Error.Render("✗ "+textsafe.Escape(seed.NodeID)+" not found"))
+		}
+	}
+	var main retriever.Fields
+	for _, name := range []string{"initial_count", "expanded_count", "new_results", "kept_results", "dropped_results", "expansion_rate"} {
+		if v, ok := s.ranking.Stats.Get(name); ok {
+			main = append(main, retriever.Field{Name: name, Value: v})
+		}
+	}
+	return append(parts, st.OK.Render(render.FieldsText(main)))
+}
+
+// hitSubject is what the detail pane shows for a ranking's hit: the hit,
+// and its 1-hop context once read (loading until then).
+type hitSubject struct {
+	hit     retriever.Hit
+	loading bool
+	hops    []expansion.ContextHop
+	found   bool
+	err     string
+}
+
+// hitLines explains a hit, wrapped to width w: its score multiplied out
+// (render.Formula), how it was reached, its 1-hop context (which the
+// ranking does not use) and its properties. Graph text is escaped.
+func hitLines(st *Styles, names *naming, s hitSubject, w int) []string {
+	wrap := st.r.NewStyle().Width(w).Render
+	h := s.hit
+	plain, named := render.Formula(h)
+	out := []string{
+		nodeHead(st, names, h.Node) + st.Dim.Render(fmt.Sprintf(" · #%d · %s", h.Rank, h.Origin)),
+		wrap(st.Metric.Render("score = " + plain)),
+		wrap(st.Dim.Render(named)),
+	}
+	if h.Origin == retriever.OriginInitial {
+		out = append(out, wrap(st.Dim.Render("a seed, scored by its own R: no route")))
+	} else {
+		out = append(out, wrap(st.Key.Render("reached ")+render.HowReached(h)))
+	}
+	out = append(out, "", st.Title.Render("Context: 1 hop around it")+st.Dim.Render(" (not part of the ranking)"))
+	switch {
+	case s.loading:
+		out = append(out, st.Running.Render("⟳ reading its relationships…"))
+	case s.err != "":
+		out = append(out, wrap(st.Error.Render("✗ "+textsafe.Escape(oneLine(s.err)))))
+	case !s.found:
+		out = append(out, st.Dim.Render("the node is no longer in the graph"))
+	case len(s.hops) == 0:
+		out = append(out, st.Dim.Render("no relationships"))
+	}
+	for _, c := range s.hops {
+		line := "– " + st.Key.Render(textsafe.Escape(c.Type)) + " – " + nodeHead(st, names, c.Other) + "  "
+		switch {
+		case c.Followed:
+			line += st.Metric.Render(fmt.Sprintf("w %s × type %s = %s", render.Num(c.Weight), render.Num(c.TypeWeight), render.Num(c.Weight*c.TypeWeight)))
+		case c.Edge.SourceID == c.Edge.TargetID:
+			line += st.Dim.Render("self-loop: not followed")
+		default:
+			line += st.Dim.Render("w " + render.Num(c.Weight) + ", type not followed")
+		}
+		out = append(out, wrap(line))
+	}
+	return append(out, propertyLines(st, wrap, h.Node)...)
+}
