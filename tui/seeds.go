@@ -21,7 +21,7 @@ const (
 	nodePageSize  = 50
 	loadAheadRows = 10
 	// defaultSeedScore is a new seed's R: 1, as `memoria explore --seed ID`
-	// takes it (README, "The explorer"), so the two front ends agree.
+	// takes it (docs/EXPLORER.md), so the two front ends agree.
 	defaultSeedScore = 1.0
 	scoreStep        = 0.05
 	// seedTextWidth is the most runes of a node's text in a picker row.
