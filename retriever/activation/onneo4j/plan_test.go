@@ -14,15 +14,13 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
-// scans are the plan operators that read every node (or every node of a
-// label): what the fast path must never run.
-var scans = neo4jfix.Scans
-
 func planOperators(t *testing.T, d neo4j.DriverWithContext, query string, params map[string]any) []string {
 	t.Helper()
 	return neo4jfix.PlanOperators(t, d, query, params)
 }
 
+// hasScan: a plan that reads every node, or every node of a label, which
+// the fast path must never run (neo4jfix.Scans).
 func hasScan(ops []string) bool { return neo4jfix.HasScan(ops) }
 
 // TestFastPathPlansNoScan runs the demo graph's scenarios (docs/DEMO_GRAPH.md
