@@ -99,13 +99,28 @@ func selfRSS() string {
 	return "unknown"
 }
 
+// expansionArgs is base without --tags (the expansion takes tags but does
+// not use them; keeping the command as a user would type it).
+func expansionArgs(base []string) []string {
+	var out []string
+	for i := 0; i < len(base); i++ {
+		if base[i] == "--tags" {
+			i++
+			continue
+		}
+		out = append(out, base[i])
+	}
+	return out
+}
+
 // BenchmarkCommands1M runs the commands an analyst runs on the 100k-node,
 // 1M-edge generated graph (internal/testkit/randgraph.Scale(100_000, 1_000_000,
 // 2.5, 1)), five seeds, default thresholds, each as the built binary with
 // its defaults, the file's load included: `explore`, the default
 // min-activation `sweep` (the explorer's s), a `--from 0.001 --to 0.05
-// --steps 100` sweep (breakpoints included), and `why` on nodes 1, 3 and 5
-// hops from the nearest seed. Each iteration runs them all, so every
+// --steps 100` sweep (breakpoints included), `explore --retriever
+// expansion` at its default H = 1 and at H = 2, and `why` on nodes 1, 3 and
+// 5 hops from the nearest seed. Each iteration runs them all, so every
 // ratio compares runs of the same minutes. Reported per command: wall
 // time (ms), peak RSS (MB, the kernel's maxrss of the child), and the
 // ratio of each to explore's. Targets (docs/PERFORMANCE.md): the default
@@ -144,6 +159,11 @@ func BenchmarkCommands1M(b *testing.B) {
 		{"explore", append([]string{"explore"}, base...)},
 		{"sweep-default", append([]string{"sweep", "--param", "min-activation"}, base...)},
 		{"sweep-steps100", append([]string{"sweep", "--param", "min-activation", "--from", "0.001", "--to", "0.05", "--steps", "100"}, base...)},
+		// The typed expansion as `explore --retriever expansion` runs it
+		// (H = 1, its default), and at H = 2; the graph's relationships are
+		// all RELATES (type weight 1).
+		{"expansion", append([]string{"explore", "--retriever", "expansion"}, expansionArgs(base)...)},
+		{"expansion-h2", append([]string{"explore", "--retriever", "expansion", "--max-hops", "2"}, expansionArgs(base)...)},
 	}
 	for k, id := range targets {
 		cmds = append(cmds, command{fmt.Sprintf("why-%dhops", dists[k]), append([]string{"why", "--node", id}, base...)})
