@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 )
@@ -145,10 +144,11 @@ func CompareRels(a, b Rel) int {
 	return 0
 }
 
-// WeightOf reads a relationship's weight property the way every engine
-// does: absent (or null) gives nil; an integer or a float gives its value;
-// anything else, or a value that is not finite, is an error naming what
-// it got.
+// WeightOf is the one rule for reading a relationship's weight property,
+// in every engine and retriever: absent (or null) gives nil; an integer or
+// a float gives its value (NaN and infinities included: Neo4j can store
+// them, and the arithmetic that meets one says so); anything else is an
+// error.
 func WeightOf(props map[string]any) (*float64, error) {
 	v, ok := props["weight"]
 	if !ok || v == nil {
@@ -164,9 +164,6 @@ func WeightOf(props map[string]any) (*float64, error) {
 		w = float64(x)
 	default:
 		return nil, fmt.Errorf("property weight must be a number, got %T", v)
-	}
-	if math.IsNaN(w) || math.IsInf(w, 0) {
-		return nil, fmt.Errorf("property weight must be finite, got %v", w)
 	}
 	return &w, nil
 }

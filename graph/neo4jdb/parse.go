@@ -116,23 +116,14 @@ func RelatesEdge(props map[string]any, from, to string) (graph.Edge, error) {
 	return graph.Edge{SourceID: from, TargetID: to, Type: graph.Relates, Properties: plainProps(props), Weight: weight, Tags: tags}, nil
 }
 
-// edgeWeight reads an edge's weight property: nil when absent; an integer
-// weight (e.g. 1) is valid.
+// edgeWeight reads an edge's weight property by graph.WeightOf (nil when
+// absent; an integer weight, e.g. 1, is valid), its error naming the value.
 func edgeWeight(props map[string]any) (*float64, error) {
-	v, ok := props["weight"]
-	if !ok || v == nil {
-		return nil, nil
+	w, err := graph.WeightOf(props)
+	if err != nil {
+		return nil, fmt.Errorf("property weight must be a number, got %s", Describe(props["weight"]))
 	}
-	var w float64
-	switch x := v.(type) {
-	case float64:
-		w = x
-	case int64:
-		w = float64(x)
-	default:
-		return nil, fmt.Errorf("property weight must be a number, got %s", Describe(v))
-	}
-	return &w, nil
+	return w, nil
 }
 
 // edgeTags reads an edge's tags property: nil when absent, empty for an
