@@ -626,3 +626,35 @@ func TestSweepOnNeo4jEqualsEmbedded(t *testing.T) {
 		t.Errorf("neo4j CSV:\n%s\nembedded:\n%s", got, want)
 	}
 }
+
+// TestExpansionOnNeo4jEqualsEmbedded: `memoria explore --retriever
+// expansion --uri` on the loaded demo graph prints, in the ranking, tree
+// and llm formats, exactly what the embedded demo graph prints (both read
+// through graph.Neighbourhood by the same rules; the ranking JSON carries
+// no element id), for seeds N2006 (0.85) and T3000 (0.9) at H = 2 with
+// CAUSES raised to 0.8. Its debug Cypher pins each relationship by element
+// id on Neo4j (elementId(r0) = $r0) where the embedded one pins by
+// properties.
+func TestExpansionOnNeo4jEqualsEmbedded(t *testing.T) {
+	srv, _ := freshServer(t)
+	mustLoad(t, srv)
+	args := []string{"explore", "--retriever", "expansion", "--seed", "N2006=0.85", "--seed", "T3000=0.9", "--max-hops", "2", "--type-weight", "CAUSES=0.8"}
+	for _, format := range []string{"ranking", "tree", "llm"} {
+		a := append(slices.Clone(args), "--format", format)
+		code, embedded, errs := run(t, a...)
+		if code != 0 {
+			t.Fatalf("%s embedded: exit %d: %s", format, code, errs)
+		}
+		code, onNeo4j, errs := runIn(t, serverSession(srv), append(a, "--uri", srv.URI)...)
+		if code != 0 {
+			t.Fatalf("%s on Neo4j: exit %d: %s", format, code, errs)
+		}
+		if onNeo4j != embedded {
+			t.Errorf("%s differs:\nNeo4j:\n%s\nembedded:\n%s", format, onNeo4j, embedded)
+		}
+	}
+	code, out, errs := runIn(t, serverSession(srv), append(slices.Clone(args), "--format", "cypher", "--uri", srv.URI)...)
+	if code != 0 || !strings.Contains(out, "elementId(r0) = $r0") || strings.Contains(out, "properties(r0)") {
+		t.Errorf("cypher on Neo4j (exit %d, %s):\n%s", code, errs, out)
+	}
+}
