@@ -173,7 +173,7 @@ func TestParamChangeRerunsOnlyItsRetriever(t *testing.T) {
 		t.Fatalf("runs: expansion %d → %d, activation %d → %d", exp, h.expSlot().id, act, h.m.actRun().id)
 	}
 	h.waitRanking()
-	if p := h.expSlot().exp; p.MaxHops != 2 {
+	if p := h.expSlot().params.(expSet).p; p.MaxHops != 2 {
 		t.Fatalf("ran with H %d", p.MaxHops)
 	}
 	var n2001 float64

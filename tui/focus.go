@@ -13,12 +13,12 @@ func (m *Model) pane(f focus) component {
 	case focusTags:
 		return m.tags
 	case focusParams:
-		if m.expanding() {
-			return m.expParams
+		if m.ranks() {
+			return m.rankPanel()
 		}
 		return m.params
 	case focusTree:
-		if m.expanding() {
+		if m.ranks() {
 			return m.ranked
 		}
 		return m.tree

@@ -88,7 +88,9 @@ func (m *Model) resize(w, h int) {
 	// are ready when it is chosen.
 	iw, ih := m.st.inner(l.params.w, l.params.h)
 	m.params.SetSize(max(0, iw), max(0, ih))
-	m.expParams.SetSize(max(0, iw), max(0, ih))
+	for _, p := range m.rankers {
+		p.SetSize(max(0, iw), max(0, ih))
+	}
 	iw, ih = m.st.inner(l.tree.w, l.tree.h)
 	m.tree.SetSize(max(0, iw), max(0, ih))
 	m.ranked.SetSize(max(0, iw), max(0, ih))
@@ -134,7 +136,7 @@ func (m *Model) View() string {
 // statusView renders the status bar from the state the root and the tree
 // pane own; for the expansion, its run's state and statistics.
 func (m *Model) statusView() string {
-	if m.expanding() {
+	if m.ranks() {
 		return m.status.line(rankingStatus(m.st, m.slot()))
 	}
 	return m.status.View(m.actRun().trees, m.tree.Explain())
@@ -142,7 +144,7 @@ func (m *Model) statusView() string {
 
 // paramsTitle names the parameters pane after the chosen retriever.
 func (m *Model) paramsTitle() string {
-	if m.expanding() {
+	if m.ranks() {
 		return "Parameters · expansion"
 	}
 	return "Thresholds"
@@ -164,7 +166,7 @@ func (m *Model) box(f focus, title string, r rect) string {
 func (m *Model) treeTitle() string {
 	var parts []string
 	parts = append(parts, "Results")
-	if m.expanding() {
+	if m.ranks() {
 		parts = append(parts, "expansion")
 		if s := m.slot(); s.started {
 			parts = append(parts, fmt.Sprintf("run %d", s.id))

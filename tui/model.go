@@ -93,9 +93,10 @@ type Model struct {
 	// Activation Energy (nil: only Activation Energy can run).
 	retriever string
 	nb        graph.Neighbourhood
-	// The typed expansion's panes: its parameters and its ranked list
-	// (rank.go); hitCtx the read of the selected hit's 1-hop context.
-	expParams *expParamsPanel
+	// The ranking retrievers' panes: the parameters of each (keyed by
+	// name) and the ranked list of the chosen one (rank.go); hitCtx the
+	// read of the selected hit's 1-hop context.
+	rankers   map[string]*rankParamsPanel
 	ranked    *rankPane
 	hitCtx    hitContextRead
 	selKey    rowKey
@@ -115,7 +116,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		seeds:     newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
 		tags:      newTagInput(ctx, km, st, opts.Source, opts.Tags),
 		params:    newParamsPanel(km, st, opts.Params),
-		expParams: newExpParamsPanel(km, st, opts.Expansion),
+		rankers:   map[string]*rankParamsPanel{expansion.Name: newRankParamsPanel(km, st, newExpSet(opts.Expansion))},
 		ranked:    newRankPane(km, st),
 		retriever: opts.Retriever,
 		nb:        opts.Neighbourhood,
@@ -127,8 +128,11 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		why:       newWhyPanel(km),
 		sweep:     newSweepView(km, st),
 		focus:     focusSeeds,
-		runs:      map[string]*runSlot{activation.Name: {name: activation.Name}, expansion.Name: {name: expansion.Name}},
+		runs:      map[string]*runSlot{},
 		form:      render.FormBrowser,
+	}
+	for _, name := range Retrievers {
+		m.runs[name] = &runSlot{name: name}
 	}
 	m.pinned = baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags)
 	m.prev = baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)
@@ -157,14 +161,18 @@ func (m *Model) actRun() *runSlot { return m.runs[activation.Name] }
 // slot is the chosen retriever's run slot.
 func (m *Model) slot() *runSlot { return m.runs[m.retriever] }
 
-// expanding reports whether the typed expansion is the chosen retriever.
-func (m *Model) expanding() bool { return m.retriever == expansion.Name }
+// ranks reports whether the chosen retriever is a ranking one (every one
+// but Activation Energy).
+func (m *Model) ranks() bool { return m.retriever != activation.Name }
+
+// rankPanel is the chosen ranking retriever's parameters panel.
+func (m *Model) rankPanel() *rankParamsPanel { return m.rankers[m.retriever] }
 
 // restart re-runs the chosen retriever with the current seeds, tags and
 // its parameters (the other retriever's run is left as it is).
 func (m *Model) restart() tea.Cmd {
-	if m.expanding() {
-		return m.restartExpansion()
+	if m.ranks() {
+		return m.restartRanking()
 	}
 	return m.restartActivation()
 }
@@ -240,7 +248,7 @@ func (m *Model) afterTreeChange(newRun bool) {
 // is chosen the pane is its hit's (syncHit): Activation Energy's events
 // leave it alone.
 func (m *Model) syncDetail() {
-	if m.expanding() {
+	if m.ranks() {
 		return
 	}
 	k, _ := m.tree.selectedKey()
@@ -327,10 +335,10 @@ func (m *Model) typing() bool {
 	case focusTags:
 		return m.tags.Typing()
 	case focusTree:
-		return !m.expanding() && m.tree.Typing()
+		return !m.ranks() && m.tree.Typing()
 	case focusParams:
-		if m.expanding() {
-			return m.expParams.Typing()
+		if m.ranks() {
+			return m.rankPanel().Typing()
 		}
 		return m.params.Typing()
 	}
@@ -365,7 +373,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.PrevPane):
 		return m.restartIfInputsChanged(m.setFocus((m.focus + focusCount - 1) % focusCount))
 	}
-	if !m.typing() && m.expanding() {
+	if !m.typing() && m.ranks() {
 		switch {
 		case key.Matches(msg, km.CopyPath):
 			return m.copyRoute()
@@ -427,11 +435,11 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return notify("nothing to re-read: this graph is in memory")
 		}
 	}
-	cfg, expV := m.params.Config(), m.expParams.Version()
+	cfg, versions := m.params.Config(), m.rankVersions()
 	cmd := m.focused().Update(msg)
 	switch m.focus {
 	case focusTree:
-		if m.expanding() {
+		if m.ranks() {
 			cmd = tea.Batch(cmd, m.syncHit())
 		} else {
 			m.syncDetail()
@@ -444,8 +452,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.params.Config() != cfg {
 		return tea.Batch(cmd, m.restartActivation())
 	}
-	if m.expParams.Version() != expV {
-		return tea.Batch(cmd, m.restartExpansion())
+	if m.rankVersions() != versions {
+		return tea.Batch(cmd, m.restartRanking())
 	}
 	return m.restartIfInputsChanged(cmd)
 }

@@ -41,21 +41,38 @@ type (
 	}
 )
 
-// rankingCmd runs the expansion inside the command, on copies of the
-// query and the parameters.
-func rankingCmd(ctx context.Context, ref runRef, nb graph.Neighbourhood, q retriever.Query, p expansion.Params) tea.Cmd {
+// rankingCmd runs a ranking retriever inside the command, on a copy of
+// the query and its parameters (a paramSet never changes in place).
+func rankingCmd(ctx context.Context, ref runRef, nb graph.Neighbourhood, q retriever.Query, p paramSet) tea.Cmd {
 	return safeCmd(func() tea.Msg {
-		r, err := expansion.Retrieve(ctx, nb, q, p)
+		r, err := p.Run(ctx, nb, q)
 		return rankingMsg{ref: ref, ranking: r, err: err}
 	})
 }
 
+// contextReader is a paramSet that reads a hit's 1-hop context for the
+// detail pane (the expansion's "expand with context").
+type contextReader interface {
+	Context(ctx context.Context, nb graph.Neighbourhood, id string) ([]expansion.ContextHop, bool, error)
+}
+
 // hitContextCmd reads a hit's 1-hop context inside the command.
-func hitContextCmd(ctx context.Context, seq int, nb graph.Neighbourhood, id string, p expansion.Params) tea.Cmd {
+func hitContextCmd(ctx context.Context, seq int, nb graph.Neighbourhood, id string, p contextReader) tea.Cmd {
 	return safeCmd(func() tea.Msg {
-		hops, found, err := expansion.Context(ctx, nb, id, p)
+		hops, found, err := p.Context(ctx, nb, id)
 		return hitContextMsg{seq: seq, node: id, hops: hops, found: found, err: err}
 	})
+}
+
+// rankVersions is every ranking retriever's parameter version, by name.
+func (m *Model) rankVersions() string {
+	var b strings.Builder
+	for _, name := range Retrievers {
+		if p, ok := m.rankers[name]; ok {
+			fmt.Fprintf(&b, "%s=%d;", name, p.Version())
+		}
+	}
+	return b.String()
 }
 
 // hitContextRead is the read of the selected hit's context: its sequence
@@ -75,15 +92,15 @@ func (r *hitContextRead) stop() {
 	}
 }
 
-// restartExpansion cancels the expansion's run in flight and starts one
-// with copies of the current seeds, tags and its parameters; the whole
-// ranking comes back in one message.
-func (m *Model) restartExpansion() tea.Cmd {
-	s := m.runs[expansion.Name]
+// restartRanking cancels the chosen ranking retriever's run in flight and
+// starts one with copies of the current seeds, tags and its parameters;
+// the whole ranking comes back in one message.
+func (m *Model) restartRanking() tea.Cmd {
+	s := m.slot()
 	s.stop()
 	s.id++
 	s.seedsV, s.tagsV, s.started = m.seeds.Version(), m.tags.Version(), true
-	s.exp, s.ranking, s.err = m.expParams.Params(), nil, nil
+	s.params, s.ranking, s.err = m.rankPanel().Params(), nil, nil
 	seeds := m.seeds.Seeds()
 	if len(seeds) == 0 || m.nb == nil {
 		m.ranked.SetRanking(nil, false, "")
@@ -93,24 +110,31 @@ func (m *Model) restartExpansion() tea.Cmd {
 	s.cancel, s.loading = cancel, true
 	m.ranked.SetRanking(nil, true, "")
 	q := retriever.Query{Seeds: seeds, Tags: m.tags.Tags()} // both copies
-	return tea.Batch(m.syncHit(), rankingCmd(ctx, s.ref(), m.nb, q, s.exp.Clone()))
+	return tea.Batch(m.syncHit(), rankingCmd(ctx, s.ref(), m.nb, q, s.params))
 }
 
-// applyRanking shows the answer of the expansion's current run and drops
-// any other.
+// applyRanking shows the answer of the chosen ranking retriever's current
+// run and drops any other (a run of a retriever not shown keeps its
+// answer in its slot, shown when it is chosen again).
 func (m *Model) applyRanking(msg rankingMsg) tea.Cmd {
-	s := m.runs[expansion.Name]
-	if !s.current(msg.ref) {
-		return nil // superseded, or not the expansion's: never shown
+	s, ok := m.runs[msg.ref.retriever]
+	if !ok || !s.current(msg.ref) || msg.ref.retriever == activation.Name {
+		return nil // superseded: never shown
 	}
 	s.stop()
 	if msg.err != nil {
 		s.err = msg.err
+		if msg.ref.retriever != m.retriever {
+			return notifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err))
+		}
 		m.ranked.SetRanking(nil, false, msg.err.Error())
-		return tea.Batch(m.syncHit(), notifyErr(fmt.Errorf("expansion: %w", msg.err)))
+		return tea.Batch(m.syncHit(), notifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err)))
 	}
 	r := msg.ranking
 	s.ranking = &r
+	if msg.ref.retriever != m.retriever {
+		return nil
+	}
 	m.ranked.SetRanking(&r, false, "")
 	return m.syncHit()
 }
@@ -119,10 +143,10 @@ func (m *Model) applyRanking(msg rankingMsg) tea.Cmd {
 // shown yet, reads its context in a command (the read before it is
 // cancelled and its answer dropped).
 func (m *Model) syncHit() tea.Cmd {
-	if !m.expanding() {
+	if !m.ranks() {
 		return nil
 	}
-	s := m.runs[expansion.Name]
+	s := m.slot()
 	hit, ok := m.ranked.Selected()
 	if !ok {
 		m.hitCtx.stop()
@@ -139,7 +163,14 @@ func (m *Model) syncHit() tea.Cmd {
 	m.detail.ShowHit(&hitSubject{hit: hit, loading: true})
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.hitCtx.cancel = cancel
-	return hitContextCmd(ctx, m.hitCtx.seq, m.nb, hit.NodeID, s.exp.Clone())
+	cr, ok := s.params.(contextReader)
+	if !ok {
+		h := *m.detail.hit
+		h.loading = false
+		m.detail.SetHit(&h)
+		return nil
+	}
+	return hitContextCmd(ctx, m.hitCtx.seq, m.nb, hit.NodeID, cr)
 }
 
 // applyHitContext shows the context of the current read; an answer of an
@@ -169,7 +200,8 @@ func (m *Model) switchRetriever() tea.Cmd {
 	m.retriever = Retrievers[(i+1)%len(Retrievers)]
 	focus := m.focused().Focus()
 	var sync tea.Cmd
-	if m.expanding() {
+	if m.ranks() {
+		m.showSlotRanking()
 		sync = m.syncHit()
 	} else {
 		m.hitCtx.stop()
@@ -179,6 +211,17 @@ func (m *Model) switchRetriever() tea.Cmd {
 	}
 	note := notify(fmt.Sprintf("retriever: %s (%s switches)", m.retriever, m.km.Retriever.Help().Key))
 	return m.restartIfInputsChanged(tea.Batch(blur, focus, sync, note))
+}
+
+// showSlotRanking shows the chosen ranking retriever's last answer (or
+// that it is loading, or its error) in the results pane.
+func (m *Model) showSlotRanking() {
+	s := m.slot()
+	errText := ""
+	if s.err != nil {
+		errText = s.err.Error()
+	}
+	m.ranked.SetRanking(s.ranking, s.loading, errText)
 }
 
 // activationOnly answers a key that works with Activation Energy only.
@@ -206,7 +249,7 @@ func (m *Model) copyRoute() tea.Cmd {
 
 // copyAllRoutes copies every expanded hit's route as one script.
 func (m *Model) copyAllRoutes() tea.Cmd {
-	s := m.runs[expansion.Name]
+	s := m.slot()
 	if s.ranking == nil {
 		return notifyErr(errors.New("no ranking to copy yet: pick a seed"))
 	}

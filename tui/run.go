@@ -9,7 +9,6 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
-	"github.com/memoria-graph/memoria/retriever/expansion"
 )
 
 // runRef names one run: its retriever (the slot it belongs to) and its id
@@ -66,9 +65,9 @@ type runSlot struct {
 	// heldBefore is the snapshot's counters when the run started.
 	heldBefore snapshotState
 
-	// A ranking retriever's run (the expansion): its parameters, and once
-	// it answered its ranking or its error; loading while it runs.
-	exp     expansion.Params
+	// A ranking retriever's run: its parameters, and once it answered its
+	// ranking or its error; loading while it runs.
+	params  paramSet
 	ranking *retriever.Ranking
 	err     error
 	loading bool

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,16 +95,13 @@ func (o Options) withDefaults() (Options, error) {
 	if err := o.Params.Validate(); err != nil {
 		return o, err
 	}
-	switch o.Retriever {
-	case "":
+	switch {
+	case o.Retriever == "":
 		o.Retriever = activation.Name
-	case activation.Name:
-	case expansion.Name:
-		if o.Neighbourhood == nil {
-			return o, errors.New("tui: the expansion needs a Neighbourhood")
-		}
-	default:
+	case !slices.Contains(Retrievers, o.Retriever):
 		return o, fmt.Errorf("tui: unknown retriever %q (want %s)", o.Retriever, strings.Join(Retrievers, " or "))
+	case o.Retriever != activation.Name && o.Neighbourhood == nil:
+		return o, fmt.Errorf("tui: the %s retriever needs a Neighbourhood", o.Retriever)
 	}
 	if o.Expansion.MaxHops == 0 && o.Expansion.TypeWeights == nil {
 		o.Expansion = expansion.DefaultParams()
