@@ -96,10 +96,10 @@ type Model struct {
 	// The ranking retrievers' panes: the parameters of each (keyed by
 	// name) and the ranked list of the chosen one (rank.go); hitCtx the
 	// read of the selected hit's 1-hop context.
-	rankers   map[string]*rankParamsPanel
-	ranked    *rankPane
-	hitCtx    hitContextRead
-	selKey    rowKey
+	rankers map[string]*rankParamsPanel
+	ranked  *rankPane
+	hitCtx  hitContextRead
+	selKey  rowKey
 	// prev is the last complete run before the current one, pinned the run
 	// the analyst pinned: each run is compared with pinned, else prev.
 	prev, pinned *baseline
