@@ -223,6 +223,7 @@ type rankPane struct {
 	km      keymap.KeyMap
 	st      *Styles
 	names   *naming
+	stats   *graphStats // which hits are hubs (stats.go); nil: none
 	ranking *retriever.Ranking
 	loading bool
 	err     string
@@ -317,6 +318,9 @@ func (p *rankPane) Update(msg tea.Msg) tea.Cmd {
 // DisplayID inside render's texts).
 func (p *rankPane) rankRow(h retriever.Hit) string {
 	name := textsafe.Escape(p.names.nodeLead(h.Node))
+	if p.stats.isHub(h.NodeID) {
+		name += " " + p.st.HubMark
+	}
 	if l := h.Node.Label(); l != "" {
 		name += " " + textsafe.Escape(l)
 	}
