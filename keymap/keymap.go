@@ -19,7 +19,10 @@ type KeyMap struct {
 	// expansion): its parameters, results and detail are shown.
 	Retriever key.Binding
 	// NameBy chooses which property names nodes in every pane.
-	NameBy    key.Binding
+	NameBy key.Binding
+	// Stats opens the graph's metrics (an overlay; the same key or esc
+	// closes it).
+	Stats     key.Binding
 	CopyPath  key.Binding
 	CopyAll   key.Binding
 	ExportD3  key.Binding
@@ -126,6 +129,7 @@ func Default() KeyMap {
 		CopyForm:       b([]string{"F"}, "F", "copy form: Browser / cypher-shell / driver JSON"),
 		NameBy:         b([]string{"P"}, "P", "name nodes by the next property"),
 		Retriever:      b([]string{"x"}, "x", "switch retriever"),
+		Stats:          b([]string{"M"}, "M", "graph metrics (hubs marked ◆)"),
 
 		Up:       b([]string{"up", "k"}, "↑/k", "up"),
 		Down:     b([]string{"down", "j"}, "↓/j", "down"),
@@ -181,7 +185,7 @@ func Default() KeyMap {
 
 // Global returns the bindings that work in every pane.
 func (k KeyMap) Global() []key.Binding {
-	return []key.Binding{k.NextPane, k.PrevPane, k.Retriever, k.Explain, k.NameBy, k.Pin, k.Sweep, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
+	return []key.Binding{k.NextPane, k.PrevPane, k.Retriever, k.Explain, k.NameBy, k.Stats, k.Pin, k.Sweep, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
 }
 
 // Group is a heading of the full help and the keys under it.
@@ -194,7 +198,7 @@ type Group struct {
 // the full help (?) shows them with these headings.
 func (k KeyMap) Groups() []Group {
 	return []Group{
-		{"Everywhere", []key.Binding{k.NextPane, k.PrevPane, k.Retriever, k.Explain, k.NameBy, k.Help, k.Quit, k.ForceQuit}},
+		{"Everywhere", []key.Binding{k.NextPane, k.PrevPane, k.Retriever, k.Explain, k.NameBy, k.Stats, k.Help, k.Quit, k.ForceQuit}},
 		{"Lists and scrolling", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Seeds", []key.Binding{k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload}},
 		{"Tags", []key.Binding{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip}},

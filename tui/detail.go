@@ -47,7 +47,8 @@ type detailPane struct {
 	subject *detailSubject
 	// hit is a ranking retriever's selected hit (set instead of subject).
 	hit   *hitSubject
-	names *naming // which property names the node (naming.go)
+	names *naming     // which property names the node (naming.go)
+	stats *graphStats // the node's degree (stats.go); nil: none
 	w, h  int
 	focusFlag
 }
@@ -120,6 +121,33 @@ func (d *detailPane) SetNaming(nm *naming) {
 	d.render()
 }
 
+// SetStats gives the node's degree as stats says and redraws. Call it
+// again after stats changed.
+func (d *detailPane) SetStats(stats *graphStats) {
+	d.stats = stats
+	d.render()
+}
+
+// subjectID is the id of the node shown ("" when none).
+func (d *detailPane) subjectID() string {
+	switch {
+	case d.hit != nil:
+		return d.hit.hit.NodeID
+	case d.subject != nil:
+		return d.subject.node.ID
+	}
+	return ""
+}
+
+// withDegree puts the degree line (graphStats.detailLine) under the head.
+func (d *detailPane) withDegree(lines []string) []string {
+	l := d.stats.detailLine(d.st, d.subjectID())
+	if l == "" || len(lines) == 0 {
+		return lines
+	}
+	return append(lines[:1], append([]string{l}, lines[1:]...)...)
+}
+
 // Update scrolls when focused (keys) or under the wheel.
 func (d *detailPane) Update(msg tea.Msg) tea.Cmd {
 	if _, isKey := msg.(tea.KeyMsg); isKey && !d.focused {
@@ -138,14 +166,14 @@ func (d *detailPane) render() {
 		return
 	}
 	if d.hit != nil {
-		d.vp.SetContent(strings.Join(hitLines(d.st, d.names, *d.hit, d.w), "\n"))
+		d.vp.SetContent(strings.Join(d.withDegree(hitLines(d.st, d.names, *d.hit, d.w)), "\n"))
 		return
 	}
 	if d.subject == nil {
 		d.vp.SetContent(d.st.Dim.Render("select a node in the results to see its properties and energy"))
 		return
 	}
-	d.vp.SetContent(strings.Join(detailLines(d.st, d.names, *d.subject, d.w), "\n"))
+	d.vp.SetContent(strings.Join(d.withDegree(detailLines(d.st, d.names, *d.subject, d.w)), "\n"))
 }
 
 // detailLines builds the explanation, wrapped to width w. Graph text (ids,

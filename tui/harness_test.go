@@ -48,7 +48,10 @@ type harness struct {
 func newHarness(t testing.TB, src *fakeSource, opts Options) *harness {
 	t.Helper()
 	out := newOutput()
-	opts.Source, opts.Out, opts.NoColor = src, out, true
+	if opts.Source == nil {
+		opts.Source = src // else a wrapper of src (statsSource)
+	}
+	opts.Out, opts.NoColor = out, true
 	if opts.Backend == nil {
 		opts.Backend = src
 	}

@@ -77,12 +77,16 @@ type Model struct {
 	// overlays is the stack of open overlays, the top last: the order
 	// they were opened in is their priority, for keys and drawing alike
 	// (overlay.go). helpView, why and sweep are the overlays, open or not.
-	overlays []overlay
-	helpView *helpView  // the full help
-	why      *whyPanel  // the why-not panel (whynot.go)
-	sweep    *sweepView // the sweep (sweepview.go)
-	w, h     int
-	lay      layout
+	overlays  []overlay
+	helpView  *helpView  // the full help
+	why       *whyPanel  // the why-not panel (whynot.go)
+	sweep     *sweepView // the sweep (sweepview.go)
+	statsView *statsView // the graph's metrics (stats.go)
+	// stats is the graph's metrics, loaded once when the explorer opens,
+	// and the degrees looked up (stats.go); the panes share it.
+	stats *graphStats
+	w, h  int
+	lay   layout
 
 	// runs holds each retriever's run, keyed by its name (activation.Name,
 	// expansion.Name): the one in flight or the last one (run.go). A
@@ -134,6 +138,11 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	for _, name := range Retrievers {
 		m.runs[name] = &runSlot{name: name}
 	}
+	m.stats = newGraphStats()
+	m.statsView = newStatsView(km, st, m.stats, opts.Source.Describe())
+	m.tree.SetStats(m.stats)
+	m.ranked.SetStats(m.stats)
+	m.detail.SetStats(m.stats)
 	m.pinned = baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags)
 	m.prev = baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)
 	m.seeds.Focus()
@@ -145,7 +154,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 // Init loads the node list and the tags, and starts a run when seeds were
 // given.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.ctx, m.source)}
+	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.ctx, m.source), m.stats.start(m.ctx, m.source)}
 	if m.notice != "" {
 		cmds = append(cmds, notify(m.notice))
 	}
@@ -231,6 +240,7 @@ func (m *Model) stopRun() {
 func (m *Model) quit() tea.Cmd {
 	m.closeOverlays()
 	m.stopRun()
+	m.stats.stop()
 	return tea.Quit
 }
 
@@ -262,8 +272,27 @@ func (m *Model) syncDetail() {
 
 // Update routes messages: run messages by run id, an overlay's messages to
 // that overlay, keys to the top overlay if one is open, else by focus.
+// Then, when the detail pane shows a node whose degree is not known yet,
+// it starts its lookup (wantDegree).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.update(msg)
+	return m, tea.Batch(cmd, m.wantDegree())
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case statsMsg:
+		if m.stats.apply(msg) {
+			m.statsArrived()
+			if msg.err != nil {
+				return m, notifyErr(fmt.Errorf("computing the graph's metrics: %w", msg.err))
+			}
+		}
+	case degreesMsg:
+		if m.stats.applyDegrees(msg) {
+			m.tree.SetStats(m.stats) // a hub beyond the metrics' list
+		}
+		m.detail.SetStats(m.stats)
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
 	case runStartedMsg:
@@ -400,6 +429,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		case key.Matches(msg, km.NameBy):
 			return m.changeNaming()
+		case key.Matches(msg, km.Stats):
+			m.openStats()
+			return nil
 		case key.Matches(msg, km.Explain):
 			m.tree.ToggleExplain()
 			m.syncDetail()

@@ -266,6 +266,7 @@ type rankPane struct {
 	km      keymap.KeyMap
 	st      *Styles
 	names   *naming
+	stats   *graphStats // which hits are hubs (stats.go); nil: none
 	ranking *retriever.Ranking
 	loading bool
 	err     string
@@ -276,6 +277,9 @@ type rankPane struct {
 }
 
 func newRankPane(km keymap.KeyMap, st *Styles) *rankPane { return &rankPane{km: km, st: st} }
+
+// SetStats shares the graph's metrics (which hits are hubs).
+func (p *rankPane) SetStats(s *graphStats) { p.stats = s }
 
 // SetRanking shows r (nil: none yet, loading or failed with err); the
 // selection stays on the same node when r has it.
@@ -360,6 +364,9 @@ func (p *rankPane) Update(msg tea.Msg) tea.Cmd {
 // DisplayID inside render's texts).
 func (p *rankPane) rankRow(h retriever.Hit) string {
 	name := textsafe.Escape(p.names.nodeLead(h.Node))
+	if p.stats.isHub(h.NodeID) {
+		name += " " + p.st.HubMark
+	}
 	if l := h.Node.Label(); l != "" {
 		name += " " + textsafe.Escape(l)
 	}

@@ -40,6 +40,10 @@ type Styles struct {
 	Error    lipgloss.Style
 	Info     lipgloss.Style
 	Bar      lipgloss.Style
+	// Hub styles HubMark, the mark of a hub (graph.Metrics.IsHub) in the
+	// results and the detail pane: "◆hub", or "[hub]" without colour.
+	Hub     lipgloss.Style
+	HubMark string
 
 	// Tree holds the result tree's styles as Inks (see Ink), built from
 	// the styles above.
@@ -51,6 +55,8 @@ type treeInks struct {
 	Dim, ID, Label, Metric, End, Loser, Running, Error Ink
 	// Entered and Moved mark nodes that changed since the baseline.
 	Entered, Moved Ink
+	// Hub marks a hub.
+	Hub Ink
 }
 
 // Ink is a style reduced to the escape sequences it puts around a text.
@@ -137,10 +143,15 @@ func NewStyles(r *lipgloss.Renderer, noColor bool) Styles {
 		Error:       s().Bold(true).Foreground(c("#C62828", "#F7768E")),
 		Info:        s().Foreground(accent),
 		Bar:         s().Foreground(c("#3A3A3A", "#C0C0C0")),
+		Hub:         s().Bold(true).Foreground(c("#B23A48", "#FF9E64")),
+		HubMark:     "◆hub",
+	}
+	if noColor {
+		st.HubMark = "[hub]"
 	}
 	st.Tree = treeInks{Dim: inkOf(st.Dim), ID: inkOf(st.ID), Label: inkOf(st.Label), Metric: inkOf(st.Metric),
 		End: inkOf(st.End), Loser: inkOf(st.Loser), Running: inkOf(st.Running), Error: inkOf(st.Error),
-		Entered: inkOf(st.OK.Bold(true)), Moved: inkOf(st.Running.Bold(true))}
+		Entered: inkOf(st.OK.Bold(true)), Moved: inkOf(st.Running.Bold(true)), Hub: inkOf(st.Hub)}
 	return st
 }
 

@@ -114,6 +114,15 @@ func (t *treePane) SetNaming(nm *naming) {
 	t.refresh()
 }
 
+// SetStats marks hubs as stats says and rebuilds the rows (cached ones
+// were rendered without the marks). Call it again after stats changed.
+func (t *treePane) SetStats(stats *graphStats) {
+	t.builder.stats = stats
+	t.builder.reset()
+	t.built = -1
+	t.refresh()
+}
+
 // Changed re-renders after the trees received events.
 func (t *treePane) Changed() { t.refresh() }
 

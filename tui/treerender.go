@@ -42,7 +42,8 @@ type rowBuilder struct {
 	width   int
 	explain bool
 	folded  map[rowKey]bool
-	names   *naming // which property names a node (naming.go)
+	names   *naming     // which property names a node (naming.go)
+	stats   *graphStats // which nodes are hubs (stats.go); nil: none
 	rows    []treeRow
 	// minActivation is the run's threshold, for how close near misses came.
 	minActivation float64
@@ -77,6 +78,7 @@ type rowInputs struct {
 	end           activation.EndReason
 	nearMiss      *activation.Step
 	minActivation float64
+	hub           bool // the node is a hub (stats.go)
 }
 
 // reset drops the cached rows (new trees, or a change of width).
@@ -167,7 +169,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 	hasKids := len(n.children)+len(ghosts)+nLosers > 0
 	in := rowInputs{lead: lead, cont: cont, width: b.width, explain: b.explain, folded: folded,
 		kids: len(n.children), ghosts: len(ghosts), losers: nLosers, end: n.end, nearMiss: n.nearMiss,
-		minActivation: b.minActivation, change: ch, was: was}
+		minActivation: b.minActivation, change: ch, was: was, hub: b.stats.isHub(n.node.ID)}
 	if folded && hasKids {
 		in.below = countBelow(st, n, b.explain)
 	}
@@ -250,6 +252,9 @@ func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, in rowInputs, hasK
 		segs = append(segs, seg{glyphMoved + " ", s.Tree.Moved.Render})
 	}
 	segs = append(segs, seg{b.names.nodeLead(n.node), s.Tree.ID.Render})
+	if in.hub {
+		segs = append(segs, seg{" " + s.HubMark, s.Tree.Hub.Render})
+	}
 	if l := n.node.Label(); l != "" {
 		segs = append(segs, seg{" " + l, s.Tree.Label.Render})
 	}

@@ -89,6 +89,8 @@ Usage:
       Explore at each value of one threshold: a chart, bands, breakpoints.
   memoria why [source flags] --seed ID[=SCORE]... --node ID [options]
       Say why a node is or is not in the result, and where the run left its best route.
+  memoria stats [source flags] [--format text|json] [--sample N] [--sample-seed S]
+      Print the graph's metrics: counts, degree percentiles, clustering, hubs.
 
 Source flags (one source; the embedded demo graph when none is given):
   --graph FILE       an APOC JSON-lines export (CALL apoc.export.json.all)
@@ -136,6 +138,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		err = runSweep(ctx, args[1:], env)
 	case len(args) > 0 && args[0] == "why":
 		err = runWhy(ctx, args[1:], env)
+	case len(args) > 0 && args[0] == "stats":
+		err = runStats(ctx, args[1:], env)
 	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
 		fmt.Fprint(env.Stdout, mainUsage)
 		return ExitOK

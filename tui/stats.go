@@ -1,0 +1,274 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/render"
+)
+
+// Graph metrics in the explorer (docs/EXPLORER.md, "Graph metrics"): the
+// source's graph.Metrics are computed once, in a command started when the
+// explorer opens (statsCmd, under an id and a cancellable context); the
+// explorer works meanwhile. Once they arrive every pane marks the hubs
+// (graph.Metrics.IsHub: degree ≥ p99, p99 above the median) with the
+// Styles' HubMark, and the detail pane gives the selected node's degree and
+// percentile rank, looked up in a command of its own the first time the
+// node is shown (degreeCmd; kept for the explorer's life). M opens an
+// overlay with the metrics (statsView).
+
+// statsState is where the metrics are.
+type statsState int
+
+const (
+	statsLoading statsState = iota
+	statsReady
+	statsFailed
+	statsUnsupported // the source computes no metrics
+)
+
+// graphStats is the metrics and the degrees looked up, shared by the panes
+// (one pointer, like naming). Only the root's Update changes it.
+type graphStats struct {
+	id     int // the load's id: a message of another is dropped
+	cancel context.CancelFunc
+	state  statsState
+	m      graph.Metrics
+	err    string
+	// degree holds the degrees known (the hubs', then every node looked
+	// up); asked the ids looked up or being looked up; failed those whose
+	// lookup failed (never asked again).
+	degree map[string]int64
+	asked  map[string]bool
+	failed map[string]string
+}
+
+func newGraphStats() *graphStats {
+	return &graphStats{degree: map[string]int64{}, asked: map[string]bool{}, failed: map[string]string{}}
+}
+
+// statsMsg carries the metrics of load id.
+type statsMsg struct {
+	id  int
+	m   graph.Metrics
+	err error
+}
+
+// degreesMsg carries the degrees of ids (absent: no such node).
+type degreesMsg struct {
+	ids     []string
+	degrees map[string]int64
+	err     error
+}
+
+// statsCmd computes the metrics inside the command.
+func statsCmd(ctx context.Context, id int, mr graph.MetricsReader) tea.Cmd {
+	return safeCmd(func() tea.Msg {
+		m, err := mr.Metrics(ctx, graph.MetricsOptions{})
+		return statsMsg{id: id, m: m, err: err}
+	})
+}
+
+// degreeCmd looks the degrees of ids up inside the command.
+func degreeCmd(ctx context.Context, mr graph.MetricsReader, ids []string) tea.Cmd {
+	return safeCmd(func() tea.Msg {
+		d, err := mr.Degrees(ctx, ids)
+		return degreesMsg{ids: ids, degrees: d, err: err}
+	})
+}
+
+// start begins the load (or notes that src computes no metrics).
+func (g *graphStats) start(ctx context.Context, src graph.Source) tea.Cmd {
+	mr, ok := src.(graph.MetricsReader)
+	if !ok {
+		g.state = statsUnsupported
+		return nil
+	}
+	g.stop()
+	g.id++
+	g.state = statsLoading
+	ctx, g.cancel = context.WithCancel(ctx)
+	return statsCmd(ctx, g.id, mr)
+}
+
+// stop cancels a load in flight.
+func (g *graphStats) stop() {
+	if g.cancel != nil {
+		g.cancel()
+		g.cancel = nil
+	}
+}
+
+// apply takes a load's answer; false when it is stale.
+func (g *graphStats) apply(msg statsMsg) bool {
+	if msg.id != g.id || g.state != statsLoading {
+		return false
+	}
+	g.stop()
+	if msg.err != nil {
+		g.state, g.err = statsFailed, msg.err.Error()
+		return true
+	}
+	g.state, g.m = statsReady, msg.m
+	for _, h := range msg.m.Hubs {
+		g.degree[h.ID] = h.Degree
+	}
+	return true
+}
+
+// applyDegrees takes a lookup's answer; true when it found a hub the
+// metrics did not list (their list is capped), whose mark is then due.
+func (g *graphStats) applyDegrees(msg degreesMsg) (newHub bool) {
+	for _, id := range msg.ids {
+		if msg.err != nil {
+			g.failed[id] = msg.err.Error()
+			continue
+		}
+		if d, ok := msg.degrees[id]; ok {
+			_, had := g.degree[id]
+			g.degree[id] = d
+			newHub = newHub || (!had && g.state == statsReady && g.m.IsHub(d))
+		} else {
+			g.failed[id] = "no such node"
+		}
+	}
+	return newHub
+}
+
+// isHub reports whether the node id is a hub: a node the metrics list as
+// one, or whose looked-up degree is a hub's (the list is capped).
+func (g *graphStats) isHub(id string) bool {
+	if g == nil || g.state != statsReady {
+		return false
+	}
+	d, ok := g.degree[id]
+	return ok && g.m.IsHub(d)
+}
+
+// need says which id to look up for the detail pane: "" when none.
+func (g *graphStats) need(id string) string {
+	if g == nil || g.state != statsReady || id == "" || g.asked[id] {
+		return ""
+	}
+	if _, ok := g.degree[id]; ok {
+		return ""
+	}
+	return id
+}
+
+// detailLine is the detail pane's line for node id: "degree 12, p99.2",
+// with the hub mark for a hub; "" before the metrics (or without them).
+func (g *graphStats) detailLine(st *Styles, id string) string {
+	if g == nil || g.state != statsReady {
+		return ""
+	}
+	if e, ok := g.failed[id]; ok {
+		return st.Dim.Render("degree unknown: " + textsafe.Escape(oneLine(e)))
+	}
+	d, ok := g.degree[id]
+	if !ok {
+		return st.Dim.Render("degree …")
+	}
+	line := st.Metric.Render(fmt.Sprintf("degree %d, p%s", d, trimTenths(g.m.PercentileRank(d))))
+	if g.m.IsHub(d) {
+		line += " " + st.Hub.Render(st.HubMark)
+	}
+	return line
+}
+
+// trimTenths writes a percentile rank with its tenth, without a zero one:
+// 99.2, 75, 100.
+func trimTenths(p float64) string {
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", p), ".0")
+}
+
+// wantDegree starts the lookup of the detail pane's node, if it needs one.
+func (m *Model) wantDegree() tea.Cmd {
+	id := m.detail.subjectID()
+	if m.stats.need(id) == "" {
+		return nil
+	}
+	mr, ok := m.source.(graph.MetricsReader)
+	if !ok {
+		return nil
+	}
+	m.stats.asked[id] = true
+	return degreeCmd(m.ctx, mr, []string{id})
+}
+
+// statsArrived redraws what shows hubs and degrees after the metrics (or a
+// degree) arrived.
+func (m *Model) statsArrived() {
+	m.tree.SetStats(m.stats)
+	m.detail.SetStats(m.stats)
+	m.statsView.refresh()
+}
+
+// statsView is the overlay of the metrics (M): render.StatsText of the
+// source's metrics, scrollable, or where their computation is.
+type statsView struct {
+	km    keymap.KeyMap
+	st    *Styles
+	stats *graphStats
+	src   string // the source's description
+	vp    viewport.Model
+}
+
+func newStatsView(km keymap.KeyMap, st *Styles, stats *graphStats, src string) *statsView {
+	return &statsView{km: km, st: st, stats: stats, src: src, vp: newOverlayViewport(km)}
+}
+
+// refresh lays the content out again (the metrics arrived, or the size
+// changed), keeping the scroll.
+func (v *statsView) refresh() { v.vp.SetContent(v.content()) }
+
+func (v *statsView) content() string {
+	head := v.st.Dim.Render("graph  " + textsafe.Escape(v.src))
+	switch v.stats.state {
+	case statsLoading:
+		return head + "\n\n" + v.st.Running.Render("⟳ computing the graph's metrics…")
+	case statsFailed:
+		return head + "\n\n" + v.st.Error.Render("✗ "+textsafe.Escape(oneLine(v.stats.err)))
+	case statsUnsupported:
+		return head + "\n\n" + v.st.Dim.Render("this source computes no metrics")
+	}
+	return head + "\n\n" + render.StatsText(v.stats.m) + "\n" +
+		v.st.Dim.Render("hubs are marked "+v.st.HubMark+" in the results; the detail pane gives each node's degree")
+}
+
+func (v *statsView) Update(msg tea.Msg) (bool, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok && (key.Matches(k, v.km.Stats) || key.Matches(k, v.km.Cancel)) {
+		return true, nil
+	}
+	var cmd tea.Cmd
+	v.vp, cmd = v.vp.Update(msg)
+	return false, cmd
+}
+
+func (v *statsView) Title() string { return "Graph metrics (M or esc to close, ↑/↓ to scroll)" }
+
+func (v *statsView) View() string { return v.vp.View() }
+
+func (v *statsView) SetSize(w, h int) {
+	v.vp.Width, v.vp.Height = w, h
+	v.refresh()
+}
+
+func (v *statsView) ShortHelp() []key.Binding { return []key.Binding{closeHelp("M/esc"), scrollHelp} }
+
+// Close leaves the metrics' computation running: the hub marks need it.
+func (v *statsView) Close() {}
+
+// openStats puts the metrics on top, scrolled to their start.
+func (m *Model) openStats() {
+	m.push(m.statsView)
+	m.statsView.refresh()
+	m.statsView.vp.GotoTop()
+}
