@@ -31,6 +31,7 @@ var allowedImports = map[string][]string{
 	"retriever/activation/why":     {"graph", "retriever", "retriever/activation", "internal/retry"},
 	"retriever/activation/onneo4j": {"graph", "graph/neo4jdb", "retriever/activation", "internal/cypherlit"},
 	"retriever/expansion":          {"graph", "retriever"},
+	"retriever/spreading":          {"graph", "retriever"},
 	"render":                       {"graph", "graph/apoc", "retriever", "retriever/activation", "retriever/activation/sweep", "retriever/activation/why", "internal/cypherlit", "internal/textsafe"},
 	"keymap":                       {},
 	"tui":                          {"graph", "retriever", "retriever/activation", "retriever/expansion", "retriever/activation/sweep", "retriever/activation/why", "render", "keymap", "internal/textsafe", "internal/experiment"},
