@@ -42,6 +42,7 @@ var allowedImports = map[string][]string{
 	"internal/testkit/naive":       {"graph", "graph/apoc", "retriever", "retriever/activation"},
 	"internal/testkit/randgraph":   {"graph/apoc"},
 	"internal/testkit/naiveexp":    {"graph", "graph/apoc"},
+	"internal/testkit/naivespread": {"graph/apoc"},
 	"internal/testkit/neo4jtest":   {"graph"},
 	"internal/testkit/neo4jfix":    {"graph/apoc", "graph/neo4jdb", "retriever", "retriever/activation", "internal/testkit/neo4jtest"},
 	"internal/testkit/golden":      {},
