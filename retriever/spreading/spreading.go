@@ -67,12 +67,13 @@ type contrib struct {
 
 // state is one activated node: its Δ per pulse, whether it received
 // anything at each pulse, and at each pulse its strongest contribution
-// (an index into the contributions, −1 for none).
+// (an index into the contributions, −1 for none). Arrays sized for
+// MaxPulses keep a node to one allocation among many (run.slab).
 type state struct {
 	ref      graph.NodeRef
-	delta    []float64
-	received []bool
-	best     []int
+	delta    [MaxPulses + 1]float64
+	received [MaxPulses + 1]bool
+	best     [MaxPulses + 1]int32
 	seed     bool
 	r        float64
 }
@@ -105,13 +106,19 @@ type run struct {
 	contribs []contrib
 	read     int
 	pulses   int
+	slab     []state
 }
 
 func (s *run) node(ref graph.NodeRef) *state {
 	if n, ok := s.nodes[ref.Node.ID]; ok {
 		return n
 	}
-	n := &state{ref: ref, delta: make([]float64, s.p.Pulses+1), received: make([]bool, s.p.Pulses+1), best: make([]int, s.p.Pulses+1)}
+	if len(s.slab) == 0 {
+		s.slab = make([]state, 256)
+	}
+	n := &s.slab[0]
+	s.slab = s.slab[1:]
+	n.ref = ref
 	for i := range n.best {
 		n.best[i] = -1
 	}
@@ -218,7 +225,7 @@ func (s *run) spread(ctx context.Context, r graph.Reader) error {
 			v.delta[p] += amount
 			v.received[p] = true
 			if b := v.best[p]; b < 0 || amount > s.contribs[b].amount {
-				v.best[p] = len(s.contribs)
+				v.best[p] = int32(len(s.contribs))
 			}
 			s.contribs = append(s.contribs, contrib{pulse: p, idx: i, w: w, amount: amount})
 		}
@@ -243,7 +250,7 @@ type scored struct {
 // activationOf is A(v): Δ₀ + Δ₁ + … + Δ_P, added in pulse order.
 func activationOf(n *state) float64 {
 	a := 0.0
-	for _, d := range n.delta {
+	for _, d := range n.delta { // zeros beyond the pulses run
 		a += d
 	}
 	return a
@@ -430,8 +437,8 @@ func (s *run) route(n *state) []contrib {
 	if n.seed {
 		return nil
 	}
-	best := -1
-	for p := 1; p < len(n.best); p++ {
+	best := int32(-1)
+	for p := 1; p <= s.pulses; p++ {
 		if b := n.best[p]; b >= 0 && (best < 0 || s.contribs[b].amount > s.contribs[best].amount) {
 			best = b
 		}

@@ -40,7 +40,7 @@ type Hit struct {
 // Result is every candidate, best first (score, then id), and the
 // statistics the retriever reports.
 type Result struct {
-	Hits                                               []Hit
+	Hits                                              []Hit
 	Found, Activated, Candidates, PulsesRun, RelsRead int
 }
 
