@@ -121,13 +121,9 @@ func ParseQueryVector(data []byte) ([]float64, error) {
 	return v, nil
 }
 
-// Fields are the parameters as a ranking reports them; query_vector is the
-// vector's length (null without one).
+// Fields are the parameters as a ranking reports them; query_vector_dims
+// is the query vector's length, 0 without one.
 func (p Params) Fields() retriever.Fields {
-	var qv any
-	if p.QueryVector != nil {
-		qv = len(p.QueryVector)
-	}
 	return retriever.Fields{
 		{Name: "pulses", Value: p.Pulses},
 		{Name: "decay", Value: p.Decay},
@@ -136,6 +132,6 @@ func (p Params) Fields() retriever.Fields {
 		{Name: "entity_penalty_above", Value: p.EntityPenaltyAbove},
 		{Name: "top_k", Value: p.TopK},
 		{Name: "initial", Value: string(p.Initial)},
-		{Name: "query_vector", Value: qv},
+		{Name: "query_vector_dims", Value: len(p.QueryVector)},
 	}
 }
