@@ -60,7 +60,8 @@ var expansionFlagNames = []string{"max-hops", "expansion-factor", "depth-decay",
 // activationFlagNames are the flags that apply to Activation Energy only.
 var activationFlagNames = []string{"max-depth", "min-activation", "tag-sim-floor", "max-branches", "near-misses", "trace", "cypher"}
 
-// spreadingFlagNames are the flags that apply to spreading activation only.
+// spreadingFlagNames are the flags that apply to spreading activation
+// (--top-k to the expansion too).
 var spreadingFlagNames = []string{"pulses", "decay", "threshold", "alpha", "entity-penalty-above", "top-k", "initial", "query-vector"}
 
 // ownFlags are, per retriever, the flags that apply to it; a flag listed
@@ -95,15 +96,15 @@ func (r *retrieverFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.queryVector, "query-vector", "", "spreading: a JSON array of numbers in `FILE`, the query's embedding (semantic similarity)")
 }
 
-// refuseOthers refuses every flag set on fs that belongs to retrievers
-// other than name only.
-func refuseOthers(fs *flag.FlagSet, cmd, name string, known []string) error {
+// refuseOthers refuses every flag set on fs that belongs to other
+// retrievers and not to name.
+func refuseOthers(fs *flag.FlagSet, cmd, name string) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
 		if err != nil || slices.Contains(ownFlags[name], f.Name) {
 			return
 		}
-		for _, other := range known {
+		for _, other := range Retrievers {
 			if other != name && slices.Contains(ownFlags[other], f.Name) {
 				err = usagef("%s: --%s does not apply to --retriever %s", cmd, f.Name, name)
 				return
@@ -120,7 +121,7 @@ func (r *retrieverFlags) check(fs *flag.FlagSet, cmd string) error {
 	if !slices.Contains(Retrievers, r.name) {
 		return usagef("%s: unknown --retriever %q (want %s)", cmd, r.name, strings.Join(Retrievers, ", "))
 	}
-	if err := refuseOthers(fs, cmd, r.name, Retrievers); err != nil {
+	if err := refuseOthers(fs, cmd, r.name); err != nil {
 		return err
 	}
 	r.exp.TopK, r.spread.TopK = r.topK, r.topK
