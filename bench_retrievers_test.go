@@ -19,6 +19,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
 // BenchmarkNeo4jRetrievers1M compares, in one run on one server, the typed
@@ -105,7 +106,19 @@ func BenchmarkNeo4jRetrievers1M(b *testing.B) {
 	for b.Loop() {
 		runExpansion(1)()
 	}
+	// Spreading activation, defaults (P 2), beside the same fast path
+	// (target, docs/PERFORMANCE.md: ≤ 3×).
+	runSpreading := func() {
+		if _, err := spreading.Retrieve(ctx, nb, retriever.Query{Seeds: seeds, Tags: tags}, spreading.DefaultParams()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runSpreading()
+	sp := p50(runSpreading)
+	b.Logf("spreading P=2 p50 %v (×%.2f)", sp.Round(time.Microsecond), float64(sp)/float64(act))
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(sp), "spreading-p50-ms")
+	b.ReportMetric(float64(sp)/float64(act), "spreading/activation")
 	b.ReportMetric(ms(act), "activation-p50-ms")
 	b.ReportMetric(ms(e1), "expansion-h1-p50-ms")
 	b.ReportMetric(ms(e2), "expansion-h2-p50-ms")

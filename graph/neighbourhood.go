@@ -66,6 +66,12 @@ type Reader interface {
 	// node's Node.Properties and each relationship's Edge.Properties (one
 	// read for all of them). A retriever calls it for what it shows.
 	Details(ctx context.Context, nodes []*NodeRef, rels []*Rel) error
+	// Degrees returns, for each node of nodes in order, its number of
+	// relationships of type relType: each once, a self-loop once, to a
+	// node with or without an id (docs/ALGORITHM.md, rule 1, for
+	// RELATES). One read for all of them; a node not in the graph counts
+	// 0.
+	Degrees(ctx context.Context, nodes []NodeRef, relType string) ([]int64, error)
 }
 
 // Neighbourhood opens Readers. On Neo4j every Read runs in one read

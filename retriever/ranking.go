@@ -91,6 +91,10 @@ type Hit struct {
 	Contradicting bool `json:"contradicting,omitempty"`
 	// Terms is the score multiplied out.
 	Terms []Term `json:"terms"`
+	// Detail is what else a retriever says about the hit, named in its
+	// own terms (docs/RETRIEVERS.md says what each retriever puts there);
+	// none when empty.
+	Detail Fields `json:"detail,omitempty"`
 	// Node is the node itself, for front ends.
 	Node graph.Node `json:"-"`
 }

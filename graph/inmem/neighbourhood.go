@@ -178,3 +178,31 @@ func (r reader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Rel, 
 	}
 	return out, nil
 }
+
+// Degrees counts each node's relationships of type relType: for RELATES
+// the graph's own degree, for any other type a walk of the node's other
+// relationships.
+func (r reader) Degrees(ctx context.Context, nodes []graph.NodeRef, relType string) ([]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g := r.g
+	out := make([]int64, len(nodes))
+	for i, n := range nodes {
+		u, ok := g.byID[n.Ref]
+		if !ok {
+			continue
+		}
+		if relType == graph.Relates {
+			out[i] = g.Degree(u)
+			continue
+		}
+		_, rels := g.others(u)
+		for _, e := range rels {
+			if g.types[g.relType[e]] == relType {
+				out[i]++
+			}
+		}
+	}
+	return out, nil
+}

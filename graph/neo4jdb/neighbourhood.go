@@ -134,6 +134,44 @@ MATCH ()-[r]->() WHERE elementId(r) = ref
 RETURN ref, properties(r) AS props`
 )
 
+// DegreesQuery counts, by element id, each node's relationships of type
+// relType (a self-loop once, as AroundQuery's degree): one query for all.
+func DegreesQuery(relType string) string {
+	return `UNWIND $refs AS ref
+MATCH (n) WHERE elementId(n) = ref
+RETURN ref, COUNT { (n)-[:` + cypherlit.QuoteName(relType) + `]-() } AS degree`
+}
+
+// Degrees reads the nodes' degrees over relType in one query
+// (graph.Reader).
+func (r *txReader) Degrees(ctx context.Context, nodes []graph.NodeRef, relType string) ([]int64, error) {
+	out := make([]int64, len(nodes))
+	if len(nodes) == 0 {
+		return out, nil
+	}
+	refs := make([]string, len(nodes))
+	for i, n := range nodes {
+		refs[i] = n.Ref
+	}
+	rows, err := r.collect(ctx, DegreesQuery(relType), map[string]any{"refs": uniq(refs)})
+	if err != nil {
+		return nil, err
+	}
+	deg := make(map[string]int64, len(rows))
+	for _, row := range rows {
+		ref, _ := row["ref"].(string)
+		d, ok := row["degree"].(int64)
+		if !ok {
+			return nil, errors.New("degrees: column degree is not an integer")
+		}
+		deg[ref] = d
+	}
+	for i, n := range nodes {
+		out[i] = deg[n.Ref]
+	}
+	return out, nil
+}
+
 // Nodes finds the nodes whose id is in ids (graph.Reader). Ids must be
 // unique: two nodes with one id are an error naming it.
 func (r *txReader) Nodes(ctx context.Context, ids []string) ([]graph.NodeRef, error) {

@@ -7,18 +7,21 @@ import (
 	"io"
 	"slices"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
 const exploreUsage = `Usage: memoria explore [source flags] --seed ID[=SCORE]... [options]
 
 Runs a retriever from the seeds and prints the result: Activation Energy
-(--retriever activation, the default) or the typed expansion (--retriever
-expansion; docs/RETRIEVERS.md).
+(--retriever activation, the default), the typed expansion (--retriever
+expansion) or spreading activation (--retriever spreading;
+docs/RETRIEVERS.md).
 A missing SCORE means 1.0. An unknown seed is a result (seed_not_found),
 not an error. A seed whose exploration fails (the server died, a number
 overflowed) is marked as failed in every format, the other results are
@@ -39,8 +42,9 @@ Formats:
           properties and compares it with memoria's T (same form choice)
   ranking one JSON object every retriever shares: the ranked hits with
           their routes, the seeds, the parameters and the statistics
-With --retriever expansion: ranking (the default), tree (the ranked list
-and the tree of best routes), d3, llm and cypher (a query per hit's route).
+With --retriever expansion or spreading: ranking (the default), tree (the
+ranked list and the tree of best routes), d3, llm and cypher (a query per
+hit's route).
 
 Flags:
 `
@@ -54,7 +58,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	var rf retrieverFlags
 	rf.register(fs)
 	format := fs.String("format", "", "output `format`: json, tree, d3, llm, cypher, check or ranking (default json; ranking\n"+
-		"with --retriever expansion)")
+		"with --retriever expansion or spreading)")
 	form := fs.String("cypher-form", "browser", "with --format cypher or check, the paste-ready `form`: browser (Neo4j Browser),\n"+
 		"shell (cypher-shell) or driver (one JSON object per query: query and parameters)")
 	trace := fs.Bool("trace", false, "with --format json, add each result's levels: every candidate with its fate, the near\n"+
@@ -74,15 +78,15 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	}
 	if *format == "" {
 		*format = "json"
-		if rf.name == expansion.Name {
+		if rf.name != activation.Name {
 			*format = "ranking"
 		}
 	}
 	if !slices.Contains(formats, *format) {
 		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher, check, ranking)", *format)
 	}
-	if rf.name == expansion.Name && !slices.Contains(rankingFormats, *format) {
-		return usagef("explore: --format %s is Activation Energy's; --retriever expansion prints ranking, tree, d3, llm or cypher", *format)
+	if rf.name != activation.Name && !slices.Contains(rankingFormats, *format) {
+		return usagef("explore: --format %s is Activation Energy's; --retriever %s prints ranking, tree, d3, llm or cypher", *format, rf.name)
 	}
 	if !slices.Contains(render.CypherForms, render.CypherForm(*form)) {
 		return usagef("explore: unknown --cypher-form %q (want browser, shell or driver)", *form)
@@ -92,8 +96,18 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
-	if rf.name == expansion.Name {
-		return runExpansion(ctx, source, retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}, rf.exp, *format, render.CypherForm(*form), env.Stdout)
+	rq := retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}
+	switch rf.name {
+	case expansion.Name:
+		return runRanking(ctx, source, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
+			return expansion.Retrieve(ctx, nb, rq, rf.exp)
+		},
+			*format, render.CypherForm(*form), env.Stdout)
+	case spreading.Name:
+		return runRanking(ctx, source, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
+			return spreading.Retrieve(ctx, nb, rq, rf.spread)
+		},
+			*format, render.CypherForm(*form), env.Stdout)
 	}
 	if *trace && *format != "json" {
 		return usagef("explore: --trace needs --format json")

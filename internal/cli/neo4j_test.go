@@ -639,7 +639,31 @@ func TestExpansionOnNeo4jEqualsEmbedded(t *testing.T) {
 	srv, _ := freshServer(t)
 	mustLoad(t, srv)
 	args := []string{"explore", "--retriever", "expansion", "--seed", "N2006=0.85", "--seed", "T3000=0.9", "--max-hops", "2", "--type-weight", "CAUSES=0.8"}
-	for _, format := range []string{"ranking", "tree", "llm"} {
+	sameOnNeo4j(t, srv, args, "ranking", "tree", "llm")
+	code, out, errs := runIn(t, serverSession(srv), append(slices.Clone(args), "--format", "cypher", "--uri", srv.URI)...)
+	if code != 0 || !strings.Contains(out, "elementId(r0) = $r0") || strings.Contains(out, "properties(r0)") {
+		t.Errorf("cypher on Neo4j (exit %d, %s):\n%s", code, errs, out)
+	}
+}
+
+// TestSpreadingOnNeo4jEqualsEmbedded: `memoria explore --retriever
+// spreading --uri` on the loaded demo graph prints, in the ranking, tree
+// and llm formats, exactly what the embedded demo graph prints, for seeds
+// N2006 (0.85) and T3000 (0.9) at P = 3, θ = 0.01: both engines read the
+// same relationships in the same order (graph.SortRels), so activation
+// adds up in the same order, and the candidates' degrees agree.
+func TestSpreadingOnNeo4jEqualsEmbedded(t *testing.T) {
+	srv, _ := freshServer(t)
+	mustLoad(t, srv)
+	args := []string{"explore", "--retriever", "spreading", "--seed", "N2006=0.85", "--seed", "T3000=0.9", "--pulses", "3", "--threshold", "0.01", "--top-k", "15"}
+	sameOnNeo4j(t, srv, args, "ranking", "tree", "llm")
+}
+
+// sameOnNeo4j runs args in each format on the embedded demo graph and with
+// --uri on srv, and fails where the outputs differ.
+func sameOnNeo4j(t *testing.T, srv *neo4jtest.Server, args []string, formats ...string) {
+	t.Helper()
+	for _, format := range formats {
 		a := append(slices.Clone(args), "--format", format)
 		code, embedded, errs := run(t, a...)
 		if code != 0 {
@@ -652,9 +676,5 @@ func TestExpansionOnNeo4jEqualsEmbedded(t *testing.T) {
 		if onNeo4j != embedded {
 			t.Errorf("%s differs:\nNeo4j:\n%s\nembedded:\n%s", format, onNeo4j, embedded)
 		}
-	}
-	code, out, errs := runIn(t, serverSession(srv), append(slices.Clone(args), "--format", "cypher", "--uri", srv.URI)...)
-	if code != 0 || !strings.Contains(out, "elementId(r0) = $r0") || strings.Contains(out, "properties(r0)") {
-		t.Errorf("cypher on Neo4j (exit %d, %s):\n%s", code, errs, out)
 	}
 }

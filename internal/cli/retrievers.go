@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -16,10 +18,14 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
 // Retrievers are the names --retriever takes, the default first.
-var Retrievers = []string{activation.Name, expansion.Name}
+var Retrievers = []string{activation.Name, expansion.Name, spreading.Name}
+
+// uiRetrievers are the retrievers the explorer holds (memoria --retriever).
+var uiRetrievers = []string{activation.Name, expansion.Name}
 
 // typeWeights collects repeated --type-weight TYPE=X flags over the
 // default table.
@@ -36,10 +42,16 @@ func (t typeWeights) Set(v string) error {
 	return nil
 }
 
-// retrieverFlags are --retriever and the expansion's parameters.
+// retrieverFlags are --retriever and the parameters of the retrievers
+// other than Activation Energy.
 type retrieverFlags struct {
-	name string
-	exp  expansion.Params
+	name   string
+	topK   int // --top-k, shared by the expansion and spreading activation
+	exp    expansion.Params
+	spread spreading.Params
+	// queryVector is --query-vector's file, read by check into
+	// spread.QueryVector.
+	queryVector string
 }
 
 // expansionFlagNames are the flags that apply to the expansion only.
@@ -48,44 +60,88 @@ var expansionFlagNames = []string{"max-hops", "expansion-factor", "depth-decay",
 // activationFlagNames are the flags that apply to Activation Energy only.
 var activationFlagNames = []string{"max-depth", "min-activation", "tag-sim-floor", "max-branches", "near-misses", "trace", "cypher"}
 
+// spreadingFlagNames are the flags that apply to spreading activation
+// (--top-k to the expansion too).
+var spreadingFlagNames = []string{"pulses", "decay", "threshold", "alpha", "entity-penalty-above", "top-k", "initial", "query-vector"}
+
+// ownFlags are, per retriever, the flags that apply to it; a flag listed
+// for some retrievers is refused with the others.
+var ownFlags = map[string][]string{
+	activation.Name: activationFlagNames,
+	expansion.Name:  expansionFlagNames,
+	spreading.Name:  spreadingFlagNames,
+}
+
 func (r *retrieverFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&r.name, "retriever", activation.Name, "the `retriever`: "+strings.Join(Retrievers, " or ")+" (docs/RETRIEVERS.md)")
+	fs.StringVar(&r.name, "retriever", activation.Name, "the `retriever`: "+strings.Join(Retrievers, ", ")+" (docs/RETRIEVERS.md)")
 	r.exp = expansion.DefaultParams()
+	r.spread = spreading.DefaultParams()
 	fs.IntVar(&r.exp.MaxHops, "max-hops", r.exp.MaxHops, "expansion: hops from the seeds `H` (1-3)")
 	fs.Float64Var(&r.exp.ExpansionFactor, "expansion-factor", r.exp.ExpansionFactor, "expansion: the factor `f` every expanded score is damped by, in (0, 1]")
 	fs.Float64Var(&r.exp.DepthDecay, "depth-decay", r.exp.DepthDecay, "expansion: the decay `δ` per hop, in (0, 1]")
-	fs.IntVar(&r.exp.TopK, "top-k", r.exp.TopK, "expansion: hits kept `K`")
+	fs.IntVar(&r.topK, "top-k", r.exp.TopK, "expansion, spreading: hits kept `K`")
 	fs.Var(typeWeights{&r.exp}, "type-weight", "expansion: weigh a relationship type, `TYPE=X` with X in [-1, 1] (0: not followed; repeatable)")
+	fs.IntVar(&r.spread.Pulses, "pulses", r.spread.Pulses, "spreading: pulses `P` (1-6)")
+	fs.Float64Var(&r.spread.Decay, "decay", r.spread.Decay, "spreading: the decay `D` each relationship passes activation with, in (0, 1]")
+	fs.Float64Var(&r.spread.Threshold, "threshold", r.spread.Threshold, "spreading: the firing and candidate threshold `θ`, in [0, 1)")
+	fs.Float64Var(&r.spread.Alpha, "alpha", r.spread.Alpha, "spreading: the weight `α` of semantic similarity against activation, in [0, 1]")
+	fs.Float64Var(&r.spread.EntityPenaltyAbove, "entity-penalty-above", r.spread.EntityPenaltyAbove, "spreading: penalise nodes counting more than `E` entities (at least 1)")
+	fs.Func("initial", "spreading: what each seed starts with, `one` (1.0, the default) or score (its R)", func(v string) error {
+		r.spread.Initial = spreading.Initial(v)
+		if r.spread.Initial != spreading.InitialOne && r.spread.Initial != spreading.InitialScore {
+			return fmt.Errorf("want one or score, got %q", v)
+		}
+		return nil
+	})
+	fs.StringVar(&r.queryVector, "query-vector", "", "spreading: a JSON array of numbers in `FILE`, the query's embedding (semantic similarity)")
 }
 
-// check refuses a retriever it does not know and flags of the other
-// retriever.
-func (r *retrieverFlags) check(fs *flag.FlagSet, cmd string) error {
-	known := false
-	for _, n := range Retrievers {
-		known = known || n == r.name
-	}
-	if !known {
-		return usagef("%s: unknown --retriever %q (want %s)", cmd, r.name, strings.Join(Retrievers, " or "))
-	}
-	other := expansionFlagNames
-	if r.name == expansion.Name {
-		other = activationFlagNames
-	}
+// refuseOthers refuses every flag set on fs that belongs to other
+// retrievers and not to name.
+func refuseOthers(fs *flag.FlagSet, cmd, name string) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
-		for _, n := range other {
-			if f.Name == n && err == nil {
-				err = usagef("%s: --%s does not apply to --retriever %s", cmd, n, r.name)
+		if err != nil || slices.Contains(ownFlags[name], f.Name) {
+			return
+		}
+		for _, other := range Retrievers {
+			if other != name && slices.Contains(ownFlags[other], f.Name) {
+				err = usagef("%s: --%s does not apply to --retriever %s", cmd, f.Name, name)
+				return
 			}
 		}
 	})
-	if err != nil {
+	return err
+}
+
+// check refuses a retriever it does not know and flags of the other
+// retrievers, checks the chosen one's parameters and reads its query
+// vector.
+func (r *retrieverFlags) check(fs *flag.FlagSet, cmd string) error {
+	if !slices.Contains(Retrievers, r.name) {
+		return usagef("%s: unknown --retriever %q (want %s)", cmd, r.name, strings.Join(Retrievers, ", "))
+	}
+	if err := refuseOthers(fs, cmd, r.name); err != nil {
 		return err
 	}
-	if r.name == expansion.Name {
+	r.exp.TopK, r.spread.TopK = r.topK, r.topK
+	switch r.name {
+	case expansion.Name:
 		if e := r.exp.Validate(); e != nil {
 			return usageError{cmd + ": " + e.Error()}
+		}
+	case spreading.Name:
+		if e := r.spread.Validate(); e != nil {
+			return usageError{cmd + ": " + e.Error()}
+		}
+		if r.queryVector != "" {
+			data, err := os.ReadFile(r.queryVector)
+			if err != nil {
+				return fmt.Errorf("%s: --query-vector: %w", cmd, err)
+			}
+			if r.spread.QueryVector, err = spreading.ParseQueryVector(data); err != nil {
+				return fmt.Errorf("%s: --query-vector %s: %w", cmd, textsafe.Escape(r.queryVector), err)
+			}
 		}
 	}
 	return nil
@@ -131,13 +187,14 @@ func printRanking(r retriever.Ranking, format string, form render.CypherForm, ou
 	return err
 }
 
-// runExpansion runs the expansion for explore and prints it.
-func runExpansion(ctx context.Context, src graph.Source, q retriever.Query, p expansion.Params, format string, form render.CypherForm, out io.Writer) error {
+// runRanking runs a ranking retriever for explore over src and prints its
+// ranking.
+func runRanking(ctx context.Context, src graph.Source, retrieve func(graph.Neighbourhood) (retriever.Ranking, error), format string, form render.CypherForm, out io.Writer) error {
 	nb, err := neighbourhoodFor(src)
 	if err != nil {
 		return err
 	}
-	r, err := expansion.Retrieve(ctx, nb, q, p)
+	r, err := retrieve(nb)
 	if err != nil {
 		return err
 	}

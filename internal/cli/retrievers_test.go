@@ -2,6 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -96,6 +99,94 @@ func TestExploreRetrieverFlags(t *testing.T) {
 		code, _, errs := run(t, append([]string{"explore", "--seed", "N2006"}, c.args...)...)
 		if code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestExploreSpreading: on the demo graph, seed N2006 (R 0.85) with the
+// defaults (P 2, D 0.7, θ 0.05, α 0.7) and --top-k 4 (docs/RETRIEVERS.md,
+// "Spreading activation", works it out):
+//
+//	Δ₁: N2003 0.82 × 0.7 = 0.574, N2004 0.406, N2007 0.35, N2005 0.315
+//	Δ₂(N2006) = 0.574 × 0.82 × 0.7 + 0.406 × 0.58 × 0.7 + 0.35 × 0.5 × 0.7
+//	+ 0.315 × 0.45 × 0.7 = 0.716037, so A(N2006) = 1.716037 (the max)
+//	A(N2003) = 0.574 + 0.406 × 0.7 × 0.7 = 0.77294
+//	A(N2004) = 0.406 + 0.574 × 0.7 × 0.7 = 0.68726
+//	A(N2001) = 0.574 × 0.9 × 0.7 + 0.406 × 0.95 × 0.7 = 0.63161
+//	final: N2006 0.7 × 0.85 + 0.3 × 1 = 0.895; the others 0.3 × A / 1.716037
+//
+// A query vector file changes nothing here (the demo graph has no
+// embeddings: the seed keeps R, the others 0) but is reported.
+func TestExploreSpreading(t *testing.T) {
+	code, out, errs := run(t, "explore", "--retriever", "spreading", "--seed", "N2006=0.85", "--top-k", "4")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r := decodeRanking(t, out)
+	want := []struct {
+		id    string
+		score float64
+	}{{"N2006", 0.895}, {"N2003", 0.3 * 0.77294 / 1.716037}, {"N2004", 0.3 * 0.68726 / 1.716037}, {"N2001", 0.3 * 0.63161 / 1.716037}}
+	if r.Retriever != "spreading" || len(r.Hits) != len(want) {
+		t.Fatalf("ranking %+v", r)
+	}
+	for i, w := range want {
+		if h := r.Hits[i]; h.NodeID != w.id || math.Abs(h.Score-w.score) > 1e-12 {
+			t.Errorf("hit %d: %s %v, want %s %v", i+1, h.NodeID, h.Score, w.id, w.score)
+		}
+	}
+	if h := r.Hits[3]; h.Origin != "expanded" || len(h.Route) != 2 || h.Route[0].Factor != 0.574 {
+		t.Errorf("N2001's route %+v, want N2006 → N2003 → N2001", h)
+	}
+	if r.Stats["pulses_run"] != 2.0 || r.Stats["candidates"] != 8.0 || r.Stats["seeds_found"] != 1.0 {
+		t.Errorf("stats %v", r.Stats)
+	}
+	vec := filepath.Join(t.TempDir(), "q.json")
+	if err := os.WriteFile(vec, []byte("[0.1, 0.2, 0.3]"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = run(t, "explore", "--retriever", "spreading", "--seed", "N2006=0.85", "--top-k", "4", "--query-vector", vec, "--format", "tree")
+	if code != 0 || !strings.Contains(out, "query_vector_dims=3") || !strings.Contains(out, "#1   0.895     N2006") || !strings.Contains(out, "#4   0.1104    N2001") {
+		t.Errorf("tree with a query vector (exit %d, %s):\n%s", code, errs, out)
+	}
+}
+
+// TestExploreSpreadingFlags: a mistake in spreading activation's flags
+// names the flag and exits 2; a query vector file that cannot be read or
+// is not a vector is an error naming the file, exit 1.
+func TestExploreSpreadingFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--retriever", "spreading", "--max-hops", "2"}, "--max-hops does not apply to --retriever spreading"},
+		{[]string{"--retriever", "spreading", "--min-activation", "0.1"}, "--min-activation does not apply to --retriever spreading"},
+		{[]string{"--retriever", "expansion", "--pulses", "3"}, "--pulses does not apply to --retriever expansion"},
+		{[]string{"--alpha", "0.5"}, "--alpha does not apply to --retriever activation"},
+		{[]string{"--retriever", "spreading", "--pulses", "7"}, "pulses must be 1 to 6"},
+		{[]string{"--retriever", "spreading", "--decay", "0"}, "decay must be in (0, 1]"},
+		{[]string{"--retriever", "spreading", "--threshold", "1"}, "threshold must be in [0, 1)"},
+		{[]string{"--retriever", "spreading", "--entity-penalty-above", "0.5"}, "at least 1"},
+		{[]string{"--retriever", "spreading", "--initial", "two"}, `want one or score, got "two"`},
+		{[]string{"--retriever", "spreading", "--format", "json"}, "--format json is Activation Energy's; --retriever spreading prints"},
+	} {
+		code, _, errs := run(t, append([]string{"explore", "--seed", "N2006"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, errs, c.want)
+		}
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"not": "a vector"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, want string }{
+		{filepath.Join(dir, "missing.json"), "missing.json"},
+		{bad, "--query-vector " + bad + ": not a JSON array of numbers"},
+	} {
+		code, _, errs := run(t, "explore", "--seed", "N2006", "--retriever", "spreading", "--query-vector", c.file)
+		if code != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stderr %q, want 1 and %q", c.file, code, errs, c.want)
 		}
 	}
 }

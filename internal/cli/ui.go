@@ -16,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/spreading"
 	"github.com/memoria-graph/memoria/tui"
 )
 
@@ -45,7 +46,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	if fs.NArg() > 0 {
 		return usagef("unknown command %q (see memoria --help)", fs.Arg(0))
 	}
-	if err := rf.checkUI(); err != nil {
+	if err := rf.checkUI(fs); err != nil {
 		return err
 	}
 	var exp *experiment.Experiment
@@ -133,13 +134,27 @@ func runUI(ctx context.Context, args []string, env Env) error {
 }
 
 // checkUI checks --retriever and the expansion's flags for the explorer,
-// which holds both retrievers: the expansion's flags set its starting
-// parameters whichever retriever it opens with, and the thresholds are
-// Activation Energy's as ever.
-func (r *retrieverFlags) checkUI() error {
-	if !slices.Contains(Retrievers, r.name) {
-		return usagef("unknown --retriever %q (want %s)", r.name, strings.Join(Retrievers, " or "))
+// which holds Activation Energy and the expansion: the expansion's flags
+// set its starting parameters whichever of them it opens with, and the
+// thresholds are Activation Energy's as ever. Spreading activation and its
+// flags are explore's only.
+func (r *retrieverFlags) checkUI(fs *flag.FlagSet) error {
+	if r.name == spreading.Name {
+		return usagef("spreading activation is not in the explorer yet; run it with 'memoria explore --retriever spreading'")
 	}
+	if !slices.Contains(uiRetrievers, r.name) {
+		return usagef("unknown --retriever %q (want %s)", r.name, strings.Join(uiRetrievers, " or "))
+	}
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && !slices.Contains(expansionFlagNames, f.Name) && slices.Contains(spreadingFlagNames, f.Name) {
+			err = usagef("memoria: --%s is spreading activation's, which only 'memoria explore --retriever spreading' runs", f.Name)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	r.exp.TopK = r.topK
 	if err := r.exp.Validate(); err != nil {
 		return usageError{"memoria: " + err.Error()}
 	}

@@ -20,6 +20,9 @@ func TestUIRetrieverFlag(t *testing.T) {
 		{[]string{"--type-weight", "FIXES=2"}, `type weight of "FIXES" must be in [-1, 1], got 2`},
 		{[]string{"--retriever", "expansion", "--max-hops", "2"}, "the explorer needs a terminal"},
 		{[]string{"--retriever", "activation", "--max-hops", "2", "--max-depth", "3"}, "the explorer needs a terminal"},
+		{[]string{"--retriever", "spreading"}, "spreading activation is not in the explorer yet"},
+		{[]string{"--pulses", "3"}, "--pulses is spreading activation's"},
+		{[]string{"--retriever", "expansion", "--top-k", "0"}, "top k must be at least 1"},
 	} {
 		code, out, errs := run(t, c.args...)
 		if code != ExitUsage || out != "" || !strings.Contains(errs, c.want) {

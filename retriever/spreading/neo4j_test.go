@@ -1,0 +1,157 @@
+package spreading_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/graph/neo4jload"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/spreading"
+)
+
+// Tests on the shared server run one after another: they replace its data.
+func TestMain(m *testing.M) { neo4jtest.Main(m) }
+
+var fx = neo4jfix.New(func(ctx context.Context, src *neo4jdb.Source, g *apoc.Graph) (neo4jload.LoadStats, error) {
+	return neo4jload.Load(ctx, src, g, neo4jload.LoadOptions{Wipe: true})
+})
+
+// degreesOf reads the degrees of ids over relType with nb.
+func degreesOf(t *testing.T, nb graph.Neighbourhood, ids []string, relType string) []int64 {
+	t.Helper()
+	var out []int64
+	err := nb.Read(context.Background(), func(r graph.Reader) error {
+		refs, err := r.Nodes(context.Background(), ids)
+		if err != nil {
+			return err
+		}
+		out, err = r.Degrees(context.Background(), refs, relType)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestEnginesAgreeOnSpreading: on 20 random decorated typed graphs
+// (randgraph plus decorate), loaded into Neo4j and into the embedded
+// engine from the same apoc.Graph:
+//   - Degrees of every node over RELATES and over MENTIONS are the same
+//     on both engines (self-loops once, relationships to any node);
+//   - three random runs each agree on both engines with the naive
+//     implementation (agreeWithNaive: scores to 1e-12, since parallel
+//     relationships alike up to their tags may be read, and so added, in
+//     another order on each engine).
+func TestEnginesAgreeOnSpreading(t *testing.T) {
+	for i := range 20 {
+		r := rand.New(rand.NewSource(int64(7000 + i)))
+		c := newRandomCase(r)
+		d := fx.Driver(t)
+		fx.Load(t, d, c.g)
+		nb := neo4jdb.NewNeighbourhood(neo4jdb.NewSource(d, "", ""))
+		mem, err := inmem.New(c.g, "random")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, n := range c.g.Nodes {
+			if id, ok := n.Properties["id"].(string); ok {
+				ids = append(ids, id)
+			}
+		}
+		for _, ty := range []string{graph.Relates, "MENTIONS"} {
+			a, b := degreesOf(t, nb, ids, ty), degreesOf(t, mem, ids, ty)
+			if !slices.Equal(a, b) {
+				t.Fatalf("graph %d: %s degrees on Neo4j %v, embedded %v", i, ty, a, b)
+			}
+		}
+		for run := range 3 {
+			if run > 0 {
+				d := newRandomCase(rand.New(rand.NewSource(r.Int63())))
+				c.p = d.p
+				c.query.Seeds = nil
+				for _, k := range r.Perm(len(ids))[:1+r.Intn(min(5, len(ids)))] {
+					c.query.Seeds = append(c.query.Seeds, retriever.Seed{NodeID: ids[k], Score: 0.3 + 0.7*r.Float64()})
+				}
+			}
+			label := fmt.Sprintf("graph %d run %d", i, run)
+			got1, err := spreading.Retrieve(context.Background(), nb, c.query, c.p)
+			if err != nil {
+				t.Fatalf("%s: Neo4j: %v", label, err)
+			}
+			got2, err := spreading.Retrieve(context.Background(), mem, c.query, c.p)
+			if err != nil {
+				t.Fatalf("%s: embedded: %v", label, err)
+			}
+			agreeWithNaive(t, label+" (Neo4j)", got1, c.naive(), c.p.TopK)
+			agreeWithNaive(t, label+" (embedded)", got2, c.naive(), c.p.TopK)
+		}
+	}
+}
+
+// TestSpreadingPlans: spreading activation from the demo graph's scenario
+// A seed N2006 and four more seeds at P = 3, θ = 0.01, on a graph loaded
+// by `memoria load` (which indexes id on every label), sends one seed
+// lookup, an Around query per pulse run, one Details query for the
+// candidates' properties, one Degrees query and one Details query for the
+// routes' relationships, and EXPLAIN shows no AllNodesScan or
+// NodeByLabelScan in any of them. As a control, the scan fallback's query
+// does plan a scan (the check can fail).
+func TestSpreadingPlans(t *testing.T) {
+	g := neo4jfix.DemoGraph(t)
+	type sent struct {
+		query  string
+		params map[string]any
+	}
+	var queries []sent
+	d := fx.Driver(t)
+	fx.Load(t, d, g)
+	nb := neo4jdb.NewNeighbourhood(neo4jdb.NewSource(d, "", ""))
+	nb.SetTrace(func(q string, p map[string]any) { queries = append(queries, sent{q, p}) })
+	p := spreading.DefaultParams()
+	p.Pulses, p.Threshold = 3, 0.01
+	q := retriever.Query{Seeds: []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "T3000", Score: 0.9},
+		{NodeID: "T4001", Score: 0.5}, {NodeID: "N2010", Score: 0.4}, {NodeID: "N2001", Score: 0.3}}}
+	res, err := spreading.Retrieve(context.Background(), nb, q, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pulses, _ := res.Stats.Get("pulses_run")
+	counts := map[string]int{}
+	for _, s := range queries {
+		switch s.query {
+		case neo4jdb.AroundQuery:
+			counts["around"]++
+		case neo4jdb.NodeDetailsQuery:
+			counts["node details"]++
+		case neo4jdb.RelDetailsQuery:
+			counts["rel details"]++
+		case neo4jdb.DegreesQuery(graph.Relates):
+			counts["degrees"]++
+		case neo4jdb.NodesScanQuery:
+			t.Errorf("the scan fallback ran for %v", s.params)
+		default:
+			counts["lookups"]++
+		}
+		if ops := neo4jfix.PlanOperators(t, d, s.query, s.params); neo4jfix.HasScan(ops) {
+			t.Errorf("%s plans a scan: %v", s.query, ops)
+		}
+	}
+	want := map[string]int{"around": pulses.(int), "node details": 1, "rel details": 1, "degrees": 1, "lookups": 1}
+	if fmt.Sprint(counts) != fmt.Sprint(want) || pulses.(int) != 3 {
+		t.Errorf("queries %v, want %v with 3 pulses run", counts, want)
+	}
+	if ops := neo4jfix.PlanOperators(t, d, neo4jdb.NodesScanQuery, map[string]any{"ids": []string{"N2006"}}); !slices.Contains(ops, "AllNodesScan") {
+		t.Errorf("control: the scan query plans %v", ops)
+	}
+}

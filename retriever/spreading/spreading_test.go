@@ -1,0 +1,375 @@
+package spreading_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/spreading"
+)
+
+// rel is a relationship of a test graph, "A-RELATES->X", with an optional
+// weight (nil: none). A node named "~x" has no id property.
+type rel struct {
+	spec   string
+	weight any
+}
+
+// build makes an embedded graph of the nodes the rels name (label Memory,
+// id = the name, plus props[name]) and the rels.
+func build(t *testing.T, props map[string]map[string]any, rels ...rel) *inmem.Graph {
+	t.Helper()
+	g := &apoc.Graph{}
+	seen := map[string]string{}
+	node := func(id string) string {
+		if in, ok := seen[id]; ok {
+			return in
+		}
+		in := fmt.Sprint("n", len(seen))
+		seen[id] = in
+		p := map[string]any{}
+		if !strings.HasPrefix(id, "~") {
+			p["id"] = id
+		}
+		for k, v := range props[id] {
+			p[k] = v
+		}
+		g.Nodes = append(g.Nodes, apoc.Node{InternalID: in, Labels: []string{"Memory"}, Properties: p})
+		return in
+	}
+	for id := range props {
+		node(id)
+	}
+	for i, r := range rels {
+		from, rest, _ := strings.Cut(r.spec, "-")
+		typ, to, _ := strings.Cut(rest, "->")
+		p := map[string]any{}
+		if r.weight != nil {
+			p["weight"] = r.weight
+		}
+		g.Rels = append(g.Rels, apoc.Relationship{InternalID: fmt.Sprint("r", i), Type: typ, Start: node(from), End: node(to), Properties: p})
+	}
+	ig, err := inmem.New(g, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ig
+}
+
+func seeds(pairs ...any) retriever.Query {
+	var q retriever.Query
+	for i := 0; i < len(pairs); i += 2 {
+		q.Seeds = append(q.Seeds, retriever.Seed{NodeID: pairs[i].(string), Score: pairs[i+1].(float64)})
+	}
+	return q
+}
+
+func run(t *testing.T, g *inmem.Graph, q retriever.Query, edit func(*spreading.Params)) retriever.Ranking {
+	t.Helper()
+	p := spreading.DefaultParams()
+	if edit != nil {
+		edit(&p)
+	}
+	r, err := spreading.Retrieve(context.Background(), g, q, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func close12(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// want checks the ranking's node ids, in rank order, and their scores to
+// 1e-12 (relative) of the hand-worked values, and that each hit's terms
+// multiply out to its score.
+func want(t *testing.T, r retriever.Ranking, ids []string, scores []float64) {
+	t.Helper()
+	var got []string
+	for _, h := range r.Hits {
+		got = append(got, h.NodeID)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(ids) {
+		t.Fatalf("hits %v, want %v", got, ids)
+	}
+	for i, h := range r.Hits {
+		if !close12(h.Score, scores[i]) {
+			t.Errorf("%s scores %v, want %v", h.NodeID, h.Score, scores[i])
+		}
+		prod := 1.0
+		for _, x := range h.Terms {
+			prod *= x.Value
+		}
+		if !close12(prod, h.Score) {
+			t.Errorf("%s: terms %v multiply to %v, not %v", h.NodeID, h.Terms, prod, h.Score)
+		}
+		if h.Rank != i+1 {
+			t.Errorf("%s has rank %d, want %d", h.NodeID, h.Rank, i+1)
+		}
+	}
+}
+
+func detail(t *testing.T, h retriever.Hit, name string) any {
+	t.Helper()
+	v, ok := h.Detail.Get(name)
+	if !ok {
+		t.Fatalf("%s has no detail %s", h.NodeID, name)
+	}
+	return v
+}
+
+func stat(t *testing.T, r retriever.Ranking, name string) any {
+	t.Helper()
+	v, ok := r.Stats.Get(name)
+	if !ok {
+		t.Fatalf("no stat %s", name)
+	}
+	return v
+}
+
+func hitOf(t *testing.T, r retriever.Ranking, id string) retriever.Hit {
+	t.Helper()
+	for _, h := range r.Hits {
+		if h.NodeID == id {
+			return h
+		}
+	}
+	t.Fatalf("no hit %s", id)
+	return retriever.Hit{}
+}
+
+// TestAccumulation: X receives from two seeds at one pulse and adds them.
+// Seeds A and B (each starting at 1), A–X w 0.5, B–X w 0.4, P = 1, D =
+// 0.7, α = 0 (the score is N alone):
+//
+//	Δ₁(X) = 1 × 0.5 × 0.7 + 1 × 0.4 × 0.7 = 0.35 + 0.28 = 0.63
+//	A(A) = A(B) = 1 (nothing comes back in one pulse), max A = 1
+//	final: A 1, B 1, X 0.63
+//
+// X's strongest source is A (0.35), then B (0.28); its route starts at A.
+func TestAccumulation(t *testing.T) {
+	g := build(t, nil, rel{"A-RELATES->X", 0.5}, rel{"B-RELATES->X", 0.4})
+	r := run(t, g, seeds("A", 0.9, "B", 0.8), func(p *spreading.Params) { p.Pulses, p.Alpha = 1, 0 })
+	want(t, r, []string{"A", "B", "X"}, []float64{1, 1, 0.63})
+	x := hitOf(t, r, "X")
+	src := detail(t, x, "top_sources").([]spreading.Source)
+	if len(src) != 2 || src[0].From != "A" || !close12(src[0].Amount, 0.35) || src[1].From != "B" || !close12(src[1].Amount, 0.28) {
+		t.Errorf("X's sources %+v, want A 0.35 then B 0.28", src)
+	}
+	if x.Seed != "A" || x.Origin != retriever.OriginExpanded || len(x.Route) != 1 || x.Route[0].From != "A" || !close12(x.Route[0].Factor, 0.35) {
+		t.Errorf("X's route %+v from %s (%s), want A -[w 0.5 ×0.35]-> X", x.Route, x.Seed, x.Origin)
+	}
+	if a := hitOf(t, r, "A"); a.Origin != retriever.OriginInitial || len(a.Route) != 0 {
+		t.Errorf("seed A: %s route %v, want initial and no route", a.Origin, a.Route)
+	}
+}
+
+// TestThreshold: a node fires only when its last Δ is at least θ, and is
+// a candidate only when its activation is. Chain S –0.1– X –1– Y, P = 2,
+// D = 0.7, S (R 0.9) starting at 1:
+//
+//	θ = 0.05: Δ₁(X) = 0.07 ≥ θ fires; Δ₂(Y) = 0.07 × 1 × 0.7 = 0.049 and
+//	Δ₂(S) = 0.07 × 0.1 × 0.7 = 0.0049. A(S) = 1.0049, A(X) = 0.07,
+//	A(Y) = 0.049 < θ: Y is activated but no candidate. Relationships read:
+//	1 at pulse 1 (S's), 2 at pulse 2 (X's).
+//	final(S) = 0.7 × 0.9 + 0.3 × 1 = 0.93; final(X) = 0.3 × 0.07 / 1.0049.
+//	θ = 0.08: X (0.07) does not fire, pulse 2 does not run; X is no
+//	candidate: S alone, A(S) = 1, final 0.93.
+func TestThreshold(t *testing.T) {
+	g := build(t, nil, rel{"S-RELATES->X", 0.1}, rel{"X-RELATES->Y", 1.0})
+	r := run(t, g, seeds("S", 0.9), nil)
+	want(t, r, []string{"S", "X"}, []float64{0.93, 0.3 * 0.07 / 1.0049})
+	for name, v := range map[string]int{"seeds_found": 1, "nodes_activated": 3, "candidates": 2, "pulses_run": 2, "relationships_read": 3} {
+		if got := stat(t, r, name); got != v {
+			t.Errorf("θ 0.05: %s = %v, want %d", name, got, v)
+		}
+	}
+	r = run(t, g, seeds("S", 0.9), func(p *spreading.Params) { p.Threshold = 0.08 })
+	want(t, r, []string{"S"}, []float64{0.93})
+	for name, v := range map[string]int{"nodes_activated": 2, "candidates": 1, "pulses_run": 1, "relationships_read": 1} {
+		if got := stat(t, r, name); got != v {
+			t.Errorf("θ 0.08: %s = %v, want %d", name, got, v)
+		}
+	}
+}
+
+// TestEchoAndNormalisation: activation flows back to the seed it came
+// from, and scores are normalised by the largest activation. S –0.5– X,
+// P = 2, D = 0.7, α = 0:
+//
+//	Δ₁(X) = 0.35; Δ₂(S) = 0.35 × 0.5 × 0.7 = 0.1225
+//	A(S) = 1.1225 (the max), A(X) = 0.35
+//	final(S) = 1, final(X) = 0.35 / 1.1225
+//
+// S's pulses are [1 0 0.1225], its one source X at pulse 2.
+func TestEchoAndNormalisation(t *testing.T) {
+	g := build(t, nil, rel{"S-RELATES->X", 0.5})
+	r := run(t, g, seeds("S", 0.6), func(p *spreading.Params) { p.Alpha = 0 })
+	want(t, r, []string{"S", "X"}, []float64{1, 0.35 / 1.1225})
+	s := hitOf(t, r, "S")
+	pulses := detail(t, s, "pulses").([]float64)
+	if len(pulses) != 3 || pulses[0] != 1 || pulses[1] != 0 || !close12(pulses[2], 0.1225) {
+		t.Errorf("S's pulses %v, want [1 0 0.1225]", pulses)
+	}
+	if src := detail(t, s, "top_sources").([]spreading.Source); len(src) != 1 || src[0].From != "X" || src[0].Pulse != 2 {
+		t.Errorf("S's sources %+v, want X at pulse 2", src)
+	}
+	if a := detail(t, s, "activation").(float64); !close12(a, 1.1225) {
+		t.Errorf("A(S) = %v, want 1.1225", a)
+	}
+}
+
+// TestAlphaAndInitial: α = 1 scores by similarity alone (without a query
+// vector, a seed's R and 0 for any other node), α = 0 by normalised
+// activation alone; --initial score starts each seed at its R. Seeds A
+// (R 0.5) and B (R 0.25), A –1– X, P = 1, D = 0.7:
+//
+//	initial one, α = 1: A 0.5, B 0.25, X 0
+//	initial one, α = 0: A(A) = A(B) = 1, A(X) = 0.7: A 1, B 1, X 0.7
+//	initial score, α = 0: A(A) = 0.5, A(B) = 0.25, A(X) = 0.5 × 0.7 = 0.35;
+//	N = A / 0.5: A 1, X 0.7, B 0.5
+func TestAlphaAndInitial(t *testing.T) {
+	g := build(t, map[string]map[string]any{"B": nil}, rel{"A-RELATES->X", 1.0})
+	q := seeds("A", 0.5, "B", 0.25)
+	r := run(t, g, q, func(p *spreading.Params) { p.Pulses, p.Alpha = 1, 1 })
+	want(t, r, []string{"A", "B", "X"}, []float64{0.5, 0.25, 0})
+	r = run(t, g, q, func(p *spreading.Params) { p.Pulses, p.Alpha = 1, 0 })
+	want(t, r, []string{"A", "B", "X"}, []float64{1, 1, 0.7})
+	r = run(t, g, q, func(p *spreading.Params) { p.Pulses, p.Alpha, p.Initial = 1, 0, spreading.InitialScore })
+	want(t, r, []string{"A", "X", "B"}, []float64{1, 0.7, 0.5})
+}
+
+// TestPenalty: a node counting more than E entities has its score
+// multiplied by E / its count: its entity_count property when numeric,
+// else its RELATES degree (a self-loop once, a relationship to a node
+// without id counted, other types not). Hub H (seed, R 1) –1– L0 … L21,
+// plus a self-loop, a RELATES to a node without id and a MENTIONS: RELATES
+// degree 22 + 1 + 1 = 24. L0 has entity_count 40, L1 entity_count 20.0.
+// P = 1, D = 0.7, α = 0.7, E = 20:
+//
+//	H: A = 1, N = 1, sem = R = 1: blend 1, × 20/24 = 0.8333…
+//	L2 … L21: A = 0.7, N = 0.7, sem 0: 0.3 × 0.7 = 0.21 (degree 1)
+//	L0: 0.21 × 20/40 = 0.105; L1: 20 is not above E, 0.21
+func TestPenalty(t *testing.T) {
+	props := map[string]map[string]any{"L00": {"entity_count": int64(40)}, "L01": {"entity_count": 20.0}}
+	rels := []rel{{"H-RELATES->H", 1.0}, {"H-RELATES->~x", 1.0}, {"H-MENTIONS->L05", 1.0}}
+	for i := range 22 {
+		rels = append(rels, rel{fmt.Sprintf("H-RELATES->L%02d", i), 1.0})
+	}
+	g := build(t, props, rels...)
+	r := run(t, g, seeds("H", 1.0), func(p *spreading.Params) { p.Pulses, p.TopK = 1, 30 })
+	if len(r.Hits) != 23 {
+		t.Fatalf("%d hits, want 23", len(r.Hits))
+	}
+	h := r.Hits[0]
+	if h.NodeID != "H" || !close12(h.Score, 20.0/24) || detail(t, h, "entity_count") != 24.0 || detail(t, h, "entity_count_from") != "degree" {
+		t.Errorf("first hit %s %v ec %v, want H 20/24 by degree 24", h.NodeID, h.Score, h.Detail)
+	}
+	if len(h.Terms) != 2 || h.Terms[0].Name != "blend" || !close12(h.Terms[0].Value, 1) || h.Terms[1].Name != "E/ec" || !close12(h.Terms[1].Value, 20.0/24) {
+		t.Errorf("H's terms %v, want blend 1 × E/ec 20/24", h.Terms)
+	}
+	l1 := hitOf(t, r, "L01")
+	if !close12(l1.Score, 0.21) || l1.Rank != 2 {
+		t.Errorf("L01 %v rank %d, want 0.21 rank 2 (the first of the 0.21s by id)", l1.Score, l1.Rank)
+	}
+	l0 := hitOf(t, r, "L00")
+	if !close12(l0.Score, 0.105) || l0.Rank != 23 || detail(t, l0, "entity_count_from") != "entity_count" {
+		t.Errorf("L00 %v rank %d %v, want 0.105 last, by entity_count", l0.Score, l0.Rank, l0.Detail)
+	}
+}
+
+// TestMissingWeightAndParallel: a RELATES without a weight passes with
+// 0.01; parallel RELATES each pass activation; other types pass none; a
+// self-loop never. S –(none)– X, S –0.5– Y twice, S –FIXES 1– Z, S–S 1;
+// P = 1, D = 0.7, θ = 0.005, α = 0:
+//
+//	Δ₁(X) = 1 × 0.01 × 0.7 = 0.007; Δ₁(Y) = 0.35 + 0.35 = 0.7
+//	Z is not activated; S gets nothing from its self-loop: A(S) = 1
+//	final: S 1, Y 0.7, X 0.007
+func TestMissingWeightAndParallel(t *testing.T) {
+	g := build(t, nil, rel{"S-RELATES->X", nil}, rel{"S-RELATES->Y", 0.5}, rel{"Y-RELATES->S", 0.5},
+		rel{"S-FIXES->Z", 1.0}, rel{"S-RELATES->S", 1.0})
+	r := run(t, g, seeds("S", 1.0), func(p *spreading.Params) { p.Pulses, p.Threshold, p.Alpha = 1, 0.005, 0 })
+	want(t, r, []string{"S", "Y", "X"}, []float64{1, 0.7, 0.007})
+	if x := hitOf(t, r, "X"); x.Route[0].Weight != 0.01 {
+		t.Errorf("X's hop weight %v, want 0.01", x.Route[0].Weight)
+	}
+	if got := stat(t, r, "relationships_read"); got != 4 {
+		t.Errorf("relationships read %v, want 4 (the RELATES around S, the self-loop once)", got)
+	}
+}
+
+// TestQueryVector: with a query vector q = [1, 0], sem is the cosine with
+// a node's embedding (negative as 0); a seed without an embedding of q's
+// length keeps R, any other node 0. Seed S (R 0.8, embedding [0, 1]),
+// seed T (R 0.9, none), S –1– X [3, 4], Y [−1, 0], Z (none), W [1, 2, 3];
+// P = 1, D = 0.7, α = 0.7:
+//
+//	S: sem 0, N 1: 0.3; T: sem 0.9, N 1: 0.63 + 0.3 = 0.93
+//	X: sem 3/5 = 0.6, N 0.7: 0.42 + 0.21 = 0.63
+//	Y (cosine −1), Z, W (length 3): sem 0, 0.21, by id
+func TestQueryVector(t *testing.T) {
+	props := map[string]map[string]any{"S": {"embedding": []any{0.0, 1.0}}, "T": nil, "X": {"embedding": []any{int64(3), 4.0}},
+		"Y": {"embedding": []any{-1.0, 0.0}}, "W": {"embedding": []any{1.0, 2.0, 3.0}}}
+	g := build(t, props, rel{"S-RELATES->X", 1.0}, rel{"S-RELATES->Y", 1.0}, rel{"S-RELATES->Z", 1.0}, rel{"S-RELATES->W", 1.0})
+	r := run(t, g, seeds("S", 0.8, "T", 0.9), func(p *spreading.Params) { p.Pulses, p.QueryVector = 1, []float64{1, 0} })
+	want(t, r, []string{"T", "X", "S", "W", "Y", "Z"}, []float64{0.93, 0.63, 0.3, 0.21, 0.21, 0.21})
+	if v := detail(t, hitOf(t, r, "X"), "similarity_from"); v != "embedding" {
+		t.Errorf("X's similarity from %v", v)
+	}
+	if v := detail(t, hitOf(t, r, "T"), "similarity_from"); v != "seed score" {
+		t.Errorf("T's similarity from %v", v)
+	}
+}
+
+// TestRouteAndCut: the strongest route follows the strongest contributor
+// back to a seed, and K cuts. S –1– A –1– B, S –0.2– B, P = 2, D = 0.7,
+// α = 0, K = 2:
+//
+//	Δ₁: A 0.7, B 0.14; Δ₂: B += 0.7 × 1 × 0.7 = 0.49 (from A), S += 0.7 ×
+//	0.7 + 0.14 × 0.2 × 0.7 = 0.49 + 0.0196, A += 0.14 × 0.7 = 0.098
+//	A(S) = 1.5096, A(A) = 0.798, A(B) = 0.63
+//	B's strongest contribution is A's at pulse 2 (0.49), A's at pulse 1
+//	is S's: route S → A → B. Kept: S 1, A 0.798 / 1.5096.
+func TestRouteAndCut(t *testing.T) {
+	g := build(t, nil, rel{"S-RELATES->A", 1.0}, rel{"A-RELATES->B", 1.0}, rel{"S-RELATES->B", 0.2})
+	r := run(t, g, seeds("S", 1.0), func(p *spreading.Params) { p.Alpha = 0 })
+	want(t, r, []string{"S", "A", "B"}, []float64{1, 0.798 / 1.5096, 0.63 / 1.5096})
+	b := hitOf(t, r, "B")
+	if len(b.Route) != 2 || b.Route[0].From != "S" || b.Route[0].To != "A" || b.Route[1].To != "B" || b.Seed != "S" {
+		t.Errorf("B's route %+v, want S → A → B", b.Route)
+	}
+	r = run(t, g, seeds("S", 1.0, "absent", 0.5), func(p *spreading.Params) { p.Alpha, p.TopK = 0, 2 })
+	want(t, r, []string{"S", "A"}, []float64{1, 0.798 / 1.5096})
+	if r.Seeds[1].Found || stat(t, r, "seeds_found") != 1 || stat(t, r, "candidates") != 3 {
+		t.Errorf("seeds %+v stats %v", r.Seeds, r.Stats)
+	}
+}
+
+// TestParams: every parameter out of its range is named.
+func TestParams(t *testing.T) {
+	p := spreading.Params{Pulses: 7, Decay: 0, Threshold: 1, Alpha: 1.5, EntityPenaltyAbove: 0.5, TopK: 0, Initial: "two", QueryVector: []float64{0, 0}}
+	err := p.Validate()
+	for _, w := range []string{"pulses", "decay", "threshold", "alpha", "entity penalty", "top k", "initial", "all zeros"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v does not name %s", err, w)
+		}
+	}
+	if err := spreading.DefaultParams().Validate(); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{"", "{}", "[]", "null", `[1, "x"]`} {
+		if _, err := spreading.ParseQueryVector([]byte(bad)); err == nil {
+			t.Errorf("query vector %q accepted", bad)
+		}
+	}
+	if v, err := spreading.ParseQueryVector([]byte("[1, 0.5]")); err != nil || len(v) != 2 {
+		t.Errorf("[1, 0.5]: %v %v", v, err)
+	}
+}
