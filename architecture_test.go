@@ -34,7 +34,7 @@ var allowedImports = map[string][]string{
 	"retriever/spreading":          {"graph", "retriever"},
 	"render":                       {"graph", "graph/apoc", "retriever", "retriever/activation", "retriever/activation/sweep", "retriever/activation/why", "internal/cypherlit", "internal/textsafe"},
 	"keymap":                       {},
-	"tui":                          {"graph", "retriever", "retriever/activation", "retriever/expansion", "retriever/activation/sweep", "retriever/activation/why", "render", "keymap", "internal/textsafe", "internal/experiment"},
+	"tui":                          {"graph", "retriever", "retriever/activation", "retriever/expansion", "retriever/spreading", "retriever/activation/sweep", "retriever/activation/why", "render", "keymap", "internal/textsafe", "internal/experiment"},
 	"internal/experiment":          {"graph", "retriever", "retriever/activation", "internal/textsafe"},
 	"internal/retry":               {"graph"},
 	"internal/cypherlit":           {"internal/textsafe"},

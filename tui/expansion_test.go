@@ -33,7 +33,7 @@ func (h *harness) selectHit(id string) {
 	h.t.Helper()
 	h.focusPane(focusTree)
 	h.keys("home")
-	for range len(h.expSlot().ranking.Hits) {
+	for range len(h.m.slot().ranking.Hits) {
 		if hit, _ := h.m.ranked.Selected(); hit.NodeID == id {
 			h.settle()
 			return
@@ -122,6 +122,22 @@ func TestExpansionRankedListAndDetail(t *testing.T) {
 	}
 }
 
+// pickRetriever presses x until name is the chosen retriever (x cycles
+// through Retrievers), letting each run settle.
+func (h *harness) pickRetriever(name string) {
+	h.t.Helper()
+	for range Retrievers {
+		if h.m.retriever == name {
+			return
+		}
+		h.keys("x")
+		h.settle()
+	}
+	if h.m.retriever != name {
+		h.t.Fatalf("x never chose %s", name)
+	}
+}
+
 // TestSwitchRetriever: x switches from Activation Energy's tree to the
 // expansion's ranking (which runs then, for the seeds the tree ran with)
 // and back; the activation run is neither repeated nor lost, since its
@@ -146,8 +162,7 @@ func TestSwitchRetriever(t *testing.T) {
 	if v := h.m.View(); !strings.Contains(v, "Parameters · expansion") || !strings.Contains(v, "TOP_K K") || !strings.Contains(v, "#5   0.1836   N2005") {
 		t.Fatalf("the expansion's panes are not shown whole:\n%s", v)
 	}
-	h.keys("x")
-	h.settle()
+	h.pickRetriever(activation.Name) // through spreading activation
 	if h.m.retriever != activation.Name || h.m.actRun().id != act || h.m.actRun().trees != trees || h.expSlot().id != 1 {
 		t.Fatalf("back: retriever %s, runs %d/%d", h.m.retriever, h.m.actRun().id, h.expSlot().id)
 	}
@@ -186,8 +201,7 @@ func TestParamChangeRerunsOnlyItsRetriever(t *testing.T) {
 		t.Fatalf("N2001 = %v, want 0.85 × 0.82 × 0.9 × 0.6 × 0.64", n2001)
 	}
 
-	h.keys("x") // back to activation, focus still on the parameters
-	h.settle()
+	h.pickRetriever(activation.Name) // focus still on the parameters
 	exp = h.expSlot().id
 	h.keys("-") // MAX_DEPTH 5 → 4
 	if h.m.actRun().id != act+1 || h.expSlot().id != exp {
@@ -219,8 +233,7 @@ func TestStaleResultsDropped(t *testing.T) {
 	}
 
 	// A late event of activation's superseded run.
-	h.keys("x")
-	h.settle()
+	h.pickRetriever(activation.Name)
 	h.focusPane(focusParams)
 	h.keys("-")
 	h.settle()
@@ -232,8 +245,7 @@ func TestStaleResultsDropped(t *testing.T) {
 	}
 
 	// A context answer of an earlier read.
-	h.keys("x")
-	h.settle()
+	h.pickRetriever(expansion.Name)
 	h.selectHit("N2003")
 	seq := h.m.hitCtx.seq
 	h.send(hitContextMsg{seq: seq - 1, node: "N2003", found: true, hops: []expansion.ContextHop{{Type: "BOGUS"}}})

@@ -145,7 +145,7 @@ func (m *Model) statusView() string {
 // paramsTitle names the parameters pane after the chosen retriever.
 func (m *Model) paramsTitle() string {
 	if m.ranks() {
-		return "Parameters · expansion"
+		return "Parameters · " + m.retriever
 	}
 	return "Thresholds"
 }
@@ -167,7 +167,7 @@ func (m *Model) treeTitle() string {
 	var parts []string
 	parts = append(parts, "Results")
 	if m.ranks() {
-		parts = append(parts, "expansion")
+		parts = append(parts, m.retriever)
 		if s := m.slot(); s.started {
 			parts = append(parts, fmt.Sprintf("run %d", s.id))
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
 // focus names the pane that receives keys.
@@ -117,10 +118,13 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	m := &Model{
 		ctx: ctx, source: opts.Source, km: km, st: st, backend: opts.Backend, runOpts: opts.RunOptions, out: opts.Out, outDir: opts.OutDir, now: opts.Now,
 		notice: opts.Notice, held: heldFunc(opts.Backend),
-		seeds:     newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
-		tags:      newTagInput(ctx, km, st, opts.Source, opts.Tags),
-		params:    newParamsPanel(km, st, opts.Params),
-		rankers:   map[string]*rankParamsPanel{expansion.Name: newRankParamsPanel(km, st, newExpSet(opts.Expansion))},
+		seeds:  newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
+		tags:   newTagInput(ctx, km, st, opts.Source, opts.Tags),
+		params: newParamsPanel(km, st, opts.Params),
+		rankers: map[string]*rankParamsPanel{
+			expansion.Name: newRankParamsPanel(km, st, newExpSet(opts.Expansion)),
+			spreading.Name: newRankParamsPanel(km, st, newSpreadSet(opts.Spreading)),
+		},
 		ranked:    newRankPane(km, st),
 		retriever: opts.Retriever,
 		nb:        opts.Neighbourhood,

@@ -16,11 +16,12 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
 // Retrievers are the retrievers the explorer runs, in the order the
 // Retriever key cycles through them (the default first).
-var Retrievers = []string{activation.Name, expansion.Name}
+var Retrievers = []string{activation.Name, expansion.Name, spreading.Name}
 
 // Messages of a ranking retriever's run and of the detail's context read.
 type (
@@ -166,7 +167,7 @@ func (m *Model) syncHit() tea.Cmd {
 	cr, ok := s.params.(contextReader)
 	if !ok {
 		h := *m.detail.hit
-		h.loading = false
+		h.loading, h.noContext = false, true
 		m.detail.SetHit(&h)
 		return nil
 	}
@@ -438,11 +439,14 @@ func rankingStatus(st *Styles, s *runSlot) []string {
 // hitSubject is what the detail pane shows for a ranking's hit: the hit,
 // and its 1-hop context once read (loading until then).
 type hitSubject struct {
-	hit     retriever.Hit
-	loading bool
-	hops    []expansion.ContextHop
-	found   bool
-	err     string
+	hit retriever.Hit
+	// noContext: the retriever reads no 1-hop context (only the
+	// expansion does); its Detail is shown instead.
+	noContext bool
+	loading   bool
+	hops      []expansion.ContextHop
+	found     bool
+	err       string
 }
 
 // hitLines explains a hit, wrapped to width w: its score multiplied out
@@ -461,6 +465,15 @@ func hitLines(st *Styles, names *naming, s hitSubject, w int) []string {
 		out = append(out, wrap(st.Dim.Render("a seed, scored by its own R: no route")))
 	} else {
 		out = append(out, wrap(st.Key.Render("reached ")+render.HowReached(h)))
+	}
+	if s.noContext {
+		if len(h.Detail) > 0 {
+			out = append(out, "", st.Title.Render("How the retriever scored it"))
+			for _, f := range h.Detail {
+				out = append(out, wrap(st.Key.Render(textsafe.Escape(f.Name))+" "+render.FieldsText(retriever.Fields{{Name: "", Value: f.Value}})[1:]))
+			}
+		}
+		return append(out, propertyLines(st, wrap, h.Node)...)
 	}
 	out = append(out, "", st.Title.Render("Context: 1 hop around it")+st.Dim.Render(" (not part of the ranking)"))
 	switch {

@@ -21,6 +21,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/spreading"
 	"github.com/muesli/termenv"
 )
 
@@ -71,6 +72,9 @@ type Options struct {
 	// Expansion holds the typed expansion's starting parameters; the zero
 	// value means expansion.DefaultParams().
 	Expansion expansion.Params
+	// Spreading holds spreading activation's starting parameters; the zero
+	// value means spreading.DefaultParams().
+	Spreading spreading.Params
 	// Neighbourhood is the graph as every retriever but Activation Energy
 	// reads it (graph.Neighbourhood over the same source). Without it only
 	// Activation Energy can run.
@@ -110,6 +114,12 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	o.Expansion = o.Expansion.Clone()
+	if o.Spreading.Pulses == 0 && o.Spreading.Initial == "" {
+		o.Spreading = spreading.DefaultParams()
+	}
+	if err := o.Spreading.Validate(); err != nil {
+		return o, err
+	}
 	if o.MaxSeeds <= 0 {
 		o.MaxSeeds = 5
 	}

@@ -24,9 +24,6 @@ import (
 // Retrievers are the names --retriever takes, the default first.
 var Retrievers = []string{activation.Name, expansion.Name, spreading.Name}
 
-// uiRetrievers are the retrievers the explorer holds (memoria --retriever).
-var uiRetrievers = []string{activation.Name, expansion.Name}
-
 // typeWeights collects repeated --type-weight TYPE=X flags over the
 // default table.
 type typeWeights struct{ p *expansion.Params }
@@ -124,23 +121,33 @@ func (r *retrieverFlags) check(fs *flag.FlagSet, cmd string) error {
 	if err := refuseOthers(fs, cmd, r.name); err != nil {
 		return err
 	}
+	return r.finish(cmd, []string{r.name})
+}
+
+// finish checks the parameters of the retrievers named (the shared
+// --top-k set into each) and reads the query vector when spreading
+// activation is among them; errors start with cmd (none when "").
+func (r *retrieverFlags) finish(cmd string, names []string) error {
 	r.exp.TopK, r.spread.TopK = r.topK, r.topK
-	switch r.name {
-	case expansion.Name:
+	if cmd != "" {
+		cmd += ": "
+	}
+	if slices.Contains(names, expansion.Name) {
 		if e := r.exp.Validate(); e != nil {
-			return usageError{cmd + ": " + e.Error()}
+			return usageError{cmd + e.Error()}
 		}
-	case spreading.Name:
+	}
+	if slices.Contains(names, spreading.Name) {
 		if e := r.spread.Validate(); e != nil {
-			return usageError{cmd + ": " + e.Error()}
+			return usageError{cmd + e.Error()}
 		}
 		if r.queryVector != "" {
 			data, err := os.ReadFile(r.queryVector)
 			if err != nil {
-				return fmt.Errorf("%s: --query-vector: %w", cmd, err)
+				return fmt.Errorf("%s--query-vector: %w", cmd, err)
 			}
 			if r.spread.QueryVector, err = spreading.ParseQueryVector(data); err != nil {
-				return fmt.Errorf("%s: --query-vector %s: %w", cmd, textsafe.Escape(r.queryVector), err)
+				return fmt.Errorf("%s--query-vector %s: %w", cmd, textsafe.Escape(r.queryVector), err)
 			}
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever/activation"
-	"github.com/memoria-graph/memoria/retriever/spreading"
 	"github.com/memoria-graph/memoria/tui"
 )
 
@@ -129,36 +128,20 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		PinnedTags:    pinnedTags,
 		Retriever:     rf.name,
 		Expansion:     rf.exp,
+		Spreading:     rf.spread,
 		Neighbourhood: nb,
 	})
 }
 
-// checkUI checks --retriever and the expansion's flags for the explorer,
-// which holds Activation Energy and the expansion: the expansion's flags
-// set its starting parameters whichever of them it opens with, and the
-// thresholds are Activation Energy's as ever. Spreading activation and its
-// flags are explore's only.
+// checkUI checks --retriever and every retriever's flags for the explorer,
+// which holds them all: each retriever's flags set its starting parameters
+// whichever retriever it opens with (--top-k every ranking retriever's),
+// and the thresholds are Activation Energy's as ever.
 func (r *retrieverFlags) checkUI(fs *flag.FlagSet) error {
-	if r.name == spreading.Name {
-		return usagef("spreading activation is not in the explorer yet; run it with 'memoria explore --retriever spreading'")
+	if !slices.Contains(Retrievers, r.name) {
+		return usagef("unknown --retriever %q (want %s)", r.name, strings.Join(Retrievers, ", "))
 	}
-	if !slices.Contains(uiRetrievers, r.name) {
-		return usagef("unknown --retriever %q (want %s)", r.name, strings.Join(uiRetrievers, " or "))
-	}
-	var err error
-	fs.Visit(func(f *flag.Flag) {
-		if err == nil && !slices.Contains(expansionFlagNames, f.Name) && slices.Contains(spreadingFlagNames, f.Name) {
-			err = usagef("memoria: --%s is spreading activation's, which only 'memoria explore --retriever spreading' runs", f.Name)
-		}
-	})
-	if err != nil {
-		return err
-	}
-	r.exp.TopK = r.topK
-	if err := r.exp.Validate(); err != nil {
-		return usageError{"memoria: " + err.Error()}
-	}
-	return nil
+	return r.finish("", Retrievers)
 }
 
 // readExperiment reads an experiment file (internal/experiment), its errors

@@ -5,28 +5,35 @@ import (
 	"testing"
 )
 
-// TestUIRetrieverFlag: the explorer's --retriever takes activation or
-// expansion; any other name is a usage error (exit 2) naming the flag,
-// said before the terminal is looked for. The expansion's flags are
-// checked as explore checks them (H is 1 to 3), and a good --retriever
+// TestUIRetrieverFlag: the explorer's --retriever takes every retriever
+// (activation, expansion, spreading); any other name is a usage error
+// (exit 2) naming the flag, said before the terminal is looked for. Every
+// retriever's flags set its starting parameters whichever opens, checked
+// as explore checks them (H is 1 to 3, P 1 to 6), and a good --retriever
 // gets as far as the terminal check.
 func TestUIRetrieverFlag(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--retriever", "bogus"}, `unknown --retriever "bogus" (want activation or expansion)`},
+		{[]string{"--retriever", "bogus"}, `unknown --retriever "bogus" (want activation, expansion, spreading)`},
 		{[]string{"--retriever", "expansion", "--max-hops", "4"}, "max hops must be 1 to 3, got 4"},
 		{[]string{"--type-weight", "FIXES=2"}, `type weight of "FIXES" must be in [-1, 1], got 2`},
 		{[]string{"--retriever", "expansion", "--max-hops", "2"}, "the explorer needs a terminal"},
 		{[]string{"--retriever", "activation", "--max-hops", "2", "--max-depth", "3"}, "the explorer needs a terminal"},
-		{[]string{"--retriever", "spreading"}, "spreading activation is not in the explorer yet"},
-		{[]string{"--pulses", "3"}, "--pulses is spreading activation's"},
+		{[]string{"--retriever", "spreading", "--pulses", "3"}, "the explorer needs a terminal"},
+		{[]string{"--pulses", "7"}, "pulses must be 1 to 6, got 7"},
 		{[]string{"--retriever", "expansion", "--top-k", "0"}, "top k must be at least 1"},
 	} {
 		code, out, errs := run(t, c.args...)
 		if code != ExitUsage || out != "" || !strings.Contains(errs, c.want) {
 			t.Errorf("memoria %v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errs, c.want)
 		}
+	}
+	// A query vector that cannot be read is the file's fault (exit 1),
+	// named once.
+	code, _, errs := run(t, "--query-vector", "/nonexistent/q.json")
+	if code != 1 || errs != "memoria: --query-vector: open /nonexistent/q.json: no such file or directory\n" {
+		t.Errorf("--query-vector missing: exit %d, stderr %q", code, errs)
 	}
 }

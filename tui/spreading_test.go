@@ -1,0 +1,60 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/memoria-graph/memoria/retriever/spreading"
+)
+
+// TestSpreadingInTheExplorer: x twice picks spreading activation, which
+// runs for the seed the harness picked (N2006, R 0.85) with its defaults
+// (docs/RETRIEVERS.md, "Spreading activation", the demo graph's worked
+// example): N2006 first with A = 1.716037 and score 0.7 × 0.85 + 0.3 × 1 =
+// 0.895, then N2003 at 0.3 × 0.77294 / 1.716037 = 0.1351. Its panel lists
+// its seven parameters; stepping PULSES 2 → 3 re-runs spreading alone
+// (its run 2, the expansion's run left at 1) with P = 3, and typing
+// "score" into INITIAL sets it.
+func TestSpreadingInTheExplorer(t *testing.T) {
+	h := demoHarness(t)
+	h.pickRetriever(spreading.Name)
+	s := h.m.runs[spreading.Name]
+	h.waitFor("spreading's ranking", func() bool { return !s.loading && (s.ranking != nil || s.err != nil) })
+	h.settle()
+	if s.err != nil || len(s.ranking.Hits) < 2 {
+		t.Fatalf("spreading: %v %+v", s.err, s.ranking)
+	}
+	if a, b := s.ranking.Hits[0], s.ranking.Hits[1]; a.NodeID != "N2006" || !near(a.Score, 0.895) || b.NodeID != "N2003" || !near(b.Score, 0.3*0.77294/1.716037) {
+		t.Fatalf("hits %s %v, %s %v", a.NodeID, a.Score, b.NodeID, b.Score)
+	}
+	h.selectHit("N2003")
+	if d := hitDetailText(h); !strings.Contains(d, "How the retriever scored it") || !strings.Contains(d, "activation 0.7729") || strings.Contains(d, "Context") {
+		t.Errorf("N2003's detail:\n%s", d)
+	}
+	v := h.m.View()
+	for _, want := range []string{"Parameters · spreading", "Results · spreading", "PULSES P", "#1   0.895    N2006"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	exp := h.expSlot().id
+	h.focusPane(focusParams)
+	h.keys("+")
+	if s.id != 2 || h.expSlot().id != exp {
+		t.Fatalf("runs: spreading %d, expansion %d → %d", s.id, exp, h.expSlot().id)
+	}
+	h.waitFor("the re-run", func() bool { return !s.loading })
+	if p := s.params.(rowSet[spreading.Params]).p; p.Pulses != 3 {
+		t.Fatalf("ran with P %d", p.Pulses)
+	}
+	for range 6 {
+		h.keys("down")
+	}
+	h.keys("r", "backspace", "backspace", "backspace") // the input opens holding "one"
+	h.typeText("score")
+	h.keys("enter")
+	h.waitFor("the re-run", func() bool { return !s.loading })
+	if p := s.params.(rowSet[spreading.Params]).p; p.Initial != spreading.InitialScore || s.id != 3 {
+		t.Fatalf("INITIAL: %q (run %d)", p.Initial, s.id)
+	}
+}
