@@ -12,6 +12,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/ppr"
 )
 
 const exploreUsage = `Usage: memoria explore [source flags] --seed ID[=SCORE]... [options]
@@ -74,15 +75,15 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	}
 	if *format == "" {
 		*format = "json"
-		if rf.name == expansion.Name {
+		if rf.name != activation.Name {
 			*format = "ranking"
 		}
 	}
 	if !slices.Contains(formats, *format) {
 		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher, check, ranking)", *format)
 	}
-	if rf.name == expansion.Name && !slices.Contains(rankingFormats, *format) {
-		return usagef("explore: --format %s is Activation Energy's; --retriever expansion prints ranking, tree, d3, llm or cypher", *format)
+	if rf.name != activation.Name && !slices.Contains(rankingFormats, *format) {
+		return usagef("explore: --format %s is Activation Energy's; --retriever %s prints ranking, tree, d3, llm or cypher", *format, rf.name)
 	}
 	if !slices.Contains(render.CypherForms, render.CypherForm(*form)) {
 		return usagef("explore: unknown --cypher-form %q (want browser, shell or driver)", *form)
@@ -92,8 +93,11 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
-	if rf.name == expansion.Name {
+	switch rf.name {
+	case expansion.Name:
 		return runExpansion(ctx, source, retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}, rf.exp, *format, render.CypherForm(*form), env.Stdout)
+	case ppr.Name:
+		return runPPR(ctx, source, retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}, rf.ppr, *format, render.CypherForm(*form), env.Stdout)
 	}
 	if *trace && *format != "json" {
 		return usagef("explore: --trace needs --format json")

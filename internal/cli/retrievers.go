@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -16,10 +17,11 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/ppr"
 )
 
 // Retrievers are the names --retriever takes, the default first.
-var Retrievers = []string{activation.Name, expansion.Name}
+var Retrievers = []string{activation.Name, expansion.Name, ppr.Name}
 
 // typeWeights collects repeated --type-weight TYPE=X flags over the
 // default table.
@@ -36,10 +38,13 @@ func (t typeWeights) Set(v string) error {
 	return nil
 }
 
-// retrieverFlags are --retriever and the expansion's parameters.
+// retrieverFlags are --retriever and the expansion's and personalized
+// PageRank's parameters (--top-k is both's: it is read into exp and
+// copied to ppr).
 type retrieverFlags struct {
 	name string
 	exp  expansion.Params
+	ppr  ppr.Params
 }
 
 // expansionFlagNames are the flags that apply to the expansion only.
@@ -48,14 +53,25 @@ var expansionFlagNames = []string{"max-hops", "expansion-factor", "depth-decay",
 // activationFlagNames are the flags that apply to Activation Energy only.
 var activationFlagNames = []string{"max-depth", "min-activation", "tag-sim-floor", "max-branches", "near-misses", "trace", "cypher"}
 
+// pprFlagNames are the flags that apply to personalized PageRank only
+// (and --top-k, which the expansion has too).
+var pprFlagNames = []string{"damping", "epsilon", "top-k"}
+
+// ownFlags are each retriever's own flags: any other retriever refuses
+// them.
+var ownFlags = map[string][]string{activation.Name: activationFlagNames, expansion.Name: expansionFlagNames, ppr.Name: pprFlagNames}
+
 func (r *retrieverFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.name, "retriever", activation.Name, "the `retriever`: "+strings.Join(Retrievers, " or ")+" (docs/RETRIEVERS.md)")
 	r.exp = expansion.DefaultParams()
 	fs.IntVar(&r.exp.MaxHops, "max-hops", r.exp.MaxHops, "expansion: hops from the seeds `H` (1-3)")
 	fs.Float64Var(&r.exp.ExpansionFactor, "expansion-factor", r.exp.ExpansionFactor, "expansion: the factor `f` every expanded score is damped by, in (0, 1]")
 	fs.Float64Var(&r.exp.DepthDecay, "depth-decay", r.exp.DepthDecay, "expansion: the decay `δ` per hop, in (0, 1]")
-	fs.IntVar(&r.exp.TopK, "top-k", r.exp.TopK, "expansion: hits kept `K`")
+	fs.IntVar(&r.exp.TopK, "top-k", r.exp.TopK, "expansion, ppr: hits kept `K`")
 	fs.Var(typeWeights{&r.exp}, "type-weight", "expansion: weigh a relationship type, `TYPE=X` with X in [-1, 1] (0: not followed; repeatable)")
+	r.ppr = ppr.DefaultParams()
+	fs.Float64Var(&r.ppr.Damping, "damping", r.ppr.Damping, "ppr: the probability `d` of following a relationship rather than restart, in (0, 1)")
+	fs.Float64Var(&r.ppr.Epsilon, "epsilon", r.ppr.Epsilon, "ppr: push until every residual is below `ε` × the node's RELATES weight, in (0, 1)")
 }
 
 // check refuses a retriever it does not know and flags of the other
@@ -68,25 +84,31 @@ func (r *retrieverFlags) check(fs *flag.FlagSet, cmd string) error {
 	if !known {
 		return usagef("%s: unknown --retriever %q (want %s)", cmd, r.name, strings.Join(Retrievers, " or "))
 	}
-	other := expansionFlagNames
-	if r.name == expansion.Name {
-		other = activationFlagNames
-	}
 	var err error
 	fs.Visit(func(f *flag.Flag) {
-		for _, n := range other {
-			if f.Name == n && err == nil {
-				err = usagef("%s: --%s does not apply to --retriever %s", cmd, n, r.name)
+		if err != nil || slices.Contains(ownFlags[r.name], f.Name) {
+			return
+		}
+		for _, names := range ownFlags {
+			if slices.Contains(names, f.Name) {
+				err = usagef("%s: --%s does not apply to --retriever %s", cmd, f.Name, r.name)
+				return
 			}
 		}
 	})
 	if err != nil {
 		return err
 	}
-	if r.name == expansion.Name {
-		if e := r.exp.Validate(); e != nil {
-			return usageError{cmd + ": " + e.Error()}
-		}
+	r.ppr.TopK = r.exp.TopK
+	var e error
+	switch r.name {
+	case expansion.Name:
+		e = r.exp.Validate()
+	case ppr.Name:
+		e = r.ppr.Validate()
+	}
+	if e != nil {
+		return usageError{cmd + ": " + e.Error()}
 	}
 	return nil
 }
@@ -133,11 +155,26 @@ func printRanking(r retriever.Ranking, format string, form render.CypherForm, ou
 
 // runExpansion runs the expansion for explore and prints it.
 func runExpansion(ctx context.Context, src graph.Source, q retriever.Query, p expansion.Params, format string, form render.CypherForm, out io.Writer) error {
+	return runRanking(src, format, form, out, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
+		return expansion.Retrieve(ctx, nb, q, p)
+	})
+}
+
+// runPPR runs personalized PageRank for explore and prints it.
+func runPPR(ctx context.Context, src graph.Source, q retriever.Query, p ppr.Params, format string, form render.CypherForm, out io.Writer) error {
+	return runRanking(src, format, form, out, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
+		return ppr.Retrieve(ctx, nb, q, p)
+	})
+}
+
+// runRanking runs a ranking retriever over src's neighbourhood reads and
+// prints its ranking in format.
+func runRanking(src graph.Source, format string, form render.CypherForm, out io.Writer, retrieve func(graph.Neighbourhood) (retriever.Ranking, error)) error {
 	nb, err := neighbourhoodFor(src)
 	if err != nil {
 		return err
 	}
-	r, err := expansion.Retrieve(ctx, nb, q, p)
+	r, err := retrieve(nb)
 	if err != nil {
 		return err
 	}

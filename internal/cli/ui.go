@@ -137,8 +137,11 @@ func runUI(ctx context.Context, args []string, env Env) error {
 // parameters whichever retriever it opens with, and the thresholds are
 // Activation Energy's as ever.
 func (r *retrieverFlags) checkUI() error {
-	if !slices.Contains(Retrievers, r.name) {
-		return usagef("unknown --retriever %q (want %s)", r.name, strings.Join(Retrievers, " or "))
+	if !slices.Contains(tui.Retrievers, r.name) {
+		if slices.Contains(Retrievers, r.name) {
+			return usagef("the explorer does not run --retriever %s yet (memoria explore --retriever %s does)", r.name, r.name)
+		}
+		return usagef("unknown --retriever %q (want %s)", r.name, strings.Join(tui.Retrievers, " or "))
 	}
 	if err := r.exp.Validate(); err != nil {
 		return usageError{"memoria: " + err.Error()}
