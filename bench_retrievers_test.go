@@ -19,6 +19,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
@@ -29,7 +30,9 @@ import (
 // the 1M-RELATES benchmark graph plus 200,000 typed relationships, loaded
 // once (MEMORIA_BENCH_DATA=DIR keeps the database). After 5 s of warm-up
 // it reports each one's p50 over 15 runs and the ratios expansion /
-// activation (target, docs/PERFORMANCE.md: ≤ 2).
+// activation (target, docs/PERFORMANCE.md: ≤ 2); then personalized
+// PageRank's p50 over 5 runs, at its defaults and at ε 1e-4, and the
+// ratio ppr / activation (target ≤ 3).
 func BenchmarkNeo4jRetrievers1M(b *testing.B) {
 	const n, m, typed = 100_000, 1_000_000, 200_000
 	dir := os.Getenv("MEMORIA_BENCH_DATA")
@@ -90,8 +93,8 @@ func BenchmarkNeo4jRetrievers1M(b *testing.B) {
 		runActivation()
 		runExpansion(2)()
 	}
-	p50 := func(f func()) time.Duration {
-		ds := make([]time.Duration, 15)
+	p50n := func(n int, f func()) time.Duration {
+		ds := make([]time.Duration, n)
 		for i := range ds {
 			t0 := time.Now()
 			f()
@@ -100,6 +103,7 @@ func BenchmarkNeo4jRetrievers1M(b *testing.B) {
 		slices.Sort(ds)
 		return ds[len(ds)/2]
 	}
+	p50 := func(f func()) time.Duration { return p50n(15, f) }
 	act, e1, e2 := p50(runActivation), p50(runExpansion(1)), p50(runExpansion(2))
 	b.Logf("activation fast path p50 %v; expansion H=1 p50 %v (×%.2f), H=2 p50 %v (×%.2f)",
 		act.Round(time.Microsecond), e1.Round(time.Microsecond), float64(e1)/float64(act), e2.Round(time.Microsecond), float64(e2)/float64(act))
@@ -124,4 +128,31 @@ func BenchmarkNeo4jRetrievers1M(b *testing.B) {
 	b.ReportMetric(ms(e2), "expansion-h2-p50-ms")
 	b.ReportMetric(float64(e1)/float64(act), "h1/activation")
 	b.ReportMetric(float64(e2)/float64(act), "h2/activation")
+
+	// Personalized PageRank (defaults, and ε 1e-4), p50 of 5: a default
+	// run reads about 800,000 relationships (docs/PERFORMANCE.md).
+	var last retriever.Ranking
+	runPPR := func(eps float64) func() {
+		p := ppr.DefaultParams()
+		p.Epsilon = eps
+		return func() {
+			var err error
+			if last, err = ppr.Retrieve(ctx, nb, retriever.Query{Seeds: seeds, Tags: tags}, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, eps := range []float64{1e-6, 1e-4} {
+		d := p50n(5, runPPR(eps))
+		reads, _ := last.Stats.Get("reads")
+		rels, _ := last.Stats.Get("relationships_read")
+		b.Logf("ppr ε %g p50 %v (×%.2f): %v reads, %v relationships", eps, d.Round(time.Millisecond), float64(d)/float64(act), reads, rels)
+		name := "ppr-p50-ms"
+		if eps != 1e-6 {
+			name = "ppr-eps1e-4-p50-ms"
+		} else {
+			b.ReportMetric(float64(d)/float64(act), "ppr/activation")
+		}
+		b.ReportMetric(ms(d), name)
+	}
 }

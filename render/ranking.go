@@ -50,7 +50,8 @@ func fieldValue(v any) string {
 // Formula is a hit's score multiplied out: its terms' values joined by
 // " × " and " = " the score, all with Num: "0.95 × 1 × 0.6 × 0.8 = 0.456".
 // Named is the same with each value named: "R(A) 0.95 × FIXES 1 × f 0.6 ×
-// δ^1 0.8 = 0.456" (names escaped, ids with DisplayID).
+// δ^1 0.8 = 0.456" (names escaped, ids with DisplayID). A hit whose terms
+// add up (TermsAdd) joins them by " + ".
 func Formula(h retriever.Hit) (plain, named string) {
 	vals := make([]string, len(h.Terms))
 	names := make([]string, len(h.Terms))
@@ -59,13 +60,20 @@ func Formula(h retriever.Hit) (plain, named string) {
 		names[i] = termName(t.Name) + " " + Num(t.Value)
 	}
 	end := " = " + Num(h.Score)
-	return strings.Join(vals, " × ") + end, strings.Join(names, " × ") + end
+	op := " × "
+	if h.TermsAdd {
+		op = " + "
+	}
+	return strings.Join(vals, op) + end, strings.Join(names, op) + end
 }
 
-// termName escapes a term's name; "R(id)" shows the id with DisplayID.
+// termName escapes a term's name; "R(id)" and "share(id)" show the id with
+// DisplayID.
 func termName(name string) string {
-	if id, ok := strings.CutPrefix(name, "R("); ok && strings.HasSuffix(id, ")") {
-		return "R(" + DisplayID(strings.TrimSuffix(id, ")")) + ")"
+	for _, f := range []string{"R(", "share("} {
+		if id, ok := strings.CutPrefix(name, f); ok && strings.HasSuffix(id, ")") {
+			return f + DisplayID(strings.TrimSuffix(id, ")")) + ")"
+		}
 	}
 	return textsafe.Escape(name)
 }

@@ -3,6 +3,7 @@ package retriever
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -89,12 +90,16 @@ type Hit struct {
 	// Contradicting marks a hit reached through a negative hop: its score
 	// is negative.
 	Contradicting bool `json:"contradicting,omitempty"`
-	// Terms is the score multiplied out.
+	// Terms is the score multiplied out (summed, with TermsAdd).
 	Terms []Term `json:"terms"`
 	// Detail is what else a retriever says about the hit, named in its
 	// own terms (docs/RETRIEVERS.md says what each retriever puts there);
 	// none when empty.
 	Detail Fields `json:"detail,omitempty"`
+	// TermsAdd says the score is the sum of Terms, in order, rather than
+	// their product (a retriever whose score is a sum of parts, as
+	// personalized PageRank's seeds' shares).
+	TermsAdd bool `json:"terms_add,omitempty"`
 	// Node is the node itself, for front ends.
 	Node graph.Node `json:"-"`
 }
@@ -185,4 +190,42 @@ func Rank(hits []Hit, k int) (kept, cut []Hit) {
 		return hits[:k:k], hits[k:]
 	}
 	return hits, nil
+}
+
+// Retrieve is what a ranking retriever's entry point does around its
+// work: it checks the query and the parameters, then runs fn with a
+// Reader over one read of nb (fn may run again after a transient failure,
+// so it starts afresh each time).
+func Retrieve(ctx context.Context, nb graph.Neighbourhood, q Query, params interface{ Validate() error }, fn func(graph.Reader) (Ranking, error)) (Ranking, error) {
+	if err := q.Validate(); err != nil {
+		return Ranking{}, err
+	}
+	if err := params.Validate(); err != nil {
+		return Ranking{}, err
+	}
+	var out Ranking
+	err := nb.Read(ctx, func(r graph.Reader) error {
+		var err error
+		out, err = fn(r)
+		return err
+	})
+	return out, err
+}
+
+// FindSeeds looks the seeds up with one Reader.Nodes and returns the
+// nodes found by id.
+func FindSeeds(ctx context.Context, r graph.Reader, seeds []Seed) (map[string]graph.NodeRef, error) {
+	ids := make([]string, len(seeds))
+	for i, s := range seeds {
+		ids[i] = s.NodeID
+	}
+	found, err := r.Nodes(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]graph.NodeRef, len(found))
+	for _, f := range found {
+		byID[f.Node.ID] = f
+	}
+	return byID, nil
 }

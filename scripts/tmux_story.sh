@@ -142,6 +142,16 @@ wait_for 'MAX_HOPS H +‹ 2 › 1–3'
 wait_for '0.2834   N2001 AgentAction  seed N2006  from N2006 -\[RELATES' # 1 × 0.82 × 0.9 × 0.6 × 0.8²
 wait_gone 'expanded_count=5 '
 
+step "x: spreading activation ranks N2006 first (0.7 × R 1 + 0.3 × 1) and N2003 at 0.3 × 0.77294 / 1.716037"
+text "x"
+wait_for 'Parameters · spreading'
+wait_for '#2   0.1351   N2003 AgentAnswer'
+
+step "x: personalized PageRank keeps most mass on the seed, its neighbours by weight"
+text "x"
+wait_for 'Parameters · ppr'
+wait_for '#2 .* N2003 AgentAnswer'
+
 step "x again: activation's tree is back as it was"
 text "x"
 wait_for 'Thresholds'

@@ -16,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
@@ -124,6 +125,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		rankers: map[string]*rankParamsPanel{
 			expansion.Name: newRankParamsPanel(km, st, newExpSet(opts.Expansion)),
 			spreading.Name: newRankParamsPanel(km, st, newSpreadSet(opts.Spreading)),
+			ppr.Name:       newRankParamsPanel(km, st, newPPRSet(opts.PPR)),
 		},
 		ranked:    newRankPane(km, st),
 		retriever: opts.Retriever,

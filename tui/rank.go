@@ -16,12 +16,13 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
 // Retrievers are the retrievers the explorer runs, in the order the
 // Retriever key cycles through them (the default first).
-var Retrievers = []string{activation.Name, expansion.Name, spreading.Name}
+var Retrievers = []string{activation.Name, expansion.Name, spreading.Name, ppr.Name}
 
 // Messages of a ranking retriever's run and of the detail's context read.
 type (

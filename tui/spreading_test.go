@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
@@ -56,5 +57,43 @@ func TestSpreadingInTheExplorer(t *testing.T) {
 	h.waitFor("the re-run", func() bool { return !s.loading })
 	if p := s.params.(rowSet[spreading.Params]).p; p.Initial != spreading.InitialScore || s.id != 3 {
 		t.Fatalf("INITIAL: %q (run %d)", p.Initial, s.id)
+	}
+}
+
+// TestPPRInTheExplorer: x three times picks personalized PageRank, which
+// runs for N2006 (the restart distribution all on it) with d 0.5, ε 1e-6:
+// the seed ranks first (at least 1 − d = 0.5 of the mass stays there),
+// then its four RELATES neighbours by weight (N2003 0.82, N2004 0.58, N2007
+// 0.5, N2005 0.45, docs/RETRIEVERS.md's demo example); each hit's terms
+// add up (share(N2006)). Stepping EPSILON up once makes it 1e-5 and
+// re-runs ppr alone.
+func TestPPRInTheExplorer(t *testing.T) {
+	h := demoHarness(t)
+	h.pickRetriever(ppr.Name)
+	s := h.m.runs[ppr.Name]
+	h.waitFor("ppr's ranking", func() bool { return !s.loading && (s.ranking != nil || s.err != nil) })
+	h.settle()
+	if s.err != nil || len(s.ranking.Hits) < 5 {
+		t.Fatalf("ppr: %v %+v", s.err, s.ranking)
+	}
+	var ids []string
+	for _, hit := range s.ranking.Hits[:5] {
+		ids = append(ids, hit.NodeID)
+	}
+	if strings.Join(ids, " ") != "N2006 N2003 N2004 N2007 N2005" || s.ranking.Hits[0].Score < 0.5 || !s.ranking.Hits[1].TermsAdd {
+		t.Fatalf("hits %v (%v)", ids, s.ranking.Hits[0].Score)
+	}
+	if v := h.m.View(); !strings.Contains(v, "Parameters · ppr") || !strings.Contains(v, "EPSILON ε") {
+		t.Errorf("view:\n%s", v)
+	}
+	spread := h.m.runs[spreading.Name].id
+	h.focusPane(focusParams)
+	h.keys("down", "+")
+	if s.id != 2 || h.m.runs[spreading.Name].id != spread {
+		t.Fatalf("runs: ppr %d, spreading %d → %d", s.id, spread, h.m.runs[spreading.Name].id)
+	}
+	h.waitFor("the re-run", func() bool { return !s.loading })
+	if p := s.params.(rowSet[ppr.Params]).p; p.Epsilon != 1e-5 {
+		t.Fatalf("ran with ε %v", p.Epsilon)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 	"github.com/muesli/termenv"
 )
@@ -75,6 +76,9 @@ type Options struct {
 	// Spreading holds spreading activation's starting parameters; the zero
 	// value means spreading.DefaultParams().
 	Spreading spreading.Params
+	// PPR holds personalized PageRank's starting parameters; the zero
+	// value means ppr.DefaultParams().
+	PPR ppr.Params
 	// Neighbourhood is the graph as every retriever but Activation Energy
 	// reads it (graph.Neighbourhood over the same source). Without it only
 	// Activation Energy can run.
@@ -118,6 +122,12 @@ func (o Options) withDefaults() (Options, error) {
 		o.Spreading = spreading.DefaultParams()
 	}
 	if err := o.Spreading.Validate(); err != nil {
+		return o, err
+	}
+	if o.PPR == (ppr.Params{}) {
+		o.PPR = ppr.DefaultParams()
+	}
+	if err := o.PPR.Validate(); err != nil {
 		return o, err
 	}
 	if o.MaxSeeds <= 0 {

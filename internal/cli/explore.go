@@ -13,6 +13,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
@@ -106,6 +107,11 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	case spreading.Name:
 		return runRanking(ctx, source, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
 			return spreading.Retrieve(ctx, nb, rq, rf.spread)
+		},
+			*format, render.CypherForm(*form), env.Stdout)
+	case ppr.Name:
+		return runRanking(ctx, source, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
+			return ppr.Retrieve(ctx, nb, rq, rf.ppr)
 		},
 			*format, render.CypherForm(*form), env.Stdout)
 	}

@@ -18,11 +18,12 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
 // Retrievers are the names --retriever takes, the default first.
-var Retrievers = []string{activation.Name, expansion.Name, spreading.Name}
+var Retrievers = []string{activation.Name, expansion.Name, spreading.Name, ppr.Name}
 
 // typeWeights collects repeated --type-weight TYPE=X flags over the
 // default table.
@@ -43,9 +44,10 @@ func (t typeWeights) Set(v string) error {
 // other than Activation Energy.
 type retrieverFlags struct {
 	name   string
-	topK   int // --top-k, shared by the expansion and spreading activation
+	topK   int // --top-k, shared by every ranking retriever
 	exp    expansion.Params
 	spread spreading.Params
+	ppr    ppr.Params
 	// queryVector is --query-vector's file, read by check into
 	// spread.QueryVector.
 	queryVector string
@@ -61,12 +63,17 @@ var activationFlagNames = []string{"max-depth", "min-activation", "tag-sim-floor
 // (--top-k to the expansion too).
 var spreadingFlagNames = []string{"pulses", "decay", "threshold", "alpha", "entity-penalty-above", "top-k", "initial", "query-vector"}
 
+// pprFlagNames are the flags that apply to personalized PageRank (--top-k
+// to the other ranking retrievers too).
+var pprFlagNames = []string{"damping", "epsilon", "top-k"}
+
 // ownFlags are, per retriever, the flags that apply to it; a flag listed
 // for some retrievers is refused with the others.
 var ownFlags = map[string][]string{
 	activation.Name: activationFlagNames,
 	expansion.Name:  expansionFlagNames,
 	spreading.Name:  spreadingFlagNames,
+	ppr.Name:        pprFlagNames,
 }
 
 func (r *retrieverFlags) register(fs *flag.FlagSet) {
@@ -76,7 +83,7 @@ func (r *retrieverFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.exp.MaxHops, "max-hops", r.exp.MaxHops, "expansion: hops from the seeds `H` (1-3)")
 	fs.Float64Var(&r.exp.ExpansionFactor, "expansion-factor", r.exp.ExpansionFactor, "expansion: the factor `f` every expanded score is damped by, in (0, 1]")
 	fs.Float64Var(&r.exp.DepthDecay, "depth-decay", r.exp.DepthDecay, "expansion: the decay `δ` per hop, in (0, 1]")
-	fs.IntVar(&r.topK, "top-k", r.exp.TopK, "expansion, spreading: hits kept `K`")
+	fs.IntVar(&r.topK, "top-k", r.exp.TopK, "expansion, spreading, ppr: hits kept `K`")
 	fs.Var(typeWeights{&r.exp}, "type-weight", "expansion: weigh a relationship type, `TYPE=X` with X in [-1, 1] (0: not followed; repeatable)")
 	fs.IntVar(&r.spread.Pulses, "pulses", r.spread.Pulses, "spreading: pulses `P` (1-6)")
 	fs.Float64Var(&r.spread.Decay, "decay", r.spread.Decay, "spreading: the decay `D` each relationship passes activation with, in (0, 1]")
@@ -91,6 +98,9 @@ func (r *retrieverFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&r.queryVector, "query-vector", "", "spreading: a JSON array of numbers in `FILE`, the query's embedding (semantic similarity)")
+	r.ppr = ppr.DefaultParams()
+	fs.Float64Var(&r.ppr.Damping, "damping", r.ppr.Damping, "ppr: the probability `d` of following a relationship rather than restart, in (0, 1)")
+	fs.Float64Var(&r.ppr.Epsilon, "epsilon", r.ppr.Epsilon, "ppr: push until every residual is below `ε` × the node's RELATES weight, in (0, 1)")
 }
 
 // refuseOthers refuses every flag set on fs that belongs to other
@@ -128,12 +138,17 @@ func (r *retrieverFlags) check(fs *flag.FlagSet, cmd string) error {
 // --top-k set into each) and reads the query vector when spreading
 // activation is among them; errors start with cmd (none when "").
 func (r *retrieverFlags) finish(cmd string, names []string) error {
-	r.exp.TopK, r.spread.TopK = r.topK, r.topK
+	r.exp.TopK, r.spread.TopK, r.ppr.TopK = r.topK, r.topK, r.topK
 	if cmd != "" {
 		cmd += ": "
 	}
 	if slices.Contains(names, expansion.Name) {
 		if e := r.exp.Validate(); e != nil {
+			return usageError{cmd + e.Error()}
+		}
+	}
+	if slices.Contains(names, ppr.Name) {
+		if e := r.ppr.Validate(); e != nil {
 			return usageError{cmd + e.Error()}
 		}
 	}

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/internal/testkit/naiveppr"
 )
 
 // rankingOut is the part of --format ranking the tests read.
@@ -25,6 +28,10 @@ type rankingOut struct {
 			Type   string  `json:"type"`
 			Factor float64 `json:"factor"`
 		} `json:"route"`
+		Terms []struct {
+			Name  string  `json:"name"`
+			Value float64 `json:"value"`
+		} `json:"terms"`
 	} `json:"hits"`
 	Stats map[string]any `json:"stats"`
 }
@@ -188,5 +195,78 @@ func TestExploreSpreadingFlags(t *testing.T) {
 		if code != 1 || !strings.Contains(errs, c.want) {
 			t.Errorf("%s: exit %d, stderr %q, want 1 and %q", c.file, code, errs, c.want)
 		}
+	}
+}
+
+// TestExplorePPR: personalized PageRank on the demo graph from N2006
+// (R 0.85, so p(N2006) = 1), defaults d = 0.5, ε = 1e-6, --top-k 6.
+// N2006's RELATES relationships weigh 0.82 (N2003), 0.58 (N2004), 0.5
+// (N2007) and 0.45 (N2005): W = 2.35, so the hop to N2003 carries 0.5 ×
+// 0.82 / 2.35 = 0.17447 of what N2006 pushes (its MENTIONS relationship is
+// not walked). The seed ranks first, then its four neighbours by weight,
+// each within the residual mass below the global power iteration
+// (internal/testkit/naiveppr) over the same file; every hit's one term is
+// share(N2006), equal to its score.
+func TestExplorePPR(t *testing.T) {
+	code, out, errs := run(t, "explore", "--retriever", "ppr", "--seed", "N2006=0.85", "--top-k", "6")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r := decodeRanking(t, out)
+	g, err := apoc.ParseFile(filepath.Join("..", "..", "testdata", "demo.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := naiveppr.Run(g, []naiveppr.Seed{{ID: "N2006", R: 0.85}}, 0.5)
+	bound := r.Stats["residual_mass"].(float64)
+	var ids []string
+	for _, h := range r.Hits {
+		ids = append(ids, h.NodeID)
+		if pi := want.Pi[h.NodeID]; h.Score > pi+1e-12 || pi-h.Score > bound+1e-12 {
+			t.Errorf("%s: %v, power iteration %v, bound %v", h.NodeID, h.Score, pi, bound)
+		}
+	}
+	if r.Retriever != "ppr" || strings.Join(ids, " ") != "N2006 N2003 N2004 N2007 N2005 N2001" || bound > 1e-4 {
+		t.Fatalf("ranking %v, residual %v", ids, bound)
+	}
+	if h := r.Hits[1]; h.Origin != "expanded" || len(h.Route) != 1 || math.Abs(h.Route[0].Factor-0.5*0.82/2.35) > 1e-15 {
+		t.Errorf("N2003: %+v", h)
+	}
+	if !strings.Contains(out, `"terms":[{"name":"share(N2006)","value":`) || !strings.Contains(out, `"terms_add":true`) {
+		t.Errorf("terms: %s", out)
+	}
+	code, out, _ = run(t, "explore", "--retriever", "ppr", "--seed", "N2006=0.85", "--format", "llm", "--damping", "0.85", "--epsilon", "1e-4", "--top-k", "2")
+	if code != 0 || !strings.HasPrefix(out, "1. ") || !strings.Contains(out, "2. ") || strings.Contains(out, "3. ") {
+		t.Errorf("llm (exit %d):\n%s", code, out)
+	}
+}
+
+// TestExplorePPRFlags: each retriever refuses the others' flags, and ppr
+// its parameters out of range; the explorer does not run ppr yet.
+func TestExplorePPRFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--retriever", "ppr", "--max-hops", "2"}, "--max-hops does not apply to --retriever ppr"},
+		{[]string{"--retriever", "ppr", "--min-activation", "0.1"}, "--min-activation does not apply to --retriever ppr"},
+		{[]string{"--damping", "0.5"}, "--damping does not apply to --retriever activation"},
+		{[]string{"--retriever", "expansion", "--epsilon", "0.001"}, "--epsilon does not apply to --retriever expansion"},
+		{[]string{"--retriever", "ppr", "--damping", "1"}, "damping must be in (0, 1), got 1"},
+		{[]string{"--retriever", "ppr", "--epsilon", "0"}, "epsilon must be in (0, 1), got 0"},
+		{[]string{"--retriever", "ppr", "--top-k", "0"}, "top k must be at least 1"},
+		{[]string{"--retriever", "ppr", "--format", "check"}, "--format check is Activation Energy's; --retriever ppr prints"},
+	} {
+		code, _, errs := run(t, append([]string{"explore", "--seed", "N2006"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, errs, c.want)
+		}
+	}
+	// The explorer takes ppr and checks its flags as explore does.
+	if code, _, errs := run(t, "--retriever", "ppr", "--damping", "0.3"); code != 2 || !strings.Contains(errs, "the explorer needs a terminal") {
+		t.Errorf("ui: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := run(t, "--retriever", "ppr", "--epsilon", "2"); code != 2 || !strings.Contains(errs, "epsilon must be in (0, 1), got 2") {
+		t.Errorf("ui, bad epsilon: exit %d, stderr %q", code, errs)
 	}
 }

@@ -129,6 +129,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		Retriever:     rf.name,
 		Expansion:     rf.exp,
 		Spreading:     rf.spread,
+		PPR:           rf.ppr,
 		Neighbourhood: nb,
 	})
 }

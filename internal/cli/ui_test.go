@@ -6,7 +6,7 @@ import (
 )
 
 // TestUIRetrieverFlag: the explorer's --retriever takes every retriever
-// (activation, expansion, spreading); any other name is a usage error
+// (activation, expansion, spreading, ppr); any other name is a usage error
 // (exit 2) naming the flag, said before the terminal is looked for. Every
 // retriever's flags set its starting parameters whichever opens, checked
 // as explore checks them (H is 1 to 3, P 1 to 6), and a good --retriever
@@ -16,7 +16,7 @@ func TestUIRetrieverFlag(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--retriever", "bogus"}, `unknown --retriever "bogus" (want activation, expansion, spreading)`},
+		{[]string{"--retriever", "bogus"}, `unknown --retriever "bogus" (want activation, expansion, spreading, ppr)`},
 		{[]string{"--retriever", "expansion", "--max-hops", "4"}, "max hops must be 1 to 3, got 4"},
 		{[]string{"--type-weight", "FIXES=2"}, `type weight of "FIXES" must be in [-1, 1], got 2`},
 		{[]string{"--retriever", "expansion", "--max-hops", "2"}, "the explorer needs a terminal"},

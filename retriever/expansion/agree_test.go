@@ -24,19 +24,7 @@ type randomCase struct {
 func newRandomCase(r *rand.Rand) randomCase {
 	g := randgraph.Generate(r, randgraph.Random(r, 20, 120))
 	randgraph.AddTyped(r, g, 1.5*r.Float64())
-	var ids []string
-	for _, n := range g.Nodes {
-		if id, ok := n.Properties["id"].(string); ok {
-			ids = append(ids, id)
-		}
-	}
-	var q retriever.Query
-	for _, i := range r.Perm(len(ids))[:1+r.Intn(min(5, len(ids)))] {
-		q.Seeds = append(q.Seeds, retriever.Seed{NodeID: ids[i], Score: []float64{1, 0.9, 0.5, 0.25, 0.1}[r.Intn(5)]})
-	}
-	if r.Intn(4) == 0 {
-		q.Seeds = append(q.Seeds, retriever.Seed{NodeID: "absent", Score: 0.7})
-	}
+	q := retriever.Query{Seeds: randgraph.Seeds(r, g)}
 	p := expansion.DefaultParams()
 	p.MaxHops = 1 + r.Intn(3)
 	p.ExpansionFactor = []float64{0.6, 1, 0.5}[r.Intn(3)]

@@ -55,37 +55,17 @@ type reach struct {
 // not used. A seed not in the graph is reported not found and expands
 // nothing.
 func Retrieve(ctx context.Context, nb graph.Neighbourhood, q retriever.Query, p Params) (retriever.Ranking, error) {
-	if err := q.Validate(); err != nil {
-		return retriever.Ranking{}, err
-	}
-	if err := p.Validate(); err != nil {
-		return retriever.Ranking{}, err
-	}
-	var out retriever.Ranking
-	err := nb.Read(ctx, func(r graph.Reader) error {
-		var err error
-		out, err = retrieve(ctx, r, q, p)
-		return err
-	})
-	return out, err
+	return retriever.Retrieve(ctx, nb, q, p, func(r graph.Reader) (retriever.Ranking, error) { return retrieve(ctx, r, q, p) })
 }
 
 func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) (retriever.Ranking, error) {
-	ids := make([]string, len(q.Seeds))
-	for i, s := range q.Seeds {
-		ids[i] = s.NodeID
-	}
-	found, err := r.Nodes(ctx, ids)
+	seedRef, err := retriever.FindSeeds(ctx, r, q.Seeds)
 	if err != nil {
 		return retriever.Ranking{}, err
 	}
-	seedRef := make(map[string]graph.NodeRef, len(found))
-	for _, f := range found {
-		seedRef[f.Node.ID] = f
-	}
 	score := make(map[string]float64, len(q.Seeds))
 	seeds := make([]retriever.SeedStatus, len(q.Seeds))
-	layer0 := make(map[string]reach, len(found))
+	layer0 := make(map[string]reach, len(seedRef))
 	for i, s := range q.Seeds {
 		ref, ok := seedRef[s.NodeID]
 		seeds[i] = retriever.SeedStatus{NodeID: s.NodeID, Score: s.Score, Found: ok}

@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -280,4 +281,38 @@ func HasScan(ops []string) bool {
 		}
 	}
 	return false
+}
+
+// Sent is one query a neighbourhood read sent, as its trace gives it.
+type Sent struct {
+	Query  string
+	Params map[string]any
+}
+
+// NeighbourhoodPlans EXPLAINs every query of sent on d, failing the test
+// when one plans a scan (Scans) or is the scan fallback
+// (neo4jdb.NodesScanQuery), and counts them: Around queries, seed lookups
+// and Details queries. As a control it checks that the scan fallback's
+// query does plan an AllNodesScan (the check can fail).
+func NeighbourhoodPlans(t testing.TB, d neo4j.DriverWithContext, sent []Sent) (around, lookups, details int) {
+	t.Helper()
+	for _, s := range sent {
+		switch s.Query {
+		case neo4jdb.AroundQuery:
+			around++
+		case neo4jdb.NodeDetailsQuery, neo4jdb.RelDetailsQuery:
+			details++
+		case neo4jdb.NodesScanQuery:
+			t.Errorf("the scan fallback ran for %v", s.Params)
+		default:
+			lookups++
+		}
+		if ops := PlanOperators(t, d, s.Query, s.Params); HasScan(ops) {
+			t.Errorf("%s plans a scan: %v", s.Query, ops)
+		}
+	}
+	if ops := PlanOperators(t, d, neo4jdb.NodesScanQuery, map[string]any{"ids": []string{"N2006"}}); !slices.Contains(ops, "AllNodesScan") {
+		t.Errorf("control: the scan query plans %v", ops)
+	}
+	return around, lookups, details
 }

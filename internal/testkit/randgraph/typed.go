@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/retriever"
 )
 
 // Types are the relationship types AddTyped draws from: the typed
@@ -75,4 +76,24 @@ func ScaleTyped(n, m, typed int, hubPower float64, seed uint64) []byte {
 		b = appendEnds(b, a, c)
 	}
 	return b
+}
+
+// Seeds draws a query's seeds for g: 1 to 5 of its nodes with an id, each
+// scored from {1, 0.9, 0.5, 0.25, 0.1}, and, one time in four, a seed
+// "absent" (0.7) that is not in the graph.
+func Seeds(r *rand.Rand, g *apoc.Graph) []retriever.Seed {
+	var ids []string
+	for _, n := range g.Nodes {
+		if id, ok := n.Properties["id"].(string); ok {
+			ids = append(ids, id)
+		}
+	}
+	var seeds []retriever.Seed
+	for _, i := range r.Perm(len(ids))[:1+r.Intn(min(5, len(ids)))] {
+		seeds = append(seeds, retriever.Seed{NodeID: ids[i], Score: []float64{1, 0.9, 0.5, 0.25, 0.1}[r.Intn(5)]})
+	}
+	if r.Intn(4) == 0 {
+		seeds = append(seeds, retriever.Seed{NodeID: "absent", Score: 0.7})
+	}
+	return seeds
 }

@@ -1,0 +1,116 @@
+package ppr_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/graph/neo4jload"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/ppr"
+)
+
+// Tests on the shared server run one after another: they replace its data.
+func TestMain(m *testing.M) { neo4jtest.Main(m) }
+
+var fx = neo4jfix.New(func(ctx context.Context, src *neo4jdb.Source, g *apoc.Graph) (neo4jload.LoadStats, error) {
+	return neo4jload.Load(ctx, src, g, neo4jload.LoadOptions{Wipe: true})
+})
+
+// sameRanking compares two rankings field by field: hits (ids, scores to
+// the bit, ranks, seeds, origins, terms, routes' ends, types, weights and
+// factors) and statistics.
+func sameRanking(t *testing.T, label string, a, b retriever.Ranking) {
+	t.Helper()
+	if fmt.Sprint(a.Stats) != fmt.Sprint(b.Stats) || fmt.Sprint(a.Seeds) != fmt.Sprint(b.Seeds) {
+		t.Fatalf("%s: stats %v / %v, seeds %v / %v", label, a.Stats, b.Stats, a.Seeds, b.Seeds)
+	}
+	if len(a.Hits) != len(b.Hits) {
+		t.Fatalf("%s: %d hits on Neo4j, %d embedded", label, len(a.Hits), len(b.Hits))
+	}
+	for i := range a.Hits {
+		x, y := a.Hits[i], b.Hits[i]
+		if x.NodeID != y.NodeID || x.Score != y.Score || x.Rank != y.Rank || x.Seed != y.Seed || x.Origin != y.Origin ||
+			fmt.Sprint(x.Terms) != fmt.Sprint(y.Terms) || len(x.Route) != len(y.Route) {
+			t.Fatalf("%s: hit %d: Neo4j %+v, embedded %+v", label, i+1, x, y)
+		}
+		for j := range x.Route {
+			p, q := x.Route[j], y.Route[j]
+			if p.From != q.From || p.To != q.To || p.Type != q.Type || p.Weight != q.Weight || p.Factor != q.Factor {
+				t.Fatalf("%s: %s's hop %d: Neo4j %+v, embedded %+v", label, x.NodeID, j, p, q)
+			}
+		}
+	}
+}
+
+// TestEnginesAgreeOnPPR: on 20 random graphs (randgraph with AddTyped:
+// hubs, parallel and identical parallel relationships, self-loops, nodes
+// without ids, missing and integer weights, typed relationships the walk
+// ignores), loaded into Neo4j and into the embedded engine from the same
+// apoc.Graph, three random runs each (d, ε, K, seeds) rank exactly alike
+// on both engines, scores and shares to the bit, with the same
+// statistics (so the same pushes, rounds and reads), and within the error
+// bound of the power iteration (internal/testkit/naiveppr).
+func TestEnginesAgreeOnPPR(t *testing.T) {
+	for i := range 20 {
+		r := rand.New(rand.NewSource(int64(7000 + i)))
+		c := newRandomCase(r)
+		src := fx.Graph(t, c.g)
+		nb := neo4jdb.NewNeighbourhood(src)
+		mem, err := inmem.New(c.g, "random")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for run := range 3 {
+			if run > 0 {
+				c.query, c.p = randomQuery(r, c.g), randomParams(r)
+			}
+			label := fmt.Sprintf("graph %d run %d (%+v)", i, run, c.p)
+			got1, err := ppr.Retrieve(context.Background(), nb, c.query, c.p)
+			if err != nil {
+				t.Fatalf("%s: Neo4j: %v", label, err)
+			}
+			got2, err := ppr.Retrieve(context.Background(), mem, c.query, c.p)
+			if err != nil {
+				t.Fatalf("%s: embedded: %v", label, err)
+			}
+			sameRanking(t, label, got1, got2)
+			agreeWithNaive(t, label, got1, c.naive())
+		}
+	}
+}
+
+// TestNeighbourhoodPlans: personalized PageRank of the demo graph's
+// scenario A seed N2006 and four more seeds (ε 1e-4, so that it ends in a
+// few rounds) sends one seed lookup, one Around query per round that
+// reads, one for the routes, and one Details query each for the shown
+// nodes and relationships; EXPLAIN shows no AllNodesScan or
+// NodeByLabelScan in any of them. The Around queries are counted against
+// the run's own "reads" statistic.
+func TestNeighbourhoodPlans(t *testing.T) {
+	g := neo4jfix.DemoGraph(t)
+	var queries []neo4jfix.Sent
+	d := fx.Driver(t)
+	fx.Load(t, d, g)
+	nb := neo4jdb.NewNeighbourhood(neo4jdb.NewSource(d, "", ""))
+	nb.SetTrace(func(q string, p map[string]any) { queries = append(queries, neo4jfix.Sent{Query: q, Params: p}) })
+	p := ppr.DefaultParams()
+	p.Epsilon = 1e-4
+	q := retriever.Query{Seeds: []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "T3000", Score: 0.9},
+		{NodeID: "T4001", Score: 0.5}, {NodeID: "N2010", Score: 0.4}, {NodeID: "N2001", Score: 0.3}}}
+	res, err := ppr.Retrieve(context.Background(), nb, q, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	around, lookups, details := neo4jfix.NeighbourhoodPlans(t, d, queries)
+	reads, _ := res.Stats.Get("reads")
+	if around != reads.(int) || around < 2 || lookups != 1 || details < 1 || details > 2 {
+		t.Errorf("%d Around queries (stats: %v reads), %d lookups and %d details", around, reads, lookups, details)
+	}
+}
