@@ -43,6 +43,7 @@ var allowedImports = map[string][]string{
 	"internal/testkit/naive":       {"graph", "graph/apoc", "retriever", "retriever/activation"},
 	"internal/testkit/randgraph":   {"graph/apoc", "retriever"},
 	"internal/testkit/naiveexp":    {"graph", "graph/apoc"},
+	"internal/testkit/tinygraph":   {"graph/apoc", "graph/inmem", "retriever"},
 	"internal/testkit/naivespread": {"graph/apoc"},
 	"internal/testkit/naiveppr":    {"graph/apoc"},
 	"internal/testkit/scale1m":     {"graph/inmem", "internal/testkit/randgraph", "retriever"},

@@ -119,8 +119,9 @@ func expansionArgs(base []string) []string {
 // its defaults, the file's load included: `explore`, the default
 // min-activation `sweep` (the explorer's s), a `--from 0.001 --to 0.05
 // --steps 100` sweep (breakpoints included), `explore --retriever
-// expansion` at its default H = 1 and at H = 2, and `why` on nodes 1, 3 and
-// 5 hops from the nearest seed. Each iteration runs them all, so every
+// expansion` at its default H = 1 and at H = 2, `--retriever spreading`
+// and `--retriever ppr` at their defaults, `stats`, and `why` on nodes 1, 3
+// and 5 hops from the nearest seed. Each iteration runs them all, so every
 // ratio compares runs of the same minutes. Reported per command: wall
 // time (ms), peak RSS (MB, the kernel's maxrss of the child), and the
 // ratio of each to explore's. Targets (docs/PERFORMANCE.md): the default
@@ -164,6 +165,11 @@ func BenchmarkCommands1M(b *testing.B) {
 		// all RELATES (type weight 1).
 		{"expansion", append([]string{"explore", "--retriever", "expansion"}, expansionArgs(base)...)},
 		{"expansion-h2", append([]string{"explore", "--retriever", "expansion", "--max-hops", "2"}, expansionArgs(base)...)},
+		// The other ranking retrievers at their defaults, and the graph's
+		// metrics (the explorer computes them when it opens).
+		{"spreading", append([]string{"explore", "--retriever", "spreading"}, expansionArgs(base)...)},
+		{"ppr", append([]string{"explore", "--retriever", "ppr"}, expansionArgs(base)...)},
+		{"stats", []string{"stats", "--graph", graph}},
 	}
 	for k, id := range targets {
 		cmds = append(cmds, command{fmt.Sprintf("why-%dhops", dists[k]), append([]string{"why", "--node", id}, base...)})

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -34,6 +36,28 @@ type Rel struct {
 	// that stores them compactly leaves Edge.Properties nil and fills them
 	// on demand (Full), so a hop that is read but never shown costs no map.
 	Lazy func() map[string]any
+}
+
+// WeightOr is the weight a retriever counts the relationship with: its own
+// (WeightOf), or missing when it has none. A weight property that is not a
+// number, or a weight that is not finite, is an error naming the
+// relationship.
+func (r Rel) WeightOr(missing float64) (float64, error) {
+	e := r.Edge
+	name := func() string {
+		return fmt.Sprintf("relationship (%s)-[:%s]-(%s)", strconv.Quote(e.SourceID), e.Type, strconv.Quote(e.TargetID))
+	}
+	if r.BadWeight != nil {
+		return 0, fmt.Errorf("%s: %w", name(), r.BadWeight)
+	}
+	w := missing
+	if e.Weight != nil {
+		w = *e.Weight
+	}
+	if math.IsNaN(w) || math.IsInf(w, 0) {
+		return 0, fmt.Errorf("%s: weight %v is not a finite number", name(), w)
+	}
+	return w, nil
 }
 
 // Full returns the relationship's edge with its properties.

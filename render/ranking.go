@@ -30,19 +30,33 @@ func RankingJSON(r retriever.Ranking) ([]byte, error) {
 func FieldsText(f retriever.Fields) string {
 	parts := make([]string, len(f))
 	for i, x := range f {
-		parts[i] = textsafe.Escape(x.Name) + "=" + fieldValue(x.Value)
+		parts[i] = textsafe.Escape(x.Name) + "=" + FieldValue(x.Value)
 	}
 	return strings.Join(parts, " ")
 }
 
-func fieldValue(v any) string {
+// FieldValue is one field's value as FieldsText writes it: nested Fields
+// in braces, numbers (and lists of numbers) with Num, strings escaped, and
+// anything else (a list of records) as its JSON, escaped.
+func FieldValue(v any) string {
 	switch x := v.(type) {
 	case retriever.Fields:
 		return "{" + FieldsText(x) + "}"
 	case float64:
 		return Num(x)
+	case []float64:
+		parts := make([]string, len(x))
+		for i, f := range x {
+			parts[i] = Num(f)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
 	case string:
 		return textsafe.Escape(x)
+	case int, int64, bool:
+		return fmt.Sprint(x)
+	}
+	if b, err := json.Marshal(v); err == nil {
+		return textsafe.Escape(string(b))
 	}
 	return textsafe.Escape(fmt.Sprint(v))
 }

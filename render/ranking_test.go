@@ -130,3 +130,29 @@ func TestRankingEscapesHostileText(t *testing.T) {
 	_, named := Formula(r.Hits[1])
 	assertSafeLines(t, named)
 }
+
+// TestFieldValue: how a ranking's fields read as text. A float 0.123456
+// shows as 0.1235 (Num), a list of floats as [1 0.574], a nested Fields in
+// braces, an int as it is, a list of records as its JSON, and a string
+// holding a terminal escape escaped.
+func TestFieldValue(t *testing.T) {
+	type src struct {
+		From   string  `json:"from"`
+		Amount float64 `json:"amount"`
+	}
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{0.123456, "0.1235"},
+		{[]float64{1, 0.574}, "[1 0.574]"},
+		{retriever.Fields{{Name: "a", Value: 2}}, "{a=2}"},
+		{7, "7"},
+		{[]src{{From: "N2006", Amount: 0.5}}, `[{"from":"N2006","amount":0.5}]`},
+		{"x" + hostileClear, `x\x1b[2J\x1b[H`},
+	} {
+		if got := FieldValue(c.v); got != c.want {
+			t.Errorf("FieldValue(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}

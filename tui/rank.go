@@ -471,7 +471,7 @@ func hitLines(st *Styles, names *naming, s hitSubject, w int) []string {
 		if len(h.Detail) > 0 {
 			out = append(out, "", st.Title.Render("How the retriever scored it"))
 			for _, f := range h.Detail {
-				out = append(out, wrap(st.Key.Render(textsafe.Escape(f.Name))+" "+render.FieldsText(retriever.Fields{{Name: "", Value: f.Value}})[1:]))
+				out = append(out, wrap(st.Key.Render(textsafe.Escape(f.Name))+" "+render.FieldValue(f.Value)))
 			}
 		}
 		return append(out, propertyLines(st, wrap, h.Node)...)

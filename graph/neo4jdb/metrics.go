@@ -50,9 +50,6 @@ CALL (nb) {
   RETURN count(DISTINCT [elementId(a), elementId(b)]) AS links
 }
 RETURN size(nb) AS k, links, count(*) AS nodes`
-	degreesQuery = `UNWIND $ids AS id
-MATCH (n {id: id})
-RETURN id, COUNT { (n)-[:RELATES]-() } AS degree`
 )
 
 // Metrics computes the database's metrics: counts, the degree histogram
@@ -186,25 +183,33 @@ func (s *Source) clustering(ctx context.Context, m *graph.Metrics, opt graph.Met
 	return nil
 }
 
-// Degrees returns the degree of each node of ids that exists (one query;
-// it finds the nodes by their id property, as the catalog's Node does).
+// Degrees returns the RELATES degree of each node of ids that exists: the
+// retrievers' reads (Neighbourhood: the nodes through the id indexes, then
+// one degree query by element id), in one read transaction.
 func (s *Source) Degrees(ctx context.Context, ids []string) (map[string]int64, error) {
-	out := make(map[string]int64, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	recs, err := s.Query(ctx, degreesQuery, map[string]any{"ids": ids})
-	if err != nil {
-		return nil, err
-	}
-	for _, rec := range recs {
-		id, d, err := stringCount(rec, "id", "degree")
-		if err != nil {
-			return nil, err
+	var out map[string]int64
+	err := s.neighbourhood().Read(ctx, func(r graph.Reader) error {
+		out = make(map[string]int64, len(ids))
+		refs, err := r.Nodes(ctx, ids)
+		if err != nil || len(refs) == 0 {
+			return err
 		}
-		out[id] = d
-	}
-	return out, nil
+		d, err := r.Degrees(ctx, refs, graph.Relates)
+		if err != nil {
+			return err
+		}
+		for i, ref := range refs {
+			out[ref.Node.ID] = d[i]
+		}
+		return nil
+	})
+	return out, err
+}
+
+// neighbourhood is the source's Neighbourhood, made once.
+func (s *Source) neighbourhood() *Neighbourhood {
+	s.nbOnce.Do(func() { s.nb = NewNeighbourhood(s) })
+	return s.nb
 }
 
 // readOnce is Read tried once more after a transient failure.

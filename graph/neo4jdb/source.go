@@ -104,6 +104,11 @@ type Source struct {
 	// sessions counts the read sessions open: Close lets them finish
 	// before it closes the driver (see Close).
 	sessions sync.WaitGroup
+
+	// nb is the source's Neighbourhood, made on first use (neighbourhood):
+	// it keeps the id-index coverage its lookups go through.
+	nbOnce sync.Once
+	nb     *Neighbourhood
 }
 
 var _ graph.Source = (*Source)(nil)

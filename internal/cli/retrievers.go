@@ -20,10 +20,13 @@ import (
 	"github.com/memoria-graph/memoria/retriever/expansion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
+	"github.com/memoria-graph/memoria/tui"
 )
 
-// Retrievers are the names --retriever takes, the default first.
-var Retrievers = []string{activation.Name, expansion.Name, spreading.Name, ppr.Name}
+// Retrievers are the names --retriever takes, the default first: the
+// explorer's (tui.Retrievers), so that explore and the explorer hold the
+// same ones.
+var Retrievers = tui.Retrievers
 
 // typeWeights collects repeated --type-weight TYPE=X flags over the
 // default table.

@@ -12,7 +12,6 @@ package expansion
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -26,19 +25,13 @@ const Name = "expansion"
 
 // WeightOf is the weight a relationship counts with: its own weight
 // property; without one, graph.MissingRelatesWeight for a RELATES and 1
-// for any other type. A weight that is not a finite number is an error
-// naming the relationship.
+// for any other type (graph.Rel.WeightOr, which names a relationship whose
+// weight is not a finite number).
 func WeightOf(r graph.Rel) (float64, error) {
-	e := r.Edge
-	switch {
-	case r.BadWeight != nil:
-		return 0, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(e.SourceID), e.Type, strconv.Quote(e.TargetID), r.BadWeight)
-	case e.Weight != nil:
-		return *e.Weight, nil
-	case e.Type == graph.Relates:
-		return graph.MissingRelatesWeight, nil
+	if r.Edge.Type == graph.Relates {
+		return r.WeightOr(graph.MissingRelatesWeight)
 	}
-	return 1, nil
+	return r.WeightOr(1)
 }
 
 // reach is a node's best value a_h at one hop count h, and the hop that

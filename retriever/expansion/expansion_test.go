@@ -3,61 +3,27 @@ package expansion_test
 import (
 	"context"
 	"errors"
-	"math"
 	"strings"
 	"testing"
 
-	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/internal/testkit/tinygraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/expansion"
 )
 
-// rel is a relationship of a test graph: "A-FIXES->X", with an optional
-// weight (nil: no weight property).
-type rel struct {
-	spec   string
-	weight any
-}
+// The hand-worked graphs and checks are internal/testkit/tinygraph's.
+type rel = tinygraph.Rel
 
-// build makes an embedded graph of the nodes the rels name (label Memory,
-// id = the name) and the rels.
-func build(t *testing.T, rels ...rel) *inmem.Graph {
-	t.Helper()
-	g := &apoc.Graph{}
-	seen := map[string]string{}
-	node := func(id string) string {
-		if in, ok := seen[id]; ok {
-			return in
-		}
-		in := strings.Repeat("0", 0) + string(rune('a'+len(seen)))
-		seen[id] = in
-		g.Nodes = append(g.Nodes, apoc.Node{InternalID: in, Labels: []string{"Memory"}, Properties: map[string]any{"id": id}})
-		return in
-	}
-	for i, r := range rels {
-		from, rest, _ := strings.Cut(r.spec, "-")
-		typ, to, _ := strings.Cut(rest, "->")
-		props := map[string]any{}
-		if r.weight != nil {
-			props["weight"] = r.weight
-		}
-		g.Rels = append(g.Rels, apoc.Relationship{InternalID: "r" + string(rune('a'+i)), Type: typ, Start: node(from), End: node(to), Properties: props})
-	}
-	ig, err := inmem.New(g, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ig
-}
+var (
+	seeds  = tinygraph.Seeds
+	want   = tinygraph.Want
+	stat   = tinygraph.Stat
+	hitIDs = tinygraph.HitIDs
+)
 
-func seeds(pairs ...any) retriever.Query {
-	var q retriever.Query
-	for i := 0; i < len(pairs); i += 2 {
-		q.Seeds = append(q.Seeds, retriever.Seed{NodeID: pairs[i].(string), Score: pairs[i+1].(float64)})
-	}
-	return q
-}
+// build makes a graph of the rels (tinygraph.Build, no node properties).
+func build(t *testing.T, rels ...rel) *inmem.Graph { return tinygraph.Build(t, nil, rels...) }
 
 func run(t *testing.T, g *inmem.Graph, q retriever.Query, edit func(*expansion.Params)) retriever.Ranking {
 	t.Helper()
@@ -72,37 +38,6 @@ func run(t *testing.T, g *inmem.Graph, q retriever.Query, edit func(*expansion.P
 	return r
 }
 
-// want checks the ranking's node ids, in rank order, and their scores to
-// 1e-12 of the hand-worked values.
-func want(t *testing.T, r retriever.Ranking, ids []string, scores []float64) {
-	t.Helper()
-	if len(r.Hits) != len(ids) {
-		t.Fatalf("%d hits %v, want %v", len(r.Hits), hitIDs(r), ids)
-	}
-	for i, h := range r.Hits {
-		if h.NodeID != ids[i] || math.Abs(h.Score-scores[i]) > 1e-12 || h.Rank != i+1 {
-			t.Errorf("hit %d: %s %v (rank %d), want %s %v", i+1, h.NodeID, h.Score, h.Rank, ids[i], scores[i])
-		}
-	}
-}
-
-func hitIDs(r retriever.Ranking) []string {
-	var out []string
-	for _, h := range r.Hits {
-		out = append(out, h.NodeID)
-	}
-	return out
-}
-
-func stat(t *testing.T, r retriever.Ranking, name string) any {
-	t.Helper()
-	v, ok := r.Stats.Get(name)
-	if !ok {
-		t.Fatalf("no stat %s", name)
-	}
-	return v
-}
-
 // TestWorkedExample is the specification's example (docs/RETRIEVERS.md):
 // seeds A (0.95) and B (0.87); A FIXES X and SUPPORTS Y, B is RELATED to Z,
 // none with a weight property (so each counts 1). One hop, f = 0.6, δ = 0.8:
@@ -114,7 +49,7 @@ func stat(t *testing.T, r retriever.Ranking, name string) any {
 // The seeds keep their R and rank first. Stats: 2 initial, 5 returned,
 // 3 new, 2 kept, 0 dropped, rate 3 / 2 = 1.5.
 func TestWorkedExample(t *testing.T) {
-	g := build(t, rel{spec: "A-FIXES->X"}, rel{spec: "A-SUPPORTS->Y"}, rel{spec: "B-RELATED->Z"})
+	g := build(t, rel{Spec: "A-FIXES->X"}, rel{Spec: "A-SUPPORTS->Y"}, rel{Spec: "B-RELATED->Z"})
 	r := run(t, g, seeds("A", 0.95, "B", 0.87), nil)
 	want(t, r, []string{"A", "B", "X", "Y", "Z"}, []float64{0.95, 0.87, 0.456, 0.4104, 0.29232})
 	x := r.Hits[2]
@@ -147,7 +82,7 @@ func TestWorkedExample(t *testing.T) {
 // (a2(A) = 0.45 × 0.5 = 0.225 → 0.0864 does not beat A's R.) With H = 1, Y
 // is not reached.
 func TestTwoHops(t *testing.T) {
-	g := build(t, rel{spec: "A-FIXES->X", weight: 0.5}, rel{spec: "X-SUPPORTS->Y"})
+	g := build(t, rel{Spec: "A-FIXES->X", Weight: 0.5}, rel{Spec: "X-SUPPORTS->Y"})
 	r := run(t, g, seeds("A", 0.9), func(p *expansion.Params) { p.MaxHops = 2 })
 	want(t, r, []string{"A", "X", "Y"}, []float64{0.9, 0.216, 0.15552})
 	y := r.Hits[2]
@@ -165,7 +100,7 @@ func TestTwoHops(t *testing.T) {
 // C is not expanded (its value is not positive), so D is never reached.
 // C ranks last, marked contradicting.
 func TestContradicts(t *testing.T) {
-	g := build(t, rel{spec: "A-CONTRADICTS->C"}, rel{spec: "C-FIXES->D"}, rel{spec: "A-CAUSES->E"})
+	g := build(t, rel{Spec: "A-CONTRADICTS->C"}, rel{Spec: "C-FIXES->D"}, rel{Spec: "A-CAUSES->E"})
 	r := run(t, g, seeds("A", 0.8), func(p *expansion.Params) { p.MaxHops = 2 })
 	// E = 0.8 × 0.4 × 0.6 × 0.8 = 0.1536.
 	want(t, r, []string{"A", "E", "C"}, []float64{0.8, 0.1536, -0.192})
@@ -179,7 +114,7 @@ func TestContradicts(t *testing.T) {
 // reached from A; A's own expansion score from B, 0.3 × 0.6 × 0.8 = 0.144,
 // does not beat 0.9. B still counts as a kept initial result.
 func TestSeedReachedFromSeed(t *testing.T) {
-	g := build(t, rel{spec: "A-FIXES->B"})
+	g := build(t, rel{Spec: "A-FIXES->B"})
 	r := run(t, g, seeds("A", 0.9, "B", 0.3), nil)
 	want(t, r, []string{"A", "B"}, []float64{0.9, 0.432})
 	if b := r.Hits[1]; b.Origin != retriever.OriginExpanded || b.Seed != "A" {
@@ -196,8 +131,8 @@ func TestSeedReachedFromSeed(t *testing.T) {
 // 0.384; MENTIONS is not in the table and is skipped, as is SUPPORTS once
 // --type-weight SUPPORTS=0; the self-loop is never followed.
 func TestMissingWeightAndUnknownType(t *testing.T) {
-	g := build(t, rel{spec: "A-RELATES->X"}, rel{spec: "A-FOLLOWS->Y"}, rel{spec: "A-MENTIONS->Z"},
-		rel{spec: "A-SUPPORTS->W", weight: int64(1)}, rel{spec: "A-FIXES->A"})
+	g := build(t, rel{Spec: "A-RELATES->X"}, rel{Spec: "A-FOLLOWS->Y"}, rel{Spec: "A-MENTIONS->Z"},
+		rel{Spec: "A-SUPPORTS->W", Weight: int64(1)}, rel{Spec: "A-FIXES->A"})
 	r := run(t, g, seeds("A", 1.0), func(p *expansion.Params) { p.TypeWeights["SUPPORTS"] = 0 })
 	want(t, r, []string{"A", "Y", "X"}, []float64{1, 0.384, 0.0048})
 	skipped := stat(t, r, "skipped_by_type").(retriever.Fields)
@@ -213,7 +148,7 @@ func TestMissingWeightAndUnknownType(t *testing.T) {
 // 0.9 × 0.6 × 0.8 = 0.432 each, ranked by id. K = 3 keeps A, X, Y: B
 // (0.2) is dropped, Z cut. Stats: 1 kept, 2 new, 1 dropped.
 func TestTopKCuts(t *testing.T) {
-	g := build(t, rel{spec: "A-FIXES->X"}, rel{spec: "A-FIXES->Y"}, rel{spec: "A-FIXES->Z"}, rel{spec: "B-CAUSES->Q", weight: 0.0})
+	g := build(t, rel{Spec: "A-FIXES->X"}, rel{Spec: "A-FIXES->Y"}, rel{Spec: "A-FIXES->Z"}, rel{Spec: "B-CAUSES->Q", Weight: 0.0})
 	r := run(t, g, seeds("A", 0.9, "B", 0.2), func(p *expansion.Params) { p.TopK = 3 })
 	want(t, r, []string{"A", "X", "Y"}, []float64{0.9, 0.432, 0.432})
 	for name, v := range map[string]any{"kept_results": 1, "new_results": 2, "dropped_results": 1, "expanded_count": 3} {
@@ -225,7 +160,7 @@ func TestTopKCuts(t *testing.T) {
 
 // TestSeedNotFound: a seed not in the graph is reported, not an error.
 func TestSeedNotFound(t *testing.T) {
-	g := build(t, rel{spec: "A-FIXES->X"})
+	g := build(t, rel{Spec: "A-FIXES->X"})
 	r := run(t, g, seeds("A", 0.5, "nope", 0.9), nil)
 	if len(r.Seeds) != 2 || !r.Seeds[0].Found || r.Seeds[1].Found || stat(t, r, "initial_count") != 1 {
 		t.Errorf("seeds %+v", r.Seeds)
@@ -234,7 +169,7 @@ func TestSeedNotFound(t *testing.T) {
 
 // TestBadInput names what was wrong.
 func TestBadInput(t *testing.T) {
-	g := build(t, rel{spec: "A-FIXES->X", weight: "high"})
+	g := build(t, rel{Spec: "A-FIXES->X", Weight: "high"})
 	_, err := expansion.Retrieve(context.Background(), g, seeds("A", 0.5), expansion.DefaultParams())
 	if err == nil || !strings.Contains(err.Error(), `("A")-[:FIXES]-("X")`) || !strings.Contains(err.Error(), "weight must be a number") {
 		t.Errorf("bad weight: %v", err)
@@ -269,7 +204,7 @@ func TestBadInput(t *testing.T) {
 // the expansion would use: FIXES 1 × w 1, SUPPORTS 0.9 × w 0.5, and
 // MENTIONS (w 1) not followed. A node that does not exist is not found.
 func TestContext(t *testing.T) {
-	g := build(t, rel{spec: "A-FIXES->X"}, rel{spec: "X-MENTIONS->Z"}, rel{spec: "X-SUPPORTS->Y", weight: 0.5})
+	g := build(t, rel{Spec: "A-FIXES->X"}, rel{Spec: "X-MENTIONS->Z"}, rel{Spec: "X-SUPPORTS->Y", Weight: 0.5})
 	hops, found, err := expansion.Context(context.Background(), g, "X", expansion.DefaultParams())
 	if err != nil || !found || len(hops) != 3 {
 		t.Fatalf("%v %v %+v", err, found, hops)

@@ -14,7 +14,6 @@ package ppr
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 
@@ -239,22 +238,17 @@ func (st *state) readAround(ctx context.Context, r graph.Reader, refs []graph.No
 }
 
 // weightOf is a RELATES relationship's weight in the walk: its own
-// (graph.WeightOf), graph.MissingRelatesWeight without one. A weight that
-// is negative or not a finite number is an error naming the relationship.
+// (graph.Rel.WeightOr), graph.MissingRelatesWeight without one. A weight
+// that is negative or not a finite number is an error naming the
+// relationship.
 func weightOf(r graph.Rel) (float64, error) {
-	e := r.Edge
-	w := graph.MissingRelatesWeight
-	switch {
-	case r.BadWeight != nil:
-		return 0, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(e.SourceID), e.Type, strconv.Quote(e.TargetID), r.BadWeight)
-	case e.Weight != nil:
-		w = *e.Weight
-	}
-	if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+	w, err := r.WeightOr(graph.MissingRelatesWeight)
+	if err == nil && w < 0 {
+		e := r.Edge
 		return 0, fmt.Errorf("relationship (%s)-[:%s]-(%s): personalized PageRank needs a finite weight of at least 0, got %v",
 			strconv.Quote(e.SourceID), e.Type, strconv.Quote(e.TargetID), w)
 	}
-	return w, nil
+	return w, err
 }
 
 // push moves u's residual: (1 − d) of it to u's estimate (kept as the

@@ -16,10 +16,8 @@ package spreading
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -38,23 +36,10 @@ type Source struct {
 	Amount float64 `json:"amount"`
 }
 
-// weightOf is the weight a RELATES relationship passes activation with: its
-// own weight property, graph.MissingRelatesWeight without one. A weight
-// that is not a finite number is an error naming the relationship.
-func weightOf(r graph.Rel) (float64, error) {
-	e := r.Edge
-	w := graph.MissingRelatesWeight
-	switch {
-	case r.BadWeight != nil:
-		return 0, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(e.SourceID), e.Type, strconv.Quote(e.TargetID), r.BadWeight)
-	case e.Weight != nil:
-		w = *e.Weight
-	}
-	if math.IsNaN(w) || math.IsInf(w, 0) {
-		return 0, fmt.Errorf("relationship (%s)-[:%s]-(%s): weight %v is not a finite number", strconv.Quote(e.SourceID), e.Type, strconv.Quote(e.TargetID), w)
-	}
-	return w, nil
-}
+// weightOf is the weight a RELATES relationship passes activation with:
+// its own weight property, graph.MissingRelatesWeight without one
+// (graph.Rel.WeightOr, which names one whose weight is not finite).
+func weightOf(r graph.Rel) (float64, error) { return r.WeightOr(graph.MissingRelatesWeight) }
 
 // contrib is one relationship passing activation at one pulse: rels[pulse]
 // [idx] from its source to its target, amount = Δ(source) × w × D.

@@ -3,71 +3,29 @@ package spreading_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 
-	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/internal/testkit/tinygraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
-// rel is a relationship of a test graph, "A-RELATES->X", with an optional
-// weight (nil: none). A node named "~x" has no id property.
-type rel struct {
-	spec   string
-	weight any
-}
+// The hand-worked graphs and checks are internal/testkit/tinygraph's.
+type rel = tinygraph.Rel
 
-// build makes an embedded graph of the nodes the rels name (label Memory,
-// id = the name, plus props[name]) and the rels.
-func build(t *testing.T, props map[string]map[string]any, rels ...rel) *inmem.Graph {
-	t.Helper()
-	g := &apoc.Graph{}
-	seen := map[string]string{}
-	node := func(id string) string {
-		if in, ok := seen[id]; ok {
-			return in
-		}
-		in := fmt.Sprint("n", len(seen))
-		seen[id] = in
-		p := map[string]any{}
-		if !strings.HasPrefix(id, "~") {
-			p["id"] = id
-		}
-		for k, v := range props[id] {
-			p[k] = v
-		}
-		g.Nodes = append(g.Nodes, apoc.Node{InternalID: in, Labels: []string{"Memory"}, Properties: p})
-		return in
-	}
-	for id := range props {
-		node(id)
-	}
-	for i, r := range rels {
-		from, rest, _ := strings.Cut(r.spec, "-")
-		typ, to, _ := strings.Cut(rest, "->")
-		p := map[string]any{}
-		if r.weight != nil {
-			p["weight"] = r.weight
-		}
-		g.Rels = append(g.Rels, apoc.Relationship{InternalID: fmt.Sprint("r", i), Type: typ, Start: node(from), End: node(to), Properties: p})
-	}
-	ig, err := inmem.New(g, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ig
-}
+var (
+	seeds = tinygraph.Seeds
+	want  = tinygraph.Want
+	stat  = tinygraph.Stat
+)
 
-func seeds(pairs ...any) retriever.Query {
-	var q retriever.Query
-	for i := 0; i < len(pairs); i += 2 {
-		q.Seeds = append(q.Seeds, retriever.Seed{NodeID: pairs[i].(string), Score: pairs[i+1].(float64)})
-	}
-	return q
-}
+var (
+	build   = tinygraph.Build
+	close12 = tinygraph.Close
+	hitOf   = tinygraph.Hit
+)
 
 func run(t *testing.T, g *inmem.Graph, q retriever.Query, edit func(*spreading.Params)) retriever.Ranking {
 	t.Helper()
@@ -82,39 +40,6 @@ func run(t *testing.T, g *inmem.Graph, q retriever.Query, edit func(*spreading.P
 	return r
 }
 
-func close12(a, b float64) bool {
-	return a == b || math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b))
-}
-
-// want checks the ranking's node ids, in rank order, and their scores to
-// 1e-12 (relative) of the hand-worked values, and that each hit's terms
-// multiply out to its score.
-func want(t *testing.T, r retriever.Ranking, ids []string, scores []float64) {
-	t.Helper()
-	var got []string
-	for _, h := range r.Hits {
-		got = append(got, h.NodeID)
-	}
-	if fmt.Sprint(got) != fmt.Sprint(ids) {
-		t.Fatalf("hits %v, want %v", got, ids)
-	}
-	for i, h := range r.Hits {
-		if !close12(h.Score, scores[i]) {
-			t.Errorf("%s scores %v, want %v", h.NodeID, h.Score, scores[i])
-		}
-		prod := 1.0
-		for _, x := range h.Terms {
-			prod *= x.Value
-		}
-		if !close12(prod, h.Score) {
-			t.Errorf("%s: terms %v multiply to %v, not %v", h.NodeID, h.Terms, prod, h.Score)
-		}
-		if h.Rank != i+1 {
-			t.Errorf("%s has rank %d, want %d", h.NodeID, h.Rank, i+1)
-		}
-	}
-}
-
 func detail(t *testing.T, h retriever.Hit, name string) any {
 	t.Helper()
 	v, ok := h.Detail.Get(name)
@@ -122,26 +47,6 @@ func detail(t *testing.T, h retriever.Hit, name string) any {
 		t.Fatalf("%s has no detail %s", h.NodeID, name)
 	}
 	return v
-}
-
-func stat(t *testing.T, r retriever.Ranking, name string) any {
-	t.Helper()
-	v, ok := r.Stats.Get(name)
-	if !ok {
-		t.Fatalf("no stat %s", name)
-	}
-	return v
-}
-
-func hitOf(t *testing.T, r retriever.Ranking, id string) retriever.Hit {
-	t.Helper()
-	for _, h := range r.Hits {
-		if h.NodeID == id {
-			return h
-		}
-	}
-	t.Fatalf("no hit %s", id)
-	return retriever.Hit{}
 }
 
 // TestAccumulation: X receives from two seeds at one pulse and adds them.
@@ -154,7 +59,7 @@ func hitOf(t *testing.T, r retriever.Ranking, id string) retriever.Hit {
 //
 // X's strongest source is A (0.35), then B (0.28); its route starts at A.
 func TestAccumulation(t *testing.T) {
-	g := build(t, nil, rel{"A-RELATES->X", 0.5}, rel{"B-RELATES->X", 0.4})
+	g := build(t, nil, rel{Spec: "A-RELATES->X", Weight: 0.5}, rel{Spec: "B-RELATES->X", Weight: 0.4})
 	r := run(t, g, seeds("A", 0.9, "B", 0.8), func(p *spreading.Params) { p.Pulses, p.Alpha = 1, 0 })
 	want(t, r, []string{"A", "B", "X"}, []float64{1, 1, 0.63})
 	x := hitOf(t, r, "X")
@@ -182,7 +87,7 @@ func TestAccumulation(t *testing.T) {
 //	θ = 0.08: X (0.07) does not fire, pulse 2 does not run; X is no
 //	candidate: S alone, A(S) = 1, final 0.93.
 func TestThreshold(t *testing.T) {
-	g := build(t, nil, rel{"S-RELATES->X", 0.1}, rel{"X-RELATES->Y", 1.0})
+	g := build(t, nil, rel{Spec: "S-RELATES->X", Weight: 0.1}, rel{Spec: "X-RELATES->Y", Weight: 1.0})
 	r := run(t, g, seeds("S", 0.9), nil)
 	want(t, r, []string{"S", "X"}, []float64{0.93, 0.3 * 0.07 / 1.0049})
 	for name, v := range map[string]int{"seeds_found": 1, "nodes_activated": 3, "candidates": 2, "pulses_run": 2, "relationships_read": 3} {
@@ -209,7 +114,7 @@ func TestThreshold(t *testing.T) {
 //
 // S's pulses are [1 0 0.1225], its one source X at pulse 2.
 func TestEchoAndNormalisation(t *testing.T) {
-	g := build(t, nil, rel{"S-RELATES->X", 0.5})
+	g := build(t, nil, rel{Spec: "S-RELATES->X", Weight: 0.5})
 	r := run(t, g, seeds("S", 0.6), func(p *spreading.Params) { p.Alpha = 0 })
 	want(t, r, []string{"S", "X"}, []float64{1, 0.35 / 1.1225})
 	s := hitOf(t, r, "S")
@@ -235,7 +140,7 @@ func TestEchoAndNormalisation(t *testing.T) {
 //	initial score, α = 0: A(A) = 0.5, A(B) = 0.25, A(X) = 0.5 × 0.7 = 0.35;
 //	N = A / 0.5: A 1, X 0.7, B 0.5
 func TestAlphaAndInitial(t *testing.T) {
-	g := build(t, map[string]map[string]any{"B": nil}, rel{"A-RELATES->X", 1.0})
+	g := build(t, map[string]map[string]any{"B": nil}, rel{Spec: "A-RELATES->X", Weight: 1.0})
 	q := seeds("A", 0.5, "B", 0.25)
 	r := run(t, g, q, func(p *spreading.Params) { p.Pulses, p.Alpha = 1, 1 })
 	want(t, r, []string{"A", "B", "X"}, []float64{0.5, 0.25, 0})
@@ -258,9 +163,9 @@ func TestAlphaAndInitial(t *testing.T) {
 //	L0: 0.21 × 20/40 = 0.105; L1: 20 is not above E, 0.21
 func TestPenalty(t *testing.T) {
 	props := map[string]map[string]any{"L00": {"entity_count": int64(40)}, "L01": {"entity_count": 20.0}}
-	rels := []rel{{"H-RELATES->H", 1.0}, {"H-RELATES->~x", 1.0}, {"H-MENTIONS->L05", 1.0}}
+	rels := []rel{{Spec: "H-RELATES->H", Weight: 1.0}, {Spec: "H-RELATES->~x", Weight: 1.0}, {Spec: "H-MENTIONS->L05", Weight: 1.0}}
 	for i := range 22 {
-		rels = append(rels, rel{fmt.Sprintf("H-RELATES->L%02d", i), 1.0})
+		rels = append(rels, rel{Spec: fmt.Sprintf("H-RELATES->L%02d", i), Weight: 1.0})
 	}
 	g := build(t, props, rels...)
 	r := run(t, g, seeds("H", 1.0), func(p *spreading.Params) { p.Pulses, p.TopK = 1, 30 })
@@ -293,8 +198,8 @@ func TestPenalty(t *testing.T) {
 //	Z is not activated; S gets nothing from its self-loop: A(S) = 1
 //	final: S 1, Y 0.7, X 0.007
 func TestMissingWeightAndParallel(t *testing.T) {
-	g := build(t, nil, rel{"S-RELATES->X", nil}, rel{"S-RELATES->Y", 0.5}, rel{"Y-RELATES->S", 0.5},
-		rel{"S-FIXES->Z", 1.0}, rel{"S-RELATES->S", 1.0})
+	g := build(t, nil, rel{Spec: "S-RELATES->X", Weight: nil}, rel{Spec: "S-RELATES->Y", Weight: 0.5}, rel{Spec: "Y-RELATES->S", Weight: 0.5},
+		rel{Spec: "S-FIXES->Z", Weight: 1.0}, rel{Spec: "S-RELATES->S", Weight: 1.0})
 	r := run(t, g, seeds("S", 1.0), func(p *spreading.Params) { p.Pulses, p.Threshold, p.Alpha = 1, 0.005, 0 })
 	want(t, r, []string{"S", "Y", "X"}, []float64{1, 0.7, 0.007})
 	if x := hitOf(t, r, "X"); x.Route[0].Weight != 0.01 {
@@ -317,7 +222,7 @@ func TestMissingWeightAndParallel(t *testing.T) {
 func TestQueryVector(t *testing.T) {
 	props := map[string]map[string]any{"S": {"embedding": []any{0.0, 1.0}}, "T": nil, "X": {"embedding": []any{int64(3), 4.0}},
 		"Y": {"embedding": []any{-1.0, 0.0}}, "W": {"embedding": []any{1.0, 2.0, 3.0}}}
-	g := build(t, props, rel{"S-RELATES->X", 1.0}, rel{"S-RELATES->Y", 1.0}, rel{"S-RELATES->Z", 1.0}, rel{"S-RELATES->W", 1.0})
+	g := build(t, props, rel{Spec: "S-RELATES->X", Weight: 1.0}, rel{Spec: "S-RELATES->Y", Weight: 1.0}, rel{Spec: "S-RELATES->Z", Weight: 1.0}, rel{Spec: "S-RELATES->W", Weight: 1.0})
 	r := run(t, g, seeds("S", 0.8, "T", 0.9), func(p *spreading.Params) { p.Pulses, p.QueryVector = 1, []float64{1, 0} })
 	want(t, r, []string{"T", "X", "S", "W", "Y", "Z"}, []float64{0.93, 0.63, 0.3, 0.21, 0.21, 0.21})
 	if v := detail(t, hitOf(t, r, "X"), "similarity_from"); v != "embedding" {
@@ -338,7 +243,7 @@ func TestQueryVector(t *testing.T) {
 //	B's strongest contribution is A's at pulse 2 (0.49), A's at pulse 1
 //	is S's: route S → A → B. Kept: S 1, A 0.798 / 1.5096.
 func TestRouteAndCut(t *testing.T) {
-	g := build(t, nil, rel{"S-RELATES->A", 1.0}, rel{"A-RELATES->B", 1.0}, rel{"S-RELATES->B", 0.2})
+	g := build(t, nil, rel{Spec: "S-RELATES->A", Weight: 1.0}, rel{Spec: "A-RELATES->B", Weight: 1.0}, rel{Spec: "S-RELATES->B", Weight: 0.2})
 	r := run(t, g, seeds("S", 1.0), func(p *spreading.Params) { p.Alpha = 0 })
 	want(t, r, []string{"S", "A", "B"}, []float64{1, 0.798 / 1.5096, 0.63 / 1.5096})
 	b := hitOf(t, r, "B")
