@@ -130,7 +130,8 @@ func BenchmarkNeo4jRetrievers1M(b *testing.B) {
 	b.ReportMetric(float64(e2)/float64(act), "h2/activation")
 
 	// Personalized PageRank (defaults, and ε 1e-4), p50 of 5: a default
-	// run reads about 800,000 relationships (docs/PERFORMANCE.md).
+	// run weighs about 34,000 nodes and reads about 72,000 relationships
+	// (docs/PERFORMANCE.md).
 	var last retriever.Ranking
 	runPPR := func(eps float64) func() {
 		p := ppr.DefaultParams()
@@ -146,7 +147,8 @@ func BenchmarkNeo4jRetrievers1M(b *testing.B) {
 		d := p50n(5, runPPR(eps))
 		reads, _ := last.Stats.Get("reads")
 		rels, _ := last.Stats.Get("relationships_read")
-		b.Logf("ppr ε %g p50 %v (×%.2f): %v reads, %v relationships", eps, d.Round(time.Millisecond), float64(d)/float64(act), reads, rels)
+		weighed, _ := last.Stats.Get("nodes_weighed")
+		b.Logf("ppr ε %g p50 %v (×%.2f): %v reads, %v relationships, %v nodes weighed", eps, d.Round(time.Millisecond), float64(d)/float64(act), reads, rels, weighed)
 		name := "ppr-p50-ms"
 		if eps != 1e-6 {
 			name = "ppr-eps1e-4-p50-ms"

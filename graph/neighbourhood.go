@@ -96,6 +96,78 @@ type Reader interface {
 	// RELATES). One read for all of them; a node not in the graph counts
 	// 0.
 	Degrees(ctx context.Context, nodes []NodeRef, relType string) ([]int64, error)
+	// Strengths returns, for each node of nodes in order, its strength
+	// over relType: the weights of its relationships of that type to
+	// nodes with an id (each once, a self-loop once; missing for one
+	// without a weight) added up by SumWeights' rule, so that every
+	// engine gives the same bits. One read for all of them, without the
+	// relationships themselves; a node not in the graph has strength 0.
+	Strengths(ctx context.Context, nodes []NodeRef, relType string, missing float64) ([]Strength, error)
+	// Arcs is Around made lean for a walk over relType: for every node of
+	// from (a node listed twice once), each relationship of type relType
+	// between it and a node with an id, in both directions (a self-loop
+	// once), as the other end (its id and handle; its labels and
+	// properties may be missing: Nodes reads them) and
+	// the weight (missing for one without): nothing else of the
+	// relationship. A node's arcs come together, the nodes in from's
+	// order; arcs to one other node (parallel relationships) in ascending
+	// order of weight, which is all a walk's arithmetic can tell; the
+	// other ends otherwise in the engine's order. A weight that is not a
+	// number is an error naming the relationship; a NaN, an infinity or a
+	// negative weight is returned as it is (Strengths says which nodes
+	// have one).
+	Arcs(ctx context.Context, from []NodeRef, relType string, missing float64) ([]Arc, error)
+	// Facts returns, for each node of nodes in order, the properties
+	// named in keys and its degree over relType (as Degrees): what a
+	// retriever scores many nodes by, in one read, without the rest of
+	// their properties (a large embedding of a node it does not score is
+	// never read). A node not in the graph has none and degree 0.
+	Facts(ctx context.Context, nodes []NodeRef, keys []string, relType string) ([]Facts, error)
+}
+
+// Facts is what Reader.Facts returns for a node.
+type Facts struct {
+	// Props holds the node's properties among the keys asked for (those it
+	// has); it may hold more, and must not be modified.
+	Props  map[string]any
+	Degree int64 // over the type asked for, as Degrees counts
+}
+
+// Arc is one relationship as Reader.Arcs returns it.
+type Arc struct {
+	From   int32 // the position in from of the node it leaves
+	To     NodeRef
+	Weight float64
+}
+
+// Strength is a node's total relationship weight (Reader.Strengths).
+type Strength struct {
+	// Total is the weights' sum, in ascending order of weight.
+	Total float64
+	// Clean is false when some weight is not a finite number of at least
+	// 0 (or not a number at all); Total then means nothing, and a
+	// retriever that needs the total reads the node's relationships
+	// (Around), which names the culprit.
+	Clean bool
+}
+
+// SumWeights is the one rule for a node's strength: the weights sorted
+// ascending (ws is sorted in place), then added from the smallest, so the
+// sum does not depend on the order an engine meets the relationships in.
+// Neo4j's Strengths query adds them up in the same order, server-side.
+func SumWeights(ws []float64) Strength {
+	slices.Sort(ws)
+	s := Strength{Clean: true}
+	for _, w := range ws {
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return Strength{}
+		}
+		s.Total += w
+	}
+	if math.IsInf(s.Total, 0) {
+		return Strength{}
+	}
+	return s
 }
 
 // Neighbourhood opens Readers. On Neo4j every Read runs in one read

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,5 +68,37 @@ func TestSortRels(t *testing.T) {
 	want := `6:{} 5:{} 4:{} 0:{} 3:{} 2:{} :{"note":"a"} :{"note":"b"} 1:{}`
 	if strings.Join(got, " ") != want {
 		t.Errorf("order %s, want %s", strings.Join(got, " "), want)
+	}
+}
+
+// TestSumWeights: a strength adds the weights from the smallest, whatever
+// order they come in. By hand: 0.3, 0.1, 0.2 are added as (0.1 + 0.2) +
+// 0.3 = 0.30000000000000004 + 0.3 = 0.6000000000000001, where the order
+// given would give (0.3 + 0.1) + 0.2 = 0.4 + 0.2 = 0.6000000000000001 too,
+// and 0.2, 0.3, 0.1 would give 0.5 + 0.1 = 0.6: the order matters, so the
+// rule fixes it. No weight is a clean 0; a negative weight, a NaN, an
+// infinity, or finite weights whose sum overflows are not clean.
+func TestSumWeights(t *testing.T) {
+	if x := (0.2 + 0.3) + 0.1; x != 0.6 {
+		t.Fatalf("control: 0.2+0.3+0.1 = %v", x)
+	}
+	for _, c := range []struct {
+		ws    []float64
+		total float64
+		clean bool
+	}{
+		{ws: []float64{0.3, 0.1, 0.2}, total: 0.6000000000000001, clean: true},
+		{ws: []float64{0.2, 0.3, 0.1}, total: 0.6000000000000001, clean: true},
+		{ws: nil, total: 0, clean: true},
+		{ws: []float64{0, 0.01, 0.01}, total: 0.02, clean: true},
+		{ws: []float64{0.5, -0.1}},
+		{ws: []float64{0.5, math.NaN()}},
+		{ws: []float64{math.Inf(1)}},
+		{ws: []float64{math.MaxFloat64, math.MaxFloat64}},
+	} {
+		got := SumWeights(slices.Clone(c.ws))
+		if got.Clean != c.clean || (c.clean && got.Total != c.total) {
+			t.Errorf("SumWeights(%v) = %+v, want total %v clean %v", c.ws, got, c.total, c.clean)
+		}
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
@@ -113,6 +114,11 @@ type Graph struct {
 	report apoc.Report
 
 	find findIndex // the node filter's index (find.go)
+
+	// strengths caches every node's RELATES strength, per weight given to
+	// a relationship without one (neighbourhood.go).
+	strengthMu sync.Mutex
+	strengths  map[uint64][]graph.Strength
 }
 
 var _ graph.Source = (*Graph)(nil)

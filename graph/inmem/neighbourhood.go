@@ -1,10 +1,13 @@
 package inmem
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -202,6 +205,181 @@ func (r reader) Degrees(ctx context.Context, nodes []graph.NodeRef, relType stri
 			if g.types[g.relType[e]] == relType {
 				out[i]++
 			}
+		}
+	}
+	return out, nil
+}
+
+// Strengths gives each node's strength over relType (graph.Reader). The
+// RELATES strengths of every node are computed on the first call for a
+// given missing weight (one pass over the adjacency) and kept: a
+// retriever that asks for the strengths of tens of thousands of nodes
+// then pays a lookup each.
+func (r reader) Strengths(ctx context.Context, nodes []graph.NodeRef, relType string, missing float64) ([]graph.Strength, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g := r.g
+	out := make([]graph.Strength, len(nodes))
+	var all []graph.Strength
+	if relType == graph.Relates {
+		all = g.relatesStrengths(missing)
+	}
+	var ws []float64
+	for i, n := range nodes {
+		u, ok := g.byID[n.Ref]
+		switch {
+		case !ok:
+			out[i] = graph.Strength{Clean: true}
+		case all != nil:
+			out[i] = all[u]
+		default:
+			ws = ws[:0]
+			nbr, rels := g.others(u)
+			for j, e := range rels {
+				if g.types[g.relType[e]] != relType || !g.nodeHasID(nbr[j]) {
+					continue
+				}
+				w, err := graph.WeightOf(g.extra[e])
+				if err != nil {
+					ws = append(ws, math.NaN()) // not clean
+					continue
+				}
+				if w == nil {
+					ws = append(ws, missing)
+				} else {
+					ws = append(ws, *w)
+				}
+			}
+			out[i] = graph.SumWeights(ws)
+		}
+	}
+	return out, nil
+}
+
+// relatesStrengths is every node's RELATES strength (graph.SumWeights),
+// built once per missing weight.
+func (g *Graph) relatesStrengths(missing float64) []graph.Strength {
+	g.strengthMu.Lock()
+	defer g.strengthMu.Unlock()
+	key := math.Float64bits(missing)
+	if s, ok := g.strengths[key]; ok {
+		return s
+	}
+	out := make([]graph.Strength, len(g.nodeInternal))
+	var ws []float64
+	for u := range out {
+		ws = ws[:0]
+		nbr, rels := g.Relates(int32(u))
+		for j, e := range rels {
+			if !g.nodeHasID(nbr[j]) {
+				continue
+			}
+			if w, ok := g.RelWeight(e); ok {
+				ws = append(ws, w)
+			} else {
+				ws = append(ws, missing)
+			}
+		}
+		out[u] = graph.SumWeights(ws)
+	}
+	if g.strengths == nil {
+		g.strengths = map[uint64][]graph.Strength{}
+	}
+	g.strengths[key] = out
+	return out
+}
+
+// Arcs reads the relationships of type relType around from, leanly
+// (graph.Reader): each node's arcs in its adjacency's order, parallel ones
+// put in ascending order of weight.
+func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, missing float64) ([]graph.Arc, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g := r.g
+	type arc struct {
+		v, e int32
+		w    float64
+	}
+	us := make([]int32, 0, len(from))
+	pos := make([]int32, 0, len(from))
+	done := make(map[int32]bool, len(from))
+	total := 0
+	for i, f := range from {
+		u, ok := g.byID[f.Ref]
+		if !ok || done[u] {
+			continue
+		}
+		done[u] = true
+		us, pos = append(us, u), append(pos, int32(i))
+		if relType == graph.Relates {
+			total += int(g.degree[u])
+		}
+	}
+	out := make([]graph.Arc, 0, total)
+	var arcs []arc
+	for i, u := range us {
+		arcs = arcs[:0]
+		if relType == graph.Relates {
+			nbr, rels := g.Relates(u)
+			for j, v := range nbr {
+				if !g.nodeHasID(v) {
+					continue
+				}
+				w, ok := g.RelWeight(rels[j])
+				if !ok {
+					w = missing
+				}
+				arcs = append(arcs, arc{v, rels[j], w})
+			}
+		} else {
+			nbr, rels := g.others(u)
+			for j, v := range nbr {
+				e := rels[j]
+				if g.types[g.relType[e]] != relType || !g.nodeHasID(v) {
+					continue
+				}
+				w, err := graph.WeightOf(g.extra[e])
+				if err != nil {
+					return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(g.nodeID[u]), relType, strconv.Quote(g.nodeID[v]), err)
+				}
+				x := missing
+				if w != nil {
+					x = *w
+				}
+				arcs = append(arcs, arc{v, e, x})
+			}
+		}
+		slices.SortFunc(arcs, func(a, b arc) int {
+			if c := cmp.Compare(a.v, b.v); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.w, b.w)
+		})
+		for _, a := range arcs {
+			id := g.nodeID[a.v]
+			out = append(out, graph.Arc{From: pos[i], To: graph.NodeRef{Node: graph.Node{ID: id}, Ref: id}, Weight: a.w})
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Facts gives the nodes' properties (their own maps: the keys asked for
+// and the rest) and degrees over relType (graph.Reader).
+func (r reader) Facts(ctx context.Context, nodes []graph.NodeRef, keys []string, relType string) ([]graph.Facts, error) {
+	deg, err := r.Degrees(ctx, nodes, relType)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]graph.Facts, len(nodes))
+	for i, n := range nodes {
+		out[i].Degree = deg[i]
+		if u, ok := r.g.byID[n.Ref]; ok {
+			out[i].Props = r.g.nodeProps[u]
 		}
 	}
 	return out, nil

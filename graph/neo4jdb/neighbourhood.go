@@ -1,9 +1,12 @@
 package neo4jdb
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -146,28 +149,216 @@ RETURN ref, COUNT { (n)-[:` + cypherlit.QuoteName(relType) + `]-() } AS degree`
 // (graph.Reader).
 func (r *txReader) Degrees(ctx context.Context, nodes []graph.NodeRef, relType string) ([]int64, error) {
 	out := make([]int64, len(nodes))
+	rows, err := r.rowsByRef(ctx, DegreesQuery(relType), nodes, nil)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range nodes {
+		if row, ok := rows[n.Ref]; ok {
+			d, ok := row["degree"].(int64)
+			if !ok {
+				return nil, errors.New("degrees: column degree is not an integer")
+			}
+			out[i] = d
+		}
+	}
+	return out, nil
+}
+
+// rowsByRef runs query, one of the reads by element id, for the nodes
+// (each once, as $refs, beside params) and returns its rows by their ref
+// column; none for no nodes.
+func (r *txReader) rowsByRef(ctx context.Context, query string, nodes []graph.NodeRef, params map[string]any) (map[string]map[string]any, error) {
 	if len(nodes) == 0 {
-		return out, nil
+		return nil, nil
 	}
 	refs := make([]string, len(nodes))
 	for i, n := range nodes {
 		refs[i] = n.Ref
 	}
-	rows, err := r.collect(ctx, DegreesQuery(relType), map[string]any{"refs": uniq(refs)})
+	args := map[string]any{"refs": uniq(refs)}
+	for k, v := range params {
+		args[k] = v
+	}
+	rows, err := r.collect(ctx, query, args)
 	if err != nil {
 		return nil, err
 	}
-	deg := make(map[string]int64, len(rows))
+	out := make(map[string]map[string]any, len(rows))
 	for _, row := range rows {
 		ref, _ := row["ref"].(string)
-		d, ok := row["degree"].(int64)
-		if !ok {
-			return nil, errors.New("degrees: column degree is not an integer")
-		}
-		deg[ref] = d
+		out[ref] = row
+	}
+	return out, nil
+}
+
+// StrengthsQuery reads, by element id, each node's strength over relType
+// (graph.Reader.Strengths): the weights of its relationships of that type
+// to nodes with an id ($missing for one without a weight), sorted
+// ascending and added from the smallest, server-side, as
+// graph.SumWeights does (IEEE double addition in the same order gives the
+// same bits). A weight that is not a number gives no total; the least
+// weight comes back so that the client can tell a negative one.
+func StrengthsQuery(relType string) string {
+	return `UNWIND $refs AS ref
+MATCH (n) WHERE elementId(n) = ref
+WITH ref, COLLECT { MATCH (n)-[r:` + cypherlit.QuoteName(relType) + `]-(m) WHERE m.id IS :: STRING NOT NULL
+                    WITH coalesce(r.weight, $missing) AS w RETURN w ORDER BY w } AS ws
+RETURN ref, size(ws) AS count, ws[0] AS least,
+       CASE WHEN all(w IN ws WHERE w IS :: INTEGER NOT NULL OR w IS :: FLOAT NOT NULL)
+            THEN reduce(s = 0.0, w IN ws | s + w) END AS total`
+}
+
+// Strengths reads the nodes' strengths over relType in one query
+// (graph.Reader).
+func (r *txReader) Strengths(ctx context.Context, nodes []graph.NodeRef, relType string, missing float64) ([]graph.Strength, error) {
+	out := make([]graph.Strength, len(nodes))
+	rows, err := r.rowsByRef(ctx, StrengthsQuery(relType), nodes, map[string]any{"missing": missing})
+	if err != nil {
+		return nil, err
 	}
 	for i, n := range nodes {
-		out[i] = deg[n.Ref]
+		out[i] = graph.Strength{Clean: true}
+		if row, ok := rows[n.Ref]; ok {
+			out[i] = strengthOf(row)
+		}
+	}
+	return out, nil
+}
+
+// strengthOf reads a StrengthsQuery row: clean when the total is a finite
+// number and the least weight is at least 0.
+func strengthOf(row map[string]any) graph.Strength {
+	if c, _ := row["count"].(int64); c == 0 {
+		return graph.Strength{Clean: true}
+	}
+	total, ok := row["total"].(float64)
+	if !ok || math.IsNaN(total) || math.IsInf(total, 0) {
+		return graph.Strength{}
+	}
+	switch least := row["least"].(type) {
+	case int64:
+		if least < 0 {
+			return graph.Strength{}
+		}
+	case float64:
+		if !(least >= 0) {
+			return graph.Strength{}
+		}
+	default:
+		return graph.Strength{}
+	}
+	return graph.Strength{Total: total, Clean: true}
+}
+
+// ArcsQuery reads, by element id, the relationships of type relType
+// around each node, leanly (graph.Reader.Arcs): the other end's id and
+// element id, and the weight ($missing for one without).
+func ArcsQuery(relType string) string {
+	return `UNWIND $refs AS ref
+MATCH (n) WHERE elementId(n) = ref
+MATCH (n)-[r:` + cypherlit.QuoteName(relType) + `]-(m) WHERE m.id IS :: STRING NOT NULL
+RETURN ref, m.id AS other_id, elementId(m) AS other_element_id, coalesce(r.weight, $missing) AS weight`
+}
+
+// Arcs reads the relationships of type relType around from in one query
+// (graph.Reader): each node's arcs by the other end's element id, then
+// weight.
+func (r *txReader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, missing float64) ([]graph.Arc, error) {
+	pos := make(map[string]int32, len(from))
+	refs := make([]string, 0, len(from))
+	for i, f := range from {
+		if _, ok := pos[f.Ref]; !ok {
+			pos[f.Ref] = int32(i)
+			refs = append(refs, f.Ref)
+		}
+	}
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	rows, err := r.collect(ctx, ArcsQuery(relType), map[string]any{"refs": refs, "missing": missing})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]graph.Arc, 0, len(rows))
+	for _, row := range rows {
+		ref, _ := row["ref"].(string)
+		at, ok := pos[ref]
+		if !ok {
+			return nil, fmt.Errorf("arcs: a row for an element id not asked for (%s)", strconv.Quote(ref))
+		}
+		id, ok := row["other_id"].(string)
+		if !ok {
+			return nil, fmt.Errorf("arcs: column other_id: expected a string, got %s", Describe(row["other_id"]))
+		}
+		eid, ok := row["other_element_id"].(string)
+		if !ok {
+			return nil, fmt.Errorf("arcs: node %s: column other_element_id is not a string", strconv.Quote(id))
+		}
+		to := graph.NodeRef{Node: graph.Node{ID: id}, Ref: eid}
+		w, err := graph.WeightOf(map[string]any{"weight": row["weight"]})
+		if err != nil {
+			return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(from[at].Node.ID), relType, strconv.Quote(to.Node.ID), err)
+		}
+		x := missing
+		if w != nil {
+			x = *w
+		}
+		out = append(out, graph.Arc{From: at, To: to, Weight: x})
+	}
+	slices.SortStableFunc(out, func(a, b graph.Arc) int {
+		if c := cmp.Compare(a.From, b.From); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.To.Ref, b.To.Ref); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Weight, b.Weight)
+	})
+	return out, nil
+}
+
+// FactsQuery reads, by element id, the properties named in $keys that
+// each node has (as a list of [key, value] pairs) and its degree over
+// relType (graph.Reader.Facts).
+func FactsQuery(relType string) string {
+	return `UNWIND $refs AS ref
+MATCH (n) WHERE elementId(n) = ref
+RETURN ref, [k IN $keys WHERE n[k] IS NOT NULL | [k, n[k]]] AS props,
+       COUNT { (n)-[:` + cypherlit.QuoteName(relType) + `]-() } AS degree`
+}
+
+// Facts reads the named properties and degrees of nodes in one query
+// (graph.Reader).
+func (r *txReader) Facts(ctx context.Context, nodes []graph.NodeRef, keys []string, relType string) ([]graph.Facts, error) {
+	out := make([]graph.Facts, len(nodes))
+	if keys == nil {
+		keys = []string{}
+	}
+	rows, err := r.rowsByRef(ctx, FactsQuery(relType), nodes, map[string]any{"keys": keys})
+	if err != nil {
+		return nil, err
+	}
+	got := make(map[string]graph.Facts, len(rows))
+	for ref, row := range rows {
+		d, ok := row["degree"].(int64)
+		if !ok {
+			return nil, errors.New("facts: column degree is not an integer")
+		}
+		pairs, _ := row["props"].([]any)
+		props := make(map[string]any, len(pairs))
+		for _, p := range pairs {
+			kv, ok := p.([]any)
+			if !ok || len(kv) != 2 {
+				return nil, errors.New("facts: column props is not a list of pairs")
+			}
+			k, _ := kv[0].(string)
+			props[k] = kv[1]
+		}
+		got[ref] = graph.Facts{Props: plainProps(props), Degree: d}
+	}
+	for i, n := range nodes {
+		out[i] = got[n.Ref]
 	}
 	return out, nil
 }

@@ -197,8 +197,138 @@ func TestNeighbourhoodPlans(t *testing.T) {
 	if _, err := expansion.Retrieve(context.Background(), nb, q, p); err != nil {
 		t.Fatal(err)
 	}
-	around, lookups, details := neo4jfix.NeighbourhoodPlans(t, d, queries)
-	if around != 3 || lookups != 1 || details != 2 {
-		t.Errorf("%d Around queries, %d lookups and %d details, want 3, 1 and 2", around, lookups, details)
+	n := neo4jfix.NeighbourhoodPlans(t, d, queries)
+	if n != (neo4jfix.Plans{Around: 3, Lookups: 1, Details: 2}) {
+		t.Errorf("%+v, want 3 Around queries, 1 lookup and 2 details", n)
+	}
+}
+
+// TestEnginesAgreeOnLeanReads: the reads that score many nodes without
+// their relationships' details (Strengths, Arcs, Facts), on 10 random
+// typed graphs (hubs, parallel relationships, self-loops, nodes without
+// ids, missing and integer weights, typed relationships), for a random
+// third of the nodes with an id and for RELATES and CITES:
+//   - Strengths gives, to the bit on both engines, graph.SumWeights of the
+//     weights gathered naively from the file (each relationship of the
+//     type with the node at one end and a node with an id at the other, a
+//     self-loop once, a missing weight counting 0.01);
+//   - Arcs gives the same arcs on both engines (as sorted text: the order
+//     of other ends is the engine's), parallel arcs in ascending weight,
+//     and as many as the naive gathering;
+//   - Facts gives entity_count and the degree as Degrees does.
+func TestEnginesAgreeOnLeanReads(t *testing.T) {
+	for i := range 10 {
+		r := rand.New(rand.NewSource(int64(5500 + i)))
+		c := newRandomCase(r)
+		idOf := map[string]string{} // internal id → id
+		ec := map[string]int64{}
+		for _, n := range c.g.Nodes {
+			if id, ok := n.Properties["id"].(string); ok {
+				idOf[n.InternalID] = id
+				if r.Intn(5) == 0 {
+					ec[id] = int64(r.Intn(30))
+					n.Properties["entity_count"] = ec[id]
+				}
+			}
+		}
+		nb, _ := neo4jGraph(t, c.g, nil)
+		mem, err := inmem.New(c.g, "random")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, n := range c.g.Nodes {
+			if id, ok := idOf[n.InternalID]; ok && r.Intn(3) == 0 {
+				ids = append(ids, id)
+			}
+		}
+		for _, relType := range []string{graph.Relates, "CITES"} {
+			naive := map[string][]float64{}
+			count := map[string]int{}
+			for _, rel := range c.g.Rels {
+				a, aok := idOf[rel.Start]
+				b, bok := idOf[rel.End]
+				if rel.Type != relType || !aok || !bok {
+					continue
+				}
+				w := graph.MissingRelatesWeight
+				if x, err := graph.WeightOf(rel.Properties); err != nil {
+					t.Fatal(err)
+				} else if x != nil {
+					w = *x
+				}
+				naive[a] = append(naive[a], w)
+				count[a]++
+				if a != b {
+					naive[b] = append(naive[b], w)
+					count[b]++
+				}
+			}
+			type read struct {
+				strengths []graph.Strength
+				arcs      []string
+				facts     []graph.Facts
+				degrees   []int64
+			}
+			readOf := func(nb graph.Neighbourhood) read {
+				var out read
+				err := nb.Read(context.Background(), func(rd graph.Reader) error {
+					ctx := context.Background()
+					refs, err := rd.Nodes(ctx, ids)
+					if err != nil {
+						return err
+					}
+					if out.strengths, err = rd.Strengths(ctx, refs, relType, graph.MissingRelatesWeight); err != nil {
+						return err
+					}
+					arcs, err := rd.Arcs(ctx, refs, relType, graph.MissingRelatesWeight)
+					if err != nil {
+						return err
+					}
+					for k, a := range arcs {
+						if k > 0 && arcs[k-1].From == a.From && arcs[k-1].To.Node.ID == a.To.Node.ID && arcs[k-1].Weight > a.Weight {
+							t.Errorf("parallel arcs out of weight order: %+v then %+v", arcs[k-1], a)
+						}
+						if k > 0 && arcs[k-1].From > a.From {
+							t.Errorf("arcs of node %d after node %d's", a.From, arcs[k-1].From)
+						}
+						out.arcs = append(out.arcs, fmt.Sprintf("%s-%s %v", refs[a.From].Node.ID, a.To.Node.ID, a.Weight))
+					}
+					slices.Sort(out.arcs)
+					if out.facts, err = rd.Facts(ctx, refs, []string{"entity_count"}, relType); err != nil {
+						return err
+					}
+					out.degrees, err = rd.Degrees(ctx, refs, relType)
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return out
+			}
+			a, b := readOf(nb), readOf(mem)
+			label := fmt.Sprintf("graph %d %s", i, relType)
+			total := 0
+			for k, id := range ids {
+				want := graph.SumWeights(slices.Clone(naive[id]))
+				if a.strengths[k] != want || b.strengths[k] != want {
+					t.Errorf("%s: node %s: strength %+v on Neo4j, %+v embedded, want %+v", label, id, a.strengths[k], b.strengths[k], want)
+				}
+				total += count[id]
+				wantEC, has := ec[id]
+				for _, f := range []read{a, b} {
+					got, ok := f.facts[k].Props["entity_count"]
+					if f.facts[k].Degree != f.degrees[k] || ok != has || (has && got != any(wantEC)) {
+						t.Errorf("%s: node %s: facts %+v, degree %d, want entity_count %v (%v)", label, id, f.facts[k], f.degrees[k], wantEC, has)
+					}
+				}
+				if a.degrees[k] != b.degrees[k] {
+					t.Errorf("%s: node %s: degree %d on Neo4j, %d embedded", label, id, a.degrees[k], b.degrees[k])
+				}
+			}
+			if !slices.Equal(a.arcs, b.arcs) || len(a.arcs) != total {
+				t.Errorf("%s: %d arcs on Neo4j, %d embedded, %d naive; first difference in\n%v\n%v", label, len(a.arcs), len(b.arcs), total, a.arcs, b.arcs)
+			}
+		}
 	}
 }

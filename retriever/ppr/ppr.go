@@ -5,17 +5,21 @@
 // push, ranked, the top K kept.
 //
 // It reads a graph only through graph.Neighbourhood (one read of the
-// seeds, then at most one Around per round of pushes, for every node of
-// the round whose adjacency is not yet at hand), so it runs alike on the
-// embedded engine and on Neo4j, and shares only package retriever with
-// the other retrievers (docs/ARCHITECTURE.md).
+// seeds; then, per round of pushes, one Strengths read of the nodes that
+// received mass for the first time, and one Around of the nodes about to
+// be pushed whose relationships are not yet at hand), so it runs alike on
+// the embedded engine and on Neo4j, and shares only package retriever
+// with the other retrievers (docs/ARCHITECTURE.md). A node that receives
+// mass but is never pushed costs its strength, not its relationships.
 package ppr
 
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
@@ -23,11 +27,6 @@ import (
 
 // Name is the retriever's name in rankings, flags and the explorer.
 const Name = "ppr"
-
-// lowerBoundSlack keeps the decision to read a node's adjacency safe from
-// rounding: the known part of a node's total weight is summed in another
-// order than the total, so it is trusted only to this relative margin.
-const lowerBoundSlack = 1 - 1e-9
 
 // state is one run's push: nodes are numbered in the order first met (the
 // found seeds first, in query order); the k found seeds are nodes 0 to
@@ -40,22 +39,30 @@ type state struct {
 	index map[string]int32
 	ids   []string
 	refs  []graph.NodeRef
-	first []int32   // round the node first got residual; 0 for seeds, −1 never
-	rtot  []float64 // residual
+	n     []node
 	rs    []float64 // residual by seed (k per node)
 	ms    []float64 // mass pushed out, by seed (k per node)
-	known []float64 // lower bound of W (exact once read)
-	read  []bool    // adjacency at hand
-	lo    []int32   // adjacency: entries lo[u] to hi[u]
-	hi    []int32
 
-	nbr []int32
+	nbr []int32 // adjacency entries: node u's are lo to hi
 	wt  []float64
 
-	mark []bool // received this round
-	tmp  []float64
+	tmp []float64
 
-	touched, pushes, rounds, reads, relsRead int
+	touched, pushes, rounds, reads, relsRead, weighed int
+}
+
+// node is what the push keeps of one node.
+type node struct {
+	rtot  float64 // residual
+	w     float64 // W, the strength (once weighed)
+	known float64 // a lower bound of W until weighed: the weights read to it
+	first int32   // round the node first got residual; 0 for seeds, −1 never
+	lo    int32   // adjacency entries lo to hi (once read)
+	hi    int32
+	hasW  bool // weighed
+	clean bool // W is a sum of finite weights ≥ 0 (once weighed)
+	read  bool // adjacency at hand
+	mark  bool // received this round
 }
 
 // Retrieve runs personalized PageRank from q's seeds over nb with p. q's
@@ -84,12 +91,12 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 		}
 	}
 	k := len(seedRefs)
-	st := &state{d: p.Damping, eps: p.Epsilon, k: k, index: make(map[string]int32), tmp: make([]float64, k)}
+	st := &state{d: p.Damping, eps: p.Epsilon, k: k, index: make(map[string]int32, 1<<14), tmp: make([]float64, k)}
 	for t, ref := range seedRefs {
 		st.p = append(st.p, rs[t]/sumR)
 		st.add(ref)
-		st.first[t] = 0
-		st.rtot[t] = st.p[t]
+		st.n[t].first = 0
+		st.n[t].rtot = st.p[t]
 		st.rs[t*k+t] = st.p[t]
 		st.touched++
 	}
@@ -114,13 +121,7 @@ func (st *state) add(ref graph.NodeRef) int32 {
 	st.index[ref.Node.ID] = u
 	st.ids = append(st.ids, ref.Node.ID)
 	st.refs = append(st.refs, ref)
-	st.first = append(st.first, -1)
-	st.rtot = append(st.rtot, 0)
-	st.known = append(st.known, 0)
-	st.read = append(st.read, false)
-	st.lo = append(st.lo, 0)
-	st.hi = append(st.hi, 0)
-	st.mark = append(st.mark, false)
+	st.n = append(st.n, node{first: -1})
 	for range st.k {
 		st.rs = append(st.rs, 0)
 		st.ms = append(st.ms, 0)
@@ -128,55 +129,75 @@ func (st *state) add(ref graph.NodeRef) int32 {
 	return u
 }
 
+// grow makes room for n more nodes, so that adding them copies nothing.
+func (st *state) grow(n int) {
+	st.ids = slices.Grow(st.ids, n)
+	st.refs = slices.Grow(st.refs, n)
+	st.n = slices.Grow(st.n, n)
+	st.rs = slices.Grow(st.rs, n*st.k)
+	st.ms = slices.Grow(st.ms, n*st.k)
+}
+
 // threshold is what u's residual is compared with: ε × W(u), ε for a
 // dangling node (W = 0).
 func (st *state) threshold(u int32) float64 {
-	if st.known[u] == 0 {
+	if st.n[u].w == 0 {
 		return st.eps
 	}
-	return st.eps * st.known[u]
+	return st.eps * st.n[u].w
 }
 
+// weighSlack keeps the decision not to weigh a node safe from rounding:
+// the weights read to a node are added in another order than its
+// strength, so their sum is trusted as a lower bound only to this margin.
+const weighSlack = 1 - 1e-9
+
 // run pushes in rounds until no residual is at or above its threshold.
-// Each round takes the nodes that received mass in the last one (the
-// seeds first), in the order they were numbered; reads, with one Around,
-// the adjacency of those not yet read whose residual reaches ε × the part
-// of their weight already known; and pushes every one whose residual
-// reaches its threshold, in that order.
+// Each round takes the nodes that received mass in the last one; weighs,
+// with one Strengths read, those not yet weighed whose residual reaches ε
+// × the weight already read to them (a lower bound of W: below it the
+// node cannot be pushed, so its strength is not needed yet); reads, with
+// one Arcs read, the relationships of those not yet read that will be
+// pushed (or whose strength is not clean, so that the read names the bad
+// weight); and pushes every one whose residual reaches its threshold, in
+// order of id.
 func (st *state) run(ctx context.Context, r graph.Reader, received []int32) error {
-	var next []int32
+	var next, cands, toRead []int32
 	for round := int32(1); len(received) > 0; round++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		slices.Sort(received)
-		cands := received[:0]
-		var toRead []graph.NodeRef
+		if err := st.weigh(ctx, r, received); err != nil {
+			return err
+		}
+		cands, toRead = cands[:0], toRead[:0]
 		for _, u := range received {
-			st.mark[u] = false
-			switch {
-			case st.read[u] && st.rtot[u] >= st.threshold(u):
-			case !st.read[u] && st.rtot[u] >= st.eps*st.known[u]*lowerBoundSlack:
-				toRead = append(toRead, st.refs[u])
-			default:
+			n := &st.n[u]
+			n.mark = false
+			if !n.hasW {
 				continue
 			}
-			cands = append(cands, u)
+			push := n.rtot >= st.threshold(u)
+			if !n.read && (!n.clean || (push && n.w > 0)) {
+				toRead = append(toRead, u)
+			}
+			if push {
+				cands = append(cands, u)
+			}
 		}
 		if len(toRead) > 0 {
 			if err := st.readAround(ctx, r, toRead); err != nil {
 				return err
 			}
 		}
+		// Push in id order: the numbering follows the engine's order of
+		// each node's arcs, the arithmetic must not.
+		slices.SortFunc(cands, func(a, b int32) int { return strings.Compare(st.ids[a], st.ids[b]) })
 		next = next[:0]
-		pushed := 0
 		for _, u := range cands {
-			if st.rtot[u] >= st.threshold(u) {
-				next = st.push(u, round, next)
-				pushed++
-			}
+			next = st.push(u, round, next)
 		}
-		if pushed > 0 {
+		if len(cands) > 0 {
 			st.rounds++
 		}
 		received, next = next, received
@@ -184,55 +205,97 @@ func (st *state) run(ctx context.Context, r graph.Reader, received []int32) erro
 	return nil
 }
 
-// readAround reads the adjacency of refs (one Around) and keeps the
-// RELATES relationships with a positive weight to nodes with an id.
-func (st *state) readAround(ctx context.Context, r graph.Reader, refs []graph.NodeRef) error {
-	rels, err := r.Around(ctx, refs)
+// weigh reads the strength W of every node of us not yet weighed whose
+// residual reaches ε × the weight read to it so far: one Strengths read.
+func (st *state) weigh(ctx context.Context, r graph.Reader, us []int32) error {
+	var refs []graph.NodeRef
+	var which []int32
+	for _, u := range us {
+		if n := &st.n[u]; !n.hasW && n.rtot >= st.eps*n.known*weighSlack {
+			refs = append(refs, st.refs[u])
+			which = append(which, u)
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	got, err := r.Strengths(ctx, refs, graph.Relates, graph.MissingRelatesWeight)
+	if err != nil {
+		return err
+	}
+	for i, u := range which {
+		n := &st.n[u]
+		n.hasW, n.w, n.clean = true, got[i].Total, got[i].Clean
+	}
+	st.weighed += len(which)
+	return nil
+}
+
+// readAround reads the relationships of us (one Arcs read) and keeps the
+// RELATES ones with a positive weight to nodes with an id. A node whose
+// strength is not clean is read with Around instead, which names the
+// relationship whose weight is negative or not a finite number, and the
+// run stops there.
+func (st *state) readAround(ctx context.Context, r graph.Reader, us []int32) error {
+	var dirty []graph.NodeRef
+	refs := make([]graph.NodeRef, len(us))
+	for i, u := range us {
+		refs[i] = st.refs[u]
+		if !st.n[u].clean {
+			dirty = append(dirty, refs[i])
+		}
+	}
+	if len(dirty) > 0 {
+		rels, err := r.Around(ctx, dirty)
+		if err != nil {
+			return err
+		}
+		for _, rel := range rels {
+			if rel.Edge.Type != graph.Relates {
+				continue
+			}
+			if _, err := weightOf(rel); err != nil {
+				return err
+			}
+		}
+		return fmt.Errorf("node %s: its relationships' weights add up to more than a float can hold", strconv.Quote(dirty[0].Node.ID))
+	}
+	arcs, err := r.Arcs(ctx, refs, graph.Relates, graph.MissingRelatesWeight)
 	if err != nil {
 		return err
 	}
 	st.reads++
-	st.relsRead += len(rels)
-	u, at := int32(-1), ""
-	for i := range rels {
-		rel := &rels[i]
-		e := &rel.Edge
-		if e.SourceID != at || u < 0 {
+	st.relsRead += len(arcs)
+	st.grow(len(arcs))
+	st.nbr = slices.Grow(st.nbr, len(arcs))
+	st.wt = slices.Grow(st.wt, len(arcs))
+	u, at := int32(-1), int32(-1)
+	for _, a := range arcs {
+		if a.From != at {
 			if u >= 0 {
-				st.hi[u] = int32(len(st.nbr))
+				st.n[u].hi = int32(len(st.nbr))
 			}
-			at, u = e.SourceID, st.index[e.SourceID]
-			st.read[u], st.known[u], st.lo[u] = true, 0, int32(len(st.nbr))
+			at, u = a.From, us[a.From]
+			st.n[u].lo = int32(len(st.nbr))
 		}
-		if e.Type != graph.Relates {
+		if a.Weight == 0 {
 			continue
 		}
-		w, err := weightOf(*rel)
-		if err != nil {
-			return err
-		}
-		if w == 0 {
-			continue
-		}
-		v, ok := st.index[e.TargetID]
+		v, ok := st.index[a.To.Node.ID]
 		if !ok {
-			v = st.add(rel.To)
+			v = st.add(a.To)
 		}
 		st.nbr = append(st.nbr, v)
-		st.wt = append(st.wt, w)
-		st.known[u] += w
-		if !st.read[v] {
-			st.known[v] += w
+		st.wt = append(st.wt, a.Weight)
+		if n := &st.n[v]; !n.hasW {
+			n.known += a.Weight
 		}
 	}
 	if u >= 0 {
-		st.hi[u] = int32(len(st.nbr))
+		st.n[u].hi = int32(len(st.nbr))
 	}
-	// A node read with no relationship at all is dangling.
-	for _, ref := range refs {
-		if u := st.index[ref.Node.ID]; !st.read[u] {
-			st.read[u], st.known[u] = true, 0
-		}
+	for _, u := range us {
+		st.n[u].read = true
 	}
 	return nil
 }
@@ -258,8 +321,8 @@ func weightOf(r graph.Rel) (float64, error) {
 // next once.
 func (st *state) push(u int32, round int32, next []int32) []int32 {
 	k := st.k
-	m := st.rtot[u]
-	st.rtot[u] = 0
+	m := st.n[u].rtot
+	st.n[u].rtot = 0
 	for s := range k {
 		x := st.rs[int(u)*k+s]
 		st.tmp[s] = x
@@ -268,27 +331,27 @@ func (st *state) push(u int32, round int32, next []int32) []int32 {
 	}
 	st.pushes++
 	receive := func(v int32, f float64) {
-		st.rtot[v] += f * m
+		st.n[v].rtot += f * m
 		for s := range k {
 			st.rs[int(v)*k+s] += f * st.tmp[s]
 		}
-		if st.first[v] < 0 {
-			st.first[v] = round
+		if st.n[v].first < 0 {
+			st.n[v].first = round
 			st.touched++
 		}
-		if !st.mark[v] {
-			st.mark[v] = true
+		if !st.n[v].mark {
+			st.n[v].mark = true
 			next = append(next, v)
 		}
 	}
-	if st.known[u] == 0 {
+	if st.n[u].w == 0 {
 		for t := range k {
 			receive(int32(t), st.d*st.p[t])
 		}
 		return next
 	}
-	w := st.known[u]
-	for j := st.lo[u]; j < st.hi[u]; j++ {
+	w := st.n[u].w
+	for j := st.n[u].lo; j < st.n[u].hi; j++ {
 		receive(st.nbr[j], st.d*st.wt[j]/w)
 	}
 	return next
@@ -329,31 +392,41 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 	slices.SortFunc(cands, func(a, b scored) int { return retriever.Compare(a.score, st.ids[a.u], b.score, st.ids[b.u]) })
 	cands = cands[:min(len(cands), topK)]
 	hits := make([]retriever.Hit, len(cands))
-	nodes := make([]graph.NodeRef, len(cands))
+	ids := make([]string, len(cands))
 	entries := make([][][2]int32, len(cands))
 	for i, c := range cands {
-		nodes[i] = st.refs[c.u]
+		ids[i] = st.ids[c.u]
 		entries[i] = st.route(c.u)
 	}
 	routes, err := st.routeRels(ctx, r, entries)
 	if err != nil {
 		return nil, err
 	}
-	var np []*graph.NodeRef
+	// The push met the hits as arcs' other ends, which carry no labels
+	// or properties: one lookup by id brings them.
+	found, err := r.Nodes(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	nodes := make(map[string]graph.Node, len(found))
+	for _, f := range found {
+		nodes[f.Node.ID] = f.Node
+	}
 	var rp []*graph.Rel
-	for i := range nodes {
-		if nodes[i].Node.Properties == nil {
-			np = append(np, &nodes[i])
-		}
+	for i := range routes {
 		for j := range routes[i] {
 			rp = append(rp, &routes[i][j])
 		}
 	}
-	if err := r.Details(ctx, np, rp); err != nil {
+	if err := r.Details(ctx, nil, rp); err != nil {
 		return nil, err
 	}
 	for i, c := range cands {
-		hits[i] = st.hitOf(c, nodes[i].Node, routes[i])
+		node, ok := nodes[ids[i]]
+		if !ok {
+			return nil, fmt.Errorf("node %s: gone from the graph during the read", strconv.Quote(ids[i]))
+		}
+		hits[i] = st.hitOf(c, node, routes[i])
 	}
 	return hits, nil
 }
@@ -367,14 +440,14 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 // before, so the chain ends at a seed (round 0).
 func (st *state) route(u int32) [][2]int32 {
 	var back [][2]int32
-	for st.first[u] > 0 {
+	for st.n[u].first > 0 {
 		best, bestFlow, bestJ := int32(-1), -1.0, int32(-1)
-		for j := st.lo[u]; j < st.hi[u]; j++ {
+		for j := st.n[u].lo; j < st.n[u].hi; j++ {
 			x := st.nbr[j]
-			if st.first[x] < 0 || st.first[x] >= st.first[u] || st.known[x] == 0 {
+			if st.n[x].first < 0 || st.n[x].first >= st.n[u].first || st.n[x].w == 0 {
 				continue
 			}
-			flow := st.pushed(x) * st.wt[j] / st.known[x]
+			flow := st.pushed(x) * st.wt[j] / st.n[x].w
 			if flow > bestFlow || (flow == bestFlow && st.ids[x] < st.ids[best]) {
 				best, bestFlow, bestJ = x, flow, j
 			}
@@ -389,10 +462,11 @@ func (st *state) route(u int32) [][2]int32 {
 }
 
 // routeRels reads the relationships of the routes' entries (each a fed
-// node and an entry of its adjacency): one Around of the fed nodes, kept
-// by the filter readAround applied, so that the n-th relationship kept
-// around a node is its n-th entry. The push keeps no relationship, only
-// its weight and other end.
+// node and an entry of its adjacency): one Around of the fed nodes. An
+// entry's relationship is the first RELATES one around its node, in
+// graph.SortRels order, to the entry's other end with the entry's weight
+// (the push keeps only the other end and the weight; parallel
+// relationships alike in both are alike to the walk).
 func (st *state) routeRels(ctx context.Context, r graph.Reader, entries [][][2]int32) ([][]graph.Rel, error) {
 	var refs []graph.NodeRef
 	seen := map[int32]bool{}
@@ -414,24 +488,32 @@ func (st *state) routeRels(ctx context.Context, r graph.Reader, entries [][][2]i
 	}
 	st.reads++
 	st.relsRead += len(rels)
-	at := map[int32]graph.Rel{} // entry → its relationship
-	u, j := int32(-1), int32(0)
+	type key struct {
+		u, v int32
+		w    float64
+	}
+	first := map[key]graph.Rel{}
 	for _, rel := range rels {
-		if v := st.index[rel.Edge.SourceID]; v != u {
-			u, j = v, st.lo[v]
-		}
 		if rel.Edge.Type != graph.Relates {
 			continue
 		}
-		if w, err := weightOf(rel); err != nil || w == 0 {
-			continue // refused when first read
+		v, ok := st.index[rel.Edge.TargetID]
+		if !ok {
+			continue
 		}
-		at[j] = rel
-		j++
+		w, err := weightOf(rel)
+		if err != nil {
+			return nil, err
+		}
+		k := key{st.index[rel.Edge.SourceID], v, w}
+		if _, dup := first[k]; !dup {
+			first[k] = rel
+		}
 	}
 	for i, route := range entries {
 		for k := len(route) - 1; k >= 0; k-- {
-			out[i] = append(out[i], at[route[k][1]])
+			u, j := route[k][0], route[k][1]
+			out[i] = append(out[i], first[key{u, st.nbr[j], st.wt[j]}])
 		}
 	}
 	return out, nil
@@ -472,7 +554,7 @@ func (st *state) hitOf(c scored, node graph.Node, route []graph.Rel) retriever.H
 		x := st.index[e.SourceID]
 		w, _ := weightOf(rel) // checked when read
 		hit.Route = append(hit.Route, retriever.Hop{From: e.SourceID, To: e.TargetID, Type: e.Type, Weight: w,
-			Factor: st.d * w / st.known[x], Edge: e})
+			Factor: st.d * w / st.n[x].w, Edge: e})
 	}
 	if len(hit.Route) > 0 {
 		hit.Seed = hit.Route[0].From
@@ -483,13 +565,19 @@ func (st *state) hitOf(c scored, node graph.Node, route []graph.Rel) retriever.H
 // stats are the push's counts and the residual mass left, which bounds
 // every estimate's error (docs/RETRIEVERS.md).
 func (st *state) stats() retriever.Fields {
-	res := 0.0
-	for _, x := range st.rtot {
-		res += x
+	// Added as integers, so that the order (the nodes' numbering, which
+	// differs between engines) cannot change the bits: each residual
+	// rounded up to a multiple of 2⁻⁶² (the mass is 1 in all, so the sum
+	// fits), which keeps the total a bound.
+	var units uint64
+	for i := range st.n {
+		units += uint64(math.Ceil(math.Ldexp(st.n[i].rtot, 62)))
 	}
+	res := math.Ldexp(float64(units), -62)
 	return retriever.Fields{
 		{Name: "seeds_found", Value: st.k},
 		{Name: "nodes_touched", Value: st.touched},
+		{Name: "nodes_weighed", Value: st.weighed},
 		{Name: "nodes_read", Value: st.countRead()},
 		{Name: "pushes", Value: st.pushes},
 		{Name: "rounds", Value: st.rounds},
@@ -501,8 +589,8 @@ func (st *state) stats() retriever.Fields {
 
 func (st *state) countRead() int {
 	n := 0
-	for _, r := range st.read {
-		if r {
+	for i := range st.n {
+		if st.n[i].read {
 			n++
 		}
 	}

@@ -102,22 +102,19 @@ func TestEnginesAgreeOnSpreading(t *testing.T) {
 // TestSpreadingPlans: spreading activation from the demo graph's scenario
 // A seed N2006 and four more seeds at P = 3, θ = 0.01, on a graph loaded
 // by `memoria load` (which indexes id on every label), sends one seed
-// lookup, an Around query per pulse run, one Details query for the
-// candidates' properties, one Degrees query and one Details query for the
-// routes' relationships, and EXPLAIN shows no AllNodesScan or
-// NodeByLabelScan in any of them. As a control, the scan fallback's query
-// does plan a scan (the check can fail).
+// lookup, an Around query per pulse run, one Facts query for what the
+// candidates are scored by (entity_count and degree; no embedding without
+// a query vector), and one Details query each for the hits' properties and
+// the routes' relationships; EXPLAIN shows no AllNodesScan or
+// NodeByLabelScan in any of them (neo4jfix.NeighbourhoodPlans, which also
+// checks, as a control, that the scan fallback's query does plan a scan).
 func TestSpreadingPlans(t *testing.T) {
 	g := neo4jfix.DemoGraph(t)
-	type sent struct {
-		query  string
-		params map[string]any
-	}
-	var queries []sent
+	var queries []neo4jfix.Sent
 	d := fx.Driver(t)
 	fx.Load(t, d, g)
 	nb := neo4jdb.NewNeighbourhood(neo4jdb.NewSource(d, "", ""))
-	nb.SetTrace(func(q string, p map[string]any) { queries = append(queries, sent{q, p}) })
+	nb.SetTrace(func(q string, p map[string]any) { queries = append(queries, neo4jfix.Sent{Query: q, Params: p}) })
 	p := spreading.DefaultParams()
 	p.Pulses, p.Threshold = 3, 0.01
 	q := retriever.Query{Seeds: []retriever.Seed{{NodeID: "N2006", Score: 0.85}, {NodeID: "T3000", Score: 0.9},
@@ -127,31 +124,14 @@ func TestSpreadingPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	pulses, _ := res.Stats.Get("pulses_run")
-	counts := map[string]int{}
+	n := neo4jfix.NeighbourhoodPlans(t, d, queries)
+	want := neo4jfix.Plans{Around: 3, Lookups: 1, Details: 2, Facts: 1}
+	if n != want || pulses.(int) != 3 {
+		t.Errorf("queries %+v with %v pulses run, want %+v with 3", n, pulses, want)
+	}
 	for _, s := range queries {
-		switch s.query {
-		case neo4jdb.AroundQuery:
-			counts["around"]++
-		case neo4jdb.NodeDetailsQuery:
-			counts["node details"]++
-		case neo4jdb.RelDetailsQuery:
-			counts["rel details"]++
-		case neo4jdb.DegreesQuery(graph.Relates):
-			counts["degrees"]++
-		case neo4jdb.NodesScanQuery:
-			t.Errorf("the scan fallback ran for %v", s.params)
-		default:
-			counts["lookups"]++
+		if s.Query == neo4jdb.FactsQuery(graph.Relates) && !slices.Equal(s.Params["keys"].([]string), []string{"entity_count"}) {
+			t.Errorf("without a query vector the candidates' facts are %v, want entity_count only", s.Params["keys"])
 		}
-		if ops := neo4jfix.PlanOperators(t, d, s.query, s.params); neo4jfix.HasScan(ops) {
-			t.Errorf("%s plans a scan: %v", s.query, ops)
-		}
-	}
-	want := map[string]int{"around": pulses.(int), "node details": 1, "rel details": 1, "degrees": 1, "lookups": 1}
-	if fmt.Sprint(counts) != fmt.Sprint(want) || pulses.(int) != 3 {
-		t.Errorf("queries %v, want %v with 3 pulses run", counts, want)
-	}
-	if ops := neo4jfix.PlanOperators(t, d, neo4jdb.NodesScanQuery, map[string]any{"ids": []string{"N2006"}}); !slices.Contains(ops, "AllNodesScan") {
-		t.Errorf("control: the scan query plans %v", ops)
 	}
 }

@@ -149,6 +149,18 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 	}
 	slices.SortFunc(cands, func(a, b *scored) int { return retriever.Compare(a.final, a.n.ref.Node.ID, b.final, b.n.ref.Node.ID) })
 	kept := cands[:min(len(cands), p.TopK)]
+	var lean []*graph.NodeRef
+	for _, c := range kept {
+		if c.n.ref.Node.Properties == nil {
+			lean = append(lean, &c.n.ref)
+		}
+	}
+	if len(lean) > 0 {
+		// The hits' properties, for the front ends.
+		if err := r.Details(ctx, lean, nil); err != nil {
+			return retriever.Ranking{}, err
+		}
+	}
 	hits, err := s.hits(ctx, r, kept)
 	if err != nil {
 		return retriever.Ranking{}, err
@@ -241,9 +253,9 @@ func activationOf(n *state) float64 {
 	return a
 }
 
-// score finds the candidates (A ≥ θ), reads their properties and, for
-// those without a numeric entity_count, their RELATES degree, and scores
-// them.
+// score finds the candidates (A ≥ θ), reads (one Facts read) their
+// entity_count, their embedding when there is a query vector, and their
+// RELATES degree, and scores them.
 func (s *run) score(ctx context.Context, r graph.Reader) ([]*scored, error) {
 	var cands []*scored
 	maxA := 0.0
@@ -256,42 +268,32 @@ func (s *run) score(ctx context.Context, r graph.Reader) ([]*scored, error) {
 			}
 		}
 	}
-	var lean []*graph.NodeRef
-	for _, c := range cands {
-		if c.n.ref.Node.Properties == nil {
-			lean = append(lean, &c.n.ref)
-		}
+	// One read of what the score needs: entity_count, the embedding
+	// (only with a query vector) and the RELATES degree.
+	keys := []string{"entity_count"}
+	if s.p.QueryVector != nil {
+		keys = append(keys, "embedding")
 	}
-	if len(lean) > 0 {
-		if err := r.Details(ctx, lean, nil); err != nil {
-			return nil, err
-		}
+	refs := make([]graph.NodeRef, len(cands))
+	for i, c := range cands {
+		refs[i] = c.n.ref
 	}
-	var need []graph.NodeRef
-	var needAt []*scored
-	for _, c := range cands {
-		if ec, ok := entityCount(c.n.ref.Node.Properties); ok {
+	facts, err := r.Facts(ctx, refs, keys, graph.Relates)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range cands {
+		props := facts[i].Props
+		if ec, ok := entityCount(props); ok {
 			c.ec, c.ecFrom = ec, "entity_count"
-			continue
+		} else {
+			c.ec, c.ecFrom = float64(facts[i].Degree), "degree"
 		}
-		need = append(need, c.n.ref)
-		needAt = append(needAt, c)
-	}
-	if len(need) > 0 {
-		deg, err := r.Degrees(ctx, need, graph.Relates)
-		if err != nil {
-			return nil, err
-		}
-		for i, c := range needAt {
-			c.ec, c.ecFrom = float64(deg[i]), "degree"
-		}
-	}
-	for _, c := range cands {
 		if maxA > 0 {
 			c.normalised = c.activation / maxA
 		}
 		c.sem, c.semFrom = 0, "none"
-		if sim, ok := cosine(s.p.QueryVector, c.n.ref.Node.Properties["embedding"]); ok {
+		if sim, ok := cosine(s.p.QueryVector, props["embedding"]); ok {
 			c.sem, c.semFrom = sim, "embedding"
 		} else if c.n.seed {
 			c.sem, c.semFrom = c.n.r, "seed score"

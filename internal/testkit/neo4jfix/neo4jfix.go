@@ -38,6 +38,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
@@ -289,23 +290,36 @@ type Sent struct {
 	Params map[string]any
 }
 
+// Plans counts the queries NeighbourhoodPlans saw, by kind.
+type Plans struct {
+	Around, Lookups, Details, Strengths, Arcs, Facts int
+}
+
 // NeighbourhoodPlans EXPLAINs every query of sent on d, failing the test
 // when one plans a scan (Scans) or is the scan fallback
-// (neo4jdb.NodesScanQuery), and counts them: Around queries, seed lookups
-// and Details queries. As a control it checks that the scan fallback's
-// query does plan an AllNodesScan (the check can fail).
-func NeighbourhoodPlans(t testing.TB, d neo4j.DriverWithContext, sent []Sent) (around, lookups, details int) {
+// (neo4jdb.NodesScanQuery), and counts them: Around queries, seed lookups,
+// Details queries, and RELATES Strengths, Arcs and Facts queries. As a control it checks
+// that the scan fallback's query does plan an AllNodesScan (the check can
+// fail).
+func NeighbourhoodPlans(t testing.TB, d neo4j.DriverWithContext, sent []Sent) Plans {
 	t.Helper()
+	var n Plans
 	for _, s := range sent {
 		switch s.Query {
 		case neo4jdb.AroundQuery:
-			around++
+			n.Around++
 		case neo4jdb.NodeDetailsQuery, neo4jdb.RelDetailsQuery:
-			details++
+			n.Details++
+		case neo4jdb.StrengthsQuery(graph.Relates):
+			n.Strengths++
+		case neo4jdb.ArcsQuery(graph.Relates):
+			n.Arcs++
+		case neo4jdb.FactsQuery(graph.Relates):
+			n.Facts++
 		case neo4jdb.NodesScanQuery:
 			t.Errorf("the scan fallback ran for %v", s.Params)
 		default:
-			lookups++
+			n.Lookups++
 		}
 		if ops := PlanOperators(t, d, s.Query, s.Params); HasScan(ops) {
 			t.Errorf("%s plans a scan: %v", s.Query, ops)
@@ -314,5 +328,5 @@ func NeighbourhoodPlans(t testing.TB, d neo4j.DriverWithContext, sent []Sent) (a
 	if ops := PlanOperators(t, d, neo4jdb.NodesScanQuery, map[string]any{"ids": []string{"N2006"}}); !slices.Contains(ops, "AllNodesScan") {
 		t.Errorf("control: the scan query plans %v", ops)
 	}
-	return around, lookups, details
+	return n
 }
