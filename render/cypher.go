@@ -91,35 +91,14 @@ func debugQuery(ids []string, edges []graph.Edge) DebugQuery {
 	var where []string
 	for i, id := range ids {
 		if i > 0 {
-			// A type holding a character textsafe.Safe refuses cannot be
-			// written (backticks escape nothing): the relationship is
-			// matched by its pin alone.
-			if ty := edges[i-1].Type; textsafe.Escape(ty) == ty && ty != "" {
-				fmt.Fprintf(&pattern, "-[r%d:%s]-", i-1, cypherlit.AppendName(nil, ty))
-			} else {
-				fmt.Fprintf(&pattern, "-[r%d]-", i-1)
-			}
+			pattern.WriteString(relPattern(fmt.Sprintf("r%d", i-1), edges[i-1].Type))
 		}
 		fmt.Fprintf(&pattern, "(n%d {id: $id%d})", i, i)
 		q.Params[fmt.Sprintf("id%d", i)] = id
 	}
 	for i, e := range edges {
-		r := fmt.Sprintf("r%d", i)
-		switch {
-		case e.ElementID != "":
-			where = append(where, fmt.Sprintf("elementId(%s) = $%s", r, r))
-			q.Params[r] = e.ElementID
-		default:
-			props := e.Properties
-			if props == nil {
-				props = map[string]any{}
-			}
-			if _, err := appendPropMap(nil, props); err != nil {
-				q.Unpinned = append(q.Unpinned, fmt.Sprintf("%s is not pinned: %v", r, err))
-				continue
-			}
-			where = append(where, fmt.Sprintf("properties(%s) = $%s", r, r))
-			q.Params[r] = maps.Clone(props)
+		if w := q.pin(fmt.Sprintf("r%d", i), e); w != "" {
+			where = append(where, w)
 		}
 	}
 	q.Query = "MATCH p = " + pattern.String()
@@ -128,6 +107,39 @@ func debugQuery(ids []string, edges []graph.Edge) DebugQuery {
 	}
 	q.Query += " RETURN p"
 	return q
+}
+
+// relPattern is the undirected pattern of relationship variable r of type
+// ty: "-[r0:RELATES]-", the type written by cypherlit.AppendName. A type
+// holding a character textsafe.Safe refuses cannot be written (backticks
+// escape nothing), nor can an empty one: the pattern is then "-[r0]-" and
+// the relationship is matched by its pin alone.
+func relPattern(r, ty string) string {
+	if textsafe.Escape(ty) == ty && ty != "" {
+		return "-[" + r + ":" + string(cypherlit.AppendName(nil, ty)) + "]-"
+	}
+	return "-[" + r + "]-"
+}
+
+// pin pins relationship variable r to edge e, as DebugCypher says: it
+// returns the condition ("elementId(r0) = $r0" or "properties(r0) =
+// $r0") and sets the parameter r; a relationship it cannot pin gets ""
+// and a line in Unpinned saying why.
+func (q *DebugQuery) pin(r string, e graph.Edge) string {
+	if e.ElementID != "" {
+		q.Params[r] = e.ElementID
+		return fmt.Sprintf("elementId(%s) = $%s", r, r)
+	}
+	props := e.Properties
+	if props == nil {
+		props = map[string]any{}
+	}
+	if _, err := appendPropMap(nil, props); err != nil {
+		q.Unpinned = append(q.Unpinned, fmt.Sprintf("%s is not pinned: %v", r, err))
+		return ""
+	}
+	q.Params[r] = maps.Clone(props)
+	return fmt.Sprintf("properties(%s) = $%s", r, r)
 }
 
 // appendPropMap writes props as a Cypher map literal, keys sorted, each
