@@ -247,8 +247,8 @@ func readRows(t *testing.T, d neo4j.DriverWithContext, query string, params map[
 // by `memoria load` (which indexes id on every label), sends one seed
 // lookup, an Around query per pulse run, one Details query for the
 // candidates' properties, one Degrees query and one Details query for the
-// routes' relationships, and EXPLAIN shows no AllNodesScan or
-// NodeByLabelScan in any of them. As a control, the scan fallback's query
+// relationships of the routes and the feeders together, and EXPLAIN shows
+// no AllNodesScan or NodeByLabelScan in any of them. As a control, the scan fallback's query
 // does plan a scan (the check can fail).
 func TestSpreadingPlans(t *testing.T) {
 	g := neo4jfix.DemoGraph(t)
