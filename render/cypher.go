@@ -29,6 +29,10 @@ type DebugQuery struct {
 	// Unpinned says, for each relationship the query could not pin, why
 	// (in path order); such a relationship matches any parallel edge.
 	Unpinned []string `json:"unpinned,omitempty"`
+	// Feeders marks a hit's feeders query (FeedersCypher) rather than a
+	// path's: NodeIDs are the hit's id, then each feeder's; the parameters
+	// are id, f0, f1, ... and r0, r1, ....
+	Feeders bool `json:"feeders,omitempty"`
 }
 
 // DebugCypher builds the query for p:
@@ -91,35 +95,14 @@ func debugQuery(ids []string, edges []graph.Edge) DebugQuery {
 	var where []string
 	for i, id := range ids {
 		if i > 0 {
-			// A type holding a character textsafe.Safe refuses cannot be
-			// written (backticks escape nothing): the relationship is
-			// matched by its pin alone.
-			if ty := edges[i-1].Type; textsafe.Escape(ty) == ty && ty != "" {
-				fmt.Fprintf(&pattern, "-[r%d:%s]-", i-1, cypherlit.AppendName(nil, ty))
-			} else {
-				fmt.Fprintf(&pattern, "-[r%d]-", i-1)
-			}
+			pattern.WriteString(relPattern(fmt.Sprintf("r%d", i-1), edges[i-1].Type))
 		}
 		fmt.Fprintf(&pattern, "(n%d {id: $id%d})", i, i)
 		q.Params[fmt.Sprintf("id%d", i)] = id
 	}
 	for i, e := range edges {
-		r := fmt.Sprintf("r%d", i)
-		switch {
-		case e.ElementID != "":
-			where = append(where, fmt.Sprintf("elementId(%s) = $%s", r, r))
-			q.Params[r] = e.ElementID
-		default:
-			props := e.Properties
-			if props == nil {
-				props = map[string]any{}
-			}
-			if _, err := appendPropMap(nil, props); err != nil {
-				q.Unpinned = append(q.Unpinned, fmt.Sprintf("%s is not pinned: %v", r, err))
-				continue
-			}
-			where = append(where, fmt.Sprintf("properties(%s) = $%s", r, r))
-			q.Params[r] = maps.Clone(props)
+		if w := q.pin(fmt.Sprintf("r%d", i), e); w != "" {
+			where = append(where, w)
 		}
 	}
 	q.Query = "MATCH p = " + pattern.String()
@@ -128,6 +111,79 @@ func debugQuery(ids []string, edges []graph.Edge) DebugQuery {
 	}
 	q.Query += " RETURN p"
 	return q
+}
+
+// FeedersCypher is the debug query of a hit's feeders
+// (retriever.Hit.Feeders): it returns the hit and, for each feeder in
+// order, its relationship and the node at the other end:
+//
+//	MATCH (h {id: $id}) OPTIONAL MATCH (h)-[r0:RELATES]-(f0 {id: $f0}) WHERE elementId(r0) = $r0 OPTIONAL MATCH (h)-[r1:RELATES]-(f1 {id: $f1}) WHERE properties(r1) = $r1 RETURN h, r0, f0, r1, f1
+//
+// with Params {"id": the hit's id, "f0": the first feeder's id, ..., "r0":
+// ...}. Each relationship is undirected, written with its type and pinned
+// by the rule of DebugCypher (its element id, else its property map; one
+// that cannot be pinned matches any relationship between the two nodes,
+// and Unpinned says so). Each feeder has an OPTIONAL MATCH of its own, so
+// the hit's row comes back even when a relationship is gone (its columns
+// null). On the database the hit was read from, with every relationship
+// pinned by element id, it returns exactly one row; a relationship pinned
+// by its properties gives a row per parallel relationship with equal
+// properties. A hit without feeders gives an empty Query (and NodeIDs
+// holding its id alone).
+func FeedersCypher(h retriever.Hit) DebugQuery {
+	q := DebugQuery{NodeIDs: []string{h.NodeID}, Params: make(map[string]any, 1+2*len(h.Feeders)), Feeders: true}
+	if len(h.Feeders) == 0 {
+		return q
+	}
+	q.Params["id"] = h.NodeID
+	var b strings.Builder
+	b.WriteString("MATCH (h {id: $id})")
+	ret := []string{"h"}
+	for i, f := range h.Feeders {
+		r, n := fmt.Sprintf("r%d", i), fmt.Sprintf("f%d", i)
+		q.NodeIDs = append(q.NodeIDs, f.From)
+		q.Params[n] = f.From
+		fmt.Fprintf(&b, " OPTIONAL MATCH (h)%s(%s {id: $%s})", relPattern(r, f.Type), n, n)
+		if w := q.pin(r, f.Edge); w != "" {
+			b.WriteString(" WHERE " + w)
+		}
+		ret = append(ret, r, n)
+	}
+	q.Query = b.String() + " RETURN " + strings.Join(ret, ", ")
+	return q
+}
+
+// relPattern is the undirected pattern of relationship variable r of type
+// ty: "-[r0:RELATES]-", the type written by cypherlit.AppendName. A type
+// holding a character textsafe.Safe refuses cannot be written (backticks
+// escape nothing), nor can an empty one: the pattern is then "-[r0]-" and
+// the relationship is matched by its pin alone.
+func relPattern(r, ty string) string {
+	if textsafe.Escape(ty) == ty && ty != "" {
+		return "-[" + r + ":" + string(cypherlit.AppendName(nil, ty)) + "]-"
+	}
+	return "-[" + r + "]-"
+}
+
+// pin pins relationship variable r to edge e, as DebugCypher says: it
+// returns the condition ("elementId(r0) = $r0" or "properties(r0) =
+// $r0") and sets the parameter r; a relationship it cannot pin gets ""
+// and a line in Unpinned saying why.
+func (q *DebugQuery) pin(r string, e graph.Edge) string {
+	if e.ElementID != "" {
+		q.Params[r] = e.ElementID
+		return fmt.Sprintf("elementId(%s) = $%s", r, r)
+	}
+	props := e.Properties
+	if props == nil {
+		props = map[string]any{}
+	}
+	if _, err := appendPropMap(nil, props); err != nil {
+		q.Unpinned = append(q.Unpinned, fmt.Sprintf("%s is not pinned: %v", r, err))
+		return ""
+	}
+	q.Params[r] = maps.Clone(props)
+	return fmt.Sprintf("properties(%s) = $%s", r, r)
 }
 
 // appendPropMap writes props as a Cypher map literal, keys sorted, each
@@ -224,8 +280,8 @@ func (q DebugQuery) paramForm(cmd string) string {
 	return string(b)
 }
 
-// paramKeys orders the parameters: id0, id1, ..., r0, r1, ..., then the
-// rest sorted.
+// paramKeys orders the parameters: id0, id1, ... (a feeders query's id,
+// f0, f1, ...), r0, r1, ..., then the rest sorted.
 func (q DebugQuery) paramKeys() []string {
 	keys := make([]string, 0, len(q.Params))
 	seen := make(map[string]bool, len(q.Params))
@@ -235,7 +291,14 @@ func (q DebugQuery) paramKeys() []string {
 		}
 	}
 	for i := range q.NodeIDs {
-		add(fmt.Sprintf("id%d", i))
+		switch {
+		case !q.Feeders:
+			add(fmt.Sprintf("id%d", i))
+		case i == 0:
+			add("id")
+		default:
+			add(fmt.Sprintf("f%d", i-1))
+		}
 	}
 	for i := range max(0, len(q.NodeIDs)-1) {
 		add(fmt.Sprintf("r%d", i))
@@ -302,8 +365,9 @@ func (q DebugQuery) In(f CypherForm) string {
 // Script joins the queries in form f. In the Browser and cypher-shell forms
 // each comes after a comment line "// Path N: a -> b -> c" (N from 1, ids
 // written with DisplayID so no id can end the comment early or act on a
-// terminal), with a blank line between paths and a final newline; in the
-// driver form it is one JSON object per line.
+// terminal), or for a feeders query "// Feeders N: h <- a, b, c" (the hit,
+// then its feeders), with a blank line between queries and a final
+// newline; in the driver form it is one JSON object per line.
 func Script(qs []DebugQuery, f CypherForm) string {
 	var b strings.Builder
 	for i, q := range qs {
@@ -318,7 +382,11 @@ func Script(qs []DebugQuery, f CypherForm) string {
 		for j, id := range q.NodeIDs {
 			ids[j] = DisplayID(id)
 		}
-		fmt.Fprintf(&b, "// Path %d: %s\n", i+1, strings.Join(ids, " -> "))
+		if q.Feeders && len(ids) > 0 {
+			fmt.Fprintf(&b, "// Feeders %d: %s <- %s\n", i+1, ids[0], strings.Join(ids[1:], ", "))
+		} else {
+			fmt.Fprintf(&b, "// Path %d: %s\n", i+1, strings.Join(ids, " -> "))
+		}
 		if s := q.In(f); s != "" {
 			b.WriteString(s + "\n")
 		}

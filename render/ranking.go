@@ -97,6 +97,14 @@ func HopText(h retriever.Hop) string {
 	return "-[" + textsafe.Escape(h.Type) + " w=" + Num(h.Weight) + " ×" + Num(h.Factor) + "]->"
 }
 
+// FeederText is one feeder of a hit (retriever.Hit.Feeders) as the text
+// formats show it: the node it came from, the relationship's type and
+// weight, and the amount it brought: "N2003 -[RELATES w=0.9]- brought
+// 0.3616".
+func FeederText(f retriever.Hop) string {
+	return DisplayID(f.From) + " -[" + textsafe.Escape(f.Type) + " w=" + Num(f.Weight) + "]- brought " + Num(f.Factor)
+}
+
 // RankingText is the ranking as a text table, then the tree of best
 // routes (`--format tree` for a ranking retriever):
 //
@@ -108,9 +116,15 @@ func HopText(h retriever.Hop) string {
 //	A R=0.95
 //	└── X #3 0.456 -[FIXES w=1 ×1]->
 //
-// A seed not found gets a line "seed S not found". Ids are written with
-// DisplayID, labels and names escaped, texts cut and quoted as the tree
-// does.
+// A seed not found gets a line "seed S not found". A hit with feeders
+// (retriever.Hit.Feeders) has a line per feeder under it, strongest first
+// (FeederText):
+//
+//	#4  0.1104   N2001 (AgentAction) "…"  from N2006 -[RELATES w=0.82 ×0.574]-> N2003 -[RELATES w=0.9 ×0.63]-> N2001
+//	     fed by N2003 -[RELATES w=0.9]- brought 0.3616
+//
+// Ids are written with DisplayID, labels and names escaped, texts cut and
+// quoted as the tree does.
 func RankingText(r retriever.Ranking) string {
 	var b strings.Builder
 	found := 0
@@ -128,6 +142,9 @@ func RankingText(r retriever.Ranking) string {
 	for _, h := range r.Hits {
 		fmt.Fprintf(&b, "  #%-3d %-9s %s%s%s  %s\n", h.Rank, Num(h.Score), DisplayID(h.NodeID), labelPart(h.Node),
 			textPart(h.Node, DefaultTreeTextWidth), HowReached(h))
+		for _, f := range h.Feeders {
+			b.WriteString("       fed by " + FeederText(f) + "\n")
+		}
 	}
 	fmt.Fprintf(&b, "stats: %s\n", FieldsText(r.Stats))
 	b.WriteString("routes:\n")
@@ -313,14 +330,28 @@ func RankingD3(r retriever.Ranking) D3Graph {
 	return g
 }
 
-// RankingCypher gives a debug query per expanded hit's route, in rank
-// order (initial hits have no route).
+// RankingCypher gives a debug query per hit, in rank order (HitCypher;
+// a hit with neither feeders nor a route, as an initial hit without
+// feeders, has none).
 func RankingCypher(r retriever.Ranking) []DebugQuery {
 	qs := []DebugQuery{}
 	for _, h := range r.Hits {
-		if len(h.Route) > 0 {
-			qs = append(qs, DebugCypherRoute(h.Route))
+		if q, ok := HitCypher(h); ok {
+			qs = append(qs, q)
 		}
 	}
 	return qs
+}
+
+// HitCypher is a hit's debug query: for a hit with feeders, the query of
+// the hit and its feeders (FeedersCypher); otherwise its route's
+// (DebugCypherRoute). ok is false for a hit with neither.
+func HitCypher(h retriever.Hit) (q DebugQuery, ok bool) {
+	switch {
+	case len(h.Feeders) > 0:
+		return FeedersCypher(h), true
+	case len(h.Route) > 0:
+		return DebugCypherRoute(h.Route), true
+	}
+	return DebugQuery{}, false
 }

@@ -51,7 +51,9 @@ const (
 	OriginExpanded Origin = "expanded"
 )
 
-// Hop is one relationship of a hit's route, from the seed outwards.
+// Hop is one relationship of a hit's route, from the seed outwards, or
+// one of a hit's feeders (Hit.Feeders, which says what the fields mean
+// there).
 type Hop struct {
 	From string `json:"from"`
 	To   string `json:"to"`
@@ -59,7 +61,8 @@ type Hop struct {
 	// Weight is the relationship's weight as the retriever used it (its
 	// own, or the retriever's default when it has none).
 	Weight float64 `json:"weight"`
-	// Factor is what the hop multiplied the score by.
+	// Factor is what the hop multiplied the score by (on a route; a
+	// feeder's is the amount it brought).
 	Factor float64 `json:"factor"`
 	// Edge is the relationship itself (its element id pins it in the
 	// debug Cypher).
@@ -87,6 +90,20 @@ type Hit struct {
 	// Route is the best route from Seed to the hit; empty for an initial
 	// hit.
 	Route []Hop `json:"route"`
+	// Feeders are the relationships that fed the hit most, strongest
+	// first, for a retriever whose score gathers what many relationships
+	// bring a node (spreading activation: docs/RETRIEVERS.md says its rule
+	// for choosing them); nil for a retriever with no such notion
+	// (Activation Energy, the typed expansion), and for a hit nothing was
+	// brought to. Each hop runs from the feeder to the hit: From is the
+	// node at the relationship's other end, To the hit, Type the
+	// relationship's type; Weight is the relationship's weight as the
+	// retriever counted it (its own, or the retriever's default when it
+	// has none); Factor is not a multiplier here but the amount the
+	// relationship brought the hit, over the whole run; Edge is the
+	// relationship itself, its properties read (its element id or its
+	// properties pin it in the debug Cypher).
+	Feeders []Hop `json:"feeders,omitempty"`
 	// Contradicting marks a hit reached through a negative hop: its score
 	// is negative.
 	Contradicting bool `json:"contradicting,omitempty"`

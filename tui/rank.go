@@ -231,25 +231,33 @@ func (m *Model) activationOnly(b key.Binding) tea.Cmd {
 	return notifyErr(fmt.Errorf("%s (%s) works with the activation retriever; %s switches", b.Help().Key, b.Help().Desc, m.km.Retriever.Help().Key))
 }
 
-// copyRoute copies the debug Cypher of the selected hit's route, in the
+// copyRoute copies the selected hit's debug Cypher, the query `--format
+// cypher` prints for it (render.HitCypher): the hit and its feeders when
+// the retriever names them (spreading activation), else its route; in the
 // copy form.
 func (m *Model) copyRoute() tea.Cmd {
 	hit, ok := m.ranked.Selected()
 	if !ok {
 		return notifyErr(errors.New("nothing selected: pick a hit in the results first"))
 	}
-	if len(hit.Route) == 0 {
+	q, ok := render.HitCypher(hit)
+	if !ok {
 		return notifyErr(fmt.Errorf("%s is an initial hit (a seed scored by its R): it has no route to copy", hit.NodeID))
+	}
+	if q.Feeders {
+		return copyCmd(m.out, q.In(m.form), fmt.Sprintf("Cypher for %s and its %s (%s)%s", hit.NodeID,
+			plural(len(hit.Feeders), "feeder"), strings.Join(q.NodeIDs[1:], ", "), m.formNote()))
 	}
 	ids := []string{hit.Route[0].From}
 	for _, h := range hit.Route {
 		ids = append(ids, h.To)
 	}
-	return copyCmd(m.out, render.DebugCypherRoute(hit.Route).In(m.form),
+	return copyCmd(m.out, q.In(m.form),
 		fmt.Sprintf("Cypher for route %s (%d nodes)%s", arrowPath(ids), len(ids), m.formNote()))
 }
 
-// copyAllRoutes copies every expanded hit's route as one script.
+// copyAllRoutes copies every hit's debug Cypher (render.RankingCypher: its
+// feeders' query, or its route's) as one script.
 func (m *Model) copyAllRoutes() tea.Cmd {
 	s := m.slot()
 	if s.ranking == nil {
@@ -259,7 +267,20 @@ func (m *Model) copyAllRoutes() tea.Cmd {
 	if len(qs) == 0 {
 		return notifyErr(errors.New("no expanded hits: initial hits have no route"))
 	}
-	return copyCmd(m.out, render.Script(qs, m.form), fmt.Sprintf("Cypher for all %s%s", plural(len(qs), "route"), m.formNote()))
+	fed := 0
+	for _, q := range qs {
+		if q.Feeders {
+			fed++
+		}
+	}
+	what := plural(len(qs), "route")
+	switch {
+	case fed == len(qs):
+		what = plural(fed, "hit") + " with feeders"
+	case fed > 0:
+		what = plural(fed, "hit") + " with feeders and " + plural(len(qs)-fed, "route")
+	}
+	return copyCmd(m.out, render.Script(qs, m.form), fmt.Sprintf("Cypher for all %s%s", what, m.formNote()))
 }
 
 // rankPane is the results pane of a ranking retriever: one row per hit,

@@ -12,7 +12,11 @@ import (
 // runs for the seed the harness picked (N2006, R 0.85) with its defaults
 // (docs/RETRIEVERS.md, "Spreading activation", the demo graph's worked
 // example): N2006 first with A = 1.716037 and score 0.7 × 0.85 + 0.3 × 1 =
-// 0.895, then N2003 at 0.3 × 0.77294 / 1.716037 = 0.1351. Its panel lists
+// 0.895, then N2003 at 0.3 × 0.77294 / 1.716037 = 0.1351. y on N2003
+// copies the query of N2003 and its two feeders, N2006 (0.574, pulse 1)
+// and N2004 (0.406 × 0.7 × 0.7 = 0.19894, pulse 2), as --format cypher
+// prints it; Y copies a query for each of the 8 hits (the 8 candidates
+// with the default K 10), all fed (N2006 by the echo). Its panel lists
 // its seven parameters; stepping PULSES 2 → 3 re-runs spreading alone
 // (its run 2, the expansion's run left at 1) with P = 3, and typing
 // "score" into INITIAL sets it.
@@ -31,6 +35,23 @@ func TestSpreadingInTheExplorer(t *testing.T) {
 	h.selectHit("N2003")
 	if d := hitDetailText(h); !strings.Contains(d, "How the retriever scored it") || !strings.Contains(d, "activation 0.7729") || strings.Contains(d, "Context") {
 		t.Errorf("N2003's detail:\n%s", d)
+	}
+	h.keys("y")
+	h.settle()
+	if st := h.lastStatus().text; st != "copied Cypher for N2003 and its 2 feeders (N2006, N2004)" {
+		t.Errorf("y: status %q", st)
+	}
+	if c := h.lastCopy(); !strings.Contains(c, `:params {id: "N2003", f0: "N2006", f1: "N2004", r0: {`) ||
+		!strings.Contains(c, "OPTIONAL MATCH (h)-[r1:RELATES]-(f1 {id: $f1}) WHERE properties(r1) = $r1 RETURN h, r0, f0, r1, f1;") {
+		t.Errorf("y copied %q", c)
+	}
+	h.keys("Y")
+	h.settle()
+	if st := h.lastStatus().text; st != "copied Cypher for all 8 hits with feeders" {
+		t.Errorf("Y: status %q", st)
+	}
+	if c := h.lastCopy(); strings.Count(c, "// Feeders ") != 8 || !strings.Contains(c, "// Feeders 1: N2006 <- N2003, N2004, N2007\n") {
+		t.Errorf("Y copied %q", c)
 	}
 	v := h.m.View()
 	for _, want := range []string{"Parameters · spreading", "Results · spreading", "PULSES P", "#1   0.895    N2006"} {

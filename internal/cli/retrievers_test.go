@@ -28,6 +28,11 @@ type rankingOut struct {
 			Type   string  `json:"type"`
 			Factor float64 `json:"factor"`
 		} `json:"route"`
+		Feeders []struct {
+			From   string  `json:"from"`
+			Weight float64 `json:"weight"`
+			Factor float64 `json:"factor"`
+		} `json:"feeders"`
 		Terms []struct {
 			Name  string  `json:"name"`
 			Value float64 `json:"value"`
@@ -60,8 +65,11 @@ func TestExploreExpansion(t *testing.T) {
 	if r.Retriever != "expansion" || len(r.Hits) != 3 || r.Hits[0].NodeID != "N2006" || r.Hits[1].NodeID != "N2003" || r.Hits[2].NodeID != "N2004" {
 		t.Fatalf("ranking %+v", r)
 	}
-	if h := r.Hits[1]; h.Origin != "expanded" || h.Score < 0.33456-1e-12 || h.Score > 0.33456+1e-12 || h.Route[0].Type != "RELATES" {
-		t.Errorf("N2003: %+v", h)
+	if h := r.Hits[1]; h.Origin != "expanded" || h.Score < 0.33456-1e-12 || h.Score > 0.33456+1e-12 || h.Route[0].Type != "RELATES" || h.Feeders != nil {
+		t.Errorf("N2003: %+v (the expansion names no feeders)", h)
+	}
+	if strings.Contains(out, `"feeders"`) {
+		t.Errorf("the expansion's ranking writes feeders:\n%s", out)
 	}
 	if r.Stats["dropped_results"] != 0.0 || r.Stats["new_results"] != 2.0 || r.Stats["skipped_by_type"].(map[string]any)["MENTIONS"] != 1.0 {
 		t.Errorf("stats %v", r.Stats)
@@ -122,6 +130,13 @@ func TestExploreRetrieverFlags(t *testing.T) {
 //	A(N2001) = 0.574 × 0.9 × 0.7 + 0.406 × 0.95 × 0.7 = 0.63161
 //	final: N2006 0.7 × 0.85 + 0.3 × 1 = 0.895; the others 0.3 × A / 1.716037
 //
+// Feeders (the relationships that brought the most, summed over pulses):
+// N2006 (the echo) N2003 0.574 × 0.82 × 0.7 = 0.329476, N2004 0.406 ×
+// 0.58 × 0.7 = 0.164836, N2007 0.35 × 0.5 × 0.7 = 0.1225 (N2005's 0.099225
+// is the fourth); N2001 N2003 0.574 × 0.9 × 0.7 = 0.36162, N2004 0.406 ×
+// 0.95 × 0.7 = 0.26999. --format cypher prints a feeders query per hit,
+// the seed's first.
+//
 // A query vector file changes nothing here (the demo graph has no
 // embeddings: the seed keeps R, the others 0) but is reported.
 func TestExploreSpreading(t *testing.T) {
@@ -147,6 +162,30 @@ func TestExploreSpreading(t *testing.T) {
 	}
 	if r.Stats["pulses_run"] != 2.0 || r.Stats["candidates"] != 8.0 || r.Stats["seeds_found"] != 1.0 {
 		t.Errorf("stats %v", r.Stats)
+	}
+	type fed struct {
+		from           string
+		weight, amount float64
+	}
+	for i, want := range map[int][]fed{0: {{"N2003", 0.82, 0.329476}, {"N2004", 0.58, 0.164836}, {"N2007", 0.5, 0.1225}},
+		3: {{"N2003", 0.9, 0.36162}, {"N2004", 0.95, 0.26999}}} {
+		h := r.Hits[i]
+		if len(h.Feeders) != len(want) {
+			t.Errorf("%s's feeders %+v, want %v", h.NodeID, h.Feeders, want)
+			continue
+		}
+		for j, w := range want {
+			if f := h.Feeders[j]; f.From != w.from || f.Weight != w.weight || math.Abs(f.Factor-w.amount) > 1e-12 {
+				t.Errorf("%s's feeder %d: %+v, want %v", h.NodeID, j, f, w)
+			}
+		}
+	}
+	code, out, errs = run(t, "explore", "--retriever", "spreading", "--seed", "N2006=0.85", "--top-k", "4", "--format", "cypher")
+	if code != 0 || strings.Count(out, "// Feeders ") != 4 || !strings.HasPrefix(out, "// Feeders 1: N2006 <- N2003, N2004, N2007\n") ||
+		!strings.HasSuffix(out, "// Feeders 4: N2001 <- N2003, N2004\n"+
+			`:params {id: "N2001", f0: "N2003", f1: "N2004", r0: {tags: ["demand_forecasting", "safety_stock", "analysis_dependency"], weight: 0.9}, r1: {weight: 0.95}}`+"\n"+
+			"MATCH (h {id: $id}) OPTIONAL MATCH (h)-[r0:RELATES]-(f0 {id: $f0}) WHERE properties(r0) = $r0 OPTIONAL MATCH (h)-[r1:RELATES]-(f1 {id: $f1}) WHERE properties(r1) = $r1 RETURN h, r0, f0, r1, f1;\n") {
+		t.Errorf("cypher (exit %d, %s):\n%s", code, errs, out)
 	}
 	vec := filepath.Join(t.TempDir(), "q.json")
 	if err := os.WriteFile(vec, []byte("[0.1, 0.2, 0.3]"), 0o600); err != nil {

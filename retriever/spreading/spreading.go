@@ -370,20 +370,22 @@ func cosine(q []float64, emb any) (float64, bool) {
 }
 
 // hits builds the kept candidates' hits: the strongest route back to a
-// seed, the three strongest contributions, the pulses, the blend and the
-// penalty. The routes' relationships get their properties (one Details
-// read).
+// seed, the three strongest contributions, the feeders (feeds), the
+// pulses, the blend and the penalty. The relationships of the routes and
+// of the feeders get their properties (one Details read).
 func (s *run) hits(ctx context.Context, r graph.Reader, kept []*scored) ([]retriever.Hit, error) {
 	at := make(map[string]int, len(kept))
 	for i, c := range kept {
 		at[c.n.ref.Node.ID] = i
 	}
 	top := make([][]contrib, len(kept))
+	fed := feeds{at: map[feedKey]int{}, per: make([][]feed, len(kept))}
 	for _, c := range s.contribs {
 		i, ok := at[s.rels[c.pulse][c.idx].Edge.TargetID]
 		if !ok {
 			continue
 		}
+		fed.add(s.rels[c.pulse], i, c)
 		// Strongest first; on a tie the earlier contribution (earlier
 		// pulse, then smaller sender id) stays ahead.
 		t := top[i]
@@ -397,11 +399,16 @@ func (s *run) hits(ctx context.Context, r graph.Reader, kept []*scored) ([]retri
 		}
 	}
 	routes := make([][]contrib, len(kept))
+	feeders := make([][]feed, len(kept))
 	var relPtrs []*graph.Rel
 	for i, c := range kept {
 		routes[i] = s.route(c.n)
 		for _, x := range routes[i] {
 			relPtrs = append(relPtrs, &s.rels[x.pulse][x.idx])
+		}
+		feeders[i] = fed.top(i, maxFeeders)
+		for _, f := range feeders[i] {
+			relPtrs = append(relPtrs, &s.rels[f.first.pulse][f.first.idx])
 		}
 	}
 	if len(relPtrs) > 0 {
@@ -411,9 +418,76 @@ func (s *run) hits(ctx context.Context, r graph.Reader, kept []*scored) ([]retri
 	}
 	hits := make([]retriever.Hit, len(kept))
 	for i, c := range kept {
-		hits[i] = s.hit(c, routes[i], top[i])
+		hits[i] = s.hit(c, routes[i], top[i], feeders[i])
 	}
 	return hits, nil
+}
+
+// maxFeeders is how many feeders a hit lists.
+const maxFeeders = 3
+
+// feed is one relationship into a kept hit and what it brought over all
+// pulses: first is its first contribution (whose pulse and place in that
+// pulse's read name the relationship, with its weight), total the sum of
+// its contributions, added in pulse order.
+type feed struct {
+	first contrib
+	total float64
+}
+
+// feedKey names one relationship into kept hit number hit, whatever the
+// pulse: the sender at its other end, and which of the sender's
+// relationships to the hit it is: its element id when the engine gives
+// one (Neo4j), else its place among them in the pulse's read (they are
+// read together, in graph.SortRels order, the same at every pulse).
+type feedKey struct {
+	hit  int
+	from string
+	eid  string
+	nth  int
+}
+
+// feeds gathers, per kept hit, what each relationship into it brought
+// (Hit.Feeders): a relationship that carried at several pulses is one
+// feed, its amounts summed. Feeds are kept in the order their
+// relationships first carried (pulse, then the read's order: senders by
+// id, then graph.SortRels).
+type feeds struct {
+	at  map[feedKey]int
+	per [][]feed
+}
+
+// add counts contribution c, over rels[c.idx], to kept hit number hit.
+func (f *feeds) add(rels []graph.Rel, hit int, c contrib) {
+	e := rels[c.idx].Edge
+	k := feedKey{hit: hit, from: e.SourceID, eid: e.ElementID}
+	if k.eid == "" {
+		for j := c.idx; j > 0 && rels[j-1].Edge.SourceID == e.SourceID && rels[j-1].Edge.TargetID == e.TargetID; j-- {
+			k.nth++
+		}
+	}
+	if j, ok := f.at[k]; ok {
+		f.per[hit][j].total += c.amount
+		return
+	}
+	f.at[k] = len(f.per[hit])
+	f.per[hit] = append(f.per[hit], feed{first: c, total: c.amount})
+}
+
+// top is kept hit number hit's n strongest feeds: by total, descending;
+// on a tie the relationship that carried first.
+func (f *feeds) top(hit, n int) []feed {
+	t := f.per[hit]
+	slices.SortStableFunc(t, func(a, b feed) int {
+		switch {
+		case a.total > b.total:
+			return -1
+		case a.total < b.total:
+			return 1
+		}
+		return 0
+	})
+	return t[:min(len(t), n)]
 }
 
 // route is a node's strongest route, from a seed outwards: its strongest
@@ -441,7 +515,7 @@ func (s *run) route(n *state) []contrib {
 	return out
 }
 
-func (s *run) hit(c *scored, route []contrib, top []contrib) retriever.Hit {
+func (s *run) hit(c *scored, route []contrib, top []contrib, feeders []feed) retriever.Hit {
 	n := c.n
 	node := n.ref.Node
 	labels := node.Labels
@@ -458,6 +532,11 @@ func (s *run) hit(c *scored, route []contrib, top []contrib) retriever.Hit {
 				Weight: x.w, Factor: x.w * s.p.Decay, Edge: rel.Full()})
 		}
 		h.Seed = h.Route[0].From
+	}
+	for _, f := range feeders {
+		rel := s.rels[f.first.pulse][f.first.idx]
+		h.Feeders = append(h.Feeders, retriever.Hop{From: rel.Edge.SourceID, To: rel.Edge.TargetID, Type: rel.Edge.Type,
+			Weight: f.first.w, Factor: f.total, Edge: rel.Full()})
 	}
 	h.Terms = []retriever.Term{{Name: "blend", Value: c.blend}}
 	if c.penalty != 1 {

@@ -57,7 +57,9 @@ func detail(t *testing.T, h retriever.Hit, name string) any {
 //	A(A) = A(B) = 1 (nothing comes back in one pulse), max A = 1
 //	final: A 1, B 1, X 0.63
 //
-// X's strongest source is A (0.35), then B (0.28); its route starts at A.
+// X's strongest source is A (0.35), then B (0.28), and so are its
+// feeders; its route starts at A. Nothing comes back to the seeds in one
+// pulse: they have no feeders.
 func TestAccumulation(t *testing.T) {
 	g := build(t, nil, rel{Spec: "A-RELATES->X", Weight: 0.5}, rel{Spec: "B-RELATES->X", Weight: 0.4})
 	r := run(t, g, seeds("A", 0.9, "B", 0.8), func(p *spreading.Params) { p.Pulses, p.Alpha = 1, 0 })
@@ -70,9 +72,10 @@ func TestAccumulation(t *testing.T) {
 	if x.Seed != "A" || x.Origin != retriever.OriginExpanded || len(x.Route) != 1 || x.Route[0].From != "A" || !close12(x.Route[0].Factor, 0.35) {
 		t.Errorf("X's route %+v from %s (%s), want A -[w 0.5 ×0.35]-> X", x.Route, x.Seed, x.Origin)
 	}
-	if a := hitOf(t, r, "A"); a.Origin != retriever.OriginInitial || len(a.Route) != 0 {
-		t.Errorf("seed A: %s route %v, want initial and no route", a.Origin, a.Route)
+	if a := hitOf(t, r, "A"); a.Origin != retriever.OriginInitial || len(a.Route) != 0 || a.Feeders != nil {
+		t.Errorf("seed A: %s route %v feeders %v, want initial, no route and no feeders", a.Origin, a.Route, a.Feeders)
 	}
+	checkFeeders(t, x, feeder{"A", 0.5, 0.35}, feeder{"B", 0.4, 0.28})
 }
 
 // TestThreshold: a node fires only when its last Δ is at least θ, and is
@@ -277,4 +280,81 @@ func TestParams(t *testing.T) {
 	if v, err := spreading.ParseQueryVector([]byte("[1, 0.5]")); err != nil || len(v) != 2 {
 		t.Errorf("[1, 0.5]: %v %v", v, err)
 	}
+}
+
+// feeder is one expected entry of Hit.Feeders: the node at the
+// relationship's other end, its weight and the amount it brought.
+type feeder struct {
+	from   string
+	weight float64
+	amount float64
+}
+
+// checkFeeders compares h's feeders, in order, with want: each runs from
+// the feeder to h over a RELATES whose own weight property (read by the
+// Details call, so it tells parallel relationships apart) is the weight
+// counted, and brought the amount to 1e-12.
+func checkFeeders(t *testing.T, h retriever.Hit, want ...feeder) {
+	t.Helper()
+	if len(h.Feeders) != len(want) {
+		t.Fatalf("%s's feeders %+v, want %v", h.NodeID, h.Feeders, want)
+	}
+	for i, w := range want {
+		f := h.Feeders[i]
+		if f.From != w.from || f.To != h.NodeID || f.Type != "RELATES" || f.Weight != w.weight || !close12(f.Factor, w.amount) ||
+			f.Edge.SourceID != w.from || f.Edge.TargetID != h.NodeID || f.Edge.Properties["weight"] != w.weight {
+			t.Errorf("%s's feeder %d: %+v, want %s -[RELATES w %v]-> %s bringing %v", h.NodeID, i, f, w.from, w.weight, h.NodeID, w.amount)
+		}
+	}
+}
+
+// TestFeeders: a hit's feeders are the three relationships that brought
+// it the most over all pulses (a relationship that carried at several
+// pulses once, its amounts summed; parallel relationships apart),
+// strongest first. Seeds A and B (each starting at 1); A–H w 0.5 (rA) and,
+// parallel, w 0.25 (rA2); B–H w 0.5; A–M w 1; M–H w 1. P = 3, D = 0.5,
+// θ = 0.05 (every node below fires at every pulse it received at):
+//
+//	p1: A → H 0.25 (rA), 0.125 (rA2); A → M 0.5; B → H 0.25.
+//	    Δ₁: H 0.625, M 0.5
+//	p2: H → A 0.625 × 0.5 × 0.5 = 0.15625 (rA), 0.078125 (rA2); H → B
+//	    0.15625; H → M 0.3125; M → A 0.25; M → H 0.25.
+//	    Δ₂: A 0.484375, B 0.15625, H 0.25, M 0.3125
+//	p3: A → H 0.484375 × 0.25 = 0.12109375 (rA), 0.060546875 (rA2);
+//	    B → H 0.0390625; M → H 0.15625; H → A 0.0625 (rA), 0.03125 (rA2);
+//	    M → A 0.15625; A → M 0.2421875; H → M 0.125; H → B 0.0625.
+//
+// H: M–H 0.25 + 0.15625 = 0.40625, rA 0.25 + 0.12109375 = 0.37109375,
+// B–H 0.25 + 0.0390625 = 0.2890625, rA2 0.125 + 0.060546875 =
+// 0.185546875, cut as the fourth. Its top_sources, by single
+// contribution, are A@1, B@1, M@2 (0.25 each): the feeders' order differs.
+// A (a seed: the echo): A–M 0.25 + 0.15625 = 0.40625, rA 0.15625 + 0.0625
+// = 0.21875, rA2 0.078125 + 0.03125 = 0.109375, two feeders from H; its
+// top_sources list M twice (M@2 0.25, H@2 0.15625, M@3 0.15625).
+// M: A–M 0.5 + 0.2421875 = 0.7421875, M–H 0.3125 + 0.125 = 0.4375.
+// B: B–H 0.15625 + 0.0625 = 0.21875.
+//
+// Ties go to the relationship that carried first, not the smaller id.
+// Seed Z; Z–H w 0.5, Z–C w 1, C–H w 1; P = 2, D = 0.5: Z → H brings
+// 0.25 at p1, C → H 0.5 × 1 × 0.5 = 0.25 at p2: H's feeders are Z, then C.
+func TestFeeders(t *testing.T) {
+	g := build(t, nil, rel{Spec: "A-RELATES->H", Weight: 0.5}, rel{Spec: "H-RELATES->A", Weight: 0.25}, rel{Spec: "B-RELATES->H", Weight: 0.5},
+		rel{Spec: "A-RELATES->M", Weight: 1.0}, rel{Spec: "M-RELATES->H", Weight: 1.0})
+	r := run(t, g, seeds("A", 1.0, "B", 1.0), func(p *spreading.Params) { p.Pulses, p.Decay = 3, 0.5 })
+	h := hitOf(t, r, "H")
+	checkFeeders(t, h, feeder{"M", 1, 0.40625}, feeder{"A", 0.5, 0.37109375}, feeder{"B", 0.5, 0.2890625})
+	if src := detail(t, h, "top_sources").([]spreading.Source); len(src) != 3 || src[0].From != "A" || src[1].From != "B" || src[2].From != "M" || src[2].Pulse != 2 {
+		t.Errorf("H's top sources %+v, want A@1, B@1, M@2", src)
+	}
+	a := hitOf(t, r, "A")
+	checkFeeders(t, a, feeder{"M", 1, 0.40625}, feeder{"H", 0.5, 0.21875}, feeder{"H", 0.25, 0.109375})
+	if src := detail(t, a, "top_sources").([]spreading.Source); len(src) != 3 || src[0].From != "M" || src[1].From != "H" || src[2].From != "M" || src[2].Pulse != 3 {
+		t.Errorf("A's top sources %+v, want M@2, H@2, M@3", src)
+	}
+	checkFeeders(t, hitOf(t, r, "M"), feeder{"A", 1, 0.7421875}, feeder{"H", 1, 0.4375})
+	checkFeeders(t, hitOf(t, r, "B"), feeder{"H", 0.5, 0.21875})
+
+	g = build(t, nil, rel{Spec: "Z-RELATES->H", Weight: 0.5}, rel{Spec: "Z-RELATES->C", Weight: 1.0}, rel{Spec: "C-RELATES->H", Weight: 1.0})
+	r = run(t, g, seeds("Z", 1.0), func(p *spreading.Params) { p.Decay = 0.5 })
+	checkFeeders(t, hitOf(t, r, "H"), feeder{"Z", 0.5, 0.25}, feeder{"C", 1, 0.25})
 }
