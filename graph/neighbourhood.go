@@ -17,6 +17,11 @@ import (
 type NodeRef struct {
 	Node Node
 	Ref  string
+	// Num, when not 0, is the engine's own number for the node, unique
+	// in the graph and below the Reader's NodeNums (the embedded engine
+	// gives its index + 1; Neo4j gives none): a retriever may index an
+	// array by it instead of hashing the id.
+	Num int32
 }
 
 // Rel is one relationship around a frontier node as a Reader returns it:
@@ -123,13 +128,16 @@ type Reader interface {
 	// their properties (a large embedding of a node it does not score is
 	// never read). A node not in the graph has none and degree 0.
 	Facts(ctx context.Context, nodes []NodeRef, keys []string, relType string) ([]Facts, error)
+	// NodeNums bounds the NodeRef.Num the reader gives (every Num is
+	// below it); 0 when it gives none.
+	NodeNums() int32
 }
 
 // Facts is what Reader.Facts returns for a node.
 type Facts struct {
-	// Props holds the node's properties among the keys asked for (those it
-	// has); it may hold more, and must not be modified.
-	Props  map[string]any
+	// Values holds the node's properties of the keys asked for, in their
+	// order, nil for one it does not have.
+	Values []any
 	Degree int64 // over the type asked for, as Degrees counts
 }
 

@@ -116,9 +116,12 @@ type Graph struct {
 	find findIndex // the node filter's index (find.go)
 
 	// strengths caches every node's RELATES strength, per weight given to
-	// a relationship without one (neighbourhood.go).
+	// a relationship without one, and columns every node's value of a
+	// property (neighbourhood.go); strengthMu guards both.
 	strengthMu sync.Mutex
 	strengths  map[uint64][]graph.Strength
+	columns    map[string][]any
+	rank       []int32 // idRank
 }
 
 var _ graph.Source = (*Graph)(nil)

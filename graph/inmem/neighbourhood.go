@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
 )
@@ -79,11 +78,13 @@ func (g *Graph) others(u int32) (nbr, rel []int32) {
 func (r reader) rel(u, v, e int32, deg int64) graph.Rel {
 	g := r.g
 	edge := graph.Edge{SourceID: g.nodeID[u], TargetID: g.nodeID[v], Type: g.types[g.relType[e]]}
-	rel := graph.Rel{To: graph.NodeRef{Node: g.graphNode(v), Ref: g.nodeID[v]}, Degree: deg, Lazy: func() map[string]any { return g.relProps(e) }}
+	rel := graph.Rel{To: graph.NodeRef{Node: g.graphNode(v), Ref: g.nodeID[v], Num: v + 1}, Degree: deg, Lazy: func() map[string]any { return g.relProps(e) }}
 	if int(g.relType[e]) == g.relatesTy {
-		// Checked when loaded: a number or nothing.
-		if w, ok := g.RelWeight(e); ok {
-			edge.Weight = &w
+		// Checked when loaded: a number or nothing. The pointer is into
+		// the graph's own array (no allocation): nothing writes through
+		// an edge's weight.
+		if g.relFlags[e]&fWeight != 0 {
+			edge.Weight = &g.relWeight[e]
 		}
 		edge.Tags = g.relTags(e)
 	} else if extra := g.extra[e]; extra != nil {
@@ -98,7 +99,7 @@ func (r reader) rel(u, v, e int32, deg int64) graph.Rel {
 // the graph), the relationships' are built (Lazy).
 func (r reader) Details(ctx context.Context, nodes []*graph.NodeRef, rels []*graph.Rel) error {
 	for _, n := range nodes {
-		if u, ok := r.g.byID[n.Ref]; ok {
+		if u, ok := r.g.index(*n); ok {
 			n.Node = r.g.graphNode(u)
 		}
 	}
@@ -132,7 +133,7 @@ func (r reader) Nodes(ctx context.Context, ids []string) ([]graph.NodeRef, error
 			continue
 		}
 		seen[id] = true
-		out = append(out, graph.NodeRef{Node: r.g.graphNode(u), Ref: id})
+		out = append(out, graph.NodeRef{Node: r.g.graphNode(u), Ref: id, Num: u + 1})
 	}
 	return out, nil
 }
@@ -145,11 +146,12 @@ func (r reader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Rel, 
 		return nil, err
 	}
 	g := r.g
+	rank := g.idRank()
 	var out []graph.Rel
 	var pairs [][2]int32
 	done := make(map[int32]bool, len(from))
 	for _, f := range from {
-		u, ok := g.byID[f.Ref]
+		u, ok := g.index(f)
 		if !ok || done[u] {
 			continue
 		}
@@ -166,7 +168,7 @@ func (r reader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Rel, 
 			}
 		}
 		slices.SortStableFunc(pairs, func(a, b [2]int32) int {
-			if c := strings.Compare(g.nodeID[a[0]], g.nodeID[b[0]]); c != 0 {
+			if c := cmp.Compare(rank[a[0]], rank[b[0]]); c != 0 {
 				return c
 			}
 			// Parallel relationships: rare enough to build.
@@ -192,7 +194,7 @@ func (r reader) Degrees(ctx context.Context, nodes []graph.NodeRef, relType stri
 	g := r.g
 	out := make([]int64, len(nodes))
 	for i, n := range nodes {
-		u, ok := g.byID[n.Ref]
+		u, ok := g.index(n)
 		if !ok {
 			continue
 		}
@@ -227,7 +229,7 @@ func (r reader) Strengths(ctx context.Context, nodes []graph.NodeRef, relType st
 	}
 	var ws []float64
 	for i, n := range nodes {
-		u, ok := g.byID[n.Ref]
+		u, ok := g.index(n)
 		switch {
 		case !ok:
 			out[i] = graph.Strength{Clean: true}
@@ -307,7 +309,7 @@ func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, 
 	done := make(map[int32]bool, len(from))
 	total := 0
 	for i, f := range from {
-		u, ok := g.byID[f.Ref]
+		u, ok := g.index(f)
 		if !ok || done[u] {
 			continue
 		}
@@ -359,7 +361,7 @@ func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, 
 		})
 		for _, a := range arcs {
 			id := g.nodeID[a.v]
-			out = append(out, graph.Arc{From: pos[i], To: graph.NodeRef{Node: graph.Node{ID: id}, Ref: id}, Weight: a.w})
+			out = append(out, graph.Arc{From: pos[i], To: graph.NodeRef{Node: graph.Node{ID: id}, Ref: id, Num: a.v + 1}, Weight: a.w})
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -368,19 +370,76 @@ func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, 
 	return out, nil
 }
 
-// Facts gives the nodes' properties (their own maps: the keys asked for
-// and the rest) and degrees over relType (graph.Reader).
+// Facts gives the nodes' properties of the keys asked for and their
+// degrees over relType (graph.Reader). Each key's values for every node
+// are gathered once, on the first call that asks for it, and kept (a
+// column of the graph), so that scoring thousands of candidates reads
+// arrays, not thousands of property maps.
 func (r reader) Facts(ctx context.Context, nodes []graph.NodeRef, keys []string, relType string) ([]graph.Facts, error) {
 	deg, err := r.Degrees(ctx, nodes, relType)
 	if err != nil {
 		return nil, err
 	}
+	cols := make([][]any, len(keys))
+	for k, key := range keys {
+		cols[k] = r.g.column(key)
+	}
 	out := make([]graph.Facts, len(nodes))
+	vals := make([]any, len(nodes)*len(keys))
 	for i, n := range nodes {
 		out[i].Degree = deg[i]
-		if u, ok := r.g.byID[n.Ref]; ok {
-			out[i].Props = r.g.nodeProps[u]
+		out[i].Values = vals[i*len(keys) : (i+1)*len(keys) : (i+1)*len(keys)]
+		if u, ok := r.g.index(n); ok {
+			for k := range keys {
+				out[i].Values[k] = cols[k][u]
+			}
 		}
 	}
 	return out, nil
+}
+
+// column is every node's value of property key (nil where absent), built
+// once per key.
+func (g *Graph) column(key string) []any {
+	g.strengthMu.Lock()
+	defer g.strengthMu.Unlock()
+	if c, ok := g.columns[key]; ok {
+		return c
+	}
+	c := make([]any, len(g.nodeProps))
+	for u, p := range g.nodeProps {
+		c[u] = p[key]
+	}
+	if g.columns == nil {
+		g.columns = map[string][]any{}
+	}
+	g.columns[key] = c
+	return c
+}
+
+// NodeNums bounds the refs' Num: the number of nodes, plus one.
+func (r reader) NodeNums() int32 { return int32(len(r.g.nodeID)) + 1 }
+
+// index finds a ref's node: by its Num when it carries one that matches
+// (no hashing), else by id.
+func (g *Graph) index(ref graph.NodeRef) (int32, bool) {
+	if u := ref.Num - 1; u >= 0 && int(u) < len(g.nodeID) && g.nodeID[u] == ref.Ref && g.nodeHasID(u) {
+		return u, true
+	}
+	u, ok := g.byID[ref.Ref]
+	return u, ok
+}
+
+// idRank is every node's place in the order of ids (g.sorted), built once:
+// comparing two places is comparing two ids.
+func (g *Graph) idRank() []int32 {
+	g.strengthMu.Lock()
+	defer g.strengthMu.Unlock()
+	if g.rank == nil {
+		g.rank = make([]int32, len(g.nodeID))
+		for i, u := range g.sorted {
+			g.rank[u] = int32(i)
+		}
+	}
+	return g.rank
 }

@@ -252,13 +252,19 @@ func strengthOf(row map[string]any) graph.Strength {
 }
 
 // ArcsQuery reads, by element id, the relationships of type relType
-// around each node, leanly (graph.Reader.Arcs): the other end's id and
-// element id, and the weight ($missing for one without).
+// around each node, leanly (graph.Reader.Arcs): one row per node, holding
+// the other ends' ids and element ids and the weights ($missing for one
+// without) as three lists in step (a row per relationship would cost the
+// driver three times as much).
 func ArcsQuery(relType string) string {
 	return `UNWIND $refs AS ref
 MATCH (n) WHERE elementId(n) = ref
-MATCH (n)-[r:` + cypherlit.QuoteName(relType) + `]-(m) WHERE m.id IS :: STRING NOT NULL
-RETURN ref, m.id AS other_id, elementId(m) AS other_element_id, coalesce(r.weight, $missing) AS weight`
+CALL (n) {
+  MATCH (n)-[r:` + cypherlit.QuoteName(relType) + `]-(m) WHERE m.id IS :: STRING NOT NULL
+  RETURN collect(m.id) AS other_ids, collect(elementId(m)) AS other_element_ids,
+         collect(coalesce(r.weight, $missing)) AS weights
+}
+RETURN ref, other_ids, other_element_ids, weights`
 }
 
 // Arcs reads the relationships of type relType around from in one query
@@ -280,41 +286,44 @@ func (r *txReader) Arcs(ctx context.Context, from []graph.NodeRef, relType strin
 	if err != nil {
 		return nil, err
 	}
-	out := make([]graph.Arc, 0, len(rows))
+	var out []graph.Arc
 	for _, row := range rows {
 		ref, _ := row["ref"].(string)
 		at, ok := pos[ref]
 		if !ok {
 			return nil, fmt.Errorf("arcs: a row for an element id not asked for (%s)", strconv.Quote(ref))
 		}
-		id, ok := row["other_id"].(string)
-		if !ok {
-			return nil, fmt.Errorf("arcs: column other_id: expected a string, got %s", Describe(row["other_id"]))
+		ids, _ := row["other_ids"].([]any)
+		eids, _ := row["other_element_ids"].([]any)
+		ws, _ := row["weights"].([]any)
+		if len(eids) != len(ids) || len(ws) != len(ids) {
+			return nil, errors.New("arcs: the lists of a row are not in step")
 		}
-		eid, ok := row["other_element_id"].(string)
-		if !ok {
-			return nil, fmt.Errorf("arcs: node %s: column other_element_id is not a string", strconv.Quote(id))
+		start := len(out)
+		for i := range ids {
+			id, ok := ids[i].(string)
+			eid, ok2 := eids[i].(string)
+			if !ok || !ok2 {
+				return nil, fmt.Errorf("arcs: node %s: an other end's id or element id is not a string", strconv.Quote(from[at].Node.ID))
+			}
+			w, err := graph.WeightOf(map[string]any{"weight": ws[i]})
+			if err != nil {
+				return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(from[at].Node.ID), relType, strconv.Quote(id), err)
+			}
+			x := missing
+			if w != nil {
+				x = *w
+			}
+			out = append(out, graph.Arc{From: at, To: graph.NodeRef{Node: graph.Node{ID: id}, Ref: eid}, Weight: x})
 		}
-		to := graph.NodeRef{Node: graph.Node{ID: id}, Ref: eid}
-		w, err := graph.WeightOf(map[string]any{"weight": row["weight"]})
-		if err != nil {
-			return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(from[at].Node.ID), relType, strconv.Quote(to.Node.ID), err)
-		}
-		x := missing
-		if w != nil {
-			x = *w
-		}
-		out = append(out, graph.Arc{From: at, To: to, Weight: x})
+		slices.SortStableFunc(out[start:], func(a, b graph.Arc) int {
+			if c := strings.Compare(a.To.Ref, b.To.Ref); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Weight, b.Weight)
+		})
 	}
-	slices.SortStableFunc(out, func(a, b graph.Arc) int {
-		if c := cmp.Compare(a.From, b.From); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.To.Ref, b.To.Ref); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Weight, b.Weight)
-	})
+	slices.SortStableFunc(out, func(a, b graph.Arc) int { return cmp.Compare(a.From, b.From) })
 	return out, nil
 }
 
@@ -355,13 +364,21 @@ func (r *txReader) Facts(ctx context.Context, nodes []graph.NodeRef, keys []stri
 			k, _ := kv[0].(string)
 			props[k] = kv[1]
 		}
-		got[ref] = graph.Facts{Props: plainProps(props), Degree: d}
+		props = plainProps(props)
+		f := graph.Facts{Values: make([]any, len(keys)), Degree: d}
+		for k, key := range keys {
+			f.Values[k] = props[key]
+		}
+		got[ref] = f
 	}
 	for i, n := range nodes {
 		out[i] = got[n.Ref]
 	}
 	return out, nil
 }
+
+// NodeNums is 0: Neo4j's refs carry no Num (graph.Reader).
+func (r *txReader) NodeNums() int32 { return 0 }
 
 // Nodes finds the nodes whose id is in ids (graph.Reader). Ids must be
 // unique: two nodes with one id are an error naming it.

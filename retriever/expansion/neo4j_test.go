@@ -317,7 +317,8 @@ func TestEnginesAgreeOnLeanReads(t *testing.T) {
 				total += count[id]
 				wantEC, has := ec[id]
 				for _, f := range []read{a, b} {
-					got, ok := f.facts[k].Props["entity_count"]
+					got := f.facts[k].Values[0]
+					ok := got != nil
 					if f.facts[k].Degree != f.degrees[k] || ok != has || (has && got != any(wantEC)) {
 						t.Errorf("%s: node %s: facts %+v, degree %d, want entity_count %v (%v)", label, id, f.facts[k], f.degrees[k], wantEC, has)
 					}

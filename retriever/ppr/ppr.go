@@ -36,7 +36,8 @@ type state struct {
 	k      int
 	p      []float64 // restart distribution over the seeds
 
-	index map[string]int32
+	index map[string]int32 // node numbers by id, for refs without a Num
+	byNum []int32          // node numbers + 1 by NodeRef.Num, when the reader gives Nums
 	ids   []string
 	refs  []graph.NodeRef
 	n     []node
@@ -46,7 +47,8 @@ type state struct {
 	nbr []int32 // adjacency entries: node u's are lo to hi
 	wt  []float64
 
-	tmp []float64
+	tmp   []float64
+	which []int32 // scratch of weigh
 
 	touched, pushes, rounds, reads, relsRead, weighed int
 }
@@ -91,7 +93,10 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 		}
 	}
 	k := len(seedRefs)
-	st := &state{d: p.Damping, eps: p.Epsilon, k: k, index: make(map[string]int32, 1<<14), tmp: make([]float64, k)}
+	st := &state{d: p.Damping, eps: p.Epsilon, k: k, index: map[string]int32{}, tmp: make([]float64, k)}
+	if n := r.NodeNums(); n > 0 {
+		st.byNum = make([]int32, n)
+	}
 	for t, ref := range seedRefs {
 		st.p = append(st.p, rs[t]/sumR)
 		st.add(ref)
@@ -118,7 +123,11 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 // add numbers a node first met.
 func (st *state) add(ref graph.NodeRef) int32 {
 	u := int32(len(st.ids))
-	st.index[ref.Node.ID] = u
+	if st.numbered(ref) {
+		st.byNum[ref.Num] = u + 1
+	} else {
+		st.index[ref.Node.ID] = u
+	}
 	st.ids = append(st.ids, ref.Node.ID)
 	st.refs = append(st.refs, ref)
 	st.n = append(st.n, node{first: -1})
@@ -127,6 +136,22 @@ func (st *state) add(ref graph.NodeRef) int32 {
 		st.ms = append(st.ms, 0)
 	}
 	return u
+}
+
+// numbered says whether ref is found through byNum (its Num) rather
+// than index (its id).
+func (st *state) numbered(ref graph.NodeRef) bool {
+	return ref.Num > 0 && int(ref.Num) < len(st.byNum)
+}
+
+// find returns the number of a node already met.
+func (st *state) find(ref graph.NodeRef) (int32, bool) {
+	if st.numbered(ref) {
+		u := st.byNum[ref.Num] - 1
+		return u, u >= 0
+	}
+	u, ok := st.index[ref.Node.ID]
+	return u, ok
 }
 
 // grow makes room for n more nodes, so that adding them copies nothing.
@@ -208,16 +233,19 @@ func (st *state) run(ctx context.Context, r graph.Reader, received []int32) erro
 // weigh reads the strength W of every node of us not yet weighed whose
 // residual reaches ε × the weight read to it so far: one Strengths read.
 func (st *state) weigh(ctx context.Context, r graph.Reader, us []int32) error {
-	var refs []graph.NodeRef
-	var which []int32
+	which := st.which[:0]
 	for _, u := range us {
 		if n := &st.n[u]; !n.hasW && n.rtot >= st.eps*n.known*weighSlack {
-			refs = append(refs, st.refs[u])
 			which = append(which, u)
 		}
 	}
-	if len(refs) == 0 {
+	st.which = which
+	if len(which) == 0 {
 		return nil
+	}
+	refs := make([]graph.NodeRef, len(which))
+	for i, u := range which {
+		refs[i] = st.refs[u]
 	}
 	got, err := r.Strengths(ctx, refs, graph.Relates, graph.MissingRelatesWeight)
 	if err != nil {
@@ -281,7 +309,7 @@ func (st *state) readAround(ctx context.Context, r graph.Reader, us []int32) err
 		if a.Weight == 0 {
 			continue
 		}
-		v, ok := st.index[a.To.Node.ID]
+		v, ok := st.find(a.To)
 		if !ok {
 			v = st.add(a.To)
 		}
@@ -426,7 +454,7 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 		if !ok {
 			return nil, fmt.Errorf("node %s: gone from the graph during the read", strconv.Quote(ids[i]))
 		}
-		hits[i] = st.hitOf(c, node, routes[i])
+		hits[i] = st.hitOf(c, node, routes[i], entries[i])
 	}
 	return hits, nil
 }
@@ -489,23 +517,24 @@ func (st *state) routeRels(ctx context.Context, r graph.Reader, entries [][][2]i
 	st.reads++
 	st.relsRead += len(rels)
 	type key struct {
-		u, v int32
-		w    float64
+		u  int32
+		to string
+		w  float64
+	}
+	uOf := make(map[string]int32, len(seen))
+	for u := range seen {
+		uOf[st.ids[u]] = u
 	}
 	first := map[key]graph.Rel{}
 	for _, rel := range rels {
 		if rel.Edge.Type != graph.Relates {
 			continue
 		}
-		v, ok := st.index[rel.Edge.TargetID]
-		if !ok {
-			continue
-		}
 		w, err := weightOf(rel)
 		if err != nil {
 			return nil, err
 		}
-		k := key{st.index[rel.Edge.SourceID], v, w}
+		k := key{uOf[rel.Edge.SourceID], rel.Edge.TargetID, w}
 		if _, dup := first[k]; !dup {
 			first[k] = rel
 		}
@@ -513,7 +542,7 @@ func (st *state) routeRels(ctx context.Context, r graph.Reader, entries [][][2]i
 	for i, route := range entries {
 		for k := len(route) - 1; k >= 0; k-- {
 			u, j := route[k][0], route[k][1]
-			out[i] = append(out[i], first[key{u, st.nbr[j], st.wt[j]}])
+			out[i] = append(out[i], first[key{u, st.ids[st.nbr[j]], st.wt[j]}])
 		}
 	}
 	return out, nil
@@ -530,7 +559,7 @@ func (st *state) pushed(u int32) float64 {
 
 // hitOf builds a kept node's hit. Its terms are the seeds' shares, in
 // query order, zero shares left out: the score is their sum.
-func (st *state) hitOf(c scored, node graph.Node, route []graph.Rel) retriever.Hit {
+func (st *state) hitOf(c scored, node graph.Node, route []graph.Rel, entries [][2]int32) retriever.Hit {
 	labels := node.Labels
 	if labels == nil {
 		labels = []string{}
@@ -547,12 +576,12 @@ func (st *state) hitOf(c scored, node graph.Node, route []graph.Rel) retriever.H
 		return hit
 	}
 	hit.Origin = retriever.OriginExpanded
-	for _, rel := range route {
+	for m, rel := range route {
 		// rel runs from the fed node back to its feeder: turn it round.
 		e := rel.Full()
 		e.SourceID, e.TargetID = e.TargetID, e.SourceID
-		x := st.index[e.SourceID]
-		w, _ := weightOf(rel) // checked when read
+		x := st.nbr[entries[len(entries)-1-m][1]] // the feeder
+		w, _ := weightOf(rel)                     // checked when read
 		hit.Route = append(hit.Route, retriever.Hop{From: e.SourceID, To: e.TargetID, Type: e.Type, Weight: w,
 			Factor: st.d * w / st.n[x].w, Edge: e})
 	}

@@ -245,10 +245,11 @@ func readRows(t *testing.T, d neo4j.DriverWithContext, query string, params map[
 // TestSpreadingPlans: spreading activation from the demo graph's scenario
 // A seed N2006 and four more seeds at P = 3, θ = 0.01, on a graph loaded
 // by `memoria load` (which indexes id on every label), sends one seed
-// lookup, an Around query per pulse run, one Facts query for what the
+// lookup, an Arcs query per pulse run, one Facts query for what the
 // candidates are scored by (entity_count and degree; no embedding without
-// a query vector), and one Details query each for the hits' properties and
-// the relationships of the routes and the feeders together; EXPLAIN shows
+// a query vector), one Around query of the senders of the hits' routes and
+// feeders, and one Details query each for the hits' properties and for
+// those relationships; EXPLAIN shows
 // no AllNodesScan or NodeByLabelScan in any of them
 // (neo4jfix.NeighbourhoodPlans, which also checks, as a control, that the
 // scan fallback's query does plan a scan).
@@ -269,7 +270,7 @@ func TestSpreadingPlans(t *testing.T) {
 	}
 	pulses, _ := res.Stats.Get("pulses_run")
 	n := neo4jfix.NeighbourhoodPlans(t, d, queries)
-	want := neo4jfix.Plans{Around: 3, Lookups: 1, Details: 2, Facts: 1}
+	want := neo4jfix.Plans{Arcs: 3, Around: 1, Lookups: 1, Details: 2, Facts: 1}
 	if n != want || pulses.(int) != 3 {
 		t.Errorf("queries %+v with %v pulses run, want %+v with 3", n, pulses, want)
 	}

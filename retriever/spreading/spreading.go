@@ -16,8 +16,10 @@ package spreading
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -61,6 +63,7 @@ type state struct {
 	best     [MaxPulses + 1]int32
 	seed     bool
 	r        float64
+	degree   int64 // RELATES degree, once scored (−1 before)
 }
 
 // Retrieve runs spreading activation from q's seeds over nb with p. q's
@@ -86,8 +89,9 @@ func Retrieve(ctx context.Context, nb graph.Neighbourhood, q retriever.Query, p 
 type run struct {
 	p        Params
 	nodes    map[string]*state
-	order    []string // activated nodes in order of first activation
-	rels     [][]graph.Rel
+	order    []string          // activated nodes in order of first activation
+	from     [][]graph.NodeRef // the firing nodes, per pulse
+	arcs     [][]graph.Arc     // their RELATES arcs, per pulse
 	contribs []contrib
 	read     int
 	pulses   int
@@ -104,6 +108,7 @@ func (s *run) node(ref graph.NodeRef) *state {
 	n := &s.slab[0]
 	s.slab = s.slab[1:]
 	n.ref = ref
+	n.degree = -1
 	for i := range n.best {
 		n.best[i] = -1
 	}
@@ -121,7 +126,8 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 	if err != nil {
 		return retriever.Ranking{}, err
 	}
-	s := &run{p: p, nodes: make(map[string]*state, len(found)), rels: make([][]graph.Rel, p.Pulses+1)}
+	s := &run{p: p, nodes: make(map[string]*state, len(found)), from: make([][]graph.NodeRef, p.Pulses+1),
+		arcs: make([][]graph.Arc, p.Pulses+1)}
 	refOf := make(map[string]graph.NodeRef, len(found))
 	for _, f := range found {
 		refOf[f.Node.ID] = f
@@ -183,8 +189,10 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 
 // spread runs the pulses: at pulse p every node that received activation
 // at pulse p−1 with Δₚ₋₁ ≥ θ fires, in id order, passing Δₚ₋₁ × w × D over
-// each of its RELATES relationships (parallel ones each, a self-loop
-// never). It stops early when nothing fires.
+// each of its RELATES relationships (parallel ones each, in ascending
+// order of weight; a self-loop never). It reads them with one Arcs read
+// per pulse: other ends and weights only (the few relationships a hit
+// shows are read in full at the end). It stops early when nothing fires.
 func (s *run) spread(ctx context.Context, r graph.Reader) error {
 	for p := 1; p <= s.p.Pulses; p++ {
 		var frontier []graph.NodeRef
@@ -197,28 +205,29 @@ func (s *run) spread(ctx context.Context, r graph.Reader) error {
 			return nil
 		}
 		slices.SortFunc(frontier, func(a, b graph.NodeRef) int { return strings.Compare(a.Node.ID, b.Node.ID) })
-		rels, err := r.Around(ctx, frontier)
+		arcs, err := r.Arcs(ctx, frontier, graph.Relates, graph.MissingRelatesWeight)
 		if err != nil {
 			return err
 		}
 		s.pulses = p
-		s.rels[p] = rels
-		for i, rel := range rels {
-			e := rel.Edge
-			if e.Type != graph.Relates {
+		s.from[p], s.arcs[p] = frontier, arcs
+		s.read += len(arcs)
+		var u *state
+		at := int32(-1)
+		for i, a := range arcs {
+			if a.From != at {
+				at, u = a.From, s.nodes[frontier[a.From].Node.ID]
+			}
+			if a.To.Node.ID == u.ref.Node.ID {
 				continue
 			}
-			s.read++
-			if e.SourceID == e.TargetID {
-				continue
+			w := a.Weight
+			if math.IsNaN(w) || math.IsInf(w, 0) {
+				return fmt.Errorf("relationship (%s)-[:%s]-(%s): weight %v is not a finite number",
+					strconv.Quote(u.ref.Node.ID), graph.Relates, strconv.Quote(a.To.Node.ID), w)
 			}
-			w, err := weightOf(rel)
-			if err != nil {
-				return err
-			}
-			u := s.nodes[e.SourceID]
 			amount := u.delta[p-1] * w * s.p.Decay
-			v := s.node(rel.To)
+			v := s.node(a.To)
 			v.delta[p] += amount
 			v.received[p] = true
 			if b := v.best[p]; b < 0 || amount > s.contribs[b].amount {
@@ -283,8 +292,9 @@ func (s *run) score(ctx context.Context, r graph.Reader) ([]*scored, error) {
 		return nil, err
 	}
 	for i, c := range cands {
-		props := facts[i].Props
-		if ec, ok := entityCount(props); ok {
+		vals := facts[i].Values
+		c.n.degree = facts[i].Degree
+		if ec, ok := entityCount(vals[0]); ok {
 			c.ec, c.ecFrom = ec, "entity_count"
 		} else {
 			c.ec, c.ecFrom = float64(facts[i].Degree), "degree"
@@ -293,7 +303,11 @@ func (s *run) score(ctx context.Context, r graph.Reader) ([]*scored, error) {
 			c.normalised = c.activation / maxA
 		}
 		c.sem, c.semFrom = 0, "none"
-		if sim, ok := cosine(s.p.QueryVector, props["embedding"]); ok {
+		var emb any
+		if len(vals) > 1 {
+			emb = vals[1]
+		}
+		if sim, ok := cosine(s.p.QueryVector, emb); ok {
 			c.sem, c.semFrom = sim, "embedding"
 		} else if c.n.seed {
 			c.sem, c.semFrom = c.n.r, "seed score"
@@ -311,8 +325,8 @@ func (s *run) score(ctx context.Context, r graph.Reader) ([]*scored, error) {
 
 // entityCount reads a node's entity_count property: an integer or a finite
 // float.
-func entityCount(props map[string]any) (float64, bool) {
-	switch x := props["entity_count"].(type) {
+func entityCount(v any) (float64, bool) {
+	switch x := v.(type) {
 	case int64:
 		return float64(x), true
 	case int:
@@ -369,10 +383,32 @@ func cosine(q []float64, emb any) (float64, bool) {
 	return max(0, dot/(math.Sqrt(nq)*math.Sqrt(ne))), true
 }
 
+// sender and receiver are the nodes at the two ends of contribution c.
+func (s *run) sender(c contrib) string {
+	return s.from[c.pulse][s.arcs[c.pulse][c.idx].From].Node.ID
+}
+
+func (s *run) receiver(c contrib) string { return s.arcs[c.pulse][c.idx].To.Node.ID }
+
+// nth is which of its sender's arcs to its receiver with its weight
+// contribution c went over, from 0 (parallel arcs alike in both are
+// alike to the arithmetic; this tells them apart within a pulse's read,
+// and the same way at every pulse).
+func (s *run) nth(c contrib) int {
+	arcs := s.arcs[c.pulse]
+	a, n := arcs[c.idx], 0
+	for j := c.idx - 1; j >= 0 && arcs[j].From == a.From; j-- {
+		if arcs[j].To.Node.ID == a.To.Node.ID && arcs[j].Weight == a.Weight {
+			n++
+		}
+	}
+	return n
+}
+
 // hits builds the kept candidates' hits: the strongest route back to a
 // seed, the three strongest contributions, the feeders (feeds), the
 // pulses, the blend and the penalty. The relationships of the routes and
-// of the feeders get their properties (one Details read).
+// of the feeders are read in full (relsOf).
 func (s *run) hits(ctx context.Context, r graph.Reader, kept []*scored) ([]retriever.Hit, error) {
 	at := make(map[string]int, len(kept))
 	for i, c := range kept {
@@ -381,11 +417,11 @@ func (s *run) hits(ctx context.Context, r graph.Reader, kept []*scored) ([]retri
 	top := make([][]contrib, len(kept))
 	fed := feeds{at: map[feedKey]int{}, per: make([][]feed, len(kept))}
 	for _, c := range s.contribs {
-		i, ok := at[s.rels[c.pulse][c.idx].Edge.TargetID]
+		i, ok := at[s.receiver(c)]
 		if !ok {
 			continue
 		}
-		fed.add(s.rels[c.pulse], i, c)
+		fed.add(s, i, c)
 		// Strongest first; on a tie the earlier contribution (earlier
 		// pulse, then smaller sender id) stays ahead.
 		t := top[i]
@@ -400,27 +436,109 @@ func (s *run) hits(ctx context.Context, r graph.Reader, kept []*scored) ([]retri
 	}
 	routes := make([][]contrib, len(kept))
 	feeders := make([][]feed, len(kept))
-	var relPtrs []*graph.Rel
+	var shown []contrib
 	for i, c := range kept {
 		routes[i] = s.route(c.n)
-		for _, x := range routes[i] {
-			relPtrs = append(relPtrs, &s.rels[x.pulse][x.idx])
-		}
+		shown = append(shown, routes[i]...)
 		feeders[i] = fed.top(i, maxFeeders)
 		for _, f := range feeders[i] {
-			relPtrs = append(relPtrs, &s.rels[f.first.pulse][f.first.idx])
+			shown = append(shown, f.first)
 		}
 	}
-	if len(relPtrs) > 0 {
-		if err := r.Details(ctx, nil, relPtrs); err != nil {
-			return nil, err
-		}
+	rels, err := s.relsOf(ctx, r, shown)
+	if err != nil {
+		return nil, err
 	}
 	hits := make([]retriever.Hit, len(kept))
 	for i, c := range kept {
-		hits[i] = s.hit(c, routes[i], top[i], feeders[i])
+		hits[i] = s.hit(c, routes[i], top[i], feeders[i], rels)
 	}
 	return hits, nil
+}
+
+// relsOf reads in full the relationships the contributions cs went over:
+// one Around, then one Details read. Each relationship is read from the
+// end with the smaller RELATES degree (a seed is often a hub, the hit
+// rarely), so the Around reads as little as it can. A contribution's
+// relationship is, among the RELATES relationships between its sender
+// and its receiver with its weight, the nth (s.nth) in graph.SortRels
+// order, which is the same order from either end; it is returned from the
+// sender to the receiver.
+func (s *run) relsOf(ctx context.Context, r graph.Reader, cs []contrib) (map[[2]int]*graph.Rel, error) {
+	out := map[[2]int]*graph.Rel{}
+	if len(cs) == 0 {
+		return out, nil
+	}
+	// fromReceiver says whether c's relationship is read around its
+	// receiver.
+	fromReceiver := func(c contrib) bool {
+		snd, rcv := s.nodes[s.sender(c)].degree, s.nodes[s.receiver(c)].degree
+		return rcv >= 0 && (snd < 0 || rcv < snd)
+	}
+	var ends []graph.NodeRef
+	seen := map[string]bool{}
+	for _, c := range cs {
+		id := s.sender(c)
+		if fromReceiver(c) {
+			id = s.receiver(c)
+		}
+		if !seen[id] {
+			seen[id] = true
+			ends = append(ends, s.nodes[id].ref)
+		}
+	}
+	around, err := r.Around(ctx, ends)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		from, to string
+		w        float64
+	}
+	alike := map[key][]int{}
+	for i, rel := range around {
+		if rel.Edge.Type != graph.Relates {
+			continue
+		}
+		w, err := weightOf(rel)
+		if err != nil {
+			return nil, err
+		}
+		k := key{rel.Edge.SourceID, rel.Edge.TargetID, w}
+		alike[k] = append(alike[k], i)
+	}
+	picked := make([]graph.Rel, 0, len(cs))
+	var ids [][2]int
+	for _, c := range cs {
+		id := [2]int{c.pulse, c.idx}
+		if slices.Contains(ids, id) {
+			continue
+		}
+		snd, rcv := s.sender(c), s.receiver(c)
+		k := key{snd, rcv, c.w}
+		if fromReceiver(c) {
+			k = key{rcv, snd, c.w}
+		}
+		list := alike[k]
+		n := s.nth(c)
+		if n >= len(list) {
+			return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): gone from the graph during the read",
+				strconv.Quote(snd), graph.Relates, strconv.Quote(rcv))
+		}
+		rel := around[list[n]]
+		rel.Edge.SourceID, rel.Edge.TargetID = snd, rcv
+		picked = append(picked, rel)
+		ids = append(ids, id)
+	}
+	ptrs := make([]*graph.Rel, len(picked))
+	for i := range picked {
+		ptrs[i] = &picked[i]
+		out[ids[i]] = &picked[i]
+	}
+	if err := r.Details(ctx, nil, ptrs); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // maxFeeders is how many feeders a hit lists.
@@ -436,14 +554,12 @@ type feed struct {
 }
 
 // feedKey names one relationship into kept hit number hit, whatever the
-// pulse: the sender at its other end, and which of the sender's
-// relationships to the hit it is: its element id when the engine gives
-// one (Neo4j), else its place among them in the pulse's read (they are
-// read together, in graph.SortRels order, the same at every pulse).
+// pulse: the sender at its other end, its weight, and which of the
+// sender's relationships to the hit with that weight it is (s.nth).
 type feedKey struct {
 	hit  int
 	from string
-	eid  string
+	w    float64
 	nth  int
 }
 
@@ -457,15 +573,9 @@ type feeds struct {
 	per [][]feed
 }
 
-// add counts contribution c, over rels[c.idx], to kept hit number hit.
-func (f *feeds) add(rels []graph.Rel, hit int, c contrib) {
-	e := rels[c.idx].Edge
-	k := feedKey{hit: hit, from: e.SourceID, eid: e.ElementID}
-	if k.eid == "" {
-		for j := c.idx; j > 0 && rels[j-1].Edge.SourceID == e.SourceID && rels[j-1].Edge.TargetID == e.TargetID; j-- {
-			k.nth++
-		}
-	}
+// add counts contribution c of run s to kept hit number hit.
+func (f *feeds) add(s *run, hit int, c contrib) {
+	k := feedKey{hit: hit, from: s.sender(c), w: c.w, nth: s.nth(c)}
 	if j, ok := f.at[k]; ok {
 		f.per[hit][j].total += c.amount
 		return
@@ -508,14 +618,14 @@ func (s *run) route(n *state) []contrib {
 	for best >= 0 {
 		c := s.contribs[best]
 		out = append(out, c)
-		from := s.nodes[s.rels[c.pulse][c.idx].Edge.SourceID]
+		from := s.nodes[s.sender(c)]
 		best = from.best[c.pulse-1] // −1 at pulse 0: a seed
 	}
 	slices.Reverse(out)
 	return out
 }
 
-func (s *run) hit(c *scored, route []contrib, top []contrib, feeders []feed) retriever.Hit {
+func (s *run) hit(c *scored, route []contrib, top []contrib, feeders []feed, rels map[[2]int]*graph.Rel) retriever.Hit {
 	n := c.n
 	node := n.ref.Node
 	labels := node.Labels
@@ -527,14 +637,14 @@ func (s *run) hit(c *scored, route []contrib, top []contrib, feeders []feed) ret
 	if len(route) > 0 {
 		h.Origin = retriever.OriginExpanded
 		for _, x := range route {
-			rel := s.rels[x.pulse][x.idx]
+			rel := rels[[2]int{x.pulse, x.idx}]
 			h.Route = append(h.Route, retriever.Hop{From: rel.Edge.SourceID, To: rel.Edge.TargetID, Type: rel.Edge.Type,
 				Weight: x.w, Factor: x.w * s.p.Decay, Edge: rel.Full()})
 		}
 		h.Seed = h.Route[0].From
 	}
 	for _, f := range feeders {
-		rel := s.rels[f.first.pulse][f.first.idx]
+		rel := rels[[2]int{f.first.pulse, f.first.idx}]
 		h.Feeders = append(h.Feeders, retriever.Hop{From: rel.Edge.SourceID, To: rel.Edge.TargetID, Type: rel.Edge.Type,
 			Weight: f.first.w, Factor: f.total, Edge: rel.Full()})
 	}
@@ -545,7 +655,7 @@ func (s *run) hit(c *scored, route []contrib, top []contrib, feeders []feed) ret
 	pulses := slices.Clone(n.delta[:s.pulses+1])
 	sources := make([]Source, len(top))
 	for i, x := range top {
-		sources[i] = Source{From: s.rels[x.pulse][x.idx].Edge.SourceID, Pulse: x.pulse, Weight: x.w, Amount: x.amount}
+		sources[i] = Source{From: s.sender(x), Pulse: x.pulse, Weight: x.w, Amount: x.amount}
 	}
 	h.Detail = retriever.Fields{
 		{Name: "activation", Value: c.activation},
