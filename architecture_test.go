@@ -48,7 +48,7 @@ var allowedImports = map[string][]string{
 	"internal/testkit/naiveppr":    {"graph/apoc"},
 	"internal/testkit/scale1m":     {"graph/inmem", "internal/testkit/randgraph", "retriever"},
 	"internal/testkit/neo4jtest":   {"graph"},
-	"internal/testkit/neo4jfix":    {"graph", "graph/apoc", "graph/neo4jdb", "retriever", "retriever/activation", "internal/testkit/neo4jtest"},
+	"internal/testkit/neo4jfix":    {"graph", "graph/apoc", "render", "graph/neo4jdb", "retriever", "retriever/activation", "internal/testkit/neo4jtest"},
 	"internal/testkit/golden":      {},
 	"internal/testkit/peakmem":     {},
 	"internal/cli":                 nil, // the wiring: anything

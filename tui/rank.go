@@ -489,6 +489,12 @@ func hitLines(st *Styles, names *naming, s hitSubject, w int) []string {
 		out = append(out, wrap(st.Key.Render("reached ")+render.HowReached(h)))
 	}
 	if s.noContext {
+		if len(h.Feeders) > 0 {
+			out = append(out, "", st.Title.Render("Fed most by")+st.Dim.Render(" (what each relationship brought over the run)"))
+			for _, f := range h.Feeders {
+				out = append(out, wrap("– "+render.FeederText(f)))
+			}
+		}
 		if len(h.Detail) > 0 {
 			out = append(out, "", st.Title.Render("How the retriever scored it"))
 			for _, f := range h.Detail {

@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
@@ -33,7 +35,8 @@ func TestSpreadingInTheExplorer(t *testing.T) {
 		t.Fatalf("hits %s %v, %s %v", a.NodeID, a.Score, b.NodeID, b.Score)
 	}
 	h.selectHit("N2003")
-	if d := hitDetailText(h); !strings.Contains(d, "How the retriever scored it") || !strings.Contains(d, "activation 0.7729") || strings.Contains(d, "Context") {
+	if d := hitDetailText(h); !strings.Contains(d, "How the retriever scored it") || !strings.Contains(d, "activation 0.7729") || strings.Contains(d, "Context") ||
+		!strings.Contains(d, "Fed most by") || !strings.Contains(d, "– N2006 -[RELATES w=0.82]- brought ") || !strings.Contains(d, "– N2004 -[RELATES w=0.7]- brought ") {
 		t.Errorf("N2003's detail:\n%s", d)
 	}
 	h.keys("y")
@@ -86,8 +89,11 @@ func TestSpreadingInTheExplorer(t *testing.T) {
 // the seed ranks first (at least 1 − d = 0.5 of the mass stays there),
 // then its four RELATES neighbours by weight (N2003 0.82, N2004 0.58, N2007
 // 0.5, N2005 0.45, docs/RETRIEVERS.md's demo example); each hit's terms
-// add up (share(N2006)). Stepping EPSILON up once makes it 1e-5 and
-// re-runs ppr alone.
+// add up (share(N2006)). N2003's detail lists what fed it most, first
+// N2006: d × (mass N2006 pushed) × 0.82 / 2.35, and the mass N2006 pushed
+// is its estimate / (1 − d), so with d = 0.5 the amount is N2006's score ×
+// 0.82 / 2.35. Stepping EPSILON up once makes it 1e-5 and re-runs ppr
+// alone.
 func TestPPRInTheExplorer(t *testing.T) {
 	h := demoHarness(t)
 	h.pickRetriever(ppr.Name)
@@ -106,6 +112,14 @@ func TestPPRInTheExplorer(t *testing.T) {
 	}
 	if v := h.m.View(); !strings.Contains(v, "Parameters · ppr") || !strings.Contains(v, "EPSILON ε") {
 		t.Errorf("view:\n%s", v)
+	}
+	n2003 := s.ranking.Hits[1]
+	if f := n2003.Feeders; len(f) == 0 || f[0].From != "N2006" || math.Abs(f[0].Factor-s.ranking.Hits[0].Score*0.82/2.35) > 1e-12 {
+		t.Fatalf("N2003's feeders %+v", f)
+	}
+	h.selectHit("N2003")
+	if d := hitDetailText(h); !strings.Contains(d, "Fed most by") || !strings.Contains(d, "– N2006 -[RELATES w=0.82]- brought "+render.Num(n2003.Feeders[0].Factor)) {
+		t.Errorf("N2003's detail:\n%s", d)
 	}
 	spread := h.m.runs[spreading.Name].id
 	h.focusPane(focusParams)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
 	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/expansion"
@@ -13,7 +14,8 @@ import (
 // BenchmarkExpansion1M is the expansion as `explore --retriever expansion`
 // runs it by default (f 0.6, δ 0.8, K 10, the default table) from the five
 // benchmark seeds on the embedded engine, at H = 1, 2 and 3. It reports
-// the relationships read per run.
+// the relationships read per run, and one more run's peak heap above the
+// heap before it (peakmem.Report: base-MB is the graph's own).
 func BenchmarkExpansion1M(b *testing.B) {
 	g := scale1m.Graph(b)
 	for _, h := range []int{1, 2, 3} {
@@ -29,6 +31,11 @@ func BenchmarkExpansion1M(b *testing.B) {
 				read, _ = r.Stats.Get("relationships_read")
 			}
 			b.ReportMetric(float64(read.(int)), "rels/op")
+			peakmem.Report(b, func() {
+				if _, err := expansion.Retrieve(context.Background(), g, retriever.Query{Seeds: scale1m.Seeds}, p); err != nil {
+					b.Fatal(err)
+				}
+			})
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
 	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/ppr"
@@ -13,8 +14,10 @@ import (
 // BenchmarkPPR1M is personalized PageRank as `explore --retriever ppr`
 // runs it by default (d 0.5, ε 1e-6, K 10) from the five benchmark seeds
 // on the embedded engine's 1M graph (internal/testkit/scale1m), and with ε 1e-4 and 1e-5 for comparison. It
-// reports the relationships read, pushes, rounds, Around reads and nodes
-// read per run, and the residual mass (the error bound).
+// reports the relationships read, pushes, rounds, reads, nodes weighed
+// and nodes read per run, the residual mass (the error bound), and one
+// more run's peak heap above the heap before it (peakmem.Report: base-MB
+// is the graph's own).
 func BenchmarkPPR1M(b *testing.B) {
 	g := scale1m.Graph(b)
 	for _, eps := range []float64{1e-6, 1e-5, 1e-4} {
@@ -29,12 +32,17 @@ func BenchmarkPPR1M(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			for _, s := range []string{"relationships_read", "pushes", "rounds", "reads", "nodes_read"} {
+			for _, s := range []string{"relationships_read", "pushes", "rounds", "reads", "nodes_weighed", "nodes_read"} {
 				v, _ := r.Stats.Get(s)
 				b.ReportMetric(float64(v.(int)), s+"/op")
 			}
 			m, _ := r.Stats.Get("residual_mass")
 			b.ReportMetric(m.(float64), "residual")
+			peakmem.Report(b, func() {
+				if _, err := ppr.Retrieve(context.Background(), g, retriever.Query{Seeds: scale1m.Seeds}, p); err != nil {
+					b.Fatal(err)
+				}
+			})
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
@@ -40,10 +41,13 @@ func sameRanking(t *testing.T, label string, a, b retriever.Ranking) {
 			fmt.Sprint(x.Terms) != fmt.Sprint(y.Terms) || len(x.Route) != len(y.Route) {
 			t.Fatalf("%s: hit %d: Neo4j %+v, embedded %+v", label, i+1, x, y)
 		}
-		for j := range x.Route {
-			p, q := x.Route[j], y.Route[j]
+		if len(x.Feeders) != len(y.Feeders) {
+			t.Fatalf("%s: %s: %d feeders on Neo4j, %d embedded", label, x.NodeID, len(x.Feeders), len(y.Feeders))
+		}
+		for j, p := range slices.Concat(x.Route, x.Feeders) {
+			q := slices.Concat(y.Route, y.Feeders)[j]
 			if p.From != q.From || p.To != q.To || p.Type != q.Type || p.Weight != q.Weight || p.Factor != q.Factor {
-				t.Fatalf("%s: %s's hop %d: Neo4j %+v, embedded %+v", label, x.NodeID, j, p, q)
+				t.Fatalf("%s: %s's hop or feeder %d: Neo4j %+v, embedded %+v", label, x.NodeID, j, p, q)
 			}
 		}
 	}
@@ -55,9 +59,18 @@ func sameRanking(t *testing.T, label string, a, b retriever.Ranking) {
 // ignores), loaded into Neo4j and into the embedded engine from the same
 // apoc.Graph, three random runs each (d, ε, K, seeds) rank exactly alike
 // on both engines, scores and shares to the bit, with the same
-// statistics (so the same pushes, rounds and reads), and within the error
-// bound of the power iteration (internal/testkit/naiveppr).
+// statistics (so the same pushes, rounds and reads), routes and feeders,
+// and within the error bound of the power iteration
+// (internal/testkit/naiveppr); and each hit's feeders query, as --format
+// cypher prints it, returns on Neo4j exactly the hit and its feeders
+// (neo4jfix.FeedersOnNeo4j).
 func TestEnginesAgreeOnPPR(t *testing.T) {
+	fed := 0
+	defer func() {
+		if fed < 20 && !t.Failed() {
+			t.Errorf("only %d hits' feeders queries ran", fed)
+		}
+	}()
 	for i := range 20 {
 		r := rand.New(rand.NewSource(int64(7000 + i)))
 		c := newRandomCase(r)
@@ -82,6 +95,7 @@ func TestEnginesAgreeOnPPR(t *testing.T) {
 			}
 			sameRanking(t, label, got1, got2)
 			agreeWithNaive(t, label, got1, c.naive())
+			fed += neo4jfix.FeedersOnNeo4j(t, fx.Driver(t), label, got1, got2)
 		}
 	}
 }

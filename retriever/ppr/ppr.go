@@ -422,11 +422,15 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 	hits := make([]retriever.Hit, len(cands))
 	ids := make([]string, len(cands))
 	entries := make([][][2]int32, len(cands))
+	fed := make([][][2]int32, len(cands))
+	var all [][2]int32
 	for i, c := range cands {
 		ids[i] = st.ids[c.u]
 		entries[i] = st.route(c.u)
+		fed[i] = st.feeders(c.u)
+		all = append(append(all, entries[i]...), fed[i]...)
 	}
-	routes, err := st.routeRels(ctx, r, entries)
+	rels, err := st.relsOf(ctx, r, all)
 	if err != nil {
 		return nil, err
 	}
@@ -440,24 +444,55 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 	for _, f := range found {
 		nodes[f.Node.ID] = f.Node
 	}
-	var rp []*graph.Rel
-	for i := range routes {
-		for j := range routes[i] {
-			rp = append(rp, &routes[i][j])
-		}
-	}
-	if err := r.Details(ctx, nil, rp); err != nil {
-		return nil, err
-	}
 	for i, c := range cands {
 		node, ok := nodes[ids[i]]
 		if !ok {
 			return nil, fmt.Errorf("node %s: gone from the graph during the read", strconv.Quote(ids[i]))
 		}
-		hits[i] = st.hitOf(c, node, routes[i], entries[i])
+		hits[i] = st.hitOf(c, node, entries[i], fed[i], rels)
 	}
 	return hits, nil
 }
+
+// feeders is u's Hit.Feeders as entries of u's adjacency: the
+// relationships that carried the most mass into u over the whole run, d ×
+// pushed(x) × w / W(x) for each one to a node x that pushed (a self-loop
+// left out), at most three, the most first; on a tie the smaller id of x,
+// then the entry first in u's adjacency.
+func (st *state) feeders(u int32) [][2]int32 {
+	type feed struct {
+		j    int32
+		flow float64
+	}
+	var top []feed
+	for j := st.n[u].lo; j < st.n[u].hi; j++ {
+		x := st.nbr[j]
+		if x == u || st.n[x].w == 0 {
+			continue
+		}
+		p := st.pushed(x)
+		if p == 0 {
+			continue
+		}
+		f := feed{j, st.d * p * st.wt[j] / st.n[x].w}
+		k := len(top)
+		for k > 0 && (f.flow > top[k-1].flow || (f.flow == top[k-1].flow && st.ids[x] < st.ids[st.nbr[top[k-1].j]])) {
+			k--
+		}
+		if k < maxFeeders {
+			top = slices.Insert(top, k, f)
+			top = top[:min(len(top), maxFeeders)]
+		}
+	}
+	out := make([][2]int32, len(top))
+	for i, f := range top {
+		out[i] = [2]int32{u, f.j}
+	}
+	return out
+}
+
+// maxFeeders is how many feeders a hit lists.
+const maxFeeders = 3
 
 // route is the chain of relationships that fed u most, from a seed out to
 // u (empty for a seed), as adjacency entries of the fed nodes: each node's feeder is, among its relationships
@@ -489,24 +524,23 @@ func (st *state) route(u int32) [][2]int32 {
 	return back
 }
 
-// routeRels reads the relationships of the routes' entries (each a fed
-// node and an entry of its adjacency): one Around of the fed nodes. An
-// entry's relationship is the first RELATES one around its node, in
-// graph.SortRels order, to the entry's other end with the entry's weight
-// (the push keeps only the other end and the weight; parallel
-// relationships alike in both are alike to the walk).
-func (st *state) routeRels(ctx context.Context, r graph.Reader, entries [][][2]int32) ([][]graph.Rel, error) {
+// relsOf reads in full the relationships of adjacency entries (each a
+// node and an entry of its adjacency): one Around of the nodes, then one
+// Details read. An entry's relationship is, among the node's RELATES
+// relationships to the entry's other end with the entry's weight, the nth
+// in graph.SortRels order, n being how many such entries come before it
+// in the node's adjacency (the push keeps only other ends and weights;
+// parallel relationships alike in both are alike to the walk).
+func (st *state) relsOf(ctx context.Context, r graph.Reader, entries [][2]int32) (map[[2]int32]*graph.Rel, error) {
+	out := map[[2]int32]*graph.Rel{}
 	var refs []graph.NodeRef
 	seen := map[int32]bool{}
-	for _, route := range entries {
-		for _, e := range route {
-			if !seen[e[0]] {
-				seen[e[0]] = true
-				refs = append(refs, st.refs[e[0]])
-			}
+	for _, e := range entries {
+		if !seen[e[0]] {
+			seen[e[0]] = true
+			refs = append(refs, st.refs[e[0]])
 		}
 	}
-	out := make([][]graph.Rel, len(entries))
 	if len(refs) == 0 {
 		return out, nil
 	}
@@ -525,8 +559,8 @@ func (st *state) routeRels(ctx context.Context, r graph.Reader, entries [][][2]i
 	for u := range seen {
 		uOf[st.ids[u]] = u
 	}
-	first := map[key]graph.Rel{}
-	for _, rel := range rels {
+	alike := map[key][]int{}
+	for i, rel := range rels {
 		if rel.Edge.Type != graph.Relates {
 			continue
 		}
@@ -535,15 +569,30 @@ func (st *state) routeRels(ctx context.Context, r graph.Reader, entries [][][2]i
 			return nil, err
 		}
 		k := key{uOf[rel.Edge.SourceID], rel.Edge.TargetID, w}
-		if _, dup := first[k]; !dup {
-			first[k] = rel
-		}
+		alike[k] = append(alike[k], i)
 	}
-	for i, route := range entries {
-		for k := len(route) - 1; k >= 0; k-- {
-			u, j := route[k][0], route[k][1]
-			out[i] = append(out[i], first[key{u, st.ids[st.nbr[j]], st.wt[j]}])
+	var ptrs []*graph.Rel
+	for _, e := range entries {
+		if _, ok := out[e]; ok {
+			continue
 		}
+		u, j := e[0], e[1]
+		n := 0
+		for i := st.n[u].lo; i < j; i++ {
+			if st.nbr[i] == st.nbr[j] && st.wt[i] == st.wt[j] {
+				n++
+			}
+		}
+		list := alike[key{u, st.ids[st.nbr[j]], st.wt[j]}]
+		if n >= len(list) {
+			return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): gone from the graph during the read",
+				strconv.Quote(st.ids[u]), graph.Relates, strconv.Quote(st.ids[st.nbr[j]]))
+		}
+		out[e] = &rels[list[n]]
+		ptrs = append(ptrs, &rels[list[n]])
+	}
+	if err := r.Details(ctx, nil, ptrs); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -559,7 +608,7 @@ func (st *state) pushed(u int32) float64 {
 
 // hitOf builds a kept node's hit. Its terms are the seeds' shares, in
 // query order, zero shares left out: the score is their sum.
-func (st *state) hitOf(c scored, node graph.Node, route []graph.Rel, entries [][2]int32) retriever.Hit {
+func (st *state) hitOf(c scored, node graph.Node, route, fed [][2]int32, rels map[[2]int32]*graph.Rel) retriever.Hit {
 	labels := node.Labels
 	if labels == nil {
 		labels = []string{}
@@ -571,19 +620,24 @@ func (st *state) hitOf(c scored, node graph.Node, route []graph.Rel, entries [][
 			hit.Terms = append(hit.Terms, retriever.Term{Name: "share(" + st.ids[s] + ")", Value: sh})
 		}
 	}
+	// hop is entry e (a fed node's relationship to its feeder) turned
+	// round, from the feeder; factor is what it carried.
+	hop := func(e [2]int32, factor func(x int32, w float64) float64) retriever.Hop {
+		edge := rels[e].Full()
+		edge.SourceID, edge.TargetID = edge.TargetID, edge.SourceID
+		x, w := st.nbr[e[1]], st.wt[e[1]]
+		return retriever.Hop{From: edge.SourceID, To: edge.TargetID, Type: edge.Type, Weight: w, Factor: factor(x, w), Edge: edge}
+	}
+	for _, e := range fed {
+		hit.Feeders = append(hit.Feeders, hop(e, func(x int32, w float64) float64 { return st.d * st.pushed(x) * w / st.n[x].w }))
+	}
 	if c.u < int32(st.k) {
 		hit.Seed, hit.Origin = hit.NodeID, retriever.OriginInitial
 		return hit
 	}
 	hit.Origin = retriever.OriginExpanded
-	for m, rel := range route {
-		// rel runs from the fed node back to its feeder: turn it round.
-		e := rel.Full()
-		e.SourceID, e.TargetID = e.TargetID, e.SourceID
-		x := st.nbr[entries[len(entries)-1-m][1]] // the feeder
-		w, _ := weightOf(rel)                     // checked when read
-		hit.Route = append(hit.Route, retriever.Hop{From: e.SourceID, To: e.TargetID, Type: e.Type, Weight: w,
-			Factor: st.d * w / st.n[x].w, Edge: e})
+	for m := len(route) - 1; m >= 0; m-- {
+		hit.Route = append(hit.Route, hop(route[m], func(x int32, w float64) float64 { return st.d * w / st.n[x].w }))
 	}
 	if len(hit.Route) > 0 {
 		hit.Seed = hit.Route[0].From

@@ -2,6 +2,7 @@ package ppr_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -187,9 +188,12 @@ func TestMissingWeight(t *testing.T) {
 // 0.0625 more, C 0.0625, and r(B) = 0.0625 + 0.0625 = 0.125 < 0.2 stops.
 // Estimates: A 0.5625, B 0.25, C 0.0625, residual mass 0.125: each below
 // the truth (7/12, 1/3, 1/12) by at most 0.125, and the three gaps sum to
-// it exactly. 4 pushes in 3 rounds; 4 Around reads (A; B; C; then B and
-// C again for the routes of the two non-seed hits), 7 relationships read
-// (A's, B's two, C's, then B's two and C's).
+// it exactly. 4 pushes in 3 rounds; 4 reads (A; B; C; then A, B and C
+// again for the routes and feeders of the hits), 8 relationships read
+// (A's, B's two, C's, then A's, B's two and C's). Feeders, d × pushed(x)
+// × w / W(x) over the run: A is fed by B, 0.5 × 0.5 × 1/2 = 0.125; B by A,
+// 0.5 × (1 + 0.125) × 1/1 = 0.5625, then by C, 0.5 × 0.125 × 1/1 =
+// 0.0625; C by B, 0.125.
 func TestEpsilonBound(t *testing.T) {
 	g := build(t, []string{"A", "B", "C"}, "A-B:1", "B-C:1")
 	p := ppr.DefaultParams()
@@ -201,7 +205,20 @@ func TestEpsilonBound(t *testing.T) {
 			t.Errorf("%s: %v, want %v", h.NodeID, h.Score, want[h.NodeID])
 		}
 	}
-	for name, v := range map[string]any{"residual_mass": 0.125, "pushes": 4, "rounds": 3, "reads": 4, "relationships_read": 7,
+	feeders := map[string]string{"A": "B 0.125", "B": "A 0.5625, C 0.0625", "C": "B 0.125"}
+	for _, h := range r.Hits {
+		var got []string
+		for _, f := range h.Feeders {
+			if f.To != h.NodeID || f.Weight != 1 || f.Edge.SourceID != f.From {
+				t.Errorf("%s: feeder %+v", h.NodeID, f)
+			}
+			got = append(got, fmt.Sprintf("%s %v", f.From, f.Factor))
+		}
+		if g := strings.Join(got, ", "); g != feeders[h.NodeID] {
+			t.Errorf("%s: feeders %s, want %s", h.NodeID, g, feeders[h.NodeID])
+		}
+	}
+	for name, v := range map[string]any{"residual_mass": 0.125, "pushes": 4, "rounds": 3, "reads": 4, "relationships_read": 8,
 		"nodes_touched": 3, "nodes_read": 3, "seeds_found": 1} {
 		if got := stat(r, name); got != v {
 			t.Errorf("%s = %v, want %v", name, got, v)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
 	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/spreading"
@@ -13,7 +14,8 @@ import (
 // spreading` runs it by default (P 2, D 0.7, θ 0.05, α 0.7, E 20, K 10,
 // no query vector) from the five benchmark seeds on the embedded engine's
 // 1M graph (internal/testkit/scale1m). It reports the relationships read
-// and the candidates scored per run.
+// and the candidates scored per run, and one more run's peak heap above
+// the heap before it (peakmem.Report: base-MB is the graph's own).
 func BenchmarkSpreading1M(b *testing.B) {
 	g := scale1m.Graph(b)
 	p := spreading.DefaultParams()
@@ -28,4 +30,9 @@ func BenchmarkSpreading1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(read.(int)), "rels/op")
 	b.ReportMetric(float64(cands.(int)), "candidates/op")
+	peakmem.Report(b, func() {
+		if _, err := spreading.Retrieve(context.Background(), g, retriever.Query{Seeds: scale1m.Seeds}, p); err != nil {
+			b.Fatal(err)
+		}
+	})
 }

@@ -155,16 +155,21 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 	}
 	slices.SortFunc(cands, func(a, b *scored) int { return retriever.Compare(a.final, a.n.ref.Node.ID, b.final, b.n.ref.Node.ID) })
 	kept := cands[:min(len(cands), p.TopK)]
-	var lean []*graph.NodeRef
+	// The hits met as arcs' other ends carry no labels or properties: one
+	// lookup by id brings them, for the front ends.
+	var lean []string
 	for _, c := range kept {
 		if c.n.ref.Node.Properties == nil {
-			lean = append(lean, &c.n.ref)
+			lean = append(lean, c.n.ref.Node.ID)
 		}
 	}
 	if len(lean) > 0 {
-		// The hits' properties, for the front ends.
-		if err := r.Details(ctx, lean, nil); err != nil {
+		got, err := r.Nodes(ctx, lean)
+		if err != nil {
 			return retriever.Ranking{}, err
+		}
+		for _, f := range got {
+			s.nodes[f.Node.ID].ref.Node = f.Node
 		}
 	}
 	hits, err := s.hits(ctx, r, kept)

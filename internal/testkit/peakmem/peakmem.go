@@ -4,7 +4,9 @@
 package peakmem
 
 import (
+	"runtime"
 	"runtime/metrics"
+	"testing"
 	"time"
 )
 
@@ -44,3 +46,17 @@ func Start() *Sampler {
 
 // End stops sampling and returns the peak in bytes.
 func (p *Sampler) End() uint64 { close(p.stop); return <-p.done }
+
+// Report runs f once more, after a garbage collection, and reports on b
+// the heap live before it (base-MB: what the benchmark holds, its graph
+// above all) and the peak heap above that while f ran (peak-MB: what one
+// run needs at most, garbage not yet collected included).
+func Report(b *testing.B, f func()) {
+	runtime.GC()
+	base := HeapObjects()
+	p := Start()
+	f()
+	peak := p.End()
+	b.ReportMetric(float64(base)/(1<<20), "base-MB")
+	b.ReportMetric(float64(peak-min(peak, base))/(1<<20), "peak-MB")
+}
