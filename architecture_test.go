@@ -40,6 +40,7 @@ var allowedImports = map[string][]string{
 	"internal/retry":               {"graph"},
 	"internal/cypherlit":           {"internal/textsafe"},
 	"internal/textsafe":            {},
+	"internal/overlap":             {"retriever"},
 	"internal/testkit/naive":       {"graph", "graph/apoc", "retriever", "retriever/activation"},
 	"internal/testkit/randgraph":   {"graph/apoc", "retriever"},
 	"internal/testkit/naiveexp":    {"graph", "graph/apoc"},
