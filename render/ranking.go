@@ -14,11 +14,16 @@ import (
 // RankingJSON is `--format ranking`: the ranking as one JSON object and a
 // newline, graph text \u-escaped where it could act on a terminal
 // (textsafe.JSONWriter) and HTML characters left alone.
-func RankingJSON(r retriever.Ranking) ([]byte, error) {
+func RankingJSON(r retriever.Ranking) ([]byte, error) { return jsonLine(r) }
+
+// jsonLine is v as one JSON value and a newline, graph text \u-escaped
+// where it could act on a terminal (textsafe.JSONWriter) and HTML
+// characters left alone.
+func jsonLine(v any) ([]byte, error) {
 	var b strings.Builder
 	enc := json.NewEncoder(textsafe.JSONWriter{W: &b})
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return []byte(b.String()), nil
