@@ -91,6 +91,8 @@ Usage:
       Say why a node is or is not in the result, and where the run left its best route.
   memoria stats [source flags] [--format text|json] [--sample N] [--sample-seed S]
       Print the graph's metrics: counts, degree percentiles, clustering, hubs.
+  memoria compare [source flags] --seed ID[=SCORE]... --retrievers A,B,... [options]
+      Run several retrievers on the same seeds: the union of their top K, overlaps.
 
 Source flags (one source; the embedded demo graph when none is given):
   --graph FILE       an APOC JSON-lines export (CALL apoc.export.json.all)
@@ -140,6 +142,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		err = runWhy(ctx, args[1:], env)
 	case len(args) > 0 && args[0] == "stats":
 		err = runStats(ctx, args[1:], env)
+	case len(args) > 0 && args[0] == "compare":
+		err = runCompare(ctx, args[1:], env)
 	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
 		fmt.Fprint(env.Stdout, mainUsage)
 		return ExitOK

@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/memoria-graph/memoria/internal/overlap"
+	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+const compareUsage = `Usage: memoria compare [source flags] --seed ID[=SCORE]... [--tags a,b]
+       --retrievers A,B,... [every listed retriever's flags] [--top-k K] [--format text|json]
+
+Runs each listed retriever on the same seeds and tags over one source and
+compares what they return (docs/RETRIEVERS.md, "Comparing rankings"): each
+one's ranking, the union of their top K with each node's rank under each
+retriever (a * marks a node only one of them found), and for each pair the
+Jaccard overlap of their top K and the rank-biased overlap (RBO, p = 0.9).
+Every retriever runs with its own flags (--max-depth for Activation Energy,
+--max-hops for the expansion, ...); --top-k is each ranking retriever's K
+and the depth of the comparison.
+
+Formats:
+  text  the union table and the pairs
+  json  {"rankings": [each one's ranking, as explore --format ranking],
+        "nodes": [{"node_id", "ranks": {"activation": 1, "ppr": null}}],
+        "overlap": [{"a", "b", "jaccard", "rbo"}], "only": {...}}
+
+Flags:
+`
+
+func runCompare(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet(env, "compare", compareUsage)
+	var q queryFlags
+	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
+	var rf retrieverFlags
+	rf.register(fs)
+	list := fs.String("retrievers", strings.Join(Retrievers, ","), "the `retrievers` to compare, comma-separated: "+strings.Join(Retrievers, ", "))
+	format := fs.String("format", "text", "output `format`: text or json")
+	if err := parse(fs, env, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("compare: unexpected argument %q (seeds go in --seed)", fs.Arg(0))
+	}
+	if len(q.seeds) == 0 {
+		return usagef("compare: at least one --seed is required")
+	}
+	if fs.Lookup("retriever") != nil && isSet(fs, "retriever") {
+		return usagef("compare: --retriever picks one retriever; compare takes --retrievers A,B,...")
+	}
+	names, err := parseRetrievers(*list)
+	if err != nil {
+		return err
+	}
+	if err := refuseUnlisted(fs, names); err != nil {
+		return err
+	}
+	if err := rf.finish("compare", names); err != nil {
+		return err
+	}
+	if *format != "text" && *format != "json" {
+		return usagef("compare: unknown --format %q (want text or json)", *format)
+	}
+	source, err := q.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer source.Close(context.WithoutCancel(ctx))
+	g, err := newRankings(env, &q, &rf, source)
+	if err != nil {
+		return err
+	}
+	rq := retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}
+	out, err := g.all(ctx, names, rq, 0)
+	if err != nil {
+		return err
+	}
+	res, err := overlap.Compare(names, out, rf.topK)
+	if err != nil {
+		return err
+	}
+	return printCompare(res, out, *format, env.Stdout)
+}
+
+// printCompare writes a comparison in format.
+func printCompare(res overlap.Result, rankings []retriever.Ranking, format string, out io.Writer) error {
+	if format == "json" {
+		b, err := render.CompareJSON(rankings, res)
+		if err == nil {
+			_, err = out.Write(b)
+		}
+		return err
+	}
+	_, err := io.WriteString(out, render.CompareText(res, rankings))
+	return err
+}
+
+// parseRetrievers reads --retrievers: known names, at least two, each once.
+func parseRetrievers(v string) ([]string, error) {
+	var names []string
+	for _, n := range strings.Split(v, ",") {
+		n = strings.TrimSpace(n)
+		switch {
+		case n == "":
+			return nil, usagef("compare: --retrievers %q has an empty name", v)
+		case !slices.Contains(Retrievers, n):
+			return nil, usagef("compare: unknown retriever %q in --retrievers (want %s)", n, strings.Join(Retrievers, ", "))
+		case slices.Contains(names, n):
+			return nil, usagef("compare: --retrievers names %s twice", n)
+		}
+		names = append(names, n)
+	}
+	if len(names) < 2 {
+		return nil, usagef("compare: --retrievers needs at least two retrievers, got %q", v)
+	}
+	return names, nil
+}
+
+// refuseUnlisted refuses every flag set on fs that belongs only to
+// retrievers not in names.
+func refuseUnlisted(fs *flag.FlagSet, names []string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err != nil {
+			return
+		}
+		var owners []string
+		for _, r := range Retrievers {
+			if slices.Contains(ownFlags[r], f.Name) {
+				if slices.Contains(names, r) {
+					return
+				}
+				owners = append(owners, r)
+			}
+		}
+		if len(owners) > 0 {
+			err = usagef("compare: --%s applies to %s, which --retrievers does not list", f.Name, strings.Join(owners, ", "))
+		}
+	})
+	return err
+}
+
+// isSet says whether flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

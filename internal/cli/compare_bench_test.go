@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/memoria-graph/memoria/internal/overlap"
+	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// BenchmarkCompare1M is `memoria compare` with its defaults (the four
+// retrievers, each at its defaults, K 10) from the five benchmark seeds
+// (tags topic_00 and topic_03, as the other 1M benchmarks) on the
+// embedded engine's 1M graph, the graph loaded beforehand as in the
+// explorer: the four rankings (one after another, as compare runs them)
+// and their comparison. In the same run it times
+// each retriever alone, and reports compare's time against the sum
+// (target ≤ 1.2×, and ≤ 100 ms; docs/PERFORMANCE.md).
+func BenchmarkCompare1M(b *testing.B) {
+	g := scale1m.Graph(b)
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var q queryFlags
+	q.register(fs, "")
+	var rf retrieverFlags
+	rf.register(fs)
+	if err := rf.finish("", Retrievers); err != nil {
+		b.Fatal(err)
+	}
+	gather, err := newRankings(Env{Stderr: io.Discard}, &q, &rf, g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rq := retriever.Query{Seeds: scale1m.Seeds, Tags: []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}}
+	ctx := context.Background()
+	one := func(name string) retriever.Ranking {
+		r, err := gather.of(ctx, name, rq, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return r
+	}
+	compare := func() {
+		out, err := gather.all(ctx, Retrievers, rq, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := overlap.Compare(Retrievers, out, rf.topK); err != nil {
+			b.Fatal(err)
+		}
+	}
+	compare() // warm: the first run builds the engine's kept arrays
+	p50 := func(f func()) time.Duration {
+		ds := make([]time.Duration, 9)
+		for i := range ds {
+			t0 := time.Now()
+			f()
+			ds[i] = time.Since(t0)
+		}
+		for i := range ds {
+			for j := i + 1; j < len(ds); j++ {
+				if ds[j] < ds[i] {
+					ds[i], ds[j] = ds[j], ds[i]
+				}
+			}
+		}
+		return ds[len(ds)/2]
+	}
+	for b.Loop() {
+		compare()
+	}
+	var sum time.Duration
+	for _, name := range Retrievers {
+		d := p50(func() { one(name) })
+		b.ReportMetric(float64(d)/1e6, name+"-ms")
+		sum += d
+	}
+	c := p50(compare)
+	b.ReportMetric(float64(c)/1e6, "compare-ms")
+	b.ReportMetric(float64(c)/float64(sum), "compare/sum")
+}

@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// compareOut is what `compare --format json` prints.
+type compareOut struct {
+	Rankings []json.RawMessage `json:"rankings"`
+	Nodes    []struct {
+		NodeID string          `json:"node_id"`
+		Ranks  json.RawMessage `json:"ranks"`
+	} `json:"nodes"`
+	Overlap []struct {
+		A       string  `json:"a"`
+		B       string  `json:"b"`
+		Jaccard float64 `json:"jaccard"`
+		RBO     float64 `json:"rbo"`
+	} `json:"overlap"`
+}
+
+// TestCompareEqualsExplore: `memoria compare --format json` of the four
+// retrievers on the demo graph (seeds N2006 0.85 and T3000 0.9, tag
+// stockout, each retriever's own flags, --top-k 5) embeds, for each, the
+// very ranking `explore --retriever NAME --format ranking` prints with the
+// same flags; its union is the set of the four top-5 lists, each node's
+// rank under a retriever its position in that retriever's list (null when
+// not in its top 5), in order of best rank; and the pairs are the six in
+// --retrievers order, the Jaccard@5 of each pair counted from the lists.
+func TestCompareEqualsExplore(t *testing.T) {
+	seeds := []string{"--seed", "N2006=0.85", "--seed", "T3000=0.9", "--tags", "stockout"}
+	own := map[string][]string{
+		"activation": {"--max-depth", "2"},
+		"expansion":  {"--max-hops", "2", "--top-k", "5"},
+		"spreading":  {"--pulses", "3", "--top-k", "5"},
+		"ppr":        {"--damping", "0.6", "--top-k", "5"},
+	}
+	names := []string{"activation", "expansion", "spreading", "ppr"}
+	args := append([]string{"compare", "--retrievers", strings.Join(names, ","), "--format", "json", "--top-k", "5",
+		"--max-depth", "2", "--max-hops", "2", "--pulses", "3", "--damping", "0.6"}, seeds...)
+	code, out, errs := run(t, args...)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, errs)
+	}
+	var got compareOut
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(got.Rankings) != len(names) {
+		t.Fatalf("%d rankings", len(got.Rankings))
+	}
+	lists := map[string][]string{}
+	for i, name := range names {
+		eargs := append(append([]string{"explore", "--retriever", name, "--format", "ranking"}, seeds...), own[name]...)
+		if name == "activation" {
+			eargs = slices.DeleteFunc(eargs, func(s string) bool { return s == "--top-k" || s == "5" })
+		}
+		code, eout, eerrs := run(t, eargs...)
+		if code != 0 {
+			t.Fatalf("explore %s: exit %d: %s", name, code, eerrs)
+		}
+		var a, b any
+		if err := json.Unmarshal(got.Rankings[i], &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(eout), &b); err != nil {
+			t.Fatal(err)
+		}
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) {
+			t.Errorf("%s: compare's ranking\n%s\nexplore's\n%s", name, ja, jb)
+		}
+		r := decodeRanking(t, eout)
+		for _, h := range r.Hits[:min(5, len(r.Hits))] {
+			lists[name] = append(lists[name], h.NodeID)
+		}
+	}
+	var union []string
+	for _, n := range got.Nodes {
+		union = append(union, n.NodeID)
+		var ranks map[string]*int
+		if err := json.Unmarshal(n.Ranks, &ranks); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			want := slices.Index(lists[name], n.NodeID) + 1
+			if g := ranks[name]; (want == 0) != (g == nil) || (g != nil && *g != want) {
+				t.Errorf("%s under %s: rank %v, want %d", n.NodeID, name, g, want)
+			}
+		}
+	}
+	var all []string
+	for _, name := range names {
+		for _, id := range lists[name] {
+			if !slices.Contains(all, id) {
+				all = append(all, id)
+			}
+		}
+	}
+	if slices.Sort(all); !slices.Equal(slices.Sorted(slices.Values(union)), all) {
+		t.Errorf("union %v, want %v", union, all)
+	}
+	best := func(id string) int {
+		b := 99
+		for _, name := range names {
+			if i := slices.Index(lists[name], id); i >= 0 {
+				b = min(b, i+1)
+			}
+		}
+		return b
+	}
+	for i := 1; i < len(union); i++ {
+		if best(union[i-1]) > best(union[i]) {
+			t.Errorf("union not by best rank: %s (%d) before %s (%d)", union[i-1], best(union[i-1]), union[i], best(union[i]))
+		}
+	}
+	k := 0
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			p := got.Overlap[k]
+			k++
+			inter, uni := 0, len(lists[b])
+			for _, id := range lists[a] {
+				if slices.Contains(lists[b], id) {
+					inter++
+				} else {
+					uni++
+				}
+			}
+			if p.A != a || p.B != b || p.Jaccard != float64(inter)/float64(uni) || p.RBO <= 0 || p.RBO > 1 {
+				t.Errorf("pair %d: %+v, want %s-%s jaccard %d/%d", k, p, a, b, inter, uni)
+			}
+		}
+	}
+	if k != len(got.Overlap) {
+		t.Errorf("%d pairs, want %d", len(got.Overlap), k)
+	}
+}
+
+// TestCompareRefuses: bad command lines, each with exit 2 and a message
+// naming what was wrong.
+func TestCompareRefuses(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", "--retrievers", "ppr,nope", "--seed", "N2006"}, `unknown retriever "nope" in --retrievers`},
+		{[]string{"compare", "--retrievers", "ppr", "--seed", "N2006"}, "--retrievers needs at least two retrievers"},
+		{[]string{"compare", "--retrievers", "ppr,ppr", "--seed", "N2006"}, "--retrievers names ppr twice"},
+		{[]string{"compare", "--retrievers", "ppr,,expansion", "--seed", "N2006"}, "has an empty name"},
+		{[]string{"compare", "--retrievers", "ppr,expansion", "--seed", "N2006", "--pulses", "3"}, "--pulses applies to spreading, which --retrievers does not list"},
+		{[]string{"compare", "--retrievers", "ppr,expansion", "--seed", "N2006", "--retriever", "ppr"}, "compare takes --retrievers"},
+		{[]string{"compare", "--retrievers", "ppr,expansion"}, "at least one --seed is required"},
+		{[]string{"compare", "--retrievers", "ppr,expansion", "--seed", "N2006", "--format", "tree"}, `unknown --format "tree"`},
+		{[]string{"compare", "--retrievers", "ppr,expansion", "--seed", "N2006", "--epsilon", "2"}, "compare: "},
+	} {
+		code, _, errs := run(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
