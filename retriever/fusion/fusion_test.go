@@ -136,7 +136,8 @@ func TestWorkedExampleK60(t *testing.T) {
 	}
 }
 
-// TestKZero: k = 0 is allowed, 1/r: B = 1/2 + 1/1 + 1/3 = 11/6, C = 1/3 +
+// TestKZero: k = 0 is allowed, 1/r (Graphiti's weights: its rank_const
+// 1 is added to positions from 0): B = 1/2 + 1/1 + 1/3 = 11/6, C = 1/3 +
 // 1/2 + 1/2 = 4/3, then A = F = 1, D = 1/4 + 1/4 = 1/2, E = 1/3, G = 1/4.
 func TestKZero(t *testing.T) {
 	r := fuse(t, example(), params(0, 4, 10))

@@ -20,9 +20,10 @@ type Params struct {
 	// at least 1. The caller runs each listed retriever with its own top
 	// K set to Depth.
 	Depth int
-	// K is RRF's k, a finite number of at least 0: a hit at rank r of a
-	// ranking brings 1/(k + r). 60 by default (Cormack, Clarke and
-	// Buettcher); Graphiti uses 1.
+	// K is RRF's k, a finite number of at least 0: a hit at rank r (from
+	// 1) of a ranking brings 1/(k + r). 60 by default (Cormack, Clarke and
+	// Buettcher). Graphiti's constant is 1 but it counts positions from 0,
+	// so its first place brings 1/1: K = 0 here.
 	K float64
 	// TopK is how many fused hits are kept: at least 1.
 	TopK int
