@@ -10,6 +10,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/overlap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 )
 
 const compareUsage = `Usage: memoria compare [source flags] --seed ID[=SCORE]... [--tags a,b]
@@ -57,7 +58,11 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	if err := refuseUnlisted(fs, names); err != nil {
+	listed := names
+	if slices.Contains(names, fusion.Name) {
+		listed = append(slices.Clone(names), rf.fusion.Fuse...)
+	}
+	if err := refuseUnlisted(fs, "compare", "--retrievers does not list it", listed); err != nil {
 		return err
 	}
 	if err := rf.finish("compare", names); err != nil {
@@ -122,8 +127,8 @@ func parseRetrievers(v string) ([]string, error) {
 }
 
 // refuseUnlisted refuses every flag set on fs that belongs only to
-// retrievers not in names.
-func refuseUnlisted(fs *flag.FlagSet, names []string) error {
+// retrievers not in names, saying why.
+func refuseUnlisted(fs *flag.FlagSet, cmd, why string, names []string) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
 		if err != nil {
@@ -139,7 +144,7 @@ func refuseUnlisted(fs *flag.FlagSet, names []string) error {
 			}
 		}
 		if len(owners) > 0 {
-			err = usagef("compare: --%s applies to %s, which --retrievers does not list", f.Name, strings.Join(owners, ", "))
+			err = usagef("%s: --%s applies to %s; %s", cmd, f.Name, strings.Join(owners, ", "), why)
 		}
 	})
 	return err

@@ -152,11 +152,109 @@ func TestCompareRefuses(t *testing.T) {
 		{[]string{"compare", "--retrievers", "ppr", "--seed", "N2006"}, "--retrievers needs at least two retrievers"},
 		{[]string{"compare", "--retrievers", "ppr,ppr", "--seed", "N2006"}, "--retrievers names ppr twice"},
 		{[]string{"compare", "--retrievers", "ppr,,expansion", "--seed", "N2006"}, "has an empty name"},
-		{[]string{"compare", "--retrievers", "ppr,expansion", "--seed", "N2006", "--pulses", "3"}, "--pulses applies to spreading, which --retrievers does not list"},
+		{[]string{"compare", "--retrievers", "ppr,expansion", "--seed", "N2006", "--pulses", "3"}, "--pulses applies to spreading; --retrievers does not list it"},
 		{[]string{"compare", "--retrievers", "ppr,expansion", "--seed", "N2006", "--retriever", "ppr"}, "compare takes --retrievers"},
 		{[]string{"compare", "--retrievers", "ppr,expansion"}, "at least one --seed is required"},
 		{[]string{"compare", "--retrievers", "ppr,expansion", "--seed", "N2006", "--format", "tree"}, `unknown --format "tree"`},
 		{[]string{"compare", "--retrievers", "ppr,expansion", "--seed", "N2006", "--epsilon", "2"}, "compare: "},
+	} {
+		code, _, errs := run(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestExploreFusion: `explore --retriever fusion --fuse expansion,ppr
+// --fuse-depth 5 --rrf-k 1 --top-k 3` on the demo graph fuses the very
+// rankings `explore --retriever expansion --top-k 5` and `--retriever ppr
+// --top-k 5` print: each hit's score is Σ 1/(1 + rank) over the two lists
+// that hold it (ranks from 1, the expansion's terms first), the hits in
+// order of that sum then id, three kept; --max-hops 2 reaches the
+// expansion through fusion. Compare lists fusion beside the others with
+// the same ranking.
+func TestExploreFusion(t *testing.T) {
+	seeds := []string{"--seed", "N2006=0.85", "--seed", "T3000=0.9"}
+	lists := map[string][]string{}
+	for name, own := range map[string][]string{"expansion": {"--max-hops", "2"}, "ppr": nil} {
+		code, out, errs := run(t, append(append([]string{"explore", "--retriever", name, "--top-k", "5"}, seeds...), own...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errs)
+		}
+		for _, h := range decodeRanking(t, out).Hits {
+			lists[name] = append(lists[name], h.NodeID)
+		}
+	}
+	score := map[string]float64{}
+	for _, name := range []string{"expansion", "ppr"} {
+		for i, id := range lists[name] {
+			score[id] += 1 / (1 + float64(i+1))
+		}
+	}
+	var want []string
+	for id := range score {
+		want = append(want, id)
+	}
+	slices.SortFunc(want, func(a, b string) int {
+		if score[a] != score[b] {
+			if score[a] > score[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	want = want[:3]
+	args := append([]string{"explore", "--retriever", "fusion", "--fuse", "expansion,ppr", "--fuse-depth", "5", "--rrf-k", "1", "--top-k", "3", "--max-hops", "2"}, seeds...)
+	code, out, errs := run(t, args...)
+	if code != 0 {
+		t.Fatalf("fusion: exit %d: %s", code, errs)
+	}
+	r := decodeRanking(t, out)
+	var got []string
+	for _, h := range r.Hits {
+		got = append(got, h.NodeID)
+		if h.Score != score[h.NodeID] {
+			t.Errorf("%s: score %v, want %v", h.NodeID, h.Score, score[h.NodeID])
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("fusion ranks %v, want %v (lists %v)", got, want, lists)
+	}
+	code, cout, errs := run(t, append([]string{"compare", "--retrievers", "ppr,fusion", "--format", "json", "--fuse", "expansion,ppr", "--fuse-depth", "5",
+		"--rrf-k", "1", "--top-k", "3", "--max-hops", "2"}, seeds...)...)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, errs)
+	}
+	var c compareOut
+	if err := json.Unmarshal([]byte(cout), &c); err != nil || len(c.Rankings) != 2 {
+		t.Fatalf("%v\n%s", err, cout)
+	}
+	var a, b any
+	json.Unmarshal(c.Rankings[1], &a)
+	json.Unmarshal([]byte(out), &b)
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Errorf("compare's fusion ranking\n%s\nexplore's\n%s", ja, jb)
+	}
+}
+
+// TestFusionRefuses: bad fusion command lines, exit 2 and a message
+// naming what was wrong; the explorer does not take fusion.
+func TestFusionRefuses(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explore", "--retriever", "fusion", "--fuse", "ppr,nope", "--seed", "N2006"}, `"nope" is not a retriever fusion can fuse`},
+		{[]string{"explore", "--retriever", "fusion", "--fuse", "ppr,fusion", "--seed", "N2006"}, `"fusion" is not a retriever fusion can fuse`},
+		{[]string{"explore", "--retriever", "fusion", "--fuse", "ppr,ppr", "--seed", "N2006"}, "listed twice"},
+		{[]string{"explore", "--retriever", "fusion", "--fuse", "ppr,expansion", "--pulses", "3", "--seed", "N2006"}, "--pulses applies to spreading; --retriever fusion does not fuse it"},
+		{[]string{"explore", "--retriever", "fusion", "--rrf-k", "-1", "--seed", "N2006"}, "rrf k must be a finite number of at least 0"},
+		{[]string{"explore", "--retriever", "fusion", "--fuse-depth", "0", "--seed", "N2006"}, "fuse depth must be at least 1"},
+		{[]string{"explore", "--retriever", "ppr", "--rrf-k", "2", "--seed", "N2006"}, "--rrf-k does not apply to --retriever ppr"},
+		{[]string{"--retriever", "fusion"}, "unknown --retriever \"fusion\" for the explorer"},
 	} {
 		code, _, errs := run(t, c.args...)
 		if code != ExitUsage || !strings.Contains(errs, c.want) {

@@ -13,6 +13,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
@@ -114,6 +115,16 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 			return ppr.Retrieve(ctx, nb, rq, rf.ppr)
 		},
 			*format, render.CypherForm(*form), env.Stdout)
+	case fusion.Name:
+		g, err := newRankings(env, &q, &rf, source)
+		if err != nil {
+			return err
+		}
+		r, err := g.of(ctx, fusion.Name, rq, 0)
+		if err != nil {
+			return err
+		}
+		return printRanking(r, *format, render.CypherForm(*form), env.Stdout)
 	}
 	if *trace && *format != "json" {
 		return usagef("explore: --trace needs --format json")

@@ -8,6 +8,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
@@ -87,6 +88,14 @@ func (g *rankings) of(ctx context.Context, name string, rq retriever.Query, dept
 		p := g.rf.ppr
 		p.TopK = k(p.TopK)
 		return ppr.Retrieve(ctx, g.nb, rq, p)
+	case fusion.Name:
+		p := g.rf.fusion
+		p.TopK = k(p.TopK)
+		lists, err := g.all(ctx, p.Fuse, rq, p.Depth)
+		if err != nil {
+			return retriever.Ranking{}, err
+		}
+		return fusion.Fuse(lists, p)
 	}
 	if err := g.prepare(ctx, []string{activation.Name}); err != nil {
 		return retriever.Ranking{}, err

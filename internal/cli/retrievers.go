@@ -18,15 +18,16 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 	"github.com/memoria-graph/memoria/tui"
 )
 
-// Retrievers are the names --retriever takes, the default first: the
-// explorer's (tui.Retrievers), so that explore and the explorer hold the
-// same ones.
-var Retrievers = tui.Retrievers
+// Retrievers are the names explore's --retriever and compare's
+// --retrievers take, the default first: the explorer's (tui.Retrievers),
+// then fusion, which the explorer does not run.
+var Retrievers = append(slices.Clone(tui.Retrievers), fusion.Name)
 
 // typeWeights collects repeated --type-weight TYPE=X flags over the
 // default table.
@@ -51,6 +52,7 @@ type retrieverFlags struct {
 	exp    expansion.Params
 	spread spreading.Params
 	ppr    ppr.Params
+	fusion fusion.Params
 	// queryVector is --query-vector's file, read by check into
 	// spread.QueryVector.
 	queryVector string
@@ -70,6 +72,10 @@ var spreadingFlagNames = []string{"pulses", "decay", "threshold", "alpha", "enti
 // to the other ranking retrievers too).
 var pprFlagNames = []string{"damping", "epsilon", "top-k"}
 
+// fusionFlagNames are the flags of fusion (the fused retrievers' own
+// apply too; --top-k is fusion's K, the lists run at --fuse-depth).
+var fusionFlagNames = []string{"fuse", "fuse-depth", "rrf-k", "top-k"}
+
 // ownFlags are, per retriever, the flags that apply to it; a flag listed
 // for some retrievers is refused with the others.
 var ownFlags = map[string][]string{
@@ -77,6 +83,7 @@ var ownFlags = map[string][]string{
 	expansion.Name:  expansionFlagNames,
 	spreading.Name:  spreadingFlagNames,
 	ppr.Name:        pprFlagNames,
+	fusion.Name:     fusionFlagNames,
 }
 
 func (r *retrieverFlags) register(fs *flag.FlagSet) {
@@ -104,6 +111,31 @@ func (r *retrieverFlags) register(fs *flag.FlagSet) {
 	r.ppr = ppr.DefaultParams()
 	fs.Float64Var(&r.ppr.Damping, "damping", r.ppr.Damping, "ppr: the probability `d` of following a relationship rather than restart, in (0, 1)")
 	fs.Float64Var(&r.ppr.Epsilon, "epsilon", r.ppr.Epsilon, "ppr: push until every residual is below `ε` × the node's RELATES weight, in (0, 1)")
+	r.fusion = fusion.DefaultParams()
+	fs.Func("fuse", "fusion: the `retrievers` whose rankings are fused, comma-separated (default "+strings.Join(r.fusion.Fuse, ",")+")", func(v string) error {
+		names, err := fusion.ParseFuse(v)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if n == fusion.Name || !slices.Contains(Retrievers, n) {
+				return fmt.Errorf("%q is not a retriever fusion can fuse (want %s)", n, strings.Join(tui.Retrievers, ", "))
+			}
+		}
+		r.fusion.Fuse = names
+		return nil
+	})
+	fs.IntVar(&r.fusion.Depth, "fuse-depth", r.fusion.Depth, "fusion: the hits `N` of each fused ranking (each retriever runs with K = N)")
+	fs.Float64Var(&r.fusion.K, "rrf-k", r.fusion.K, "fusion: RRF's `k`: a hit at rank r brings 1/(k + r) (at least 0; Graphiti's is 0 here)")
+}
+
+// names are the retrievers a run of r.name involves: itself, and for
+// fusion the ones it fuses.
+func (r *retrieverFlags) names() []string {
+	if r.name == fusion.Name {
+		return append([]string{fusion.Name}, r.fusion.Fuse...)
+	}
+	return []string{r.name}
 }
 
 // refuseOthers refuses every flag set on fs that belongs to other
@@ -131,19 +163,31 @@ func (r *retrieverFlags) check(fs *flag.FlagSet, cmd string) error {
 	if !slices.Contains(Retrievers, r.name) {
 		return usagef("%s: unknown --retriever %q (want %s)", cmd, r.name, strings.Join(Retrievers, ", "))
 	}
-	if err := refuseOthers(fs, cmd, r.name); err != nil {
+	if r.name == fusion.Name {
+		if err := refuseUnlisted(fs, cmd, "--retriever fusion does not fuse it", r.names()); err != nil {
+			return err
+		}
+	} else if err := refuseOthers(fs, cmd, r.name); err != nil {
 		return err
 	}
-	return r.finish(cmd, []string{r.name})
+	return r.finish(cmd, r.names())
 }
 
 // finish checks the parameters of the retrievers named (the shared
 // --top-k set into each) and reads the query vector when spreading
 // activation is among them; errors start with cmd (none when "").
 func (r *retrieverFlags) finish(cmd string, names []string) error {
-	r.exp.TopK, r.spread.TopK, r.ppr.TopK = r.topK, r.topK, r.topK
+	r.exp.TopK, r.spread.TopK, r.ppr.TopK, r.fusion.TopK = r.topK, r.topK, r.topK, r.topK
+	if slices.Contains(names, fusion.Name) {
+		names = append(slices.Clone(names), r.fusion.Fuse...)
+	}
 	if cmd != "" {
 		cmd += ": "
+	}
+	if slices.Contains(names, fusion.Name) {
+		if e := r.fusion.Validate(); e != nil {
+			return usageError{cmd + e.Error()}
+		}
 	}
 	if slices.Contains(names, expansion.Name) {
 		if e := r.exp.Validate(); e != nil {

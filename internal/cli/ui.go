@@ -139,10 +139,10 @@ func runUI(ctx context.Context, args []string, env Env) error {
 // whichever retriever it opens with (--top-k every ranking retriever's),
 // and the thresholds are Activation Energy's as ever.
 func (r *retrieverFlags) checkUI(fs *flag.FlagSet) error {
-	if !slices.Contains(Retrievers, r.name) {
-		return usagef("unknown --retriever %q (want %s)", r.name, strings.Join(Retrievers, ", "))
+	if !slices.Contains(tui.Retrievers, r.name) {
+		return usagef("unknown --retriever %q for the explorer (want %s; fusion runs in explore and compare)", r.name, strings.Join(tui.Retrievers, ", "))
 	}
-	return r.finish("", Retrievers)
+	return r.finish("", tui.Retrievers)
 }
 
 // readExperiment reads an experiment file (internal/experiment), its errors
