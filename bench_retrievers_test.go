@@ -1,20 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/graph/neo4jload"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
@@ -34,34 +28,9 @@ import (
 // PageRank's p50 over 5 runs, at its defaults and at ε 1e-4, and the
 // ratio ppr / activation (target ≤ 3).
 func BenchmarkNeo4jRetrievers1M(b *testing.B) {
-	const n, m, typed = 100_000, 1_000_000, 200_000
-	dir := os.Getenv("MEMORIA_BENCH_DATA")
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	srv := neo4jtest.New(b, neo4jtest.WithDataDir(filepath.Join(dir, "typed")), neo4jtest.WithPageCache("1g"),
-		neo4jtest.WithHeap("2g"), neo4jtest.WithPersonSettings(), neo4jtest.WithStartTimeout(10*time.Minute))
+	src := scale1m.Neo4j(b)
 	ctx := context.Background()
-	src, err := neo4jdb.Connect(ctx, neo4jdb.Settings{URI: srv.URI, Username: srv.Username, Password: srv.Password})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { src.Close(ctx) })
-	if nodes, rels, err := src.Counts(ctx); err != nil || nodes != n || rels != m+typed {
-		g, err := apoc.Parse(bytes.NewReader(randgraph.ScaleTyped(n, m, typed, 2.5, 1)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		t0 := time.Now()
-		if _, err := neo4jload.Load(ctx, src, g, neo4jload.LoadOptions{Wipe: true}); err != nil {
-			b.Fatal(err)
-		}
-		b.Logf("loaded in %v", time.Since(t0).Round(time.Second))
-	}
-	var seeds []retriever.Seed
-	for i := range 5 {
-		seeds = append(seeds, retriever.Seed{NodeID: fmt.Sprintf("N%06d", (i*37_813+11)%100_000), Score: 0.95 - 0.05*float64(i)})
-	}
+	seeds := scale1m.Seeds
 	tags := []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
 
 	fast, err := activation.New(onneo4j.New(src), activation.DefaultParams(), activation.DefaultOptions())

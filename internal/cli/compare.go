@@ -81,7 +81,7 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	rq := retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}
-	out, err := g.all(ctx, names, rq, 0)
+	out, err := g.compared(ctx, names, rq, rf.topK)
 	if err != nil {
 		return err
 	}

@@ -172,7 +172,8 @@ func TestCompareRefuses(t *testing.T) {
 // that hold it (ranks from 1, the expansion's terms first), the hits in
 // order of that sum then id, three kept; --max-hops 2 reaches the
 // expansion through fusion. Compare lists fusion beside the others with
-// the same ranking.
+// the same ranking, ppr's top 3 beside it being the first 3 of the very
+// list fused.
 func TestExploreFusion(t *testing.T) {
 	seeds := []string{"--seed", "N2006=0.85", "--seed", "T3000=0.9"}
 	lists := map[string][]string{}
@@ -237,6 +238,19 @@ func TestExploreFusion(t *testing.T) {
 	jb, _ := json.Marshal(b)
 	if string(ja) != string(jb) {
 		t.Errorf("compare's fusion ranking\n%s\nexplore's\n%s", ja, jb)
+	}
+	// ppr ran once, to the fuse depth 5, for both: its top 3 in the
+	// comparison are the first 3 of its depth-5 list.
+	var cp rankingOut
+	if err := json.Unmarshal(c.Rankings[0], &cp); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range cp.Hits {
+		ids = append(ids, h.NodeID)
+	}
+	if !slices.Equal(ids, lists["ppr"][:3]) {
+		t.Errorf("compare's ppr top 3 %v, want %v", ids, lists["ppr"][:3])
 	}
 }
 

@@ -110,3 +110,65 @@ func (g *rankings) of(ctx context.Context, name string, rq retriever.Query, dept
 	}
 	return r, nil
 }
+
+// compared returns the rankings of names for compare, each retriever's top
+// k. When fusion is among them, each retriever it fuses runs once, to the
+// fuse depth (or k, if deeper): fusion fuses those rankings, and a listed
+// retriever's ranking in the comparison is the same one cut to its top k
+// (the same hits as a run with K = k; its statistics are the deeper
+// run's), so that fusion costs no second run of anything.
+func (g *rankings) compared(ctx context.Context, names []string, rq retriever.Query, k int) ([]retriever.Ranking, error) {
+	if !slices.Contains(names, fusion.Name) {
+		return g.all(ctx, names, rq, 0)
+	}
+	p := g.rf.fusion
+	deep := map[string]retriever.Ranking{}
+	for _, name := range p.Fuse {
+		depth := max(p.Depth, k)
+		if name == activation.Name {
+			depth = 0 // its ranking does not depend on a K
+		}
+		r, err := g.of(ctx, name, rq, depth)
+		if err != nil {
+			return nil, err
+		}
+		deep[name] = r
+	}
+	out := make([]retriever.Ranking, len(names))
+	for i, name := range names {
+		var err error
+		switch r, ok := deep[name]; {
+		case name == fusion.Name:
+			lists := make([]retriever.Ranking, len(p.Fuse))
+			for j, f := range p.Fuse {
+				lists[j] = deep[f]
+			}
+			p.TopK = k
+			out[i], err = fusion.Fuse(lists, p)
+		case ok && name != activation.Name:
+			out[i] = cutRanking(r, k)
+		case ok:
+			out[i] = r
+		default:
+			out[i], err = g.of(ctx, name, rq, 0)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// cutRanking is a ranking retriever's ranking cut to its top k, its top_k
+// parameter set to k.
+func cutRanking(r retriever.Ranking, k int) retriever.Ranking {
+	r.Hits = r.Hits[:min(k, len(r.Hits))]
+	params := slices.Clone(r.Params)
+	for i := range params {
+		if params[i].Name == "top_k" {
+			params[i].Value = k
+		}
+	}
+	r.Params = params
+	return r
+}

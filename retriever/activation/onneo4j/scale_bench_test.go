@@ -1,32 +1,22 @@
 package onneo4j
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
-	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/graph/neo4jload"
 	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
+	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
-
-// EnvBenchData names a directory where BenchmarkNeo4jScale keeps its
-// loaded databases between runs (one subdirectory per graph), so a run does
-// not reload a million relationships; unset, each run loads into a
-// temporary directory.
-const EnvBenchData = "MEMORIA_BENCH_DATA"
 
 // BenchmarkNeo4jScale is docs/ALGORITHM.md's fast path against the
 // specification's Cypher on graphs of real size, in one run, on a server
@@ -64,29 +54,7 @@ func BenchmarkNeo4jScale(b *testing.B) {
 // its data directory does not hold it yet) and returns it, a source on it,
 // and the five seeds and two tags of the benchmarks.
 func scaleSource(b *testing.B, name string, n, m int, hub float64) (*neo4jtest.Server, *neo4jdb.Source, []retriever.Seed, []string) {
-	dir := os.Getenv(EnvBenchData)
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	srv := neo4jtest.New(b, neo4jtest.WithDataDir(filepath.Join(dir, name)), neo4jtest.WithPageCache("1g"),
-		neo4jtest.WithHeap("2g"), neo4jtest.WithPersonSettings(), neo4jtest.WithStartTimeout(10*time.Minute))
-	ctx := context.Background()
-	src, err := neo4jdb.Connect(ctx, neo4jdb.Settings{URI: srv.URI, Username: srv.Username, Password: srv.Password})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { src.Close(ctx) })
-	if nodes, rels, err := src.Counts(ctx); err != nil || nodes != int64(n) || rels != int64(m) {
-		g, err := apoc.Parse(bytes.NewReader(randgraph.Scale(n, m, hub, 1)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		t0 := time.Now()
-		if _, err := neo4jload.Load(ctx, src, g, neo4jload.LoadOptions{Wipe: true}); err != nil {
-			b.Fatal(err)
-		}
-		b.Logf("%s: loaded %d nodes and %d relationships in %v", name, n, m, time.Since(t0).Round(time.Second))
-	}
+	srv, src := scale1m.Server(b, name, int64(n), int64(m), func() []byte { return randgraph.Scale(n, m, hub, 1) })
 
 	r := rand.New(rand.NewPCG(7, 7))
 	seeds := make([]retriever.Seed, 5)
