@@ -92,8 +92,10 @@ type Hit struct {
 	Route []Hop `json:"route"`
 	// Feeders are the relationships that fed the hit most, strongest
 	// first, for a retriever whose score gathers what many relationships
-	// bring a node (spreading activation: docs/RETRIEVERS.md says its rule
-	// for choosing them); nil for a retriever with no such notion
+	// bring a node (spreading activation, personalized PageRank:
+	// docs/RETRIEVERS.md says each one's rule for choosing them; fusion
+	// copies them from the list the hit ranks best in); nil for a
+	// retriever with no such notion
 	// (Activation Energy, the typed expansion), and for a hit nothing was
 	// brought to. Each hop runs from the feeder to the hit: From is the
 	// node at the relationship's other end, To the hit, Type the
