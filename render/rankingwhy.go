@@ -23,6 +23,8 @@ const (
 // The reasons a ranking retriever did not reach a node (RankingWhy.Reason).
 // A fused Activation Energy list gives its own verdict instead
 // (why.Verdict: unreachable, below_threshold, claimed, ...).
+// Relationship filters, when they come, add a verdict: filtered (reached
+// only through relationships a filter removed); there are none yet.
 const (
 	// ReasonNoRoute: no route within the retriever's reach: for the
 	// expansion none of at most H hops over any relationship type; for
