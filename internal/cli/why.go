@@ -9,22 +9,34 @@ import (
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 )
 
-const whyUsage = `Usage: memoria why [source flags] --seed ID[=SCORE]... --node ID [options]
+const whyUsage = `Usage: memoria why [source flags] --seed ID[=SCORE]... --node ID
+       [--retriever NAME] [its flags] [options]
 
-Says why the node --node is or is not in the result for these seeds, tags
+With --retriever activation (the default), says why the node --node is or is not in the result for these seeds, tags
 and thresholds (docs/ALGORITHM.md, "Why not X"): kept (with its path),
 unreachable (no RELATES route of at most MAX_DEPTH hops from a seed), or the
 route of highest final transfer energy within MAX_DEPTH hops with T per hop
 and the first hop where the run parted from it: below_threshold, claimed,
 branch_limit or visited_earlier. The run is the one 'explore' makes.
 
+With a ranking retriever (expansion, spreading, ppr, fusion; its own flags
+apply, another's are refused), says where the node stands in the
+retriever's ranking: kept (its rank, score, terms and route), cut (its rank
+and score against the K-th hit's) or unreached, with the retriever's own
+reason: no route within H hops through followed types (expansion), an
+activation below θ or none within P pulses (spreading), an estimate of 0
+(ppr), in none of the fused lists' top N (fusion, each list's verdict).
+
 Formats:
   text  the verdict, the route hop by hop and one sentence of detail
   json  {"node_id","verdict","route":[{"from","to","transfer_energy",...}],
         "blocking_hop","detail",...} (docs/EXPORTS.md, "Why not X")
+        with a ranking retriever {"retriever","node_id","verdict","rank",
+        "score","kth_score","k","detail",...} (docs/CLI.md, "Why not X")
 
 Exit codes: 0 answered; 1 the graph could not be opened or read; 2 a mistake
 in the command line, an unknown --node id included.
@@ -38,6 +50,8 @@ func runWhy(ctx context.Context, args []string, env Env) error {
 	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
 	node := fs.String("node", "", "the `ID` of the node to explain")
 	format := fs.String("format", "text", "output `format`: text or json")
+	var rf retrieverFlags
+	rf.register(fs)
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
@@ -52,6 +66,12 @@ func runWhy(ctx context.Context, args []string, env Env) error {
 	}
 	if *format != "text" && *format != "json" {
 		return usagef("why: unknown --format %q (want text or json)", *format)
+	}
+	if err := rf.check(fs, "why"); err != nil {
+		return err
+	}
+	if rf.name != activation.Name {
+		return runWhyRanking(ctx, env, &q, &rf, *node, *format)
 	}
 	source, err := q.open(ctx, env)
 	if err != nil {
