@@ -45,16 +45,11 @@ func Cosine(q []float64, emb any) (float64, bool) {
 	case []any:
 		e = make([]float64, len(x))
 		for i, v := range x {
-			switch y := v.(type) {
-			case float64:
-				e[i] = y
-			case int64:
-				e[i] = float64(y)
-			case int:
-				e[i] = float64(y)
-			default:
+			y, ok := Number(v)
+			if !ok {
 				return 0, false
 			}
+			e[i] = y
 		}
 	default:
 		return 0, false
@@ -95,4 +90,18 @@ func CheckQueryVector(v []float64) error {
 		return errors.New("the query vector is all zeros (no direction to compare with)")
 	}
 	return nil
+}
+
+// Number reads a property value as a number: an integer, or a float that
+// is finite; ok is false for anything else.
+func Number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case float64:
+		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
+	}
+	return 0, false
 }

@@ -325,17 +325,7 @@ func (s *run) score(ctx context.Context, r graph.Reader) ([]*scored, error) {
 
 // entityCount reads a node's entity_count property: an integer or a finite
 // float.
-func entityCount(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case float64:
-		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
-	}
-	return 0, false
-}
+func entityCount(v any) (float64, bool) { return retriever.Number(v) }
 
 // sender and receiver are the nodes at the two ends of contribution c.
 func (s *run) sender(c contrib) string {
