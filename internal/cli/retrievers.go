@@ -107,7 +107,8 @@ func (r *retrieverFlags) register(fs *flag.FlagSet) {
 		}
 		return nil
 	})
-	fs.StringVar(&r.queryVector, "query-vector", "", "spreading: a JSON array of numbers in `FILE`, the query's embedding (semantic similarity)")
+	fs.StringVar(&r.queryVector, "query-vector", "", "spreading, and --rerank signals with any retriever: a JSON array of numbers in `FILE`, the\n"+
+		"query's embedding (semantic similarity)")
 	r.ppr = ppr.DefaultParams()
 	fs.Float64Var(&r.ppr.Damping, "damping", r.ppr.Damping, "ppr: the probability `d` of following a relationship rather than restart, in (0, 1)")
 	fs.Float64Var(&r.ppr.Epsilon, "epsilon", r.ppr.Epsilon, "ppr: push until every residual is below `ε` × the node's RELATES weight, in (0, 1)")
