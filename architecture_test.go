@@ -34,6 +34,7 @@ var allowedImports = map[string][]string{
 	"retriever/spreading":          {"graph", "retriever"},
 	"retriever/ppr":                {"graph", "retriever"},
 	"retriever/fusion":             {"retriever"},
+	"retriever/signals":            {"retriever"},
 	"render":                       {"graph", "graph/apoc", "retriever", "retriever/activation", "retriever/activation/sweep", "retriever/activation/why", "internal/cypherlit", "internal/overlap", "internal/textsafe"},
 	"keymap":                       {},
 	"tui":                          {"graph", "retriever", "retriever/activation", "retriever/expansion", "retriever/spreading", "retriever/ppr", "retriever/activation/sweep", "retriever/activation/why", "render", "keymap", "internal/textsafe", "internal/experiment"},

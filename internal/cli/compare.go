@@ -23,7 +23,10 @@ retriever (a * marks a node only one of them found), and for each pair the
 Jaccard overlap of their top K and the rank-biased overlap (RBO, p = 0.9).
 Every retriever runs with its own flags (--max-depth for Activation Energy,
 --max-hops for the expansion, ...); --top-k is each ranking retriever's K
-and the depth of the comparison.
+and the depth of the comparison. --rerank signals reranks each ranking
+(fusion's after fusing) by seed 001's multi-signal score before they are
+compared (--signal-weights, --recency-lambda, --now, --per-label-top,
+--query-vector; docs/RETRIEVERS.md, "Reranking by signals").
 
 Formats:
   text  the union table and the pairs
@@ -40,6 +43,8 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
 	var rf retrieverFlags
 	rf.register(fs)
+	var rr rerankFlags
+	rr.register(fs)
 	list := fs.String("retrievers", strings.Join(Retrievers, ","), "the `retrievers` to compare, comma-separated: "+strings.Join(Retrievers, ", "))
 	format := fs.String("format", "text", "output `format`: text or json")
 	if err := parse(fs, env, args); err != nil {
@@ -68,6 +73,9 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	if err := rf.finish("compare", names); err != nil {
 		return err
 	}
+	if err := rr.check(fs, "compare", rf.spread.QueryVector); err != nil {
+		return err
+	}
 	if *format != "text" && *format != "json" {
 		return usagef("compare: unknown --format %q (want text or json)", *format)
 	}
@@ -84,6 +92,11 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	out, err := g.compared(ctx, names, rq, rf.topK)
 	if err != nil {
 		return err
+	}
+	for i := range out {
+		if out[i], err = rr.apply(out[i]); err != nil {
+			return err
+		}
 	}
 	res, err := overlap.Compare(names, out, rf.topK)
 	if err != nil {
@@ -131,7 +144,7 @@ func parseRetrievers(v string) ([]string, error) {
 func refuseUnlisted(fs *flag.FlagSet, cmd, why string, names []string) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
-		if err != nil {
+		if err != nil || slices.Contains(sharedWith(fs), f.Name) {
 			return
 		}
 		var owners []string

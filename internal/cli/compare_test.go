@@ -22,6 +22,41 @@ type compareOut struct {
 	} `json:"overlap"`
 }
 
+// runCompareJSON runs compare with args (--format json among them) and
+// decodes what it prints.
+func runCompareJSON(t *testing.T, args []string) compareOut {
+	t.Helper()
+	code, out, errs := run(t, args...)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, errs)
+	}
+	return decodeJSON[compareOut](t, out)
+}
+
+// sameAsExplore runs explore with eargs and fails unless the ranking it
+// prints is, as JSON, the one compare embedded for retriever name; it
+// returns explore's output.
+func sameAsExplore(t *testing.T, name string, embedded json.RawMessage, eargs []string) string {
+	t.Helper()
+	code, eout, eerrs := run(t, eargs...)
+	if code != 0 {
+		t.Fatalf("explore %s: exit %d: %s", name, code, eerrs)
+	}
+	var a, b any
+	if err := json.Unmarshal(embedded, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(eout), &b); err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Errorf("%s: compare's ranking\n%s\nexplore's\n%s", name, ja, jb)
+	}
+	return eout
+}
+
 // TestCompareEqualsExplore: `memoria compare --format json` of the four
 // retrievers on the demo graph (seeds N2006 0.85 and T3000 0.9, tag
 // stockout, each retriever's own flags, --top-k 5) embeds, for each, the
@@ -41,14 +76,7 @@ func TestCompareEqualsExplore(t *testing.T) {
 	names := []string{"activation", "expansion", "spreading", "ppr"}
 	args := append([]string{"compare", "--retrievers", strings.Join(names, ","), "--format", "json", "--top-k", "5",
 		"--max-depth", "2", "--max-hops", "2", "--pulses", "3", "--damping", "0.6"}, seeds...)
-	code, out, errs := run(t, args...)
-	if code != 0 {
-		t.Fatalf("compare: exit %d: %s", code, errs)
-	}
-	var got compareOut
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	got := runCompareJSON(t, args)
 	if len(got.Rankings) != len(names) {
 		t.Fatalf("%d rankings", len(got.Rankings))
 	}
@@ -58,22 +86,7 @@ func TestCompareEqualsExplore(t *testing.T) {
 		if name == "activation" {
 			eargs = slices.DeleteFunc(eargs, func(s string) bool { return s == "--top-k" || s == "5" })
 		}
-		code, eout, eerrs := run(t, eargs...)
-		if code != 0 {
-			t.Fatalf("explore %s: exit %d: %s", name, code, eerrs)
-		}
-		var a, b any
-		if err := json.Unmarshal(got.Rankings[i], &a); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal([]byte(eout), &b); err != nil {
-			t.Fatal(err)
-		}
-		ja, _ := json.Marshal(a)
-		jb, _ := json.Marshal(b)
-		if string(ja) != string(jb) {
-			t.Errorf("%s: compare's ranking\n%s\nexplore's\n%s", name, ja, jb)
-		}
+		eout := sameAsExplore(t, name, got.Rankings[i], eargs)
 		r := decodeRanking(t, eout)
 		for _, h := range r.Hits[:min(5, len(r.Hits))] {
 			lists[name] = append(lists[name], h.NodeID)

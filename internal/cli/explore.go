@@ -48,6 +48,11 @@ With --retriever expansion or spreading: ranking (the default), tree (the
 ranked list and the tree of best routes), d3, llm and cypher (a query per
 hit's route).
 
+--rerank signals reranks the ranking by seed 001's multi-signal score
+(--signal-weights, --recency-lambda, --now, --per-label-top, and
+--query-vector for sem; docs/RETRIEVERS.md, "Reranking by signals"); with
+Activation Energy it prints --format ranking only (the default then).
+
 Flags:
 `
 
@@ -59,6 +64,8 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
 	var rf retrieverFlags
 	rf.register(fs)
+	var rr rerankFlags
+	rr.register(fs)
 	format := fs.String("format", "", "output `format`: json, tree, d3, llm, cypher, check or ranking (default json; ranking\n"+
 		"with --retriever expansion or spreading)")
 	form := fs.String("cypher-form", "browser", "with --format cypher or check, the paste-ready `form`: browser (Neo4j Browser),\n"+
@@ -78,11 +85,17 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	if err := rf.check(fs, "explore"); err != nil {
 		return err
 	}
+	if err := rr.check(fs, "explore", rf.spread.QueryVector); err != nil {
+		return err
+	}
 	if *format == "" {
 		*format = "json"
-		if rf.name != activation.Name {
+		if rf.name != activation.Name || rr.on() {
 			*format = "ranking"
 		}
+	}
+	if rr.on() && rf.name == activation.Name && *format != "ranking" {
+		return usagef("explore: --rerank signals reranks Activation Energy's ranking: --format ranking only (--format %s prints its own results)", *format)
 	}
 	if !slices.Contains(formats, *format) {
 		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher, check, ranking)", *format)
@@ -104,23 +117,26 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return runRanking(ctx, source, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
 			return expansion.Retrieve(ctx, nb, rq, rf.exp)
 		},
-			*format, render.CypherForm(*form), env.Stdout)
+			&rr, *format, render.CypherForm(*form), env.Stdout)
 	case spreading.Name:
 		return runRanking(ctx, source, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
 			return spreading.Retrieve(ctx, nb, rq, rf.spread)
 		},
-			*format, render.CypherForm(*form), env.Stdout)
+			&rr, *format, render.CypherForm(*form), env.Stdout)
 	case ppr.Name:
 		return runRanking(ctx, source, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
 			return ppr.Retrieve(ctx, nb, rq, rf.ppr)
 		},
-			*format, render.CypherForm(*form), env.Stdout)
+			&rr, *format, render.CypherForm(*form), env.Stdout)
 	case fusion.Name:
 		g, err := newRankings(env, &q, &rf, source)
 		if err != nil {
 			return err
 		}
 		r, err := g.of(ctx, fusion.Name, rq, 0)
+		if err == nil {
+			r, err = rr.apply(r)
+		}
 		if err != nil {
 			return err
 		}
@@ -140,7 +156,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return usageError{err.Error()}
 	}
 	return explore(ctx, r, q.seeds, splitTags(q.tags), exploreOutput{format: *format, trace: *trace, minActivation: q.cfg.MinActivation,
-		form: render.CypherForm(*form), floor: q.cfg.TagSimFloor, cfg: q.cfg}, env.Stdout)
+		form: render.CypherForm(*form), floor: q.cfg.TagSimFloor, cfg: q.cfg, rerank: &rr}, env.Stdout)
 }
 
 // exploreOutput is how explore prints.
@@ -151,6 +167,7 @@ type exploreOutput struct {
 	form          render.CypherForm
 	floor         float64 // the run's TAG_SIM_FLOOR, for the check queries
 	cfg           activation.Params
+	rerank        *rerankFlags // applied to --format ranking (nil: none)
 }
 
 // explore streams results in json and tree formats and collects them, in
@@ -203,8 +220,11 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 		_, werr = fmt.Fprintln(out, render.ToLLMContext(results...).Text())
 	case "ranking":
 		var b []byte
-		if b, werr = render.RankingJSON(activation.Ranking(results, o.cfg, tags)); werr == nil {
-			_, werr = out.Write(b)
+		var rk retriever.Ranking
+		if rk, werr = o.rerank.apply(activation.Ranking(results, o.cfg, tags)); werr == nil {
+			if b, werr = render.RankingJSON(rk); werr == nil {
+				_, werr = out.Write(b)
+			}
 		}
 	case "cypher", "check":
 		qs := render.DebugCypherAll(results...)

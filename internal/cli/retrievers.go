@@ -107,7 +107,8 @@ func (r *retrieverFlags) register(fs *flag.FlagSet) {
 		}
 		return nil
 	})
-	fs.StringVar(&r.queryVector, "query-vector", "", "spreading: a JSON array of numbers in `FILE`, the query's embedding (semantic similarity)")
+	fs.StringVar(&r.queryVector, "query-vector", "", "spreading, and --rerank signals with any retriever: a JSON array of numbers in `FILE`, the\n"+
+		"query's embedding (semantic similarity)")
 	r.ppr = ppr.DefaultParams()
 	fs.Float64Var(&r.ppr.Damping, "damping", r.ppr.Damping, "ppr: the probability `d` of following a relationship rather than restart, in (0, 1)")
 	fs.Float64Var(&r.ppr.Epsilon, "epsilon", r.ppr.Epsilon, "ppr: push until every residual is below `ε` × the node's RELATES weight, in (0, 1)")
@@ -143,7 +144,7 @@ func (r *retrieverFlags) names() []string {
 func refuseOthers(fs *flag.FlagSet, cmd, name string) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
-		if err != nil || slices.Contains(ownFlags[name], f.Name) {
+		if err != nil || slices.Contains(ownFlags[name], f.Name) || slices.Contains(sharedWith(fs), f.Name) {
 			return
 		}
 		for _, other := range Retrievers {
@@ -203,14 +204,15 @@ func (r *retrieverFlags) finish(cmd string, names []string) error {
 		if e := r.spread.Validate(); e != nil {
 			return usageError{cmd + e.Error()}
 		}
-		if r.queryVector != "" {
-			data, err := os.ReadFile(r.queryVector)
-			if err != nil {
-				return fmt.Errorf("%s--query-vector: %w", cmd, err)
-			}
-			if r.spread.QueryVector, err = spreading.ParseQueryVector(data); err != nil {
-				return fmt.Errorf("%s--query-vector %s: %w", cmd, textsafe.Escape(r.queryVector), err)
-			}
+	}
+	// Given without spreading only when a rerank takes it (sharedWith).
+	if r.queryVector != "" {
+		data, err := os.ReadFile(r.queryVector)
+		if err != nil {
+			return fmt.Errorf("%s--query-vector: %w", cmd, err)
+		}
+		if r.spread.QueryVector, err = spreading.ParseQueryVector(data); err != nil {
+			return fmt.Errorf("%s--query-vector %s: %w", cmd, textsafe.Escape(r.queryVector), err)
 		}
 	}
 	return nil
@@ -256,14 +258,17 @@ func printRanking(r retriever.Ranking, format string, form render.CypherForm, ou
 	return err
 }
 
-// runRanking runs a ranking retriever for explore over src and prints its
-// ranking.
-func runRanking(ctx context.Context, src graph.Source, retrieve func(graph.Neighbourhood) (retriever.Ranking, error), format string, form render.CypherForm, out io.Writer) error {
+// runRanking runs a ranking retriever for explore over src, reranks its
+// ranking (rr, when on) and prints it.
+func runRanking(ctx context.Context, src graph.Source, retrieve func(graph.Neighbourhood) (retriever.Ranking, error), rr *rerankFlags, format string, form render.CypherForm, out io.Writer) error {
 	nb, err := neighbourhoodFor(src)
 	if err != nil {
 		return err
 	}
 	r, err := retrieve(nb)
+	if err == nil {
+		r, err = rr.apply(r)
+	}
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,13 @@ type rankingOut struct {
 
 func decodeRanking(t *testing.T, out string) rankingOut {
 	t.Helper()
-	var r rankingOut
+	return decodeJSON[rankingOut](t, out)
+}
+
+// decodeJSON decodes out, one JSON object, as a T.
+func decodeJSON[T any](t *testing.T, out string) T {
+	t.Helper()
+	var r T
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("not one JSON object: %v\n%s", err, out)
 	}

@@ -81,28 +81,11 @@ func (p Params) Validate() error {
 		errs = append(errs, fmt.Errorf("initial must be one or score, got %q", string(p.Initial)))
 	}
 	if p.QueryVector != nil {
-		if err := checkVector(p.QueryVector); err != nil {
+		if err := retriever.CheckQueryVector(p.QueryVector); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func checkVector(v []float64) error {
-	if len(v) == 0 {
-		return errors.New("the query vector is empty")
-	}
-	zero := true
-	for i, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("the query vector's element %d is not a finite number", i+1)
-		}
-		zero = zero && x == 0
-	}
-	if zero {
-		return errors.New("the query vector is all zeros (no direction to compare with)")
-	}
-	return nil
 }
 
 // ParseQueryVector reads a query vector: a JSON array of finite numbers,
@@ -115,7 +98,7 @@ func ParseQueryVector(data []byte) ([]float64, error) {
 	if v == nil {
 		return nil, errors.New("not a JSON array of numbers: null")
 	}
-	if err := checkVector(v); err != nil {
+	if err := retriever.CheckQueryVector(v); err != nil {
 		return nil, err
 	}
 	return v, nil

@@ -307,16 +307,11 @@ func (s *run) score(ctx context.Context, r graph.Reader) ([]*scored, error) {
 		if maxA > 0 {
 			c.normalised = c.activation / maxA
 		}
-		c.sem, c.semFrom = 0, "none"
 		var emb any
 		if len(vals) > 1 {
 			emb = vals[1]
 		}
-		if sim, ok := cosine(s.p.QueryVector, emb); ok {
-			c.sem, c.semFrom = sim, "embedding"
-		} else if c.n.seed {
-			c.sem, c.semFrom = c.n.r, "seed score"
-		}
+		c.sem, c.semFrom = retriever.Similarity(s.p.QueryVector, emb, c.n.seed, c.n.r)
 		c.blend = s.p.Alpha*c.sem + (1-s.p.Alpha)*c.normalised
 		c.penalty = 1
 		c.final = c.blend
@@ -330,63 +325,7 @@ func (s *run) score(ctx context.Context, r graph.Reader) ([]*scored, error) {
 
 // entityCount reads a node's entity_count property: an integer or a finite
 // float.
-func entityCount(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case float64:
-		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
-	}
-	return 0, false
-}
-
-// cosine is the cosine of q with an embedding property, negative taken as
-// 0; ok is false without a query vector, or when the property is not a
-// list of finite numbers of q's length with a length of its own.
-func cosine(q []float64, emb any) (float64, bool) {
-	if q == nil {
-		return 0, false
-	}
-	var e []float64
-	switch x := emb.(type) {
-	case []float64:
-		e = x
-	case []any:
-		e = make([]float64, len(x))
-		for i, v := range x {
-			switch y := v.(type) {
-			case float64:
-				e[i] = y
-			case int64:
-				e[i] = float64(y)
-			case int:
-				e[i] = float64(y)
-			default:
-				return 0, false
-			}
-		}
-	default:
-		return 0, false
-	}
-	if len(e) != len(q) {
-		return 0, false
-	}
-	var dot, nq, ne float64
-	for i := range q {
-		if math.IsNaN(e[i]) || math.IsInf(e[i], 0) {
-			return 0, false
-		}
-		dot += q[i] * e[i]
-		nq += q[i] * q[i]
-		ne += e[i] * e[i]
-	}
-	if ne == 0 {
-		return 0, false
-	}
-	return max(0, dot/(math.Sqrt(nq)*math.Sqrt(ne))), true
-}
+func entityCount(v any) (float64, bool) { return retriever.Number(v) }
 
 // sender and receiver are the nodes at the two ends of contribution c.
 func (s *run) sender(c contrib) string {

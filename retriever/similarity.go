@@ -1,0 +1,107 @@
+package retriever
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Where a semantic similarity came from (Similarity).
+const (
+	SimilarityFromEmbedding = "embedding"
+	SimilarityFromSeed      = "seed score"
+	SimilarityFromNone      = "none"
+)
+
+// Similarity is the one rule for a node's semantic similarity to the query,
+// sem(v) (docs/RETRIEVERS.md, "Spreading activation", rule 5; the signals
+// rerank uses it too): with a query vector q, the cosine of q with the
+// node's embedding property when that is a list of finite numbers of q's
+// length, not all zero, a negative cosine counted 0. Otherwise (no query
+// vector, no such embedding) it is the seed's R for a seed (seed true,
+// r its R) and 0 for any other node. from says which:
+// SimilarityFromEmbedding, SimilarityFromSeed or SimilarityFromNone.
+func Similarity(q []float64, embedding any, seed bool, r float64) (sem float64, from string) {
+	if sim, ok := Cosine(q, embedding); ok {
+		return sim, SimilarityFromEmbedding
+	}
+	if seed {
+		return r, SimilarityFromSeed
+	}
+	return 0, SimilarityFromNone
+}
+
+// Cosine is the cosine of q with an embedding property, negative taken as
+// 0; ok is false without a query vector, or when the property is not a
+// list of finite numbers of q's length with a length of its own.
+func Cosine(q []float64, emb any) (float64, bool) {
+	if q == nil {
+		return 0, false
+	}
+	var e []float64
+	switch x := emb.(type) {
+	case []float64:
+		e = x
+	case []any:
+		e = make([]float64, len(x))
+		for i, v := range x {
+			y, ok := Number(v)
+			if !ok {
+				return 0, false
+			}
+			e[i] = y
+		}
+	default:
+		return 0, false
+	}
+	if len(e) != len(q) {
+		return 0, false
+	}
+	var dot, nq, ne float64
+	for i := range q {
+		if math.IsNaN(e[i]) || math.IsInf(e[i], 0) {
+			return 0, false
+		}
+		dot += q[i] * e[i]
+		nq += q[i] * q[i]
+		ne += e[i] * e[i]
+	}
+	if ne == 0 {
+		return 0, false
+	}
+	return max(0, dot/(math.Sqrt(nq)*math.Sqrt(ne))), true
+}
+
+// CheckQueryVector says what is wrong with a query vector, if anything: it
+// must have a length, finite numbers, and not all of them zero (no
+// direction to compare with).
+func CheckQueryVector(v []float64) error {
+	if len(v) == 0 {
+		return errors.New("the query vector is empty")
+	}
+	zero := true
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("the query vector's element %d is not a finite number", i+1)
+		}
+		zero = zero && x == 0
+	}
+	if zero {
+		return errors.New("the query vector is all zeros (no direction to compare with)")
+	}
+	return nil
+}
+
+// Number reads a property value as a number: an integer, or a float that
+// is finite; ok is false for anything else.
+func Number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case float64:
+		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
+	}
+	return 0, false
+}
