@@ -120,8 +120,10 @@ func expansionArgs(base []string) []string {
 // min-activation `sweep` (the explorer's s), a `--from 0.001 --to 0.05
 // --steps 100` sweep (breakpoints included), `explore --retriever
 // expansion` at its default H = 1 and at H = 2, `--retriever spreading`
-// and `--retriever ppr` at their defaults, `stats`, and `why` on nodes 1, 3
-// and 5 hops from the nearest seed. Each iteration runs them all, so every
+// and `--retriever ppr` at their defaults, `stats`, `compare` and
+// `--retriever fusion` at their defaults, ppr with `--rerank signals`,
+// `why --retriever ppr` on a node it cuts, and `why` on nodes 1, 3 and 5
+// hops from the nearest seed. Each iteration runs them all, so every
 // ratio compares runs of the same minutes. Reported per command: wall
 // time (ms), peak RSS (MB, the kernel's maxrss of the child), and the
 // ratio of each to explore's. Targets (docs/PERFORMANCE.md): the default
@@ -170,6 +172,14 @@ func BenchmarkCommands1M(b *testing.B) {
 		{"spreading", append([]string{"explore", "--retriever", "spreading"}, expansionArgs(base)...)},
 		{"ppr", append([]string{"explore", "--retriever", "ppr"}, expansionArgs(base)...)},
 		{"stats", []string{"stats", "--graph", graph}},
+		// Side by side: compare at its defaults (the four and fusion),
+		// fusion alone, the signals rerank, and why for PageRank on a
+		// node it ranks 2,000th (a cut: a second run with every
+		// candidate).
+		{"compare", append([]string{"compare"}, base...)},
+		{"fusion", append([]string{"explore", "--retriever", "fusion"}, base...)},
+		{"ppr-rerank", append([]string{"explore", "--retriever", "ppr", "--rerank", "signals"}, expansionArgs(base)...)},
+		{"why-ppr-cut", append([]string{"why", "--retriever", "ppr", "--node", "N053736"}, expansionArgs(base)...)},
 	}
 	for k, id := range targets {
 		cmds = append(cmds, command{fmt.Sprintf("why-%dhops", dists[k]), append([]string{"why", "--node", id}, base...)})

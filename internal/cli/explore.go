@@ -44,9 +44,9 @@ Formats:
           properties and compares it with memoria's T (same form choice)
   ranking one JSON object every retriever shares: the ranked hits with
           their routes, the seeds, the parameters and the statistics
-With --retriever expansion or spreading: ranking (the default), tree (the
-ranked list and the tree of best routes), d3, llm and cypher (a query per
-hit's route).
+With any other retriever: ranking (the default), tree (the
+ranked list, each hit's feeders and the tree of best routes), d3, llm and
+cypher (a query per hit: its feeders' when it has some, else its route's).
 
 --rerank signals reranks the ranking by seed 001's multi-signal score
 (--signal-weights, --recency-lambda, --now, --per-label-top, and
@@ -67,7 +67,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	var rr rerankFlags
 	rr.register(fs)
 	format := fs.String("format", "", "output `format`: json, tree, d3, llm, cypher, check or ranking (default json; ranking\n"+
-		"with --retriever expansion or spreading)")
+		"with any other --retriever)")
 	form := fs.String("cypher-form", "browser", "with --format cypher or check, the paste-ready `form`: browser (Neo4j Browser),\n"+
 		"shell (cypher-shell) or driver (one JSON object per query: query and parameters)")
 	trace := fs.Bool("trace", false, "with --format json, add each result's levels: every candidate with its fate, the near\n"+

@@ -70,19 +70,7 @@ type state struct {
 // tags are not used. A seed not in the graph is reported not found and
 // spreads nothing.
 func Retrieve(ctx context.Context, nb graph.Neighbourhood, q retriever.Query, p Params) (retriever.Ranking, error) {
-	if err := q.Validate(); err != nil {
-		return retriever.Ranking{}, err
-	}
-	if err := p.Validate(); err != nil {
-		return retriever.Ranking{}, err
-	}
-	var out retriever.Ranking
-	err := nb.Read(ctx, func(r graph.Reader) error {
-		var err error
-		out, err = retrieve(ctx, r, q, p)
-		return err
-	})
-	return out, err
+	return retriever.Retrieve(ctx, nb, q, p, func(r graph.Reader) (retriever.Ranking, error) { return retrieve(ctx, r, q, p) })
 }
 
 // run is one retrieval's working state.
@@ -118,20 +106,12 @@ func (s *run) node(ref graph.NodeRef) *state {
 }
 
 func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) (retriever.Ranking, error) {
-	ids := make([]string, len(q.Seeds))
-	for i, sd := range q.Seeds {
-		ids[i] = sd.NodeID
-	}
-	found, err := r.Nodes(ctx, ids)
+	refOf, err := retriever.FindSeeds(ctx, r, q.Seeds)
 	if err != nil {
 		return retriever.Ranking{}, err
 	}
-	s := &run{p: p, nodes: make(map[string]*state, len(found)), from: make([][]graph.NodeRef, p.Pulses+1),
+	s := &run{p: p, nodes: make(map[string]*state, len(refOf)), from: make([][]graph.NodeRef, p.Pulses+1),
 		arcs: make([][]graph.Arc, p.Pulses+1)}
-	refOf := make(map[string]graph.NodeRef, len(found))
-	for _, f := range found {
-		refOf[f.Node.ID] = f
-	}
 	seeds := make([]retriever.SeedStatus, len(q.Seeds))
 	for i, sd := range q.Seeds {
 		ref, ok := refOf[sd.NodeID]
@@ -183,7 +163,7 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 		Seeds:     seeds,
 		Hits:      hits,
 		Stats: retriever.Fields{
-			{Name: "seeds_found", Value: len(found)},
+			{Name: "seeds_found", Value: len(refOf)},
 			{Name: "nodes_activated", Value: len(s.nodes)},
 			{Name: "candidates", Value: len(cands)},
 			{Name: "pulses_run", Value: s.pulses},
