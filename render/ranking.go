@@ -139,6 +139,7 @@ func RankingText(r retriever.Ranking) string {
 		}
 	}
 	fmt.Fprintf(&b, "%s: %d hits, %d of %d seeds found (%s)\n", textsafe.Escape(r.Retriever), len(r.Hits), found, len(r.Seeds), FieldsText(r.Params))
+	b.WriteString(FilterLine(r.Filter))
 	for _, s := range r.Seeds {
 		if !s.Found {
 			fmt.Fprintf(&b, "seed %s not found\n", DisplayID(s.NodeID))
@@ -359,4 +360,15 @@ func HitCypher(h retriever.Hit) (q DebugQuery, ok bool) {
 		return DebugCypherRoute(h.Route), true
 	}
 	return DebugQuery{}, false
+}
+
+// FilterLine is the one line that says a run was made under a relationship
+// filter (desc is graph.RelFilter's String; "" gives ""): what it was, and
+// that degrees and strengths still count the relationships it removed
+// (docs/RETRIEVERS.md, "Relationship filters").
+func FilterLine(desc string) string {
+	if desc == "" {
+		return ""
+	}
+	return "relationship filter: " + textsafe.Escape(desc) + " (filtered relationships are not traversed; degrees d and strengths still count them)\n"
 }

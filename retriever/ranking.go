@@ -178,11 +178,15 @@ func (f Fields) Get(name string) (any, bool) {
 // ranking"): its name and parameters, the seeds, the ranked hits and the
 // retriever's statistics. `--format ranking` writes it as it is.
 type Ranking struct {
-	Retriever string       `json:"retriever"`
-	Params    Fields       `json:"params"`
-	Seeds     []SeedStatus `json:"seeds"`
-	Hits      []Hit        `json:"hits"`
-	Stats     Fields       `json:"stats"`
+	Retriever string `json:"retriever"`
+	// Filter describes the relationship filter the retriever ran under
+	// (graph.RelFilter's String; "" for none). The caller that applied it
+	// sets it: a retriever reads a filtered graph like any other.
+	Filter string       `json:"filter,omitempty"`
+	Params Fields       `json:"params"`
+	Seeds  []SeedStatus `json:"seeds"`
+	Hits   []Hit        `json:"hits"`
+	Stats  Fields       `json:"stats"`
 }
 
 // Compare is the ranking rule's order of two hits, by their scores and node

@@ -115,10 +115,15 @@ func (g *Graph) Read(ctx context.Context, fn func(graph.Reader) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return fn(reader{g})
+	return fn(reader{g: g})
 }
 
-type reader struct{ g *Graph }
+// reader serves graph.Reader over g; f, when not nil, is the relationship
+// filter Around and Arcs apply (Filtered).
+type reader struct {
+	g *Graph
+	f *graph.RelFilter
+}
 
 // Nodes looks nodes up by id; a node's ref is its id.
 func (r reader) Nodes(ctx context.Context, ids []string) ([]graph.NodeRef, error) {
@@ -162,7 +167,7 @@ func (r reader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Rel, 
 		pairs = pairs[:0]
 		for _, side := range [2]struct{ nbr, rel []int32 }{{rn, rr}, {on, or}} {
 			for i, v := range side.nbr {
-				if g.nodeHasID(v) {
+				if g.nodeHasID(v) && g.Keeps(r.f, side.rel[i]) {
 					pairs = append(pairs, [2]int32{v, side.rel[i]})
 				}
 			}
@@ -326,7 +331,7 @@ func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, 
 		if relType == graph.Relates {
 			nbr, rels := g.Relates(u)
 			for j, v := range nbr {
-				if !g.nodeHasID(v) {
+				if !g.nodeHasID(v) || !g.Keeps(r.f, rels[j]) {
 					continue
 				}
 				w, ok := g.RelWeight(rels[j])
@@ -339,7 +344,7 @@ func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, 
 			nbr, rels := g.others(u)
 			for j, v := range nbr {
 				e := rels[j]
-				if g.types[g.relType[e]] != relType || !g.nodeHasID(v) {
+				if g.types[g.relType[e]] != relType || !g.nodeHasID(v) || !g.Keeps(r.f, e) {
 					continue
 				}
 				w, err := graph.WeightOf(g.extra[e])

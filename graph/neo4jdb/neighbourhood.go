@@ -31,10 +31,26 @@ type Neighbourhood struct {
 
 	// trace, when set (by tests), sees every query a reader runs.
 	trace func(query string, params map[string]any)
+
+	// filter, when not nil, is the relationship filter Around and Arcs
+	// apply in their queries (Filtered).
+	filter *graph.RelFilter
 }
 
 // NewNeighbourhood returns the neighbourhood reads over src.
 func NewNeighbourhood(src *Source) *Neighbourhood { return &Neighbourhood{src: src} }
+
+// Filtered returns the neighbourhood reads over src with f applied in the
+// queries (RelFilterWhere): Around and Arcs leave out the relationships f
+// does not keep; Degrees, Strengths and Facts' degrees stay the graph's
+// (graph.RelFilter).
+func Filtered(src *Source, f graph.RelFilter) *Neighbourhood {
+	n := &Neighbourhood{src: src}
+	if f.Active() {
+		n.filter = &f
+	}
+	return n
+}
 
 var _ graph.Neighbourhood = (*Neighbourhood)(nil)
 
@@ -70,7 +86,7 @@ func (n *Neighbourhood) Read(ctx context.Context, fn func(graph.Reader) error) e
 			return err
 		}
 		defer tx.Close(ctx)
-		return fn(&txReader{tx: tx, indexed: indexed, trace: n.trace})
+		return fn(&txReader{tx: tx, indexed: indexed, trace: n.trace, filter: n.filter})
 	})
 }
 
@@ -78,6 +94,16 @@ type txReader struct {
 	tx      *Tx
 	indexed []string
 	trace   func(string, map[string]any)
+	filter  *graph.RelFilter // applied by Around and Arcs; nil for none
+}
+
+// where is the reader's filter predicate on r, its parameters added to
+// params ("" without a filter).
+func (r *txReader) where(params map[string]any) string {
+	if r.filter == nil {
+		return ""
+	}
+	return RelFilterWhere(*r.filter, "r", params)
 }
 
 func (r *txReader) collect(ctx context.Context, query string, params map[string]any) ([]map[string]any, error) {
@@ -119,12 +145,27 @@ ORDER BY id, element_id`
 // element id, with the frontier node's degree: one query per hop. It is
 // lean (graph.Reader): the relationship's weight and tags, not its
 // properties, and the other end's id and labels, not its properties.
-const AroundQuery = `UNWIND $refs AS ref
+var AroundQuery = AroundQueryWhere("")
+
+// AroundQueryWhere is AroundQuery keeping only the relationships r for
+// which the predicate where holds (RelFilterWhere's; "" for all). The
+// degree stays the node's, over every relationship.
+func AroundQueryWhere(where string) string {
+	return `UNWIND $refs AS ref
 MATCH (n) WHERE elementId(n) = ref
 WITH n, ref, COUNT { (n)--() } AS degree
-MATCH (n)-[r]-(m) WHERE m.id IS :: STRING NOT NULL
+MATCH (n)-[r]-(m) WHERE m.id IS :: STRING NOT NULL` + and(where) + `
 RETURN ref, degree, type(r) AS type, elementId(r) AS rel_element_id, r.weight AS weight, r.tags AS tags,
        m.id AS other_id, labels(m) AS other_labels, elementId(m) AS other_element_id`
+}
+
+// and is " AND (where)", or "" for no predicate.
+func and(where string) string {
+	if where == "" {
+		return ""
+	}
+	return " AND (" + where + ")"
+}
 
 // NodeDetailsQuery and RelDetailsQuery read the properties of nodes and
 // relationships by element id (Details).
@@ -256,11 +297,15 @@ func strengthOf(row map[string]any) graph.Strength {
 // the other ends' ids and element ids and the weights ($missing for one
 // without) as three lists in step (a row per relationship would cost the
 // driver three times as much).
-func ArcsQuery(relType string) string {
+func ArcsQuery(relType string) string { return ArcsQueryWhere(relType, "") }
+
+// ArcsQueryWhere is ArcsQuery keeping only the relationships r for which
+// the predicate where holds (RelFilterWhere's; "" for all).
+func ArcsQueryWhere(relType, where string) string {
 	return `UNWIND $refs AS ref
 MATCH (n) WHERE elementId(n) = ref
 CALL (n) {
-  MATCH (n)-[r:` + cypherlit.QuoteName(relType) + `]-(m) WHERE m.id IS :: STRING NOT NULL
+  MATCH (n)-[r:` + cypherlit.QuoteName(relType) + `]-(m) WHERE m.id IS :: STRING NOT NULL` + and(where) + `
   RETURN collect(m.id) AS other_ids, collect(elementId(m)) AS other_element_ids,
          collect(coalesce(r.weight, $missing)) AS weights
 }
@@ -282,7 +327,8 @@ func (r *txReader) Arcs(ctx context.Context, from []graph.NodeRef, relType strin
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	rows, err := r.collect(ctx, ArcsQuery(relType), map[string]any{"refs": refs, "missing": missing})
+	params := map[string]any{"refs": refs, "missing": missing}
+	rows, err := r.collect(ctx, ArcsQueryWhere(relType, r.where(params)), params)
 	if err != nil {
 		return nil, err
 	}
@@ -436,7 +482,8 @@ func (r *txReader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Re
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	rows, err := r.collect(ctx, AroundQuery, map[string]any{"refs": refs})
+	params := map[string]any{"refs": refs}
+	rows, err := r.collect(ctx, AroundQueryWhere(r.where(params)), params)
 	if err != nil {
 		return nil, err
 	}

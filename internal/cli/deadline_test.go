@@ -14,6 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -200,7 +201,7 @@ func TestExplorerFrozenServer(t *testing.T) {
 			break
 		}
 	}
-	backend, err := backendFor(src)
+	backend, err := backendFor(src, graph.RelFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

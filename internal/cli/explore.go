@@ -114,17 +114,17 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	rq := retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}
 	switch rf.name {
 	case expansion.Name:
-		return runRanking(ctx, source, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
+		return runRanking(ctx, source, q.filter.f, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
 			return expansion.Retrieve(ctx, nb, rq, rf.exp)
 		},
 			&rr, *format, render.CypherForm(*form), env.Stdout)
 	case spreading.Name:
-		return runRanking(ctx, source, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
+		return runRanking(ctx, source, q.filter.f, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
 			return spreading.Retrieve(ctx, nb, rq, rf.spread)
 		},
 			&rr, *format, render.CypherForm(*form), env.Stdout)
 	case ppr.Name:
-		return runRanking(ctx, source, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
+		return runRanking(ctx, source, q.filter.f, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
 			return ppr.Retrieve(ctx, nb, rq, rf.ppr)
 		},
 			&rr, *format, render.CypherForm(*form), env.Stdout)
@@ -156,12 +156,13 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return usageError{err.Error()}
 	}
 	return explore(ctx, r, q.seeds, splitTags(q.tags), exploreOutput{format: *format, trace: *trace, minActivation: q.cfg.MinActivation,
-		form: render.CypherForm(*form), floor: q.cfg.TagSimFloor, cfg: q.cfg, rerank: &rr}, env.Stdout)
+		form: render.CypherForm(*form), floor: q.cfg.TagSimFloor, cfg: q.cfg, rerank: &rr, filter: q.filter.f.String()}, env.Stdout)
 }
 
 // exploreOutput is how explore prints.
 type exploreOutput struct {
 	format        string
+	filter        string  // the relationship filter's description ("" for none)
 	trace         bool    // add levels to the JSON
 	minActivation float64 // the run's threshold, for the tree's near misses
 	form          render.CypherForm
@@ -186,6 +187,9 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 	enc.SetEscapeHTML(false)
 	var werr error
 	levels := make([][]activation.LevelEvent, len(seeds))
+	if format == "tree" {
+		_, werr = io.WriteString(out, render.FilterLine(o.filter))
+	}
 	for ev := range ch {
 		if ev.Kind == activation.EventLevel && o.trace {
 			levels[ev.SeedIndex] = append(levels[ev.SeedIndex], *ev.Level)
@@ -220,8 +224,9 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 		_, werr = fmt.Fprintln(out, render.ToLLMContext(results...).Text())
 	case "ranking":
 		var b []byte
-		var rk retriever.Ranking
-		if rk, werr = o.rerank.apply(activation.Ranking(results, o.cfg, tags)); werr == nil {
+		rk := activation.Ranking(results, o.cfg, tags)
+		rk.Filter = o.filter
+		if rk, werr = o.rerank.apply(rk); werr == nil {
 			if b, werr = render.RankingJSON(rk); werr == nil {
 				_, werr = out.Write(b)
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever"
@@ -85,7 +86,7 @@ func TestExploreServerKilledExitsOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close(ctx)
-	backend, err := backendFor(src)
+	backend, err := backendFor(src, graph.RelFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

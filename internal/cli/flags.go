@@ -118,6 +118,8 @@ type queryFlags struct {
 	// and element ids) or "seed" (the specification's), docs/ALGORITHM.md
 	// "The Cypher".
 	cypher string
+	// filter is the relationship filters, which every retriever honours.
+	filter relFilterFlags
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet, seedHelp string) {
@@ -130,6 +132,7 @@ func (q *queryFlags) register(fs *flag.FlagSet, seedHelp string) {
 	configFlags(fs, &q.cfg)
 	q.opts = activation.DefaultOptions()
 	fs.IntVar(&q.opts.MaxRetries, "max-retries", q.opts.MaxRetries, "retries of a query after a transient Neo4j error")
+	q.filter.register(fs)
 }
 
 // open checks the thresholds (a usage error) and opens the chosen source;
@@ -165,18 +168,22 @@ func (q *queryFlags) backend(ctx context.Context, src graph.Source, live bool) (
 	case !isNeo4j && q.cypher != "fast":
 		return nil, "", usagef("--cypher %s applies to Neo4j only: give --uri or $NEO4J_URI", q.cypher)
 	case !isNeo4j:
-		b, err = backendFor(src)
+		b, err = backendFor(src, q.filter.f)
 		return b, "", err
 	case q.cypher == "seed":
-		return onneo4j.NewSeedCypher(ns), "", nil
+		seed := onneo4j.NewSeedCypher(ns)
+		seed.SetFilter(q.filter.f)
+		return seed, "", nil
 	}
 	var cov neo4jdb.IDCoverage
 	if live {
 		snap := onneo4j.NewSnapshot(ns)
+		snap.SetFilter(q.filter.f)
 		b = snap
 		cov, err = snap.Coverage(ctx)
 	} else {
 		fast := onneo4j.New(ns)
+		fast.SetFilter(q.filter.f)
 		b = fast
 		cov, err = fast.Coverage(ctx)
 	}

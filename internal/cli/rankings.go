@@ -29,7 +29,7 @@ type rankings struct {
 }
 
 func newRankings(env Env, q *queryFlags, rf *retrieverFlags, source graph.Source) (*rankings, error) {
-	nb, err := neighbourhoodFor(source)
+	nb, err := neighbourhoodFor(source, q.filter.f)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,8 @@ func (g *rankings) prepare(ctx context.Context, names []string) error {
 }
 
 // of returns retriever name's ranking for rq.
-func (g *rankings) of(ctx context.Context, name string, rq retriever.Query, depth int) (retriever.Ranking, error) {
+func (g *rankings) of(ctx context.Context, name string, rq retriever.Query, depth int) (r retriever.Ranking, err error) {
+	defer func() { r.Filter = g.q.filter.f.String() }()
 	k := func(p int) int {
 		if depth > 0 {
 			return depth
@@ -104,7 +105,7 @@ func (g *rankings) of(ctx context.Context, name string, rq retriever.Query, dept
 	if err != nil {
 		return retriever.Ranking{}, err
 	}
-	r := activation.Ranking(results, g.q.cfg, rq.Tags)
+	r = activation.Ranking(results, g.q.cfg, rq.Tags)
 	if depth > 0 && len(r.Hits) > depth {
 		r.Hits = r.Hits[:depth]
 	}

@@ -221,12 +221,12 @@ func (r *retrieverFlags) finish(cmd string, names []string) error {
 // neighbourhoodFor returns the graph reads every retriever but Activation
 // Energy uses, over whichever engine src is: the one place that pairs an
 // engine with them.
-func neighbourhoodFor(src graph.Source) (graph.Neighbourhood, error) {
+func neighbourhoodFor(src graph.Source, f graph.RelFilter) (graph.Neighbourhood, error) {
 	switch s := src.(type) {
 	case *inmem.Graph:
-		return s, nil
+		return s.Filtered(f), nil
 	case *neo4jdb.Source:
-		return neo4jdb.NewNeighbourhood(s), nil
+		return neo4jdb.Filtered(s, f), nil
 	}
 	return nil, fmt.Errorf("no retriever can read %s", src.Describe())
 }
@@ -260,13 +260,14 @@ func printRanking(r retriever.Ranking, format string, form render.CypherForm, ou
 
 // runRanking runs a ranking retriever for explore over src, reranks its
 // ranking (rr, when on) and prints it.
-func runRanking(ctx context.Context, src graph.Source, retrieve func(graph.Neighbourhood) (retriever.Ranking, error), rr *rerankFlags, format string, form render.CypherForm, out io.Writer) error {
-	nb, err := neighbourhoodFor(src)
+func runRanking(ctx context.Context, src graph.Source, f graph.RelFilter, retrieve func(graph.Neighbourhood) (retriever.Ranking, error), rr *rerankFlags, format string, form render.CypherForm, out io.Writer) error {
+	nb, err := neighbourhoodFor(src, f)
 	if err != nil {
 		return err
 	}
 	r, err := retrieve(nb)
 	if err == nil {
+		r.Filter = f.String()
 		r, err = rr.apply(r)
 	}
 	if err != nil {

@@ -77,12 +77,14 @@ func openDemo(data []byte) (graph.Source, error) {
 
 // backendFor returns the Activation Energy expansion over whichever engine
 // src is: the one place that pairs an engine with its expansion.
-func backendFor(src graph.Source) (activation.Backend, error) {
+func backendFor(src graph.Source, f graph.RelFilter) (activation.Backend, error) {
 	switch s := src.(type) {
 	case *inmem.Graph:
-		return oninmem.New(s), nil
+		return oninmem.NewFiltered(s, f), nil
 	case *neo4jdb.Source:
-		return onneo4j.New(s), nil
+		n := onneo4j.New(s)
+		n.SetFilter(f)
+		return n, nil
 	}
 	return nil, fmt.Errorf("the Activation Energy retriever cannot run on %s", src.Describe())
 }

@@ -97,7 +97,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	}
 	// The graph reads of every retriever but Activation Energy: without
 	// them the explorer runs Activation Energy only.
-	nb, nbErr := neighbourhoodFor(source)
+	nb, nbErr := neighbourhoodFor(source, q.filter.f)
 	if nbErr != nil && rf.name != activation.Name {
 		return nbErr
 	}

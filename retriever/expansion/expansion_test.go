@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/testkit/tinygraph"
 	"github.com/memoria-graph/memoria/retriever"
@@ -27,11 +28,17 @@ func build(t *testing.T, rels ...rel) *inmem.Graph { return tinygraph.Build(t, n
 
 func run(t *testing.T, g *inmem.Graph, q retriever.Query, edit func(*expansion.Params)) retriever.Ranking {
 	t.Helper()
+	return runOn(t, g, q, edit)
+}
+
+// runOn is run over any graph reads (a filtered graph's).
+func runOn(t *testing.T, nb graph.Neighbourhood, q retriever.Query, edit func(*expansion.Params)) retriever.Ranking {
+	t.Helper()
 	p := expansion.DefaultParams()
 	if edit != nil {
 		edit(&p)
 	}
-	r, err := expansion.Retrieve(context.Background(), g, q, p)
+	r, err := expansion.Retrieve(context.Background(), nb, q, p)
 	if err != nil {
 		t.Fatal(err)
 	}

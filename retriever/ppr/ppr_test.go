@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/internal/testkit/tinygraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 )
@@ -57,7 +59,7 @@ func build(t *testing.T, ids []string, rels ...string) *inmem.Graph {
 	return m
 }
 
-func run(t *testing.T, g *inmem.Graph, p ppr.Params, seeds ...retriever.Seed) retriever.Ranking {
+func run(t *testing.T, g graph.Neighbourhood, p ppr.Params, seeds ...retriever.Seed) retriever.Ranking {
 	t.Helper()
 	r, err := ppr.Retrieve(context.Background(), g, retriever.Query{Seeds: seeds}, p)
 	if err != nil {
@@ -251,4 +253,22 @@ func TestRefused(t *testing.T) {
 	if r.Seeds[0].Found || !r.Seeds[1].Found || len(r.Hits) != 1 || math.Abs(r.Hits[0].Score-1) > stat(r, "residual_mass").(float64)+1e-15 {
 		t.Errorf("%+v", r)
 	}
+}
+
+// TestFilterKeepsStrength: the path A–B–C (weights 1) with B–C behind a
+// filter (attitude 1 against attitude>=4; A–B has attitude 5). Seed A, d
+// = 0.5. Strengths stay the graph's, W(A) = 1, W(B) = 2, so the half of
+// B's walk that would cross B–C is lost rather than sent back to A:
+// π(A) = ½ + ½·π(B)/2, π(B) = ½·π(A), so π(A) = ½ + π(A)/8: π(A) = 4/7,
+// π(B) = 2/7, and C has nothing (1/7 of the mass is lost).
+func TestFilterKeepsStrength(t *testing.T) {
+	g := tinygraph.Build(t, nil,
+		tinygraph.Rel{Spec: "A-RELATES->B", Weight: 1.0, Props: map[string]any{"attitude": int64(5)}},
+		tinygraph.Rel{Spec: "B-RELATES->C", Weight: 1.0, Props: map[string]any{"attitude": int64(1)}})
+	ge4, err := graph.ParseRelCond("attitude>=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, g.Filtered(graph.RelFilter{Where: []graph.RelCond{ge4}}), precise(), retriever.Seed{NodeID: "A", Score: 0.9})
+	near(t, r, map[string]float64{"A": 4.0 / 7, "B": 2.0 / 7})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/testkit/tinygraph"
 	"github.com/memoria-graph/memoria/retriever"
@@ -29,11 +30,17 @@ var (
 
 func run(t *testing.T, g *inmem.Graph, q retriever.Query, edit func(*spreading.Params)) retriever.Ranking {
 	t.Helper()
+	return runOn(t, g, q, edit)
+}
+
+// runOn is run over any graph reads (a filtered graph's).
+func runOn(t *testing.T, nb graph.Neighbourhood, q retriever.Query, edit func(*spreading.Params)) retriever.Ranking {
+	t.Helper()
 	p := spreading.DefaultParams()
 	if edit != nil {
 		edit(&p)
 	}
-	r, err := spreading.Retrieve(context.Background(), g, q, p)
+	r, err := spreading.Retrieve(context.Background(), nb, q, p)
 	if err != nil {
 		t.Fatal(err)
 	}

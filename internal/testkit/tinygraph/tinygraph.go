@@ -15,10 +15,11 @@ import (
 )
 
 // Rel is a relationship of a test graph, written "A-FIXES->X", with an
-// optional weight (nil: no weight property).
+// optional weight (nil: no weight property) and other properties.
 type Rel struct {
 	Spec   string
 	Weight any
+	Props  map[string]any
 }
 
 // Build makes an embedded graph of the nodes the rels and props name
@@ -51,6 +52,9 @@ func Build(t testing.TB, props map[string]map[string]any, rels ...Rel) *inmem.Gr
 		from, rest, _ := strings.Cut(r.Spec, "-")
 		typ, to, _ := strings.Cut(rest, "->")
 		p := map[string]any{}
+		for k, v := range r.Props {
+			p[k] = v
+		}
 		if r.Weight != nil {
 			p["weight"] = r.Weight
 		}

@@ -25,10 +25,24 @@ import (
 type InMemory struct {
 	g    *inmem.Graph
 	pool sync.Pool
+	// filter, when not nil, leaves out the relationships it does not keep
+	// (graph.RelFilter): never traversed, as if not there; the degree
+	// stays the graph's.
+	filter *graph.RelFilter
 }
 
 // New returns the expansion over g.
 func New(g *inmem.Graph) *InMemory { return &InMemory{g: g} }
+
+// NewFiltered returns the expansion over g with the relationship filter f
+// (graph.RelFilter; an inactive one filters nothing).
+func NewFiltered(g *inmem.Graph, f graph.RelFilter) *InMemory {
+	m := New(g)
+	if f.Active() {
+		m.filter = &f
+	}
+	return m
+}
 
 var (
 	_ activation.Backend      = (*InMemory)(nil)
@@ -222,7 +236,7 @@ func (m *InMemory) expand(ctx context.Context, req activation.ExpandRequest, nea
 				}
 			}
 			w, bit := v>>6, uint64(1)<<(v&63)
-			if hasID[w]&bit == 0 {
+			if hasID[w]&bit == 0 || (m.filter != nil && !g.Keeps(m.filter, rels[k])) {
 				continue
 			}
 			if visited[w]&bit != 0 {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -41,6 +42,46 @@ type Neo4j struct {
 
 	// trace, when set (by tests), sees every query an expander runs.
 	trace func(query string, params map[string]any)
+
+	// filter, when not nil, is the relationship filter every expansion
+	// query applies (SetFilter).
+	filter *graph.RelFilter
+}
+
+// SetFilter makes every expansion leave out the relationships f does not
+// keep (graph.RelFilter), in the query (neo4jdb.RelFilterWhere: its text
+// as parameters); the degree stays the graph's. Call it before the first
+// Open; an inactive f filters nothing.
+func (n *Neo4j) SetFilter(f graph.RelFilter) {
+	n.filter = nil
+	if f.Active() {
+		n.filter = &f
+	}
+}
+
+// filterQuery is an expansion query with the filter's predicate where
+// ("" for none) on its RELATES relationship r: an AND on the WHERE of the
+// level queries' MATCH, or a WHERE on the adjacency read's OPTIONAL
+// MATCH.
+func filterQuery(query, where string) string {
+	if where == "" {
+		return query
+	}
+	const optional = "OPTIONAL MATCH (current)-[r:RELATES]-(neighbor)\n"
+	if strings.Contains(query, optional) {
+		return mustReplace(query, optional, optional+"WHERE "+where+"\n")
+	}
+	const match = "MATCH (current)-[r:RELATES]-(neighbor)\nWHERE "
+	return mustReplace(query, match, match+"("+where+") AND ")
+}
+
+// where is the backend's filter predicate on r, its parameters added to
+// params ("" without a filter).
+func (n *Neo4j) where(params map[string]any) string {
+	if n.filter == nil {
+		return ""
+	}
+	return neo4jdb.RelFilterWhere(*n.filter, "r", params)
 }
 
 // New returns the fast expansion over src.
@@ -91,7 +132,7 @@ func (n *Neo4j) Open(ctx context.Context) (activation.Expander, func(context.Con
 	}
 	s := n.src.OpenSession(ctx)
 	if !n.fast {
-		return &neo4jExpander{sess: s, expandQuery: ExpandQuery, extras: true, trace: n.trace}, s.Close, nil
+		return &neo4jExpander{sess: s, expandQuery: ExpandQuery, extras: true, trace: n.trace, backend: n}, s.Close, nil
 	}
 	done := n.batch.register()
 	release := func(ctx context.Context) error {
@@ -275,6 +316,10 @@ func (c *neo4jExpander) expand(ctx context.Context, req activation.ExpandRequest
 		}
 	}
 	params := expandParams(req, c.elements, near)
+	var where string
+	if c.backend != nil {
+		where = c.backend.where(params)
+	}
 	var recs []*neo4j.Record
 	var err error
 	if c.fast() {
@@ -285,9 +330,9 @@ func (c *neo4jExpander) expand(ctx context.Context, req activation.ExpandRequest
 		if near != nil {
 			query, item["near"] = BatchNearQuery, nearParam(*near)
 		}
-		recs, err = c.backend.batch.do(ctx, query, params, item)
+		recs, err = c.backend.batch.do(ctx, filterQuery(query, where), params, item)
 	} else {
-		recs, err = c.collect(ctx, c.expandQuery, params)
+		recs, err = c.collect(ctx, filterQuery(c.expandQuery, where), params)
 	}
 	if err != nil {
 		return nil, err

@@ -81,6 +81,10 @@ type snapEdge struct {
 	props    map[string]any
 }
 
+// SetFilter applies the relationship filter f to everything the snapshot
+// reads (Neo4j.SetFilter). Call it before the first Open.
+func (s *Snapshot) SetFilter(f graph.RelFilter) { s.fast.SetFilter(f) }
+
 // NewSnapshot returns an empty snapshot of src.
 func NewSnapshot(src *neo4jdb.Source) *Snapshot {
 	return &Snapshot{fast: New(src), nodes: map[string]*snapNode{}, seeds: map[string]seedEntry{}}
@@ -378,7 +382,9 @@ func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierI
 			params = append(params, map[string]any{"node_id": id, "element_id": eid})
 		}
 	}
-	recs, err := e.server.backend.batch.do(ctx, batchAdjacencyQuery, map[string]any{}, map[string]any{"frontier": params})
+	shared := map[string]any{}
+	query := filterQuery(batchAdjacencyQuery, e.snap.fast.where(shared))
+	recs, err := e.server.backend.batch.do(ctx, query, shared, map[string]any{"frontier": params})
 	if err != nil {
 		return nil, err
 	}

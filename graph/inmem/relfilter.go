@@ -1,0 +1,68 @@
+package inmem
+
+import (
+	"context"
+
+	"github.com/memoria-graph/memoria/graph"
+)
+
+// relProp is relationship e's property key, read where the graph keeps it
+// (the compact arrays for a RELATES weight, else the properties as
+// loaded), without building the property map: what a filter's condition
+// compares.
+func (g *Graph) relProp(e int32, key string) (any, bool) {
+	if int(g.relType[e]) == g.relatesTy {
+		f := g.relFlags[e]
+		switch {
+		case key == "weight" && f&fWeightCompact != 0:
+			if f&fWeightInt != 0 {
+				return int64(g.relWeight[e]), true
+			}
+			return g.relWeight[e], true
+		case key == "tags" && f&fTagsCompact != 0:
+			return []string{}, true // a list: no condition holds on it
+		}
+	}
+	v, ok := g.extra[e][key]
+	return v, ok && v != nil
+}
+
+// Keeps reports whether f keeps relationship e (graph.RelFilter's rule).
+func (g *Graph) Keeps(f *graph.RelFilter, e int32) bool {
+	if f == nil {
+		return true
+	}
+	if !f.KeepsType(g.types[g.relType[e]]) {
+		return false
+	}
+	for _, c := range f.Where {
+		v, ok := g.relProp(e, c.Key)
+		if !ok || !c.Holds(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// Filtered returns g's reads (graph.Neighbourhood) with f applied: Around
+// and Arcs leave out the relationships f does not keep; Degrees,
+// Strengths and Facts' degrees stay the graph's (graph.RelFilter). An
+// inactive f gives g itself.
+func (g *Graph) Filtered(f graph.RelFilter) graph.Neighbourhood {
+	if !f.Active() {
+		return g
+	}
+	return filtered{g: g, f: &f}
+}
+
+type filtered struct {
+	g *Graph
+	f *graph.RelFilter
+}
+
+func (n filtered) Read(ctx context.Context, fn func(graph.Reader) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return fn(reader(n))
+}
