@@ -113,7 +113,7 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	runs, err := evalRuns(ctx, g, &rf, &rr, names, set)
+	runs, contexts, err := evalRuns(ctx, g, &rf, &rr, names, set)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	for i := range names {
 		outcomes[i] = make([]eval.Outcome, len(set))
 		for j := range set {
-			outcomes[i][j] = outcomeOf(runs[j][i])
+			outcomes[i][j] = outcomeOf(runs[j][i], contexts[j][i])
 		}
 	}
 	rep := eval.Evaluate(set, names, outcomes, ks)
@@ -198,34 +198,49 @@ func readQuerySet(queries, qrelsFile string) ([]eval.Query, []string, error) {
 // evalRuns runs every retriever of names on every query of set, as compare
 // runs them (rankings.compared, at --top-k), each ranking reranked when
 // --rerank signals is on; a query's query vector goes to spreading
-// activation and to the rerank. runs[query][retriever].
-func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, set []eval.Query) ([][]retriever.Ranking, error) {
-	runs := make([][]retriever.Ranking, len(set))
+// activation and to the rerank. runs[query][retriever] are the rankings,
+// contexts[query][retriever] the llm context each gives an agent, as
+// `explore --format llm` writes it: Activation Energy's own, of its paths
+// (render.ToLLMContext; of its ranking when reranked, as explore does), the
+// ranking's for the others (render.RankingLLM).
+func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, set []eval.Query) (runs [][]retriever.Ranking, contexts [][]string, err error) {
+	runs = make([][]retriever.Ranking, len(set))
+	contexts = make([][]string, len(set))
+	var paths string
+	if !rr.on() {
+		g.explored = func(results []activation.Result) { paths = render.ToLLMContext(results...).Text() }
+		defer func() { g.explored = nil }()
+	}
 	for i, query := range set {
 		rf.spread.QueryVector = query.QueryVector
 		rr.p.QueryVector = query.QueryVector
 		out, err := g.compared(ctx, names, query.Retriever(), rf.topK)
 		if err != nil {
-			return nil, fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
+			return nil, nil, fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
 		}
+		contexts[i] = make([]string, len(out))
 		for j := range out {
 			if out[j], err = rr.apply(out[j]); err != nil {
-				return nil, fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
+				return nil, nil, fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
+			}
+			contexts[i][j] = render.RankingLLM(out[j])
+			if names[j] == activation.Name && !rr.on() {
+				contexts[i][j] = paths
 			}
 		}
 		runs[i] = out
 	}
-	return runs, nil
+	return runs, contexts, nil
 }
 
 // outcomeOf is what eval measures of a ranking: its node ids in rank order
-// and the characters of its llm context (render.RankingLLM).
-func outcomeOf(r retriever.Ranking) eval.Outcome {
+// and the characters of its llm context.
+func outcomeOf(r retriever.Ranking, context string) eval.Outcome {
 	ids := make([]string, len(r.Hits))
 	for i, h := range r.Hits {
 		ids[i] = h.NodeID
 	}
-	return eval.Outcome{Ranked: ids, ContextChars: utf8.RuneCountInString(render.RankingLLM(r))}
+	return eval.Outcome{Ranked: ids, ContextChars: utf8.RuneCountInString(context)}
 }
 
 // missingNodes are the seeds and relevant nodes of set that the graph does
