@@ -60,6 +60,9 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	rf.register(fs)
 	var rr rerankFlags
 	rr.register(fs)
+	fs.Lookup("tags").Usage = "not for eval: each query's tags come from --queries"
+	fs.Lookup("query-vector").Usage = "not for eval: each query's query_vector comes from --queries"
+	fs.Lookup("retriever").Usage = "not for eval: --retrievers lists them"
 	queries := fs.String("queries", "", "the query set, JSON lines in `FILE` (required)")
 	qrelsFile := fs.String("qrels", "", "relevance grades from a TREC qrels `FILE` (qid 0 docid rel), beside the query set's")
 	list := fs.String("retrievers", strings.Join(Retrievers, ","), "the `retrievers` to measure, comma-separated, the first the one the others are compared with: "+strings.Join(Retrievers, ", "))
