@@ -93,6 +93,8 @@ Usage:
       Print the graph's metrics: counts, degree percentiles, clustering, hubs.
   memoria compare [source flags] --seed ID[=SCORE]... --retrievers A,B,... [options]
       Run several retrievers on the same seeds: the union of their top K, overlaps.
+  memoria eval [source flags] --queries Q.jsonl [--qrels FILE] --retrievers A,B,... [options]
+      Measure retrievers against relevance labels: P@k, Recall@k, nDCG@k, MRR, MAP.
 
 Source flags (one source; the embedded demo graph when none is given):
   --graph FILE       an APOC JSON-lines export (CALL apoc.export.json.all)
@@ -144,6 +146,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		err = runStats(ctx, args[1:], env)
 	case len(args) > 0 && args[0] == "compare":
 		err = runCompare(ctx, args[1:], env)
+	case len(args) > 0 && args[0] == "eval":
+		err = runEval(ctx, args[1:], env)
 	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
 		fmt.Fprint(env.Stdout, mainUsage)
 		return ExitOK

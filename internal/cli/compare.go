@@ -59,21 +59,8 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	if fs.Lookup("retriever") != nil && isSet(fs, "retriever") {
 		return usagef("compare: --retriever picks one retriever; compare takes --retrievers A,B,...")
 	}
-	names, err := parseRetrievers(*list)
+	names, err := listedRetrievers(fs, "compare", *list, 2, &rf, &rr)
 	if err != nil {
-		return err
-	}
-	listed := names
-	if slices.Contains(names, fusion.Name) {
-		listed = append(slices.Clone(names), rf.fusion.Fuse...)
-	}
-	if err := refuseUnlisted(fs, "compare", "--retrievers does not list it", listed); err != nil {
-		return err
-	}
-	if err := rf.finish("compare", names); err != nil {
-		return err
-	}
-	if err := rr.check(fs, "compare", rf.spread.QueryVector); err != nil {
 		return err
 	}
 	if *format != "text" && *format != "json" {
@@ -118,23 +105,49 @@ func printCompare(res overlap.Result, rankings []retriever.Ranking, format strin
 	return err
 }
 
-// parseRetrievers reads --retrievers: known names, at least two, each once.
-func parseRetrievers(v string) ([]string, error) {
+// listedRetrievers reads cmd's --retrievers (parseRetrievers, at least
+// least), refuses the flags of the retrievers it does not list (nor
+// fusion fuses), and checks the listed retrievers' parameters (rf.finish)
+// and the rerank's (rr.check).
+func listedRetrievers(fs *flag.FlagSet, cmd, list string, least int, rf *retrieverFlags, rr *rerankFlags) ([]string, error) {
+	names, err := parseRetrievers(cmd, list, least)
+	if err != nil {
+		return nil, err
+	}
+	listed := names
+	if slices.Contains(names, fusion.Name) {
+		listed = append(slices.Clone(names), rf.fusion.Fuse...)
+	}
+	if err := refuseUnlisted(fs, cmd, "--retrievers does not list it", listed); err != nil {
+		return nil, err
+	}
+	if err := rf.finish(cmd, names); err != nil {
+		return nil, err
+	}
+	if err := rr.check(fs, cmd, rf.spread.QueryVector); err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
+// parseRetrievers reads cmd's --retrievers: known names, at least least
+// (1 or 2), each once.
+func parseRetrievers(cmd, v string, least int) ([]string, error) {
 	var names []string
 	for _, n := range strings.Split(v, ",") {
 		n = strings.TrimSpace(n)
 		switch {
 		case n == "":
-			return nil, usagef("compare: --retrievers %q has an empty name", v)
+			return nil, usagef("%s: --retrievers %q has an empty name", cmd, v)
 		case !slices.Contains(Retrievers, n):
-			return nil, usagef("compare: unknown retriever %q in --retrievers (want %s)", n, strings.Join(Retrievers, ", "))
+			return nil, usagef("%s: unknown retriever %q in --retrievers (want %s)", cmd, n, strings.Join(Retrievers, ", "))
 		case slices.Contains(names, n):
-			return nil, usagef("compare: --retrievers names %s twice", n)
+			return nil, usagef("%s: --retrievers names %s twice", cmd, n)
 		}
 		names = append(names, n)
 	}
-	if len(names) < 2 {
-		return nil, usagef("compare: --retrievers needs at least two retrievers, got %q", v)
+	if len(names) < least {
+		return nil, usagef("%s: --retrievers needs at least %s, got %q", cmd, []string{"", "one retriever", "two retrievers"}[least], v)
 	}
 	return names, nil
 }

@@ -26,6 +26,9 @@ type rankings struct {
 	source graph.Source
 	nb     graph.Neighbourhood
 	act    *activation.Retriever // built on first use
+	// explored, when set, is called with Activation Energy's results each
+	// time it runs (eval measures its own llm context).
+	explored func([]activation.Result)
 }
 
 func newRankings(env Env, q *queryFlags, rf *retrieverFlags, source graph.Source) (*rankings, error) {
@@ -104,6 +107,9 @@ func (g *rankings) of(ctx context.Context, name string, rq retriever.Query, dept
 	results, err := g.act.ExploreAll(ctx, rq.Seeds, rq.Tags)
 	if err != nil {
 		return retriever.Ranking{}, err
+	}
+	if g.explored != nil {
+		g.explored(results)
 	}
 	r = activation.Ranking(results, g.q.cfg, rq.Tags)
 	if depth > 0 && len(r.Hits) > depth {

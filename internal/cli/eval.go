@@ -1,0 +1,370 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/eval"
+	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+)
+
+const evalUsage = `Usage: memoria eval [source flags] --queries Q.jsonl [--qrels FILE]
+       [--retrievers A,B,...] [every listed retriever's flags] [--k 5,10]
+       [--format text|json|trec] [--out DIR]
+
+Measures retrievers against relevance labels (docs/EVALUATION.md). Each
+query of the query set (JSON lines: {"id", "seeds": [{"node_id", "score"}],
+"tags", "query_vector", "relevant": {"NODE": grade}}) is run by each listed
+retriever with its own flags, as compare runs them (--top-k is each ranking
+retriever's K); its ranking is scored as trec_eval scores a run: P@k,
+Recall@k and nDCG@k at each --k, MRR and MAP, with a grade of 1 or more
+relevant (--qrels adds the grades of a TREC qrels file, lines "qid 0 docid
+rel"). The report gives each retriever's means, its cost (mean hits and mean
+characters of the llm context), each retriever against the first (the mean
+difference and a two-sided paired randomization test's p, 10,000
+permutations, fixed seed), a row per query, and the nodes the queries name
+that the graph lacks (relevant ones stay judged).
+
+Formats:
+  text  the tables
+  json  the report as one object (docs/EVALUATION.md)
+  trec  one TREC run file per retriever, DIR/NAME.run ("qid Q0 docid rank
+        score NAME", scores strictly decreasing in memoria's order, also as
+        32-bit floats), and DIR/qrels, the judgments used: trec_eval -c
+        gives memoria's numbers. Needs --out DIR; each file is written
+        whole or not at all.
+
+Flags:
+`
+
+// evalDefaultKs are --k's default cut-offs.
+const evalDefaultKs = "5,10"
+
+func runEval(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet(env, "eval", evalUsage)
+	var q queryFlags
+	q.register(fs, "not for eval: each query's seeds come from --queries")
+	var rf retrieverFlags
+	rf.register(fs)
+	var rr rerankFlags
+	rr.register(fs)
+	fs.Lookup("tags").Usage = "not for eval: each query's tags come from --queries"
+	fs.Lookup("query-vector").Usage = "not for eval: each query's query_vector comes from --queries"
+	fs.Lookup("retriever").Usage = "not for eval: --retrievers lists them"
+	queries := fs.String("queries", "", "the query set, JSON lines in `FILE` (required)")
+	qrelsFile := fs.String("qrels", "", "relevance grades from a TREC qrels `FILE` (qid 0 docid rel), beside the query set's")
+	list := fs.String("retrievers", strings.Join(Retrievers, ","), "the `retrievers` to measure, comma-separated, the first the one the others are compared with: "+strings.Join(Retrievers, ", "))
+	kList := fs.String("k", evalDefaultKs, "the cut-offs `K,...` of P@k, Recall@k and nDCG@k, each at least 1")
+	format := fs.String("format", "text", "output `format`: text, json or trec")
+	outDir := fs.String("out", "", "with --format trec: the `DIR` the run files and qrels go to (made if missing)")
+	if err := parse(fs, env, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("eval: unexpected argument %s (the queries go in --queries)", textsafe.Quote(fs.Arg(0)))
+	}
+	for _, f := range [][2]string{{"seed", "--queries gives each query's seeds"}, {"tags", "--queries gives each query's tags"},
+		{"query-vector", "--queries gives each query's query_vector"}, {"retriever", "--retriever picks one retriever; eval takes --retrievers A,B,..."}} {
+		if isSet(fs, f[0]) {
+			return usagef("eval: --%s does not apply: %s", f[0], f[1])
+		}
+	}
+	if *queries == "" {
+		return usagef("eval: --queries FILE is required")
+	}
+	names, err := listedRetrievers(fs, "eval", *list, 1, &rf, &rr)
+	if err != nil {
+		return err
+	}
+	ks, err := parseKs(*kList)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *format != "text" && *format != "json" && *format != "trec":
+		return usagef("eval: unknown --format %s (want text, json or trec)", textsafe.Quote(*format))
+	case *format == "trec" && *outDir == "":
+		return usagef("eval: --format trec writes files: give --out DIR")
+	case *format != "trec" && *outDir != "":
+		return usagef("eval: --out applies to --format trec")
+	}
+	set, unjudged, err := readQuerySet(*queries, *qrelsFile)
+	if err != nil {
+		return err
+	}
+	if maxK := slices.Max(ks); maxK > rf.topK && slices.ContainsFunc(names, func(n string) bool { return n != activation.Name }) {
+		fmt.Fprintf(env.Stderr, "memoria: eval: --k %d is above --top-k %d: the ranking retrievers return at most %d hits, and P@%d counts the rest as not relevant\n", maxK, rf.topK, rf.topK, maxK)
+	}
+	source, err := q.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer source.Close(context.WithoutCancel(ctx))
+	g, err := newRankings(env, &q, &rf, source)
+	if err != nil {
+		return err
+	}
+	runs, contexts, err := evalRuns(ctx, g, &rf, &rr, names, set)
+	if err != nil {
+		return err
+	}
+	outcomes := make([][]eval.Outcome, len(names))
+	for i := range names {
+		outcomes[i] = make([]eval.Outcome, len(set))
+		for j := range set {
+			outcomes[i][j] = outcomeOf(runs[j][i], contexts[j][i])
+		}
+	}
+	rep := eval.Evaluate(set, names, outcomes, ks)
+	rep.UnjudgedQrels = unjudged
+	if rep.Missing, err = missingNodes(ctx, g.nb, set); err != nil {
+		return err
+	}
+	switch *format {
+	case "json":
+		b, err := render.EvalJSON(rep)
+		if err == nil {
+			_, err = env.Stdout.Write(b)
+		}
+		return err
+	case "trec":
+		for _, m := range rep.Missing {
+			what := "relevant node"
+			if m.Seed {
+				what = "seed"
+			}
+			fmt.Fprintf(env.Stderr, "memoria: eval: query %s: %s %s is not in the graph\n", textsafe.Quote(m.Query), what, render.DisplayID(m.NodeID))
+		}
+		return writeTrec(*outDir, names, set, runs, env.Stdout)
+	}
+	_, err = io.WriteString(env.Stdout, render.EvalText(rep))
+	return err
+}
+
+// parseKs reads --k: positive integers, each once, in the order given.
+func parseKs(v string) ([]int, error) {
+	var ks []int
+	for _, f := range strings.Split(v, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return nil, usagef("eval: --k %s: want cut-offs of at least 1, comma-separated, like %s", textsafe.Quote(v), evalDefaultKs)
+		}
+		if slices.Contains(ks, k) {
+			return nil, usagef("eval: --k names %d twice", k)
+		}
+		ks = append(ks, k)
+	}
+	return ks, nil
+}
+
+// readQuerySet reads the query set and the qrels (when file is given) and
+// judges the queries with both (eval.Judge). Errors name the file and the
+// line.
+func readQuerySet(queries, qrelsFile string) ([]eval.Query, []string, error) {
+	data, err := os.ReadFile(queries)
+	if err != nil {
+		return nil, nil, fmt.Errorf("eval: --queries: %w", err)
+	}
+	set, err := eval.ParseQueries(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, fmt.Errorf("eval: --queries %s: %w", textsafe.Escape(queries), err)
+	}
+	var qrels eval.Qrels
+	if qrelsFile != "" {
+		data, err := os.ReadFile(qrelsFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("eval: --qrels: %w", err)
+		}
+		if qrels, err = eval.ParseQrels(bytes.NewReader(data)); err != nil {
+			return nil, nil, fmt.Errorf("eval: --qrels %s: %w", textsafe.Escape(qrelsFile), err)
+		}
+	}
+	set, unjudged, err := eval.Judge(set, qrels)
+	if err != nil {
+		return nil, nil, fmt.Errorf("eval: --queries %s: %w", textsafe.Escape(queries), err)
+	}
+	return set, unjudged, nil
+}
+
+// evalRuns runs every retriever of names on every query of set, as compare
+// runs them (rankings.compared, at --top-k), each ranking reranked when
+// --rerank signals is on; a query's query vector goes to spreading
+// activation and to the rerank. runs[query][retriever] are the rankings,
+// contexts[query][retriever] the llm context each gives an agent, as
+// `explore --format llm` writes it: Activation Energy's own, of its paths
+// (render.ToLLMContext; of its ranking when reranked, as explore does), the
+// ranking's for the others (render.RankingLLM).
+func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, set []eval.Query) (runs [][]retriever.Ranking, contexts [][]string, err error) {
+	runs = make([][]retriever.Ranking, len(set))
+	contexts = make([][]string, len(set))
+	var paths string
+	if !rr.on() {
+		g.explored = func(results []activation.Result) { paths = render.ToLLMContext(results...).Text() }
+		defer func() { g.explored = nil }()
+	}
+	for i, query := range set {
+		rf.spread.QueryVector = query.QueryVector
+		rr.p.QueryVector = query.QueryVector
+		out, err := g.compared(ctx, names, query.Retriever(), rf.topK)
+		if err != nil {
+			return nil, nil, fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
+		}
+		contexts[i] = make([]string, len(out))
+		for j := range out {
+			if out[j], err = rr.apply(out[j]); err != nil {
+				return nil, nil, fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
+			}
+			contexts[i][j] = render.RankingLLM(out[j])
+			if names[j] == activation.Name && !rr.on() {
+				contexts[i][j] = paths
+			}
+		}
+		runs[i] = out
+	}
+	return runs, contexts, nil
+}
+
+// outcomeOf is what eval measures of a ranking: its node ids in rank order
+// and the characters of its llm context.
+func outcomeOf(r retriever.Ranking, context string) eval.Outcome {
+	ids := make([]string, len(r.Hits))
+	for i, h := range r.Hits {
+		ids[i] = h.NodeID
+	}
+	return eval.Outcome{Ranked: ids, ContextChars: utf8.RuneCountInString(context)}
+}
+
+// missingNodes are the seeds and relevant nodes of set that the graph does
+// not hold, looked up in one read, by query and then node id.
+func missingNodes(ctx context.Context, nb graph.Neighbourhood, set []eval.Query) ([]eval.Missing, error) {
+	var ids []string
+	for _, q := range set {
+		for _, s := range q.Seeds {
+			ids = append(ids, s.NodeID)
+		}
+		for id := range q.Relevant {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	found := map[string]bool{}
+	err := nb.Read(ctx, func(r graph.Reader) error {
+		clear(found)
+		refs, err := r.Nodes(ctx, ids)
+		for _, ref := range refs {
+			found[ref.Node.ID] = true
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []eval.Missing
+	for _, q := range set {
+		var miss []eval.Missing
+		for _, s := range q.Seeds {
+			if !found[s.NodeID] {
+				miss = append(miss, eval.Missing{Query: q.ID, NodeID: s.NodeID, Seed: true})
+			}
+		}
+		for id := range q.Relevant {
+			if !found[id] {
+				miss = append(miss, eval.Missing{Query: q.ID, NodeID: id})
+			}
+		}
+		slices.SortFunc(miss, func(a, b eval.Missing) int { return strings.Compare(a.NodeID, b.NodeID) })
+		out = append(out, miss...)
+	}
+	return out, nil
+}
+
+// writeTrec writes DIR/NAME.run for each retriever and DIR/qrels
+// (eval.WriteRun, eval.WriteQrels), each to a temporary file in DIR first;
+// only when every one is whole are they renamed into place, so a failure
+// leaves no file half-written. It prints each path written.
+func writeTrec(dir string, names []string, set []eval.Query, runs [][]retriever.Ranking, out io.Writer) error {
+	files := map[string][]byte{}
+	var order []string
+	for i, name := range names {
+		var b bytes.Buffer
+		for j, q := range set {
+			r := runs[j][i]
+			ids := make([]string, len(r.Hits))
+			scores := make([]float64, len(r.Hits))
+			for k, h := range r.Hits {
+				ids[k], scores[k] = h.NodeID, h.Score
+			}
+			if err := eval.WriteRun(&b, name, q.ID, ids, scores); err != nil {
+				return fmt.Errorf("eval: %s's run file: %w", name, err)
+			}
+		}
+		files[name+".run"] = b.Bytes()
+		order = append(order, name+".run")
+	}
+	var b bytes.Buffer
+	if err := eval.WriteQrels(&b, set); err != nil {
+		return fmt.Errorf("eval: qrels: %w", err)
+	}
+	files["qrels"] = b.Bytes()
+	order = append(order, "qrels")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("eval: --out: %w", err)
+	}
+	if err := writeAllAtomic(dir, order, files); err != nil {
+		return fmt.Errorf("eval: --out: %w", err)
+	}
+	for _, name := range order {
+		fmt.Fprintln(out, textsafe.Escape(filepath.Join(dir, name)))
+	}
+	return nil
+}
+
+// writeAllAtomic writes each file of names (its content in files) to a
+// temporary file in dir, and renames them into place only once all are
+// written and closed; on an error it removes the temporary files.
+func writeAllAtomic(dir string, names []string, files map[string][]byte) (err error) {
+	temps := make([]string, 0, len(names))
+	defer func() {
+		if err != nil {
+			for _, t := range temps {
+				os.Remove(t)
+			}
+		}
+	}()
+	for _, name := range names {
+		f, err := os.CreateTemp(dir, "."+name+".*.tmp")
+		if err != nil {
+			return err
+		}
+		temps = append(temps, f.Name())
+		_, err = f.Write(files[name])
+		if err == nil {
+			err = f.Chmod(0o644)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for i, name := range names {
+		if err := os.Rename(temps[i], filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

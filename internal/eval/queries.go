@@ -1,0 +1,257 @@
+// Package eval measures rankings against relevance labels
+// (docs/EVALUATION.md): the query set and TREC qrels they come in, the
+// metrics trec_eval defines (P@k, Recall@k, nDCG@k, MRR, MAP), the paired
+// randomization test, the report of several retrievers over a query set,
+// and TREC run files. It is pure: it reads and writes through io, runs no
+// retriever and reads no graph; `memoria eval` (internal/cli) does those.
+package eval
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// MaxGrade and MinGrade bound a relevance grade: trec_eval reads a qrels
+// grade as an integer in [-127, 127]. A grade of 1 or more is relevant
+// (trec_eval's default relevance level); 0 and below are judged not
+// relevant.
+const (
+	MaxGrade = 127
+	MinGrade = -127
+)
+
+// maxLine is the longest line ParseQueries reads (a query vector of a few
+// thousand numbers fits many times over).
+const maxLine = 16 << 20
+
+// Query is one line of a query set: what a retriever is asked (seeds,
+// tags, and for the retrievers that compare embeddings a query vector) and
+// the relevance grades of the nodes that should come back.
+type Query struct {
+	ID          string           `json:"id"`
+	Seeds       []retriever.Seed `json:"seeds"`
+	Tags        []string         `json:"tags,omitempty"`
+	QueryVector []float64        `json:"query_vector,omitempty"`
+	// Relevant are the judged nodes, node id to grade. After Judge it
+	// holds the --qrels grades too.
+	Relevant map[string]int `json:"relevant,omitempty"`
+	// Line is the query's line in its file, from 1.
+	Line int `json:"-"`
+}
+
+// Retriever is the query as every retriever is asked it.
+func (q Query) Retriever() retriever.Query {
+	return retriever.Query{Seeds: q.Seeds, Tags: q.Tags}
+}
+
+// NumRelevant is how many judged nodes are relevant (grade ≥ 1).
+func (q Query) NumRelevant() int {
+	n := 0
+	for _, g := range q.Relevant {
+		if g >= 1 {
+			n++
+		}
+	}
+	return n
+}
+
+// LineError is a refused line of a query set or a qrels file.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+func lineErr(line int, format string, args ...any) error {
+	return &LineError{Line: line, Err: fmt.Errorf(format, args...)}
+}
+
+// ParseQueries reads a query set: JSON lines, one query a line,
+//
+//	{"id": "q1", "seeds": [{"node_id": "N2006", "score": 0.85}], "tags": ["stockout"],
+//	 "query_vector": [0.1, ...], "relevant": {"N2003": 2, "N2010": 1}}
+//
+// Blank lines are skipped. A line is refused (a *LineError naming it) when
+// it is not one JSON object of those members (an unknown or repeated
+// member included), its id is empty, holds white space (a TREC file could
+// not hold it) or repeats an earlier query's, its seeds are not a valid
+// query (at least one, each id once, scores in (0, 1]), its query vector
+// is empty, not finite or all zeros, or a relevant id is empty or graded
+// outside [MinGrade, MaxGrade] or not as an integer. Tags are normalised
+// as every retriever's (retriever.NormalizeTags). "relevant" may be left
+// out when a qrels file judges the query (Judge).
+func ParseQueries(r io.Reader) ([]Query, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var out []Query
+	seen := map[string]int{}
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Bytes()
+		if len(strings.TrimSpace(string(text))) == 0 {
+			continue
+		}
+		var q Query
+		if err := json.Unmarshal(text, &q, json.RejectUnknownMembers(true)); err != nil {
+			return nil, lineErr(line, "not a query (a JSON object of id, seeds, tags, query_vector, relevant): %v", err)
+		}
+		q.Line = line
+		if err := checkQuery(q); err != nil {
+			return nil, &LineError{Line: line, Err: err}
+		}
+		if prev, ok := seen[q.ID]; ok {
+			return nil, lineErr(line, "query id %s repeats line %d's", textsafe.Quote(q.ID), prev)
+		}
+		seen[q.ID] = line
+		q.Tags = retriever.NormalizeTags(q.Tags)
+		out = append(out, q)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, lineErr(line+1, "longer than %d bytes", maxLine)
+		}
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no query: the file has no line")
+	}
+	return out, nil
+}
+
+// checkQuery checks one query's members (ParseQueries).
+func checkQuery(q Query) error {
+	if err := checkID("query id", q.ID); err != nil {
+		return err
+	}
+	if err := q.Retriever().Validate(); err != nil {
+		return fmt.Errorf("query %s: %w", textsafe.Quote(q.ID), err)
+	}
+	if q.QueryVector != nil {
+		if err := retriever.CheckQueryVector(q.QueryVector); err != nil {
+			return fmt.Errorf("query %s: %w", textsafe.Quote(q.ID), err)
+		}
+	}
+	for id, g := range q.Relevant {
+		if id == "" {
+			return fmt.Errorf("query %s: a relevant node id is empty", textsafe.Quote(q.ID))
+		}
+		if g < MinGrade || g > MaxGrade {
+			return fmt.Errorf("query %s: relevant %s has grade %d, outside [%d, %d]", textsafe.Quote(q.ID), textsafe.Quote(id), g, MinGrade, MaxGrade)
+		}
+	}
+	return nil
+}
+
+// checkID refuses an empty id and one with white space, which the
+// white-space-separated TREC formats cannot hold.
+func checkID(what, id string) error {
+	if id == "" {
+		return fmt.Errorf("%s is empty", what)
+	}
+	if strings.IndexFunc(id, unicode.IsSpace) >= 0 {
+		return fmt.Errorf("%s %s holds white space, which TREC files cannot hold", what, textsafe.Quote(id))
+	}
+	return nil
+}
+
+// Judgment is one qrels line's grade and where it was.
+type Judgment struct {
+	Grade int
+	Line  int
+}
+
+// Qrels are the judgments of a TREC qrels file: query id, node id, grade.
+type Qrels map[string]map[string]Judgment
+
+// ParseQrels reads a TREC qrels file: lines `qid iter docid rel`, fields
+// separated by white space, iter ignored (trec_eval's format, usually 0),
+// rel an integer in [MinGrade, MaxGrade]. Blank lines are skipped. A line
+// with another number of fields, a rel that is not such an integer, or a
+// (qid, docid) judged on an earlier line is refused (a *LineError naming
+// it).
+func ParseQrels(r io.Reader) (Qrels, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	out := Qrels{}
+	line := 0
+	for sc.Scan() {
+		line++
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 4 {
+			return nil, lineErr(line, "want 4 fields, qid iter docid rel, got %d", len(f))
+		}
+		g, err := strconv.Atoi(f[3])
+		if err != nil || g < MinGrade || g > MaxGrade {
+			return nil, lineErr(line, "rel %s is not an integer in [%d, %d]", textsafe.Quote(f[3]), MinGrade, MaxGrade)
+		}
+		qid, doc := f[0], f[2]
+		if out[qid] == nil {
+			out[qid] = map[string]Judgment{}
+		}
+		if prev, ok := out[qid][doc]; ok {
+			return nil, lineErr(line, "query %s judges %s again (line %d)", textsafe.Quote(qid), textsafe.Quote(doc), prev.Line)
+		}
+		out[qid][doc] = Judgment{Grade: g, Line: line}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, lineErr(line+1, "longer than 1 MiB")
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// Judge adds qrels' grades to each query's Relevant (a copy; queries is
+// not changed) and returns the queries and the query ids qrels judges that
+// the query set lacks (sorted; trec_eval too ignores judgments of queries
+// not run). A node graded both in the query set and in qrels must have one
+// grade; a query left with no relevant node (grade ≥ 1) is refused: every
+// metric would be 0 or undefined for it. Errors name the query's line.
+func Judge(queries []Query, qrels Qrels) ([]Query, []string, error) {
+	out := make([]Query, len(queries))
+	known := map[string]bool{}
+	for i, q := range queries {
+		known[q.ID] = true
+		rel := make(map[string]int, len(q.Relevant)+len(qrels[q.ID]))
+		for id, g := range q.Relevant {
+			rel[id] = g
+		}
+		for id, j := range qrels[q.ID] {
+			if g, ok := rel[id]; ok && g != j.Grade {
+				return nil, nil, lineErr(q.Line, "query %s grades %s %d, and the qrels' line %d grades it %d", textsafe.Quote(q.ID), textsafe.Quote(id), g, j.Line, j.Grade)
+			}
+			rel[id] = j.Grade
+		}
+		q.Relevant = rel
+		if q.NumRelevant() == 0 {
+			return nil, nil, lineErr(q.Line, "query %s has no relevant node (grade 1 or more) in the query set or the qrels: every metric would be 0 or undefined; judge one or leave the query out", textsafe.Quote(q.ID))
+		}
+		out[i] = q
+	}
+	var unknown []string
+	for qid := range qrels {
+		if !known[qid] {
+			unknown = append(unknown, qid)
+		}
+	}
+	slices.Sort(unknown)
+	return out, unknown, nil
+}

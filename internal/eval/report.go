@@ -1,0 +1,120 @@
+package eval
+
+// Outcome is what one retriever returned for one query: its ranked node
+// ids, best first, and the length in characters of the context an agent
+// would be given (the ranking's `llm` format, which the caller renders).
+type Outcome struct {
+	Ranked       []string
+	ContextChars int
+}
+
+// Row is one query's line of a retriever's report.
+type Row struct {
+	Query string
+	// Values are the metrics' values, in Report.Metrics' order.
+	Values       []float64
+	Hits         int
+	ContextChars int
+	// Found is how many relevant nodes are among the hits, of Relevant (R).
+	Found    int
+	Relevant int
+}
+
+// Run is one retriever's report over a query set.
+type Run struct {
+	Retriever string
+	// Mean is each metric's mean over the queries, in Report.Metrics'
+	// order.
+	Mean []float64
+	// MeanHits and MeanContextChars are the cost: the hits returned and
+	// the characters of the llm context, each the mean over the queries.
+	MeanHits         float64
+	MeanContextChars float64
+	Rows             []Row
+	// Diff and P compare the run with the report's first, metric by
+	// metric: the mean difference (this run's mean minus the first's) and
+	// the paired randomization test's two-sided p-value. Both nil for the
+	// first run.
+	Diff []float64
+	P    []float64
+}
+
+// Missing is a node a query names that the graph does not hold: a seed,
+// or a relevant node (which stays judged: it counts in R, so recall and
+// nDCG say what a retriever could not find).
+type Missing struct {
+	Query  string
+	NodeID string
+	Seed   bool
+}
+
+// Report is several retrievers measured over one query set.
+type Report struct {
+	Metrics []Metric
+	// Queries is the number of queries; Judged and Relevant the judged
+	// nodes and those of grade 1 or more, over all queries.
+	Queries  int
+	Judged   int
+	Relevant int
+	// Permutations and Seed are the randomization test's.
+	Permutations int
+	Seed         uint64
+	Runs         []Run
+	// Missing are the nodes queries name that the graph lacks (the caller
+	// fills them in), by query, then node id.
+	Missing []Missing
+	// UnjudgedQrels are query ids the qrels judge that the query set
+	// lacks, ignored (Judge).
+	UnjudgedQrels []string
+}
+
+// Evaluate measures each retriever of names over queries (judged: Judge):
+// outcomes[r][q] is retriever names[r]'s outcome for queries[q]. Each
+// metric of Metrics(ks) per query, its mean, the cost, and each run
+// against the first by RandomizationTest (Permutations rounds, Seed).
+func Evaluate(queries []Query, names []string, outcomes [][]Outcome, ks []int) Report {
+	rep := Report{Metrics: Metrics(ks), Queries: len(queries), Permutations: Permutations, Seed: Seed}
+	for _, q := range queries {
+		rep.Judged += len(q.Relevant)
+		rep.Relevant += q.NumRelevant()
+	}
+	perMetric := make([][][]float64, len(names)) // run, metric, query
+	for r, name := range names {
+		run := Run{Retriever: name, Mean: make([]float64, len(rep.Metrics)), Rows: make([]Row, len(queries))}
+		perMetric[r] = make([][]float64, len(rep.Metrics))
+		for m := range rep.Metrics {
+			perMetric[r][m] = make([]float64, len(queries))
+		}
+		for qi, q := range queries {
+			o := outcomes[r][qi]
+			row := Row{Query: q.ID, Values: make([]float64, len(rep.Metrics)), Hits: len(o.Ranked), ContextChars: o.ContextChars,
+				Found: relevantIn(o.Ranked, q.Relevant, len(o.Ranked)), Relevant: q.NumRelevant()}
+			for m, metric := range rep.Metrics {
+				v := metric.Value(o.Ranked, q.Relevant)
+				row.Values[m] = v
+				perMetric[r][m][qi] = v
+				run.Mean[m] += v
+			}
+			run.MeanHits += float64(row.Hits)
+			run.MeanContextChars += float64(row.ContextChars)
+			run.Rows[qi] = row
+		}
+		if n := float64(len(queries)); n > 0 {
+			for m := range run.Mean {
+				run.Mean[m] /= n
+			}
+			run.MeanHits /= n
+			run.MeanContextChars /= n
+		}
+		if r > 0 {
+			run.Diff = make([]float64, len(rep.Metrics))
+			run.P = make([]float64, len(rep.Metrics))
+			for m := range rep.Metrics {
+				run.Diff[m] = run.Mean[m] - rep.Runs[0].Mean[m]
+				run.P[m] = RandomizationTest(perMetric[0][m], perMetric[r][m], Permutations, Seed)
+			}
+		}
+		rep.Runs = append(rep.Runs, run)
+	}
+	return rep
+}

@@ -1,0 +1,214 @@
+package render
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/memoria-graph/memoria/internal/eval"
+	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// EvalJSON is `memoria eval --format json`: one object and a newline,
+//
+//	{"metrics": ["P@5", ..., "MRR", "MAP"], "queries": 6, "judged": 30, "relevant": 19,
+//	 "randomization": {"permutations": 10000, "seed": 20260321},
+//	 "runs": [{"retriever": "activation", "mean": {"P@5": 0.4, ...}, "mean_hits": 8.5,
+//	           "mean_context_chars": 2310.5, "versus_first": null,
+//	           "queries": [{"id": "q1", "values": {"P@5": 0.6, ...}, "hits": 10,
+//	                        "context_chars": 2400, "found": 3, "relevant": 4}, ...]},
+//	          {"retriever": "ppr", ..., "versus_first": {"against": "activation",
+//	           "diff": {"P@5": 0.1, ...}, "p": {"P@5": 0.52, ...}}, ...}],
+//	 "missing": [{"query": "q3", "node_id": "N9999", "seed": false}],
+//	 "unjudged_qrels": ["q9"]}
+//
+// metric objects keep the order of "metrics"; numbers at full precision;
+// graph text \u-escaped where it could act on a terminal
+// (textsafe.JSONWriter).
+func EvalJSON(rep eval.Report) ([]byte, error) {
+	type versus struct {
+		Against string           `json:"against"`
+		Diff    retriever.Fields `json:"diff"`
+		P       retriever.Fields `json:"p"`
+	}
+	type query struct {
+		ID           string           `json:"id"`
+		Values       retriever.Fields `json:"values"`
+		Hits         int              `json:"hits"`
+		ContextChars int              `json:"context_chars"`
+		Found        int              `json:"found"`
+		Relevant     int              `json:"relevant"`
+	}
+	type run struct {
+		Retriever        string           `json:"retriever"`
+		Mean             retriever.Fields `json:"mean"`
+		MeanHits         float64          `json:"mean_hits"`
+		MeanContextChars float64          `json:"mean_context_chars"`
+		Versus           *versus          `json:"versus_first"`
+		Queries          []query          `json:"queries"`
+	}
+	type missing struct {
+		Query  string `json:"query"`
+		NodeID string `json:"node_id"`
+		Seed   bool   `json:"seed"`
+	}
+	fields := func(v []float64) retriever.Fields {
+		f := make(retriever.Fields, len(rep.Metrics))
+		for i, m := range rep.Metrics {
+			f[i] = retriever.Field{Name: m.Name(), Value: v[i]}
+		}
+		return f
+	}
+	names := make([]string, len(rep.Metrics))
+	for i, m := range rep.Metrics {
+		names[i] = m.Name()
+	}
+	runs := make([]run, len(rep.Runs))
+	for i, r := range rep.Runs {
+		out := run{Retriever: r.Retriever, Mean: fields(r.Mean), MeanHits: r.MeanHits, MeanContextChars: r.MeanContextChars, Queries: []query{}}
+		if r.Diff != nil {
+			out.Versus = &versus{Against: rep.Runs[0].Retriever, Diff: fields(r.Diff), P: fields(r.P)}
+		}
+		for _, row := range r.Rows {
+			out.Queries = append(out.Queries, query{row.Query, fields(row.Values), row.Hits, row.ContextChars, row.Found, row.Relevant})
+		}
+		runs[i] = out
+	}
+	miss := []missing{}
+	for _, m := range rep.Missing {
+		miss = append(miss, missing(m))
+	}
+	unjudged := rep.UnjudgedQrels
+	if unjudged == nil {
+		unjudged = []string{}
+	}
+	return jsonLine(struct {
+		Metrics       []string `json:"metrics"`
+		Queries       int      `json:"queries"`
+		Judged        int      `json:"judged"`
+		Relevant      int      `json:"relevant"`
+		Randomization struct {
+			Permutations int    `json:"permutations"`
+			Seed         uint64 `json:"seed"`
+		} `json:"randomization"`
+		Runs          []run     `json:"runs"`
+		Missing       []missing `json:"missing"`
+		UnjudgedQrels []string  `json:"unjudged_qrels"`
+	}{Metrics: names, Queries: rep.Queries, Judged: rep.Judged, Relevant: rep.Relevant,
+		Randomization: struct {
+			Permutations int    `json:"permutations"`
+			Seed         uint64 `json:"seed"`
+		}{rep.Permutations, rep.Seed},
+		Runs: runs, Missing: miss, UnjudgedQrels: unjudged})
+}
+
+// EvalText is the report as text tables: the mean of each metric and the
+// cost per retriever; each retriever against the first, the mean
+// difference and the randomization test's p per metric; a table per
+// retriever with a row per query (found: the relevant nodes among its
+// hits, of R); then the nodes queries name that the graph lacks and the
+// qrels' queries the set lacks. Metrics are written with 4 decimals,
+// differences signed, mean hits with 1 and context characters as whole
+// numbers. Query ids are escaped (textsafe.Escape), node ids written with
+// DisplayID (render/testdata/eval_text.golden):
+//
+//	2 queries, 3 judged nodes, 3 relevant (grade ≥ 1)
+//	retriever  P@1     P@2     recall@1  recall@2  nDCG@1  nDCG@2  MRR     MAP     hits  context
+//	first      0.5000  0.2500  0.2500    0.2500    0.5000  0.3801  0.5000  0.4167  1.5   12
+//	second     0.5000  0.5000  0.2500    0.7500    0.2500  0.5055  0.7500  0.5000  1.5   12
+//	against first: mean difference, and p of a two-sided paired randomization test (10000 permutations, seed 20260321)
+//	retriever        P@1      P@2      recall@1  recall@2  nDCG@1   nDCG@2   MRR      MAP
+//	second     diff  +0.0000  +0.2500  +0.0000   +0.5000   -0.2500  +0.1254  +0.2500  +0.0833
+//	           p     1.0000   1.0000   1.0000    1.0000    1.0000   1.0000   1.0000   1.0000
+//	per query: first
+//	…
+func EvalText(rep eval.Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d queries, %d judged nodes, %d relevant (grade ≥ 1)\n", rep.Queries, rep.Judged, rep.Relevant)
+	head := []string{"retriever"}
+	for _, m := range rep.Metrics {
+		head = append(head, m.Name())
+	}
+	rows := [][]string{append(head, "hits", "context")}
+	for _, r := range rep.Runs {
+		row := append([]string{textsafe.Escape(r.Retriever)}, metricCells(r.Mean, "%.4f")...)
+		rows = append(rows, append(row, strconv.FormatFloat(r.MeanHits, 'f', 1, 64), strconv.FormatFloat(r.MeanContextChars, 'f', 0, 64)))
+	}
+	writeTable(&b, rows)
+	if len(rep.Runs) > 1 {
+		fmt.Fprintf(&b, "against %s: mean difference, and p of a two-sided paired randomization test (%d permutations, seed %d)\n",
+			textsafe.Escape(rep.Runs[0].Retriever), rep.Permutations, rep.Seed)
+		rows = [][]string{append([]string{"retriever", ""}, head[1:]...)}
+		for _, r := range rep.Runs[1:] {
+			rows = append(rows, append([]string{textsafe.Escape(r.Retriever), "diff"}, metricCells(r.Diff, "%+.4f")...))
+			rows = append(rows, append([]string{"", "p"}, metricCells(r.P, "%.4f")...))
+		}
+		writeTable(&b, rows)
+	}
+	for _, r := range rep.Runs {
+		fmt.Fprintf(&b, "per query: %s\n", textsafe.Escape(r.Retriever))
+		rows = [][]string{append(append([]string{"query"}, head[1:]...), "found", "hits", "context")}
+		for _, q := range r.Rows {
+			row := append([]string{textsafe.Escape(q.Query)}, metricCells(q.Values, "%.4f")...)
+			rows = append(rows, append(row, fmt.Sprintf("%d/%d", q.Found, q.Relevant), strconv.Itoa(q.Hits), strconv.Itoa(q.ContextChars)))
+		}
+		writeTable(&b, rows)
+	}
+	if len(rep.Missing) > 0 {
+		b.WriteString("not in the graph (relevant nodes stay judged: no retriever can find them):\n")
+		for _, m := range rep.Missing {
+			what := "relevant"
+			if m.Seed {
+				what = "seed"
+			}
+			fmt.Fprintf(&b, "  %s %s %s\n", textsafe.Escape(m.Query), what, DisplayID(m.NodeID))
+		}
+	}
+	if len(rep.UnjudgedQrels) > 0 {
+		ids := make([]string, len(rep.UnjudgedQrels))
+		for i, id := range rep.UnjudgedQrels {
+			ids[i] = textsafe.Escape(id)
+		}
+		fmt.Fprintf(&b, "ignored: the qrels judge queries the query set lacks: %s\n", strings.Join(ids, ", "))
+	}
+	return b.String()
+}
+
+// metricCells formats each value with format.
+func metricCells(v []float64, format string) []string {
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = fmt.Sprintf(format, x)
+		if out[i] == "-0.0000" { // a difference that rounds to none has no sign
+			out[i] = "+0.0000"
+		}
+	}
+	return out
+}
+
+// writeTable writes rows as columns two spaces apart, each as wide as its
+// widest cell, the last cell of a row unpadded.
+func writeTable(b *strings.Builder, rows [][]string) {
+	var widths []int
+	for _, row := range rows {
+		for i, c := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], width(c))
+		}
+	}
+	for _, row := range rows {
+		for i, c := range row {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i < len(row)-1 {
+				c = padRight(c, widths[i])
+			}
+			b.WriteString(c)
+		}
+		b.WriteString("\n")
+	}
+}

@@ -1,0 +1,78 @@
+package render
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/memoria-graph/memoria/internal/eval"
+)
+
+// evalReport is two retrievers over two queries (internal/eval's
+// TestEvaluate works its numbers), with a relevant node and a seed the
+// graph lacks, a query of the qrels the set lacks, and hostile text in a
+// query id and a node id.
+func evalReport() eval.Report {
+	qs := []eval.Query{{ID: "q1", Relevant: map[string]int{"A": 2, "C": 1}}, {ID: "q2\x1b[31m", Relevant: map[string]int{"X": 1}}}
+	out := [][]eval.Outcome{
+		{{Ranked: []string{"A", "B", "C"}, ContextChars: 20}, {ContextChars: 5}},
+		{{Ranked: []string{"C"}, ContextChars: 10}, {Ranked: []string{"Y", "X"}, ContextChars: 15}},
+	}
+	rep := eval.Evaluate(qs, []string{"first", "second"}, out, []int{1, 2})
+	rep.Missing = []eval.Missing{{Query: "q1", NodeID: "C"}, {Query: "q2\x1b[31m", NodeID: "Z\x07 z", Seed: true}}
+	rep.UnjudgedQrels = []string{"q9"}
+	return rep
+}
+
+// TestEvalText: the means and cost, the comparison with the first
+// retriever (nDCG@2 0.5055 − 0.3801: q1's C at rank 1 gives 1/(2 + 1/log2 3),
+// q2's X at rank 2 gives 1/log2 3; MRR +0.25, MAP +1/12 = +0.0833; with two
+// queries no p can go below 1/2), the per-query tables, the
+// missing nodes and the ignored qrels, every id escaped.
+func TestEvalText(t *testing.T) {
+	text := EvalText(evalReport())
+	golden(t, "eval_text", text)
+	for _, want := range []string{
+		"2 queries, 3 judged nodes, 3 relevant (grade ≥ 1)",
+		"first      0.5000  0.2500  0.2500    0.2500    0.5000  0.3801  0.5000  0.4167  1.5   12",
+		"second     diff  +0.0000  +0.2500  +0.0000   +0.5000   -0.2500  +0.1254  +0.2500  +0.0833",
+		`q2\x1b[31m  0.0000`, `q2\x1b[31m seed "Z\a z"`, "ignored: the qrels judge queries the query set lacks: q9",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.ContainsRune(text, 0x1b) || strings.ContainsRune(text, 0x07) {
+		t.Error("raw control characters in the text")
+	}
+}
+
+// TestEvalJSON: the same report as JSON, metric objects in order, the
+// first run without versus_first.
+func TestEvalJSON(t *testing.T) {
+	js, err := EvalJSON(evalReport())
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "eval_json", string(js))
+	var got struct {
+		Metrics []string `json:"metrics"`
+		Runs    []struct {
+			Mean   map[string]float64 `json:"mean"`
+			Versus *struct {
+				Against string             `json:"against"`
+				Diff    map[string]float64 `json:"diff"`
+			} `json:"versus_first"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(js, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Metrics) != 8 || got.Runs[0].Versus != nil || got.Runs[1].Versus.Against != "first" ||
+		got.Runs[1].Mean["MRR"] != 0.75 || got.Runs[1].Versus.Diff["MRR"] != 0.25 {
+		t.Errorf("decoded %+v", got)
+	}
+	if !strings.Contains(string(js), `{"P@1":0.5,"P@2":0.5,"recall@1":0.25`) {
+		t.Errorf("metrics out of order: %s", js)
+	}
+}
