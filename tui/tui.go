@@ -70,6 +70,11 @@ type Options struct {
 	// Retriever is the retriever the explorer opens with (Retrievers; ""
 	// means activation.Name); the Retriever key switches.
 	Retriever string
+	// Compare, when it names two or more retrievers (Retrievers, each
+	// once), opens the compare view with them, in this order (memoria
+	// --retrievers); the parameters shown are Retriever's when it is among
+	// them, else the first's.
+	Compare []string
 	// Expansion holds the typed expansion's starting parameters; the zero
 	// value means expansion.DefaultParams().
 	Expansion expansion.Params
@@ -110,6 +115,12 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("tui: unknown retriever %q (want %s)", o.Retriever, strings.Join(Retrievers, " or "))
 	case o.Retriever != activation.Name && o.Neighbourhood == nil:
 		return o, fmt.Errorf("tui: the %s retriever needs a Neighbourhood", o.Retriever)
+	}
+	if err := o.checkCompare(); err != nil {
+		return o, err
+	}
+	if len(o.Compare) >= 2 && !slices.Contains(o.Compare, o.Retriever) {
+		o.Retriever = o.Compare[0]
 	}
 	if o.Expansion.MaxHops == 0 && o.Expansion.TypeWeights == nil {
 		o.Expansion = expansion.DefaultParams()
@@ -244,4 +255,26 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return nil // the caller cancelled ctx: a normal way to stop
 	}
 	return fmt.Errorf("tui: %w", err)
+}
+
+// checkCompare checks Compare: none, or two or more known retrievers, each
+// once, with a Neighbourhood for the ranking ones.
+func (o Options) checkCompare() error {
+	if len(o.Compare) == 0 {
+		return nil
+	}
+	if len(o.Compare) == 1 {
+		return fmt.Errorf("tui: the compare view needs two or more retrievers, got %q alone", o.Compare[0])
+	}
+	for i, name := range o.Compare {
+		switch {
+		case !slices.Contains(Retrievers, name):
+			return fmt.Errorf("tui: unknown retriever %q (want %s)", name, strings.Join(Retrievers, ", "))
+		case slices.Index(o.Compare, name) < i:
+			return fmt.Errorf("tui: retriever %q given twice", name)
+		case name != activation.Name && o.Neighbourhood == nil:
+			return fmt.Errorf("tui: the %s retriever needs a Neighbourhood", name)
+		}
+	}
+	return nil
 }

@@ -118,23 +118,31 @@ func printCompare(res overlap.Result, rankings []retriever.Ranking, format strin
 	return err
 }
 
-// parseRetrievers reads --retrievers: known names, at least two, each once.
+// parseRetrievers reads compare's --retrievers: known names, at least two,
+// each once.
 func parseRetrievers(v string) ([]string, error) {
+	return parseRetrieverList("compare: ", v, Retrievers)
+}
+
+// parseRetrieverList reads a --retrievers list (compare's, the
+// explorer's): names from known, at least two, each once; its usage errors
+// start with prefix.
+func parseRetrieverList(prefix, v string, known []string) ([]string, error) {
 	var names []string
 	for _, n := range strings.Split(v, ",") {
 		n = strings.TrimSpace(n)
 		switch {
 		case n == "":
-			return nil, usagef("compare: --retrievers %q has an empty name", v)
-		case !slices.Contains(Retrievers, n):
-			return nil, usagef("compare: unknown retriever %q in --retrievers (want %s)", n, strings.Join(Retrievers, ", "))
+			return nil, usagef("%s--retrievers %q has an empty name", prefix, v)
+		case !slices.Contains(known, n):
+			return nil, usagef("%sunknown retriever %q in --retrievers (want %s)", prefix, n, strings.Join(known, ", "))
 		case slices.Contains(names, n):
-			return nil, usagef("compare: --retrievers names %s twice", n)
+			return nil, usagef("%s--retrievers names %s twice", prefix, n)
 		}
 		names = append(names, n)
 	}
 	if len(names) < 2 {
-		return nil, usagef("compare: --retrievers needs at least two retrievers, got %q", v)
+		return nil, usagef("%s--retrievers needs at least two retrievers, got %q", prefix, v)
 	}
 	return names, nil
 }
