@@ -246,3 +246,32 @@ func TestPickerOpensAndLeavesTheCompareView(t *testing.T) {
 		t.Errorf("results pane: %+v %v, want the expansion's ranking", hit, ok)
 	}
 }
+
+// TestHostileCompareView: testdata/hostile.jsonl in the compare view of
+// Activation Energy and the expansion from H0 (R 1): the table, the
+// side-by-side detail and the why panel show the ids and labels escaped
+// (TestHostileGraphShownEscaped has the attacks), and nothing on screen is
+// unsafe for a terminal. Activation Energy reaches H2 through H1 (two
+// hops: TestHostileGraphShownEscaped works it out); the expansion, at
+// MAX_HOPS 1, does not, so w on H2 asks the expansion alone, which finds
+// no route within one hop.
+func TestHostileCompareView(t *testing.T) {
+	h := newHarness(t, loadHostile(t), Options{Compare: []string{activation.Name, expansion.Name},
+		Seeds: []retriever.Seed{{NodeID: hostileH0, Score: 1}}})
+	h.waitCompared()
+	var table []string
+	for _, r := range h.m.cmp.rows {
+		table = append(table, h.m.cmp.row(r, true))
+	}
+	assertCleanView(t, h, "compare table", strings.Join(table, "\n"),
+		`H0`+shownOSC52+` Req\x1b]0;PWNED\a`, `H1\r\x1b[2J Ev\u202eent`, `H2\u202ecod.exe Data\x1b[2J`)
+	h.selectRow("H2\u202ecod.exe")
+	assertCleanView(t, h, "compare detail", strings.Join(compareLines(h.m.st, h.m.names, *h.m.detail.cmp, 200), "\n"),
+		`H2\u202ecod.exe Data\x1b[2J`, `reached from "H0`+shownOSC52+`"`)
+	h.keys("w")
+	h.waitFor("the answer", func() bool { return h.m.why.ranked != nil || h.m.why.err != nil })
+	if h.m.why.err != nil {
+		t.Fatal(h.m.why.err)
+	}
+	assertCleanView(t, h, "why panel", h.m.View(), `cod.exe`, `unreached by expansion (no_route)`)
+}
