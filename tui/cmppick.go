@@ -17,6 +17,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
@@ -39,13 +40,13 @@ type retrieverPicker struct {
 type pickedMsg struct{ names []string }
 
 func newRetrieverPicker(km keymap.KeyMap, st *Styles) *retrieverPicker {
-	return &retrieverPicker{km: km, st: st, ticked: make([]bool, len(Retrievers))}
+	return &retrieverPicker{km: km, st: st, ticked: make([]bool, len(CompareRetrievers))}
 }
 
 // open ticks the retrievers shown now.
 func (p *retrieverPicker) open(shown []string, rankers bool) {
 	p.rankers = rankers
-	for i, name := range Retrievers {
+	for i, name := range CompareRetrievers {
 		p.ticked[i] = slices.Contains(shown, name)
 	}
 }
@@ -61,9 +62,9 @@ func (p *retrieverPicker) Update(msg tea.Msg) (bool, tea.Cmd) {
 	case key.Matches(k, p.km.Up):
 		p.cursor = max(0, p.cursor-1)
 	case key.Matches(k, p.km.Down):
-		p.cursor = min(len(Retrievers)-1, p.cursor+1)
+		p.cursor = min(len(CompareRetrievers)-1, p.cursor+1)
 	case key.Matches(k, p.km.PickToggle):
-		if Retrievers[p.cursor] != activation.Name && !p.rankers {
+		if CompareRetrievers[p.cursor] != activation.Name && !p.rankers {
 			return false, notifyErr(errors.New("only activation can run here: this source offers no graph reads for the other retrievers"))
 		}
 		p.ticked[p.cursor] = !p.ticked[p.cursor]
@@ -71,11 +72,14 @@ func (p *retrieverPicker) Update(msg tea.Msg) (bool, tea.Cmd) {
 		var names []string
 		for i, on := range p.ticked {
 			if on {
-				names = append(names, Retrievers[i])
+				names = append(names, CompareRetrievers[i])
 			}
 		}
-		if len(names) == 0 {
+		switch {
+		case len(names) == 0:
 			return false, notifyErr(errors.New("tick at least one retriever (space), then enter"))
+		case len(names) < 3 && slices.Contains(names, fusion.Name):
+			return false, notifyErr(errors.New("fusion fuses the other retrievers ticked: tick two or more besides it"))
 		}
 		return true, func() tea.Msg { return pickedMsg{names: names} }
 	}
@@ -88,12 +92,15 @@ func (p *retrieverPicker) Title() string {
 
 func (p *retrieverPicker) View() string {
 	lines := []string{p.st.Dim.Render("Tick one to show it alone, or several to compare their rankings side by side."), ""}
-	for i, name := range Retrievers {
+	for i, name := range CompareRetrievers {
 		box := "[ ]"
 		if p.ticked[i] {
 			box = "[x]"
 		}
 		row := fmt.Sprintf("%s %s", box, name)
+		if name == fusion.Name {
+			row += p.st.Dim.Render("  (RRF of the others ticked; compare view only)")
+		}
 		if i == p.cursor {
 			lines = append(lines, p.st.Selected.Render(fit(glyphSelected+" "+row, p.w)))
 			continue
@@ -126,7 +133,7 @@ func (m *Model) openPicker() {
 // the one retriever named alone.
 func (m *Model) applyPicked(names []string) tea.Cmd {
 	blur := m.focused().Blur()
-	if len(names) < 2 {
+	if len(names) < 2 { // never fusion alone: the picker refuses it
 		m.compare = nil
 		m.retriever = names[0]
 		focus := m.focused().Focus()
@@ -135,7 +142,11 @@ func (m *Model) applyPicked(names []string) tea.Cmd {
 	}
 	m.compare = names
 	if !slices.Contains(names, m.retriever) {
-		m.retriever = names[0]
+		m.retriever = firstWithParams(names)
+	}
+	if slices.Contains(names, fusion.Name) {
+		// What it fuses changed with the columns: it runs again.
+		m.runs[fusion.Name].seedsV = -1
 	}
 	m.hitCtx.stop()
 	m.hitCtx.run, m.hitCtx.node = runRef{}, ""
@@ -164,9 +175,27 @@ func (m *Model) showChosen() tea.Cmd {
 func (m *Model) nextCompared() tea.Cmd {
 	blur := m.focused().Blur()
 	i := slices.Index(m.compare, m.retriever)
-	m.retriever = m.compare[(i+1)%len(m.compare)]
+	for range m.compare {
+		i = (i + 1) % len(m.compare)
+		if m.compare[i] != fusion.Name {
+			break
+		}
+	}
+	m.retriever = m.compare[i]
 	focus := m.focused().Focus()
 	return tea.Batch(blur, focus, notify("parameters: "+m.retriever))
+}
+
+// newWhyJob is a job with copies of the current query (seeds already
+// copied by the caller, tags), thresholds and every retriever's
+// parameters, about node; the caller adds the retrievers asked and their K.
+func (m *Model) newWhyJob(seeds []retriever.Seed, node string) whyJob {
+	j := whyJob{nb: m.nb, backend: safeBackend{m.backend}, act: m.params.Config(), opts: m.runOpts, fusion: m.fusionParams(),
+		q: retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, params: map[string]any{}, k: map[string]int{}, node: node}
+	for name, p := range m.rankers {
+		j.params[name] = p.Params().Raw()
+	}
+	return j
 }
 
 // whyJob is what a compare-view why question reads, all copies: the graph,
@@ -179,6 +208,7 @@ type whyJob struct {
 	opts    activation.Options
 	q       retriever.Query
 	params  map[string]any // expansion.Params, spreading.Params, ppr.Params by name
+	fusion  fusion.Params  // Fuse: the other retrievers compared
 	k       map[string]int
 	names   []string
 	node    string
@@ -193,6 +223,7 @@ func (j whyJob) config() rankwhy.Config {
 	cfg.Expansion, _ = j.params[expansion.Name].(expansion.Params)
 	cfg.Spreading, _ = j.params[spreading.Name].(spreading.Params)
 	cfg.PPR, _ = j.params[ppr.Name].(ppr.Params)
+	cfg.Fusion = j.fusion
 	cfg.Run = func(ctx context.Context, name string, depth int) (retriever.Ranking, error) {
 		k := func(own int) int {
 			if depth > 0 {
@@ -213,6 +244,17 @@ func (j whyJob) config() rankwhy.Config {
 			p := cfg.PPR
 			p.TopK = k(p.TopK)
 			return ppr.Retrieve(ctx, j.nb, j.q, p)
+		case fusion.Name:
+			p := cfg.Fusion
+			p.TopK = k(p.TopK)
+			lists := make([]retriever.Ranking, len(p.Fuse))
+			for i, name := range p.Fuse {
+				var err error
+				if lists[i], err = cfg.Run(ctx, name, p.Depth); err != nil {
+					return retriever.Ranking{}, err
+				}
+			}
+			return fusion.Fuse(lists, p)
 		case activation.Name:
 			r, err := activation.New(j.backend, j.act, j.opts)
 			if err != nil {
@@ -281,11 +323,7 @@ func (m *Model) askCompareWhy() tea.Cmd {
 	if len(seeds) == 0 || m.nb == nil {
 		return notifyErr(errors.New("why needs seeds: pick one in the node list first"))
 	}
-	j := whyJob{nb: m.nb, backend: safeBackend{m.backend}, act: m.params.Config(), opts: m.runOpts,
-		q: retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, params: map[string]any{}, k: map[string]int{}, node: r.id}
-	for name, p := range m.rankers {
-		j.params[name] = p.Params().Raw()
-	}
+	j := m.newWhyJob(seeds, r.id)
 	for c, col := range m.cmp.cols {
 		if r.ranks[c] > 0 {
 			continue
@@ -294,6 +332,9 @@ func (m *Model) askCompareWhy() tea.Cmd {
 		j.k[col.name] = m.cmp.k
 		if p, ok := m.rankers[col.name]; ok {
 			j.k[col.name] = paramsTopK(p.Params().Raw())
+		}
+		if col.name == fusion.Name {
+			j.k[col.name] = j.fusion.TopK
 		}
 	}
 	if len(j.names) == 0 {

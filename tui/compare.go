@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 )
 
 // The compare view (docs/EXPLORER.md, "Compare view"): with two or more
@@ -526,11 +528,14 @@ func (m *Model) restartCompared(staleOnly bool) tea.Cmd {
 		if staleOnly && !stale {
 			continue
 		}
-		if name == activation.Name {
+		switch name {
+		case activation.Name:
 			cmds = append(cmds, m.restartActivation())
-			continue
+		case fusion.Name:
+			cmds = append(cmds, m.startFusion())
+		default:
+			cmds = append(cmds, m.startRanking(name))
 		}
-		cmds = append(cmds, m.startRanking(name))
 	}
 	m.cmpRefresh()
 	return tea.Batch(cmds...)
@@ -577,4 +582,52 @@ func (m *Model) compareStatus() []string {
 		}
 	}
 	return append(parts, m.st.Dim.Render(fmt.Sprintf("%d nodes · %d found by one only (%s)", len(m.cmp.rows), only, glyphOnly)))
+}
+
+// fusionParams is fusion's parameters in the compare view: it fuses the
+// other retrievers compared, in column order.
+func (m *Model) fusionParams() fusion.Params {
+	p := m.fusionP
+	p.Fuse = nil
+	for _, name := range m.compare {
+		if name != fusion.Name {
+			p.Fuse = append(p.Fuse, name)
+		}
+	}
+	return p
+}
+
+// refuse re-runs fusion when the compare view has it: a parameter change
+// of a retriever it fuses changes what it fuses.
+func (m *Model) refuse() tea.Cmd {
+	if !m.comparing() || !slices.Contains(m.compare, fusion.Name) {
+		return nil
+	}
+	return m.startFusion()
+}
+
+// startFusion cancels fusion's run in flight and starts one: a command
+// runs each fused retriever at the fuse depth (copies of the query and of
+// every retriever's parameters, whyJob's runs) and fuses their rankings,
+// as `memoria explore --retriever fusion` does.
+func (m *Model) startFusion() tea.Cmd {
+	s := m.runs[fusion.Name]
+	s.stop()
+	s.id++
+	s.seedsV, s.tagsV, s.started = m.seeds.Version(), m.tags.Version(), true
+	s.ranking, s.err = nil, nil
+	seeds := m.seeds.Seeds()
+	p := m.fusionParams()
+	if len(seeds) == 0 || m.nb == nil || len(p.Fuse) == 0 {
+		m.cmpRefresh()
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	s.cancel, s.loading = cancel, true
+	m.cmpRefresh()
+	j, ref := m.newWhyJob(seeds, ""), s.ref()
+	return safeCmd(func() tea.Msg {
+		r, err := j.config().Run(ctx, fusion.Name, 0)
+		return rankingMsg{ref: ref, ranking: r, err: err}
+	})
 }

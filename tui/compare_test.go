@@ -7,6 +7,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 )
 
 // waitCompared waits until every column of the compare table is in.
@@ -274,4 +275,49 @@ func TestHostileCompareView(t *testing.T) {
 		t.Fatal(h.m.why.err)
 	}
 	assertCleanView(t, h, "why panel", h.m.View(), `cod.exe`, `unreached by expansion (no_route)`)
+}
+
+// TestCompareFusionColumn: fusion beside Activation Energy and the
+// expansion fuses those two, each run at the fuse depth 100 (which cuts
+// neither: 7 and 5 hits, as in TestCompareTwoRetrievers), by RRF with
+// k = 60:
+//
+//	N2006 2/61 = 0.03279   N2003 2/62 = 0.03226   N2004 2/63 = 0.03175
+//	N2005 1/64 + 1/65 = 0.015625 + 0.015385 = 0.03101
+//	N2007 1/64 = 0.015625  N2001 1/65 = 0.015385
+//	N2008 1/66 = 0.01515   N2010 1/67 = 0.01493
+//
+// so fusion ranks them 1 to 8 in that order, and no node is one
+// retriever's alone any more. The union order puts N2005 (best 4, three
+// lists) before N2007 (best 4, two). A change of the expansion's FACTOR
+// re-runs the expansion and fusion, not Activation Energy.
+func TestCompareFusionColumn(t *testing.T) {
+	h := newHarness(t, loadDemo(t), Options{Compare: []string{activation.Name, expansion.Name, fusion.Name}, Retriever: expansion.Name,
+		Seeds: []retriever.Seed{demoSeed}, Tags: demoTags})
+	h.waitCompared()
+	want := []string{
+		"N2006 #1 #1 #1", "N2003 #2 #2 #2", "N2004 #3 #3 #3", "N2005 #4 #5 #4", "N2007 · #4 #5",
+		"N2001 #5 · #6", "N2008 #6 · #7", "N2010 #7 · #8",
+	}
+	if got := cmpTable(h); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	h.selectRow("N2005")
+	r, _ := h.m.cmp.Selected()
+	if got := h.m.cmp.cell(r, 2, true); got != "#4 0.03101" {
+		t.Errorf("fusion's N2005 cell %q, want #4 0.03101", got)
+	}
+	actID, fuseID := h.m.actRun().id, h.m.runs[fusion.Name].id
+	h.focusPane(focusParams)
+	h.keys("home", "j", "-") // the expansion's FACTOR f
+	h.waitCompared()
+	if h.m.actRun().id != actID || h.m.runs[fusion.Name].id != fuseID+1 {
+		t.Errorf("run ids: activation %d → %d, fusion %d → %d; want activation unchanged, fusion +1",
+			actID, h.m.actRun().id, fuseID, h.m.runs[fusion.Name].id)
+	}
+	// x steps through the retrievers with parameters only.
+	h.keys("x")
+	if h.m.retriever != activation.Name {
+		t.Errorf("x from the expansion chose %s, want activation (fusion has no parameters panel)", h.m.retriever)
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
@@ -102,6 +103,9 @@ type Model struct {
 	compare []string
 	cmp     *cmpPane
 	picker  *retrieverPicker
+	// fusionP is fusion's parameters in the compare view; its Fuse is set
+	// to the other compared retrievers when it runs (fusionParams).
+	fusionP fusion.Params
 	// retriever is the chosen retriever, whose parameters, results and
 	// detail are shown; nb the graph reads of every retriever but
 	// Activation Energy (nil: only Activation Energy can run).
@@ -139,6 +143,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		cmp:       newCmpPane(km, st),
 		picker:    newRetrieverPicker(km, st),
 		compare:   slices.Clone(opts.Compare),
+		fusionP:   opts.Fusion,
 		retriever: opts.Retriever,
 		nb:        opts.Neighbourhood,
 		tree:      newTreePane(km, st),
@@ -152,7 +157,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		runs:      map[string]*runSlot{},
 		form:      render.FormBrowser,
 	}
-	for _, name := range Retrievers {
+	for _, name := range CompareRetrievers {
 		m.runs[name] = &runSlot{name: name}
 	}
 	m.stats = newGraphStats()
@@ -522,11 +527,12 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	// Each panel holds its own retriever's parameters: a change re-runs
 	// that retriever only.
+	// Fusion, in the compare view, fuses them: it follows.
 	if m.params.Config() != cfg {
-		return tea.Batch(cmd, m.restartActivation())
+		return tea.Batch(cmd, m.restartActivation(), m.refuse())
 	}
 	if m.rankVersions() != versions {
-		return tea.Batch(cmd, m.restartRanking())
+		return tea.Batch(cmd, m.restartRanking(), m.refuse())
 	}
 	return m.restartIfInputsChanged(cmd)
 }

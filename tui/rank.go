@@ -16,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
@@ -23,6 +24,10 @@ import (
 // Retrievers are the retrievers the explorer runs, in the order the
 // Retriever key cycles through them (the default first).
 var Retrievers = []string{activation.Name, expansion.Name, spreading.Name, ppr.Name}
+
+// CompareRetrievers are the retrievers the compare view takes: Retrievers,
+// then fusion, which fuses the others compared (it has no view of its own).
+var CompareRetrievers = append(slices.Clone(Retrievers), fusion.Name)
 
 // Messages of a ranking retriever's run and of the detail's context read.
 type (

@@ -21,6 +21,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 	"github.com/muesli/termenv"
@@ -75,6 +76,10 @@ type Options struct {
 	// --retrievers); the parameters shown are Retriever's when it is among
 	// them, else the first's.
 	Compare []string
+	// Fusion holds fusion's parameters in the compare view (its Fuse is
+	// always the other retrievers compared); the zero value means
+	// fusion.DefaultParams().
+	Fusion fusion.Params
 	// Expansion holds the typed expansion's starting parameters; the zero
 	// value means expansion.DefaultParams().
 	Expansion expansion.Params
@@ -119,8 +124,17 @@ func (o Options) withDefaults() (Options, error) {
 	if err := o.checkCompare(); err != nil {
 		return o, err
 	}
-	if len(o.Compare) >= 2 && !slices.Contains(o.Compare, o.Retriever) {
-		o.Retriever = o.Compare[0]
+	if o.Fusion.Depth == 0 && o.Fusion.TopK == 0 {
+		o.Fusion = fusion.DefaultParams()
+	}
+	if f := o.Fusion; slices.Contains(o.Compare, fusion.Name) {
+		f.Fuse = []string{activation.Name} // set to the others compared when it runs
+		if err := f.Validate(); err != nil {
+			return o, err
+		}
+	}
+	if len(o.Compare) >= 2 && (!slices.Contains(o.Compare, o.Retriever) || o.Retriever == fusion.Name) {
+		o.Retriever = firstWithParams(o.Compare)
 	}
 	if o.Expansion.MaxHops == 0 && o.Expansion.TypeWeights == nil {
 		o.Expansion = expansion.DefaultParams()
@@ -268,13 +282,27 @@ func (o Options) checkCompare() error {
 	}
 	for i, name := range o.Compare {
 		switch {
-		case !slices.Contains(Retrievers, name):
-			return fmt.Errorf("tui: unknown retriever %q (want %s)", name, strings.Join(Retrievers, ", "))
+		case !slices.Contains(CompareRetrievers, name):
+			return fmt.Errorf("tui: unknown retriever %q (want %s)", name, strings.Join(CompareRetrievers, ", "))
 		case slices.Index(o.Compare, name) < i:
 			return fmt.Errorf("tui: retriever %q given twice", name)
 		case name != activation.Name && o.Neighbourhood == nil:
 			return fmt.Errorf("tui: the %s retriever needs a Neighbourhood", name)
 		}
 	}
+	if slices.Contains(o.Compare, fusion.Name) && len(o.Compare) < 3 {
+		return fmt.Errorf("tui: fusion fuses the other retrievers compared: it needs two or more besides it")
+	}
 	return nil
+}
+
+// firstWithParams is the first of names with parameters to show (every
+// retriever but fusion).
+func firstWithParams(names []string) string {
+	for _, n := range names {
+		if n != fusion.Name {
+			return n
+		}
+	}
+	return activation.Name
 }

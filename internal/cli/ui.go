@@ -16,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/tui"
 )
 
@@ -41,7 +42,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	expFile := fs.String("experiment", "", "reopen a saved experiment `FILE` (its seeds, tags, thresholds and results; S saves one)")
 	var rf retrieverFlags
 	rf.register(fs)
-	compareList := fs.String("retrievers", "", "open the compare view with these `retrievers` (two or more, comma-separated: "+strings.Join(tui.Retrievers, ", ")+")")
+	compareList := fs.String("retrievers", "", "open the compare view with these `retrievers` (two or more, comma-separated: "+strings.Join(tui.CompareRetrievers, ", ")+"; fusion fuses the others listed)")
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
@@ -54,8 +55,11 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	var compared []string
 	if *compareList != "" {
 		var err error
-		if compared, err = parseRetrieverList("", *compareList, tui.Retrievers); err != nil {
+		if compared, err = parseRetrieverList("", *compareList, tui.CompareRetrievers); err != nil {
 			return err
+		}
+		if slices.Contains(compared, fusion.Name) && len(compared) < 3 {
+			return usagef("--retrievers %s: fusion fuses the other retrievers listed, and needs two or more besides it", *compareList)
 		}
 	}
 	var exp *experiment.Experiment
@@ -138,6 +142,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		PinnedTags:    pinnedTags,
 		Retriever:     rf.name,
 		Compare:       compared,
+		Fusion:        rf.fusion,
 		Expansion:     rf.exp,
 		Spreading:     rf.spread,
 		PPR:           rf.ppr,

@@ -39,7 +39,8 @@ func TestUIRetrieverFlag(t *testing.T) {
 }
 
 // TestUIRetrieversFlag: the explorer's --retrievers (the compare view)
-// takes two or more of the explorer's retrievers, each once; anything else
+// takes two or more of the explorer's retrievers and fusion (with two or
+// more to fuse), each once; anything else
 // is a usage error naming the flag, said before the terminal is looked
 // for, and a good list gets as far as the terminal check.
 func TestUIRetrieversFlag(t *testing.T) {
@@ -48,7 +49,9 @@ func TestUIRetrieversFlag(t *testing.T) {
 		want string
 	}{
 		{[]string{"--retrievers", "activation"}, `--retrievers needs at least two retrievers, got "activation"`},
-		{[]string{"--retrievers", "activation,fusion"}, `unknown retriever "fusion" in --retrievers (want activation, expansion, spreading, ppr)`},
+		{[]string{"--retrievers", "activation,bogus"}, `unknown retriever "bogus" in --retrievers (want activation, expansion, spreading, ppr, fusion)`},
+		{[]string{"--retrievers", "activation,fusion"}, "fusion fuses the other retrievers listed, and needs two or more besides it"},
+		{[]string{"--retrievers", "activation,expansion,fusion"}, "the explorer needs a terminal"},
 		{[]string{"--retrievers", "ppr,ppr"}, "--retrievers names ppr twice"},
 		{[]string{"--retrievers", "activation,,ppr"}, `--retrievers "activation,,ppr" has an empty name`},
 		{[]string{"--retrievers", "activation,expansion,spreading,ppr"}, "the explorer needs a terminal"},
