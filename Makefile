@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/memoria
 
-.PHONY: run build test unit check neo4j-launcher neo4j tmux-story tmux-signals tmux-hostile tmux-colour bench fuzz clean
+.PHONY: run build test unit check neo4j-launcher neo4j tmux-story tmux-compare tmux-signals tmux-hostile tmux-colour bench fuzz clean
 
 ## run: open the explorer on the embedded demo graph
 run:
@@ -14,10 +14,11 @@ run:
 build:
 	$(GO) build -o $(BIN) .
 
-## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story, signals and panics in tmux, and the hostile-graph tmux check
+## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story and the compare story, signals and panics in tmux, and the hostile-graph tmux check
 test: check neo4j-launcher
 	$(GO) test -race -count=1 -timeout 30m ./...
 	bash scripts/tmux_story.sh
+	bash scripts/tmux_compare.sh
 	bash scripts/tmux_signals.sh
 	bash scripts/tmux_hostile.sh
 	bash scripts/tmux_colour.sh
@@ -52,6 +53,10 @@ neo4j:
 ## tmux-story: drive the real binary in tmux through the explorer story
 tmux-story:
 	bash scripts/tmux_story.sh
+
+## tmux-compare: drive the real binary in tmux through the compare view: two retrievers, why, one column re-run, the picker
+tmux-compare:
+	bash scripts/tmux_compare.sh
 
 ## tmux-signals: SIGINT, SIGTERM, SIGHUP (20 times each) and forced panics end the real explorer with the terminal restored
 tmux-signals:

@@ -102,6 +102,14 @@ type KeyMap struct {
 	// (an overlay; the same key or esc closes it).
 	Sweep key.Binding
 
+	// PickRetrievers opens the retriever picker, which takes several
+	// retrievers at once: two or more open the compare view. PickToggle
+	// ticks one in the picker (Submit applies, Cancel leaves).
+	PickRetrievers key.Binding
+	PickToggle     key.Binding
+	// SortColumn sorts the compare view's table by its next column.
+	SortColumn key.Binding
+
 	// Text inputs.
 	Submit key.Binding
 	Cancel key.Binding
@@ -178,6 +186,10 @@ func Default() KeyMap {
 		EditParam: b([]string{"enter", "r"}, "enter/r", "type a value"),
 		Sweep:     b([]string{"s"}, "s", "sweep the selected threshold"),
 
+		PickRetrievers: b([]string{"X"}, "X", "pick retrievers (two or more: compare view)"),
+		PickToggle:     b([]string{" "}, "space", "tick a retriever (in the picker)"),
+		SortColumn:     b([]string{"o"}, "o", "sort the compare table by the next column"),
+
 		Submit: b([]string{"enter"}, "enter", "confirm"),
 		Cancel: b([]string{"esc"}, "esc", "cancel / leave input"),
 	}
@@ -185,7 +197,7 @@ func Default() KeyMap {
 
 // Global returns the bindings that work in every pane.
 func (k KeyMap) Global() []key.Binding {
-	return []key.Binding{k.NextPane, k.PrevPane, k.Retriever, k.Explain, k.NameBy, k.Stats, k.Pin, k.Sweep, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
+	return []key.Binding{k.NextPane, k.PrevPane, k.Retriever, k.PickRetrievers, k.Explain, k.NameBy, k.Stats, k.Pin, k.Sweep, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
 }
 
 // Group is a heading of the full help and the keys under it.
@@ -204,6 +216,7 @@ func (k KeyMap) Groups() []Group {
 		{"Tags", []key.Binding{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip}},
 		{"Thresholds", []key.Binding{k.Increase, k.Decrease, k.EditParam, k.Sweep}},
 		{"Results", []key.Binding{k.Toggle, k.Expand, k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser, k.Pin, k.NextChange, k.PrevChange}},
+		{"Compare view", []key.Binding{k.PickRetrievers, k.PickToggle, k.SortColumn}},
 		{"Why (not)", []key.Binding{k.WhyNot}},
 		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread}},
 		{"Text inputs", []key.Binding{k.Submit, k.Cancel}},

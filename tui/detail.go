@@ -46,7 +46,9 @@ type detailPane struct {
 	vp      viewport.Model
 	subject *detailSubject
 	// hit is a ranking retriever's selected hit (set instead of subject).
-	hit   *hitSubject
+	hit *hitSubject
+	// cmp is the compare view's selected row (set instead of both).
+	cmp   *cmpSubject
 	names *naming     // which property names the node (naming.go)
 	stats *graphStats // the node's degree (stats.go); nil: none
 	w, h  int
@@ -107,10 +109,26 @@ func (d *detailPane) SetHit(h *hitSubject) { d.set(nil, h, false) }
 // set shows an Activation Energy subject or a ranking's hit, from the top
 // or where it was scrolled to.
 func (d *detailPane) set(s *detailSubject, h *hitSubject, top bool) {
-	d.subject, d.hit = s, h
+	d.subject, d.hit, d.cmp = s, h, nil
 	if top {
 		d.vp.GotoTop()
 	}
+	d.render()
+}
+
+// ShowCompare shows the compare view's selected row (nil clears the
+// pane) from the top.
+func (d *detailPane) ShowCompare(c *cmpSubject) {
+	d.set(nil, nil, true)
+	d.cmp = c
+	d.render()
+}
+
+// SetCompare shows the same row keeping the scroll position (a column's
+// answer arrived).
+func (d *detailPane) SetCompare(c *cmpSubject) {
+	d.set(nil, nil, false)
+	d.cmp = c
 	d.render()
 }
 
@@ -131,6 +149,8 @@ func (d *detailPane) SetStats(stats *graphStats) {
 // subjectID is the id of the node shown ("" when none).
 func (d *detailPane) subjectID() string {
 	switch {
+	case d.cmp != nil:
+		return d.cmp.row.id
 	case d.hit != nil:
 		return d.hit.hit.NodeID
 	case d.subject != nil:
@@ -163,6 +183,10 @@ func (d *detailPane) View() string { return d.vp.View() }
 
 func (d *detailPane) render() {
 	if d.w <= 0 {
+		return
+	}
+	if d.cmp != nil {
+		d.vp.SetContent(strings.Join(d.withDegree(compareLines(d.st, d.names, *d.cmp, d.w)), "\n"))
 		return
 	}
 	if d.hit != nil {

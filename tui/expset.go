@@ -145,6 +145,9 @@ func (e expSet) Equal(o paramSet) bool {
 		x.p.TopK == e.p.TopK && maps.Equal(x.p.TypeWeights, e.p.TypeWeights)
 }
 
+// Raw is a copy of the parameters (its type weights a map of its own).
+func (e expSet) Raw() any { return e.p.Clone() }
+
 func (e expSet) Run(ctx context.Context, nb graph.Neighbourhood, q retriever.Query) (retriever.Ranking, error) {
 	return expansion.Retrieve(ctx, nb, q, e.p.Clone())
 }

@@ -18,6 +18,9 @@ func (m *Model) pane(f focus) component {
 		}
 		return m.params
 	case focusTree:
+		if m.comparing() {
+			return m.cmp
+		}
 		if m.ranks() {
 			return m.ranked
 		}
@@ -46,7 +49,9 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	}{{focusTree, m.lay.tree}, {focusDetail, m.lay.detail}, {focusSeeds, m.lay.seeds}} {
 		if r.rect.contains(msg.X, msg.Y) {
 			cmd := m.pane(r.f).Update(msg)
-			if r.f == focusTree {
+			if r.f == focusTree && m.comparing() {
+				m.syncCompareDetail()
+			} else if r.f == focusTree {
 				cmd = tea.Batch(cmd, m.syncHit())
 			}
 			return cmd

@@ -94,6 +94,7 @@ func (m *Model) resize(w, h int) {
 	iw, ih = m.st.inner(l.tree.w, l.tree.h)
 	m.tree.SetSize(max(0, iw), max(0, ih))
 	m.ranked.SetSize(max(0, iw), max(0, ih))
+	m.cmp.SetSize(max(0, iw), max(0, ih))
 	m.status.SetSize(w, statusH)
 	iw, ih = m.st.inner(l.full())
 	for _, o := range m.overlays {
@@ -136,6 +137,9 @@ func (m *Model) View() string {
 // statusView renders the status bar from the state the root and the tree
 // pane own; for the expansion, its run's state and statistics.
 func (m *Model) statusView() string {
+	if m.comparing() {
+		return m.status.line(m.compareStatus())
+	}
 	if m.ranks() {
 		return m.status.line(rankingStatus(m.st, m.slot()))
 	}
@@ -144,6 +148,9 @@ func (m *Model) statusView() string {
 
 // paramsTitle names the parameters pane after the chosen retriever.
 func (m *Model) paramsTitle() string {
+	if m.comparing() {
+		return "Parameters · " + m.retriever + " (" + m.km.Retriever.Help().Key + ": next)"
+	}
 	if m.ranks() {
 		return "Parameters · " + m.retriever
 	}
@@ -166,6 +173,16 @@ func (m *Model) box(f focus, title string, r rect) string {
 func (m *Model) treeTitle() string {
 	var parts []string
 	parts = append(parts, "Results")
+	if m.comparing() {
+		parts = append(parts, "compare")
+		if m.cmp.k > 0 {
+			parts = append(parts, fmt.Sprintf("top %d", m.cmp.k))
+		}
+		if p := m.cmp.Position(); p != "" {
+			parts = append(parts, p)
+		}
+		return strings.Join(append(parts, "by "+m.cmp.sortName()), " · ")
+	}
 	if m.ranks() {
 		parts = append(parts, m.retriever)
 		if s := m.slot(); s.started {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -16,6 +17,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
@@ -94,6 +96,16 @@ type Model struct {
 	// expansion.Name): the one in flight or the last one (run.go). A
 	// parameter change re-runs only its own retriever.
 	runs map[string]*runSlot
+	// compare holds the retrievers of the compare view, in column order
+	// (two or more; nil: the view is closed), cmp its table (compare.go)
+	// and picker the overlay that picks them (cmppick.go). In the view,
+	// retriever is the one whose parameters are shown.
+	compare []string
+	cmp     *cmpPane
+	picker  *retrieverPicker
+	// fusionP is fusion's parameters in the compare view; its Fuse is set
+	// to the other compared retrievers when it runs (fusionParams).
+	fusionP fusion.Params
 	// retriever is the chosen retriever, whose parameters, results and
 	// detail are shown; nb the graph reads of every retriever but
 	// Activation Energy (nil: only Activation Energy can run).
@@ -128,6 +140,10 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 			ppr.Name:       newRankParamsPanel(km, st, newPPRSet(opts.PPR)),
 		},
 		ranked:    newRankPane(km, st),
+		cmp:       newCmpPane(km, st),
+		picker:    newRetrieverPicker(km, st),
+		compare:   slices.Clone(opts.Compare),
+		fusionP:   opts.Fusion,
 		retriever: opts.Retriever,
 		nb:        opts.Neighbourhood,
 		tree:      newTreePane(km, st),
@@ -141,13 +157,14 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		runs:      map[string]*runSlot{},
 		form:      render.FormBrowser,
 	}
-	for _, name := range Retrievers {
+	for _, name := range CompareRetrievers {
 		m.runs[name] = &runSlot{name: name}
 	}
 	m.stats = newGraphStats()
 	m.statsView = newStatsView(km, st, m.stats, opts.Source.Describe())
 	m.tree.SetStats(m.stats)
 	m.ranked.SetStats(m.stats)
+	m.cmp.stats = m.stats
 	m.detail.SetStats(m.stats)
 	m.pinned = baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags)
 	m.prev = baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)
@@ -186,6 +203,9 @@ func (m *Model) rankPanel() *rankParamsPanel { return m.rankers[m.retriever] }
 // restart re-runs the chosen retriever with the current seeds, tags and
 // its parameters (the other retriever's run is left as it is).
 func (m *Model) restart() tea.Cmd {
+	if m.comparing() {
+		return m.restartCompared(false)
+	}
 	if m.ranks() {
 		return m.restartRanking()
 	}
@@ -200,6 +220,8 @@ func (m *Model) restartActivation() tea.Cmd {
 	s.stop()
 	s.id++
 	s.seedsV, s.tagsV, s.started = m.seeds.Version(), m.tags.Version(), true
+	s.ranking, s.err = nil, nil // its projection as a ranking (compare view), made when it ends
+	defer m.refreshIfComparing()
 	seeds, tags, cfg := m.seeds.Seeds(), m.tags.Tags(), m.params.Config()
 	m.actRun().cfg, m.actRun().tags = cfg, retriever.NormalizeTags(tags)
 	if b := newBaseline(m.actRun().trees, "previous"); b != nil {
@@ -264,7 +286,7 @@ func (m *Model) afterTreeChange(newRun bool) {
 // is chosen the pane is its hit's (syncHit): Activation Energy's events
 // leave it alone.
 func (m *Model) syncDetail() {
-	if m.ranks() {
+	if m.ranks() || m.comparing() {
 		return
 	}
 	k, _ := m.tree.selectedKey()
@@ -306,6 +328,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.err != nil {
+			m.actRun().err = msg.err
+			m.refreshIfComparing()
 			for _, st := range m.actRun().trees.seeds {
 				st.state, st.err = seedFailed, msg.err.Error()
 			}
@@ -325,6 +349,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case runClosedMsg:
 		if m.actRun().current(msg.id) {
 			m.actRun().stop()
+			m.refreshIfComparing()
 			if m.held != nil {
 				return m, notify(snapshotStatus(m.actRun().heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
 			}
@@ -337,6 +362,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.restartActivation()
 	case rankingMsg:
 		return m, m.applyRanking(msg)
+	case pickedMsg:
+		return m, m.applyPicked(msg.names)
 	case hitContextMsg:
 		m.applyHitContext(msg)
 	case nodesLoadedMsg, filterTickMsg:
@@ -370,7 +397,7 @@ func (m *Model) typing() bool {
 	case focusTags:
 		return m.tags.Typing()
 	case focusTree:
-		return !m.ranks() && m.tree.Typing()
+		return !m.ranks() && !m.comparing() && m.tree.Typing()
 	case focusParams:
 		if m.ranks() {
 			return m.rankPanel().Typing()
@@ -408,7 +435,12 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.PrevPane):
 		return m.restartIfInputsChanged(m.setFocus((m.focus + focusCount - 1) % focusCount))
 	}
-	if !m.typing() && m.ranks() {
+	if !m.typing() && m.comparing() {
+		if cmd, ok := m.compareKey(msg); ok {
+			return cmd
+		}
+	}
+	if !m.typing() && m.ranks() && !m.comparing() {
 		switch {
 		case key.Matches(msg, km.CopyPath):
 			return m.copyRoute()
@@ -428,6 +460,12 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, km.Retriever):
 			return m.switchRetriever()
+		case key.Matches(msg, km.PickRetrievers):
+			if m.nb == nil {
+				return notifyErr(errors.New("only activation can run here: this source offers no graph reads for the other retrievers"))
+			}
+			m.openPicker()
+			return nil
 		case key.Matches(msg, km.Quit):
 			return m.quit()
 		case key.Matches(msg, km.Help):
@@ -477,7 +515,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	cmd := m.focused().Update(msg)
 	switch m.focus {
 	case focusTree:
-		if m.ranks() {
+		if m.comparing() {
+			m.syncCompareDetail()
+		} else if m.ranks() {
 			cmd = tea.Batch(cmd, m.syncHit())
 		} else {
 			m.syncDetail()
@@ -487,11 +527,12 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	// Each panel holds its own retriever's parameters: a change re-runs
 	// that retriever only.
+	// Fusion, in the compare view, fuses them: it follows.
 	if m.params.Config() != cfg {
-		return tea.Batch(cmd, m.restartActivation())
+		return tea.Batch(cmd, m.restartActivation(), m.refuse())
 	}
 	if m.rankVersions() != versions {
-		return tea.Batch(cmd, m.restartRanking())
+		return tea.Batch(cmd, m.restartRanking(), m.refuse())
 	}
 	return m.restartIfInputsChanged(cmd)
 }
@@ -500,6 +541,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 // changed since the current run started (a key, or leaving a pane with a
 // score typed, changed them).
 func (m *Model) restartIfInputsChanged(cmd tea.Cmd) tea.Cmd {
+	if m.comparing() {
+		return tea.Batch(cmd, m.restartCompared(true))
+	}
 	s := m.slot()
 	changed := m.seeds.Version() != s.seedsV || m.tags.Version() != s.tagsV
 	if changed || (!s.started && len(m.seeds.Seeds()) > 0) {

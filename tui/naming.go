@@ -158,6 +158,7 @@ func (m *Model) changeNaming() tea.Cmd {
 	msg := m.names.next()
 	m.tree.SetNaming(m.names)
 	m.ranked.SetNaming(m.names)
+	m.cmp.names = m.names
 	m.detail.SetNaming(m.names)
 	return notify(msg)
 }
@@ -168,5 +169,6 @@ func (m *Model) shareNaming() {
 	m.seeds.SetNaming(m.names)
 	m.tree.SetNaming(m.names)
 	m.ranked.SetNaming(m.names)
+	m.cmp.names = m.names
 	m.detail.SetNaming(m.names)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
@@ -23,6 +24,10 @@ import (
 // Retrievers are the retrievers the explorer runs, in the order the
 // Retriever key cycles through them (the default first).
 var Retrievers = []string{activation.Name, expansion.Name, spreading.Name, ppr.Name}
+
+// CompareRetrievers are the retrievers the compare view takes: Retrievers,
+// then fusion, which fuses the others compared (it has no view of its own).
+var CompareRetrievers = append(slices.Clone(Retrievers), fusion.Name)
 
 // Messages of a ranking retriever's run and of the detail's context read.
 type (
@@ -97,13 +102,28 @@ func (r *hitContextRead) stop() {
 // restartRanking cancels the chosen ranking retriever's run in flight and
 // starts one with copies of the current seeds, tags and its parameters;
 // the whole ranking comes back in one message.
-func (m *Model) restartRanking() tea.Cmd {
-	s := m.slot()
+func (m *Model) restartRanking() tea.Cmd { return m.startRanking(m.retriever) }
+
+// startRanking cancels ranking retriever name's run in flight and starts
+// one with copies of the current seeds, tags and its parameters; in the
+// compare view its column shows it running, else the results pane does.
+func (m *Model) startRanking(name string) tea.Cmd {
+	s := m.runs[name]
 	s.stop()
 	s.id++
 	s.seedsV, s.tagsV, s.started = m.seeds.Version(), m.tags.Version(), true
-	s.params, s.ranking, s.err = m.rankPanel().Params(), nil, nil
+	s.params, s.ranking, s.err = m.rankers[name].Params(), nil, nil
 	seeds := m.seeds.Seeds()
+	if m.comparing() {
+		if len(seeds) == 0 || m.nb == nil {
+			m.cmpRefresh()
+			return nil
+		}
+		ctx, cancel := context.WithCancel(m.ctx)
+		s.cancel, s.loading = cancel, true
+		m.cmpRefresh()
+		return rankingCmd(ctx, s.ref(), m.nb, retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, s.params)
+	}
 	if len(seeds) == 0 || m.nb == nil {
 		m.ranked.SetRanking(nil, false, "")
 		return m.syncHit()
@@ -124,6 +144,18 @@ func (m *Model) applyRanking(msg rankingMsg) tea.Cmd {
 		return nil // superseded: never shown
 	}
 	s.stop()
+	if m.comparing() && slices.Contains(m.compare, msg.ref.retriever) {
+		// The table follows: its column is rebuilt, the others stay.
+		if msg.err != nil {
+			s.err = msg.err
+			m.cmpRefresh()
+			return notifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err))
+		}
+		r := msg.ranking
+		s.ranking = &r
+		m.cmpRefresh()
+		return nil
+	}
 	if msg.err != nil {
 		s.err = msg.err
 		if msg.ref.retriever != m.retriever {
@@ -145,7 +177,7 @@ func (m *Model) applyRanking(msg rankingMsg) tea.Cmd {
 // shown yet, reads its context in a command (the read before it is
 // cancelled and its answer dropped).
 func (m *Model) syncHit() tea.Cmd {
-	if !m.ranks() {
+	if !m.ranks() || m.comparing() {
 		return nil
 	}
 	s := m.slot()
@@ -196,6 +228,9 @@ func (m *Model) applyHitContext(msg hitContextMsg) {
 func (m *Model) switchRetriever() tea.Cmd {
 	if m.nb == nil {
 		return notifyErr(errors.New("only activation can run here: this source offers no graph reads for the expansion"))
+	}
+	if m.comparing() {
+		return m.nextCompared()
 	}
 	blur := m.focused().Blur()
 	i := slices.Index(Retrievers, m.retriever)
@@ -349,37 +384,42 @@ func (p *rankPane) Update(msg tea.Msg) tea.Cmd {
 	if p.ranking == nil || len(p.ranking.Hits) == 0 {
 		return nil
 	}
-	n, page := len(p.ranking.Hits), max(1, p.h-2)
+	moveCursor(p.km, msg, p.focused, &p.cursor, len(p.ranking.Hits), max(1, p.h-2))
+	return nil
+}
+
+// moveCursor moves a list's cursor over n rows (n > 0): the wheel
+// anywhere, the keys when the list is focused; page is a page's rows.
+func moveCursor(km keymap.KeyMap, msg tea.Msg, focused bool, cursor *int, n, page int) {
 	switch msg := msg.(type) {
 	case tea.MouseMsg:
 		if msg.Action == tea.MouseActionPress {
 			switch msg.Button {
 			case tea.MouseButtonWheelUp:
-				p.cursor = max(0, p.cursor-mouseWheelRows)
+				*cursor = max(0, *cursor-mouseWheelRows)
 			case tea.MouseButtonWheelDown:
-				p.cursor = min(n-1, p.cursor+mouseWheelRows)
+				*cursor = min(n-1, *cursor+mouseWheelRows)
 			}
 		}
 	case tea.KeyMsg:
-		if !p.focused {
-			return nil
+		if !focused {
+			return
 		}
 		switch {
-		case key.Matches(msg, p.km.Up):
-			p.cursor = max(0, p.cursor-1)
-		case key.Matches(msg, p.km.Down):
-			p.cursor = min(n-1, p.cursor+1)
-		case key.Matches(msg, p.km.PageUp):
-			p.cursor = max(0, p.cursor-page)
-		case key.Matches(msg, p.km.PageDown):
-			p.cursor = min(n-1, p.cursor+page)
-		case key.Matches(msg, p.km.Top):
-			p.cursor = 0
-		case key.Matches(msg, p.km.Bottom):
-			p.cursor = n - 1
+		case key.Matches(msg, km.Up):
+			*cursor = max(0, *cursor-1)
+		case key.Matches(msg, km.Down):
+			*cursor = min(n-1, *cursor+1)
+		case key.Matches(msg, km.PageUp):
+			*cursor = max(0, *cursor-page)
+		case key.Matches(msg, km.PageDown):
+			*cursor = min(n-1, *cursor+page)
+		case key.Matches(msg, km.Top):
+			*cursor = 0
+		case key.Matches(msg, km.Bottom):
+			*cursor = n - 1
 		}
 	}
-	return nil
 }
 
 // rankRow is hit h's row: rank, score, name and label, seed, how reached.

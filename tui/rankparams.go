@@ -31,6 +31,9 @@ type paramSet interface {
 	Parse(i int, raw string) (paramSet, error)
 	// Equal reports whether o holds the same parameters.
 	Equal(o paramSet) bool
+	// Raw is the retriever's own parameters (expansion.Params, ...), a
+	// value the set never changes in place.
+	Raw() any
 	// Run runs the retriever with these parameters (inside a command).
 	Run(ctx context.Context, nb graph.Neighbourhood, q retriever.Query) (retriever.Ranking, error)
 }

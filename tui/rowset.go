@@ -105,6 +105,8 @@ func (s rowSet[P]) Equal(o paramSet) bool {
 	return ok && s.equal(x.p, s.p)
 }
 
+func (s rowSet[P]) Raw() any { return s.p }
+
 func (s rowSet[P]) Run(ctx context.Context, nb graph.Neighbourhood, q retriever.Query) (retriever.Ranking, error) {
 	return s.run(ctx, nb, q, s.p)
 }

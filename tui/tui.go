@@ -21,6 +21,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 	"github.com/muesli/termenv"
@@ -70,6 +71,15 @@ type Options struct {
 	// Retriever is the retriever the explorer opens with (Retrievers; ""
 	// means activation.Name); the Retriever key switches.
 	Retriever string
+	// Compare, when it names two or more retrievers (Retrievers, each
+	// once), opens the compare view with them, in this order (memoria
+	// --retrievers); the parameters shown are Retriever's when it is among
+	// them, else the first's.
+	Compare []string
+	// Fusion holds fusion's parameters in the compare view (its Fuse is
+	// always the other retrievers compared); the zero value means
+	// fusion.DefaultParams().
+	Fusion fusion.Params
 	// Expansion holds the typed expansion's starting parameters; the zero
 	// value means expansion.DefaultParams().
 	Expansion expansion.Params
@@ -110,6 +120,21 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("tui: unknown retriever %q (want %s)", o.Retriever, strings.Join(Retrievers, " or "))
 	case o.Retriever != activation.Name && o.Neighbourhood == nil:
 		return o, fmt.Errorf("tui: the %s retriever needs a Neighbourhood", o.Retriever)
+	}
+	if err := o.checkCompare(); err != nil {
+		return o, err
+	}
+	if o.Fusion.Depth == 0 && o.Fusion.TopK == 0 {
+		o.Fusion = fusion.DefaultParams()
+	}
+	if f := o.Fusion; slices.Contains(o.Compare, fusion.Name) {
+		f.Fuse = []string{activation.Name} // set to the others compared when it runs
+		if err := f.Validate(); err != nil {
+			return o, err
+		}
+	}
+	if len(o.Compare) >= 2 && (!slices.Contains(o.Compare, o.Retriever) || o.Retriever == fusion.Name) {
+		o.Retriever = firstWithParams(o.Compare)
 	}
 	if o.Expansion.MaxHops == 0 && o.Expansion.TypeWeights == nil {
 		o.Expansion = expansion.DefaultParams()
@@ -244,4 +269,40 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return nil // the caller cancelled ctx: a normal way to stop
 	}
 	return fmt.Errorf("tui: %w", err)
+}
+
+// checkCompare checks Compare: none, or two or more known retrievers, each
+// once, with a Neighbourhood for the ranking ones.
+func (o Options) checkCompare() error {
+	if len(o.Compare) == 0 {
+		return nil
+	}
+	if len(o.Compare) == 1 {
+		return fmt.Errorf("tui: the compare view needs two or more retrievers, got %q alone", o.Compare[0])
+	}
+	for i, name := range o.Compare {
+		switch {
+		case !slices.Contains(CompareRetrievers, name):
+			return fmt.Errorf("tui: unknown retriever %q (want %s)", name, strings.Join(CompareRetrievers, ", "))
+		case slices.Index(o.Compare, name) < i:
+			return fmt.Errorf("tui: retriever %q given twice", name)
+		case name != activation.Name && o.Neighbourhood == nil:
+			return fmt.Errorf("tui: the %s retriever needs a Neighbourhood", name)
+		}
+	}
+	if slices.Contains(o.Compare, fusion.Name) && len(o.Compare) < 3 {
+		return fmt.Errorf("tui: fusion fuses the other retrievers compared: it needs two or more besides it")
+	}
+	return nil
+}
+
+// firstWithParams is the first of names with parameters to show (every
+// retriever but fusion).
+func firstWithParams(names []string) string {
+	for _, n := range names {
+		if n != fusion.Name {
+			return n
+		}
+	}
+	return activation.Name
 }

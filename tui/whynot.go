@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/spinner"
@@ -33,6 +32,9 @@ type whyPanel struct {
 	cancel context.CancelFunc // set while the question runs
 	node   string
 	answer *why.Answer
+	// ranked is the compare view's answer: each retriever's verdict
+	// (asked through start and rankWhyCmd).
+	ranked []render.RankingWhy
 	err    error
 	vp     viewport.Model
 	spin   spinner.Model // a new one per question: ticks of an earlier one are ignored
@@ -65,7 +67,10 @@ func newWhyPanel(km keymap.KeyMap) *whyPanel {
 type whyDoneMsg struct {
 	id     int
 	answer why.Answer
-	err    error
+	// ranked and rankedAsked carry the compare view's answer instead.
+	ranked      []render.RankingWhy
+	rankedAsked bool
+	err         error
 }
 
 // whyCmd asks the question inside the command, never in Update, with
@@ -121,13 +126,19 @@ func (m *Model) askWhy() tea.Cmd {
 // ask cancels the question running, if any, and starts one about
 // cfg.NodeID under a new id.
 func (w *whyPanel) ask(parent context.Context, cfg why.Config) tea.Cmd {
+	return w.start(parent, cfg.NodeID, func(ctx context.Context, id int) tea.Cmd { return whyCmd(ctx, id, cfg) })
+}
+
+// start cancels the question running, if any, and starts the one ask
+// builds (its command, under ctx and the new id) about node.
+func (w *whyPanel) start(parent context.Context, node string, ask func(ctx context.Context, id int) tea.Cmd) tea.Cmd {
 	w.Close()
 	w.seq++
 	ctx, cancel := context.WithCancel(parent)
-	w.cancel, w.node, w.answer, w.err = cancel, cfg.NodeID, nil, nil
+	w.cancel, w.node, w.answer, w.ranked, w.err = cancel, node, nil, nil, nil
 	w.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	w.setContent()
-	return tea.Batch(whyCmd(ctx, w.seq, cfg), whyTick(w.spin.Tick))
+	return tea.Batch(ask(ctx, w.seq), whyTick(w.spin.Tick))
 }
 
 // Update takes the panel's keys (esc or w closes it, arrows scroll), the
@@ -175,9 +186,15 @@ func (w *whyPanel) done(msg whyDoneMsg) {
 		return
 	}
 	w.Close() // releases the question's context
-	if msg.err != nil {
+	switch {
+	case msg.err != nil:
 		w.err = msg.err
-	} else {
+	case msg.rankedAsked:
+		w.ranked = msg.ranked
+		if w.ranked == nil {
+			w.ranked = []render.RankingWhy{}
+		}
+	default:
 		a := msg.answer
 		w.answer = &a
 	}
@@ -197,12 +214,13 @@ func (w *whyPanel) setContent() {
 	var text string
 	switch {
 	case w.err != nil:
-		var u why.UnknownNodeError
-		if errors.As(w.err, &u) {
-			text = fmt.Sprintf("%s: no node has this id", render.DisplayID(u.ID))
+		if t, ok := noNodeText(w.err); ok {
+			text = t
 		} else {
 			text = "why " + render.DisplayID(w.node) + " failed: " + textsafe.Escape(w.err.Error())
 		}
+	case w.ranked != nil:
+		text = rankedWhyText(w.node, w.ranked)
 	case w.answer != nil:
 		text = render.WhyText(*w.answer)
 	default:

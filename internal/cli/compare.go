@@ -133,21 +133,28 @@ func listedRetrievers(fs *flag.FlagSet, cmd, list string, least int, rf *retriev
 // parseRetrievers reads cmd's --retrievers: known names, at least least
 // (1 or 2), each once.
 func parseRetrievers(cmd, v string, least int) ([]string, error) {
+	return parseRetrieverList(cmd+": ", v, Retrievers, least)
+}
+
+// parseRetrieverList reads a --retrievers list (compare's, eval's, the
+// explorer's): names from known, at least least (1 or 2), each once; its
+// usage errors start with prefix.
+func parseRetrieverList(prefix, v string, known []string, least int) ([]string, error) {
 	var names []string
 	for _, n := range strings.Split(v, ",") {
 		n = strings.TrimSpace(n)
 		switch {
 		case n == "":
-			return nil, usagef("%s: --retrievers %q has an empty name", cmd, v)
-		case !slices.Contains(Retrievers, n):
-			return nil, usagef("%s: unknown retriever %q in --retrievers (want %s)", cmd, n, strings.Join(Retrievers, ", "))
+			return nil, usagef("%s--retrievers %q has an empty name", prefix, v)
+		case !slices.Contains(known, n):
+			return nil, usagef("%sunknown retriever %q in --retrievers (want %s)", prefix, n, strings.Join(known, ", "))
 		case slices.Contains(names, n):
-			return nil, usagef("%s: --retrievers names %s twice", cmd, n)
+			return nil, usagef("%s--retrievers names %s twice", prefix, n)
 		}
 		names = append(names, n)
 	}
 	if len(names) < least {
-		return nil, usagef("%s: --retrievers needs at least %s, got %q", cmd, []string{"", "one retriever", "two retrievers"}[least], v)
+		return nil, usagef("%s--retrievers needs at least %s, got %q", prefix, []string{"", "one retriever", "two retrievers"}[least], v)
 	}
 	return names, nil
 }

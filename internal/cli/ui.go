@@ -16,15 +16,18 @@ import (
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/tui"
 )
 
-const uiUsage = `Usage: memoria [source flags] [--seed ID[=SCORE]]... [--tags a,b] [--retriever NAME] [options]
+const uiUsage = `Usage: memoria [source flags] [--seed ID[=SCORE]]... [--tags a,b] [--retriever NAME | --retrievers A,B,...] [options]
 
 Opens the terminal explorer: pick seeds and tags, turn the thresholds and
 watch the breadth-first search grow level by level, or switch (x) to the
-typed expansion's ranking. Press ? inside for keys. The expansion's flags
-(--max-hops ...) set its starting parameters whichever retriever opens.
+typed expansion's ranking. --retrievers (or X inside) opens the compare
+view: the union of their top K as a table, a column per retriever. Press ?
+inside for keys. The expansion's flags (--max-hops ...) set its starting
+parameters whichever retriever opens.
 
 Flags:
 `
@@ -39,6 +42,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	expFile := fs.String("experiment", "", "reopen a saved experiment `FILE` (its seeds, tags, thresholds and results; S saves one)")
 	var rf retrieverFlags
 	rf.register(fs)
+	compareList := fs.String("retrievers", "", "open the compare view with these `retrievers` (two or more, comma-separated: "+strings.Join(tui.CompareRetrievers, ", ")+"; fusion fuses the others listed)")
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
@@ -47,6 +51,16 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	}
 	if err := rf.checkUI(fs); err != nil {
 		return err
+	}
+	var compared []string
+	if *compareList != "" {
+		var err error
+		if compared, err = parseRetrieverList("", *compareList, tui.CompareRetrievers, 2); err != nil {
+			return err
+		}
+		if slices.Contains(compared, fusion.Name) && len(compared) < 3 {
+			return usagef("--retrievers %s: fusion fuses the other retrievers listed, and needs two or more besides it", *compareList)
+		}
 	}
 	var exp *experiment.Experiment
 	if *expFile != "" {
@@ -98,7 +112,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	// The graph reads of every retriever but Activation Energy: without
 	// them the explorer runs Activation Energy only.
 	nb, nbErr := neighbourhoodFor(source, q.filter.f)
-	if nbErr != nil && rf.name != activation.Name {
+	if nbErr != nil && (rf.name != activation.Name || len(compared) > 0) {
 		return nbErr
 	}
 	if !isTerminal(env.Stdin) || !isTerminal(env.Stdout) {
@@ -127,6 +141,8 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		PinnedParams:  pinnedCfg,
 		PinnedTags:    pinnedTags,
 		Retriever:     rf.name,
+		Compare:       compared,
+		Fusion:        rf.fusion,
 		Expansion:     rf.exp,
 		Spreading:     rf.spread,
 		PPR:           rf.ppr,

@@ -37,3 +37,28 @@ func TestUIRetrieverFlag(t *testing.T) {
 		t.Errorf("--query-vector missing: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestUIRetrieversFlag: the explorer's --retrievers (the compare view)
+// takes two or more of the explorer's retrievers and fusion (with two or
+// more to fuse), each once; anything else
+// is a usage error naming the flag, said before the terminal is looked
+// for, and a good list gets as far as the terminal check.
+func TestUIRetrieversFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--retrievers", "activation"}, `--retrievers needs at least two retrievers, got "activation"`},
+		{[]string{"--retrievers", "activation,bogus"}, `unknown retriever "bogus" in --retrievers (want activation, expansion, spreading, ppr, fusion)`},
+		{[]string{"--retrievers", "activation,fusion"}, "fusion fuses the other retrievers listed, and needs two or more besides it"},
+		{[]string{"--retrievers", "activation,expansion,fusion"}, "the explorer needs a terminal"},
+		{[]string{"--retrievers", "ppr,ppr"}, "--retrievers names ppr twice"},
+		{[]string{"--retrievers", "activation,,ppr"}, `--retrievers "activation,,ppr" has an empty name`},
+		{[]string{"--retrievers", "activation,expansion,spreading,ppr"}, "the explorer needs a terminal"},
+	} {
+		code, out, errs := run(t, c.args...)
+		if code != ExitUsage || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("memoria %v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errs, c.want)
+		}
+	}
+}

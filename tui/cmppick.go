@@ -1,0 +1,372 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/rankwhy"
+	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
+	"github.com/memoria-graph/memoria/retriever/ppr"
+	"github.com/memoria-graph/memoria/retriever/spreading"
+)
+
+// retrieverPicker is the overlay X opens: every retriever with a tick box;
+// space ticks, enter applies (one ticked: that retriever alone, as x
+// chooses; two or more: the compare view with them, in this order), esc
+// leaves everything as it was. It applies through a message (pickedMsg),
+// so the root changes the view in its own Update.
+type retrieverPicker struct {
+	km      keymap.KeyMap
+	st      *Styles
+	ticked  []bool // by index in Retrievers
+	cursor  int
+	rankers bool // the source serves the ranking retrievers
+	w, h    int
+}
+
+// pickedMsg is the picker's choice, in Retrievers order.
+type pickedMsg struct{ names []string }
+
+func newRetrieverPicker(km keymap.KeyMap, st *Styles) *retrieverPicker {
+	return &retrieverPicker{km: km, st: st, ticked: make([]bool, len(CompareRetrievers))}
+}
+
+// open ticks the retrievers shown now.
+func (p *retrieverPicker) open(shown []string, rankers bool) {
+	p.rankers = rankers
+	for i, name := range CompareRetrievers {
+		p.ticked[i] = slices.Contains(shown, name)
+	}
+}
+
+func (p *retrieverPicker) Update(msg tea.Msg) (bool, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return false, nil
+	}
+	switch {
+	case key.Matches(k, p.km.Cancel) || key.Matches(k, p.km.PickRetrievers):
+		return true, nil
+	case key.Matches(k, p.km.Up):
+		p.cursor = max(0, p.cursor-1)
+	case key.Matches(k, p.km.Down):
+		p.cursor = min(len(CompareRetrievers)-1, p.cursor+1)
+	case key.Matches(k, p.km.PickToggle):
+		if CompareRetrievers[p.cursor] != activation.Name && !p.rankers {
+			return false, notifyErr(errors.New("only activation can run here: this source offers no graph reads for the other retrievers"))
+		}
+		p.ticked[p.cursor] = !p.ticked[p.cursor]
+	case key.Matches(k, p.km.Submit):
+		var names []string
+		for i, on := range p.ticked {
+			if on {
+				names = append(names, CompareRetrievers[i])
+			}
+		}
+		switch {
+		case len(names) == 0:
+			return false, notifyErr(errors.New("tick at least one retriever (space), then enter"))
+		case len(names) < 3 && slices.Contains(names, fusion.Name):
+			return false, notifyErr(errors.New("fusion fuses the other retrievers ticked: tick two or more besides it"))
+		}
+		return true, func() tea.Msg { return pickedMsg{names: names} }
+	}
+	return false, nil
+}
+
+func (p *retrieverPicker) Title() string {
+	return "Retrievers · space ticks, enter applies (two or more: compare view), esc leaves"
+}
+
+func (p *retrieverPicker) View() string {
+	lines := []string{p.st.Dim.Render("Tick one to show it alone, or several to compare their rankings side by side."), ""}
+	for i, name := range CompareRetrievers {
+		box := "[ ]"
+		if p.ticked[i] {
+			box = "[x]"
+		}
+		row := fmt.Sprintf("%s %s", box, name)
+		if name == fusion.Name {
+			row += p.st.Dim.Render("  (RRF of the others ticked; compare view only)")
+		}
+		if i == p.cursor {
+			lines = append(lines, p.st.Selected.Render(fit(glyphSelected+" "+row, p.w)))
+			continue
+		}
+		lines = append(lines, "  "+row)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (p *retrieverPicker) SetSize(w, h int) { p.w, p.h = w, h }
+
+func (p *retrieverPicker) ShortHelp() []key.Binding {
+	return []key.Binding{p.km.Up, p.km.Down, p.km.PickToggle, p.km.Submit, closeHelp("esc/X")}
+}
+
+func (p *retrieverPicker) Close() {}
+
+// openPicker puts the retriever picker on top, the retrievers shown now
+// ticked.
+func (m *Model) openPicker() {
+	shown := m.compare
+	if !m.comparing() {
+		shown = []string{m.retriever}
+	}
+	m.picker.open(shown, m.nb != nil)
+	m.push(m.picker)
+}
+
+// applyPicked opens the compare view with names (two or more), or shows
+// the one retriever named alone.
+func (m *Model) applyPicked(names []string) tea.Cmd {
+	blur := m.focused().Blur()
+	if len(names) < 2 { // never fusion alone: the picker refuses it
+		m.compare = nil
+		m.retriever = names[0]
+		focus := m.focused().Focus()
+		m.showChosen()
+		return m.restartIfInputsChanged(tea.Batch(blur, focus, notify("retriever: "+m.retriever)))
+	}
+	m.compare = names
+	if !slices.Contains(names, m.retriever) {
+		m.retriever = firstWithParams(names)
+	}
+	if slices.Contains(names, fusion.Name) {
+		// What it fuses changed with the columns: it runs again.
+		m.runs[fusion.Name].seedsV = -1
+	}
+	m.hitCtx.stop()
+	m.hitCtx.run, m.hitCtx.node = runRef{}, ""
+	focus := m.focused().Focus()
+	m.cmpRefresh()
+	note := notify(fmt.Sprintf("comparing %s (%s: parameters of the next one)", strings.Join(names, ", "), m.km.Retriever.Help().Key))
+	return m.restartIfInputsChanged(tea.Batch(blur, focus, note))
+}
+
+// showChosen shows the chosen retriever's results and detail, as when x
+// switches to it.
+func (m *Model) showChosen() tea.Cmd {
+	if m.ranks() {
+		m.showSlotRanking()
+		return m.syncHit()
+	}
+	m.hitCtx.stop()
+	m.hitCtx.run, m.hitCtx.node = runRef{}, ""
+	m.selKey, _ = m.tree.selectedKey()
+	m.detail.Show(m.subject())
+	return nil
+}
+
+// nextCompared makes the next compared retriever's parameters the ones
+// shown (x in the compare view); the table stays.
+func (m *Model) nextCompared() tea.Cmd {
+	blur := m.focused().Blur()
+	i := slices.Index(m.compare, m.retriever)
+	for range m.compare {
+		i = (i + 1) % len(m.compare)
+		if m.compare[i] != fusion.Name {
+			break
+		}
+	}
+	m.retriever = m.compare[i]
+	focus := m.focused().Focus()
+	return tea.Batch(blur, focus, notify("parameters: "+m.retriever))
+}
+
+// newWhyJob is a job with copies of the current query (seeds already
+// copied by the caller, tags), thresholds and every retriever's
+// parameters, about node; the caller adds the retrievers asked and their K.
+func (m *Model) newWhyJob(seeds []retriever.Seed, node string) whyJob {
+	j := whyJob{nb: m.nb, backend: safeBackend{m.backend}, act: m.params.Config(), opts: m.runOpts, fusion: m.fusionParams(),
+		q: retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, params: map[string]any{}, k: map[string]int{}, node: node}
+	for name, p := range m.rankers {
+		j.params[name] = p.Params().Raw()
+	}
+	return j
+}
+
+// whyJob is what a compare-view why question reads, all copies: the graph,
+// Activation Energy's backend and thresholds, the query, each ranking
+// retriever's parameters, each retriever's K, and the retrievers asked.
+type whyJob struct {
+	nb      graph.Neighbourhood
+	backend activation.Backend
+	act     activation.Params
+	opts    activation.Options
+	q       retriever.Query
+	params  map[string]any // expansion.Params, spreading.Params, ppr.Params by name
+	fusion  fusion.Params  // Fuse: the other retrievers compared
+	k       map[string]int
+	names   []string
+	node    string
+}
+
+// config is internal/rankwhy's view of the job: runs by name at a K (the
+// ranking retrievers with their parameters, TopK set to the K; Activation
+// Energy explored and projected, cut to the K), and Activation Energy's
+// why-not.
+func (j whyJob) config() rankwhy.Config {
+	cfg := rankwhy.Config{Neighbourhood: j.nb, Query: j.q}
+	cfg.Expansion, _ = j.params[expansion.Name].(expansion.Params)
+	cfg.Spreading, _ = j.params[spreading.Name].(spreading.Params)
+	cfg.PPR, _ = j.params[ppr.Name].(ppr.Params)
+	cfg.Fusion = j.fusion
+	cfg.Run = func(ctx context.Context, name string, depth int) (retriever.Ranking, error) {
+		k := func(own int) int {
+			if depth > 0 {
+				return depth
+			}
+			return own
+		}
+		switch name {
+		case expansion.Name:
+			p := cfg.Expansion
+			p.TopK = k(p.TopK)
+			return expansion.Retrieve(ctx, j.nb, j.q, p)
+		case spreading.Name:
+			p := cfg.Spreading
+			p.TopK = k(p.TopK)
+			return spreading.Retrieve(ctx, j.nb, j.q, p)
+		case ppr.Name:
+			p := cfg.PPR
+			p.TopK = k(p.TopK)
+			return ppr.Retrieve(ctx, j.nb, j.q, p)
+		case fusion.Name:
+			p := cfg.Fusion
+			p.TopK = k(p.TopK)
+			lists := make([]retriever.Ranking, len(p.Fuse))
+			for i, name := range p.Fuse {
+				var err error
+				if lists[i], err = cfg.Run(ctx, name, p.Depth); err != nil {
+					return retriever.Ranking{}, err
+				}
+			}
+			return fusion.Fuse(lists, p)
+		case activation.Name:
+			r, err := activation.New(j.backend, j.act, j.opts)
+			if err != nil {
+				return retriever.Ranking{}, err
+			}
+			results, err := r.ExploreAll(ctx, j.q.Seeds, j.q.Tags)
+			if err != nil {
+				return retriever.Ranking{}, err
+			}
+			rk := activation.Ranking(results, j.act, j.q.Tags)
+			if depth > 0 && len(rk.Hits) > depth {
+				rk.Hits = rk.Hits[:depth]
+			}
+			return rk, nil
+		}
+		return retriever.Ranking{}, fmt.Errorf("no retriever %q in the explorer", name)
+	}
+	cfg.Activation = func(ctx context.Context, nodeID string) (why.Answer, error) {
+		return why.Explain(ctx, why.Config{Backend: j.backend, Params: j.act, Options: j.opts, Seeds: j.q.Seeds, Tags: j.q.Tags, NodeID: nodeID})
+	}
+	return cfg
+}
+
+// paramsTopK is a ranking retriever's K from its parameters.
+func paramsTopK(p any) int {
+	switch p := p.(type) {
+	case expansion.Params:
+		return p.TopK
+	case spreading.Params:
+		return p.TopK
+	case ppr.Params:
+		return p.TopK
+	}
+	return 0
+}
+
+// rankWhyCmd answers the job inside the command: for each retriever asked,
+// its verdict on the node at its K (internal/rankwhy), in order.
+func rankWhyCmd(ctx context.Context, id int, j whyJob) tea.Cmd {
+	return safeCmd(func() tea.Msg {
+		e, err := rankwhy.New(ctx, j.config(), j.node)
+		if err != nil {
+			return whyDoneMsg{id: id, err: err}
+		}
+		out := make([]render.RankingWhy, 0, len(j.names))
+		for _, name := range j.names {
+			a, err := e.Explain(ctx, name, j.k[name])
+			if err != nil {
+				return whyDoneMsg{id: id, err: fmt.Errorf("%s: %w", name, err)}
+			}
+			out = append(out, a)
+		}
+		return whyDoneMsg{id: id, ranked: out, rankedAsked: true}
+	})
+}
+
+// askCompareWhy asks, for the selected row's node, why each compared
+// retriever whose top K lacks it does: Activation Energy's why-not, a
+// ranking retriever's cut or unreached with its reason.
+func (m *Model) askCompareWhy() tea.Cmd {
+	r, ok := m.cmp.Selected()
+	if !ok {
+		return notifyErr(errors.New("nothing selected: pick a row of the compare table"))
+	}
+	seeds := m.seeds.Seeds()
+	if len(seeds) == 0 || m.nb == nil {
+		return notifyErr(errors.New("why needs seeds: pick one in the node list first"))
+	}
+	j := m.newWhyJob(seeds, r.id)
+	for c, col := range m.cmp.cols {
+		if r.ranks[c] > 0 {
+			continue
+		}
+		j.names = append(j.names, col.name)
+		j.k[col.name] = m.cmp.k
+		if p, ok := m.rankers[col.name]; ok {
+			j.k[col.name] = paramsTopK(p.Params().Raw())
+		}
+		if col.name == fusion.Name {
+			j.k[col.name] = j.fusion.TopK
+		}
+	}
+	if len(j.names) == 0 {
+		return notify(fmt.Sprintf("every compared retriever has %s in its top %d", render.DisplayID(r.id), m.cmp.k))
+	}
+	cmd := m.why.start(m.ctx, r.id, func(ctx context.Context, id int) tea.Cmd { return rankWhyCmd(ctx, id, j) })
+	m.push(m.why)
+	return cmd
+}
+
+// rankedWhyText is the compare view's answer: each retriever's verdict
+// (render.RankingWhyText, ids escaped there), one after another.
+func rankedWhyText(node string, as []render.RankingWhy) string {
+	if len(as) == 0 {
+		return "every retriever has " + render.DisplayID(node)
+	}
+	parts := make([]string, len(as))
+	for i, a := range as {
+		parts[i] = render.RankingWhyText(a)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// noNodeText says a why question's node is not in the graph.
+func noNodeText(err error) (string, bool) {
+	var u why.UnknownNodeError
+	if errors.As(err, &u) {
+		return fmt.Sprintf("%s: no node has this id", render.DisplayID(u.ID)), true
+	}
+	var n *rankwhy.NoNodeError
+	if errors.As(err, &n) {
+		return n.Error(), true // the id through render.DisplayID
+	}
+	return "", false
+}
