@@ -18,13 +18,17 @@ const (
 	RankCut = "cut"
 	// RankUnreached: the retriever did not rank the node at all.
 	RankUnreached = "unreached"
+	// RankFiltered: the retriever did not rank the node, and could have
+	// reached it within its reach only through relationships the run's
+	// relationship filter removed (docs/RETRIEVERS.md, "Relationship
+	// filters").
+	RankFiltered = "filtered"
 )
 
 // The reasons a ranking retriever did not reach a node (RankingWhy.Reason).
 // A fused Activation Energy list gives its own verdict instead
 // (why.Verdict: unreachable, below_threshold, claimed, ...).
-// Relationship filters, when they come, add a verdict: filtered (reached
-// only through relationships a filter removed); there are none yet.
+// A node the filter cut off gets the verdict RankFiltered instead.
 const (
 	// ReasonNoRoute: no route within the retriever's reach: for the
 	// expansion none of at most H hops over any relationship type; for
@@ -58,7 +62,7 @@ const (
 type RankingWhy struct {
 	Retriever string
 	NodeID    string
-	Verdict   string // RankKept, RankCut or RankUnreached
+	Verdict   string // RankKept, RankCut, RankUnreached or RankFiltered
 	K         int
 	// Hit is the node's hit, kept or cut (rank, score, terms, route,
 	// feeders, detail); nil when unreached.
@@ -102,6 +106,10 @@ type RankingWhy struct {
 	// Why is a fused Activation Energy list's own answer when it did not
 	// reach the node.
 	Why *why.Answer
+	// Filter is, for RankFiltered, the relationship filter's description;
+	// Hops is then the node's distance without the filter and
+	// FollowedHops with it (−1: none within Searched hops).
+	Filter string
 }
 
 // RankingWhyJSON is the wire form of a RankingWhy (`memoria why --retriever
@@ -163,6 +171,11 @@ func hops(h int) any {
 // facts are the numbers a reason is made of, keys in a fixed order.
 func facts(a RankingWhy) retriever.Fields {
 	f := retriever.Fields{}
+	if a.Verdict == RankFiltered {
+		return append(f, retriever.Field{Name: "filter", Value: a.Filter}, retriever.Field{Name: "limit", Value: a.Limit},
+			retriever.Field{Name: "hops_unfiltered", Value: hops(a.Hops)}, retriever.Field{Name: "hops", Value: hops(a.FollowedHops)},
+			retriever.Field{Name: "searched", Value: a.Searched}, retriever.Field{Name: "whole", Value: a.Whole})
+	}
 	if a.Verdict != RankUnreached {
 		if a.Retriever == "ppr" {
 			f = append(f, retriever.Field{Name: "residual_mass", Value: a.ResidualMass})
@@ -227,6 +240,23 @@ func rankingWhyDetail(a RankingWhy, id, esc func(string) string) string {
 		return whyDetail(*a.Why, id)
 	}
 	node := id(a.NodeID)
+	if a.Verdict == RankFiltered {
+		over := "over RELATES"
+		if a.Retriever == "expansion" {
+			over = "through followed types"
+		}
+		d := fmt.Sprintf("%s is %s from the nearest seed %s, but only through relationships the filter (%s) removes; with it, ",
+			node, hopWord(a.Hops), over, esc(a.Filter))
+		switch {
+		case a.FollowedHops >= 0:
+			d += "it is " + hopWord(a.FollowedHops) + " away"
+		case a.Whole:
+			d += "no route from a seed at all"
+		default:
+			d += "no route from a seed within " + hopWord(a.Searched)
+		}
+		return d + fmt.Sprintf("; reach %d", a.Limit)
+	}
 	none := func(over string) string {
 		if a.Whole {
 			return "no route from a seed at all " + over
@@ -332,6 +362,8 @@ func writeRankingWhy(b *strings.Builder, a RankingWhy, indent string) {
 		head += fmt.Sprintf(" (rank %d, K = %d)", a.Hit.Rank, a.K)
 	case a.Why != nil:
 		head += " (" + string(a.Why.Verdict) + ")"
+	case a.Verdict == RankFiltered:
+		head += " (by the relationship filter)"
 	default:
 		head += " (" + a.Reason + ")"
 	}

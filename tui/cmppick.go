@@ -190,7 +190,7 @@ func (m *Model) nextCompared() tea.Cmd {
 // copied by the caller, tags), thresholds and every retriever's
 // parameters, about node; the caller adds the retrievers asked and their K.
 func (m *Model) newWhyJob(seeds []retriever.Seed, node string) whyJob {
-	j := whyJob{nb: m.nb, backend: safeBackend{m.backend}, act: m.params.Config(), opts: m.runOpts, fusion: m.fusionParams(),
+	j := whyJob{nb: m.nb, unfiltered: m.unfiltered, filter: m.filter, backend: safeBackend{m.backend}, act: m.params.Config(), opts: m.runOpts, fusion: m.fusionParams(),
 		q: retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, params: map[string]any{}, k: map[string]int{}, node: node}
 	for name, p := range m.rankers {
 		j.params[name] = p.Params().Raw()
@@ -202,16 +202,20 @@ func (m *Model) newWhyJob(seeds []retriever.Seed, node string) whyJob {
 // Activation Energy's backend and thresholds, the query, each ranking
 // retriever's parameters, each retriever's K, and the retrievers asked.
 type whyJob struct {
-	nb      graph.Neighbourhood
-	backend activation.Backend
-	act     activation.Params
-	opts    activation.Options
-	q       retriever.Query
-	params  map[string]any // expansion.Params, spreading.Params, ppr.Params by name
-	fusion  fusion.Params  // Fuse: the other retrievers compared
-	k       map[string]int
-	names   []string
-	node    string
+	nb graph.Neighbourhood
+	// unfiltered and filter: the graph without the run's relationship
+	// filter, and its description (nil and "" for none).
+	unfiltered graph.Neighbourhood
+	filter     string
+	backend    activation.Backend
+	act        activation.Params
+	opts       activation.Options
+	q          retriever.Query
+	params     map[string]any // expansion.Params, spreading.Params, ppr.Params by name
+	fusion     fusion.Params  // Fuse: the other retrievers compared
+	k          map[string]int
+	names      []string
+	node       string
 }
 
 // config is internal/rankwhy's view of the job: runs by name at a K (the
@@ -219,7 +223,7 @@ type whyJob struct {
 // Energy explored and projected, cut to the K), and Activation Energy's
 // why-not.
 func (j whyJob) config() rankwhy.Config {
-	cfg := rankwhy.Config{Neighbourhood: j.nb, Query: j.q}
+	cfg := rankwhy.Config{Neighbourhood: j.nb, Query: j.q, Unfiltered: j.unfiltered, Filter: j.filter}
 	cfg.Expansion, _ = j.params[expansion.Name].(expansion.Params)
 	cfg.Spreading, _ = j.params[spreading.Name].(spreading.Params)
 	cfg.PPR, _ = j.params[ppr.Name].(ppr.Params)

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
@@ -319,5 +321,37 @@ func TestCompareFusionColumn(t *testing.T) {
 	h.keys("x")
 	if h.m.retriever != activation.Name {
 		t.Errorf("x from the expansion chose %s, want activation (fusion has no parameters panel)", h.m.retriever)
+	}
+}
+
+// TestCompareWhyFiltered: under a relationship filter the expansion's
+// column answers "filtered" for a node it could reach only through
+// relationships the filter removed, and the status line names the filter.
+// N2006–N2003 has weight 0.82; with weight<0.8 the expansion (H = 1) no
+// longer reaches N2003, which Activation Energy (whose backend here is the
+// unfiltered demo graph) still ranks, so the row is there to ask about.
+func TestCompareWhyFiltered(t *testing.T) {
+	src := loadDemo(t)
+	g := src.Source.(*inmem.Graph)
+	lt, err := graph.ParseRelCond("weight<0.8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := graph.RelFilter{Where: []graph.RelCond{lt}}
+	h := newHarness(t, src, Options{Compare: []string{activation.Name, expansion.Name}, Retriever: expansion.Name,
+		Seeds: []retriever.Seed{demoSeed}, Tags: demoTags, Neighbourhood: g.Filtered(f), Unfiltered: g, Filter: f.String()})
+	h.waitCompared()
+	if v := h.m.View(); !strings.Contains(v, "filter weight<0.8 (d counts all)") {
+		t.Errorf("the status line does not name the filter:\n%s", v)
+	}
+	h.selectRow("N2003")
+	h.keys("w")
+	h.waitFor("the answer", func() bool { return h.m.why.ranked != nil || h.m.why.err != nil })
+	if h.m.why.err != nil {
+		t.Fatal(h.m.why.err)
+	}
+	text := rankedWhyText("N2003", h.m.why.ranked)
+	if !strings.HasPrefix(text, "N2003: filtered by expansion (by the relationship filter)\nN2003 is 1 hop from the nearest seed through followed types, but only through relationships the filter (weight<0.8) removes") {
+		t.Errorf("answer:\n%s", text)
 	}
 }

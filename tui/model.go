@@ -111,6 +111,9 @@ type Model struct {
 	// Activation Energy (nil: only Activation Energy can run).
 	retriever string
 	nb        graph.Neighbourhood
+	// unfiltered and filter: Options.Unfiltered and Options.Filter.
+	unfiltered graph.Neighbourhood
+	filter     string
 	// The ranking retrievers' panes: the parameters of each (keyed by
 	// name) and the ranked list of the chosen one (rank.go); hitCtx the
 	// read of the selected hit's 1-hop context.
@@ -139,23 +142,25 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 			spreading.Name: newRankParamsPanel(km, st, newSpreadSet(opts.Spreading)),
 			ppr.Name:       newRankParamsPanel(km, st, newPPRSet(opts.PPR)),
 		},
-		ranked:    newRankPane(km, st),
-		cmp:       newCmpPane(km, st),
-		picker:    newRetrieverPicker(km, st),
-		compare:   slices.Clone(opts.Compare),
-		fusionP:   opts.Fusion,
-		retriever: opts.Retriever,
-		nb:        opts.Neighbourhood,
-		tree:      newTreePane(km, st),
-		detail:    newDetailPane(km, st),
-		status:    &statusBar{st: st, backend: opts.Source.Describe()},
-		help:      newHelp(st),
-		helpView:  newHelpView(km, st),
-		why:       newWhyPanel(km),
-		sweep:     newSweepView(km, st),
-		focus:     focusSeeds,
-		runs:      map[string]*runSlot{},
-		form:      render.FormBrowser,
+		ranked:     newRankPane(km, st),
+		cmp:        newCmpPane(km, st),
+		picker:     newRetrieverPicker(km, st),
+		compare:    slices.Clone(opts.Compare),
+		fusionP:    opts.Fusion,
+		retriever:  opts.Retriever,
+		nb:         opts.Neighbourhood,
+		unfiltered: opts.Unfiltered,
+		filter:     opts.Filter,
+		tree:       newTreePane(km, st),
+		detail:     newDetailPane(km, st),
+		status:     &statusBar{st: st, backend: opts.Source.Describe(), filter: filterNote(opts.Filter)},
+		help:       newHelp(st),
+		helpView:   newHelpView(km, st),
+		why:        newWhyPanel(km),
+		sweep:      newSweepView(km, st),
+		focus:      focusSeeds,
+		runs:       map[string]*runSlot{},
+		form:       render.FormBrowser,
 	}
 	for _, name := range CompareRetrievers {
 		m.runs[name] = &runSlot{name: name}
@@ -550,4 +555,14 @@ func (m *Model) restartIfInputsChanged(cmd tea.Cmd) tea.Cmd {
 		return tea.Batch(cmd, m.restart())
 	}
 	return cmd
+}
+
+// filterNote is the status line's note of the relationship filter ("" for
+// none): degrees still count what it removes (docs/RETRIEVERS.md,
+// "Relationship filters").
+func filterNote(filter string) string {
+	if filter == "" {
+		return ""
+	}
+	return "filter " + filter + " (d counts all)"
 }

@@ -37,6 +37,7 @@ func notifyErr(err error) tea.Cmd {
 type statusBar struct {
 	st      *Styles
 	backend string
+	filter  string // the relationship filter's note, shown after the backend ("" for none)
 	msg     statusMsg
 	w       int
 }
@@ -77,6 +78,9 @@ func (s *statusBar) View(trees *resultTrees, explain bool) string {
 // line renders the run line, the backend's description then parts (each
 // already escaped), and the message line.
 func (s *statusBar) line(parts []string) string {
+	if s.filter != "" {
+		parts = append([]string{s.st.Info.Render(textsafe.Escape(s.filter))}, parts...)
+	}
 	parts = append([]string{""}, parts...)
 	// The backend's description is text and the seeds' states hold the
 	// numbers (depth, time, paths): in a narrow window the description

@@ -93,6 +93,12 @@ type Options struct {
 	// reads it (graph.Neighbourhood over the same source). Without it only
 	// Activation Energy can run.
 	Neighbourhood graph.Neighbourhood
+	// Filter describes the relationship filter every retriever runs under
+	// (graph.RelFilter's String; "" for none), shown on the status line;
+	// Unfiltered is then the graph without it, which the compare view's
+	// why reads to answer "filtered".
+	Filter     string
+	Unfiltered graph.Neighbourhood
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string

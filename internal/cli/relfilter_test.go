@@ -47,3 +47,41 @@ func TestRelFilterShown(t *testing.T) {
 		t.Errorf("activation tree: exit %d %s\n%s", code, errs, out)
 	}
 }
+
+// TestWhyFiltered: why --retriever answers "filtered" for a node the
+// retriever could reach only through relationships the filter removed,
+// and keeps the retriever's own reason otherwise. On the demo graph
+// N2006–N2003 is RELATES with weight 0.82 and N2003 is 1 hop from the seed
+// N2006: with --rel-where 'weight<0.8' the expansion (H = 1) can reach it
+// no other way within 1 hop, so it is filtered (1 hop without the filter,
+// none with it). T4008 is 3 hops away without the filter too, beyond H =
+// 1: unreached, no_route, as without a filter. With --exclude-rel-types
+// RELATES personalized PageRank reaches nothing, and N2001, 2 RELATES hops
+// from N2006, is filtered (no route at all with the filter: the seed has
+// no relationship left to walk).
+func TestWhyFiltered(t *testing.T) {
+	for _, k := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--retriever", "expansion", "--node", "N2003", "--rel-where", "weight<0.8"},
+			`"verdict":"filtered"`},
+		{[]string{"--retriever", "expansion", "--node", "N2003", "--rel-where", "weight<0.8"},
+			`"facts":{"filter":"weight\u003c0.8","limit":1,"hops_unfiltered":1,"hops":null,"searched":1,"whole":false}`},
+		{[]string{"--retriever", "expansion", "--node", "T4008", "--rel-where", "weight<0.8"}, `"verdict":"unreached"`},
+		{[]string{"--retriever", "expansion", "--node", "T4008", "--rel-where", "weight<0.8"}, `"reason":"no_route"`},
+		{[]string{"--retriever", "ppr", "--node", "N2001", "--exclude-rel-types", "RELATES"},
+			`"facts":{"filter":"not RELATES","limit":4,"hops_unfiltered":2,"hops":null,"searched":4,"whole":true}`},
+		{[]string{"--retriever", "expansion", "--node", "N2003"}, `"verdict":"kept"`},
+	} {
+		code, out, errs := run(t, append([]string{"why", "--seed", "N2006=0.85", "--format", "json"}, k.args...)...)
+		if code != 0 || !strings.Contains(out, k.want) {
+			t.Errorf("%v: exit %d %s\n%s\nwant %s", k.args, code, errs, out, k.want)
+		}
+	}
+	code, out, _ := run(t, "why", "--seed", "N2006=0.85", "--retriever", "spreading", "--node", "N2005", "--rel-where", "weight>0.9")
+	if code != 0 || !strings.HasPrefix(out, "N2005: filtered by spreading (by the relationship filter)\n") ||
+		!strings.Contains(out, "N2005 is 1 hop from the nearest seed over RELATES, but only through relationships the filter (weight>0.9) removes") {
+		t.Errorf("spreading, text:\n%s", out)
+	}
+}

@@ -112,6 +112,10 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	// The graph reads of every retriever but Activation Energy: without
 	// them the explorer runs Activation Energy only.
 	nb, nbErr := neighbourhoodFor(source, q.filter.f)
+	var unfiltered graph.Neighbourhood
+	if q.filter.f.Active() {
+		unfiltered, _ = neighbourhoodFor(source, graph.RelFilter{}) // nb's engine: no error
+	}
 	if nbErr != nil && (rf.name != activation.Name || len(compared) > 0) {
 		return nbErr
 	}
@@ -147,6 +151,8 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		Spreading:     rf.spread,
 		PPR:           rf.ppr,
 		Neighbourhood: nb,
+		Filter:        q.filter.f.String(),
+		Unfiltered:    unfiltered,
 	})
 }
 

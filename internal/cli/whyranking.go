@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/rankwhy"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
@@ -17,7 +18,13 @@ import (
 // when asked).
 func whyConfig(g *rankings, rq retriever.Query) rankwhy.Config {
 	rf := g.rf
+	var unfiltered graph.Neighbourhood
+	if f := g.q.filter.f; f.Active() {
+		unfiltered, _ = neighbourhoodFor(g.source, graph.RelFilter{}) // g.nb's engine: no error
+	}
 	return rankwhy.Config{
+		Unfiltered:    unfiltered,
+		Filter:        g.q.filter.f.String(),
 		Neighbourhood: g.nb,
 		Query:         rq,
 		Run: func(ctx context.Context, name string, depth int) (retriever.Ranking, error) {

@@ -4,7 +4,8 @@
 // with the retriever's own reason (no route within its reach, only through
 // types it does not follow, activation below θ, an estimate below the
 // push's resolution, in none of fusion's lists, or Activation Energy's
-// why-not). `memoria why --retriever NAME` and the explorer's compare view
+// why-not), or, under a relationship filter, filtered (reachable only
+// through relationships the filter removed). `memoria why --retriever NAME` and the explorer's compare view
 // both ask it; render.RankingWhyText and render.RankingWhyJSONLine write its
 // answers.
 //
@@ -56,6 +57,13 @@ type Config struct {
 	// rank (why.Explain at its parameters); nil when Activation Energy is
 	// never asked about.
 	Activation func(ctx context.Context, nodeID string) (why.Answer, error)
+	// Unfiltered, when the retrievers run under a relationship filter
+	// (graph.RelFilter), is the same graph without it, and Filter the
+	// filter's description: a node the retrievers could reach only through
+	// relationships the filter removed is answered "filtered". Nil when
+	// there is no filter.
+	Unfiltered graph.Neighbourhood
+	Filter     string
 }
 
 // NoNodeError is New's error for a node id no node has.
@@ -218,12 +226,9 @@ func hitOf(r retriever.Ranking, id string) *retriever.Hit {
 // unreached fills in why retriever a.Retriever did not rank the node; all
 // is its whole ranking.
 func (w *Explainer) unreached(ctx context.Context, a *render.RankingWhy, all retriever.Ranking) error {
-	// The lead's relationship filters add a fourth verdict here, before
-	// each retriever's own reason: "filtered" (render.RankUnreached's
-	// sibling), for a node every route to which within the retriever's
-	// reach runs through a relationship a filter removed. It is one more
-	// distance search over the unfiltered relationships, compared with the
-	// filtered one below; Config gains the filter.
+	if filtered, err := w.filtered(ctx, a); filtered || err != nil {
+		return err
+	}
 	cfg := w.cfg
 	switch a.Retriever {
 	case expansion.Name:
@@ -302,6 +307,47 @@ func (w *Explainer) unreached(ctx context.Context, a *render.RankingWhy, all ret
 
 func isRelates(rel graph.Rel) bool { return rel.Edge.Type == graph.Relates }
 
+// filtered answers "filtered" (render.RankFiltered) for a ranking
+// retriever that runs under a relationship filter when the node is within
+// its reach over the unfiltered graph but not over the filtered one: every
+// route short enough runs through a relationship the filter removed. The
+// reach is the expansion's H over the types it follows, spreading's P over
+// RELATES, and for ppr (which has none) pprSearchHops over RELATES. It
+// reports whether it answered.
+func (w *Explainer) filtered(ctx context.Context, a *render.RankingWhy) (bool, error) {
+	cfg := w.cfg
+	if cfg.Unfiltered == nil {
+		return false, nil
+	}
+	var limit int
+	follow := isRelates
+	switch a.Retriever {
+	case expansion.Name:
+		limit = cfg.Expansion.MaxHops
+		follow = func(rel graph.Rel) bool {
+			tw, ok := cfg.Expansion.TypeWeights[rel.Edge.Type]
+			return ok && tw != 0
+		}
+	case spreading.Name:
+		limit = cfg.Spreading.Pulses
+	case ppr.Name:
+		limit = pprSearchHops
+	default:
+		return false, nil
+	}
+	without, err := w.distanceOver(ctx, cfg.Unfiltered, limit, follow, nil)
+	if err != nil || without.hops < 0 || without.hops > limit {
+		return false, err
+	}
+	with, err := w.distanceOver(ctx, cfg.Neighbourhood, limit, follow, nil)
+	if err != nil || (with.hops >= 0 && with.hops <= limit) {
+		return false, err
+	}
+	a.Verdict, a.Filter, a.Limit = render.RankFiltered, cfg.Filter, limit
+	a.Hops, a.FollowedHops, a.Searched, a.Whole = without.hops, with.hops, with.searched, with.whole
+	return true, nil
+}
+
 // reach is what distance found: the node's distance in hops (−1 for none
 // found), how many hops were searched, and the noted types on its
 // shortest routes.
@@ -319,9 +365,14 @@ type reach struct {
 // finished; one whose frontier empties has searched everything within
 // maxHops.
 func (w *Explainer) distance(ctx context.Context, maxHops int, follow, noted func(graph.Rel) bool) (reach, error) {
+	return w.distanceOver(ctx, w.cfg.Neighbourhood, maxHops, follow, noted)
+}
+
+// distanceOver is distance over the graph reads nb.
+func (w *Explainer) distanceOver(ctx context.Context, nb graph.Neighbourhood, maxHops int, follow, noted func(graph.Rel) bool) (reach, error) {
 	target := w.node.Node.ID
 	var out reach
-	err := w.cfg.Neighbourhood.Read(ctx, func(r graph.Reader) error {
+	err := nb.Read(ctx, func(r graph.Reader) error {
 		out = reach{hops: -1}
 		types := map[string]map[string]bool{}
 		seen := map[string]bool{}
