@@ -151,6 +151,9 @@ func RankingText(r retriever.Ranking) string {
 		for _, f := range h.Feeders {
 			b.WriteString("       fed by " + FeederText(f) + "\n")
 		}
+		if line := RerankedText(h); line != "" {
+			b.WriteString("       " + line + "\n")
+		}
 	}
 	fmt.Fprintf(&b, "stats: %s\n", FieldsText(r.Stats))
 	b.WriteString("routes:\n")
@@ -371,4 +374,33 @@ func FilterLine(desc string) string {
 		return ""
 	}
 	return "relationship filter: " + textsafe.Escape(desc) + " (filtered relationships are not traversed; degrees d and strengths still count them)\n"
+}
+
+// RerankedText is, for a hit the signals rerank scored (its detail holds
+// own_rank and own_score, docs/RETRIEVERS.md "Reranking by signals"), the
+// retriever's own rank and score beside the signals that gave the new one:
+//
+//	was #2 0.3346; sem=0 sem_from=none recency=0.8592 recency_from=created_at days=7.589 salience=0 salience_from=missing missing=[sem salience]
+//
+// "" for any other hit.
+func RerankedText(h retriever.Hit) string {
+	rank, ok := h.Detail.Get("own_rank")
+	score, ok2 := h.Detail.Get("own_score")
+	if !ok || !ok2 {
+		return ""
+	}
+	var rest retriever.Fields
+	for _, f := range h.Detail {
+		switch f.Name {
+		case "own_rank", "own_score":
+			continue
+		case "notes":
+			if l, ok := f.Value.([]string); ok && len(l) == 0 {
+				continue
+			}
+		}
+		rest = append(rest, f)
+	}
+	x, _ := score.(float64)
+	return fmt.Sprintf("was #%v %s; %s", rank, Num(x), FieldsText(rest))
 }

@@ -121,3 +121,17 @@ func TestRankingWhyJSON(t *testing.T) {
 	}
 	golden(t, "ranking_why_json", got)
 }
+
+// TestRerankedText: a hit the signals rerank scored shows the retriever's
+// own rank and score, then the signals (an empty notes list left out); any
+// other hit shows nothing.
+func TestRerankedText(t *testing.T) {
+	h := retriever.Hit{Detail: retriever.Fields{{Name: "own_score", Value: 0.33456}, {Name: "own_rank", Value: 2},
+		{Name: "sem", Value: 0.0}, {Name: "recency", Value: 0.5}, {Name: "days", Value: 34.657}, {Name: "notes", Value: []string{}}}}
+	if got, want := RerankedText(h), "was #2 0.3346; sem=0 recency=0.5 days=34.66"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := RerankedText(retriever.Hit{Detail: retriever.Fields{{Name: "activation", Value: 1.0}}}); got != "" {
+		t.Errorf("a hit not reranked: %q", got)
+	}
+}
