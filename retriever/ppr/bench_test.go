@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
 	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
 	"github.com/memoria-graph/memoria/retriever"
@@ -43,6 +44,32 @@ func BenchmarkPPR1M(b *testing.B) {
 					b.Fatal(err)
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkPPRFiltered1M is BenchmarkPPR1M (the default ε) without a
+// filter and with `--rel-where weight>=0.5`, in one run.
+func BenchmarkPPRFiltered1M(b *testing.B) {
+	g := scale1m.Graph(b)
+	ge, err := graph.ParseRelCond("weight>=0.5")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range []struct {
+		name string
+		nb   graph.Neighbourhood
+	}{{"none", g}, {"weight>=0.5", g.Filtered(graph.RelFilter{Where: []graph.RelCond{ge}})}} {
+		b.Run(k.name, func(b *testing.B) {
+			var read any
+			for b.Loop() {
+				r, err := ppr.Retrieve(context.Background(), k.nb, retriever.Query{Seeds: scale1m.Seeds}, ppr.DefaultParams())
+				if err != nil {
+					b.Fatal(err)
+				}
+				read, _ = r.Stats.Get("relationships_read")
+			}
+			b.ReportMetric(float64(read.(int)), "rels/op")
 		})
 	}
 }
