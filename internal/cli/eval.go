@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -206,34 +208,80 @@ func readQuerySet(queries, qrelsFile string) ([]eval.Query, []string, error) {
 // `explore --format llm` writes it: Activation Energy's own, of its paths
 // (render.ToLLMContext; of its ranking when reranked, as explore does), the
 // ranking's for the others (render.RankingLLM).
+//
+// The queries run in parallel, one worker per core (GOMAXPROCS), each with
+// its own copy of the flags' parameters (a query's vector goes into the
+// copy) over the one graph and the one Activation Energy retriever, both
+// safe for concurrent use; the results land in the query's own slot, so
+// the report does not depend on the order they finish in. The first error
+// stops the others.
 func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, set []eval.Query) (runs [][]retriever.Ranking, contexts [][]string, err error) {
 	runs = make([][]retriever.Ranking, len(set))
 	contexts = make([][]string, len(set))
-	var paths string
-	if !rr.on() {
-		g.explored = func(results []activation.Result) { paths = render.ToLLMContext(results...).Text() }
-		defer func() { g.explored = nil }()
+	if err := g.prepare(ctx, append(slices.Clone(names), rf.fusion.Fuse...)); err != nil {
+		return nil, nil, err
 	}
-	for i, query := range set {
-		rf.spread.QueryVector = query.QueryVector
-		rr.p.QueryVector = query.QueryVector
-		out, err := g.compared(ctx, names, query.Retriever(), rf.topK)
-		if err != nil {
-			return nil, nil, fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
-		}
-		contexts[i] = make([]string, len(out))
-		for j := range out {
-			if out[j], err = rr.apply(out[j]); err != nil {
-				return nil, nil, fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(set)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wrf, wrr := *rf, *rr
+			w := *g
+			w.rf = &wrf
+			var paths string
+			if !wrr.on() {
+				w.explored = func(results []activation.Result) { paths = render.ToLLMContext(results...).Text() }
 			}
-			contexts[i][j] = render.RankingLLM(out[j])
-			if names[j] == activation.Name && !rr.on() {
-				contexts[i][j] = paths
+			for i := range next {
+				if err := evalQuery(ctx, &w, &wrf, &wrr, names, set[i], &paths, &runs[i], &contexts[i]); err != nil {
+					cancel(err)
+				}
 			}
+		}()
+	}
+	for i := range set {
+		select {
+		case next <- i:
+			continue
+		case <-ctx.Done():
 		}
-		runs[i] = out
+		break
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, nil, err
 	}
 	return runs, contexts, nil
+}
+
+// evalQuery runs one query for evalRuns with a worker's rankings g and
+// parameters rf and rr (paths: where g's explored hook puts Activation
+// Energy's paths context), into run and contexts.
+func evalQuery(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, query eval.Query, paths *string,
+	run *[]retriever.Ranking, contexts *[]string) error {
+	rf.spread.QueryVector = query.QueryVector
+	rr.p.QueryVector = query.QueryVector
+	out, err := g.compared(ctx, names, query.Retriever(), rf.topK)
+	if err != nil {
+		return fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
+	}
+	ctxs := make([]string, len(out))
+	for j := range out {
+		if out[j], err = rr.apply(out[j]); err != nil {
+			return fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
+		}
+		ctxs[j] = render.RankingLLM(out[j])
+		if names[j] == activation.Name && !rr.on() {
+			ctxs[j] = *paths
+		}
+	}
+	*run, *contexts = out, ctxs
+	return nil
 }
 
 // outcomeOf is what eval measures of a ranking: its node ids in rank order

@@ -1,10 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"math/rand"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 )
 
 // BenchmarkEvalDemo is `memoria eval` of the demo query set (8 queries)
@@ -24,5 +30,62 @@ func BenchmarkEvalDemo(b *testing.B) {
 		if code := Main(context.Background(), args, env); code != 0 {
 			b.Fatalf("exit %d", code)
 		}
+	}
+}
+
+// BenchmarkEval1M is `memoria eval` of 1,000 queries with the four
+// retrievers at their defaults on the 1M-edge scale graph (100,000 nodes,
+// the benchmarks' randgraph.Scale), the whole command in process as a
+// user runs it, loading the file included: each query 1 to 3 seeds drawn
+// at random (R in {1, 0.9, 0.5}) and 5 relevant nodes drawn at random.
+// "one-query" is the same command with the first query alone, in the same
+// run: the part of the time that does not grow with the queries (reading
+// the graph). Target ≤ 20 s embedded (docs/PERFORMANCE.md).
+func BenchmarkEval1M(b *testing.B) {
+	dir := b.TempDir()
+	graph := filepath.Join(dir, "scale.jsonl")
+	if err := os.WriteFile(graph, randgraph.Scale(100_000, 1_000_000, 2.5, 1), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(7))
+	id := func() string { return fmt.Sprintf("N%06d", r.Intn(100_000)) }
+	var all, one bytes.Buffer
+	for i := range 1000 {
+		fmt.Fprintf(&all, `{"id":"q%d","seeds":[`, i)
+		for j := range 1 + r.Intn(3) {
+			if j > 0 {
+				all.WriteString(",")
+			}
+			fmt.Fprintf(&all, `{"node_id":%q,"score":%v}`, id(), []float64{1, 0.9, 0.5}[r.Intn(3)])
+		}
+		all.WriteString(`],"relevant":{`)
+		for j := range 5 {
+			if j > 0 {
+				all.WriteString(",")
+			}
+			fmt.Fprintf(&all, "%q:%d", id(), 1+r.Intn(2))
+		}
+		all.WriteString("}}\n")
+		if i == 0 {
+			one.Write(all.Bytes())
+		}
+	}
+	for _, k := range []struct {
+		name string
+		data []byte
+	}{{"one-query", one.Bytes()}, {"1000", all.Bytes()}} {
+		queries := filepath.Join(dir, k.name+".jsonl")
+		if err := os.WriteFile(queries, k.data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(k.name, func(b *testing.B) {
+			env := Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+			args := []string{"eval", "--graph", graph, "--queries", queries, "--retrievers", "activation,expansion,spreading,ppr"}
+			for b.Loop() {
+				if code := Main(context.Background(), args, env); code != 0 {
+					b.Fatalf("exit %d", code)
+				}
+			}
+		})
 	}
 }
