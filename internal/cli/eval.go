@@ -102,7 +102,7 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	case *format != "trec" && *outDir != "":
 		return usagef("eval: --out applies to --format trec")
 	}
-	set, unjudged, err := readQuerySet(*queries, *qrelsFile)
+	set, unjudged, err := readQuerySet("eval", *queries, *qrelsFile)
 	if err != nil {
 		return err
 	}
@@ -174,28 +174,28 @@ func parseKs(v string) ([]int, error) {
 // readQuerySet reads the query set and the qrels (when file is given) and
 // judges the queries with both (eval.Judge). Errors name the file and the
 // line.
-func readQuerySet(queries, qrelsFile string) ([]eval.Query, []string, error) {
+func readQuerySet(cmd, queries, qrelsFile string) ([]eval.Query, []string, error) {
 	data, err := os.ReadFile(queries)
 	if err != nil {
-		return nil, nil, fmt.Errorf("eval: --queries: %w", err)
+		return nil, nil, fmt.Errorf("%s: --queries: %w", cmd, err)
 	}
 	set, err := eval.ParseQueries(bytes.NewReader(data))
 	if err != nil {
-		return nil, nil, fmt.Errorf("eval: --queries %s: %w", textsafe.Escape(queries), err)
+		return nil, nil, fmt.Errorf("%s: --queries %s: %w", cmd, textsafe.Escape(queries), err)
 	}
 	var qrels eval.Qrels
 	if qrelsFile != "" {
 		data, err := os.ReadFile(qrelsFile)
 		if err != nil {
-			return nil, nil, fmt.Errorf("eval: --qrels: %w", err)
+			return nil, nil, fmt.Errorf("%s: --qrels: %w", cmd, err)
 		}
 		if qrels, err = eval.ParseQrels(bytes.NewReader(data)); err != nil {
-			return nil, nil, fmt.Errorf("eval: --qrels %s: %w", textsafe.Escape(qrelsFile), err)
+			return nil, nil, fmt.Errorf("%s: --qrels %s: %w", cmd, textsafe.Escape(qrelsFile), err)
 		}
 	}
 	set, unjudged, err := eval.Judge(set, qrels)
 	if err != nil {
-		return nil, nil, fmt.Errorf("eval: --queries %s: %w", textsafe.Escape(queries), err)
+		return nil, nil, fmt.Errorf("%s: --queries %s: %w", cmd, textsafe.Escape(queries), err)
 	}
 	return set, unjudged, nil
 }

@@ -89,3 +89,22 @@ func BenchmarkEval1M(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMetricSweepDemo is `memoria sweep --queries` of the demo query
+// set over MIN_ACTIVATION's default grid (25 log points from 0.0001 to
+// 0.1, plus the current 0.005), Activation Energy at its defaults, the
+// text chart: the whole command in process. Target ≤ 1 s
+// (docs/PERFORMANCE.md).
+func BenchmarkMetricSweepDemo(b *testing.B) {
+	graph, err := os.ReadFile("../../testdata/demo.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := Env{Stdout: io.Discard, Stderr: io.Discard, DemoGraph: graph, Getenv: func(string) string { return "" }}
+	args := []string{"sweep", "--queries", demoQueries, "--param", "min-activation"}
+	for b.Loop() {
+		if code := Main(context.Background(), args, env); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}

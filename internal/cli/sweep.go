@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,13 @@ import (
 
 const sweepUsage = `Usage: memoria sweep [source flags] --seed ID[=SCORE]... --param NAME
                      [--values v1,v2,... | --from X --to Y --steps N] [options]
+       memoria sweep [source flags] --queries Q.jsonl [--qrels FILE] [--retriever NAME]
+                     --param NAME [grid flags] [that retriever's flags] [--k K,...]
+
+With --queries, a metric sweep: the retriever over the whole query set at
+each value of one of its numeric parameters, each point measured as
+'memoria eval' measures a run, recall and nDCG charted beside the context
+size (docs/EVALUATION.md, "Metric sweeps"). Without it:
 
 Explores at each value of one threshold, the others fixed (their flags, or
 the defaults), and shows how the result changes. NAME is min-activation,
@@ -60,6 +68,14 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	format := fs.String("format", "text", "output `format`: text, json or csv")
 	maxPoints := fs.Int("max-points", sweep.DefaultMaxPoints, "most `explorations` spent looking for min-activation breakpoints (each adds at most one point)")
 	budget := fs.Duration("budget", sweep.DefaultBudget, "most `time` spent looking for min-activation breakpoints; 0 for no limit")
+	var rf retrieverFlags
+	rf.register(fs)
+	var rr rerankFlags
+	rr.register(fs)
+	queries := fs.String("queries", "", "a metric sweep: measure each value over the query set in `FILE` (JSON lines, as memoria eval reads it):\n"+
+		"recall, nDCG and the rest at --k, and the context size, for the parameter of --retriever (any retriever's numeric flag)")
+	qrelsFile := fs.String("qrels", "", "with --queries: relevance grades from a TREC qrels `FILE`, beside the query set's")
+	kList := fs.String("k", "10", "with --queries: the cut-offs `K,...` of P@k, Recall@k and nDCG@k (the chart shows the first)")
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
@@ -67,6 +83,17 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if fs.NArg() > 0 {
 		return usagef("sweep: unexpected argument %q (seeds go in --seed)", fs.Arg(0))
+	}
+	if set["queries"] {
+		return metricSweepCmd(ctx, env, fs, &q, &rf, &rr, set, *param, *values, *from, *to, *steps, *queries, *qrelsFile, *kList, *format)
+	}
+	for _, f := range []string{"qrels", "k", "retriever", "rerank"} {
+		if set[f] {
+			return usagef("sweep: --%s applies to a metric sweep: give --queries FILE", f)
+		}
+	}
+	if err := refuseUnlisted(fs, "sweep", "a sweep without --queries varies Activation Energy's thresholds", []string{activation.Name}); err != nil {
+		return err
 	}
 	if len(q.seeds) == 0 {
 		return usagef("sweep: at least one --seed is required")
@@ -176,4 +203,56 @@ func writeSweep(ctx context.Context, out io.Writer, s *sweep.Sweep, format strin
 	}
 	_, err := io.WriteString(out, render.SweepText(s))
 	return err
+}
+
+// metricSweepCmd checks the metric sweep's flags (docs/CLI.md, "Metric
+// sweeps") and runs it: the grid from --values, or --from/--to/--steps
+// over the parameter's default range (sweepables).
+func metricSweepCmd(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlags, rf *retrieverFlags, rr *rerankFlags, set map[string]bool,
+	param, values string, from, to float64, steps int, queries, qrelsFile, kList, format string) error {
+	switch {
+	case len(q.seeds) > 0 || set["tags"]:
+		return usagef("sweep: --seed and --tags do not apply with --queries: each query gives its own")
+	case param == "":
+		return usagef("sweep: --param is required: a numeric parameter of --retriever %s", rf.name)
+	case format != "text" && format != "json" && format != "csv":
+		return usagef("sweep: unknown --format %q (want text, json or csv)", format)
+	case set["values"] && (set["from"] || set["to"] || set["steps"]):
+		return usagef("sweep: give --values or --from/--to/--steps, not both")
+	}
+	for _, f := range []string{"max-points", "budget"} {
+		if set[f] {
+			return usagef("sweep: --%s applies to a threshold sweep's breakpoints; a metric sweep runs its grid", f)
+		}
+	}
+	ks, err := parseKs(kList)
+	if err != nil {
+		return err
+	}
+	grid := func(sp sweepable) ([]float64, error) {
+		if set["values"] {
+			var vals []float64
+			for i, f := range strings.Split(values, ",") {
+				v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+				if err != nil {
+					return nil, fmt.Errorf("--values: item %d, %q, is not a number", i+1, strings.TrimSpace(f))
+				}
+				vals = append(vals, v)
+			}
+			slices.Sort(vals)
+			return slices.Compact(vals), nil
+		}
+		lo, hi, n := sp.from, sp.to, sp.steps
+		if set["from"] {
+			lo = from
+		}
+		if set["to"] {
+			hi = to
+		}
+		if set["steps"] {
+			n = steps
+		}
+		return sweep.Spaced(lo, hi, n, sp.log, sp.integer)
+	}
+	return runMetricSweep(ctx, env, fs, q, rf, rr, param, grid, queries, qrelsFile, ks, format)
 }

@@ -108,6 +108,19 @@ func DefaultRange(p Param) (from, to float64, steps int) {
 // duplicates dropped). Inner values of a log grid are rounded to 3
 // significant digits, so each can be typed back as --min-activation.
 func Grid(p Param, from, to float64, steps int) ([]float64, error) {
+	if p == MinActivation && from <= 0 && !math.IsNaN(from) && from <= to {
+		return nil, fmt.Errorf("a min-activation grid is logarithmic: --from must be above 0, got %v", from)
+	}
+	return Spaced(from, to, steps, p == MinActivation, p.Integer())
+}
+
+// Spaced is the grid rule for any numeric parameter (the metric sweeps
+// of every retriever use it too): steps values from from to to, both
+// included, ascending, spaced evenly, or by a constant ratio when log (from
+// above 0; inner values rounded to 3 significant digits), each rounded to a
+// whole number when integer, duplicates dropped. Inner values of an even
+// grid are rounded to 12 significant digits (round12).
+func Spaced(from, to float64, steps int, log, integer bool) ([]float64, error) {
 	switch {
 	case math.IsNaN(from) || math.IsNaN(to) || math.IsInf(from, 0) || math.IsInf(to, 0):
 		return nil, fmt.Errorf("--from and --to must be finite numbers, got %v and %v", from, to)
@@ -115,8 +128,8 @@ func Grid(p Param, from, to float64, steps int) ([]float64, error) {
 		return nil, fmt.Errorf("--from %v is above --to %v", from, to)
 	case steps < 1 || steps > 10000:
 		return nil, fmt.Errorf("--steps must be between 1 and 10000, got %d", steps)
-	case p == MinActivation && from <= 0:
-		return nil, fmt.Errorf("a min-activation grid is logarithmic: --from must be above 0, got %v", from)
+	case log && from <= 0:
+		return nil, fmt.Errorf("a logarithmic grid needs --from above 0, got %v", from)
 	}
 	if steps == 1 || from == to {
 		return []float64{from}, nil
@@ -130,12 +143,12 @@ func Grid(p Param, from, to float64, steps int) ([]float64, error) {
 			v = from
 		case i == steps-1:
 			v = to
-		case p == MinActivation:
+		case log:
 			v = round3(from * math.Pow(to/from, f))
 		default:
-			v = from + (to-from)*f
+			v = round12(from + (to-from)*f)
 		}
-		if p.Integer() {
+		if integer {
 			v = math.Round(v)
 		}
 		if len(out) == 0 || out[len(out)-1] != v {
@@ -143,6 +156,14 @@ func Grid(p Param, from, to float64, steps int) ([]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// round12 drops the arithmetic's last bits from an even grid's value
+// (0.1 + 0.8 × 2/8 is 0.30000000000000004), so that each value is the one a
+// person would type.
+func round12(v float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+	return r
 }
 
 func round3(v float64) float64 {

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/memoria-graph/memoria/internal/eval"
+	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/activation/sweep"
+	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/retriever/fusion"
+	"github.com/memoria-graph/memoria/retriever/ppr"
+	"github.com/memoria-graph/memoria/retriever/spreading"
+)
+
+// sweepable is a numeric parameter a metric sweep can vary: its flag, the
+// retriever it belongs to, whether it takes whole numbers, whether its
+// default grid is logarithmic, and that grid's range and points.
+type sweepable struct {
+	flag      string
+	retriever string
+	integer   bool
+	log       bool
+	from, to  float64
+	steps     int
+}
+
+// sweepables are the parameters of `memoria sweep --queries`, by
+// retriever: Activation Energy's four thresholds (their grids as the
+// threshold sweep's, sweep.DefaultRange) and every numeric parameter of
+// the others (docs/EVALUATION.md, "Metric sweeps").
+var sweepables = func() []sweepable {
+	var out []sweepable
+	for _, p := range sweep.Params {
+		from, to, steps := sweep.DefaultRange(p)
+		out = append(out, sweepable{string(p), activation.Name, p.Integer(), p == sweep.MinActivation, from, to, steps})
+	}
+	return append(out,
+		sweepable{"max-hops", expansion.Name, true, false, 1, 3, 3},
+		sweepable{"expansion-factor", expansion.Name, false, false, 0.1, 1, 10},
+		sweepable{"depth-decay", expansion.Name, false, false, 0.1, 1, 10},
+		sweepable{"pulses", spreading.Name, true, false, 1, 6, 6},
+		sweepable{"decay", spreading.Name, false, false, 0.1, 1, 10},
+		sweepable{"threshold", spreading.Name, false, false, 0, 0.2, 21},
+		sweepable{"alpha", spreading.Name, false, false, 0, 1, 11},
+		sweepable{"entity-penalty-above", spreading.Name, false, false, 1, 100, 12},
+		sweepable{"damping", ppr.Name, false, false, 0.1, 0.9, 9},
+		sweepable{"epsilon", ppr.Name, false, true, 1e-7, 1e-3, 9},
+		sweepable{"rrf-k", fusion.Name, false, false, 0, 100, 11},
+		sweepable{"fuse-depth", fusion.Name, true, false, 10, 200, 20},
+		sweepable{"top-k", "", true, false, 1, 50, 50}, // every ranking retriever's K
+	)
+}()
+
+// sweepableOf is retriever name's parameter flag, or an error listing
+// the ones it has.
+func sweepableOf(name, param string) (sweepable, error) {
+	var have []string
+	for _, s := range sweepables {
+		if s.retriever == name || (s.retriever == "" && name != activation.Name) {
+			if s.flag == param {
+				return s, nil
+			}
+			have = append(have, s.flag)
+		}
+	}
+	return sweepable{}, fmt.Errorf("%s is not a numeric parameter of %s (want one of %s)", textsafe.Quote(param), name, strings.Join(have, ", "))
+}
+
+// formatValue writes a grid value as its flag parses it.
+func (s sweepable) formatValue(v float64) string {
+	if s.integer {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// runMetricSweep runs the metric sweep of the parameter param of the
+// retriever rf.name: vals are the grid (nil: the parameter's default
+// grid, or --from/--to/--steps through grid), each set through the flag
+// set fs (so each value is parsed and checked as the flag would be), the
+// parameter's own value added when it is not a point.
+func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlags, rf *retrieverFlags, rr *rerankFlags,
+	param string, grid func(sweepable) ([]float64, error), queries, qrelsFile string, ks []int, format string) error {
+	names, err := listedRetrievers(fs, "sweep", rf.name, 1, rf, rr)
+	if err != nil {
+		return err
+	}
+	sp, err := sweepableOf(rf.name, param)
+	if err != nil {
+		return usagef("sweep: --param: %v", err)
+	}
+	vals, err := grid(sp)
+	if err != nil {
+		return usagef("sweep: %v", err)
+	}
+	current, err := strconv.ParseFloat(fs.Lookup(sp.flag).Value.String(), 64)
+	if err != nil {
+		return fmt.Errorf("sweep: --%s: %v", sp.flag, err)
+	}
+	if !slices.Contains(vals, current) {
+		vals = append(vals, current)
+		slices.Sort(vals)
+	}
+	set, _, err := readQuerySet("sweep", queries, qrelsFile)
+	if err != nil {
+		return err
+	}
+	// Every value is checked before anything runs: a mistake is a usage
+	// error naming the flag, and nothing is printed.
+	for _, v := range vals {
+		if err := setSwept(fs, q, rf, names, sp, v); err != nil {
+			return err
+		}
+	}
+	source, err := q.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer source.Close(context.WithoutCancel(ctx))
+	g, err := newRankings(env, q, rf, source)
+	if err != nil {
+		return err
+	}
+	ms := render.MetricSweep{Retriever: rf.name, Param: sp.flag, Queries: len(set), Ks: ks, Metrics: eval.Metrics(ks)}
+	for _, v := range vals {
+		if err := setSwept(fs, q, rf, names, sp, v); err != nil {
+			return err
+		}
+		g.act = nil // Activation Energy's retriever holds its thresholds
+		runs, contexts, err := evalRuns(ctx, g, rf, rr, names, set)
+		if err != nil {
+			return err
+		}
+		outcomes := make([]eval.Outcome, len(set))
+		for i := range set {
+			outcomes[i] = outcomeOf(runs[i][0], contexts[i][0])
+		}
+		run := eval.Evaluate(set, names, [][]eval.Outcome{outcomes}, ks).Runs[0]
+		ms.Points = append(ms.Points, render.MetricPoint{Value: v, Current: v == current, Means: run.Mean, MeanHits: run.MeanHits,
+			MeanContextChars: run.MeanContextChars})
+	}
+	return writeMetricSweep(env.Stdout, ms, format)
+}
+
+// setSwept sets the swept parameter to v through its flag and checks the
+// parameters as the command would.
+func setSwept(fs *flag.FlagSet, q *queryFlags, rf *retrieverFlags, names []string, sp sweepable, v float64) error {
+	if err := fs.Set(sp.flag, sp.formatValue(v)); err != nil {
+		return usagef("sweep: --%s %s: %v", sp.flag, sp.formatValue(v), err)
+	}
+	if sp.retriever == activation.Name {
+		if err := q.cfg.Validate(); err != nil {
+			return usagef("sweep: --%s %s: %v", sp.flag, sp.formatValue(v), err)
+		}
+		return nil
+	}
+	if err := rf.finish("sweep", names); err != nil {
+		return usagef("%v (at --%s %s)", err, sp.flag, sp.formatValue(v))
+	}
+	return nil
+}
+
+// writeMetricSweep prints a metric sweep as text, json or csv.
+func writeMetricSweep(out io.Writer, ms render.MetricSweep, format string) error {
+	var b []byte
+	var err error
+	switch format {
+	case "json":
+		b, err = render.MetricSweepJSON(ms)
+	case "csv":
+		b = []byte(render.MetricSweepCSV(ms))
+	default:
+		b = []byte(render.MetricSweepText(ms))
+	}
+	if err == nil {
+		_, err = out.Write(b)
+	}
+	return err
+}

@@ -1,0 +1,155 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/memoria-graph/memoria/internal/eval"
+)
+
+// MetricSweep is `memoria sweep --queries` (docs/EVALUATION.md, "Metric
+// sweeps"): one retriever run over a query set at each value of one
+// parameter, each point measured as `memoria eval` measures a run.
+type MetricSweep struct {
+	Retriever string
+	Param     string
+	Queries   int
+	Ks        []int
+	// Metrics are the metrics of every point's Means, in order
+	// (eval.Metrics(Ks)).
+	Metrics []eval.Metric
+	Points  []MetricPoint
+}
+
+// MetricPoint is one value of a metric sweep.
+type MetricPoint struct {
+	Value float64
+	// Current: the value the parameter's flag (or default) gives.
+	Current bool
+	// Means are the metrics' means over the queries, in MetricSweep.Metrics'
+	// order; MeanHits and MeanContextChars the cost.
+	Means            []float64
+	MeanHits         float64
+	MeanContextChars float64
+}
+
+// metricSweepJSON is the wire form: metrics by name.
+type metricSweepJSON struct {
+	Retriever string            `json:"retriever"`
+	Param     string            `json:"param"`
+	Queries   int               `json:"queries"`
+	K         []int             `json:"k"`
+	Points    []metricPointJSON `json:"points"`
+}
+
+type metricPointJSON struct {
+	Value            float64            `json:"value"`
+	Current          bool               `json:"current"`
+	Metrics          map[string]float64 `json:"metrics"`
+	MeanHits         float64            `json:"mean_hits"`
+	MeanContextChars float64            `json:"mean_context_chars"`
+}
+
+// MetricSweepJSON is ms as one JSON object: {"retriever", "param",
+// "queries", "k", "points": [{"value", "current", "metrics": {"P@5": …},
+// "mean_hits", "mean_context_chars"}]}, points ascending.
+func MetricSweepJSON(ms MetricSweep) ([]byte, error) {
+	out := metricSweepJSON{Retriever: ms.Retriever, Param: ms.Param, Queries: ms.Queries, K: ms.Ks, Points: []metricPointJSON{}}
+	for _, p := range ms.Points {
+		pj := metricPointJSON{Value: p.Value, Current: p.Current, Metrics: map[string]float64{}, MeanHits: p.MeanHits, MeanContextChars: p.MeanContextChars}
+		for i, m := range ms.Metrics {
+			pj.Metrics[m.Name()] = p.Means[i]
+		}
+		out.Points = append(out.Points, pj)
+	}
+	b, err := json.Marshal(out)
+	return append(b, '\n'), err
+}
+
+// MetricSweepCSV is ms as CSV: param, value, every metric by name, then
+// mean_hits and mean_context_chars; one row per value, ascending.
+func MetricSweepCSV(ms MetricSweep) string {
+	var b strings.Builder
+	b.WriteString("param,value")
+	for _, m := range ms.Metrics {
+		b.WriteString("," + m.Name())
+	}
+	b.WriteString(",mean_hits,mean_context_chars\n")
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, p := range ms.Points {
+		b.WriteString(ms.Param + "," + g(p.Value))
+		for _, x := range p.Means {
+			b.WriteString("," + g(x))
+		}
+		b.WriteString("," + g(p.MeanHits) + "," + g(p.MeanContextChars) + "\n")
+	}
+	return b.String()
+}
+
+// chartWidth is the most cells a bar of MetricSweepText takes.
+const chartWidth = 20
+
+// Bar is x on a scale from 0 to full as a bar of at most width cells, in
+// eighths of a cell, padded to width: ████▌.
+func Bar(x, full float64, width int) string {
+	cells := 0.0
+	if full > 0 && x > 0 {
+		cells = math.Min(x/full, 1) * float64(width)
+	}
+	eighths := int(math.Round(cells * 8))
+	s := strings.Repeat("█", eighths/8)
+	if r := eighths % 8; r > 0 {
+		s += string([]rune("▏▎▍▌▋▊▉")[r-1])
+	}
+	return s + strings.Repeat(" ", width-len([]rune(s)))
+}
+
+// MetricSweepText is the text form: one line per value with bars of
+// recall@K and nDCG@K (K the first cut-off; on 0..1) and of the mean
+// context size (on 0..the largest), the current value marked ←, then every
+// metric's mean and the mean hits per value.
+//
+//	metric sweep of ppr's damping over 8 queries: recall@10 and nDCG@10 beside the context an agent gets (mean characters)
+//	damping     recall@10                    nDCG@10                      context
+//	0.1         ██████████▌          0.5250  ████████▊            0.4410  ███████████████████▋ 6710
+//	0.5         ███████████          0.5500  █████████            0.4512  ████████████████████ 6820 ←
+func MetricSweepText(ms MetricSweep) string {
+	var b strings.Builder
+	k := ms.Ks[0]
+	rec := slices.Index(ms.Metrics, eval.Metric{Kind: eval.KindRecall, K: k})
+	ndcg := slices.Index(ms.Metrics, eval.Metric{Kind: eval.KindNDCG, K: k})
+	maxCtx := 0.0
+	for _, p := range ms.Points {
+		maxCtx = max(maxCtx, p.MeanContextChars)
+	}
+	fmt.Fprintf(&b, "metric sweep of %s's %s over %d queries: recall@%d and nDCG@%d beside the context an agent gets (mean characters)\n",
+		ms.Retriever, ms.Param, ms.Queries, k, k)
+	fmt.Fprintf(&b, "%-10s  %-*s  %-*s  %s\n", ms.Param, chartWidth+7, fmt.Sprintf("recall@%d", k), chartWidth+7, fmt.Sprintf("nDCG@%d", k), "context")
+	for _, p := range ms.Points {
+		line := fmt.Sprintf("%-10s  %s %.4f  %s %.4f  %s %.0f", strconv.FormatFloat(p.Value, 'g', 6, 64),
+			Bar(p.Means[rec], 1, chartWidth), p.Means[rec], Bar(p.Means[ndcg], 1, chartWidth), p.Means[ndcg],
+			Bar(p.MeanContextChars, maxCtx, chartWidth), p.MeanContextChars)
+		if p.Current {
+			line += " ←"
+		}
+		b.WriteString(line + "\n")
+	}
+	fmt.Fprintf(&b, "\n%-10s", ms.Param)
+	for _, m := range ms.Metrics {
+		fmt.Fprintf(&b, "  %-9s", m.Name())
+	}
+	b.WriteString("  hits\n")
+	for _, p := range ms.Points {
+		fmt.Fprintf(&b, "%-10s", strconv.FormatFloat(p.Value, 'g', 6, 64))
+		for _, x := range p.Means {
+			fmt.Fprintf(&b, "  %-9.4f", x)
+		}
+		fmt.Fprintf(&b, "  %.1f\n", p.MeanHits)
+	}
+	b.WriteString("← the current value. Where recall and nDCG stop rising while the context keeps growing is the value to choose.\n")
+	return b.String()
+}
