@@ -18,11 +18,12 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/memoria-graph/memoria/render/subgraph"
 )
 
 // The page of --format html in a real browser: Debian's headless Chromium,
-// driven over the DevTools protocol by chromedp (README, "Tests in a real
-// browser"). Without Chromium the tests skip, and fail under CI=true
+// driven over the DevTools protocol by chromedp (docs/TESTING.md, "In a
+// real browser"; why chromedp: the README's dependencies). Without Chromium the tests skip, and fail under CI=true
 // (.ci/run installs it).
 
 // chromiumPath is the browser the tests drive: $MEMORIA_CHROMIUM, else
@@ -402,5 +403,42 @@ func TestHTMLCompareInBrowser(t *testing.T) {
 		t.Errorf("N2003's tooltip %q lacks its ranks", tip)
 	}
 	p.screenshot(t, "compare.png")
+	p.clean(t, url)
+}
+
+// TestHTMLPageLarge: at 600 nodes the page still draws every node, fades
+// the 100 lowest-scored (beyond 500), labels only the seeds and the 40
+// best, and loads clean.
+func TestHTMLPageLarge(t *testing.T) {
+	g := subgraph.Graph{Mode: subgraph.ModeRanking, Title: "large", Retrievers: []string{"ppr"}}
+	for i := range 600 {
+		score := 1 - float64(i)/1000
+		g.Nodes = append(g.Nodes, subgraph.Node{ID: fmt.Sprintf("N%d", i), Labels: []string{"Memory"}, Seed: i == 0, Score: &score,
+			Hits: []subgraph.Hit{{Retriever: "ppr", Rank: i + 1, Score: score}}})
+		if i > 0 {
+			g.Links = append(g.Links, subgraph.Link{Source: fmt.Sprintf("N%d", (i-1)/3), Target: fmt.Sprintf("N%d", i), Type: "RELATES",
+				Weight: 0.5, Fate: subgraph.FateKept})
+		}
+	}
+	page, err := subgraph.HTML(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	p, url := openPage(t, string(page))
+	t.Logf("600 nodes drawn in %v", time.Since(start))
+	if n := p.count(t, "#graph g.node"); n != 600 {
+		t.Errorf("%d nodes drawn, want 600", n)
+	}
+	if n := p.count(t, "#graph g.node.faded"); n != 100 {
+		t.Errorf("%d nodes faded, want the 100 beyond 500", n)
+	}
+	if n := evalJS[int](t, p, `[...document.querySelectorAll('#graph text.label')].filter(e => e.getAttribute('display') !== 'none').length`); n != 40 {
+		t.Errorf("%d labels shown, want the 40 best (the seed among them)", n)
+	}
+	if faded := evalJS[bool](t, p, `[...document.querySelectorAll('#graph g.node.faded')].every(e => +e.getAttribute('data-id').slice(1) >= 500)`); !faded {
+		t.Error("a node among the best 500 faded")
+	}
+	p.screenshot(t, "large.png")
 	p.clean(t, url)
 }
