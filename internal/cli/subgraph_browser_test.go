@@ -23,8 +23,8 @@ import (
 
 // The page of --format html in a real browser: Debian's headless Chromium,
 // driven over the DevTools protocol by chromedp (docs/TESTING.md, "In a
-// real browser"; why chromedp: the README's dependencies). Without Chromium the tests skip, and fail under CI=true
-// (.ci/run installs it).
+// real browser"; why chromedp: the README's dependencies). Without
+// Chromium the tests skip, and fail under CI=true (.ci/run installs it).
 
 // chromiumPath is the browser the tests drive: $MEMORIA_CHROMIUM, else
 // chromium on PATH, else /usr/bin/chromium.
