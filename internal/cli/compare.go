@@ -9,12 +9,13 @@ import (
 
 	"github.com/memoria-graph/memoria/internal/overlap"
 	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/render/subgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/fusion"
 )
 
 const compareUsage = `Usage: memoria compare [source flags] --seed ID[=SCORE]... [--tags a,b]
-       --retrievers A,B,... [every listed retriever's flags] [--top-k K] [--format text|json]
+       --retrievers A,B,... [every listed retriever's flags] [--top-k K] [--format text|json|html|graphml]
 
 Runs each listed retriever on the same seeds and tags over one source and
 compares what they return (docs/RETRIEVERS.md, "Comparing rankings"): each
@@ -33,6 +34,11 @@ Formats:
   json  {"rankings": [each one's ranking, as explore --format ranking],
         "nodes": [{"node_id", "ranks": {"activation": 1, "ppr": null}}],
         "overlap": [{"a", "b", "jaccard", "rbo"}], "only": {...}}
+  html  one self-contained HTML page that draws the union: each
+        retriever's hits in its own colour, shared hits marked, each hit's
+        rank, score and formula on hover (D3 inside, no network)
+  graphml the union as GraphML, each retriever's rank and score as
+        attributes
 
 Flags:
 `
@@ -46,7 +52,7 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	var rr rerankFlags
 	rr.register(fs)
 	list := fs.String("retrievers", strings.Join(Retrievers, ","), "the `retrievers` to compare, comma-separated: "+strings.Join(Retrievers, ", "))
-	format := fs.String("format", "text", "output `format`: text or json")
+	format := fs.String("format", "text", "output `format`: text, json, html or graphml")
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
@@ -63,8 +69,8 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	if *format != "text" && *format != "json" {
-		return usagef("compare: unknown --format %q (want text or json)", *format)
+	if !slices.Contains([]string{"text", "json", "html", "graphml"}, *format) {
+		return usagef("compare: unknown --format %q (want text, json, html or graphml)", *format)
 	}
 	source, err := q.open(ctx, env)
 	if err != nil {
@@ -94,6 +100,9 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 
 // printCompare writes a comparison in format.
 func printCompare(res overlap.Result, rankings []retriever.Ranking, format string, out io.Writer) error {
+	if format == "html" || format == "graphml" {
+		return writeSubgraph(subgraph.FromCompare(rankings, res), format, out)
+	}
 	if format == "json" {
 		b, err := render.CompareJSON(rankings, res)
 		if err == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/render/subgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
@@ -44,9 +45,16 @@ Formats:
           properties and compares it with memoria's T (same form choice)
   ranking one JSON object every retriever shares: the ranked hits with
           their routes, the seeds, the parameters and the statistics
+  html    one self-contained HTML page that draws the retrieved subgraph
+          (D3 inside, no network): hover and click for T, w, tag_sim, d
+          and formulas, the losing candidates and near misses dashed
+  graphml the retrieved subgraph as GraphML (Gephi, yEd, Cytoscape), T
+          and scores as attributes
 With any other retriever: ranking (the default), tree (the
-ranked list, each hit's feeders and the tree of best routes), d3, llm and
-cypher (a query per hit: its feeders' when it has some, else its route's).
+ranked list, each hit's feeders and the tree of best routes), d3, llm,
+cypher (a query per hit: its feeders' when it has some, else its route's),
+html (the hits beyond --top-k, from a run twice as deep, dashed; without
+--rerank) and graphml.
 
 --rerank signals reranks the ranking by seed 001's multi-signal score
 (--signal-weights, --recency-lambda, --now, --per-label-top, and
@@ -56,7 +64,7 @@ Activation Energy it prints --format ranking only (the default then).
 Flags:
 `
 
-var formats = []string{"json", "tree", "d3", "llm", "cypher", "check", "ranking"}
+var formats = []string{"json", "tree", "d3", "llm", "cypher", "check", "ranking", "html", "graphml"}
 
 func runExplore(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet(env, "explore", exploreUsage)
@@ -66,7 +74,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	rf.register(fs)
 	var rr rerankFlags
 	rr.register(fs)
-	format := fs.String("format", "", "output `format`: json, tree, d3, llm, cypher, check or ranking (default json; ranking\n"+
+	format := fs.String("format", "", "output `format`: json, tree, d3, llm, cypher, check, ranking, html or graphml (default json; ranking\n"+
 		"with any other --retriever)")
 	form := fs.String("cypher-form", "browser", "with --format cypher or check, the paste-ready `form`: browser (Neo4j Browser),\n"+
 		"shell (cypher-shell) or driver (one JSON object per query: query and parameters)")
@@ -98,10 +106,11 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return usagef("explore: --rerank signals reranks Activation Energy's ranking: --format ranking only (--format %s prints its own results)", *format)
 	}
 	if !slices.Contains(formats, *format) {
-		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher, check, ranking)", *format)
+		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher, check, ranking, html, graphml)", *format)
 	}
-	if rf.name != activation.Name && !slices.Contains(rankingFormats, *format) {
-		return usagef("explore: --format %s is Activation Energy's; --retriever %s prints ranking, tree, d3, llm or cypher", *format, rf.name)
+	drawn := *format == "html" || *format == "graphml"
+	if rf.name != activation.Name && !slices.Contains(rankingFormats, *format) && !drawn {
+		return usagef("explore: --format %s is Activation Energy's; --retriever %s prints ranking, tree, d3, llm, cypher, html or graphml", *format, rf.name)
 	}
 	if !slices.Contains(render.CypherForms, render.CypherForm(*form)) {
 		return usagef("explore: unknown --cypher-form %q (want browser, shell or driver)", *form)
@@ -112,22 +121,28 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	}
 	defer source.Close(context.WithoutCancel(ctx))
 	rq := retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}
+	deep := 0 // html and graphml: a ranking retriever runs to 2K, its hits beyond K the losers
+	if *format == "html" && rf.name != activation.Name && !rr.on() {
+		deep = rf.topK
+		rf.exp.TopK, rf.spread.TopK, rf.ppr.TopK, rf.fusion.TopK = 2*deep, 2*deep, 2*deep, 2*deep
+	}
+	rank := func(retrieve func(graph.Neighbourhood) (retriever.Ranking, error)) error {
+		if drawn {
+			return subgraphRanking(source, q.filter.f, retrieve, &rr, deep, *format, env.Stdout)
+		}
+		return runRanking(ctx, source, q.filter.f, retrieve, &rr, *format, render.CypherForm(*form), env.Stdout)
+	}
 	switch rf.name {
 	case expansion.Name:
-		return runRanking(ctx, source, q.filter.f, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
+		return rank(func(nb graph.Neighbourhood) (retriever.Ranking, error) {
 			return expansion.Retrieve(ctx, nb, rq, rf.exp)
-		},
-			&rr, *format, render.CypherForm(*form), env.Stdout)
+		})
 	case spreading.Name:
-		return runRanking(ctx, source, q.filter.f, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
+		return rank(func(nb graph.Neighbourhood) (retriever.Ranking, error) {
 			return spreading.Retrieve(ctx, nb, rq, rf.spread)
-		},
-			&rr, *format, render.CypherForm(*form), env.Stdout)
+		})
 	case ppr.Name:
-		return runRanking(ctx, source, q.filter.f, func(nb graph.Neighbourhood) (retriever.Ranking, error) {
-			return ppr.Retrieve(ctx, nb, rq, rf.ppr)
-		},
-			&rr, *format, render.CypherForm(*form), env.Stdout)
+		return rank(func(nb graph.Neighbourhood) (retriever.Ranking, error) { return ppr.Retrieve(ctx, nb, rq, rf.ppr) })
 	case fusion.Name:
 		g, err := newRankings(env, &q, &rf, source)
 		if err != nil {
@@ -140,6 +155,9 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		if err != nil {
 			return err
 		}
+		if drawn {
+			return writeRankingSubgraph(r, deep, *format, env.Stdout)
+		}
 		return printRanking(r, *format, render.CypherForm(*form), env.Stdout)
 	}
 	if *trace && *format != "json" {
@@ -147,7 +165,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	}
 	// A trace needs an engine that reads whole neighbourhoods: on Neo4j,
 	// the snapshot (its one round trip per level brings the near misses).
-	backend, err := q.cliBackend(ctx, env, source, *trace)
+	backend, err := q.cliBackend(ctx, env, source, *trace || *format == "html")
 	if err != nil {
 		return err
 	}
@@ -191,7 +209,7 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 		_, werr = io.WriteString(out, render.FilterLine(o.filter))
 	}
 	for ev := range ch {
-		if ev.Kind == activation.EventLevel && o.trace {
+		if ev.Kind == activation.EventLevel && (o.trace || format == "html") {
 			levels[ev.SeedIndex] = append(levels[ev.SeedIndex], *ev.Level)
 		}
 		if ev.Kind != activation.EventResult || werr != nil {
@@ -231,6 +249,9 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 				_, werr = out.Write(b)
 			}
 		}
+	case "html", "graphml":
+		werr = writeSubgraph(subgraph.FromActivation(subgraph.ActivationRun{Results: results, Levels: levels, Params: o.cfg,
+			Tags: tags, Filter: o.filter}), format, out)
 	case "cypher", "check":
 		qs := render.DebugCypherAll(results...)
 		if format == "check" {

@@ -9,9 +9,10 @@ import (
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/render/subgraph"
 )
 
-const exportUsage = `Usage: memoria export [source flags] [--format jsonl|cypher]
+const exportUsage = `Usage: memoria export [source flags] [--format jsonl|cypher|graphml]
 
 Prints the whole graph (the embedded demo graph by default, or --graph FILE,
 or the Neo4j database of --uri / $NEO4J_URI) on standard output.
@@ -21,6 +22,9 @@ Formats:
           load and --graph read them back
   cypher  a Cypher script that recreates the graph in an empty database:
           paste it into Neo4j Browser or pipe it into cypher-shell
+  graphml GraphML (Gephi, yEd, Cytoscape): every node with its labels and
+          properties, every relationship with its type and properties
+          (docs/EXPORTS.md, "GraphML")
 
 Flags:
 `
@@ -29,15 +33,15 @@ func runExport(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet(env, "export", exportUsage)
 	var src sourceFlags
 	src.register(fs)
-	format := fs.String("format", "jsonl", "output `format`: jsonl or cypher")
+	format := fs.String("format", "jsonl", "output `format`: jsonl, cypher or graphml")
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("export: unexpected argument %q (the file goes in --graph)", fs.Arg(0))
 	}
-	if *format != "jsonl" && *format != "cypher" {
-		return usagef("export: unknown --format %q (want jsonl or cypher)", *format)
+	if *format != "jsonl" && *format != "cypher" && *format != "graphml" {
+		return usagef("export: unknown --format %q (want jsonl, cypher or graphml)", *format)
 	}
 	source, err := src.open(ctx, env)
 	if err != nil {
@@ -49,9 +53,12 @@ func runExport(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	w := bufio.NewWriter(env.Stdout)
-	if *format == "cypher" {
+	switch *format {
+	case "cypher":
 		err = apoc.WriteCypher(w, g)
-	} else {
+	case "graphml":
+		err = subgraph.WholeGraphML(w, g)
+	default:
 		err = apoc.Write(w, g)
 	}
 	if err != nil {

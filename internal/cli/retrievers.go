@@ -261,17 +261,24 @@ func printRanking(r retriever.Ranking, format string, form render.CypherForm, ou
 // runRanking runs a ranking retriever for explore over src, reranks its
 // ranking (rr, when on) and prints it.
 func runRanking(ctx context.Context, src graph.Source, f graph.RelFilter, retrieve func(graph.Neighbourhood) (retriever.Ranking, error), rr *rerankFlags, format string, form render.CypherForm, out io.Writer) error {
-	nb, err := neighbourhoodFor(src, f)
+	r, err := rankingOver(src, f, retrieve, rr)
 	if err != nil {
 		return err
+	}
+	return printRanking(r, format, form, out)
+}
+
+// rankingOver runs a ranking retriever over src under the relationship
+// filter f and reranks its ranking (rr, when on).
+func rankingOver(src graph.Source, f graph.RelFilter, retrieve func(graph.Neighbourhood) (retriever.Ranking, error), rr *rerankFlags) (retriever.Ranking, error) {
+	nb, err := neighbourhoodFor(src, f)
+	if err != nil {
+		return retriever.Ranking{}, err
 	}
 	r, err := retrieve(nb)
 	if err == nil {
 		r.Filter = f.String()
 		r, err = rr.apply(r)
 	}
-	if err != nil {
-		return err
-	}
-	return printRanking(r, format, form, out)
+	return r, err
 }
