@@ -1,0 +1,92 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+// selectListNode moves the node list's cursor to node id.
+func (h *harness) selectListNode(id string) {
+	h.t.Helper()
+	h.focusPane(focusSeeds)
+	h.keys("home")
+	for range 100 {
+		if n, ok := h.m.seeds.current(); ok && n.ID == id {
+			return
+		}
+		h.keys("down")
+		h.settle()
+	}
+	h.t.Fatalf("%s not found in the node list", id)
+}
+
+// judgedText is the judgement as plain lines: the found line, then each
+// relevant node not found with its why-not.
+func (h *harness) judgedText() string { return strings.Join(h.m.judged.judgedLines(), "\n") }
+
+// TestMarking: scenario A ranks N2006, N2003, N2004, N2005, N2001, N2008,
+// N2010 (activation.Ranking of its run). m on N2003 in the tree marks it
+// relevant (grade 1); m twice on N2010 makes it highly relevant (grade 2);
+// from the node list m marks N2007 and N2012, which the run lacks. Then
+// R = 4 relevant, 2 found (N2003 at rank 2, N2010 at rank 7):
+//
+//	recall@10 = 2/4 = 0.50
+//	DCG@10    = 1/log2 3 + 2/log2 8                    = 0.63093 + 0.66667 = 1.29760
+//	IDCG@10   = 2/log2 2 + 1/log2 3 + 1/log2 4 + 1/log2 5 = 2 + 0.63093 + 0.5 + 0.43068 = 3.56161
+//	nDCG@10   = 1.29760 / 3.56161 = 0.36433 → 0.36
+//
+// The two not found are listed with their why-not (N2007 lost on
+// MAX_BRANCHES at level 1, N2012's second hop is below MIN_ACTIVATION:
+// TestWhyOnALoserRow, TestWhyOnTheNodeList). m a third time unmarks.
+func TestMarking(t *testing.T) {
+	h := demoHarness(t)
+	h.selectTreeNode("N2003")
+	h.keys("m")
+	h.settle()
+	if g := h.m.marks.grade("N2003"); g != 1 || !strings.Contains(h.lastStatus().text, "marked N2003 relevant (grade 1") {
+		t.Fatalf("grade %d, status %q", g, h.lastStatus().text)
+	}
+	h.selectTreeNode("N2010")
+	h.keys("m", "m")
+	if g := h.m.marks.grade("N2010"); g != 2 {
+		t.Fatalf("N2010 grade %d after m twice, want 2", g)
+	}
+	for _, id := range []string{"N2007", "N2012"} {
+		h.selectListNode(id)
+		h.keys("m")
+	}
+	h.settle()
+	want := "relevant found 2 of 4 · recall@10 0.50 · nDCG@10 0.36\n" +
+		"N2007 · branch_limit: N2006 → N2007 at level 1: N2006 had already kept MAX_BRANCHES 3: N2003 T=0.1016, N2004 T=0.08936, N2005 T=0.06933\n" +
+		"N2012 · below_threshold: N2005 → N2012 at level 2: T=0.0001281 is not above MIN_ACTIVATION 0.005 (3% of 0.005)"
+	if got := h.judgedText(); got != want {
+		t.Fatalf("judgement:\n%s\nwant\n%s", got, want)
+	}
+	tree := h.treeText()
+	for _, row := range []string{"✓ N2003 AgentAnswer", "✓✓ N2010 DataSource"} {
+		if !strings.Contains(tree, row) {
+			t.Errorf("tree lacks %q:\n%s", row, tree)
+		}
+	}
+	view := h.m.View()
+	for _, s := range []string{"relevant found 2 of 4 · recall@10 0.50 · nDCG@10 0.36", "✗ ✓ N2007 not found · branch_limit", "✗ ✓ N2012 not found · below_threshold"} {
+		if !strings.Contains(view, s) {
+			t.Errorf("view lacks %q:\n%s", s, view)
+		}
+	}
+	if !strings.Contains(view, "N2007 ✓") { // the node list marks it too
+		t.Errorf("the node list does not mark N2007:\n%s", view)
+	}
+
+	h.keys("m") // N2012 (under the cursor): grade 2, then unmarked
+	h.settle()
+	h.keys("m")
+	h.settle()
+	if g := h.m.marks.grade("N2012"); g != 0 || !strings.Contains(h.lastStatus().text, "unmarked N2012") {
+		t.Fatalf("N2012 grade %d, status %q", g, h.lastStatus().text)
+	}
+	// R = 3: recall 2/3; IDCG = 2 + 1/log2 3 + 1/log2 4 = 3.13093, nDCG = 1.29760 / 3.13093 = 0.41444.
+	if got := h.m.judged.line; got != "relevant found 2 of 3 · recall@10 0.67 · nDCG@10 0.41" {
+		t.Fatalf("after unmarking N2012: %q", got)
+	}
+}
