@@ -1,8 +1,13 @@
 package tui
 
 import (
+	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memoria-graph/memoria/internal/experiment"
 )
 
 // selectListNode moves the node list's cursor to node id.
@@ -88,5 +93,45 @@ func TestMarking(t *testing.T) {
 	// R = 3: recall 2/3; IDCG = 2 + 1/log2 3 + 1/log2 4 = 3.13093, nDCG = 1.29760 / 3.13093 = 0.41444.
 	if got := h.m.judged.line; got != "relevant found 2 of 3 · recall@10 0.67 · nDCG@10 0.41" {
 		t.Fatalf("after unmarking N2012: %q", got)
+	}
+}
+
+// TestSaveAndReopenMarks: S saves the marks with the experiment (N2003
+// grade 1, N2010 grade 2), and the explorer reopened with the file's
+// marks (as `memoria --experiment` passes them) measures its first run
+// against them at once: both found, N2003 at rank 2 and N2010 at rank 7,
+//
+//	recall@10 = 2/2 = 1.00
+//	nDCG@10   = (1/log2 3 + 2/log2 8) / (2/log2 2 + 1/log2 3) = 1.29760 / 2.63093 = 0.49321 → 0.49
+//
+// with ✓ on both in the tree.
+func TestSaveAndReopenMarks(t *testing.T) {
+	h := demoHarness(t)
+	h.selectTreeNode("N2003")
+	h.keys("m")
+	h.selectTreeNode("N2010")
+	h.keys("m", "m", "S")
+	h.settle()
+	path := filepath.Join(h.m.outDir, "memoria-experiment-20260302-093100.json")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("%v (status %+v)", err, h.lastStatus())
+	}
+	defer f.Close()
+	e, err := experiment.Read(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(e.Marks, map[string]int{"N2003": 1, "N2010": 2}) {
+		t.Fatalf("marks saved: %v", e.Marks)
+	}
+	re := newHarness(t, loadDemo(t), Options{Seeds: e.Seeds, Tags: e.Tags, Params: e.Params, Saved: e.Current, Marks: e.Marks})
+	re.runDone()
+	if got, want := re.m.judged.line, "relevant found 2 of 2 · recall@10 1.00 · nDCG@10 0.49"; got != want {
+		t.Fatalf("reopened: %q, want %q", got, want)
+	}
+	tree := re.treeText()
+	if !strings.Contains(tree, "✓ N2003") || !strings.Contains(tree, "✓✓ N2010") {
+		t.Errorf("reopened tree lacks the marks:\n%s", tree)
 	}
 }
