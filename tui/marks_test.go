@@ -2,6 +2,7 @@ package tui
 
 import (
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,5 +134,70 @@ func TestSaveAndReopenMarks(t *testing.T) {
 	tree := re.treeText()
 	if !strings.Contains(tree, "✓ N2003") || !strings.Contains(tree, "✓✓ N2010") {
 		t.Errorf("reopened tree lacks the marks:\n%s", tree)
+	}
+}
+
+// TestSweepChartsRecall: with N2003 (grade 1), N2010 (grade 2) and N2012
+// (grade 1) marked, s on the MIN_ACTIVATION row sweeps scenario A and,
+// once the sweep is done, measures every point's ranking against the
+// marks (R = 3, IDCG@10 = 2 + 1/log2 3 + 1/log2 4 = 3.13093):
+//
+//	0.005 (the current value): N2003 rank 2, N2010 rank 7 (T=0.006873):
+//	       recall 2/3 = 0.66667, nDCG (1/log2 3 + 2/log2 8) / 3.13093 = 1.29760 / 3.13093 = 0.41444
+//	0.01:  N2010 is out (0.006873 is not above 0.01), N2003 (T=0.1016) still rank 2:
+//	       recall 1/3 = 0.33333, nDCG 0.63093 / 3.13093 = 0.20152
+//	0.1:   N2003 (0.1016 > 0.1) is the only hit after the seed: the same as at 0.01
+//
+// At the lowest value, 0.0001, N2012 (T=0.0001281 on its best route) is in
+// the result, but at rank 12 (after N2007, N2009, N2011 and N2017), beyond
+// the cut: recall@10 stays 2/3 and nDCG@10 0.41444, as at 0.005.
+// The overlay charts recall@10 and nDCG@10 after paths, nodes reached and
+// energy, each with the current value marked.
+func TestSweepChartsRecall(t *testing.T) {
+	h := demoHarness(t)
+	h.selectTreeNode("N2003")
+	h.keys("m")
+	h.selectTreeNode("N2010")
+	h.keys("m", "m")
+	h.selectListNode("N2012")
+	h.keys("m")
+	h.focusPane(focusParams)
+	h.keys("j", "s")
+	h.settle()
+	v := h.m.sweep
+	if len(v.scores) < 25 {
+		t.Fatalf("%d points scored, want every point of the sweep (25 asked and the breakpoints); line %q", len(v.scores), v.line)
+	}
+	at := func(value float64) sweepScore {
+		for _, sc := range v.scores {
+			if math.Abs(sc.value-value) < 1e-12 {
+				return sc
+			}
+		}
+		t.Fatalf("no point at %g", value)
+		return sweepScore{}
+	}
+	for _, c := range []struct{ value, recall, ndcg float64 }{
+		{0.005, 0.66667, 0.41444}, {0.01, 0.33333, 0.20152}, {0.1, 0.33333, 0.20152},
+	} {
+		sc := at(c.value)
+		if math.Abs(sc.recall-c.recall) > 5e-6 || math.Abs(sc.ndcg-c.ndcg) > 5e-6 {
+			t.Errorf("at %g: recall %.5f nDCG %.5f, want %.5f and %.5f", c.value, sc.recall, sc.ndcg, c.recall, c.ndcg)
+		}
+	}
+	low := v.scores[0] // 0.0001: N2012 is in, at rank 12, beyond the cut
+	if low.value != 0.0001 || math.Abs(low.recall-0.66667) > 5e-6 || math.Abs(low.ndcg-0.41444) > 5e-6 {
+		t.Errorf("at the lowest value %g: recall %.5f nDCG %.5f, want 0.66667 and 0.41444", low.value, low.recall, low.ndcg)
+	}
+	text := v.text
+	energy, recall, ndcg := strings.Index(text, "\nsummed energy\n"), strings.Index(text, "\nrecall@10 against 3 marks\n"), strings.Index(text, "\nnDCG@10\n")
+	if energy < 0 || recall < energy || ndcg < recall {
+		t.Fatalf("want recall@10 and nDCG@10 charted after summed energy:\n%s", text)
+	}
+	if strings.Count(text, "^ min-activation 0.005") != 5 {
+		t.Errorf("want the current value marked under each of the 5 charts:\n%s", text)
+	}
+	if !strings.Contains(v.line, "recall@10 and nDCG@10 against 3 marks charted") || v.running {
+		t.Errorf("line %q, running %v", v.line, v.running)
 	}
 }

@@ -262,7 +262,7 @@ func (m *Model) startSweep() tea.Cmd {
 		return notifyErr(errors.New("nothing to sweep: pick a seed first"))
 	}
 	param := sweepParams[m.params.Selected()]
-	cmd := m.sweep.start(m.ctx, m.backend, m.runOpts, m.params.Config(), param, seeds, m.tags.Tags())
+	cmd := m.sweep.start(m.ctx, m.backend, m.runOpts, m.params.Config(), param, seeds, m.tags.Tags(), m.marks.snapshot())
 	m.push(m.sweep)
 	return cmd
 }
