@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/internal/experiment"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/expansion"
 )
 
 // selectListNode moves the node list's cursor to node id.
@@ -199,5 +201,75 @@ func TestSweepChartsRecall(t *testing.T) {
 	}
 	if !strings.Contains(v.line, "recall@10 and nDCG@10 against 3 marks charted") || v.running {
 		t.Errorf("line %q, running %v", v.line, v.running)
+	}
+}
+
+// TestMarksOnARanking: the marks measure whichever retriever is shown. The
+// typed expansion (MAX_HOPS 1) ranks N2006's neighbours: N2003 at rank 2;
+// N2010, three hops away, is not reached. With N2003 grade 1 and N2010
+// grade 2 (R = 2):
+//
+//	recall@10 = 1/2 = 0.50
+//	nDCG@10   = (1/log2 3) / (2/log2 2 + 1/log2 3) = 0.63093 / 2.63093 = 0.23981 → 0.24
+//
+// N2010's why-not is internal/rankwhy's (unreached, no route within H
+// hops); the ranked list marks N2003, and so does the compare table.
+func TestMarksOnARanking(t *testing.T) {
+	h := newHarness(t, loadDemo(t), Options{Retriever: expansion.Name, Seeds: []retriever.Seed{demoSeed}, Tags: demoTags,
+		Marks: map[string]int{"N2003": 1, "N2010": 2}})
+	h.settle()
+	if got, want := h.m.judged.line, "relevant found 1 of 2 · recall@10 0.50 · nDCG@10 0.24"; got != want {
+		t.Fatalf("found line %q, want %q", got, want)
+	}
+	if len(h.m.judged.missing) != 1 || !strings.HasPrefix(h.m.judged.missing[0].why, "unreached (no_route): N2010 is 3 hops from the nearest seed") {
+		t.Fatalf("not found: %+v", h.m.judged.missing)
+	}
+	if v := h.m.View(); !strings.Contains(v, "✓ N2003 AgentAnswer") || !strings.Contains(v, "✗ ✓✓ N2010 not found · unreached") {
+		t.Errorf("view:\n%s", v)
+	}
+	h.keys("X") // the picker: activation is the first row, expansion ticked
+	h.keys("space", "enter")
+	h.settle()
+	if !h.m.comparing() {
+		t.Fatal("the compare view did not open")
+	}
+	if v := h.m.View(); !strings.Contains(v, "✓ N2003 AgentAnswer") {
+		t.Errorf("the compare table does not mark N2003:\n%s", v)
+	}
+}
+
+// TestMarksWhyDropsStale: a why-not answer of an earlier judgement (the
+// marks changed since it was asked) is never shown.
+func TestMarksWhyDropsStale(t *testing.T) {
+	h := demoHarness(t)
+	h.selectListNode("N2007")
+	h.keys("m")
+	h.settle()
+	j := h.m.judged
+	if len(j.missing) != 1 || !strings.HasPrefix(j.missing[0].why, "branch_limit") {
+		t.Fatalf("not found: %+v", j.missing)
+	}
+	old := j.seq
+	h.keys("m") // grade 2: a new judgement, asked again
+	h.send(marksWhyMsg{seq: old, i: 0, text: "stale"})
+	if j.seq == old || j.missing[0].why != "" {
+		t.Fatalf("after the stale answer: seq %d (was %d), why %q, want it still asked", j.seq, old, j.missing[0].why)
+	}
+	h.settle()
+	if j.seq == old || len(j.missing) != 1 || !strings.HasPrefix(j.missing[0].why, "branch_limit") {
+		t.Fatalf("seq %d (was %d), not found %+v", j.seq, old, j.missing)
+	}
+}
+
+// TestMarksEscapeIDs: a mark on an id that no node has, holding a control
+// sequence (a hand-edited experiment), is shown escaped, and its why-not
+// says no node has it.
+func TestMarksEscapeIDs(t *testing.T) {
+	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{demoSeed}, Tags: demoTags, Marks: map[string]int{"X\x1b[2J": 1}})
+	h.runDone()
+	h.settle()
+	v := h.m.View()
+	if strings.Contains(v, "\x1b") || !strings.Contains(v, `"X\x1b[2J" not found · "X\x1b[2J": no node has this id`) {
+		t.Fatalf("view:\n%q", v)
 	}
 }
