@@ -13,21 +13,6 @@ import (
 	"github.com/memoria-graph/memoria/retriever/expansion"
 )
 
-// selectListNode moves the node list's cursor to node id.
-func (h *harness) selectListNode(id string) {
-	h.t.Helper()
-	h.focusPane(focusSeeds)
-	h.keys("home")
-	for range 100 {
-		if n, ok := h.m.seeds.current(); ok && n.ID == id {
-			return
-		}
-		h.keys("down")
-		h.settle()
-	}
-	h.t.Fatalf("%s not found in the node list", id)
-}
-
 // judgedText is the judgement as plain lines: the found line, then each
 // relevant node not found with its why-not.
 func (h *harness) judgedText() string { return strings.Join(h.m.judged.judgedLines(), "\n") }
