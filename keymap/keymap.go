@@ -92,6 +92,11 @@ type KeyMap struct {
 	// WhyNot asks why the node on the selected row (results tree or node
 	// list) is or is not in the result (docs/ALGORITHM.md, "Why not X").
 	WhyNot key.Binding
+	// Mark marks the node on the selected row (results or node list)
+	// relevant, grade 1; again grade 2; again unmarked. The results then
+	// measure themselves against the marks (docs/EXPLORER.md, "Relevance
+	// marks").
+	Mark key.Binding
 
 	// Parameter panel.
 	Increase key.Binding
@@ -180,6 +185,7 @@ func Default() KeyMap {
 		RemoveChip:     b([]string{"delete", "backspace"}, "del", "remove selected chip"),
 
 		WhyNot: b([]string{"w"}, "w", "why (not): explain the selected node"),
+		Mark:   b([]string{"m"}, "m", "mark relevant (again: grade 2; again: unmarked)"),
 
 		Increase:  b([]string{"+", "=", "right", "l"}, "+/→/l", "increase"),
 		Decrease:  b([]string{"-", "_", "left", "h"}, "-/←/h", "decrease"),
@@ -218,6 +224,7 @@ func (k KeyMap) Groups() []Group {
 		{"Results", []key.Binding{k.Toggle, k.Expand, k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser, k.Pin, k.NextChange, k.PrevChange}},
 		{"Compare view", []key.Binding{k.PickRetrievers, k.PickToggle, k.SortColumn}},
 		{"Why (not)", []key.Binding{k.WhyNot}},
+		{"Relevance", []key.Binding{k.Mark}},
 		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread}},
 		{"Text inputs", []key.Binding{k.Submit, k.Cancel}},
 	}

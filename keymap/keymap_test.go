@@ -36,7 +36,7 @@ func TestTreeKeysDoNotClash(t *testing.T) {
 	k := Default()
 	tree := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Toggle, k.Expand, k.Collapse,
 		k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser, k.WhyNot,
-		k.NextChange, k.PrevChange}
+		k.NextChange, k.PrevChange, k.Mark}
 	owner := map[string]string{}
 	for _, b := range tree {
 		for _, s := range b.Keys() {
@@ -66,7 +66,7 @@ func TestGlobalKeysDoNotClash(t *testing.T) {
 	pane := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Toggle, k.Expand,
 		k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd,
 		k.NextLoser, k.PrevLoser, k.Filter, k.ToggleSeed, k.ScoreUp, k.ScoreDown, k.EditScore, k.Reload, k.Increase, k.Decrease, k.WhyNot,
-		k.EditParam, k.NextChange, k.PrevChange}
+		k.EditParam, k.NextChange, k.PrevChange, k.Mark}
 	owner := map[string]string{}
 	for _, b := range pane {
 		for _, s := range b.Keys() {

@@ -92,7 +92,20 @@ const chartColumns = 72
 // current one marked *, breakpoints b), each node's bands (the values where
 // it is in its seed's result: [from, until) for an exact MIN_ACTIVATION
 // sweep, else from…to over the points), and every non-monotone place.
-func SweepText(s *sweep.Sweep) string {
+func SweepText(s *sweep.Sweep) string { return SweepTextWith(s) }
+
+// SweepSeries is a further series a sweep's text charts: a name and one
+// value per point, in the order of the sweep's Points.
+type SweepSeries struct {
+	Name   string
+	Values []float64
+}
+
+// SweepTextWith is SweepText with more series charted after paths, nodes
+// reached and summed energy, on the same columns with the same mark (the
+// explorer's recall and nDCG against its relevance marks). A series whose
+// values do not match the points one for one is left out.
+func SweepTextWith(s *sweep.Sweep, more ...SweepSeries) string {
 	var b strings.Builder
 	n := len(s.Points)
 	if n == 0 {
@@ -119,18 +132,24 @@ func SweepText(s *sweep.Sweep) string {
 	for i, p := range s.Points {
 		totals[i] = p.Totals
 	}
-	series := []struct {
+	type chart struct {
 		name string
-		get  func(sweep.Totals) float64
-	}{
-		{"paths", func(t sweep.Totals) float64 { return float64(t.Paths) }},
-		{"nodes reached", func(t sweep.Totals) float64 { return float64(t.Nodes) }},
-		{"summed energy", func(t sweep.Totals) float64 { return t.Energy }},
+		get  func(i int) float64 // the value at point i
+	}
+	series := []chart{
+		{"paths", func(i int) float64 { return float64(totals[i].Paths) }},
+		{"nodes reached", func(i int) float64 { return float64(totals[i].Nodes) }},
+		{"summed energy", func(i int) float64 { return totals[i].Energy }},
+	}
+	for _, m := range more {
+		if len(m.Values) == n {
+			series = append(series, chart{textsafe.Escape(m.Name), func(i int) float64 { return m.Values[i] }})
+		}
 	}
 	for _, sr := range series {
 		data := make([]float64, cols)
 		for c, i := range pick {
-			data[c] = sr.get(totals[i])
+			data[c] = sr.get(i)
 		}
 		b.WriteString("\n" + sr.name + "\n")
 		if cols == 1 {

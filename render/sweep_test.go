@@ -55,6 +55,33 @@ func TestSweepText(t *testing.T) {
 	golden(t, "sweep_text", got)
 }
 
+// TestSweepTextWith: a further series is charted after the sweep's own,
+// on the same columns and with the same mark (sweepFixture's current point
+// is the second, 0.003); one whose values do not match the points one for
+// one is left out, and without series the text is SweepText's.
+func TestSweepTextWith(t *testing.T) {
+	s := sweepFixture()
+	got := SweepTextWith(s, SweepSeries{Name: "recall@10", Values: []float64{0.5, 0.25, 1}},
+		SweepSeries{Name: "short", Values: []float64{1}})
+	at := strings.Index(got, "\nrecall@10\n")
+	if at < 0 || at < strings.Index(got, "\nsummed energy\n") || strings.Contains(got, "\nshort\n") {
+		t.Fatalf("recall@10 not charted after summed energy, or short charted:\n%s", got)
+	}
+	chart := got[at:]
+	chart = chart[:strings.Index(chart, "^ min-activation 0.003")]
+	for _, label := range []string{"1.00", "0.25"} { // the top and the bottom of the axis
+		if !strings.Contains(chart, label) {
+			t.Errorf("the recall chart lacks the label %s:\n%s", label, chart)
+		}
+	}
+	if strings.Count(got, "^ min-activation 0.003") != 4 {
+		t.Errorf("want the current value marked under each of the 4 charts:\n%s", got)
+	}
+	if SweepTextWith(s) != SweepText(s) {
+		t.Error("SweepTextWith without series differs from SweepText")
+	}
+}
+
 // TestSweepCSV: one row per point with sweepFixture's totals.
 func TestSweepCSV(t *testing.T) {
 	want := `param,value,breakpoint,paths,nodes_reached,summed_energy

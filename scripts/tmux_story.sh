@@ -9,7 +9,9 @@
 # of MIN_ACTIVATION, ask why a losing candidate is not in the result, find
 # P5001 by its aliases (not its text) with the node filter, switch (x) to the
 # typed expansion and read its ranking and stats, step its MAX_HOPS, switch
-# back to the tree, and quit with q.
+# back to the tree, mark N2003 (in the tree) and N2007 (in the node list)
+# relevant and read the found line and N2007's why-not, save the experiment
+# with its marks, and quit with q.
 #
 # Every check polls capture-pane with a timeout (no fixed sleeps). On failure
 # it prints the screen and exits non-zero; the tmux server is always killed.
@@ -157,6 +159,28 @@ text "x"
 wait_for 'Thresholds'
 wait_for 'MIN_ACTIVATION +‹ 0.005 ›'
 wait_for 'vs pinned: \+1 paths −1 · 0 moved · nodes 5 → 6'
+
+step "m marks N2003 relevant: the found line measures the tree (R 1: nDCG@10 = (1/log2 3) / 1)"
+keys Tab
+text "gjm"
+wait_for 'marked N2003 relevant \(grade 1; m again: grade 2\)'
+wait_for 'relevant found 1 of 1 · recall@10 1.00 · nDCG@10 0.63'
+wait_for '├─ ▼ ✓ N2003 AgentAnswer'
+
+step "m on N2007 in the node list: not found, with its why-not (nDCG@10 = 0.63093 / (1 + 0.63093))"
+keys BTab BTab BTab
+text "/N2007"
+keys Enter
+text "m"
+wait_for 'marked N2007 relevant'
+wait_for 'relevant found 1 of 2 · recall@10 0.50 · nDCG@10 0.39'
+wait_for '✗ ✓ N2007 not found · branch_limit: N2006 → N2007 at level 1'
+keys Escape
+
+step "S saves the marks with the experiment"
+text "S"
+wait_for 'saved the experiment to .*memoria-experiment-[0-9-]+\.json'
+grep -q '"N2007": 1' "$tmp"/memoria-experiment-*.json || fail "the experiment file lacks the marks"
 
 step "help and quit"
 text "?"

@@ -178,6 +178,7 @@ type cmpPane struct {
 	st    *Styles
 	names *naming
 	stats *graphStats
+	marks *markSet // the relevance marks: ✓ beside a marked node (marks.go)
 	cols  []cmpColumn
 	k     int
 	rows  []cmpRow // in the order shown
@@ -355,6 +356,9 @@ func (p *cmpPane) row(r cmpRow, selected bool) string {
 	if p.stats.isHub(r.id) {
 		name += " " + p.st.HubMark
 	}
+	if g := p.marks.grade(r.id); g > 0 {
+		name = markGlyph(g) + " " + name
+	}
 	if l := r.node.Label(); l != "" {
 		name += " " + textsafe.Escape(l)
 	}
@@ -401,7 +405,7 @@ func (p *cmpPane) View() string {
 
 // ShortHelp lists the table's keys.
 func (p *cmpPane) ShortHelp() []key.Binding {
-	return []key.Binding{p.km.Up, p.km.Down, p.km.SortColumn, p.km.WhyNot, p.km.PickRetrievers}
+	return []key.Binding{p.km.Up, p.km.Down, p.km.SortColumn, p.km.WhyNot, p.km.Mark, p.km.PickRetrievers}
 }
 
 // cmpSubject is what the detail pane shows in the compare view: the

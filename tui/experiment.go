@@ -56,7 +56,7 @@ func (m *Model) saveExperiment() tea.Cmd {
 	}
 	e := experiment.Experiment{
 		SavedAt: m.now(), Seeds: seeds, Tags: append([]string(nil), m.actRun().tags...), Params: m.actRun().cfg,
-		Pinned: resultsOf(m.pinned, seeds), Current: resultsOf(cur, seeds),
+		Pinned: resultsOf(m.pinned, seeds), Current: resultsOf(cur, seeds), Marks: m.marks.snapshot(),
 	}
 	if m.pinned != nil {
 		cfg := m.pinned.cfg

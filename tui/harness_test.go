@@ -295,6 +295,23 @@ func (h *harness) selectTreeNode(id string) {
 	h.t.Fatalf("node %s not in the tree:\n%s", id, h.treeText())
 }
 
+// selectListNode moves the node list's cursor to node id (among the first
+// 100 rows).
+func (h *harness) selectListNode(id string) {
+	h.t.Helper()
+	h.focusPane(focusSeeds)
+	h.keys("home")
+	for range 100 {
+		if n, ok := h.m.seeds.current(); ok && n.ID == id {
+			return
+		}
+		h.keys("down")
+		h.settle()
+	}
+	n, _ := h.m.seeds.current()
+	h.t.Fatalf("%s not found in the node list (at %q)", id, n.ID)
+}
+
 // demoHarness opens the demo graph with scenario A's seed and tags and
 // waits for the run to finish.
 func demoHarness(t testing.TB) *harness {

@@ -126,6 +126,10 @@ type Model struct {
 	prev, pinned *baseline
 	// form is how copies are written (Neo4j Browser, cypher-shell, driver).
 	form render.CypherForm
+	// marks are the analyst's relevance marks, and judged the judgement
+	// of the results shown against them (marks.go).
+	marks  *markSet
+	judged *judgement
 }
 
 // newModel builds the root model; opts must already be completed.
@@ -171,6 +175,10 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	m.ranked.SetStats(m.stats)
 	m.cmp.stats = m.stats
 	m.detail.SetStats(m.stats)
+	m.marks, m.judged = newMarkSet(opts.Marks), &judgement{}
+	m.tree.SetMarks(m.marks, m.judged)
+	m.ranked.marks, m.ranked.judged = m.marks, m.judged
+	m.cmp.marks, m.seeds.marks = m.marks, m.marks
 	m.pinned = baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags)
 	m.prev = baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)
 	m.seeds.Focus()
@@ -254,7 +262,7 @@ func (m *Model) startSweep() tea.Cmd {
 		return notifyErr(errors.New("nothing to sweep: pick a seed first"))
 	}
 	param := sweepParams[m.params.Selected()]
-	cmd := m.sweep.start(m.ctx, m.backend, m.runOpts, m.params.Config(), param, seeds, m.tags.Tags())
+	cmd := m.sweep.start(m.ctx, m.backend, m.runOpts, m.params.Config(), param, seeds, m.tags.Tags(), m.marks.snapshot())
 	m.push(m.sweep)
 	return cmd
 }
@@ -274,6 +282,7 @@ func (m *Model) quit() tea.Cmd {
 	m.closeOverlays()
 	m.stopRun()
 	m.stats.stop()
+	m.judged.stop()
 	return tea.Quit
 }
 
@@ -306,10 +315,12 @@ func (m *Model) syncDetail() {
 // Update routes messages: run messages by run id, an overlay's messages to
 // that overlay, keys to the top overlay if one is open, else by focus.
 // Then, when the detail pane shows a node whose degree is not known yet,
-// it starts its lookup (wantDegree).
+// it starts its lookup (wantDegree), and when the results shown or the
+// relevance marks changed, it judges the results against the marks
+// (judge).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := m.update(msg)
-	return m, tea.Batch(cmd, m.wantDegree())
+	return m, tea.Batch(cmd, m.wantDegree(), m.judge())
 }
 
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -371,6 +382,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.applyPicked(msg.names)
 	case hitContextMsg:
 		m.applyHitContext(msg)
+	case marksWhyMsg:
+		return m, m.applyMarksWhy(msg)
 	case nodesLoadedMsg, filterTickMsg:
 		return m, m.seeds.Update(msg)
 	case tagsLoadedMsg:
@@ -460,6 +473,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		if key.Matches(msg, km.WhyNot) && (m.focus == focusTree || m.focus == focusSeeds) {
 			return m.activationOnly(km.WhyNot)
 		}
+	}
+	if !m.typing() && key.Matches(msg, km.Mark) && (m.focus == focusTree || m.focus == focusSeeds) {
+		return m.toggleMark()
 	}
 	if !m.typing() {
 		switch {

@@ -321,10 +321,14 @@ func (m *Model) copyAllRoutes() tea.Cmd {
 // rankPane is the results pane of a ranking retriever: one row per hit,
 // in rank order (rank, score, name, seed, how it was reached).
 type rankPane struct {
-	km      keymap.KeyMap
-	st      *Styles
-	names   *naming
-	stats   *graphStats // which hits are hubs (stats.go); nil: none
+	km    keymap.KeyMap
+	st    *Styles
+	names *naming
+	stats *graphStats // which hits are hubs (stats.go); nil: none
+	// marks and judged are the relevance marks and the judgement of the
+	// ranking against them (marks.go).
+	marks   *markSet
+	judged  *judgement
 	ranking *retriever.Ranking
 	loading bool
 	err     string
@@ -433,6 +437,9 @@ func (p *rankPane) rankRow(h retriever.Hit) string {
 	if l := h.Node.Label(); l != "" {
 		name += " " + textsafe.Escape(l)
 	}
+	if g := p.marks.grade(h.NodeID); g > 0 {
+		name = markGlyph(g) + " " + name
+	}
 	return fmt.Sprintf("#%-3d %-8s %s  seed %s  %s", h.Rank, render.Num(h.Score), name, render.DisplayID(h.Seed), render.HowReached(h))
 }
 
@@ -448,14 +455,15 @@ func (p *rankPane) View() string {
 	case len(p.ranking.Hits) == 0:
 		return p.st.Dim.Render("no hits: no seed was found")
 	}
-	h := max(1, p.h)
+	head, foot := p.judged.view(p.st, p.w, p.h)
+	h := max(1, p.h-len(head)-len(foot))
 	if p.cursor < p.off {
 		p.off = p.cursor
 	} else if p.cursor >= p.off+h {
 		p.off = p.cursor - h + 1
 	}
 	p.off = max(0, min(p.off, len(p.ranking.Hits)-h))
-	var lines []string
+	lines := head
 	for i := p.off; i < min(len(p.ranking.Hits), p.off+h); i++ {
 		row := p.rankRow(p.ranking.Hits[i])
 		if i == p.cursor {
@@ -464,12 +472,18 @@ func (p *rankPane) View() string {
 		}
 		lines = append(lines, fit("  "+row, p.w))
 	}
+	if len(foot) > 0 {
+		for range h - (min(len(p.ranking.Hits), p.off+h) - p.off) {
+			lines = append(lines, "") // the list ends early: the footer stays at the bottom
+		}
+		lines = append(lines, foot...)
+	}
 	return strings.Join(lines, "\n")
 }
 
 // ShortHelp lists the pane's keys.
 func (p *rankPane) ShortHelp() []key.Binding {
-	return []key.Binding{p.km.Up, p.km.Down, p.km.CopyPath, p.km.Retriever}
+	return []key.Binding{p.km.Up, p.km.Down, p.km.Mark, p.km.CopyPath, p.km.Retriever}
 }
 
 // rankingStatus is the status line's words for a ranking run: running, the

@@ -39,7 +39,8 @@ type seedPicker struct {
 
 	all, match nodeStream // the unfiltered list; server matches of the filter
 	known      map[string]graph.NodeSummary
-	names      *naming // which property names a node (naming.go)
+	names      *naming  // which property names a node (naming.go)
+	marks      *markSet // the relevance marks, ✓ beside marked nodes (marks.go)
 	visible    []graph.NodeSummary
 	cursor     int
 	offset     int // first visible row
@@ -430,6 +431,9 @@ func (p *seedPicker) row(n graph.NodeSummary, selected bool) string {
 		box, r = "[x]", " R="+render.Num(p.seeds[i].Score)
 	}
 	id, label := textsafe.Escape(p.names.summaryLead(n)), ""
+	if g := p.marks.grade(n.ID); g > 0 {
+		id += " " + markGlyph(g)
+	}
 	if len(n.Labels) > 0 {
 		label = " " + textsafe.Escape(n.Labels[0])
 	}

@@ -57,6 +57,8 @@ type treeInks struct {
 	Entered, Moved Ink
 	// Hub marks a hub.
 	Hub Ink
+	// Relevant marks a node the analyst marked relevant (marks.go).
+	Relevant Ink
 }
 
 // Ink is a style reduced to the escape sequences it puts around a text.
@@ -100,6 +102,8 @@ const (
 	glyphEntered = "+"
 	glyphMoved   = "~"
 	glyphLeft    = "−"
+	// glyphRelevant marks a node marked relevant (twice: highly relevant).
+	glyphRelevant = "✓"
 )
 
 // NewStyles builds the styles for renderer r. With noColor the renderer is
@@ -151,7 +155,8 @@ func NewStyles(r *lipgloss.Renderer, noColor bool) Styles {
 	}
 	st.Tree = treeInks{Dim: inkOf(st.Dim), ID: inkOf(st.ID), Label: inkOf(st.Label), Metric: inkOf(st.Metric),
 		End: inkOf(st.End), Loser: inkOf(st.Loser), Running: inkOf(st.Running), Error: inkOf(st.Error),
-		Entered: inkOf(st.OK.Bold(true)), Moved: inkOf(st.Running.Bold(true)), Hub: inkOf(st.Hub)}
+		Entered: inkOf(st.OK.Bold(true)), Moved: inkOf(st.Running.Bold(true)), Hub: inkOf(st.Hub),
+		Relevant: inkOf(st.OK)}
 	return st
 }
 

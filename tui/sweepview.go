@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/internal/eval"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
@@ -28,6 +29,16 @@ type sweepMsg struct {
 	line  string
 	final bool
 	err   error
+	// scores are each point's recall and nDCG against the relevance
+	// marks, on the last update of a sweep started with marks.
+	scores []sweepScore
+}
+
+// sweepScore is one point's ranking measured against the relevance marks
+// (marks.go): recall@markK and nDCG@markK of Activation Energy's run at
+// that value projected as a ranking (activation.Ranking).
+type sweepScore struct {
+	value, recall, ndcg float64
 }
 
 // sweepView is the overlay that sweeps one threshold for the current seeds
@@ -53,6 +64,9 @@ type sweepView struct {
 	stopped bool   // esc stopped it before it finished
 	text    string // the latest snapshot's text (render.SweepText)
 	line    string // the latest progress line
+	// scores are the points' recall and nDCG against the marks the sweep
+	// started with (none without marks).
+	scores []sweepScore
 }
 
 func newSweepView(km keymap.KeyMap, st *Styles) *sweepView {
@@ -75,12 +89,15 @@ const sweepRedraw = 80 * time.Millisecond
 // start starts the sweep of param over its default range
 // (sweep.DefaultRange; for MIN_ACTIVATION with the exact breakpoints) from
 // cfg, for copies of seeds and tags, and returns the command that waits
-// for its first update. The caller opens the view.
+// for its first update. The caller opens the view. With relevance marks
+// (a copy, node id → grade), once the sweep is done each point's ranking
+// is measured against them in the same goroutine and recall and nDCG are
+// charted beside paths and nodes.
 func (v *sweepView) start(parent context.Context, backend activation.Backend, opts activation.Options, cfg activation.Params,
-	param sweep.Param, seeds []retriever.Seed, tags []string) tea.Cmd {
+	param sweep.Param, seeds []retriever.Seed, tags []string, marks map[string]int) tea.Cmd {
 	v.stop()
 	v.id++
-	v.running, v.stopped, v.param, v.text = true, false, param, ""
+	v.running, v.stopped, v.param, v.text, v.scores = true, false, param, "", nil
 	v.line = fmt.Sprintf("sweeping %s for %s… (esc stops it and keeps what has arrived)", param, plural(len(seeds), "seed"))
 	ctx, cancel := context.WithCancel(parent)
 	v.cancel = cancel
@@ -94,16 +111,17 @@ func (v *sweepView) start(parent context.Context, backend activation.Backend, op
 	// The sweep starts in the command, not in Update: its goroutine then
 	// outlives the command and streams on ch.
 	return safeCmd(func() tea.Msg {
-		go runSweep(ctx, ch, sweepMsg{id: id, ch: ch, param: param}, scfg)
+		go runSweep(ctx, ch, sweepMsg{id: id, ch: ch, param: param}, scfg, marks)
 		return waitSweep(ch)()
 	})
 }
 
 // runSweep runs the sweep in its own goroutine and publishes its snapshots
-// on ch, rendered, keeping only the latest; the last is marked final. It
-// ends when the sweep does (the context's cancellation included), and never
-// blocks on a reader.
-func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Config) {
+// on ch, rendered, keeping only the latest; the last is marked final. With
+// marks, the last comes after each point is measured against them
+// (scoreSweep). It ends when the sweep does (the context's cancellation
+// included), and never blocks on a reader.
+func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Config, marks map[string]int) {
 	defer close(ch)
 	publish := func(msg sweepMsg) {
 		for {
@@ -144,13 +162,62 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 		msg.text, msg.line, msg.final = render.SweepText(s), sweepLine(s), s.Done
 		if s.Done {
 			final = msg
+			if len(marks) > 0 {
+				msg.final = false // the scores follow
+				msg.line += fmt.Sprintf(" · measuring each point against %s…", plural(len(marks), "mark"))
+			}
 		}
 		publish(msg)
 	}
-	if _, err := sweep.Run(ctx, cfg); err != nil {
+	s, err := sweep.Run(ctx, cfg)
+	if err == nil && len(marks) > 0 {
+		final, err = scoreSweep(ctx, s, cfg, marks, final)
+	}
+	if err != nil {
 		final.err = err
 		publish(final)
+		return
 	}
+	if len(marks) > 0 {
+		publish(final)
+	}
+}
+
+// scoreSweep measures each point of the finished sweep s against the marks:
+// the point's results (Sweep.Replay, which explores again only where a
+// seed's result changes) projected as a ranking (activation.Ranking), its
+// recall@markK and nDCG@markK (internal/eval). final, the sweep's last
+// update, comes back with the scores and with recall and nDCG charted
+// after the sweep's own charts (render.SweepTextWith).
+func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map[string]int, final sweepMsg) (sweepMsg, error) {
+	tags := retriever.NormalizeTags(cfg.Tags)
+	scores := make([]sweepScore, 0, len(s.Points))
+	err := s.Replay(ctx, func(p sweep.Point, results []activation.Result) error {
+		params, err := s.Param.Set(cfg.Params, p.Value)
+		if err != nil {
+			return err
+		}
+		hits := activation.Ranking(results, params, tags).Hits
+		ids := make([]string, len(hits))
+		for i, h := range hits {
+			ids[i] = h.NodeID
+		}
+		scores = append(scores, sweepScore{value: p.Value, recall: eval.Recall(ids, marks, markK), ndcg: eval.NDCG(ids, marks, markK)})
+		return nil
+	})
+	if err != nil {
+		return final, fmt.Errorf("measuring the points against the marks: %w", err)
+	}
+	recall, ndcg := make([]float64, len(scores)), make([]float64, len(scores))
+	for i, sc := range scores {
+		recall[i], ndcg[i] = sc.recall, sc.ndcg
+	}
+	final.final, final.scores = true, scores
+	final.text = render.SweepTextWith(s,
+		render.SweepSeries{Name: fmt.Sprintf("recall@%d against %s", markK, plural(len(marks), "mark")), Values: recall},
+		render.SweepSeries{Name: fmt.Sprintf("nDCG@%d", markK), Values: ndcg})
+	final.line += fmt.Sprintf(" · recall@%d and nDCG@%d against %s charted", markK, markK, plural(len(marks), "mark"))
+	return final, nil
 }
 
 // sweepLine is the progress line above the charts.
@@ -202,7 +269,7 @@ func (v *sweepView) update(msg sweepMsg) tea.Cmd {
 		return nil
 	}
 	if msg.text != "" {
-		v.text, v.line = msg.text, msg.line
+		v.text, v.line, v.scores = msg.text, msg.line, msg.scores
 		v.show()
 	}
 	if !msg.final {

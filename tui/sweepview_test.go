@@ -107,7 +107,7 @@ func TestSweepStreamsAndStops(t *testing.T) {
 	v.vp.Width, v.vp.Height = 100, 40
 	seeds := []retriever.Seed{{NodeID: "N000011", Score: 0.95}, {NodeID: "N007824", Score: 0.9}, {NodeID: "N015637", Score: 0.85}}
 	cmd := v.start(context.Background(), gatedBackend{oninmem.New(g), free}, activation.DefaultOptions(), activation.DefaultParams(),
-		sweep.MinActivation, seeds, []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)})
+		sweep.MinActivation, seeds, []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}, nil)
 	// Apply updates until none comes for half a second: the sweep is held.
 	results := make(chan tea.Msg, 1)
 	wait := func(c tea.Cmd) { go func() { results <- c() }() }

@@ -37,6 +37,10 @@ type treePane struct {
 	search    textinput.Model
 	searching bool
 	query     string
+
+	// judged is what the results show of the relevance marks (marks.go):
+	// the found line above the rows, the relevant nodes not found below.
+	judged *judgement
 }
 
 func newTreePane(km keymap.KeyMap, st *Styles) *treePane {
@@ -69,7 +73,8 @@ func (t *treePane) listHeight() int {
 	if t.summary() != "" {
 		h--
 	}
-	return max(0, h)
+	head, foot := t.judged.view(t.st, t.w, t.h)
+	return max(0, h-len(head)-len(foot))
 }
 
 // summary is the diff's summary line against the baseline ("" without one):
@@ -119,6 +124,22 @@ func (t *treePane) SetNaming(nm *naming) {
 func (t *treePane) SetStats(stats *graphStats) {
 	t.builder.stats = stats
 	t.builder.reset()
+	t.built = -1
+	t.refresh()
+}
+
+// SetMarks shows the relevance marks (✓ on marked nodes) and the
+// judgement of the results against them; call MarksChanged when either
+// changed.
+func (t *treePane) SetMarks(marks *markSet, judged *judgement) {
+	t.builder.marks, t.judged = marks, judged
+	t.built = -1
+	t.refresh()
+}
+
+// MarksChanged re-renders after a mark or the judgement changed: only the
+// rows of nodes whose mark changed are rendered again (rowInputs.mark).
+func (t *treePane) MarksChanged() {
 	t.built = -1
 	t.refresh()
 }
@@ -399,6 +420,9 @@ func (t *treePane) View() string {
 	}
 	h := t.listHeight()
 	out := t.st.r.NewStyle().Width(t.w).Height(h).MaxHeight(h).MaxWidth(t.w).Render(strings.Join(lines, "\n"))
+	if head, foot := t.judged.view(t.st, t.w, t.h); len(head) > 0 {
+		out = strings.Join(append(append(head, out), foot...), "\n")
+	}
 	if sum := t.summary(); sum != "" && t.h > 1 {
 		out = t.st.Info.Render(ansi.Truncate(sum, t.w, "…")) + "\n" + out
 	}
@@ -420,7 +444,7 @@ func (t *treePane) ShortHelp() []key.Binding {
 	if t.trees != nil && t.trees.base != nil {
 		keys = append(keys, t.km.NextChange)
 	}
-	return append(keys, t.km.NextEnd, t.km.CollapseAll, t.km.ExpandAll, t.km.WhyNot, t.km.Pin, t.km.CopyPath)
+	return append(keys, t.km.NextEnd, t.km.CollapseAll, t.km.ExpandAll, t.km.WhyNot, t.km.Mark, t.km.Pin, t.km.CopyPath)
 }
 
 // Position is where the selection is among the selectable rows, for the

@@ -44,6 +44,7 @@ type rowBuilder struct {
 	folded  map[rowKey]bool
 	names   *naming     // which property names a node (naming.go)
 	stats   *graphStats // which nodes are hubs (stats.go); nil: none
+	marks   *markSet    // the relevance marks (marks.go); nil: none
 	rows    []treeRow
 	// minActivation is the run's threshold, for how close near misses came.
 	minActivation float64
@@ -79,6 +80,7 @@ type rowInputs struct {
 	nearMiss      *activation.Step
 	minActivation float64
 	hub           bool // the node is a hub (stats.go)
+	mark          int  // the node's relevance mark (marks.go)
 }
 
 // reset drops the cached rows (new trees, or a change of width).
@@ -169,7 +171,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 	hasKids := len(n.children)+len(ghosts)+nLosers > 0
 	in := rowInputs{lead: lead, cont: cont, width: b.width, explain: b.explain, folded: folded,
 		kids: len(n.children), ghosts: len(ghosts), losers: nLosers, end: n.end, nearMiss: n.nearMiss,
-		minActivation: b.minActivation, change: ch, was: was, hub: b.stats.isHub(n.node.ID)}
+		minActivation: b.minActivation, change: ch, was: was, hub: b.stats.isHub(n.node.ID), mark: b.marks.grade(n.node.ID)}
 	if folded && hasKids {
 		in.below = countBelow(st, n, b.explain)
 	}
@@ -250,6 +252,9 @@ func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, in rowInputs, hasK
 		segs = append(segs, seg{glyphEntered + " ", s.Tree.Entered.Render})
 	case changeMoved:
 		segs = append(segs, seg{glyphMoved + " ", s.Tree.Moved.Render})
+	}
+	if in.mark > 0 {
+		segs = append(segs, seg{markGlyph(in.mark) + " ", s.Tree.Relevant.Render})
 	}
 	segs = append(segs, seg{b.names.nodeLead(n.node), s.Tree.ID.Render})
 	if in.hub {

@@ -68,6 +68,10 @@ type Options struct {
 	// run had (Saved ran with Params and Tags).
 	PinnedParams activation.Params
 	PinnedTags   []string
+	// Marks are the relevance marks of a saved experiment (node id →
+	// grade): the results are measured against them (docs/EXPLORER.md,
+	// "Relevance marks"), and S saves them again.
+	Marks map[string]int
 	// Retriever is the retriever the explorer opens with (Retrievers; ""
 	// means activation.Name); the Retriever key switches.
 	Retriever string

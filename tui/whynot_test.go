@@ -52,18 +52,7 @@ func TestWhyOnALoserRow(t *testing.T) {
 // below 0.005 at its second hop.
 func TestWhyOnTheNodeList(t *testing.T) {
 	h := demoHarness(t)
-	h.focusPane(focusSeeds)
-	h.keys("home")
-	for range 100 {
-		if n, ok := h.m.seeds.current(); ok && n.ID == "N2012" {
-			break
-		}
-		h.keys("down")
-		h.settle()
-	}
-	if n, _ := h.m.seeds.current(); n.ID != "N2012" {
-		t.Fatalf("N2012 not found in the node list (at %q)", n.ID)
-	}
+	h.selectListNode("N2012")
 	h.keys("w")
 	h.settle()
 	a := h.m.why.answer

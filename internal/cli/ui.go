@@ -102,8 +102,9 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	var pinned, saved []activation.Result
 	var pinnedCfg activation.Params
 	var pinnedTags []string
+	var marks map[string]int
 	if exp != nil {
-		tags, pinned, saved = exp.Tags, exp.Pinned, exp.Current // a tag may hold a comma
+		tags, pinned, saved, marks = exp.Tags, exp.Pinned, exp.Current, exp.Marks // a tag may hold a comma
 		if exp.PinnedParams != nil {
 			pinnedCfg, pinnedTags = *exp.PinnedParams, exp.PinnedTags
 		}
@@ -144,6 +145,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		Saved:         saved,
 		PinnedParams:  pinnedCfg,
 		PinnedTags:    pinnedTags,
+		Marks:         marks,
 		Retriever:     rf.name,
 		Compare:       compared,
 		Fusion:        rf.fusion,

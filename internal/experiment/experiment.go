@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,7 +45,16 @@ type Experiment struct {
 	// without a pinned run); Current ran with Params and Tags.
 	PinnedParams *activation.Params `json:"pinned_params,omitempty"`
 	PinnedTags   []string           `json:"pinned_tags,omitempty"`
+	// Marks are the analyst's relevance marks (the explorer's m): node id
+	// to grade, 1 (relevant) or 2 (highly relevant), as a query set's
+	// "relevant" (docs/EVALUATION.md) holds them; absent without marks,
+	// and a file written before marks existed reads as having none.
+	Marks map[string]int `json:"marks,omitempty"`
 }
+
+// MaxGrade is the highest grade a mark may have (trec_eval's range of
+// relevance grades; the explorer gives 1 and 2).
+const MaxGrade = 127
 
 // Write writes e as indented JSON.
 func Write(w io.Writer, e Experiment) error {
@@ -94,6 +105,14 @@ func Read(r io.Reader, name string) (Experiment, error) {
 	}
 	if len(e.Pinned) > 0 && e.PinnedParams == nil {
 		return Experiment{}, fmt.Errorf("experiment %s: a pinned run without pinned_params", name)
+	}
+	for _, id := range slices.Sorted(maps.Keys(e.Marks)) {
+		switch g := e.Marks[id]; {
+		case strings.TrimSpace(id) == "":
+			return Experiment{}, fmt.Errorf("experiment %s: marks: a mark has an empty node id", name)
+		case g < 1 || g > MaxGrade:
+			return Experiment{}, fmt.Errorf("experiment %s: marks: %s has grade %d; a mark's grade is 1 to %d (1 relevant, 2 highly relevant)", name, textsafe.Quote(id), g, MaxGrade)
+		}
 	}
 	seeds := make(map[string]bool, len(e.Seeds))
 	for _, s := range e.Seeds {

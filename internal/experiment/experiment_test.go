@@ -137,3 +137,54 @@ func TestReadRefusesResults(t *testing.T) {
 		t.Errorf("a pinned run with its params: %+v, %v", e.PinnedParams, err)
 	}
 }
+
+// TestMarks: marks are written under "marks" and read back; a file
+// without the key (every file written before marks existed) reads as
+// having none, and writes none back; a mark with an empty id or a grade
+// outside 1..127 is refused, named.
+func TestMarks(t *testing.T) {
+	e := sample()
+	e.Marks = map[string]int{"N2003": 1, "N2010": 2, "weird\x1bid": 1}
+	var buf bytes.Buffer
+	if err := Write(&buf, e); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"marks": {`) || !strings.Contains(buf.String(), `"N2010": 2`) {
+		t.Fatalf("marks not written:\n%s", buf.String())
+	}
+	got, err := Read(&buf, "x.json")
+	if err != nil || len(got.Marks) != 3 || got.Marks["N2003"] != 1 || got.Marks["N2010"] != 2 || got.Marks["weird\x1bid"] != 1 {
+		t.Fatalf("read back %v, %v", got.Marks, err)
+	}
+
+	buf.Reset()
+	if err := Write(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "marks") {
+		t.Fatalf("no marks, yet the file has the key:\n%s", buf.String())
+	}
+	old, err := Read(&buf, "old.json") // what a file of the version before marks holds
+	if err != nil || old.Marks != nil {
+		t.Fatalf("a file without marks: %v, %v", old.Marks, err)
+	}
+
+	for _, c := range []struct {
+		marks map[string]int
+		want  string
+	}{
+		{map[string]int{" ": 1}, "marks: a mark has an empty node id"},
+		{map[string]int{"N2003": 0}, `marks: "N2003" has grade 0; a mark's grade is 1 to 127`},
+		{map[string]int{"N\x1b": 128}, `marks: "N\x1b" has grade 128`},
+	} {
+		e := sample()
+		e.Marks = c.marks
+		buf.Reset()
+		if err := Write(&buf, e); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Read(&buf, "x.json"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("marks %v: error %v, want %q", c.marks, err, c.want)
+		}
+	}
+}
