@@ -38,7 +38,7 @@ var allowedImports = map[string][]string{
 	"render":                       {"graph", "graph/apoc", "retriever", "retriever/activation", "retriever/activation/sweep", "retriever/activation/why", "internal/cypherlit", "internal/eval", "internal/overlap", "internal/textsafe"},
 	"render/subgraph":              {"graph", "graph/apoc", "retriever", "retriever/activation", "render", "internal/overlap", "internal/textsafe"},
 	"keymap":                       {},
-	"tui":                          {"graph", "retriever", "retriever/activation", "retriever/expansion", "retriever/spreading", "retriever/ppr", "retriever/activation/sweep", "retriever/activation/why", "render", "keymap", "internal/textsafe", "internal/experiment", "internal/overlap", "internal/rankwhy", "retriever/fusion", "internal/eval"},
+	"tui":                          {"graph", "retriever", "retriever/activation", "retriever/expansion", "retriever/spreading", "retriever/ppr", "retriever/activation/sweep", "retriever/activation/why", "render", "keymap", "internal/textsafe", "internal/experiment", "internal/overlap", "internal/rankwhy", "retriever/fusion", "internal/eval", "render/subgraph"},
 	"internal/experiment":          {"graph", "retriever", "retriever/activation", "internal/textsafe"},
 	"internal/retry":               {"graph"},
 	"internal/cypherlit":           {"internal/textsafe"},

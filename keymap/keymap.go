@@ -27,6 +27,10 @@ type KeyMap struct {
 	CopyAll   key.Binding
 	ExportD3  key.Binding
 	ExportLLM key.Binding
+	// ExportPage writes the self-contained HTML page of what is on
+	// screen (render/subgraph): Activation Energy's results, the shown
+	// retriever's ranking, or the compare view's rankings.
+	ExportPage key.Binding
 	// Reread forgets the Neo4j snapshot and runs again on the server.
 	Reread key.Binding
 	// CopyCheck copies the query that recomputes the selected path on
@@ -136,6 +140,7 @@ func Default() KeyMap {
 		CopyAll:        b([]string{"Y"}, "Y", "copy all paths' Cypher"),
 		ExportD3:       b([]string{"d"}, "d", "write D3 JSON"),
 		ExportLLM:      b([]string{"L"}, "L", "write LLM context"),
+		ExportPage:     b([]string{"o"}, "o", "write the HTML page of what is shown"),
 		Reread:         b([]string{"R"}, "R", "re-run on the server (forget the snapshot)"),
 		SaveExperiment: b([]string{"S"}, "S", "save the experiment to a file"),
 		CopyCheck:      b([]string{"K"}, "K", "copy a query that checks the path's numbers on Neo4j"),
@@ -194,7 +199,7 @@ func Default() KeyMap {
 
 		PickRetrievers: b([]string{"X"}, "X", "pick retrievers (two or more: compare view)"),
 		PickToggle:     b([]string{" "}, "space", "tick a retriever (in the picker)"),
-		SortColumn:     b([]string{"o"}, "o", "sort the compare table by the next column"),
+		SortColumn:     b([]string{"O"}, "O", "sort the compare table by the next column"),
 
 		Submit: b([]string{"enter"}, "enter", "confirm"),
 		Cancel: b([]string{"esc"}, "esc", "cancel / leave input"),
@@ -203,7 +208,7 @@ func Default() KeyMap {
 
 // Global returns the bindings that work in every pane.
 func (k KeyMap) Global() []key.Binding {
-	return []key.Binding{k.NextPane, k.PrevPane, k.Retriever, k.PickRetrievers, k.Explain, k.NameBy, k.Stats, k.Pin, k.Sweep, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
+	return []key.Binding{k.NextPane, k.PrevPane, k.Retriever, k.PickRetrievers, k.Explain, k.NameBy, k.Stats, k.Pin, k.Sweep, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.ExportPage, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
 }
 
 // Group is a heading of the full help and the keys under it.
@@ -225,7 +230,7 @@ func (k KeyMap) Groups() []Group {
 		{"Compare view", []key.Binding{k.PickRetrievers, k.PickToggle, k.SortColumn}},
 		{"Why (not)", []key.Binding{k.WhyNot}},
 		{"Relevance", []key.Binding{k.Mark}},
-		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.SaveExperiment, k.Reread}},
+		{"Copy and export", []key.Binding{k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.ExportPage, k.SaveExperiment, k.Reread}},
 		{"Text inputs", []key.Binding{k.Submit, k.Cancel}},
 	}
 }

@@ -141,7 +141,7 @@ func TestCompareSort(t *testing.T) {
 		"N2006 N2003 N2004 N2007 N2005 N2001 N2008 N2010", // expansion's rank
 		"N2006 N2003 N2004 N2005 N2007 N2001 N2008 N2010", // union order
 	} {
-		h.keys("o")
+		h.keys("O")
 		if got := ids(); got != want {
 			t.Errorf("sorted by %s: %s, want %s", h.m.cmp.sortName(), got, want)
 		}

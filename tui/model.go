@@ -453,6 +453,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.PrevPane):
 		return m.restartIfInputsChanged(m.setFocus((m.focus + focusCount - 1) % focusCount))
 	}
+	if !m.typing() && key.Matches(msg, km.ExportPage) {
+		return m.exportPage()
+	}
 	if !m.typing() && m.comparing() {
 		if cmd, ok := m.compareKey(msg); ok {
 			return cmd
