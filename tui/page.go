@@ -3,6 +3,8 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -51,10 +53,10 @@ func (m *Model) exportPage() tea.Cmd {
 		if len(res) == 0 {
 			return notifyErr(errors.New("no results to draw yet: pick a seed"))
 		}
-		cfg, tags, filter := run.cfg, run.tags, m.filter
+		cfg, tags, filter, losers := run.cfg, run.tags, m.filter, run.trees.losers()
 		what = plural(len(res), "seed") + " of " + activation.Name
 		page = func() (subgraph.Graph, error) {
-			return subgraph.FromActivation(subgraph.ActivationRun{Results: res, Params: cfg, Tags: tags, Filter: filter}), nil
+			return subgraph.FromActivation(subgraph.ActivationRun{Results: res, Levels: losers, Params: cfg, Tags: tags, Filter: filter}), nil
 		}
 	}
 	dir, stamp := m.outDir, m.now().Format("20060102-150405")
@@ -73,4 +75,23 @@ func (m *Model) exportPage() tea.Cmd {
 		}
 		return statusMsg{text: fmt.Sprintf("wrote %s (%d bytes, %s; open it in a browser, it needs no network)", path, len(data), what)}
 	})
+}
+
+// losers are the candidates the trees hold that were not kept (their
+// parents' losers: lost a branch or a claim, or near misses), one level
+// event per finished seed in results' order, which is all the page reads
+// of the levels (render/subgraph draws them dashed).
+func (rt *resultTrees) losers() [][]activation.LevelEvent {
+	var out [][]activation.LevelEvent
+	for _, st := range rt.seeds {
+		if st.result == nil {
+			continue
+		}
+		var lv activation.LevelEvent
+		for _, id := range slices.Sorted(maps.Keys(st.nodes)) {
+			lv.Outcomes = append(lv.Outcomes, st.nodes[id].losers...)
+		}
+		out = append(out, []activation.LevelEvent{lv})
+	}
+	return out
 }

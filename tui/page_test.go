@@ -23,8 +23,8 @@ func pageData(t *testing.T, path string) string {
 }
 
 // TestExportPage: o writes the HTML page of what is shown and names its
-// path: Activation Energy's scenario A (its 7 nodes, N2010 the deepest),
-// then, in the compare view of Activation Energy and the expansion, both
+// path: Activation Energy's scenario A (its 7 nodes, N2010 the deepest,
+// and N2007 dashed: N2006 had kept MAX_BRANCHES 3 before it), then, in the compare view of Activation Energy and the expansion, both
 // rankings (the expansion's N2007, which Activation Energy lacks, is on
 // it). A second page in the same second gets its own name.
 func TestExportPage(t *testing.T) {
@@ -35,8 +35,8 @@ func TestExportPage(t *testing.T) {
 	if st := h.lastStatus(); st.isErr || !strings.Contains(st.text, first) || !strings.Contains(st.text, "1 seed of activation") {
 		t.Fatalf("status = %+v", st)
 	}
-	if s := pageData(t, first); !strings.Contains(s, `"N2010"`) || strings.Contains(s, `"N2007"`) {
-		t.Errorf("the Activation Energy page lacks N2010 or holds N2007")
+	if s := pageData(t, first); !strings.Contains(s, `"N2010"`) || !strings.Contains(s, `"N2007"`) || !strings.Contains(s, `"branch_limit"`) {
+		t.Errorf("the Activation Energy page lacks N2010, or N2007 as a loser of the branch limit")
 	}
 	c := compareDemo(t)
 	c.keys("o")
