@@ -4,6 +4,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 )
 
@@ -157,15 +159,28 @@ type helpView struct {
 	km keymap.KeyMap
 	st *Styles
 	vp viewport.Model
+	// schema is Options.Schema: a line atop the keys when the graph was
+	// read through a mapping.
+	schema string
 }
 
-func newHelpView(km keymap.KeyMap, st *Styles) *helpView {
-	return &helpView{km: km, st: st, vp: newOverlayViewport(km)}
+func newHelpView(km keymap.KeyMap, st *Styles, schema string) *helpView {
+	return &helpView{km: km, st: st, vp: newOverlayViewport(km), schema: schema}
+}
+
+// content is the keys, after the mapping's line when there is one.
+func (v *helpView) content(w int) string {
+	keys := fullHelp(v.km, v.st, w)
+	if v.schema == "" {
+		return keys
+	}
+	line := ansi.Wrap(textsafe.Escape("This graph is read through the "+v.schema), max(w, 20), "")
+	return v.st.Info.Render(line) + "\n\n" + keys
 }
 
 // open lays the keys out for the current width, from the top.
 func (v *helpView) open() {
-	v.vp.SetContent(fullHelp(v.km, v.st, v.vp.Width))
+	v.vp.SetContent(v.content(v.vp.Width))
 	v.vp.GotoTop()
 }
 
@@ -185,7 +200,7 @@ func (v *helpView) View() string { return v.vp.View() }
 // SetSize lays the keys out again for the new width.
 func (v *helpView) SetSize(w, h int) {
 	v.vp.Width, v.vp.Height = w, h
-	v.vp.SetContent(fullHelp(v.km, v.st, w)) // keeps the scroll
+	v.vp.SetContent(v.content(w)) // keeps the scroll
 }
 
 func (v *helpView) ShortHelp() []key.Binding { return []key.Binding{closeHelp("?/esc"), scrollHelp} }

@@ -38,6 +38,7 @@ type statusBar struct {
 	st      *Styles
 	backend string
 	filter  string // the relationship filter's note, shown after the backend ("" for none)
+	schema  string // the schema mapping's description, shown before the filter ("" for memoria's own)
 	msg     statusMsg
 	w       int
 }
@@ -80,6 +81,9 @@ func (s *statusBar) View(trees *resultTrees, explain bool) string {
 func (s *statusBar) line(parts []string) string {
 	if s.filter != "" {
 		parts = append([]string{s.st.Info.Render(textsafe.Escape(s.filter))}, parts...)
+	}
+	if s.schema != "" {
+		parts = append([]string{s.st.Info.Render(textsafe.Escape(s.schema))}, parts...)
 	}
 	parts = append([]string{""}, parts...)
 	// The backend's description is text and the seeds' states hold the

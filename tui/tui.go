@@ -103,6 +103,10 @@ type Options struct {
 	// why reads to answer "filtered".
 	Filter     string
 	Unfiltered graph.Neighbourhood
+	// Schema describes the schema mapping the graph was read by
+	// (graph.Schema's Describe; "" for memoria's own shape), shown on the
+	// status line and atop the help overlay.
+	Schema string
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string

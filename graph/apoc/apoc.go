@@ -190,7 +190,7 @@ type decoder struct {
 }
 
 func newDecoder(rules Rules) *decoder {
-	d := &decoder{c: newChecker(true, rules == FileRules, 0)}
+	d := &decoder{c: newChecker(true, rules, 0)}
 	d.ld.init(&d.c)
 	return d
 }

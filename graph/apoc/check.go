@@ -34,6 +34,12 @@ const (
 	// --graph` and `memoria load` alike: every node has an id, and there
 	// is at least one node or relationship. Decode applies them.
 	FileRules
+	// MappedRules are GraphRules for a file read through a schema mapping
+	// other than memoria's own (graph.Schema, graph/inmem): the file may
+	// not be empty, but the `id` property and a RELATES relationship's
+	// `weight` and `tags` are ordinary properties, since the mapping
+	// names its own (graph/inmem judges those).
+	MappedRules
 )
 
 // The range docs/EXPORTS.md gives a RELATES weight (the specification's).
@@ -78,7 +84,7 @@ func Check(g *Graph, rules Rules) (Report, error) {
 	if g == nil {
 		return Report{}, errors.New("no graph")
 	}
-	c := newChecker(false, rules == FileRules, len(g.Nodes))
+	c := newChecker(false, rules, len(g.Nodes))
 	for i := range g.Nodes {
 		c.node(i+1, &g.Nodes[i])
 		if c.full() {
@@ -106,6 +112,7 @@ type checker struct {
 	// nodes 1 to nNodes, then the relationships).
 	file   bool
 	strict bool // FileRules
+	mapped bool // MappedRules
 	nNodes int
 
 	// nodeSeq maps a node's internal id to its place in nodeIDs.
@@ -142,8 +149,8 @@ type firstOf struct {
 	example string
 }
 
-func newChecker(file, strict bool, nNodes int) checker {
-	return checker{file: file, strict: strict, nNodes: nNodes, appIDs: make(map[string]int32)}
+func newChecker(file bool, rules Rules, nNodes int) checker {
+	return checker{file: file, strict: rules == FileRules, mapped: rules == MappedRules, nNodes: nNodes, appIDs: make(map[string]int32)}
 }
 
 func (c *checker) errorf(pos int, format string, args ...any) {
@@ -180,11 +187,11 @@ func (c *checker) node(pos int, n *Node) bool {
 	c.nodeSeq.put(n.InternalID, int32(len(c.nodeIDs)))
 	c.nodeIDs = append(c.nodeIDs, n.InternalID)
 	c.nodePos = append(c.nodePos, int32(pos))
-	if msg := checkNode(n, c.strict); msg != "" {
+	if msg := checkNode(n, c.strict, c.mapped); msg != "" {
 		c.errorf(pos, "node %s: %s", showID(n.InternalID), msg)
 		return false
 	}
-	if id, ok := n.Properties["id"].(string); ok {
+	if id, ok := n.Properties["id"].(string); ok && !c.mapped {
 		if first, dup := c.appIDs[id]; dup {
 			c.errorf(pos, "duplicate node id %q (first on %s)", id, c.at(first))
 			return false
@@ -208,7 +215,7 @@ func (c *checker) rel(pos int, r *Relationship, startKnown, endKnown bool) bool 
 		return false
 	}
 	c.relPos.put(r.InternalID, int32(pos))
-	if msg := checkRel(r); msg != "" {
+	if msg := checkRel(r, c.mapped); msg != "" {
 		c.errorf(pos, "relationship %s: %s", showID(r.InternalID), msg)
 		return false
 	}
@@ -222,7 +229,7 @@ func (c *checker) rel(pos int, r *Relationship, startKnown, endKnown bool) bool 
 			c.pending = append(c.pending, pendingEnd{pos: int32(pos), rel: r.InternalID, node: r.End, isEnd: true})
 		}
 	}
-	if r.Type == RelatesType {
+	if r.Type == RelatesType && !c.mapped {
 		if w, ok := Number(r.Properties["weight"]); ok && (w < MinWeight || w > MaxWeight) {
 			if c.weights.count == 0 {
 				c.weights.pos = int32(pos)
@@ -257,7 +264,7 @@ func (c *checker) finish() (Report, error) {
 		}
 		c.errorf(int(p.pos), "relationship %s %s at unknown node %s", showID(p.rel), verb, showID(p.node))
 	}
-	if c.strict && c.nodes+c.rels == 0 && len(c.errs) == 0 {
+	if (c.strict || c.mapped) && c.nodes+c.rels == 0 && len(c.errs) == 0 {
 		if c.file {
 			c.errorf(1, "the file is empty: no node or relationship on any line")
 		} else {
@@ -316,14 +323,14 @@ func showID(id string) string {
 
 // checkNode checks a node's labels, its application id, its properties,
 // and (with FileRules) that it has an id; it returns "" or the problem.
-func checkNode(n *Node, strict bool) string {
+func checkNode(n *Node, strict, mapped bool) string {
 	for _, l := range n.Labels {
 		if msg := checkName("label", l); msg != "" {
 			return msg
 		}
 	}
 	v := n.Properties["id"]
-	if v != nil {
+	if v != nil && !mapped {
 		id, isStr := v.(string)
 		if !isStr {
 			return "property id must be a string, got " + Describe(v)
@@ -343,11 +350,11 @@ func checkNode(n *Node, strict bool) string {
 
 // checkRel checks a relationship's type, what the algorithm reads of a
 // RELATES relationship, then the properties.
-func checkRel(r *Relationship) string {
+func checkRel(r *Relationship, mapped bool) string {
 	if msg := checkName("relationship type", r.Type); msg != "" {
 		return msg
 	}
-	if r.Type == RelatesType {
+	if r.Type == RelatesType && !mapped {
 		if v := r.Properties["weight"]; v != nil {
 			if _, num := Number(v); !num {
 				return "weight must be a number, got " + Describe(v)

@@ -93,7 +93,17 @@ type Graph struct {
 	tagIDsFlat []int32
 	rawTags    map[int32][]int32        // tags as stored, for relationships with fRawTags
 	extra      map[int32]map[string]any // properties not rebuilt from the arrays
-	relatesTy  int                      // index of RELATES in types, or -1
+	// trav tells, per type index, whether the type is traversed as RELATES
+	// (the schema's Traverse: RELATES itself under memoria's).
+	trav []bool
+
+	// schema is the mapping the graph was loaded by (schema.go);
+	// weightKey and tagsKey are its weight and tags properties ("" when
+	// none), idKey its id property.
+	schema             graph.Schema
+	idKey              string
+	weightKey, tagsKey string
+	notes              []string // what the mapping left out (schema.go)
 
 	// RELATES adjacency (CSR): node u's incident relationships are
 	// adjRel[adjOff[u]:adjOff[u+1]], leading to adjNbr[...] (a self-loop once).
@@ -198,6 +208,10 @@ type pendingEnd struct {
 }
 
 func newBuilder(name string) *builder {
+	return newSchemaBuilder(name, graph.MemoriaSchema())
+}
+
+func newSchemaBuilder(name string, s graph.Schema) *builder {
 	return &builder{
 		g: &Graph{
 			name:      name,
@@ -205,7 +219,10 @@ func newBuilder(name string) *builder {
 			tagIDs:    make(map[string]int32),
 			relIDOff:  []uint32{0},
 			tagOff:    []int32{0},
-			relatesTy: -1,
+			schema:    s,
+			idKey:     s.IDProperty,
+			weightKey: s.WeightProperty,
+			tagsKey:   s.TagsProperty,
 		},
 		nodeSeq: make(map[string]int32),
 		typeIDs: make(map[string]uint16),
@@ -232,7 +249,8 @@ func (b *builder) addNode(n apoc.Node) error {
 	}
 	g.nodeLabels = append(g.nodeLabels, labels)
 	g.nodeProps = append(g.nodeProps, props)
-	id, ok := props["id"].(string)
+	id, ok := props[g.idKey].(string)
+	ok = ok && id != ""
 	g.nodeID = append(g.nodeID, id)
 	if idx/64 >= len(g.hasID) {
 		g.hasID = append(g.hasID, 0)
@@ -258,9 +276,7 @@ func (b *builder) addRel(r apoc.Relationship) error {
 		ty = uint16(len(g.types))
 		b.typeIDs[r.Type] = ty
 		g.types = append(g.types, r.Type)
-		if r.Type == graph.Relates {
-			g.relatesTy = int(ty)
-		}
+		g.trav = append(g.trav, g.schema.Traverses(r.Type))
 	}
 	g.relType = append(g.relType, ty)
 	g.relIDBytes = append(g.relIDBytes, r.InternalID...)
@@ -288,14 +304,14 @@ func (b *builder) addRel(r apoc.Relationship) error {
 		extra[k] = v
 	}
 	tags := b.scratch[:0]
-	if int(ty) != g.relatesTy {
+	if !g.trav[ty] {
 		if len(r.Properties) > 0 {
 			extra = r.Properties
 		}
 	} else {
 		for k, v := range r.Properties {
-			switch k {
-			case "weight":
+			switch {
+			case k == g.weightKey && k != "":
 				switch x := v.(type) {
 				case float64:
 					weight, flags = x, flags|fWeight|fWeightCompact
@@ -314,7 +330,7 @@ func (b *builder) addRel(r apoc.Relationship) error {
 					weight, flags = f, flags|fWeight
 					keep(k, v)
 				}
-			case "tags":
+			case k == g.tagsKey && k != "":
 				flags |= fTags
 				if list, ok := v.([]any); ok && allStrings(list) {
 					flags |= fTagsCompact
@@ -323,6 +339,9 @@ func (b *builder) addRel(r apoc.Relationship) error {
 					}
 				} else {
 					list, ok := apoc.StringList(v)
+					if !b.g.schema.IsDefault() {
+						list, ok = b.g.schema.SplitTags(v)
+					}
 					if !ok {
 						return fmt.Errorf("relationship %s: tags must be a list of strings", r.InternalID)
 					}
@@ -335,6 +354,11 @@ func (b *builder) addRel(r apoc.Relationship) error {
 				keep(k, v)
 			}
 		}
+	}
+	if g.trav[ty] && flags&fWeight == 0 && g.schema.DefaultWeight != nil {
+		// The mapping's weight for a relationship without one: used by
+		// the math, not shown among its properties (fWeightCompact unset).
+		weight, flags = *g.schema.DefaultWeight, flags|fWeight
 	}
 	// Distinct tags, in first-occurrence order.
 	distinct := len(g.tagIDsFlat)
@@ -419,7 +443,7 @@ func (b *builder) finish() (*Graph, error) {
 	relates := 0
 	tagCount := make([]int, len(g.tagNames))
 	for e := 0; e < m; e++ {
-		if int(g.relType[e]) != g.relatesTy {
+		if !g.trav[g.relType[e]] {
 			continue
 		}
 		relates++
@@ -446,7 +470,7 @@ func (b *builder) finish() (*Graph, error) {
 	g.adjRel = make([]int32, total)
 	cursor := slices.Clone(g.adjOff[:n])
 	for e := 0; e < m; e++ {
-		if int(g.relType[e]) != g.relatesTy {
+		if !g.trav[g.relType[e]] {
 			continue
 		}
 		s, t := g.relStart[e], g.relEnd[e]
@@ -524,9 +548,9 @@ func (g *Graph) relProps(e int32) map[string]any {
 	}
 	if f&fWeightCompact != 0 {
 		if f&fWeightInt != 0 {
-			m["weight"] = int64(g.relWeight[e])
+			m[g.weightKey] = int64(g.relWeight[e])
 		} else {
-			m["weight"] = g.relWeight[e]
+			m[g.weightKey] = g.relWeight[e]
 		}
 	}
 	if f&fTagsCompact != 0 {
@@ -535,7 +559,7 @@ func (g *Graph) relProps(e int32) map[string]any {
 		for i, t := range tags {
 			list[i] = t
 		}
-		m["tags"] = list
+		m[g.tagsKey] = list
 	}
 	return m
 }

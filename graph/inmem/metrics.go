@@ -31,7 +31,7 @@ func (g *Graph) Metrics(ctx context.Context, opt graph.MetricsOptions) (graph.Me
 	slices.SortFunc(m.ByType, func(a, b graph.TypeCount) int { return strings.Compare(a.Type, b.Type) })
 	m.Relationships = int64(len(g.relStart))
 	for e := range g.relStart {
-		if int(g.relType[e]) == g.relatesTy {
+		if g.trav[g.relType[e]] {
 			m.Relates++
 			if g.relStart[e] == g.relEnd[e] {
 				m.SelfLoops++

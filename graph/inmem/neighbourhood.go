@@ -22,7 +22,7 @@ func (g *Graph) buildOther() error {
 	deg := make([]int32, n+1)
 	any := false
 	for e := range g.relStart {
-		if int(g.relType[e]) == g.relatesTy {
+		if g.trav[g.relType[e]] {
 			continue
 		}
 		any = true
@@ -49,7 +49,7 @@ func (g *Graph) buildOther() error {
 	g.otherRel = make([]int32, total)
 	cursor := slices.Clone(g.otherOff[:n])
 	for e := range g.relStart {
-		if int(g.relType[e]) == g.relatesTy {
+		if g.trav[g.relType[e]] {
 			continue
 		}
 		s, t := g.relStart[e], g.relEnd[e]
@@ -77,9 +77,9 @@ func (g *Graph) others(u int32) (nbr, rel []int32) {
 // graph.Rel).
 func (r reader) rel(u, v, e int32, deg int64) graph.Rel {
 	g := r.g
-	edge := graph.Edge{SourceID: g.nodeID[u], TargetID: g.nodeID[v], Type: g.types[g.relType[e]]}
+	edge := graph.Edge{SourceID: g.nodeID[u], TargetID: g.nodeID[v], Type: g.typeName(e)}
 	rel := graph.Rel{To: graph.NodeRef{Node: g.graphNode(v), Ref: g.nodeID[v], Num: v + 1}, Degree: deg, Lazy: func() map[string]any { return g.relProps(e) }}
-	if int(g.relType[e]) == g.relatesTy {
+	if g.trav[g.relType[e]] {
 		// Checked when loaded: a number or nothing. The pointer is into
 		// the graph's own array (no allocation): nothing writes through
 		// an edge's weight.
@@ -88,8 +88,8 @@ func (r reader) rel(u, v, e int32, deg int64) graph.Rel {
 		}
 		edge.Tags = g.relTags(e)
 	} else if extra := g.extra[e]; extra != nil {
-		edge.Weight, rel.BadWeight = graph.WeightOf(extra)
-		edge.Tags, _ = graph.TagsOf(extra)
+		edge.Weight, rel.BadWeight = g.otherWeight(extra)
+		edge.Tags, _ = g.otherTags(extra)
 	}
 	rel.Edge = edge
 	return rel
@@ -247,7 +247,7 @@ func (r reader) Strengths(ctx context.Context, nodes []graph.NodeRef, relType st
 				if g.types[g.relType[e]] != relType || !g.nodeHasID(nbr[j]) {
 					continue
 				}
-				w, err := graph.WeightOf(g.extra[e])
+				w, err := g.otherWeight(g.extra[e])
 				if err != nil {
 					ws = append(ws, math.NaN()) // not clean
 					continue
@@ -347,7 +347,7 @@ func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, 
 				if g.types[g.relType[e]] != relType || !g.nodeHasID(v) || !g.Keeps(r.f, e) {
 					continue
 				}
-				w, err := graph.WeightOf(g.extra[e])
+				w, err := g.otherWeight(g.extra[e])
 				if err != nil {
 					return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(g.nodeID[u]), relType, strconv.Quote(g.nodeID[v]), err)
 				}

@@ -22,16 +22,25 @@ const progressStep = 1 << 20
 // (all bytes read). report runs on the loading goroutine and must be quick;
 // it may be nil.
 func LoadFileProgress(path string, report func(Progress)) (*Graph, error) {
-	f, err := os.Open(path)
+	f, total, err := openSized(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return LoadProgress(f, path, total, report)
+}
+
+// openSized opens path and returns its size (0 when not a regular file).
+func openSized(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
 	var total int64
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		total = fi.Size()
 	}
-	return LoadProgress(f, path, total, report)
+	return f, total, nil
 }
 
 // LoadProgress is Load reporting its progress (see LoadFileProgress);

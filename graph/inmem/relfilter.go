@@ -11,15 +11,15 @@ import (
 // loaded), without building the property map: what a filter's condition
 // compares.
 func (g *Graph) relProp(e int32, key string) (any, bool) {
-	if int(g.relType[e]) == g.relatesTy {
+	if g.trav[g.relType[e]] {
 		f := g.relFlags[e]
 		switch {
-		case key == "weight" && f&fWeightCompact != 0:
+		case key == g.weightKey && f&fWeightCompact != 0:
 			if f&fWeightInt != 0 {
 				return int64(g.relWeight[e]), true
 			}
 			return g.relWeight[e], true
-		case key == "tags" && f&fTagsCompact != 0:
+		case key == g.tagsKey && f&fTagsCompact != 0:
 			return []string{}, true // a list: no condition holds on it
 		}
 	}
@@ -32,7 +32,7 @@ func (g *Graph) Keeps(f *graph.RelFilter, e int32) bool {
 	if f == nil {
 		return true
 	}
-	if !f.KeepsType(g.types[g.relType[e]]) {
+	if !f.KeepsType(g.typeName(e)) {
 		return false
 	}
 	for _, c := range f.Where {

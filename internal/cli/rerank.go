@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/signals"
@@ -39,7 +40,9 @@ func (f *rerankFlags) register(fs *flag.FlagSet) {
 	})
 	fs.Float64Var(&f.p.Lambda, "recency-lambda", f.p.Lambda, "with --rerank signals: recency = exp(−`λ` × days since the node's\n"+
 		"updated_at, else last_accessed, else created_at), at least 0")
-	fs.StringVar(&f.now, "now", "", "with --rerank signals: the `time` days are counted to, RFC 3339 (default the clock)")
+	if fs.Lookup("now") == nil { // the source flags' --now (schema.go) otherwise
+		fs.StringVar(&f.now, "now", "", "with --rerank signals: the `time` days are counted to, RFC 3339 (default the clock)")
+	}
 	fs.Func("per-label-top", "with --rerank signals: after ranking, keep at most N hits with each label, `Label=N,...` (N ≥ 1)", func(v string) error {
 		caps, err := signals.ParseCaps(v)
 		f.p.PerLabelTop = caps
@@ -58,9 +61,16 @@ func (f *rerankFlags) check(fs *flag.FlagSet, cmd string, queryVector []float64)
 	if f.mode != "none" && f.mode != signals.Name {
 		return usagef("%s: unknown --rerank %s (want none or signals)", cmd, textsafe.Quote(f.mode))
 	}
+	if v, ok := schemaNow(fs); ok {
+		f.now = v
+	}
+	graphiti := false
+	if fl := fs.Lookup("schema"); fl != nil && fl.Value.String() == graph.SchemaGraphiti {
+		graphiti = true // --now is the time invalid_at is judged against too
+	}
 	var err error
 	fs.Visit(func(fl *flag.Flag) {
-		if err == nil && !f.on() && slices.Contains(rerankFlagNames, fl.Name) {
+		if err == nil && !f.on() && slices.Contains(rerankFlagNames, fl.Name) && !(fl.Name == "now" && graphiti) {
 			err = usagef("%s: --%s applies to --rerank signals", cmd, fl.Name)
 		}
 	})

@@ -5,11 +5,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
@@ -19,6 +21,8 @@ import (
 type sourceFlags struct {
 	graph string
 	neo4jFlags
+	// schema maps a graph of another shape (schema.go).
+	schema schemaFlags
 	// progress, when set, receives the progress of loading --graph (the
 	// explorer's loading screen); otherwise a terminal's stderr shows it
 	// (stderrProgress), and nothing else does.
@@ -28,6 +32,7 @@ type sourceFlags struct {
 func (s *sourceFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.graph, "graph", "", "APOC JSON-lines `FILE` to explore in memory (default: the embedded demo graph)")
 	s.neo4jFlags.register(fs)
+	s.schema.register(fs)
 }
 
 // open returns the chosen source. The Neo4j source is used when --uri or
@@ -40,18 +45,27 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 	if s.database != "" && (s.graph != "" || (s.uri == "" && env.Getenv("NEO4J_URI") == "")) {
 		return nil, usagef("--database %q applies to Neo4j only: give --uri or $NEO4J_URI", s.database)
 	}
+	schema, err := s.schema.schema()
+	if err != nil {
+		return nil, err
+	}
+	if !schema.IsDefault() && s.graph == "" && (s.uri != "" || env.Getenv("NEO4J_URI") != "") {
+		return nil, usagef("--schema %s: a mapping works on files (--graph) and the demo graph for now; Neo4j reads memoria's own shape",
+			textsafe.Quote(schema.Name))
+	}
 	if s.graph != "" {
 		report, finish := s.progress, func() {}
 		if report == nil && isTerminal(env.Stderr) {
 			sp := newStderrProgress(env.Stderr, s.graph)
 			report, finish = sp.report, sp.finish
 		}
-		g, err := inmem.LoadFileProgress(s.graph, report)
+		g, err := inmem.LoadFileSchema(s.graph, schema, report)
 		finish() // before any message, on a line of its own
 		if err != nil {
 			return nil, fmt.Errorf("loading %s: %w", s.graph, err)
 		}
 		printWarnings(env.Stderr, s.graph, g.Report())
+		printNotes(env.Stderr, s.graph, g.Notes())
 		return g, nil
 	}
 	if st, ok, err := s.settings(env); err != nil {
@@ -63,7 +77,26 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 		}
 		return src, nil
 	}
-	return openDemo(env.DemoGraph)
+	if schema.IsDefault() {
+		return openDemo(env.DemoGraph)
+	}
+	g, err := apoc.Parse(bytes.NewReader(env.DemoGraph))
+	if err != nil {
+		return nil, fmt.Errorf("the embedded demo graph is invalid: %w", err)
+	}
+	src, err := inmem.NewSchema(g, "demo graph", schema)
+	if err != nil {
+		return nil, fmt.Errorf("the demo graph: %w", err)
+	}
+	printNotes(env.Stderr, "demo graph", src.Notes())
+	return src, nil
+}
+
+// printNotes prints what a mapping left out of a graph, one line each.
+func printNotes(w io.Writer, name string, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintln(w, textsafe.Escape("memoria: "+name+": "+n))
+	}
 }
 
 // openDemo loads the embedded demo graph.

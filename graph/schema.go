@@ -1,0 +1,236 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Schema maps a graph's own names onto what memoria's retrievers read
+// (docs/RETRIEVERS.md, "Other schemas"): the property that keys a node, the
+// relationship types traversed as the specification's RELATES, where a
+// relationship's weight and tags are, and which nodes count. The zero value
+// is not valid; MemoriaSchema is memoria's own shape and the default, under
+// which every engine behaves exactly as it does without a mapping.
+//
+// The embedded engine (graph/inmem) follows a mapping by translating at
+// load time; Neo4j reads memoria's shape only for now.
+type Schema struct {
+	// Name is the preset the mapping started from ("memoria",
+	// "lightrag", "graphiti"); Describe says when flags changed it.
+	Name string
+	// IDProperty keys a node: a node whose value of it is a non-empty
+	// string has that id; others have none (a retriever never reaches
+	// them).
+	IDProperty string
+	// Traverse are the relationship types the retrievers traverse as the
+	// specification's RELATES (rule 1's degree counts these only).
+	Traverse []string
+	// WeightProperty holds a traversed relationship's weight, a number;
+	// "" means the graph has none.
+	WeightProperty string
+	// DefaultWeight, when set, is the weight of a traversed relationship
+	// without WeightProperty (every one when WeightProperty is ""); nil
+	// keeps each retriever's own rule for a missing weight (memoria's:
+	// docs/RETRIEVERS.md).
+	DefaultWeight *float64
+	// TagsProperty holds a traversed relationship's tags; "" means none.
+	// A list of strings is the tags; a string is split on TagsSeparator
+	// (each part trimmed, empty parts dropped), or is one tag when
+	// TagsSeparator is "". Memoria's own shape refuses a string.
+	TagsProperty  string
+	TagsSeparator string
+	// NodeLabel, when set, keeps only the nodes with this label (and the
+	// relationships between them).
+	NodeLabel string
+	// InvalidAt, when set (Graphiti's "invalid_at"), leaves out every
+	// relationship whose value of it is a time not after Now, unless
+	// IncludeInvalid: a fact that no longer holds.
+	InvalidAt      string
+	Now            time.Time
+	IncludeInvalid bool
+
+	// custom lists the fields flags set over the preset, for Describe.
+	custom []string
+}
+
+// The presets' names, in the order flags list them.
+const (
+	SchemaMemoria  = "memoria"
+	SchemaLightRAG = "lightrag"
+	SchemaGraphiti = "graphiti"
+)
+
+// SchemaPresets are the names Preset knows.
+var SchemaPresets = []string{SchemaMemoria, SchemaLightRAG, SchemaGraphiti}
+
+// MemoriaSchema is memoria's own shape: nodes keyed by `id`, RELATES
+// traversed, `weight` (each retriever's rule when missing) and a `tags`
+// list, every node.
+func MemoriaSchema() Schema {
+	return Schema{Name: SchemaMemoria, IDProperty: "id", Traverse: []string{Relates}, WeightProperty: "weight", TagsProperty: "tags"}
+}
+
+// Preset returns the named preset (SchemaPresets):
+//
+//   - memoria: MemoriaSchema.
+//   - lightrag: LightRAG's Neo4j storage (lightrag/kg/neo4j_impl.py):
+//     nodes of the workspace label `base` keyed by `entity_id`, `DIRECTED`
+//     relationships with `weight` (1.0 when missing, LightRAG's own
+//     default) and `keywords`, one string of comma-separated keywords.
+//   - graphiti: Graphiti's (Zep's) `Entity` nodes keyed by `uuid`,
+//     `RELATES_TO` relationships, which have no weight (every one weighs
+//     1.0) and no tags (every hop's tag similarity is then TAG_SIM_FLOOR,
+//     or 1 without query tags), and `invalid_at`: a fact invalidated
+//     before now is absent.
+func Preset(name string) (Schema, bool) {
+	one := 1.0
+	switch name {
+	case SchemaMemoria:
+		return MemoriaSchema(), true
+	case SchemaLightRAG:
+		return Schema{Name: name, IDProperty: "entity_id", Traverse: []string{"DIRECTED"}, WeightProperty: "weight",
+			DefaultWeight: &one, TagsProperty: "keywords", TagsSeparator: ",", NodeLabel: "base"}, true
+	case SchemaGraphiti:
+		return Schema{Name: name, IDProperty: "uuid", Traverse: []string{"RELATES_TO"}, DefaultWeight: &one,
+			NodeLabel: "Entity", InvalidAt: "invalid_at"}, true
+	}
+	return Schema{}, false
+}
+
+// Customize records that flag set a field over the preset (Describe names
+// it).
+func (s *Schema) Customize(flag string) {
+	if !slices.Contains(s.custom, flag) {
+		s.custom = append(s.custom, flag)
+	}
+}
+
+// IsDefault reports whether s is memoria's own shape, read as it always
+// was: every engine then behaves exactly as without a mapping.
+func (s Schema) IsDefault() bool {
+	m := MemoriaSchema()
+	return s.IDProperty == m.IDProperty && slices.Equal(s.Traverse, m.Traverse) &&
+		s.WeightProperty == m.WeightProperty && s.DefaultWeight == nil &&
+		s.TagsProperty == m.TagsProperty && s.TagsSeparator == "" && s.NodeLabel == "" && s.InvalidAt == ""
+}
+
+// Traverses reports whether relationships of type typ are traversed.
+func (s Schema) Traverses(typ string) bool { return slices.Contains(s.Traverse, typ) }
+
+// Validate checks the mapping itself (not a graph): an id property and at
+// least one traversed type, no empty or repeated type, a finite default
+// weight.
+func (s Schema) Validate() error {
+	var errs []error
+	if s.IDProperty == "" {
+		errs = append(errs, errors.New("the id property is empty"))
+	}
+	if len(s.Traverse) == 0 {
+		errs = append(errs, errors.New("no relationship type to traverse"))
+	}
+	for i, t := range s.Traverse {
+		if t == "" {
+			errs = append(errs, errors.New("an empty relationship type to traverse"))
+		} else if slices.Contains(s.Traverse[:i], t) {
+			errs = append(errs, fmt.Errorf("relationship type %s to traverse twice", strconv.Quote(t)))
+		}
+	}
+	if w := s.DefaultWeight; w != nil && (math.IsNaN(*w) || math.IsInf(*w, 0)) {
+		errs = append(errs, errors.New("the default weight is not a finite number"))
+	}
+	return errors.Join(errs...)
+}
+
+// Describe is the mapping in one line, for status lines and help: the
+// preset's name, "+ flags" when flags changed it, then the names it reads.
+// The names are the graph's own text: callers escape it for a terminal.
+func (s Schema) Describe() string {
+	name := s.Name
+	if len(s.custom) > 0 {
+		name += " + " + strings.Join(s.custom, ", ")
+	}
+	parts := []string{"id " + s.IDProperty, "traverse " + strings.Join(s.Traverse, ",")}
+	w := "weight " + s.WeightProperty
+	if s.WeightProperty == "" {
+		w = "no weight"
+	}
+	if s.DefaultWeight != nil {
+		w += " (missing: " + strconv.FormatFloat(*s.DefaultWeight, 'g', -1, 64) + ")"
+	}
+	parts = append(parts, w)
+	switch {
+	case s.TagsProperty == "":
+		parts = append(parts, "no tags")
+	case s.TagsSeparator != "":
+		parts = append(parts, "tags "+s.TagsProperty+" split on "+strconv.Quote(s.TagsSeparator))
+	default:
+		parts = append(parts, "tags "+s.TagsProperty)
+	}
+	if s.NodeLabel != "" {
+		parts = append(parts, "label "+s.NodeLabel)
+	}
+	if s.InvalidAt != "" {
+		if s.IncludeInvalid {
+			parts = append(parts, "invalidated facts kept")
+		} else {
+			parts = append(parts, "facts invalid by "+s.Now.UTC().Format(time.RFC3339)+" left out")
+		}
+	}
+	return "schema " + name + ": " + strings.Join(parts, " · ")
+}
+
+// SplitTags reads a tags property's value by the mapping: a list of
+// strings as it is; a string split on TagsSeparator (parts trimmed, empty
+// ones dropped), or as one tag without a separator. ok is false for any
+// other value.
+func (s Schema) SplitTags(v any) (tags []string, ok bool) {
+	switch x := v.(type) {
+	case string:
+		if s.TagsSeparator == "" {
+			if t := strings.TrimSpace(x); t != "" {
+				return []string{t}, true
+			}
+			return []string{}, true
+		}
+		out := []string{}
+		for _, p := range strings.Split(x, s.TagsSeparator) {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out, true
+	case []string:
+		return x, true
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			str, isStr := e.(string)
+			if !isStr {
+				return nil, false
+			}
+			out[i] = str
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// ParseInvalidAt reads a Graphiti time as APOC exports a Neo4j datetime:
+// RFC 3339 (fractions of a second allowed), optionally followed by a zone
+// name in brackets ("2025-01-02T03:04:05Z[UTC]").
+func ParseInvalidAt(v any) (time.Time, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, false
+	}
+	if i := strings.IndexByte(s, '['); i > 0 && strings.HasSuffix(s, "]") {
+		s = s[:i]
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
