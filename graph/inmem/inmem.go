@@ -132,6 +132,9 @@ type Graph struct {
 	strengths  map[uint64][]graph.Strength
 	columns    map[string][]any
 	rank       []int32 // idRank
+	// parallel marks the nodes with two RELATES to one other node (Arcs
+	// sorts only their arcs); built on first use.
+	parallel []bool
 }
 
 var _ graph.Source = (*Graph)(nil)

@@ -326,6 +326,10 @@ func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, 
 	}
 	out := make([]graph.Arc, 0, total)
 	var arcs []arc
+	var parallel []bool
+	if relType == graph.Relates {
+		parallel = g.parallelRelates()
+	}
 	for i, u := range us {
 		arcs = arcs[:0]
 		if relType == graph.Relates {
@@ -358,12 +362,14 @@ func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, 
 				arcs = append(arcs, arc{v, e, x})
 			}
 		}
-		slices.SortFunc(arcs, func(a, b arc) int {
-			if c := cmp.Compare(a.v, b.v); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.w, b.w)
-		})
+		if parallel == nil || parallel[u] {
+			slices.SortFunc(arcs, func(a, b arc) int {
+				if c := cmp.Compare(a.v, b.v); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.w, b.w)
+			})
+		}
 		for _, a := range arcs {
 			id := g.nodeID[a.v]
 			out = append(out, graph.Arc{From: pos[i], To: graph.NodeRef{Node: graph.Node{ID: id}, Ref: id, Num: a.v + 1}, Weight: a.w})
@@ -447,4 +453,32 @@ func (g *Graph) idRank() []int32 {
 		}
 	}
 	return g.rank
+}
+
+// parallelRelates marks every node that has two or more RELATES to one
+// other node (parallel relationships), found once in one pass over the
+// adjacency and kept: Arcs puts parallel arcs in ascending order of weight,
+// which only these nodes need; the others' arcs stay in the adjacency's
+// order (graph.Reader.Arcs leaves that order to the engine).
+func (g *Graph) parallelRelates() []bool {
+	g.strengthMu.Lock()
+	defer g.strengthMu.Unlock()
+	if g.parallel != nil {
+		return g.parallel
+	}
+	n := len(g.nodeInternal)
+	par := make([]bool, n)
+	last := make([]int32, n) // last[v] = u+1 when u's adjacency holds v
+	for u := range n {
+		nbr, _ := g.Relates(int32(u))
+		for _, v := range nbr {
+			if last[v] == int32(u)+1 {
+				par[u] = true
+				break
+			}
+			last[v] = int32(u) + 1
+		}
+	}
+	g.parallel = par
+	return par
 }

@@ -57,27 +57,64 @@ type Tally struct {
 // returns the first k and how many distinct neighbours there were. Engines
 // share it so that their traces agree.
 func PickNearMisses(below []Candidate, above map[string]bool, k int) ([]Candidate, int) {
-	best := map[string]Candidate{}
-	keys := map[string]string{}
-	for _, c := range below {
-		id := c.NeighborNode.ID
+	picked, n := PickNearMissesOf(len(below), func(i int) string { return below[i].NeighborNode.ID },
+		func(i int) float64 { return below[i].TransferEnergy }, func(i int) string { return EdgeKey(below[i].Edge) }, above, k)
+	out := make([]Candidate, len(picked))
+	for i, at := range picked {
+		out[i] = below[at]
+	}
+	return out, n
+}
+
+// PickNearMissesOf is PickNearMisses over n rows an engine holds in its
+// own form, read through neighbour (the neighbour's id), t (the transfer
+// energy) and key (the edge's EdgeKey, asked for only between two rows of
+// one neighbour with the same T, which is rare: building it is the
+// expensive part): it returns the indexes of the rows picked, in order, so
+// that the engine builds only those k as Candidates, and the number of
+// distinct neighbours.
+func PickNearMissesOf(n int, neighbour func(int) string, t func(int) float64, key func(int) string, above map[string]bool, k int) ([]int, int) {
+	type best struct {
+		at  int
+		key string // "" until a tie needs it
+	}
+	bests := map[string]*best{}
+	for i := range n {
+		id := neighbour(i)
 		if above[id] {
 			continue
 		}
-		key := EdgeKey(c.Edge)
-		if b, ok := best[id]; !ok || c.TransferEnergy > b.TransferEnergy || c.TransferEnergy == b.TransferEnergy && key < keys[id] {
-			best[id], keys[id] = c, key
+		b, ok := bests[id]
+		if !ok {
+			bests[id] = &best{at: i}
+			continue
 		}
+		ti, tb := t(i), t(b.at)
+		if ti < tb {
+			continue
+		}
+		if ti == tb {
+			if b.key == "" {
+				b.key = key(b.at)
+			}
+			ki := key(i)
+			if ki >= b.key {
+				continue
+			}
+			b.at, b.key = i, ki
+			continue
+		}
+		b.at, b.key = i, ""
 	}
-	out := make([]Candidate, 0, len(best))
-	for _, c := range best {
-		out = append(out, c)
+	out := make([]int, 0, len(bests))
+	for _, b := range bests {
+		out = append(out, b.at)
 	}
-	slices.SortFunc(out, func(a, b Candidate) int {
-		if c := cmp.Compare(b.TransferEnergy, a.TransferEnergy); c != 0 {
+	slices.SortFunc(out, func(a, b int) int {
+		if c := cmp.Compare(t(b), t(a)); c != 0 {
 			return c
 		}
-		return strings.Compare(a.NeighborNode.ID, b.NeighborNode.ID)
+		return strings.Compare(neighbour(a), neighbour(b))
 	})
 	return out[:min(k, len(out))], len(out)
 }

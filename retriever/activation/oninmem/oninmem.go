@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -318,16 +319,19 @@ func (m *InMemory) expand(ctx context.Context, req activation.ExpandRequest, nea
 	activation.SortTiedEdges(out)
 	x := activation.Expansion{Candidates: out, Tallies: tallies}
 	if trace {
-		x.NearMisses = nearMissesOf(req.Frontier, out, below, cand, tallies, nearMisses)
+		x.NearMisses = m.nearMissesOf(req.Frontier, out, below, cand, tallies, nearMisses)
 	}
 	return x, nil
 }
 
 // nearMissesOf groups the below-threshold rows by frontier node, picks each
-// node's near misses (activation.PickNearMisses) and counts them in its
-// tally; the result is ordered by frontier node id.
-func nearMissesOf(frontier []activation.FrontierInput, above []activation.Candidate, below []hit, cand func(hit) activation.Candidate,
+// node's near misses (activation.PickNearMissesOf, on the rows as they are:
+// only the k picked become Candidates, and an edge's key is built only to
+// break a tie) and counts them in its tally; the result is ordered by
+// frontier node id.
+func (m *InMemory) nearMissesOf(frontier []activation.FrontierInput, above []activation.Candidate, below []hit, cand func(hit) activation.Candidate,
 	tallies map[string]activation.Tally, k int) []activation.Candidate {
+	g := m.g
 	aboveOf := map[string]map[string]bool{}
 	for _, c := range above {
 		if aboveOf[c.ParentID] == nil {
@@ -335,23 +339,26 @@ func nearMissesOf(frontier []activation.FrontierInput, above []activation.Candid
 		}
 		aboveOf[c.ParentID][c.NeighborNode.ID] = true
 	}
-	rows := map[string][]activation.Candidate{}
+	rows := map[string][]hit{}
 	for _, h := range below {
-		c := cand(h)
-		rows[c.ParentID] = append(rows[c.ParentID], c)
+		id := frontier[h.f].NodeID
+		rows[id] = append(rows[id], h)
 	}
-	var ids []string
-	for id := range rows {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+	ids := slices.Sorted(maps.Keys(rows))
 	var out []activation.Candidate
 	for _, id := range ids {
-		picked, n := activation.PickNearMisses(rows[id], aboveOf[id], k)
+		r := rows[id]
+		picked, n := activation.PickNearMissesOf(len(r), func(i int) string { return g.NodeID(r[i].v) },
+			func(i int) float64 { return r[i].te },
+			func(i int) string {
+				return activation.EdgeKey(g.RelatesEdge(r[i].e, frontier[r[i].f].NodeID, g.NodeID(r[i].v)))
+			}, aboveOf[id], k)
 		t := tallies[id]
 		t.Below = n
 		tallies[id] = t
-		out = append(out, picked...)
+		for _, at := range picked {
+			out = append(out, cand(r[at]))
+		}
 	}
 	return out
 }
