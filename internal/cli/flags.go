@@ -11,6 +11,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
@@ -170,6 +171,9 @@ func (q *queryFlags) backend(ctx context.Context, src graph.Source, live bool) (
 	case !isNeo4j:
 		b, err = backendFor(src, q.filter.f)
 		return b, "", err
+	case !ns.Schema().IsDefault():
+		return nil, "", usagef("--schema %s: the Activation Energy retriever on Neo4j does not follow a mapping yet (the other retrievers do; it does on --graph files)",
+			textsafe.Quote(ns.Schema().Name))
 	case q.cypher == "seed":
 		seed := onneo4j.NewSeedCypher(ns)
 		seed.SetFilter(q.filter.f)

@@ -1,0 +1,321 @@
+package neo4jdb
+
+import (
+	"context"
+	"strings"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/cypherlit"
+)
+
+// A Source reads the graph through a graph.Schema (SetSchema;
+// docs/RETRIEVERS.md, "Other schemas"), as the embedded engine does at
+// load time, here in every query: a node's id is its mapped id property (a
+// non-empty string), only the nodes of the mapping's label count (and the
+// relationships between them), a Graphiti fact invalidated by the
+// mapping's now is absent, the traversed types are shown as RELATES and
+// degrees count them only, a traversed relationship's weight and tags are
+// read from the mapped properties (the default weight for a missing one,
+// a tags string split on the separator). Every name of the mapping is a
+// quoted identifier (cypherlit.QuoteName) in the query, every value a
+// parameter. Under memoria's own schema every query is the one without a
+// mapping.
+
+// SetSchema makes the source read the graph through sc; memoria's own
+// schema (the default) reads it as without a mapping. Call it before any
+// read: a Source does not change its mapping while it reads.
+func (s *Source) SetSchema(sc graph.Schema) error {
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	s.schema = sc
+	return nil
+}
+
+// Schema is the mapping the source reads through.
+func (s *Source) Schema() graph.Schema {
+	if s.schema.IDProperty == "" {
+		return graph.MemoriaSchema()
+	}
+	return s.schema
+}
+
+// mapping is the source's schema when it is not memoria's own (nil then):
+// the reads that differ under a mapping build their Cypher from it.
+func (s *Source) mapping() *mapping {
+	if sc := s.Schema(); !sc.IsDefault() {
+		return &mapping{s: sc}
+	}
+	return nil
+}
+
+// mapping writes the Cypher fragments of a non-default schema.
+type mapping struct{ s graph.Schema }
+
+// idOf is variable v's mapped id property.
+func (m *mapping) idOf(v string) string { return v + "." + cypherlit.QuoteName(m.s.IDProperty) }
+
+// label is ":`Label`" under a label filter, else "".
+func (m *mapping) label() string {
+	if m.s.NodeLabel == "" {
+		return ""
+	}
+	return ":" + cypherlit.QuoteName(m.s.NodeLabel)
+}
+
+// kept is the predicate that node v is in the mapped graph (its label),
+// "" for every node.
+func (m *mapping) kept(v string) string {
+	if m.s.NodeLabel == "" {
+		return ""
+	}
+	return v + m.label()
+}
+
+// hasID is the predicate that node v is in the mapped graph and has an
+// id: a non-empty string.
+func (m *mapping) hasID(v string) string {
+	return all(m.kept(v), m.idOf(v)+" IS :: STRING NOT NULL", m.idOf(v)+" <> ''")
+}
+
+// valid is the predicate that relationship r is not a fact invalidated by
+// the mapping's now ("" when the mapping keeps every relationship): its
+// invalid_at, a datetime or a string Cypher reads as one, is absent or
+// after $schema_now (set in params).
+func (m *mapping) valid(r string, params map[string]any) string {
+	if m.s.InvalidAt == "" || m.s.IncludeInvalid {
+		return ""
+	}
+	params["schema_now"] = m.s.Now
+	at := r + "." + cypherlit.QuoteName(m.s.InvalidAt)
+	return "NOT coalesce((CASE WHEN " + at + " IS :: STRING THEN datetime(" + at + ") ELSE " + at + " END) <= $schema_now, false)"
+}
+
+// types is the relationship type list of a pattern, ":`A`|`B`", for
+// types (nil: any type, "").
+func types(ts []string) string {
+	if ts == nil {
+		return ""
+	}
+	q := make([]string, len(ts))
+	for i, t := range ts {
+		q[i] = cypherlit.QuoteName(t)
+	}
+	return ":" + strings.Join(q, "|")
+}
+
+// typesOf are the stored types a reader's relType names: RELATES is the
+// traversed types; a traversed type by its own name is none (the
+// retrievers know it as RELATES, as the embedded engine does); any other
+// type is itself.
+func (m *mapping) typesOf(relType string) []string {
+	switch {
+	case relType == graph.Relates:
+		return m.s.Traverse
+	case m.s.Traverses(relType):
+		return []string{}
+	}
+	return []string{relType}
+}
+
+// degree is the count of node n's relationships of types (nil: any) in the
+// mapped graph: to a kept node, not invalidated; a self-loop once.
+func (m *mapping) degree(n string, ts []string, params map[string]any) string {
+	if ts != nil && len(ts) == 0 {
+		return "0"
+	}
+	where := all(m.kept("m"), m.valid("r", params))
+	if where == "" {
+		return "COUNT { (" + n + ")-[" + types(ts) + "]-() }"
+	}
+	return "COUNT { (" + n + ")-[r" + types(ts) + "]-(m) WHERE " + where + " }"
+}
+
+// weight is relationship r's weight for relType's reads, $missing when it
+// has none (the caller sets missing to the mapping's default weight for a
+// traversed relationship).
+func (m *mapping) weight(r string) string {
+	if m.s.WeightProperty == "" {
+		return "$missing"
+	}
+	return "coalesce(" + r + "." + cypherlit.QuoteName(m.s.WeightProperty) + ", $missing)"
+}
+
+// missing is the weight of a relationship of relType without one: the
+// mapping's default for the traversed types, else the retriever's.
+func (m *mapping) missing(relType string, retrievers float64) float64 {
+	if relType == graph.Relates && m.s.DefaultWeight != nil {
+		return *m.s.DefaultWeight
+	}
+	return retrievers
+}
+
+// prop is relationship r's property key as a column, "null" for "".
+func prop(r, key string) string {
+	if key == "" {
+		return "null"
+	}
+	return r + "." + cypherlit.QuoteName(key)
+}
+
+// shownType is relationship r's type as the retrievers know it: RELATES
+// for a traversed type ($schema_traverse, set in params), else its own.
+func (m *mapping) shownType(r string, params map[string]any) string {
+	params["schema_traverse"] = m.s.Traverse
+	return "CASE WHEN type(" + r + ") IN $schema_traverse THEN '" + graph.Relates + "' ELSE type(" + r + ") END"
+}
+
+// all joins the non-empty predicates with AND.
+func all(preds ...string) string {
+	var out []string
+	for _, p := range preds {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, " AND ")
+}
+
+// relWeightTags reads a mapped Around row's weight and tags the way the
+// embedded engine presents them: a traversed relationship's missing
+// weight is the mapping's default; tags are split by the mapping.
+func (m *mapping) relWeightTags(traversed bool, w, tags any) (weight *float64, list []string, bad error) {
+	weight, bad = graph.WeightOf(plainProps(map[string]any{"weight": w}))
+	if traversed && weight == nil && bad == nil && m.s.DefaultWeight != nil {
+		d := *m.s.DefaultWeight
+		weight = &d
+	}
+	if tags != nil {
+		list, _ = m.s.SplitTags(plainProps(map[string]any{"tags": tags})["tags"])
+	}
+	return weight, list, bad
+}
+
+// nodesQueries find nodes by their mapped id: under a label filter one
+// query on the label (through its index on the id property when there is
+// one); otherwise through the labels indexed on the id property, then a
+// scan for the ids those did not find.
+func (m *mapping) nodesQueries(indexed []string) []string {
+	q := func(labels []string) string {
+		where := m.idOf("n") + " = id"
+		if len(labels) > 0 {
+			parts := make([]string, len(labels))
+			for i, l := range labels {
+				parts[i] = "n:" + cypherlit.QuoteName(l)
+			}
+			where += " AND (" + strings.Join(parts, " OR ") + ")"
+		}
+		return `UNWIND $ids AS id
+MATCH (n` + m.label() + `) WHERE ` + where + `
+RETURN id, properties(n) AS data, labels(n) AS labels, elementId(n) AS element_id
+ORDER BY id, element_id`
+	}
+	if m.s.NodeLabel != "" || len(indexed) == 0 {
+		return []string{q(nil)}
+	}
+	return []string{q(indexed), q(nil)}
+}
+
+// aroundQuery is AroundQueryWhere under the mapping: the relationships of
+// any type to a node with an id in the mapped graph, the degree over the
+// mapped graph, the weight and tags from the mapped properties.
+func (m *mapping) aroundQuery(where string, params map[string]any) string {
+	return `UNWIND $refs AS ref
+MATCH (n) WHERE elementId(n) = ref
+WITH n, ref, ` + m.degree("n", nil, params) + ` AS degree
+MATCH (n)-[r]-(m) WHERE ` + all(m.hasID("m"), m.valid("r", params), paren(where)) + `
+RETURN ref, degree, type(r) AS type, elementId(r) AS rel_element_id, ` + prop("r", m.s.WeightProperty) + ` AS weight, ` +
+		prop("r", m.s.TagsProperty) + ` AS tags,
+       ` + m.idOf("m") + ` AS other_id, labels(m) AS other_labels, elementId(m) AS other_element_id`
+}
+
+// paren is (where), or "" for no predicate.
+func paren(where string) string {
+	if where == "" {
+		return ""
+	}
+	return "(" + where + ")"
+}
+
+// degreesQuery is DegreesQuery under the mapping.
+func (m *mapping) degreesQuery(relType string, params map[string]any) string {
+	return `UNWIND $refs AS ref
+MATCH (n) WHERE elementId(n) = ref
+RETURN ref, ` + m.degree("n", m.typesOf(relType), params) + ` AS degree`
+}
+
+// factsQuery is FactsQuery under the mapping.
+func (m *mapping) factsQuery(relType string, params map[string]any) string {
+	return `UNWIND $refs AS ref
+MATCH (n) WHERE elementId(n) = ref
+RETURN ref, [k IN $keys WHERE n[k] IS NOT NULL | [k, n[k]]] AS props,
+       ` + m.degree("n", m.typesOf(relType), params) + ` AS degree`
+}
+
+// arcs is the pattern and predicate of the relationships of relType from n
+// to a node with an id, in the mapped graph ("false" for none).
+func (m *mapping) arcs(relType, where string, params map[string]any) string {
+	ts := m.typesOf(relType)
+	pred := all(m.hasID("m"), m.valid("r", params), paren(where))
+	if len(ts) == 0 {
+		pred = "false"
+	}
+	return `MATCH (n)-[r` + types(ts) + `]-(m) WHERE ` + pred
+}
+
+// strengthsQuery is StrengthsQuery under the mapping ($missing is the
+// mapping's missing weight for relType).
+func (m *mapping) strengthsQuery(relType string, params map[string]any) string {
+	return `UNWIND $refs AS ref
+MATCH (n) WHERE elementId(n) = ref
+WITH ref, COLLECT { ` + m.arcs(relType, "", params) + `
+                    WITH ` + m.weight("r") + ` AS w RETURN w ORDER BY w } AS ws
+RETURN ref, size(ws) AS count, ws[0] AS least,
+       CASE WHEN all(w IN ws WHERE w IS :: INTEGER NOT NULL OR w IS :: FLOAT NOT NULL)
+            THEN reduce(s = 0.0, w IN ws | s + w) END AS total`
+}
+
+// arcsQuery is ArcsQueryWhere under the mapping.
+func (m *mapping) arcsQuery(relType, where string, params map[string]any) string {
+	return `UNWIND $refs AS ref
+MATCH (n) WHERE elementId(n) = ref
+CALL (n) {
+  ` + m.arcs(relType, where, params) + `
+  RETURN collect(` + m.idOf("m") + `) AS other_ids, collect(elementId(m)) AS other_element_ids,
+         collect(` + m.weight("r") + `) AS weights
+}
+RETURN ref, other_ids, other_element_ids, weights`
+}
+
+// NotMappedError is the refusal of a read that does not follow a mapping
+// on Neo4j yet.
+type NotMappedError struct {
+	Schema, What string
+}
+
+func (e *NotMappedError) Error() string {
+	return "schema " + e.Schema + ": " + e.What + " on Neo4j does not follow a mapping yet (it does on --graph files)"
+}
+
+// unmapped refuses what under a non-default mapping.
+func (s *Source) unmapped(what string) error {
+	if m := s.mapping(); m != nil {
+		return &NotMappedError{Schema: m.s.Name, What: what}
+	}
+	return nil
+}
+
+// mappedNode is Node under the mapping: the retrievers' lookup.
+func (s *Source) mappedNode(ctx context.Context, id string) (graph.Node, bool, error) {
+	var out graph.Node
+	var found bool
+	err := s.neighbourhood().Read(ctx, func(r graph.Reader) error {
+		refs, err := r.Nodes(ctx, []string{id})
+		if err != nil || len(refs) == 0 {
+			return err
+		}
+		out, found = refs[0].Node, true
+		return nil
+	})
+	return out, found, err
+}
