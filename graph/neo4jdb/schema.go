@@ -2,6 +2,8 @@ package neo4jdb
 
 import (
 	"context"
+	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -318,4 +320,108 @@ func (s *Source) mappedNode(ctx context.Context, id string) (graph.Node, bool, e
 		return nil
 	})
 	return out, found, err
+}
+
+// SchemaCypher is the source's mapping as Cypher fragments, for the
+// queries of other packages (the Activation Energy fast path): every name
+// a quoted identifier, every value one of Params.
+type SchemaCypher struct{ m *mapping }
+
+// SchemaCypher returns the mapping's fragments, nil under memoria's own
+// schema.
+func (s *Source) SchemaCypher() *SchemaCypher {
+	if m := s.mapping(); m != nil {
+		return &SchemaCypher{m: m}
+	}
+	return nil
+}
+
+// Schema is the mapping.
+func (c *SchemaCypher) Schema() graph.Schema { return c.m.s }
+
+// IDOf is variable v's id property, e.g. "n.`entity_id`".
+func (c *SchemaCypher) IDOf(v string) string { return c.m.idOf(v) }
+
+// Label is ":`Label`" under a label filter, else "".
+func (c *SchemaCypher) Label() string { return c.m.label() }
+
+// HasID is the predicate that node v is in the mapped graph with an id.
+func (c *SchemaCypher) HasID(v string) string { return c.m.hasID(v) }
+
+// Valid is the predicate that relationship r is not an invalidated fact
+// ("" when every one counts).
+func (c *SchemaCypher) Valid(r string) string { return c.m.valid(r, map[string]any{}) }
+
+// Types is the traversed types as a pattern's type list, ":`A`|`B`".
+func (c *SchemaCypher) Types() string { return types(c.m.s.Traverse) }
+
+// Degree is node n's degree over the traversed types in the mapped graph.
+func (c *SchemaCypher) Degree(n string) string {
+	return c.m.degree(n, c.m.s.Traverse, map[string]any{})
+}
+
+// Weight is relationship r's mapped weight, the default weight for a
+// missing one (null without either).
+func (c *SchemaCypher) Weight(r string) string {
+	w := prop(r, c.m.s.WeightProperty)
+	switch {
+	case c.m.s.DefaultWeight == nil:
+		return w
+	case w == "null":
+		return "$schema_default"
+	}
+	return "coalesce(" + w + ", $schema_default)"
+}
+
+// Tags is relationship r's mapped tags as a list: a string split on the
+// separator (parts trimmed, empty ones dropped), a list as it is (null
+// without a tags property).
+func (c *SchemaCypher) Tags(r string) string {
+	t := prop(r, c.m.s.TagsProperty)
+	if t == "null" {
+		return t
+	}
+	parts := "[" + "trim(" + t + ")]"
+	if c.m.s.TagsSeparator != "" {
+		parts = "[x IN split(" + t + ", $schema_sep) | trim(x)]"
+	}
+	return "CASE WHEN " + t + " IS :: STRING THEN [x IN " + parts + " WHERE x <> ''] ELSE " + t + " END"
+}
+
+// Params are the values the fragments name.
+func (c *SchemaCypher) Params() map[string]any {
+	p := map[string]any{"schema_traverse": c.m.s.Traverse, "schema_sep": c.m.s.TagsSeparator}
+	c.m.valid("r", p)
+	if c.m.s.DefaultWeight != nil {
+		p["schema_default"] = *c.m.s.DefaultWeight
+	}
+	return p
+}
+
+// Edge is the traversed relationship with properties props from the node
+// with id from to the one with id to, as the embedded engine presents it:
+// RELATES, the mapped weight (the default for a missing one) and tags.
+func (c *SchemaCypher) Edge(props map[string]any, from, to string) (graph.Edge, error) {
+	props = plainProps(props)
+	var w, t any
+	if c.m.s.WeightProperty != "" {
+		w = props[c.m.s.WeightProperty]
+	}
+	if c.m.s.TagsProperty != "" {
+		t = props[c.m.s.TagsProperty]
+	}
+	weight, tags, err := c.m.relWeightTags(true, w, t)
+	if err != nil {
+		return graph.Edge{}, err
+	}
+	return graph.Edge{SourceID: from, TargetID: to, Type: graph.Relates, Properties: props, Weight: weight, Tags: tags}, nil
+}
+
+// Node reads a node from its properties and labels; its mapped id
+// property must be id.
+func (c *SchemaCypher) Node(props map[string]any, labels []string, id string) (graph.Node, error) {
+	if got, ok := props[c.m.s.IDProperty].(string); !ok || got != id {
+		return graph.Node{}, errors.New("node " + strconv.Quote(id) + ": property " + strconv.Quote(c.m.s.IDProperty) + " is " + Describe(props[c.m.s.IDProperty]))
+	}
+	return graph.Node{ID: id, Labels: labels, Properties: plainProps(props)}, nil
 }

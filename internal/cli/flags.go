@@ -171,9 +171,12 @@ func (q *queryFlags) backend(ctx context.Context, src graph.Source, live bool) (
 	case !isNeo4j:
 		b, err = backendFor(src, q.filter.f)
 		return b, "", err
-	case !ns.Schema().IsDefault():
-		return nil, "", usagef("--schema %s: the Activation Energy retriever on Neo4j does not follow a mapping yet (the other retrievers do; it does on --graph files)",
+	case !ns.Schema().IsDefault() && q.cypher == "seed":
+		return nil, "", usagef("--schema %s: --cypher seed runs the specification's queries, which read memoria's own shape: use the fast path (--cypher fast)",
 			textsafe.Quote(ns.Schema().Name))
+	case !ns.Schema().IsDefault() && live:
+		return nil, "", usagef("--schema %s: the Activation Energy snapshot on Neo4j (the explorer, sweep, why, --trace) does not follow a mapping yet; "+
+			"explore without --trace does, and --graph files do", textsafe.Quote(ns.Schema().Name))
 	case q.cypher == "seed":
 		seed := onneo4j.NewSeedCypher(ns)
 		seed.SetFilter(q.filter.f)

@@ -76,6 +76,8 @@ var schemaCases = []struct {
 // neo4jSchemaRuns are the commands compared on both engines under a
 // mapping.
 var neo4jSchemaRuns = [][]string{
+	{"explore", "--retriever", "activation", "--format", "ranking"},
+	{"explore", "--format", "json"},
 	{"explore", "--retriever", "expansion", "--format", "ranking", "--max-hops", "2"},
 	{"explore", "--retriever", "spreading", "--format", "ranking"},
 	{"explore", "--retriever", "ppr", "--format", "ranking"},
@@ -202,5 +204,27 @@ func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 	}
 	if n, r := counts(t, d); n != nodes || r != rels {
 		t.Errorf("after the runs: %d nodes, %d relationships; stored %d and %d", n, r, nodes, rels)
+	}
+}
+
+// TestSchemaOnNeo4jRefusals: what does not follow a mapping on Neo4j yet
+// says so, naming it, instead of reading memoria's shape.
+func TestSchemaOnNeo4jRefusals(t *testing.T) {
+	srv, d := freshServer(t)
+	storeAsIs(t, d, "../../testdata/lightrag.jsonl")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"explore", "--seed", "Alice", "--cypher", "seed"}, 2, "--cypher seed runs the specification's queries, which read memoria's own shape"},
+		{[]string{"explore", "--seed", "Alice", "--trace"}, 2, "the Activation Energy snapshot on Neo4j"},
+		{[]string{"stats"}, 1, "schema lightrag: graph metrics on Neo4j does not follow a mapping yet"},
+		{[]string{"export"}, 1, "schema lightrag: reading the whole graph (export) on Neo4j does not follow a mapping yet"},
+	} {
+		code, _, errs := runIn(t, serverSession(srv), append(slices.Clone(c.args), "--schema", "lightrag", "--uri", srv.URI)...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, want %d with %q: %s", c.args, code, c.code, c.want, errs)
+		}
 	}
 }
