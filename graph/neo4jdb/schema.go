@@ -3,6 +3,7 @@ package neo4jdb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -424,4 +425,91 @@ func (c *SchemaCypher) Node(props map[string]any, labels []string, id string) (g
 		return graph.Node{}, errors.New("node " + strconv.Quote(id) + ": property " + strconv.Quote(c.m.s.IDProperty) + " is " + Describe(props[c.m.s.IDProperty]))
 	}
 	return graph.Node{ID: id, Labels: labels, Properties: plainProps(props)}, nil
+}
+
+// schemaCountsQuery counts, by aggregation, what a mapping needs of the
+// graph: the nodes, those of the label, those with an id; the
+// relationships of each traversed type.
+const schemaCountsQuery = `CALL () { MATCH (n) RETURN count(n) AS nodes }
+CALL () { MATCH (n) WHERE $label IS NULL OR $label IN labels(n) RETURN count(n) AS labelled,
+          count(CASE WHEN n[$id] IS :: STRING NOT NULL AND n[$id] <> '' THEN 1 END) AS with_id }
+CALL () { UNWIND $types AS t
+          CALL (t) { MATCH ()-[r]->() WHERE type(r) = t RETURN count(r) AS c }
+          RETURN collect(c) AS per_type }
+RETURN nodes, labelled, with_id, per_type`
+
+// CheckSchema refuses a mapping the graph does not fit, once, with counts
+// (as the embedded engine does when it loads): no node of the label, no
+// node with the id property, a traversed type no relationship has. Nil
+// under memoria's own schema.
+func (s *Source) CheckSchema(ctx context.Context) error {
+	m := s.mapping()
+	if m == nil {
+		return nil
+	}
+	var label any
+	if m.s.NodeLabel != "" {
+		label = m.s.NodeLabel
+	}
+	recs, err := s.Query(ctx, schemaCountsQuery, map[string]any{"label": label, "id": m.s.IDProperty, "types": m.s.Traverse})
+	if err != nil {
+		return err
+	}
+	if len(recs) != 1 {
+		return errors.New("schema counts: no answer")
+	}
+	row := recs[0].AsMap()
+	nodes, _ := row["nodes"].(int64)
+	labelled, _ := row["labelled"].(int64)
+	withID, _ := row["with_id"].(int64)
+	per, _ := row["per_type"].([]any)
+	nodesWord := "nodes"
+	if m.s.NodeLabel != "" {
+		if labelled == 0 {
+			return fmt.Errorf("schema %s: 0 of %s nodes have the label %s", m.s.Name, commas(nodes), quoteName(m.s.NodeLabel))
+		}
+		nodesWord = "nodes with the label " + quoteName(m.s.NodeLabel)
+	}
+	if withID == 0 {
+		return fmt.Errorf("schema %s: 0 of %s %s have %s (give the id property with --id-property)",
+			m.s.Name, commas(labelled), nodesWord, quoteName(m.s.IDProperty))
+	}
+	var missing []string
+	for i, t := range m.s.Traverse {
+		if i < len(per) {
+			if c, _ := per[i].(int64); c == 0 {
+				missing = append(missing, quoteName(t))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("schema %s: no relationship has the type %s (give the types with --traverse-types)", m.s.Name, strings.Join(missing, " or "))
+	}
+	return nil
+}
+
+// quoteName writes a name of the graph bare when it is a plain word, else
+// quoted with Go's escapes (graph/inmem's rule).
+func quoteName(s string) string {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == '.') {
+			return strconv.Quote(s)
+		}
+	}
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+// commas writes n with thousands separators: 1,204.
+func commas(n int64) string {
+	if n < 0 {
+		return "-" + commas(-n)
+	}
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -221,6 +221,9 @@ func TestSchemaOnNeo4jRefusals(t *testing.T) {
 		{[]string{"explore", "--seed", "Alice", "--trace"}, 2, "the Activation Energy snapshot on Neo4j"},
 		{[]string{"stats"}, 1, "schema lightrag: graph metrics on Neo4j does not follow a mapping yet"},
 		{[]string{"export"}, 1, "schema lightrag: reading the whole graph (export) on Neo4j does not follow a mapping yet"},
+		{[]string{"explore", "--seed", "Alice", "--node-label", "Nope"}, 1, "schema lightrag: 0 of 7 nodes have the label Nope"},
+		{[]string{"explore", "--seed", "Alice", "--id-property", "name"}, 1, "schema lightrag: 0 of 6 nodes with the label base have name"},
+		{[]string{"explore", "--seed", "Alice", "--traverse-types", "DIRECTED,KNOWS"}, 1, "schema lightrag: no relationship has the type KNOWS"},
 	} {
 		code, _, errs := runIn(t, serverSession(srv), append(slices.Clone(c.args), "--schema", "lightrag", "--uri", srv.URI)...)
 		if code != c.code || !strings.Contains(errs, c.want) {

@@ -75,6 +75,10 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 			_ = src.Close(ctx)
 			return nil, usagef("--schema %s: %v", textsafe.Quote(schema.Name), err)
 		}
+		if err := src.CheckSchema(ctx); err != nil {
+			_ = src.Close(ctx)
+			return nil, err
+		}
 		return src, nil
 	}
 	if schema.IsDefault() {
