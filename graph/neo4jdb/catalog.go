@@ -11,6 +11,9 @@ import (
 // relationships carrying each (a tag repeated on one relationship counts
 // once), most frequent first, then by tag.
 func (s *Source) Tags(ctx context.Context) ([]graph.TagCount, error) {
+	if err := s.unmapped("the tag list"); err != nil {
+		return nil, err
+	}
 	recs, err := s.Query(ctx, tagsQuery, nil)
 	if err != nil {
 		return nil, err
@@ -39,6 +42,9 @@ func (s *Source) Tags(ctx context.Context) ([]graph.TagCount, error) {
 
 // Node fetches one node by id.
 func (s *Source) Node(ctx context.Context, id string) (graph.Node, bool, error) {
+	if s.mapping() != nil {
+		return s.mappedNode(ctx, id)
+	}
 	recs, err := s.Query(ctx, nodeQuery, map[string]any{"node_id": id})
 	if err != nil {
 		return graph.Node{}, false, err

@@ -17,6 +17,9 @@ import (
 // more than asked to learn whether there are more), in a read transaction
 // with the source's deadline, like every query of Query.
 func (s *Source) ListNodes(ctx context.Context, filter string, offset, limit int) ([]graph.NodeSummary, bool, error) {
+	if err := s.unmapped("the node list"); err != nil {
+		return nil, false, err
+	}
 	offset = max(offset, 0)
 	query := listNodesQuery
 	params := map[string]any{"offset": int64(offset), "short": int64(graph.ShortProp)}
@@ -78,6 +81,9 @@ func (s *Source) ListNodes(ctx context.Context, filter string, offset, limit int
 // NameKeys lists the keys of the nodes' string properties other than id,
 // the most common first, then by key (one scan of every node).
 func (s *Source) NameKeys(ctx context.Context) ([]string, error) {
+	if err := s.unmapped("the node list"); err != nil {
+		return nil, err
+	}
 	recs, err := s.Query(ctx, nameKeysQuery, nil)
 	if err != nil {
 		return nil, err

@@ -61,6 +61,9 @@ RETURN size(nb) AS k, links, count(*) AS nodes`
 // a read transaction under the query deadline, tried once more after a
 // transient failure.
 func (s *Source) Metrics(ctx context.Context, opt graph.MetricsOptions) (graph.Metrics, error) {
+	if err := s.unmapped("graph metrics"); err != nil {
+		return graph.Metrics{}, err
+	}
 	opt = opt.Normalized()
 	var m graph.Metrics
 	hist, err := readOnce(ctx, s, func(ctx context.Context, tx neo4j.ManagedTransaction) ([]graph.DegreeCount, error) {

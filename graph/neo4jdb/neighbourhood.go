@@ -86,7 +86,7 @@ func (n *Neighbourhood) Read(ctx context.Context, fn func(graph.Reader) error) e
 			return err
 		}
 		defer tx.Close(ctx)
-		return fn(&txReader{tx: tx, indexed: indexed, trace: n.trace, filter: n.filter})
+		return fn(&txReader{tx: tx, indexed: indexed, trace: n.trace, filter: n.filter, m: n.src.mapping(), src: n.src})
 	})
 }
 
@@ -95,6 +95,10 @@ type txReader struct {
 	indexed []string
 	trace   func(string, map[string]any)
 	filter  *graph.RelFilter // applied by Around and Arcs; nil for none
+	// m is the source's mapping, nil under memoria's own schema
+	// (schema.go).
+	m   *mapping
+	src *Source
 }
 
 // where is the reader's filter predicate on r, its parameters added to
@@ -103,7 +107,7 @@ func (r *txReader) where(params map[string]any) string {
 	if r.filter == nil {
 		return ""
 	}
-	return RelFilterWhere(*r.filter, "r", params)
+	return r.src.RelFilterWhereSchema(*r.filter, "r", params)
 }
 
 func (r *txReader) collect(ctx context.Context, query string, params map[string]any) ([]map[string]any, error) {
@@ -190,7 +194,12 @@ RETURN ref, COUNT { (n)-[:` + cypherlit.QuoteName(relType) + `]-() } AS degree`
 // (graph.Reader).
 func (r *txReader) Degrees(ctx context.Context, nodes []graph.NodeRef, relType string) ([]int64, error) {
 	out := make([]int64, len(nodes))
-	rows, err := r.rowsByRef(ctx, DegreesQuery(relType), nodes, nil)
+	query, params := DegreesQuery(relType), map[string]any(nil)
+	if r.m != nil {
+		params = map[string]any{}
+		query = r.m.degreesQuery(relType, params)
+	}
+	rows, err := r.rowsByRef(ctx, query, nodes, params)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +263,12 @@ RETURN ref, size(ws) AS count, ws[0] AS least,
 // (graph.Reader).
 func (r *txReader) Strengths(ctx context.Context, nodes []graph.NodeRef, relType string, missing float64) ([]graph.Strength, error) {
 	out := make([]graph.Strength, len(nodes))
-	rows, err := r.rowsByRef(ctx, StrengthsQuery(relType), nodes, map[string]any{"missing": missing})
+	query, params := StrengthsQuery(relType), map[string]any{"missing": missing}
+	if r.m != nil {
+		params["missing"] = r.m.missing(relType, missing)
+		query = r.m.strengthsQuery(relType, params)
+	}
+	rows, err := r.rowsByRef(ctx, query, nodes, params)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +342,13 @@ func (r *txReader) Arcs(ctx context.Context, from []graph.NodeRef, relType strin
 		return nil, nil
 	}
 	params := map[string]any{"refs": refs, "missing": missing}
-	rows, err := r.collect(ctx, ArcsQueryWhere(relType, r.where(params)), params)
+	query := ArcsQueryWhere(relType, r.where(params))
+	if r.m != nil {
+		missing = r.m.missing(relType, missing)
+		params["missing"] = missing
+		query = r.m.arcsQuery(relType, r.where(params), params)
+	}
+	rows, err := r.collect(ctx, query, params)
 	if err != nil {
 		return nil, err
 	}
@@ -390,7 +410,11 @@ func (r *txReader) Facts(ctx context.Context, nodes []graph.NodeRef, keys []stri
 	if keys == nil {
 		keys = []string{}
 	}
-	rows, err := r.rowsByRef(ctx, FactsQuery(relType), nodes, map[string]any{"keys": keys})
+	query, params := FactsQuery(relType), map[string]any{"keys": keys}
+	if r.m != nil {
+		query = r.m.factsQuery(relType, params)
+	}
+	rows, err := r.rowsByRef(ctx, query, nodes, params)
 	if err != nil {
 		return nil, err
 	}
@@ -434,6 +458,10 @@ func (r *txReader) Nodes(ctx context.Context, ids []string) ([]graph.NodeRef, er
 	queries := []string{NodesScanQuery}
 	if len(r.indexed) > 0 {
 		queries = []string{NodesIndexQuery(r.indexed), NodesScanQuery}
+	}
+	if r.m != nil {
+		want = slices.DeleteFunc(want, func(id string) bool { return id == "" })
+		queries = r.m.nodesQueries(r.indexed)
 	}
 	for _, q := range queries {
 		var missing []string
@@ -483,7 +511,11 @@ func (r *txReader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Re
 		return nil, nil
 	}
 	params := map[string]any{"refs": refs}
-	rows, err := r.collect(ctx, AroundQueryWhere(r.where(params)), params)
+	query := AroundQueryWhere(r.where(params))
+	if r.m != nil {
+		query = r.m.aroundQuery(r.where(params), params)
+	}
+	rows, err := r.collect(ctx, query, params)
 	if err != nil {
 		return nil, err
 	}
@@ -504,6 +536,18 @@ func (r *txReader) Around(ctx context.Context, from []graph.NodeRef) ([]graph.Re
 		}
 		typ, _ := row["type"].(string)
 		eid, _ := row["rel_element_id"].(string)
+		if r.m != nil {
+			trav := r.m.s.Traverses(typ)
+			if trav {
+				typ = graph.Relates
+			}
+			rel := graph.Rel{To: to, Degree: deg}
+			edge := graph.Edge{SourceID: fromID, TargetID: to.Node.ID, Type: typ, ElementID: eid}
+			edge.Weight, edge.Tags, rel.BadWeight = r.m.relWeightTags(trav, row["weight"], row["tags"])
+			rel.Edge = edge
+			out = append(out, rel)
+			continue
+		}
 		lean := map[string]any{}
 		for _, k := range []string{"weight", "tags"} {
 			if v, ok := row[k]; ok && v != nil {

@@ -26,6 +26,9 @@ import (
 // With inmem.Graph's APOC method it lets a caller get the APOC graph of
 // whichever source it opened (memoria export).
 func (s *Source) ReadAPOC(ctx context.Context) (*apoc.Graph, error) {
+	if err := s.unmapped("reading the whole graph (export)"); err != nil {
+		return nil, err
+	}
 	return Read(ctx, s, func(ctx context.Context, tx neo4j.ManagedTransaction) (*apoc.Graph, error) {
 		g := &apoc.Graph{}
 		res, err := tx.Run(ctx, readNodesQuery, nil)

@@ -20,14 +20,29 @@ import (
 // (< OR >) rather than <>, which would hold between a string and a number.
 // A NaN property fails every comparison, as in Go.
 func RelFilterWhere(f graph.RelFilter, rel string, params map[string]any) string {
+	return relFilterWhere(f, rel, "type("+rel+")", params)
+}
+
+// RelFilterWhereSchema is RelFilterWhere under the source's mapping: the
+// filter's types are the types as the retrievers know them, RELATES for
+// the traversed ones (schema.go).
+func (s *Source) RelFilterWhereSchema(f graph.RelFilter, rel string, params map[string]any) string {
+	if m := s.mapping(); m != nil {
+		return relFilterWhere(f, rel, m.shownType(rel, params), params)
+	}
+	return RelFilterWhere(f, rel, params)
+}
+
+// relFilterWhere is RelFilterWhere with typ the expression of rel's type.
+func relFilterWhere(f graph.RelFilter, rel, typ string, params map[string]any) string {
 	var parts []string
 	if len(f.Types) > 0 {
 		params["rf_types"] = f.Types
-		parts = append(parts, "type("+rel+") IN $rf_types")
+		parts = append(parts, typ+" IN $rf_types")
 	}
 	if len(f.Exclude) > 0 {
 		params["rf_exclude"] = f.Exclude
-		parts = append(parts, "NOT type("+rel+") IN $rf_exclude")
+		parts = append(parts, "NOT "+typ+" IN $rf_exclude")
 	}
 	for i, c := range f.Where {
 		k, v := fmt.Sprintf("rf_key_%d", i), fmt.Sprintf("rf_value_%d", i)

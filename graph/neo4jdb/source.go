@@ -109,6 +109,10 @@ type Source struct {
 	// it keeps the id-index coverage its lookups go through.
 	nbOnce sync.Once
 	nb     *Neighbourhood
+
+	// schema is the mapping the reads follow (schema.go; the zero value
+	// is memoria's own).
+	schema graph.Schema
 }
 
 var _ graph.Source = (*Source)(nil)

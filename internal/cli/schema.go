@@ -9,6 +9,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 )
 
@@ -39,7 +40,8 @@ var schemaFlagNames = []string{"id-property", "traverse-types", "weight-property
 func (f *schemaFlags) register(fs *flag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.preset, "schema", graph.SchemaMemoria, "the graph's `shape`: memoria, lightrag or graphiti (a preset of the flags below;\n"+
-		"docs/RETRIEVERS.md \"Other schemas\"). Works on files and the demo graph; Neo4j reads memoria's shape for now")
+		"docs/RETRIEVERS.md \"Other schemas\"). Works on files, the demo graph and Neo4j (there, Activation Energy, the node list, tags,\n"+
+		"stats and export not yet)")
 	fs.StringVar(&f.idProperty, "id-property", "", "the node `property` that keys a node (memoria: id, lightrag: entity_id, graphiti: uuid)")
 	fs.StringVar(&f.traverseTypes, "traverse-types", "", "the comma-separated relationship `types` the retrievers traverse as RELATES,\n"+
 		"degree counting these only (memoria: RELATES, lightrag: DIRECTED, graphiti: RELATES_TO); not --rel-types, the filter")
@@ -127,6 +129,9 @@ func (f *schemaFlags) schema() (graph.Schema, error) {
 func schemaNote(src graph.Source) string {
 	if g, ok := src.(*inmem.Graph); ok && !g.Schema().IsDefault() {
 		return g.Schema().Describe()
+	}
+	if n, ok := src.(*neo4jdb.Source); ok && !n.Schema().IsDefault() {
+		return n.Schema().Describe()
 	}
 	return ""
 }

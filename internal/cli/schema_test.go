@@ -338,7 +338,6 @@ func TestSchemaRefusals(t *testing.T) {
 		{[]string{"--schema", "lightrag", "--id-property", ""}, 2, "--id-property: empty"},
 		{[]string{"--include-invalid"}, 2, "--include-invalid applies to --schema graphiti"},
 		{[]string{"--schema", "graphiti", "--now", "yesterday"}, 2, `--now "yesterday" is not an RFC 3339 time`},
-		{[]string{"--schema", "lightrag", "--uri", "bolt://localhost:1"}, 2, "a mapping works on files (--graph) and the demo graph for now"},
 	} {
 		code, _, errs := run(t, append([]string{"explore", "--seed", "x"}, c.args...)...)
 		if code != c.code || !strings.Contains(errs, c.want) {

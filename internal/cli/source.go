@@ -49,10 +49,6 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !schema.IsDefault() && s.graph == "" && (s.uri != "" || env.Getenv("NEO4J_URI") != "") {
-		return nil, usagef("--schema %s: a mapping works on files (--graph) and the demo graph for now; Neo4j reads memoria's own shape",
-			textsafe.Quote(schema.Name))
-	}
 	if s.graph != "" {
 		report, finish := s.progress, func() {}
 		if report == nil && isTerminal(env.Stderr) {
@@ -73,6 +69,14 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 	} else if ok {
 		src, err := connectNeo4j(ctx, st, env)
 		if err != nil {
+			return nil, err
+		}
+		if err := src.SetSchema(schema); err != nil {
+			_ = src.Close(ctx)
+			return nil, usagef("--schema %s: %v", textsafe.Quote(schema.Name), err)
+		}
+		if err := src.CheckSchema(ctx); err != nil {
+			_ = src.Close(ctx)
 			return nil, err
 		}
 		return src, nil

@@ -81,7 +81,7 @@ func (n *Neo4j) where(params map[string]any) string {
 	if n.filter == nil {
 		return ""
 	}
-	return neo4jdb.RelFilterWhere(*n.filter, "r", params)
+	return n.src.RelFilterWhereSchema(*n.filter, "r", params)
 }
 
 // New returns the fast expansion over src.
@@ -173,6 +173,9 @@ func (c *neo4jExpander) FetchSeed(ctx context.Context, nodeID string) (graph.Nod
 	if err := c.readCoverage(ctx); err != nil {
 		return graph.Node{}, false, err
 	}
+	if sc := c.schema(); sc != nil {
+		return c.mappedSeed(ctx, sc, nodeID)
+	}
 	params := map[string]any{"node_id": nodeID}
 	var recs []*neo4j.Record
 	var err error
@@ -214,6 +217,9 @@ func (c *neo4jExpander) resolve(ctx context.Context, ids []string) error {
 	queries := []string{resolveScanQuery}
 	if len(c.indexed) > 0 {
 		queries = []string{resolveIndexQuery(c.indexed), resolveScanQuery}
+	}
+	if sc := c.schema(); sc != nil {
+		queries = lookupQueries(sc, c.indexed, mappedResolveQuery)
 	}
 	for _, q := range queries {
 		var missing []string
@@ -330,7 +336,11 @@ func (c *neo4jExpander) expand(ctx context.Context, req activation.ExpandRequest
 		if near != nil {
 			query, item["near"] = BatchNearQuery, nearParam(*near)
 		}
-		recs, err = c.backend.batch.do(ctx, filterQuery(query, where), params, item)
+		query = filterQuery(query, where)
+		if sc := c.schema(); sc != nil {
+			query, params = mapQuery(query, sc), withSchema(params, sc)
+		}
+		recs, err = c.backend.batch.do(ctx, query, params, item)
 	} else {
 		recs, err = c.collect(ctx, filterQuery(c.expandQuery, where), params)
 	}
@@ -345,7 +355,7 @@ func (c *neo4jExpander) expand(ctx context.Context, req activation.ExpandRequest
 	}
 	out := make([]activation.Candidate, 0, len(recs))
 	for _, rec := range recs {
-		cand, err := parseCandidate(rec, acts, c.extras)
+		cand, err := parseCandidate(rec, acts, c.extras, c.schema())
 		if err != nil {
 			return nil, err
 		}
@@ -383,7 +393,7 @@ func (c *neo4jExpander) remember(rec *neo4j.Record, id string) error {
 	return nil
 }
 
-func parseCandidate(rec *neo4j.Record, acts map[string]float64, extras bool) (activation.Candidate, error) {
+func parseCandidate(rec *neo4j.Record, acts map[string]float64, extras bool, sc *neo4jdb.SchemaCypher) (activation.Candidate, error) {
 	var zero activation.Candidate
 	parent, err := neo4jdb.Column[string](rec, "parent_id")
 	if err != nil {
@@ -398,15 +408,20 @@ func parseCandidate(rec *neo4j.Record, acts map[string]float64, extras bool) (ac
 	if !ok {
 		return zero, fmt.Errorf("a RELATES neighbour of node %q has property id %s; node ids must be strings", parent, neo4jdb.Describe(rawID))
 	}
-	nb, err := neo4jdb.NodeFromRecord(rec, "neighbor_data", "neighbor_labels", nid)
-	if err != nil {
-		return zero, err
-	}
 	props, err := neo4jdb.Column[map[string]any](rec, "edge_data")
 	if err != nil {
 		return zero, err
 	}
-	edge, err := neo4jdb.RelatesEdge(props, parent, nid)
+	var nb graph.Node
+	var edge graph.Edge
+	if sc != nil {
+		nb, edge, err = mappedCandidate(rec, sc, props, parent, nid)
+	} else {
+		nb, err = neo4jdb.NodeFromRecord(rec, "neighbor_data", "neighbor_labels", nid)
+		if err == nil {
+			edge, err = neo4jdb.RelatesEdge(props, parent, nid)
+		}
+	}
 	if err != nil {
 		return zero, err
 	}
