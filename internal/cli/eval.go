@@ -118,7 +118,7 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	runs, contexts, err := evalRuns(ctx, g, &rf, &rr, names, set)
+	runs, err := evalRuns(ctx, g, &rf, &rr, names, set)
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	for i := range names {
 		outcomes[i] = make([]eval.Outcome, len(set))
 		for j := range set {
-			outcomes[i][j] = outcomeOf(runs[j][i], contexts[j][i])
+			outcomes[i][j] = runs[j][i].outcome()
 		}
 	}
 	rep := eval.Evaluate(set, names, outcomes, ks)
@@ -207,7 +207,9 @@ func readQuerySet(cmd, queries, qrelsFile string) ([]eval.Query, []string, error
 // contexts[query][retriever] the llm context each gives an agent, as
 // `explore --format llm` writes it: Activation Energy's own, of its paths
 // (render.ToLLMContext; of its ranking when reranked, as explore does), the
-// ranking's for the others (render.RankingLLM).
+// ranking's for the others (render.RankingLLM). Of each ranking only what
+// eval measures is kept (scored), so that memory does not grow with every
+// hit of every query.
 //
 // The queries run in parallel, one worker per core (GOMAXPROCS), each with
 // its own copy of the flags' parameters (a query's vector goes into the
@@ -215,11 +217,10 @@ func readQuerySet(cmd, queries, qrelsFile string) ([]eval.Query, []string, error
 // safe for concurrent use; the results land in the query's own slot, so
 // the report does not depend on the order they finish in. The first error
 // stops the others.
-func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, set []eval.Query) (runs [][]retriever.Ranking, contexts [][]string, err error) {
-	runs = make([][]retriever.Ranking, len(set))
-	contexts = make([][]string, len(set))
+func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, set []eval.Query) (runs [][]scored, err error) {
+	runs = make([][]scored, len(set))
 	if err := g.prepare(ctx, append(slices.Clone(names), rf.fusion.Fuse...)); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -237,7 +238,7 @@ func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFl
 				w.explored = func(results []activation.Result) { paths = render.ToLLMContext(results...).Text() }
 			}
 			for i := range next {
-				if err := evalQuery(ctx, &w, &wrf, &wrr, names, set[i], &paths, &runs[i], &contexts[i]); err != nil {
+				if err := evalQuery(ctx, &w, &wrf, &wrr, names, set[i], &paths, &runs[i]); err != nil {
 					cancel(err)
 				}
 			}
@@ -254,44 +255,56 @@ func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFl
 	close(next)
 	wg.Wait()
 	if err := context.Cause(ctx); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return runs, contexts, nil
+	return runs, nil
 }
 
 // evalQuery runs one query for evalRuns with a worker's rankings g and
 // parameters rf and rr (paths: where g's explored hook puts Activation
-// Energy's paths context), into run and contexts.
-func evalQuery(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, query eval.Query, paths *string,
-	run *[]retriever.Ranking, contexts *[]string) error {
+// Energy's paths context), into run.
+func evalQuery(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, query eval.Query, paths *string, run *[]scored) error {
 	rf.spread.QueryVector = query.QueryVector
 	rr.p.QueryVector = query.QueryVector
 	out, err := g.compared(ctx, names, query.Retriever(), rf.topK)
 	if err != nil {
 		return fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
 	}
-	ctxs := make([]string, len(out))
+	kept := make([]scored, len(out))
 	for j := range out {
-		if out[j], err = rr.apply(out[j]); err != nil {
+		r, err := rr.apply(out[j])
+		if err != nil {
 			return fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
 		}
-		ctxs[j] = render.RankingLLM(out[j])
+		context := render.RankingLLM(r)
 		if names[j] == activation.Name && !rr.on() {
-			ctxs[j] = *paths
+			context = *paths
 		}
+		kept[j] = scoredOf(r, context)
 	}
-	*run, *contexts = out, ctxs
+	*run = kept
 	return nil
 }
 
-// outcomeOf is what eval measures of a ranking: its node ids in rank order
-// and the characters of its llm context.
-func outcomeOf(r retriever.Ranking, context string) eval.Outcome {
-	ids := make([]string, len(r.Hits))
+// scored is what eval keeps of a ranking: its node ids and scores in rank
+// order and the characters of the llm context it gives an agent.
+type scored struct {
+	ids          []string
+	scores       []float64
+	contextChars int
+}
+
+func scoredOf(r retriever.Ranking, context string) scored {
+	s := scored{ids: make([]string, len(r.Hits)), scores: make([]float64, len(r.Hits)), contextChars: utf8.RuneCountInString(context)}
 	for i, h := range r.Hits {
-		ids[i] = h.NodeID
+		s.ids[i], s.scores[i] = h.NodeID, h.Score
 	}
-	return eval.Outcome{Ranked: ids, ContextChars: utf8.RuneCountInString(context)}
+	return s
+}
+
+// outcome is what eval measures of it.
+func (s scored) outcome() eval.Outcome {
+	return eval.Outcome{Ranked: s.ids, ContextChars: s.contextChars}
 }
 
 // missingNodes are the seeds and relevant nodes of set that the graph does
@@ -343,19 +356,14 @@ func missingNodes(ctx context.Context, nb graph.Neighbourhood, set []eval.Query)
 // (eval.WriteRun, eval.WriteQrels), each to a temporary file in DIR first;
 // only when every one is whole are they renamed into place, so a failure
 // leaves no file half-written. It prints each path written.
-func writeTrec(dir string, names []string, set []eval.Query, runs [][]retriever.Ranking, out io.Writer) error {
+func writeTrec(dir string, names []string, set []eval.Query, runs [][]scored, out io.Writer) error {
 	files := map[string][]byte{}
 	var order []string
 	for i, name := range names {
 		var b bytes.Buffer
 		for j, q := range set {
 			r := runs[j][i]
-			ids := make([]string, len(r.Hits))
-			scores := make([]float64, len(r.Hits))
-			for k, h := range r.Hits {
-				ids[k], scores[k] = h.NodeID, h.Score
-			}
-			if err := eval.WriteRun(&b, name, q.ID, ids, scores); err != nil {
+			if err := eval.WriteRun(&b, name, q.ID, r.ids, r.scores); err != nil {
 				return fmt.Errorf("eval: %s's run file: %w", name, err)
 			}
 		}

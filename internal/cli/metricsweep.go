@@ -135,13 +135,13 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 			return err
 		}
 		g.act = nil // Activation Energy's retriever holds its thresholds
-		runs, contexts, err := evalRuns(ctx, g, rf, rr, names, set)
+		runs, err := evalRuns(ctx, g, rf, rr, names, set)
 		if err != nil {
 			return err
 		}
 		outcomes := make([]eval.Outcome, len(set))
 		for i := range set {
-			outcomes[i] = outcomeOf(runs[i][0], contexts[i][0])
+			outcomes[i] = runs[i][0].outcome()
 		}
 		run := eval.Evaluate(set, names, [][]eval.Outcome{outcomes}, ks).Runs[0]
 		ms.Points = append(ms.Points, render.MetricPoint{Value: v, Current: v == current, Means: run.Mean, MeanHits: run.MeanHits,
