@@ -133,6 +133,23 @@ type Reader interface {
 	NodeNums() int32
 }
 
+// NumberedArcs is a Reader's optional fast path for a walk, offered by an
+// engine that numbers its nodes (NodeRef.Num, Reader.NodeNums): Arcs'
+// answer, in Arcs' order, without an Arc (and its NodeRef) per
+// relationship. A walk that reads tens of thousands of relationships per
+// retrieval uses it when the reader has it; the answer is the same.
+type NumberedArcs interface {
+	// ArcNums appends the arcs of type relType of the nodes numbered
+	// from (a 0, an unknown number or a node listed before gives none)
+	// to to (each other end's number) and w (its weight, missing for
+	// none), and returns them with ends: from[i]'s arcs are
+	// to[ends[i-1]:ends[i]] (ends[-1] the length to had).
+	ArcNums(ctx context.Context, from []int32, relType string, missing float64, to []int32, w []float64) ([]int32, []float64, []int32, error)
+	// NodeByNum is the node numbered num as Arcs gives an other end: its
+	// id, handle and number.
+	NodeByNum(num int32) NodeRef
+}
+
 // Facts is what Reader.Facts returns for a node.
 type Facts struct {
 	// Values holds the node's properties of the keys asked for, in their

@@ -299,38 +299,57 @@ func (g *Graph) relatesStrengths(missing float64) []graph.Strength {
 
 // Arcs reads the relationships of type relType around from, leanly
 // (graph.Reader): each node's arcs in its adjacency's order, parallel ones
-// put in ascending order of weight.
+// put in ascending order of weight. It is ArcNums with each arc's other
+// end made a NodeRef.
 func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, missing float64) ([]graph.Arc, error) {
-	if err := ctx.Err(); err != nil {
+	nums := make([]int32, len(from))
+	for i, f := range from {
+		if u, ok := r.g.index(f); ok {
+			nums[i] = u + 1
+		}
+	}
+	to, w, ends, err := r.ArcNums(ctx, nums, relType, missing, nil, nil)
+	if err != nil {
 		return nil, err
+	}
+	out := make([]graph.Arc, len(to))
+	lo := int32(0)
+	for i, hi := range ends {
+		for k := lo; k < hi; k++ {
+			id := r.g.nodeID[to[k]-1]
+			out[k] = graph.Arc{From: int32(i), To: graph.NodeRef{Node: graph.Node{ID: id}, Ref: id, Num: to[k]}, Weight: w[k]}
+		}
+		lo = hi
+	}
+	return out, nil
+}
+
+// ArcNums is Arcs by number (graph.NumberedArcs): the arcs of the nodes
+// numbered from (0, or a node listed before, gives none), appended to to
+// (the other ends' numbers) and w, without an Arc per relationship.
+func (r reader) ArcNums(ctx context.Context, from []int32, relType string, missing float64, to []int32, w []float64) ([]int32, []float64, []int32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, err
 	}
 	g := r.g
 	type arc struct {
 		v, e int32
 		w    float64
 	}
-	us := make([]int32, 0, len(from))
-	pos := make([]int32, 0, len(from))
+	ends := make([]int32, len(from))
 	done := make(map[int32]bool, len(from))
-	total := 0
-	for i, f := range from {
-		u, ok := g.index(f)
-		if !ok || done[u] {
-			continue
-		}
-		done[u] = true
-		us, pos = append(us, u), append(pos, int32(i))
-		if relType == graph.Relates {
-			total += int(g.degree[u])
-		}
-	}
-	out := make([]graph.Arc, 0, total)
 	var arcs []arc
 	var parallel []bool
 	if relType == graph.Relates {
 		parallel = g.parallelRelates()
 	}
-	for i, u := range us {
+	for i, num := range from {
+		u := num - 1
+		if num <= 0 || int(u) >= len(g.nodeID) || done[u] {
+			ends[i] = int32(len(to))
+			continue
+		}
+		done[u] = true
 		arcs = arcs[:0]
 		if relType == graph.Relates {
 			nbr, rels := g.Relates(u)
@@ -338,11 +357,11 @@ func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, 
 				if !g.nodeHasID(v) || !g.Keeps(r.f, rels[j]) {
 					continue
 				}
-				w, ok := g.RelWeight(rels[j])
+				x, ok := g.RelWeight(rels[j])
 				if !ok {
-					w = missing
+					x = missing
 				}
-				arcs = append(arcs, arc{v, rels[j], w})
+				arcs = append(arcs, arc{v, rels[j], x})
 			}
 		} else {
 			nbr, rels := g.others(u)
@@ -351,13 +370,13 @@ func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, 
 				if g.types[g.relType[e]] != relType || !g.nodeHasID(v) || !g.Keeps(r.f, e) {
 					continue
 				}
-				w, err := g.otherWeight(g.extra[e])
+				wt, err := g.otherWeight(g.extra[e])
 				if err != nil {
-					return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(g.nodeID[u]), relType, strconv.Quote(g.nodeID[v]), err)
+					return nil, nil, nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(g.nodeID[u]), relType, strconv.Quote(g.nodeID[v]), err)
 				}
 				x := missing
-				if w != nil {
-					x = *w
+				if wt != nil {
+					x = *wt
 				}
 				arcs = append(arcs, arc{v, e, x})
 			}
@@ -371,14 +390,21 @@ func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, 
 			})
 		}
 		for _, a := range arcs {
-			id := g.nodeID[a.v]
-			out = append(out, graph.Arc{From: pos[i], To: graph.NodeRef{Node: graph.Node{ID: id}, Ref: id, Num: a.v + 1}, Weight: a.w})
+			to, w = append(to, a.v+1), append(w, a.w)
 		}
+		ends[i] = int32(len(to))
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return out, nil
+	return to, w, ends, nil
+}
+
+// NodeByNum is the node numbered num (graph.NumberedArcs): its id, which
+// is its handle, and its number.
+func (r reader) NodeByNum(num int32) graph.NodeRef {
+	id := r.g.nodeID[num-1]
+	return graph.NodeRef{Node: graph.Node{ID: id}, Ref: id, Num: num}
 }
 
 // Facts gives the nodes' properties of the keys asked for and their

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/testkit/naiveppr"
@@ -161,4 +162,66 @@ func TestConvergesToPowerIteration(t *testing.T) {
 			t.Errorf("case %d: %d hits, %d nodes above 1e-9", i, len(got.Hits), n)
 		}
 	}
+}
+
+// genericOnly is a graph's reads with the optional numbered arcs hidden,
+// so the walk reads through Arcs as it does on Neo4j.
+type genericOnly struct{ g *inmem.Graph }
+
+func (n genericOnly) Read(ctx context.Context, fn func(graph.Reader) error) error {
+	return n.g.Read(ctx, func(r graph.Reader) error { return fn(plainReader{r}) })
+}
+
+type plainReader struct{ graph.Reader }
+
+// TestNumberedArcsSameBits: on 200 random graphs the walk through the
+// embedded engine's numbered arcs (graph.NumberedArcs) gives exactly the
+// ranking, to the bit, and the statistics of the walk through Arcs, with
+// and without a relationship filter.
+func TestNumberedArcsSameBits(t *testing.T) {
+	r := rand.New(rand.NewSource(23))
+	ge, err := graph.ParseRelCond("weight>=0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		c := newRandomCase(r)
+		g, err := inmem.New(c.g, "random")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nb graph.Neighbourhood = g
+		if i%2 == 1 {
+			nb = g.Filtered(graph.RelFilter{Where: []graph.RelCond{ge}})
+		}
+		if _, ok := any(plainReader{}).(graph.NumberedArcs); ok {
+			t.Fatal("the wrapper does not hide the numbered arcs")
+		}
+		fast, err := ppr.Retrieve(context.Background(), nb, c.query, c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var slow retriever.Ranking
+		if i%2 == 1 {
+			slow, err = ppr.Retrieve(context.Background(), filteredGeneric{g, graph.RelFilter{Where: []graph.RelCond{ge}}}, c.query, c.p)
+		} else {
+			slow, err = ppr.Retrieve(context.Background(), genericOnly{g}, c.query, c.p)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := fmt.Sprintf("%+v", fast), fmt.Sprintf("%+v", slow); a != b {
+			t.Fatalf("case %d: numbered arcs:\n%s\nArcs:\n%s", i, a, b)
+		}
+	}
+}
+
+// filteredGeneric is g.Filtered(f) with the numbered arcs hidden.
+type filteredGeneric struct {
+	g *inmem.Graph
+	f graph.RelFilter
+}
+
+func (n filteredGeneric) Read(ctx context.Context, fn func(graph.Reader) error) error {
+	return n.g.Filtered(n.f).Read(ctx, func(r graph.Reader) error { return fn(plainReader{r}) })
 }

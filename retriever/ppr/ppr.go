@@ -38,11 +38,15 @@ type state struct {
 
 	index map[string]int32 // node numbers by id, for refs without a Num
 	byNum []int32          // node numbers + 1 by NodeRef.Num, when the reader gives Nums
-	ids   []string
-	refs  []graph.NodeRef
-	n     []node
-	rs    []float64 // residual by seed (k per node)
-	ms    []float64 // mass pushed out, by seed (k per node)
+	// nbrScratch and wtScratch take a numbered read's arcs (readNumbered),
+	// reused from read to read.
+	nbrScratch []int32
+	wtScratch  []float64
+	ids        []string
+	refs       []graph.NodeRef
+	n          []node
+	rs         []float64 // residual by seed (k per node)
+	ms         []float64 // mass pushed out, by seed (k per node)
 
 	nbr []int32 // adjacency entries: node u's are lo to hi
 	wt  []float64
@@ -288,6 +292,9 @@ func (st *state) readAround(ctx context.Context, r graph.Reader, us []int32) err
 		}
 		return fmt.Errorf("node %s: its relationships' weights add up to more than a float can hold", strconv.Quote(dirty[0].Node.ID))
 	}
+	if fast, ok := r.(graph.NumberedArcs); ok && len(st.byNum) > 0 {
+		return st.readNumbered(ctx, fast, us, refs)
+	}
 	arcs, err := r.Arcs(ctx, refs, graph.Relates, graph.MissingRelatesWeight)
 	if err != nil {
 		return err
@@ -321,6 +328,55 @@ func (st *state) readAround(ctx context.Context, r graph.Reader, us []int32) err
 	}
 	if u >= 0 {
 		st.n[u].hi = int32(len(st.nbr))
+	}
+	for _, u := range us {
+		st.n[u].read = true
+	}
+	return nil
+}
+
+// readNumbered is readAround's reading through an engine's numbered arcs
+// (graph.NumberedArcs): the same arcs, in the same order, appended
+// straight to the walk's own arrays, with no Arc built per relationship;
+// a node first met becomes a NodeRef (NodeByNum) only then. The walk that
+// follows is readAround's, so its numbers are the same bits.
+func (st *state) readNumbered(ctx context.Context, r graph.NumberedArcs, us []int32, refs []graph.NodeRef) error {
+	nums := make([]int32, len(refs))
+	for i, ref := range refs {
+		if st.numbered(ref) {
+			nums[i] = ref.Num
+		}
+	}
+	to, w, ends, err := r.ArcNums(ctx, nums, graph.Relates, graph.MissingRelatesWeight, st.nbrScratch[:0], st.wtScratch[:0])
+	if err != nil {
+		return err
+	}
+	st.nbrScratch, st.wtScratch = to, w
+	st.reads++
+	st.relsRead += len(to)
+	st.grow(len(to))
+	st.nbr = slices.Grow(st.nbr, len(to))
+	st.wt = slices.Grow(st.wt, len(to))
+	lo := int32(0)
+	for i, hi := range ends {
+		u := us[i]
+		st.n[u].lo = int32(len(st.nbr))
+		for k := lo; k < hi; k++ {
+			if w[k] == 0 {
+				continue
+			}
+			v := st.byNum[to[k]] - 1
+			if v < 0 {
+				v = st.add(r.NodeByNum(to[k]))
+			}
+			st.nbr = append(st.nbr, v)
+			st.wt = append(st.wt, w[k])
+			if n := &st.n[v]; !n.hasW {
+				n.known += w[k]
+			}
+		}
+		st.n[u].hi = int32(len(st.nbr))
+		lo = hi
 	}
 	for _, u := range us {
 		st.n[u].read = true
