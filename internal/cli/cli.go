@@ -81,12 +81,13 @@ Usage:
       Run the retriever headless and print the results.
   memoria load FILE [neo4j flags] [--wipe] [--batch N]
       Write an APOC JSON-lines graph into Neo4j.
-  memoria export [source flags] [--format jsonl|cypher]
-      Print the graph as APOC JSON lines or as a Cypher script.
+  memoria export [source flags] [--format jsonl|cypher|graphml]
+      Print the graph as APOC JSON lines, a Cypher script or GraphML.
   memoria diff [--format text|json] A.jsonl B.jsonl
       Compare two saved 'explore --format json' outputs, seed by seed.
   memoria sweep [source flags] --seed ID[=SCORE]... --param NAME [values] [options]
       Explore at each value of one threshold: a chart, bands, breakpoints.
+      With --queries Q.jsonl: any retriever's parameter, recall and nDCG at each value.
   memoria why [source flags] --seed ID[=SCORE]... --node ID [options]
       Say why a node is or is not in the result, and where the run left its best route.
   memoria stats [source flags] [--format text|json] [--sample N] [--sample-seed S]
