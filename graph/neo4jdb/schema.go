@@ -290,24 +290,6 @@ CALL (n) {
 RETURN ref, other_ids, other_element_ids, weights`
 }
 
-// NotMappedError is the refusal of a read that does not follow a mapping
-// on Neo4j yet.
-type NotMappedError struct {
-	Schema, What string
-}
-
-func (e *NotMappedError) Error() string {
-	return "schema " + e.Schema + ": " + e.What + " on Neo4j does not follow a mapping yet (it does on --graph files)"
-}
-
-// unmapped refuses what under a non-default mapping.
-func (s *Source) unmapped(what string) error {
-	if m := s.mapping(); m != nil {
-		return &NotMappedError{Schema: m.s.Name, What: what}
-	}
-	return nil
-}
-
 // mappedNode is Node under the mapping: the retrievers' lookup.
 func (s *Source) mappedNode(ctx context.Context, id string) (graph.Node, bool, error) {
 	var out graph.Node

@@ -2,16 +2,22 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
 	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 )
@@ -242,13 +248,16 @@ func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 		}
 		sameOnBoth(t, srv, file, append(slices.Clone(base), flags...))
 	}
+	// stats reads the whole mapped graph: the label, the types, the tags.
+	sameOnBoth(t, srv, file, append([]string{"stats", "--format", "json"}, flags[:12]...))
 	if n, r := counts(t, d); n != nodes || r != rels {
 		t.Errorf("after the runs: %d nodes, %d relationships; stored %d and %d", n, r, nodes, rels)
 	}
 }
 
-// TestSchemaOnNeo4jRefusals: what does not follow a mapping on Neo4j yet
-// says so, naming it, instead of reading memoria's shape.
+// TestSchemaOnNeo4jRefusals: --cypher seed (the specification's text,
+// memoria's shape) and a mapping the graph does not fit say so, naming
+// them, instead of finding nothing.
 func TestSchemaOnNeo4jRefusals(t *testing.T) {
 	srv, d := freshServer(t)
 	storeAsIs(t, d, "../../testdata/lightrag.jsonl")
@@ -258,8 +267,6 @@ func TestSchemaOnNeo4jRefusals(t *testing.T) {
 		want string
 	}{
 		{[]string{"explore", "--seed", "Alice", "--cypher", "seed"}, 2, "--cypher seed runs the specification's queries, which read memoria's own shape"},
-		{[]string{"stats"}, 1, "schema lightrag: graph metrics on Neo4j does not follow a mapping yet"},
-		{[]string{"export"}, 1, "schema lightrag: reading the whole graph (export) on Neo4j does not follow a mapping yet"},
 		{[]string{"explore", "--seed", "Alice", "--node-label", "Nope"}, 1, "schema lightrag: 0 of 7 nodes have the label Nope"},
 		{[]string{"explore", "--seed", "Alice", "--id-property", "name"}, 1, "schema lightrag: 0 of 6 nodes with the label base have name"},
 		{[]string{"explore", "--seed", "Alice", "--traverse-types", "DIRECTED,KNOWS"}, 1, "schema lightrag: no relationship has the type KNOWS"},
@@ -269,4 +276,78 @@ func TestSchemaOnNeo4jRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d with %q: %s", c.args, code, c.code, c.want, errs)
 		}
 	}
+}
+
+// TestSchemaOnNeo4jCatalogEqualEmbedded: under each preset, the node
+// list and its search (ListNodes with and without a filter, paged), the
+// name keys and the tag list read from the fixtures stored in Neo4j as
+// they are equal the embedded engine's on the same files.
+func TestSchemaOnNeo4jCatalogEqualEmbedded(t *testing.T) {
+	ctx := context.Background()
+	eachFixture(t, func(t *testing.T, _ *neo4jtest.Server, d neo4j.DriverWithContext, c schemaCase) {
+		for _, now := range []string{"2026-01-15T00:00:00Z", "2027-06-01T00:00:00Z"} {
+			sc, _ := graph.Preset(c.preset)
+			sc.Now, _ = time.Parse(time.RFC3339, now)
+			g, err := inmem.LoadFileSchema(c.file, sc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := neo4jdb.NewSource(d, "", "")
+			if err := src.SetSchema(sc); err != nil {
+				t.Fatal(err)
+			}
+			same := func(what string, f func(graph.Source) (any, error)) {
+				t.Helper()
+				want, err := f(g)
+				if err != nil {
+					t.Fatalf("%s embedded: %v", what, err)
+				}
+				got, err := f(src)
+				if err != nil {
+					t.Fatalf("%s on Neo4j: %v", what, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("--now %s, %s on Neo4j:\n%v\nembedded:\n%v", now, what, got, want)
+				}
+			}
+			for _, filter := range []string{"", "a", "stock", "deleted", "ali", c.seeds[0][:3]} {
+				for _, page := range [][2]int{{0, 0}, {0, 2}, {2, 2}, {1, 100}} {
+					same(fmt.Sprintf("ListNodes(%q, %d, %d)", filter, page[0], page[1]), func(s graph.Source) (any, error) {
+						nodes, more, err := s.ListNodes(ctx, filter, page[0], page[1])
+						return fmt.Sprint(nodes, more), err
+					})
+				}
+			}
+			same("NameKeys", func(s graph.Source) (any, error) { return s.NameKeys(ctx) })
+			same("Tags", func(s graph.Source) (any, error) { return s.Tags(ctx) })
+		}
+	})
+}
+
+// TestSchemaOnNeo4jStatsExport: `stats` on Neo4j under
+// each preset gives the embedded engine's figures on the same file, and
+// `export` writes the graph the mapping keeps: read back under the same
+// preset it has the same stats, and nothing more is left out.
+func TestSchemaOnNeo4jStatsExport(t *testing.T) {
+	eachFixture(t, func(t *testing.T, srv *neo4jtest.Server, _ neo4j.DriverWithContext, c schemaCase) {
+		flags := []string{"--schema", c.preset}
+		if c.preset == "graphiti" {
+			flags = append(flags, "--now", "2026-06-01T00:00:00Z")
+		}
+		sameOnBoth(t, srv, c.file, append([]string{"stats", "--format", "json"}, flags...))
+		code, exported, errs := runIn(t, serverSession(srv), append([]string{"export", "--uri", srv.URI}, flags...)...)
+		if code != 0 {
+			t.Fatalf("export: exit %d: %s", code, errs)
+		}
+		file := filepath.Join(t.TempDir(), "export.jsonl")
+		if err := os.WriteFile(file, []byte(exported), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args := append([]string{"stats", "--format", "json"}, flags...)
+		_, want, _ := run(t, append(slices.Clone(args), "--graph", c.file)...)
+		code, got, errs := run(t, append(slices.Clone(args), "--graph", file)...)
+		if code != 0 || got != want || strings.Contains(errs, "left out") {
+			t.Errorf("the export read back: exit %d %s\n%s\nwant\n%s", code, errs, got, want)
+		}
+	})
 }
