@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
 	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/render"
 )
 
 // storeAsIs writes the APOC file into the (empty) database exactly as it
@@ -250,6 +252,15 @@ func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 	}
 	// stats reads the whole mapped graph: the label, the types, the tags.
 	sameOnBoth(t, srv, file, append([]string{"stats", "--format", "json"}, flags[:12]...))
+	// The debug and check Cypher name them as quoted identifiers.
+	for _, run := range [][]string{{"explore", "--format", "check"}, {"explore", "--retriever", "spreading", "--format", "cypher"}} {
+		args := slices.Concat(run, flags, []string{"--uri", srv.URI, "--cypher-form", "driver"})
+		code, script, errs := runIn(t, serverSession(srv), args...)
+		if code != 0 || script == "" {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		runDriverScript(t, d, args, script, true)
+	}
 	if n, r := counts(t, d); n != nodes || r != rels {
 		t.Errorf("after the runs: %d nodes, %d relationships; stored %d and %d", n, r, nodes, rels)
 	}
@@ -350,4 +361,96 @@ func TestSchemaOnNeo4jStatsExport(t *testing.T) {
 			t.Errorf("the export read back: exit %d %s\n%s\nwant\n%s", code, errs, got, want)
 		}
 	})
+}
+
+// TestSchemaOnNeo4jDebugCypher: under each preset, the debug Cypher
+// (--format cypher of every retriever: paths, routes, feeders) and the
+// check Cypher (--format check) printed from either engine run on the
+// server, written with the mapped names, and return their paths: a path's
+// query one row at least (exactly one when the path came from Neo4j and
+// is pinned by element id), a feeders query its hit with every feeder's
+// relationship, a check query a row per hop with same = true. The
+// Browser form's parameter map is valid Cypher too.
+func TestSchemaOnNeo4jDebugCypher(t *testing.T) {
+	eachFixture(t, func(t *testing.T, srv *neo4jtest.Server, d neo4j.DriverWithContext, c schemaCase) {
+		base := append([]string{"--schema", c.preset}, c.extra...)
+		for _, s := range c.seeds {
+			base = append(base, "--seed", s)
+		}
+		for _, engine := range [][]string{{"--graph", c.file}, {"--uri", srv.URI}} {
+			for _, run := range [][]string{
+				{"explore", "--format", "cypher"},
+				{"explore", "--format", "check"},
+				{"explore", "--retriever", "expansion", "--format", "cypher"},
+				{"explore", "--retriever", "spreading", "--format", "cypher"},
+				{"explore", "--retriever", "ppr", "--format", "cypher"},
+			} {
+				args := slices.Concat(run, base, engine)
+				code, script, errs := runIn(t, serverSession(srv), append(slices.Clone(args), "--cypher-form", "driver")...)
+				if code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, code, errs)
+				}
+				n := runDriverScript(t, d, args, script, engine[0] == "--uri")
+				code, browser, errs := runIn(t, serverSession(srv), args...)
+				if code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, code, errs)
+				}
+				if qs := pasteForm(t, d, browser, ":params "); len(qs) != n {
+					t.Errorf("%v: %d Browser queries, %d driver ones", args, len(qs), n)
+				}
+			}
+		}
+	})
+}
+
+// runDriverScript runs each query of a driver-form script
+// (checkMappedQuery) and returns their number; an empty script fails.
+func runDriverScript(t *testing.T, d neo4j.DriverWithContext, args []string, script string, fromNeo4j bool) int {
+	t.Helper()
+	if strings.TrimSpace(script) == "" {
+		t.Fatalf("%v: no query", args)
+	}
+	lines := strings.Split(strings.TrimSpace(script), "\n")
+	for _, line := range lines {
+		var dq render.DriverQuery
+		if err := json.Unmarshal([]byte(line), &dq); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, line)
+		}
+		checkMappedQuery(t, d, args, dq, fromNeo4j)
+	}
+	return len(lines)
+}
+
+// checkMappedQuery runs one debug or check query and checks what it
+// returns (TestSchemaOnNeo4jDebugCypher).
+func checkMappedQuery(t *testing.T, d neo4j.DriverWithContext, args []string, dq render.DriverQuery, fromNeo4j bool) {
+	t.Helper()
+	res, err := neo4j.ExecuteQuery(context.Background(), d, dq.Query, dq.Parameters, neo4j.EagerResultTransformer,
+		neo4j.ExecuteQueryWithReadersRouting())
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, dq.Query)
+	}
+	rows := res.Records
+	if len(rows) == 0 {
+		t.Errorf("%v: no row\n%s\n%v", args, dq.Query, dq.Parameters)
+		return
+	}
+	switch {
+	case slices.Contains(args, "check"):
+		for _, rec := range rows {
+			if same, _ := rec.AsMap()["same"].(bool); !same {
+				t.Errorf("%v: hop %v", args, rec.AsMap())
+			}
+		}
+	case strings.HasPrefix(dq.Query, "MATCH p = "):
+		if fromNeo4j && len(rows) != 1 {
+			t.Errorf("%v: %d rows, want 1\n%s", args, len(rows), dq.Query)
+		}
+	default: // feeders: the hit, then a relationship and a node per feeder
+		for i, v := range rows[0].Values {
+			if v == nil {
+				t.Errorf("%v: column %s is null\n%s\n%v", args, rows[0].Keys[i], dq.Query, dq.Parameters)
+			}
+		}
+	}
 }
