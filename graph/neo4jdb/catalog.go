@@ -33,7 +33,7 @@ func (s *Source) Tags(ctx context.Context) ([]graph.TagCount, error) {
 			return nil, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("RELATES relationship %s: property %s must be a list of strings", tag, quoteName(s.Schema().TagsProperty))
+			return nil, fmt.Errorf("RELATES relationship %s: property %s must be a list of strings", tag, graph.QuoteName(s.Schema().TagsProperty))
 		}
 		n, err := Column[int64](rec, "count")
 		if err != nil {
