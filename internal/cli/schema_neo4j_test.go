@@ -16,58 +16,12 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/cypherlit"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/render"
 )
-
-// storeAsIs writes the APOC file into the (empty) database exactly as it
-// is, whatever its shape (memoria load keys nodes by id, which a LightRAG
-// or Graphiti graph has not): each node with its labels and properties,
-// each relationship with its type and properties. Labels and types are
-// quoted identifiers, properties parameters.
-func storeAsIs(t *testing.T, d neo4j.DriverWithContext, file string) {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	g, _, err := apoc.ParseReport(f, apoc.MappedRules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	exec := func(q string, params map[string]any) {
-		t.Helper()
-		if _, err := neo4j.ExecuteQuery(ctx, d, q, params, neo4j.EagerResultTransformer); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	for _, n := range g.Nodes {
-		labels := ""
-		for _, l := range n.Labels {
-			labels += ":" + cypherlit.QuoteName(l)
-		}
-		props := map[string]any{}
-		for k, v := range n.Properties {
-			props[k] = v
-		}
-		exec("CREATE (n"+labels+") SET n = $props, n.`__memoria_key` = $key", map[string]any{"props": props, "key": n.InternalID})
-	}
-	for _, r := range g.Rels {
-		props := map[string]any{}
-		for k, v := range r.Properties {
-			props[k] = v
-		}
-		exec("MATCH (a {`__memoria_key`: $start}), (b {`__memoria_key`: $end}) CREATE (a)-[r:"+cypherlit.QuoteName(r.Type)+"]->(b) SET r = $props",
-			map[string]any{"start": r.Start, "end": r.End, "props": props})
-	}
-	exec("MATCH (n) REMOVE n.`__memoria_key`", nil)
-}
 
 // schemaCase is a fixture the Neo4j mapping tests read: its preset, its
 // file, seeds in it and flags its runs add.
@@ -136,7 +90,7 @@ func eachFixture(t *testing.T, f func(*testing.T, *neo4jtest.Server, neo4j.Drive
 	for _, c := range schemaCases {
 		t.Run(c.preset, func(t *testing.T) {
 			srv.Wipe(t)
-			storeAsIs(t, d, c.file)
+			neo4jfix.StoreAsIs(t, d, c.file)
 			f(t, srv, d, c)
 		})
 	}
@@ -188,7 +142,7 @@ var neo4jSnapshotRuns = [][]string{
 func TestSchemaOnNeo4jInvalidAt(t *testing.T) {
 	srv, d := freshServer(t)
 	file := "../../testdata/graphiti.jsonl"
-	storeAsIs(t, d, file)
+	neo4jfix.StoreAsIs(t, d, file)
 	base := []string{"explore", "--retriever", "expansion", "--max-hops", "3", "--format", "tree", "--schema", "graphiti",
 		"--seed", "a1f0c6e2-0000-4000-8000-000000000001"}
 	var outs []string
@@ -239,7 +193,7 @@ func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 	}
 	unq := func(s string) string { v, _ := strconv.Unquote(s); return v }
 	srv, d := freshServer(t)
-	storeAsIs(t, d, file)
+	neo4jfix.StoreAsIs(t, d, file)
 	nodes, rels := counts(t, d)
 	flags := []string{"--schema", "lightrag", "--id-property", unq(names[`"entity_id"`]), "--traverse-types", unq(names[`"DIRECTED"`]),
 		"--weight-property", unq(names[`"weight"`]), "--tags-property", unq(names[`"keywords"`]), "--node-label", unq(names[`"base"`]),
@@ -271,7 +225,7 @@ func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 // them, instead of finding nothing.
 func TestSchemaOnNeo4jRefusals(t *testing.T) {
 	srv, d := freshServer(t)
-	storeAsIs(t, d, "../../testdata/lightrag.jsonl")
+	neo4jfix.StoreAsIs(t, d, "../../testdata/lightrag.jsonl")
 	for _, c := range []struct {
 		args []string
 		code int
