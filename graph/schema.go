@@ -18,7 +18,7 @@ import (
 // which every engine behaves exactly as it does without a mapping.
 //
 // The embedded engine (graph/inmem) follows a mapping by translating at
-// load time; Neo4j reads memoria's shape only for now.
+// load time; Neo4j (graph/neo4jdb) by writing it into every query.
 type Schema struct {
 	// Name is the preset the mapping started from ("memoria",
 	// "lightrag", "graphiti"); Describe says when flags changed it.
