@@ -55,7 +55,7 @@ var allowedImports = map[string][]string{
 	"internal/testkit/naivefusion": {},
 	"internal/testkit/scale1m":     {"graph/apoc", "graph/inmem", "graph/neo4jdb", "graph/neo4jload", "internal/testkit/neo4jtest", "internal/testkit/randgraph", "retriever"},
 	"internal/testkit/neo4jtest":   {"graph"},
-	"internal/testkit/neo4jfix":    {"graph", "graph/apoc", "render", "graph/neo4jdb", "retriever", "retriever/activation", "internal/testkit/neo4jtest"},
+	"internal/testkit/neo4jfix":    {"graph", "graph/apoc", "render", "graph/neo4jdb", "retriever", "retriever/activation", "internal/cypherlit", "internal/testkit/neo4jtest"},
 	"internal/testkit/golden":      {},
 	"internal/testkit/peakmem":     {},
 	"internal/cli":                 nil, // the wiring: anything

@@ -18,7 +18,7 @@ import (
 // which every engine behaves exactly as it does without a mapping.
 //
 // The embedded engine (graph/inmem) follows a mapping by translating at
-// load time; Neo4j reads memoria's shape only for now.
+// load time; Neo4j (graph/neo4jdb) by writing it into every query.
 type Schema struct {
 	// Name is the preset the mapping started from ("memoria",
 	// "lightrag", "graphiti"); Describe says when flags changed it.
@@ -233,4 +233,33 @@ func ParseInvalidAt(v any) (time.Time, bool) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	return t, err == nil
+}
+
+// QuoteName writes a name of the graph (a label, type or property key) in
+// a message: bare when it is a plain word, else quoted with Go's escapes,
+// so that refusals and notes read the same from every engine. The text
+// is still the graph's: callers escape it for a terminal.
+func QuoteName(s string) string {
+	if s == "" {
+		return `""`
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == '.') {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// Commas writes n with thousands separators, 1,204, for the counts of
+// refusals and notes.
+func Commas[N ~int | ~int64](n N) string {
+	if n < 0 {
+		return "-" + Commas(-n)
+	}
+	s := strconv.FormatInt(int64(n), 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -46,11 +46,19 @@ ORDER BY hop`
 // per hop. Every row should say same = true. A path without steps gives an
 // empty query.
 func CheckCypher(p activation.Path, r float64, queryTags []string, floor float64) DebugQuery {
-	q := DebugCypher(p)
+	return ownShape.CheckCypher(p, r, queryTags, floor)
+}
+
+// CheckCypher is the package's CheckCypher under the mapping: the
+// degree over the traversed types in the mapped graph, the mapped id,
+// weight (its default for a missing one) and tags (split on the
+// separator).
+func (c Cypher) CheckCypher(p activation.Path, r float64, queryTags []string, floor float64) DebugQuery {
+	q := c.DebugCypher(p)
 	if q.Query == "" {
 		return q
 	}
-	q.Query = strings.TrimSuffix(q.Query, " RETURN p") + checkBody
+	q.Query = strings.TrimSuffix(q.Query, " RETURN p") + c.checkBody(q.Params)
 	ts := make([]any, len(p.Steps))
 	for i, st := range p.Steps {
 		ts[i] = st.TransferEnergy
@@ -70,10 +78,15 @@ func CheckCypher(p activation.Path, r float64, queryTags []string, floor float64
 // the order (and so the numbering) of DebugCypherAll, each with its seed's
 // score; tags and floor are the run's.
 func CheckCypherAll(tags []string, floor float64, results ...activation.Result) []DebugQuery {
+	return ownShape.CheckCypherAll(tags, floor, results...)
+}
+
+// CheckCypherAll is the package's CheckCypherAll under the mapping.
+func (c Cypher) CheckCypherAll(tags []string, floor float64, results ...activation.Result) []DebugQuery {
 	qs := []DebugQuery{}
 	for _, r := range results {
 		for _, p := range nonEmptyPaths([]activation.Result{r}) {
-			qs = append(qs, CheckCypher(p, r.Seed.Score, tags, floor))
+			qs = append(qs, c.CheckCypher(p, r.Seed.Score, tags, floor))
 		}
 	}
 	return qs

@@ -55,22 +55,28 @@ type DebugQuery struct {
 // inside backticks; a NaN, an infinity, a map) is left unpinned and
 // Unpinned says so. A path without steps gives an empty Query (and empty,
 // non-nil NodeIDs and Params).
-func DebugCypher(p activation.Path) DebugQuery {
+func DebugCypher(p activation.Path) DebugQuery { return ownShape.DebugCypher(p) }
+
+// DebugCypher is the package's DebugCypher under the mapping.
+func (c Cypher) DebugCypher(p activation.Path) DebugQuery {
 	edges := make([]graph.Edge, len(p.Steps))
 	for i, st := range p.Steps {
 		edges[i] = st.Edge
 		edges[i].Type = graph.Relates
 	}
-	return debugQuery(p.NodeIDs(), edges)
+	return c.debugQuery(p.NodeIDs(), edges)
 }
 
 // DebugCypherRoute is DebugCypher for a ranked hit's route: each
 // relationship matched with its own type (quoted as a Cypher name), the
 // hops' node ids in order. A route that walks one relationship twice
 // matches no row (Cypher never binds one relationship twice in a MATCH).
-func DebugCypherRoute(route []retriever.Hop) DebugQuery {
+func DebugCypherRoute(route []retriever.Hop) DebugQuery { return ownShape.DebugCypherRoute(route) }
+
+// DebugCypherRoute is the package's DebugCypherRoute under the mapping.
+func (c Cypher) DebugCypherRoute(route []retriever.Hop) DebugQuery {
 	if len(route) == 0 {
-		return debugQuery(nil, nil)
+		return c.debugQuery(nil, nil)
 	}
 	ids := []string{route[0].From}
 	edges := make([]graph.Edge, len(route))
@@ -79,11 +85,11 @@ func DebugCypherRoute(route []retriever.Hop) DebugQuery {
 		edges[i] = h.Edge
 		edges[i].Type = h.Type
 	}
-	return debugQuery(ids, edges)
+	return c.debugQuery(ids, edges)
 }
 
 // debugQuery matches the path through ids over edges (len(ids)−1 of them).
-func debugQuery(ids []string, edges []graph.Edge) DebugQuery {
+func (c Cypher) debugQuery(ids []string, edges []graph.Edge) DebugQuery {
 	if ids == nil {
 		ids = []string{}
 	}
@@ -95,9 +101,13 @@ func debugQuery(ids []string, edges []graph.Edge) DebugQuery {
 	var where []string
 	for i, id := range ids {
 		if i > 0 {
-			pattern.WriteString(relPattern(fmt.Sprintf("r%d", i-1), edges[i-1].Type))
+			rel, pred := c.relPattern(fmt.Sprintf("r%d", i-1), edges[i-1].Type, q.Params)
+			pattern.WriteString(rel)
+			where = appendPred(where, pred)
 		}
-		fmt.Fprintf(&pattern, "(n%d {id: $id%d})", i, i)
+		node, pred := c.nodePattern(fmt.Sprintf("n%d", i), fmt.Sprintf("id%d", i), q.Params)
+		pattern.WriteString(node)
+		where = appendPred(where, pred)
 		q.Params[fmt.Sprintf("id%d", i)] = id
 	}
 	for i, e := range edges {
@@ -130,21 +140,30 @@ func debugQuery(ids []string, edges []graph.Edge) DebugQuery {
 // by its properties gives a row per parallel relationship with equal
 // properties. A hit without feeders gives an empty Query (and NodeIDs
 // holding its id alone).
-func FeedersCypher(h retriever.Hit) DebugQuery {
+func FeedersCypher(h retriever.Hit) DebugQuery { return ownShape.FeedersCypher(h) }
+
+// FeedersCypher is the package's FeedersCypher under the mapping.
+func (c Cypher) FeedersCypher(h retriever.Hit) DebugQuery {
 	q := DebugQuery{NodeIDs: []string{h.NodeID}, Params: make(map[string]any, 1+2*len(h.Feeders)), Feeders: true}
 	if len(h.Feeders) == 0 {
 		return q
 	}
 	q.Params["id"] = h.NodeID
 	var b strings.Builder
-	b.WriteString("MATCH (h {id: $id})")
+	node, pred := c.nodePattern("h", "id", q.Params)
+	b.WriteString("MATCH " + node)
+	if pred != "" {
+		b.WriteString(" WHERE " + pred)
+	}
 	ret := []string{"h"}
 	for i, f := range h.Feeders {
 		r, n := fmt.Sprintf("r%d", i), fmt.Sprintf("f%d", i)
 		q.NodeIDs = append(q.NodeIDs, f.From)
 		q.Params[n] = f.From
-		fmt.Fprintf(&b, " OPTIONAL MATCH (h)%s(%s {id: $%s})", relPattern(r, f.Type), n, n)
-		if w := q.pin(r, f.Edge); w != "" {
+		rel, relPred := c.relPattern(r, f.Type, q.Params)
+		node, nodePred := c.nodePattern(n, n, q.Params)
+		b.WriteString(" OPTIONAL MATCH (h)" + rel + node)
+		if w := strings.Join(appendPred(appendPred(appendPred(nil, relPred), nodePred), q.pin(r, f.Edge)), " AND "); w != "" {
 			b.WriteString(" WHERE " + w)
 		}
 		ret = append(ret, r, n)
@@ -159,11 +178,16 @@ func FeedersCypher(h retriever.Hit) DebugQuery {
 // escape nothing), nor can an empty one: the pattern is then "-[r0]-" and
 // the relationship is matched by its pin alone.
 func relPattern(r, ty string) string {
-	if textsafe.Escape(ty) == ty && ty != "" {
+	if safeName(ty) {
 		return "-[" + r + ":" + string(cypherlit.AppendName(nil, ty)) + "]-"
 	}
 	return "-[" + r + "]-"
 }
+
+// safeName reports whether a name can be written in a query a terminal
+// shows: not empty, and no character textsafe.Safe refuses (backticks
+// escape nothing).
+func safeName(name string) bool { return name != "" && textsafe.Escape(name) == name }
 
 // pin pins relationship variable r to edge e, as DebugCypher says: it
 // returns the condition ("elementId(r0) = $r0" or "properties(r0) =
@@ -218,9 +242,14 @@ func appendPropMap(b []byte, props map[string]any) ([]byte, error) {
 // DebugCypherAll gives one query per path with at least one step, in the
 // order (and so with the numbering) of ToLLMContext.
 func DebugCypherAll(results ...activation.Result) []DebugQuery {
+	return ownShape.DebugCypherAll(results...)
+}
+
+// DebugCypherAll is the package's DebugCypherAll under the mapping.
+func (c Cypher) DebugCypherAll(results ...activation.Result) []DebugQuery {
 	qs := []DebugQuery{}
 	for _, p := range nonEmptyPaths(results) {
-		qs = append(qs, DebugCypher(p))
+		qs = append(qs, c.DebugCypher(p))
 	}
 	return qs
 }

@@ -342,10 +342,13 @@ func RankingD3(r retriever.Ranking) D3Graph {
 // RankingCypher gives a debug query per hit, in rank order (HitCypher;
 // a hit with neither feeders nor a route, as an initial hit without
 // feeders, has none).
-func RankingCypher(r retriever.Ranking) []DebugQuery {
+func RankingCypher(r retriever.Ranking) []DebugQuery { return ownShape.RankingCypher(r) }
+
+// RankingCypher is the package's RankingCypher under the mapping.
+func (c Cypher) RankingCypher(r retriever.Ranking) []DebugQuery {
 	qs := []DebugQuery{}
 	for _, h := range r.Hits {
-		if q, ok := HitCypher(h); ok {
+		if q, ok := c.HitCypher(h); ok {
 			qs = append(qs, q)
 		}
 	}
@@ -355,12 +358,15 @@ func RankingCypher(r retriever.Ranking) []DebugQuery {
 // HitCypher is a hit's debug query: for a hit with feeders, the query of
 // the hit and its feeders (FeedersCypher); otherwise its route's
 // (DebugCypherRoute). ok is false for a hit with neither.
-func HitCypher(h retriever.Hit) (q DebugQuery, ok bool) {
+func HitCypher(h retriever.Hit) (q DebugQuery, ok bool) { return ownShape.HitCypher(h) }
+
+// HitCypher is the package's HitCypher under the mapping.
+func (c Cypher) HitCypher(h retriever.Hit) (q DebugQuery, ok bool) {
 	switch {
 	case len(h.Feeders) > 0:
-		return FeedersCypher(h), true
+		return c.FeedersCypher(h), true
 	case len(h.Route) > 0:
-		return DebugCypherRoute(h.Route), true
+		return c.DebugCypherRoute(h.Route), true
 	}
 	return DebugQuery{}, false
 }

@@ -81,14 +81,14 @@ func (m *Model) copyPath() tea.Cmd {
 		}
 		var qs []render.DebugQuery
 		if st.result != nil {
-			qs = render.DebugCypherAll(*st.result)
+			qs = m.cypher.DebugCypherAll(*st.result)
 		}
 		if len(qs) == 0 {
 			return notifyErr(fmt.Errorf("seed %s has no completed paths yet", st.seed.NodeID))
 		}
 		return copyCmd(m.out, render.Script(qs, m.form), fmt.Sprintf("Cypher for %s of seed %s%s", plural(len(qs), "path"), st.seed.NodeID, m.formNote()))
 	}
-	return copyCmd(m.out, render.DebugCypher(p).In(m.form), fmt.Sprintf("Cypher for %s (%d nodes)%s", what, len(p.NodeIDs()), m.formNote()))
+	return copyCmd(m.out, m.cypher.DebugCypher(p).In(m.form), fmt.Sprintf("Cypher for %s (%d nodes)%s", what, len(p.NodeIDs()), m.formNote()))
 }
 
 // formNote names the copy form on the status line when it is not the
@@ -116,7 +116,7 @@ func (m *Model) copyCheck() tea.Cmd {
 		from := st.base.from
 		score, tags, floor = st.base.result.Seed.Score, from.tags, from.cfg.TagSimFloor
 	}
-	q := render.CheckCypher(p, score, tags, floor)
+	q := m.cypher.CheckCypher(p, score, tags, floor)
 	return copyCmd(m.out, q.In(m.form), fmt.Sprintf("check query for %s%s: expect %s, each with same = true (none: the path is no longer in the graph)",
 		what, m.formNote(), plural(len(p.Steps), "row")))
 }
@@ -132,7 +132,7 @@ func (m *Model) cycleForm() tea.Cmd {
 // form.
 func (m *Model) copyAll() tea.Cmd {
 	res := m.actRun().trees.results()
-	qs := render.DebugCypherAll(res...)
+	qs := m.cypher.DebugCypherAll(res...)
 	if len(qs) == 0 {
 		return notifyErr(fmt.Errorf("no completed paths to copy yet"))
 	}

@@ -126,6 +126,9 @@ type Model struct {
 	prev, pinned *baseline
 	// form is how copies are written (Neo4j Browser, cypher-shell, driver).
 	form render.CypherForm
+	// cypher writes the copied debug and check queries by the graph's
+	// schema mapping (Options.Mapping).
+	cypher render.Cypher
 	// marks are the analyst's relevance marks, and judged the judgement
 	// of the results shown against them (marks.go).
 	marks  *markSet
@@ -165,6 +168,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		focus:      focusSeeds,
 		runs:       map[string]*runSlot{},
 		form:       render.FormBrowser,
+		cypher:     render.CypherFor(opts.Mapping),
 	}
 	for _, name := range CompareRetrievers {
 		m.runs[name] = &runSlot{name: name}

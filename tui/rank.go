@@ -275,7 +275,7 @@ func (m *Model) copyRoute() tea.Cmd {
 	if !ok {
 		return notifyErr(errors.New("nothing selected: pick a hit in the results first"))
 	}
-	q, ok := render.HitCypher(hit)
+	q, ok := m.cypher.HitCypher(hit)
 	if !ok {
 		return notifyErr(fmt.Errorf("%s is an initial hit (a seed scored by its R): it has no route to copy", hit.NodeID))
 	}
@@ -298,7 +298,7 @@ func (m *Model) copyAllRoutes() tea.Cmd {
 	if s.ranking == nil {
 		return notifyErr(errors.New("no ranking to copy yet: pick a seed"))
 	}
-	qs := render.RankingCypher(*s.ranking)
+	qs := m.cypher.RankingCypher(*s.ranking)
 	if len(qs) == 0 {
 		return notifyErr(errors.New("no expanded hits: initial hits have no route"))
 	}

@@ -107,6 +107,9 @@ type Options struct {
 	// (graph.Schema's Describe; "" for memoria's own shape), shown on the
 	// status line and atop the help overlay.
 	Schema string
+	// Mapping is that mapping, which the copied debug and check queries
+	// are written by (the zero value: memoria's own shape).
+	Mapping graph.Schema
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string

@@ -184,13 +184,13 @@ func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
 	nodesWord := "nodes"
 	if s.NodeLabel != "" {
 		if len(m.nodes) == 0 {
-			return m, fmt.Errorf("schema %s: 0 of %s nodes have the label %s", s.Name, commas(len(a.Nodes)), quoteName(s.NodeLabel))
+			return m, fmt.Errorf("schema %s: 0 of %s nodes have the label %s", s.Name, graph.Commas(len(a.Nodes)), graph.QuoteName(s.NodeLabel))
 		}
 		if left := len(a.Nodes) - len(m.nodes); left > 0 {
 			m.notes = append(m.notes, fmt.Sprintf("%s of %s nodes lack the label %s: left out, with their relationships",
-				commas(left), commas(len(a.Nodes)), quoteName(s.NodeLabel)))
+				graph.Commas(left), graph.Commas(len(a.Nodes)), graph.QuoteName(s.NodeLabel)))
 		}
-		nodesWord = "nodes with the label " + quoteName(s.NodeLabel)
+		nodesWord = "nodes with the label " + graph.QuoteName(s.NodeLabel)
 	}
 	withID, bad, badEx := 0, 0, ""
 	seen := make(map[string]string, len(m.nodes))
@@ -202,29 +202,29 @@ func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
 		id, isStr := v.(string)
 		if !isStr || id == "" {
 			if bad == 0 {
-				badEx = fmt.Sprintf("node %s has %s", quoteName(n.InternalID), apoc.Describe(v))
+				badEx = fmt.Sprintf("node %s has %s", graph.QuoteName(n.InternalID), apoc.Describe(v))
 			}
 			bad++
 			continue
 		}
 		if first, dup := seen[id]; dup {
 			return m, fmt.Errorf("schema %s: nodes %s and %s have the same %s %s: an id must be unique",
-				s.Name, quoteName(first), quoteName(n.InternalID), quoteName(s.IDProperty), strconv.Quote(id))
+				s.Name, graph.QuoteName(first), graph.QuoteName(n.InternalID), graph.QuoteName(s.IDProperty), strconv.Quote(id))
 		}
 		seen[id] = n.InternalID
 		withID++
 	}
 	if bad > 0 {
 		return m, fmt.Errorf("schema %s: %s of %s %s have a %s that is not a non-empty string (the first: %s)",
-			s.Name, commas(bad), commas(len(m.nodes)), nodesWord, quoteName(s.IDProperty), badEx)
+			s.Name, graph.Commas(bad), graph.Commas(len(m.nodes)), nodesWord, graph.QuoteName(s.IDProperty), badEx)
 	}
 	if withID == 0 {
 		return m, fmt.Errorf("schema %s: 0 of %s %s have %s (give the id property with --id-property)",
-			s.Name, commas(len(m.nodes)), nodesWord, quoteName(s.IDProperty))
+			s.Name, graph.Commas(len(m.nodes)), nodesWord, graph.QuoteName(s.IDProperty))
 	}
 	if without := len(m.nodes) - withID; without > 0 {
 		m.notes = append(m.notes, fmt.Sprintf("%s of %s %s lack %s: no retriever reaches them",
-			commas(without), commas(len(m.nodes)), nodesWord, quoteName(s.IDProperty)))
+			graph.Commas(without), graph.Commas(len(m.nodes)), nodesWord, graph.QuoteName(s.IDProperty)))
 	}
 
 	byType := map[string]int{}
@@ -241,7 +241,7 @@ func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
 				t, ok := graph.ParseInvalidAt(v)
 				if !ok {
 					if badTimes == 0 {
-						badTimeEx = fmt.Sprintf("relationship %s has %s", quoteName(r.InternalID), apoc.Describe(v))
+						badTimeEx = fmt.Sprintf("relationship %s has %s", graph.QuoteName(r.InternalID), apoc.Describe(v))
 					}
 					badTimes++
 					continue
@@ -257,32 +257,32 @@ func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
 	}
 	if badTimes > 0 {
 		return m, fmt.Errorf("schema %s: %s relationships have a %s that is not an RFC 3339 time (the first: %s)",
-			s.Name, commas(badTimes), quoteName(s.InvalidAt), badTimeEx)
+			s.Name, graph.Commas(badTimes), graph.QuoteName(s.InvalidAt), badTimeEx)
 	}
 	if dropped > 0 && s.NodeLabel != "" {
 		m.notes = append(m.notes, fmt.Sprintf("%s of %s relationships touch a node without the label %s: left out",
-			commas(dropped), commas(len(a.Rels)), quoteName(s.NodeLabel)))
+			graph.Commas(dropped), graph.Commas(len(a.Rels)), graph.QuoteName(s.NodeLabel)))
 	}
 	if invalid > 0 {
 		m.notes = append(m.notes, fmt.Sprintf("%s relationships have %s at or before %s: left out as facts that no longer hold (--include-invalid keeps them)",
-			commas(invalid), quoteName(s.InvalidAt), s.Now.UTC().Format("2006-01-02T15:04:05Z07:00")))
+			graph.Commas(invalid), graph.QuoteName(s.InvalidAt), s.Now.UTC().Format("2006-01-02T15:04:05Z07:00")))
 	}
 	total := len(m.rels)
 	var missing []string
 	traversed := 0
 	for _, t := range s.Traverse {
 		if byType[t] == 0 {
-			missing = append(missing, quoteName(t))
+			missing = append(missing, graph.QuoteName(t))
 		}
 		traversed += byType[t]
 	}
 	if len(missing) > 0 {
 		return m, fmt.Errorf("schema %s: 0 of %s relationships have the type %s (give the types with --traverse-types)",
-			s.Name, commas(total), strings.Join(missing, " or "))
+			s.Name, graph.Commas(total), strings.Join(missing, " or "))
 	}
 	if n := byType[graph.Relates]; n > 0 && !s.Traverses(graph.Relates) {
 		return m, fmt.Errorf("schema %s: %s relationships have the type RELATES, which the mapping does not traverse: memoria's retrievers know the traversed types by that name (add RELATES to --traverse-types)",
-			s.Name, commas(n))
+			s.Name, graph.Commas(n))
 	}
 	travWord := "relationships of type " + joinNames(s.Traverse)
 	withW, badW, withT, badT := 0, 0, 0, 0
@@ -295,7 +295,7 @@ func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
 			if v, ok := r.Properties[s.WeightProperty]; ok && v != nil {
 				if _, num := apoc.Number(v); !num {
 					if badW == 0 {
-						badWEx = fmt.Sprintf("relationship %s has %s", quoteName(r.InternalID), apoc.Describe(v))
+						badWEx = fmt.Sprintf("relationship %s has %s", graph.QuoteName(r.InternalID), apoc.Describe(v))
 					}
 					badW++
 				} else {
@@ -307,7 +307,7 @@ func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
 			if v, ok := r.Properties[s.TagsProperty]; ok && v != nil {
 				if _, ok := s.SplitTags(v); !ok {
 					if badT == 0 {
-						badTEx = fmt.Sprintf("relationship %s has %s", quoteName(r.InternalID), apoc.Describe(v))
+						badTEx = fmt.Sprintf("relationship %s has %s", graph.QuoteName(r.InternalID), apoc.Describe(v))
 					}
 					badT++
 				} else {
@@ -319,51 +319,24 @@ func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
 	switch {
 	case badW > 0:
 		return m, fmt.Errorf("schema %s: %s of %s %s have a %s that is not a number (the first: %s)",
-			s.Name, commas(badW), commas(traversed), travWord, quoteName(s.WeightProperty), badWEx)
+			s.Name, graph.Commas(badW), graph.Commas(traversed), travWord, graph.QuoteName(s.WeightProperty), badWEx)
 	case badT > 0:
 		return m, fmt.Errorf("schema %s: %s of %s %s have %s neither a string nor a list of strings (the first: %s)",
-			s.Name, commas(badT), commas(traversed), travWord, quoteName(s.TagsProperty), badTEx)
+			s.Name, graph.Commas(badT), graph.Commas(traversed), travWord, graph.QuoteName(s.TagsProperty), badTEx)
 	case s.WeightProperty != "" && withW == 0:
 		return m, fmt.Errorf("schema %s: 0 of %s %s have %s (--weight-property '' says the graph has no weight)",
-			s.Name, commas(traversed), travWord, quoteName(s.WeightProperty))
+			s.Name, graph.Commas(traversed), travWord, graph.QuoteName(s.WeightProperty))
 	case s.TagsProperty != "" && withT == 0:
 		return m, fmt.Errorf("schema %s: 0 of %s %s have %s (--tags-property '' says the graph has no tags)",
-			s.Name, commas(traversed), travWord, quoteName(s.TagsProperty))
+			s.Name, graph.Commas(traversed), travWord, graph.QuoteName(s.TagsProperty))
 	}
 	return m, nil
-}
-
-// quoteName writes a name of the graph (a label, type, property key or
-// internal id) bare when it is a plain word, else quoted with Go's escapes,
-// so that spaces, backticks or control characters are plain to see.
-func quoteName(s string) string {
-	if s == "" {
-		return `""`
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == '.') {
-			return strconv.Quote(s)
-		}
-	}
-	return s
 }
 
 func joinNames(names []string) string {
 	out := make([]string, len(names))
 	for i, n := range names {
-		out[i] = quoteName(n)
+		out[i] = graph.QuoteName(n)
 	}
 	return strings.Join(out, ",")
-}
-
-// commas writes n with thousands separators: 1,204.
-func commas(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return "-" + commas(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -9,12 +9,16 @@ import (
 
 // Tags lists the distinct tags of RELATES relationships with the number of
 // relationships carrying each (a tag repeated on one relationship counts
-// once), most frequent first, then by tag.
+// once), most frequent first, then by tag. Under a mapping they are the
+// traversed relationships' tags, read from the mapped property.
 func (s *Source) Tags(ctx context.Context) ([]graph.TagCount, error) {
-	if err := s.unmapped("the tag list"); err != nil {
-		return nil, err
+	query, params := tagsQuery, map[string]any{}
+	if m := s.mapping(); m != nil {
+		if query = m.tagsQuery(params); query == "" {
+			return []graph.TagCount{}, nil
+		}
 	}
-	recs, err := s.Query(ctx, tagsQuery, nil)
+	recs, err := s.Query(ctx, query, params)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +33,7 @@ func (s *Source) Tags(ctx context.Context) ([]graph.TagCount, error) {
 			return nil, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("RELATES relationship %s: property tags must be a list of strings", tag)
+			return nil, fmt.Errorf("RELATES relationship %s: property %s must be a list of strings", tag, graph.QuoteName(s.Schema().TagsProperty))
 		}
 		n, err := Column[int64](rec, "count")
 		if err != nil {

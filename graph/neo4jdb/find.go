@@ -10,22 +10,23 @@ import (
 )
 
 // ListNodes returns up to limit nodes with a string id after skipping
-// offset; limit <= 0 means no limit. Without a filter they come by id; a
+// offset; limit <= 0 means no limit. Under a mapping the nodes are those
+// of the label, the id the mapped id property. Without a filter they come by id; a
 // filter keeps and ranks its matches on the server as graph/inmem does
 // (graph.FilterFields, graph.MatchFields, graph.CompareMatches; the query
 // is findNodesQuery). Paging happens on the server (SKIP/LIMIT, one row
 // more than asked to learn whether there are more), in a read transaction
 // with the source's deadline, like every query of Query.
 func (s *Source) ListNodes(ctx context.Context, filter string, offset, limit int) ([]graph.NodeSummary, bool, error) {
-	if err := s.unmapped("the node list"); err != nil {
-		return nil, false, err
-	}
 	offset = max(offset, 0)
 	query := listNodesQuery
 	params := map[string]any{"offset": int64(offset), "short": int64(graph.ShortProp)}
 	if q := graph.NormalizeFilter(filter); q != "" {
 		query = findNodesQuery
 		params["filter"], params["word"] = q, wordPrefixRegex(q)
+	}
+	if m := s.mapping(); m != nil {
+		query = m.catalogQuery(query)
 	}
 	if limit > 0 {
 		query += "\nLIMIT $limit"
@@ -81,10 +82,11 @@ func (s *Source) ListNodes(ctx context.Context, filter string, offset, limit int
 // NameKeys lists the keys of the nodes' string properties other than id,
 // the most common first, then by key (one scan of every node).
 func (s *Source) NameKeys(ctx context.Context) ([]string, error) {
-	if err := s.unmapped("the node list"); err != nil {
-		return nil, err
+	query := nameKeysQuery
+	if m := s.mapping(); m != nil {
+		query = m.nameKeysQuery()
 	}
-	recs, err := s.Query(ctx, nameKeysQuery, nil)
+	recs, err := s.Query(ctx, query, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package neo4jdb
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -52,7 +53,8 @@ CALL (nb) {
 RETURN size(nb) AS k, links, count(*) AS nodes`
 )
 
-// Metrics computes the database's metrics: counts, the degree histogram
+// Metrics computes the database's metrics (under a mapping, of the graph
+// it keeps: schemacatalog.go): counts, the degree histogram
 // (hence the average and the percentiles) and the hubs exactly, by
 // aggregations; the clustering coefficient over a sample of opt.Sample
 // nodes of degree ≥ 2 drawn with opt.Seed (graph.SamplePositions over the
@@ -61,13 +63,12 @@ RETURN size(nb) AS k, links, count(*) AS nodes`
 // a read transaction under the query deadline, tried once more after a
 // transient failure.
 func (s *Source) Metrics(ctx context.Context, opt graph.MetricsOptions) (graph.Metrics, error) {
-	if err := s.unmapped("graph metrics"); err != nil {
-		return graph.Metrics{}, err
-	}
 	opt = opt.Normalized()
+	qs, params := s.metricsQueries()
+	traversed := s.Schema().Traverses
 	var m graph.Metrics
 	hist, err := readOnce(ctx, s, func(ctx context.Context, tx neo4j.ManagedTransaction) ([]graph.DegreeCount, error) {
-		recs, err := collect(ctx, tx, relsByTypeQuery, nil)
+		recs, err := collect(ctx, tx, qs.relsByType, params)
 		if err != nil {
 			return nil, err
 		}
@@ -79,14 +80,14 @@ func (s *Source) Metrics(ctx context.Context, opt graph.MetricsOptions) (graph.M
 			}
 			m.ByType = append(m.ByType, graph.TypeCount{Type: typ, Count: c})
 			m.Relationships += c
-			if typ == graph.Relates {
-				m.Relates = c
+			if traversed(typ) {
+				m.Relates += c
 			}
 		}
-		if m.SelfLoops, err = count(ctx, tx, selfLoopsQuery, nil); err != nil {
+		if m.SelfLoops, err = count(ctx, tx, qs.selfLoops, params); err != nil {
 			return nil, err
 		}
-		if recs, err = collect(ctx, tx, degreeHistQuery, nil); err != nil {
+		if recs, err = collect(ctx, tx, qs.degreeHist, params); err != nil {
 			return nil, err
 		}
 		hist := make([]graph.DegreeCount, 0, len(recs))
@@ -109,19 +110,19 @@ func (s *Source) Metrics(ctx context.Context, opt graph.MetricsOptions) (graph.M
 	}
 	m.Tags = len(tags)
 	if m.HubDegree > 0 {
-		if err := s.hubs(ctx, &m, opt.MaxHubs); err != nil {
+		if err := s.hubs(ctx, qs.hubs, params, &m, opt.MaxHubs); err != nil {
 			return graph.Metrics{}, fmt.Errorf("listing hubs: %w", err)
 		}
 	}
-	if err := s.clustering(ctx, &m, opt); err != nil {
+	if err := s.clustering(ctx, qs.clustering, params, &m, opt); err != nil {
 		return graph.Metrics{}, fmt.Errorf("clustering: %w", err)
 	}
 	return m, nil
 }
 
-// hubs fills m.HubCount and m.Hubs (at most limit).
-func (s *Source) hubs(ctx context.Context, m *graph.Metrics, limit int) error {
-	recs, err := s.Query(ctx, hubsQuery, map[string]any{"min": m.HubDegree, "limit": int64(limit)})
+// hubs fills m.HubCount and m.Hubs (at most limit) by query, with params.
+func (s *Source) hubs(ctx context.Context, query string, params map[string]any, m *graph.Metrics, limit int) error {
+	recs, err := s.Query(ctx, query, with(params, map[string]any{"min": m.HubDegree, "limit": int64(limit)}))
 	if err != nil {
 		return err
 	}
@@ -152,8 +153,8 @@ func (s *Source) hubs(ctx context.Context, m *graph.Metrics, limit int) error {
 }
 
 // clustering fills m.Clustering from a sample of the nodes of degree ≥ 2
-// (their number is the histogram's).
-func (s *Source) clustering(ctx context.Context, m *graph.Metrics, opt graph.MetricsOptions) error {
+// (their number is the histogram's) by query, with params.
+func (s *Source) clustering(ctx context.Context, query string, params map[string]any, m *graph.Metrics, opt graph.MetricsOptions) error {
 	var population int64
 	for _, h := range m.Histogram {
 		if h.Degree >= 2 {
@@ -168,7 +169,7 @@ func (s *Source) clustering(ctx context.Context, m *graph.Metrics, opt graph.Met
 	if len(positions) == 0 {
 		return nil
 	}
-	recs, err := s.Query(ctx, clusteringQuery, map[string]any{"positions": positions})
+	recs, err := s.Query(ctx, query, with(params, map[string]any{"positions": positions}))
 	if err != nil {
 		return err
 	}
@@ -258,4 +259,23 @@ func count(ctx context.Context, tx neo4j.ManagedTransaction, query string, param
 		return 0, err
 	}
 	return Column[int64](rec, "count")
+}
+
+// metricsQueries are the metrics queries of the source's mapping (the
+// unmapped ones under memoria's own schema) and their parameters.
+func (s *Source) metricsQueries() (metricsQueries, map[string]any) {
+	params := map[string]any{}
+	if m := s.mapping(); m != nil {
+		return m.metrics(params), params
+	}
+	return metricsQueries{relsByType: relsByTypeQuery, selfLoops: selfLoopsQuery, degreeHist: degreeHistQuery,
+		hubs: hubsQuery, clustering: clusteringQuery}, params
+}
+
+// with is params and more in a new map.
+func with(params, more map[string]any) map[string]any {
+	out := make(map[string]any, len(params)+len(more))
+	maps.Copy(out, params)
+	maps.Copy(out, more)
+	return out
 }

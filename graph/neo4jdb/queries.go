@@ -10,7 +10,7 @@ const (
 	listNodesQuery = `MATCH (n)
 WHERE n.id IS :: STRING NOT NULL
 RETURN n.id AS id, labels(n) AS labels,
-       CASE WHEN n.text IS :: STRING THEN n.text ELSE '' END AS text,
+       CASE WHEN n.text IS :: STRING NOT NULL THEN n.text ELSE '' END AS text,
        ` + shortStringsExpr + ` AS props
 ORDER BY n.id
 SKIP $offset`
@@ -26,7 +26,7 @@ SKIP $offset`
 	findNodesQuery = `MATCH (n)
 WHERE n.id IS :: STRING NOT NULL
 WITH n, [n.id]
-      + CASE WHEN n.text IS :: STRING THEN [n.text] ELSE [] END
+      + CASE WHEN n.text IS :: STRING NOT NULL THEN [n.text] ELSE [] END
       + [f IN reduce(acc = [], k IN [k IN keys(n) WHERE k <> 'id' AND k <> 'text'] |
                  acc + CASE WHEN n[k] IS :: STRING THEN [n[k]]
                             WHEN n[k] IS :: LIST<STRING NOT NULL> THEN n[k]
@@ -37,7 +37,7 @@ WHERE size(hits) > 0
 UNWIND hits AS f
 WITH n, min(CASE WHEN f = $filter THEN 0 WHEN f =~ $word THEN 1 ELSE 2 END * 1000000000 + size(f)) AS rank
 RETURN n.id AS id, labels(n) AS labels,
-       CASE WHEN n.text IS :: STRING THEN n.text ELSE '' END AS text,
+       CASE WHEN n.text IS :: STRING NOT NULL THEN n.text ELSE '' END AS text,
        ` + shortStringsExpr + ` AS props
 ORDER BY rank, n.id
 SKIP $offset`

@@ -24,14 +24,18 @@ import (
 // duplicate ids, which apoc.Validate would reject).
 //
 // With inmem.Graph's APOC method it lets a caller get the APOC graph of
-// whichever source it opened (memoria export).
+// whichever source it opened (memoria export). Under a mapping it reads the
+// graph as stored, less what the mapping leaves out (the nodes without the
+// label, the relationships touching them, invalidated facts), as the
+// embedded engine exports it.
 func (s *Source) ReadAPOC(ctx context.Context) (*apoc.Graph, error) {
-	if err := s.unmapped("reading the whole graph (export)"); err != nil {
-		return nil, err
+	nodesQuery, relsQuery, params := readNodesQuery, readRelsQuery, map[string]any{}
+	if m := s.mapping(); m != nil {
+		nodesQuery, relsQuery = m.readQueries(params)
 	}
 	return Read(ctx, s, func(ctx context.Context, tx neo4j.ManagedTransaction) (*apoc.Graph, error) {
 		g := &apoc.Graph{}
-		res, err := tx.Run(ctx, readNodesQuery, nil)
+		res, err := tx.Run(ctx, nodesQuery, params)
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +66,7 @@ func (s *Source) ReadAPOC(ctx context.Context) (*apoc.Graph, error) {
 			g.Nodes = append(g.Nodes, apoc.Node{InternalID: id, Labels: labels, Properties: props})
 		}
 		// The first query's result is fully consumed: run the second.
-		res, err = tx.Run(ctx, readRelsQuery, nil)
+		res, err = tx.Run(ctx, relsQuery, params)
 		if err != nil {
 			return nil, err
 		}

@@ -290,24 +290,6 @@ CALL (n) {
 RETURN ref, other_ids, other_element_ids, weights`
 }
 
-// NotMappedError is the refusal of a read that does not follow a mapping
-// on Neo4j yet.
-type NotMappedError struct {
-	Schema, What string
-}
-
-func (e *NotMappedError) Error() string {
-	return "schema " + e.Schema + ": " + e.What + " on Neo4j does not follow a mapping yet (it does on --graph files)"
-}
-
-// unmapped refuses what under a non-default mapping.
-func (s *Source) unmapped(what string) error {
-	if m := s.mapping(); m != nil {
-		return &NotMappedError{Schema: m.s.Name, What: what}
-	}
-	return nil
-}
-
 // mappedNode is Node under the mapping: the retrievers' lookup.
 func (s *Source) mappedNode(ctx context.Context, id string) (graph.Node, bool, error) {
 	var out graph.Node
@@ -466,19 +448,19 @@ func (s *Source) CheckSchema(ctx context.Context) error {
 	nodesWord := "nodes"
 	if m.s.NodeLabel != "" {
 		if labelled == 0 {
-			return fmt.Errorf("schema %s: 0 of %s nodes have the label %s", m.s.Name, commas(nodes), quoteName(m.s.NodeLabel))
+			return fmt.Errorf("schema %s: 0 of %s nodes have the label %s", m.s.Name, graph.Commas(nodes), graph.QuoteName(m.s.NodeLabel))
 		}
-		nodesWord = "nodes with the label " + quoteName(m.s.NodeLabel)
+		nodesWord = "nodes with the label " + graph.QuoteName(m.s.NodeLabel)
 	}
 	if withID == 0 {
 		return fmt.Errorf("schema %s: 0 of %s %s have %s (give the id property with --id-property)",
-			m.s.Name, commas(labelled), nodesWord, quoteName(m.s.IDProperty))
+			m.s.Name, graph.Commas(labelled), nodesWord, graph.QuoteName(m.s.IDProperty))
 	}
 	var missing []string
 	for i, t := range m.s.Traverse {
 		if i < len(per) {
 			if c, _ := per[i].(int64); c == 0 {
-				missing = append(missing, quoteName(t))
+				missing = append(missing, graph.QuoteName(t))
 			}
 		}
 	}
@@ -486,30 +468,4 @@ func (s *Source) CheckSchema(ctx context.Context) error {
 		return fmt.Errorf("schema %s: no relationship has the type %s (give the types with --traverse-types)", m.s.Name, strings.Join(missing, " or "))
 	}
 	return nil
-}
-
-// quoteName writes a name of the graph bare when it is a plain word, else
-// quoted with Go's escapes (graph/inmem's rule).
-func quoteName(s string) string {
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == '.') {
-			return strconv.Quote(s)
-		}
-	}
-	if s == "" {
-		return `""`
-	}
-	return s
-}
-
-// commas writes n with thousands separators: 1,204.
-func commas(n int64) string {
-	if n < 0 {
-		return "-" + commas(-n)
-	}
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

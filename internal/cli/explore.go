@@ -158,7 +158,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		if drawn {
 			return writeRankingSubgraph(r, deep, *format, env.Stdout)
 		}
-		return printRanking(r, *format, render.CypherForm(*form), env.Stdout)
+		return printRanking(r, *format, render.CypherFor(schemaOf(source)), render.CypherForm(*form), env.Stdout)
 	}
 	if *trace && *format != "json" {
 		return usagef("explore: --trace needs --format json")
@@ -174,7 +174,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return usageError{err.Error()}
 	}
 	return explore(ctx, r, q.seeds, splitTags(q.tags), exploreOutput{format: *format, trace: *trace, minActivation: q.cfg.MinActivation,
-		form: render.CypherForm(*form), floor: q.cfg.TagSimFloor, cfg: q.cfg, rerank: &rr, filter: q.filter.f.String()}, env.Stdout)
+		form: render.CypherForm(*form), cypher: render.CypherFor(schemaOf(source)), floor: q.cfg.TagSimFloor, cfg: q.cfg, rerank: &rr, filter: q.filter.f.String()}, env.Stdout)
 }
 
 // exploreOutput is how explore prints.
@@ -184,7 +184,8 @@ type exploreOutput struct {
 	trace         bool    // add levels to the JSON
 	minActivation float64 // the run's threshold, for the tree's near misses
 	form          render.CypherForm
-	floor         float64 // the run's TAG_SIM_FLOOR, for the check queries
+	cypher        render.Cypher // the debug and check queries' writer (the source's mapping)
+	floor         float64       // the run's TAG_SIM_FLOOR, for the check queries
 	cfg           activation.Params
 	rerank        *rerankFlags // applied to --format ranking (nil: none)
 }
@@ -253,9 +254,9 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 		werr = writeSubgraph(subgraph.FromActivation(subgraph.ActivationRun{Results: results, Levels: levels, Params: o.cfg,
 			Tags: tags, Filter: o.filter}), format, out)
 	case "cypher", "check":
-		qs := render.DebugCypherAll(results...)
+		qs := o.cypher.DebugCypherAll(results...)
 		if format == "check" {
-			qs = render.CheckCypherAll(tags, o.floor, results...)
+			qs = o.cypher.CheckCypherAll(tags, o.floor, results...)
 		}
 		failed := ""
 		if o.form != render.FormDriver { // JSON lines have no comments; the exit code says it

@@ -174,9 +174,6 @@ func (q *queryFlags) backend(ctx context.Context, src graph.Source, live bool) (
 	case !ns.Schema().IsDefault() && q.cypher == "seed":
 		return nil, "", usagef("--schema %s: --cypher seed runs the specification's queries, which read memoria's own shape: use the fast path (--cypher fast)",
 			textsafe.Quote(ns.Schema().Name))
-	case !ns.Schema().IsDefault() && live:
-		return nil, "", usagef("--schema %s: the Activation Energy snapshot on Neo4j (the explorer, sweep, --trace, --format html) does not follow a mapping yet; "+
-			"explore without --trace does, and --graph files do", textsafe.Quote(ns.Schema().Name))
 	case q.cypher == "seed":
 		seed := onneo4j.NewSeedCypher(ns)
 		seed.SetFilter(q.filter.f)

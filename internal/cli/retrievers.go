@@ -234,8 +234,9 @@ func neighbourhoodFor(src graph.Source, f graph.RelFilter) (graph.Neighbourhood,
 // rankingFormats are the formats of a ranking retriever.
 var rankingFormats = []string{"ranking", "tree", "d3", "llm", "cypher"}
 
-// printRanking writes r in format.
-func printRanking(r retriever.Ranking, format string, form render.CypherForm, out io.Writer) error {
+// printRanking writes r in format (its Cypher by cy, the source's
+// mapping).
+func printRanking(r retriever.Ranking, format string, cy render.Cypher, form render.CypherForm, out io.Writer) error {
 	var err error
 	switch format {
 	case "ranking":
@@ -253,7 +254,7 @@ func printRanking(r retriever.Ranking, format string, form render.CypherForm, ou
 	case "llm":
 		_, err = io.WriteString(out, render.RankingLLM(r))
 	case "cypher":
-		_, err = io.WriteString(out, render.Script(render.RankingCypher(r), form))
+		_, err = io.WriteString(out, render.Script(cy.RankingCypher(r), form))
 	}
 	return err
 }
@@ -265,7 +266,7 @@ func runRanking(ctx context.Context, src graph.Source, f graph.RelFilter, retrie
 	if err != nil {
 		return err
 	}
-	return printRanking(r, format, form, out)
+	return printRanking(r, format, render.CypherFor(schemaOf(src)), form, out)
 }
 
 // rankingOver runs a ranking retriever over src under the relationship

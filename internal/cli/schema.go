@@ -124,16 +124,25 @@ func (f *schemaFlags) schema() (graph.Schema, error) {
 	return s, nil
 }
 
-// schemaNote describes the mapping src was loaded by, "" for memoria's
-// own shape (and for Neo4j, which reads that shape only).
+// schemaNote describes the mapping src is read by, "" for memoria's own
+// shape.
 func schemaNote(src graph.Source) string {
-	if g, ok := src.(*inmem.Graph); ok && !g.Schema().IsDefault() {
-		return g.Schema().Describe()
-	}
-	if n, ok := src.(*neo4jdb.Source); ok && !n.Schema().IsDefault() {
-		return n.Schema().Describe()
+	if sc := schemaOf(src); !sc.IsDefault() {
+		return sc.Describe()
 	}
 	return ""
+}
+
+// schemaOf is the mapping src is read by (memoria's own shape for a
+// source that has none).
+func schemaOf(src graph.Source) graph.Schema {
+	switch s := src.(type) {
+	case *inmem.Graph:
+		return s.Schema()
+	case *neo4jdb.Source:
+		return s.Schema()
+	}
+	return graph.MemoriaSchema()
 }
 
 // schemaNow is the --now the rerank reads when the source flags own it.

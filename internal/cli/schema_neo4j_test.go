@@ -2,71 +2,37 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
-	"github.com/memoria-graph/memoria/graph/apoc"
-	"github.com/memoria-graph/memoria/internal/cypherlit"
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/render"
 )
 
-// storeAsIs writes the APOC file into the (empty) database exactly as it
-// is, whatever its shape (memoria load keys nodes by id, which a LightRAG
-// or Graphiti graph has not): each node with its labels and properties,
-// each relationship with its type and properties. Labels and types are
-// quoted identifiers, properties parameters.
-func storeAsIs(t *testing.T, d neo4j.DriverWithContext, file string) {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	g, _, err := apoc.ParseReport(f, apoc.MappedRules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	exec := func(q string, params map[string]any) {
-		t.Helper()
-		if _, err := neo4j.ExecuteQuery(ctx, d, q, params, neo4j.EagerResultTransformer); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	for _, n := range g.Nodes {
-		labels := ""
-		for _, l := range n.Labels {
-			labels += ":" + cypherlit.QuoteName(l)
-		}
-		props := map[string]any{}
-		for k, v := range n.Properties {
-			props[k] = v
-		}
-		exec("CREATE (n"+labels+") SET n = $props, n.`__memoria_key` = $key", map[string]any{"props": props, "key": n.InternalID})
-	}
-	for _, r := range g.Rels {
-		props := map[string]any{}
-		for k, v := range r.Properties {
-			props[k] = v
-		}
-		exec("MATCH (a {`__memoria_key`: $start}), (b {`__memoria_key`: $end}) CREATE (a)-[r:"+cypherlit.QuoteName(r.Type)+"]->(b) SET r = $props",
-			map[string]any{"start": r.Start, "end": r.End, "props": props})
-	}
-	exec("MATCH (n) REMOVE n.`__memoria_key`", nil)
-}
-
-// schemaCases are the fixtures the Neo4j mapping tests read.
-var schemaCases = []struct {
+// schemaCase is a fixture the Neo4j mapping tests read: its preset, its
+// file, seeds in it and flags its runs add.
+type schemaCase struct {
 	preset, file string
 	seeds        []string
 	extra        []string
-}{
+}
+
+// schemaCases are the fixtures the Neo4j mapping tests read.
+var schemaCases = []schemaCase{
 	{"lightrag", "../../testdata/lightrag.jsonl", []string{"Alice", "Bob `) MATCH (n) DETACH DELETE n //=0.7"},
 		[]string{"--tags", "inventory,stockout"}},
 	{"graphiti", "../../testdata/graphiti.jsonl", []string{"a1f0c6e2-0000-4000-8000-000000000001"},
@@ -102,34 +68,70 @@ func sameOnBoth(t *testing.T, srv *neo4jtest.Server, file string, args []string)
 	return embedded
 }
 
-// TestSchemaOnNeo4jEqualEmbedded: the LightRAG and Graphiti fixtures,
-// stored in Neo4j as they are, read under their preset give every
-// retriever the output the embedded engine gives on the same file, and the
-// graph on the server is whole afterwards (the hostile names stayed
-// names).
-func TestSchemaOnNeo4jEqualEmbedded(t *testing.T) {
+// sameOnBothCase is sameOnBoth for a fixture: base under the preset with
+// its extra flags and seeds (MEMORIA_SHOW=1 logs the output).
+func sameOnBothCase(t *testing.T, srv *neo4jtest.Server, preset, file string, seeds, extra, base []string) {
+	t.Helper()
+	args := append(slices.Clone(base), "--schema", preset)
+	args = append(args, extra...)
+	for _, s := range seeds {
+		args = append(args, "--seed", s)
+	}
+	out := sameOnBoth(t, srv, file, args)
+	if os.Getenv("MEMORIA_SHOW") != "" {
+		t.Logf("%v:\n%s", args, out)
+	}
+}
+
+// eachFixture runs f on each fixture of schemaCases stored alone, as it
+// is, on the shared server.
+func eachFixture(t *testing.T, f func(*testing.T, *neo4jtest.Server, neo4j.DriverWithContext, schemaCase)) {
 	srv, d := freshServer(t)
 	for _, c := range schemaCases {
 		t.Run(c.preset, func(t *testing.T) {
 			srv.Wipe(t)
-			storeAsIs(t, d, c.file)
-			nodes, rels := counts(t, d)
-			for _, base := range neo4jSchemaRuns {
-				args := append(slices.Clone(base), "--schema", c.preset)
-				args = append(args, c.extra...)
-				for _, s := range c.seeds {
-					args = append(args, "--seed", s)
-				}
-				out := sameOnBoth(t, srv, c.file, args)
-				if os.Getenv("MEMORIA_SHOW") != "" {
-					t.Logf("%v:\n%s", args, out)
-				}
-			}
-			if n, r := counts(t, d); n != nodes || r != rels {
-				t.Errorf("after the runs: %d nodes, %d relationships; stored %d and %d", n, r, nodes, rels)
-			}
+			neo4jfix.StoreAsIs(t, d, c.file)
+			f(t, srv, d, c)
 		})
 	}
+}
+
+// TestSchemaOnNeo4jEqualEmbedded: the LightRAG and Graphiti fixtures,
+// stored in Neo4j as they are, read under their preset give every
+// retriever the output the embedded engine gives on the same file, and the
+// graph on the server is whole afterwards (the hostile names stayed
+// names). That includes what reads through Activation Energy's snapshot
+// (sweeps, a trace, why, the HTML page): its degree over the traversed
+// types, the mapped weight and tags, Graphiti's invalidated facts left
+// out.
+func TestSchemaOnNeo4jEqualEmbedded(t *testing.T) {
+	eachFixture(t, func(t *testing.T, srv *neo4jtest.Server, d neo4j.DriverWithContext, c schemaCase) {
+		nodes, rels := counts(t, d)
+		for _, base := range slices.Concat(neo4jSchemaRuns, neo4jSnapshotRuns) {
+			if base[0] == "why" && c.preset != "lightrag" {
+				continue // the node named is LightRAG's
+			}
+			sameOnBothCase(t, srv, c.preset, c.file, c.seeds, c.extra, base)
+		}
+		args := []string{"explore", "--format", "html", "--schema", c.preset, "--seed", c.seeds[0], "--uri", srv.URI}
+		args = append(args, c.extra...)
+		if code, out, errs := runIn(t, serverSession(srv), args...); code != 0 || !strings.Contains(out, "<html") {
+			t.Errorf("%v: exit %d: %s", args, code, errs)
+		}
+		if n, r := counts(t, d); n != nodes || r != rels {
+			t.Errorf("after the runs: %d nodes, %d relationships; stored %d and %d", n, r, nodes, rels)
+		}
+	})
+}
+
+// neo4jSnapshotRuns are the commands that read Neo4j through Activation
+// Energy's snapshot, compared on both engines under a mapping.
+var neo4jSnapshotRuns = [][]string{
+	{"sweep", "--param", "min-activation"},
+	{"sweep", "--param", "tag-sim-floor", "--format", "json"},
+	{"explore", "--format", "json", "--trace"},
+	{"explore", "--format", "json", "--trace", "--rel-where", "weight>=1.5"},
+	{"why", "--node", "FAST-200"},
 }
 
 // TestSchemaOnNeo4jInvalidAt: Graphiti's invalidated facts are absent on
@@ -140,7 +142,7 @@ func TestSchemaOnNeo4jEqualEmbedded(t *testing.T) {
 func TestSchemaOnNeo4jInvalidAt(t *testing.T) {
 	srv, d := freshServer(t)
 	file := "../../testdata/graphiti.jsonl"
-	storeAsIs(t, d, file)
+	neo4jfix.StoreAsIs(t, d, file)
 	base := []string{"explore", "--retriever", "expansion", "--max-hops", "3", "--format", "tree", "--schema", "graphiti",
 		"--seed", "a1f0c6e2-0000-4000-8000-000000000001"}
 	var outs []string
@@ -191,7 +193,7 @@ func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 	}
 	unq := func(s string) string { v, _ := strconv.Unquote(s); return v }
 	srv, d := freshServer(t)
-	storeAsIs(t, d, file)
+	neo4jfix.StoreAsIs(t, d, file)
 	nodes, rels := counts(t, d)
 	flags := []string{"--schema", "lightrag", "--id-property", unq(names[`"entity_id"`]), "--traverse-types", unq(names[`"DIRECTED"`]),
 		"--weight-property", unq(names[`"weight"`]), "--tags-property", unq(names[`"keywords"`]), "--node-label", unq(names[`"base"`]),
@@ -202,25 +204,34 @@ func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 		}
 		sameOnBoth(t, srv, file, append(slices.Clone(base), flags...))
 	}
+	// stats reads the whole mapped graph: the label, the types, the tags.
+	sameOnBoth(t, srv, file, append([]string{"stats", "--format", "json"}, flags[:12]...))
+	// The debug and check Cypher name them as quoted identifiers.
+	for _, run := range [][]string{{"explore", "--format", "check"}, {"explore", "--retriever", "spreading", "--format", "cypher"}} {
+		args := slices.Concat(run, flags, []string{"--uri", srv.URI, "--cypher-form", "driver"})
+		code, script, errs := runIn(t, serverSession(srv), args...)
+		if code != 0 || script == "" {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		runDriverScript(t, d, args, script, true)
+	}
 	if n, r := counts(t, d); n != nodes || r != rels {
 		t.Errorf("after the runs: %d nodes, %d relationships; stored %d and %d", n, r, nodes, rels)
 	}
 }
 
-// TestSchemaOnNeo4jRefusals: what does not follow a mapping on Neo4j yet
-// says so, naming it, instead of reading memoria's shape.
+// TestSchemaOnNeo4jRefusals: --cypher seed (the specification's text,
+// memoria's shape) and a mapping the graph does not fit say so, naming
+// them, instead of finding nothing.
 func TestSchemaOnNeo4jRefusals(t *testing.T) {
 	srv, d := freshServer(t)
-	storeAsIs(t, d, "../../testdata/lightrag.jsonl")
+	neo4jfix.StoreAsIs(t, d, "../../testdata/lightrag.jsonl")
 	for _, c := range []struct {
 		args []string
 		code int
 		want string
 	}{
 		{[]string{"explore", "--seed", "Alice", "--cypher", "seed"}, 2, "--cypher seed runs the specification's queries, which read memoria's own shape"},
-		{[]string{"explore", "--seed", "Alice", "--trace"}, 2, "the Activation Energy snapshot on Neo4j"},
-		{[]string{"stats"}, 1, "schema lightrag: graph metrics on Neo4j does not follow a mapping yet"},
-		{[]string{"export"}, 1, "schema lightrag: reading the whole graph (export) on Neo4j does not follow a mapping yet"},
 		{[]string{"explore", "--seed", "Alice", "--node-label", "Nope"}, 1, "schema lightrag: 0 of 7 nodes have the label Nope"},
 		{[]string{"explore", "--seed", "Alice", "--id-property", "name"}, 1, "schema lightrag: 0 of 6 nodes with the label base have name"},
 		{[]string{"explore", "--seed", "Alice", "--traverse-types", "DIRECTED,KNOWS"}, 1, "schema lightrag: no relationship has the type KNOWS"},
@@ -228,6 +239,172 @@ func TestSchemaOnNeo4jRefusals(t *testing.T) {
 		code, _, errs := runIn(t, serverSession(srv), append(slices.Clone(c.args), "--schema", "lightrag", "--uri", srv.URI)...)
 		if code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, want %d with %q: %s", c.args, code, c.code, c.want, errs)
+		}
+	}
+}
+
+// TestSchemaOnNeo4jCatalogEqualEmbedded: under each preset, the node
+// list and its search (ListNodes with and without a filter, paged), the
+// name keys and the tag list read from the fixtures stored in Neo4j as
+// they are equal the embedded engine's on the same files.
+func TestSchemaOnNeo4jCatalogEqualEmbedded(t *testing.T) {
+	ctx := context.Background()
+	eachFixture(t, func(t *testing.T, _ *neo4jtest.Server, d neo4j.DriverWithContext, c schemaCase) {
+		for _, now := range []string{"2026-01-15T00:00:00Z", "2027-06-01T00:00:00Z"} {
+			sc, _ := graph.Preset(c.preset)
+			sc.Now, _ = time.Parse(time.RFC3339, now)
+			g, err := inmem.LoadFileSchema(c.file, sc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := neo4jdb.NewSource(d, "", "")
+			if err := src.SetSchema(sc); err != nil {
+				t.Fatal(err)
+			}
+			same := func(what string, f func(graph.Source) (any, error)) {
+				t.Helper()
+				want, err := f(g)
+				if err != nil {
+					t.Fatalf("%s embedded: %v", what, err)
+				}
+				got, err := f(src)
+				if err != nil {
+					t.Fatalf("%s on Neo4j: %v", what, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("--now %s, %s on Neo4j:\n%v\nembedded:\n%v", now, what, got, want)
+				}
+			}
+			for _, filter := range []string{"", "a", "stock", "deleted", "ali", c.seeds[0][:3]} {
+				for _, page := range [][2]int{{0, 0}, {0, 2}, {2, 2}, {1, 100}} {
+					same(fmt.Sprintf("ListNodes(%q, %d, %d)", filter, page[0], page[1]), func(s graph.Source) (any, error) {
+						nodes, more, err := s.ListNodes(ctx, filter, page[0], page[1])
+						return fmt.Sprint(nodes, more), err
+					})
+				}
+			}
+			same("NameKeys", func(s graph.Source) (any, error) { return s.NameKeys(ctx) })
+			same("Tags", func(s graph.Source) (any, error) { return s.Tags(ctx) })
+		}
+	})
+}
+
+// TestSchemaOnNeo4jStatsExport: `stats` on Neo4j under
+// each preset gives the embedded engine's figures on the same file, and
+// `export` writes the graph the mapping keeps: read back under the same
+// preset it has the same stats, and nothing more is left out.
+func TestSchemaOnNeo4jStatsExport(t *testing.T) {
+	eachFixture(t, func(t *testing.T, srv *neo4jtest.Server, _ neo4j.DriverWithContext, c schemaCase) {
+		flags := []string{"--schema", c.preset}
+		if c.preset == "graphiti" {
+			flags = append(flags, "--now", "2026-06-01T00:00:00Z")
+		}
+		sameOnBoth(t, srv, c.file, append([]string{"stats", "--format", "json"}, flags...))
+		code, exported, errs := runIn(t, serverSession(srv), append([]string{"export", "--uri", srv.URI}, flags...)...)
+		if code != 0 {
+			t.Fatalf("export: exit %d: %s", code, errs)
+		}
+		file := filepath.Join(t.TempDir(), "export.jsonl")
+		if err := os.WriteFile(file, []byte(exported), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args := append([]string{"stats", "--format", "json"}, flags...)
+		_, want, _ := run(t, append(slices.Clone(args), "--graph", c.file)...)
+		code, got, errs := run(t, append(slices.Clone(args), "--graph", file)...)
+		if code != 0 || got != want || strings.Contains(errs, "left out") {
+			t.Errorf("the export read back: exit %d %s\n%s\nwant\n%s", code, errs, got, want)
+		}
+	})
+}
+
+// TestSchemaOnNeo4jDebugCypher: under each preset, the debug Cypher
+// (--format cypher of every retriever: paths, routes, feeders) and the
+// check Cypher (--format check) printed from either engine run on the
+// server, written with the mapped names, and return their paths: a path's
+// query one row at least (exactly one when the path came from Neo4j and
+// is pinned by element id), a feeders query its hit with every feeder's
+// relationship, a check query a row per hop with same = true. The
+// Browser form's parameter map is valid Cypher too.
+func TestSchemaOnNeo4jDebugCypher(t *testing.T) {
+	eachFixture(t, func(t *testing.T, srv *neo4jtest.Server, d neo4j.DriverWithContext, c schemaCase) {
+		base := append([]string{"--schema", c.preset}, c.extra...)
+		for _, s := range c.seeds {
+			base = append(base, "--seed", s)
+		}
+		for _, engine := range [][]string{{"--graph", c.file}, {"--uri", srv.URI}} {
+			for _, run := range [][]string{
+				{"explore", "--format", "cypher"},
+				{"explore", "--format", "check"},
+				{"explore", "--retriever", "expansion", "--format", "cypher"},
+				{"explore", "--retriever", "spreading", "--format", "cypher"},
+				{"explore", "--retriever", "ppr", "--format", "cypher"},
+			} {
+				args := slices.Concat(run, base, engine)
+				code, script, errs := runIn(t, serverSession(srv), append(slices.Clone(args), "--cypher-form", "driver")...)
+				if code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, code, errs)
+				}
+				n := runDriverScript(t, d, args, script, engine[0] == "--uri")
+				code, browser, errs := runIn(t, serverSession(srv), args...)
+				if code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, code, errs)
+				}
+				if qs := pasteForm(t, d, browser, ":params "); len(qs) != n {
+					t.Errorf("%v: %d Browser queries, %d driver ones", args, len(qs), n)
+				}
+			}
+		}
+	})
+}
+
+// runDriverScript runs each query of a driver-form script
+// (checkMappedQuery) and returns their number; an empty script fails.
+func runDriverScript(t *testing.T, d neo4j.DriverWithContext, args []string, script string, fromNeo4j bool) int {
+	t.Helper()
+	if strings.TrimSpace(script) == "" {
+		t.Fatalf("%v: no query", args)
+	}
+	lines := strings.Split(strings.TrimSpace(script), "\n")
+	for _, line := range lines {
+		var dq render.DriverQuery
+		if err := json.Unmarshal([]byte(line), &dq); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, line)
+		}
+		checkMappedQuery(t, d, args, dq, fromNeo4j)
+	}
+	return len(lines)
+}
+
+// checkMappedQuery runs one debug or check query and checks what it
+// returns (TestSchemaOnNeo4jDebugCypher).
+func checkMappedQuery(t *testing.T, d neo4j.DriverWithContext, args []string, dq render.DriverQuery, fromNeo4j bool) {
+	t.Helper()
+	res, err := neo4j.ExecuteQuery(context.Background(), d, dq.Query, dq.Parameters, neo4j.EagerResultTransformer,
+		neo4j.ExecuteQueryWithReadersRouting())
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, dq.Query)
+	}
+	rows := res.Records
+	if len(rows) == 0 {
+		t.Errorf("%v: no row\n%s\n%v", args, dq.Query, dq.Parameters)
+		return
+	}
+	switch {
+	case slices.Contains(args, "check"):
+		for _, rec := range rows {
+			if same, _ := rec.AsMap()["same"].(bool); !same {
+				t.Errorf("%v: hop %v", args, rec.AsMap())
+			}
+		}
+	case strings.HasPrefix(dq.Query, "MATCH p = "):
+		if fromNeo4j && len(rows) != 1 {
+			t.Errorf("%v: %d rows, want 1\n%s", args, len(rows), dq.Query)
+		}
+	default: // feeders: the hit, then a relationship and a node per feeder
+		for i, v := range rows[0].Values {
+			if v == nil {
+				t.Errorf("%v: column %s is null\n%s\n%v", args, rows[0].Keys[i], dq.Query, dq.Parameters)
+			}
 		}
 	}
 }

@@ -156,6 +156,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		Filter:        q.filter.f.String(),
 		Unfiltered:    unfiltered,
 		Schema:        schemaNote(source),
+		Mapping:       schemaOf(source),
 	})
 }
 

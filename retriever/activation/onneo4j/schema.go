@@ -15,8 +15,8 @@ import (
 // The fast path under a schema mapping (docs/RETRIEVERS.md, "Other
 // schemas"): the same queries with the mapped names written in, as quoted
 // identifiers (neo4jdb.SchemaCypher), the mapping's values as parameters.
-// The specification's Cypher (--cypher seed) and the snapshot read
-// memoria's own shape only.
+// The snapshot reads a node's adjacency the same way (mapAdjacency). The
+// specification's Cypher (--cypher seed) reads memoria's own shape only.
 
 // mapQuery rewrites one of the fast path's expansion queries (a filter's
 // predicate already in it) for the mapping sc: the traversed types, the
@@ -144,4 +144,44 @@ func mappedCandidate(rec *neo4j.Record, sc *neo4jdb.SchemaCypher, props map[stri
 		return graph.Node{}, graph.Edge{}, fmt.Errorf("relationship (%q)-[:%s]-(%q): %w", parent, graph.Relates, nid, err)
 	}
 	return nb, edge, nil
+}
+
+// mapAdjacency rewrites the snapshot's adjacency read (a filter's predicate
+// already on its OPTIONAL MATCH, or none) for the mapping sc: the degree
+// over the traversed types in the mapped graph, the relationships of those
+// types to a neighbour in the mapped graph with an id, invalidated facts
+// left out, the neighbour's mapped id. The weight and tags are read from
+// the relationship's properties in Go (SchemaCypher.Edge).
+func mapAdjacency(q string, sc *neo4jdb.SchemaCypher) string {
+	q = mustReplace(q, "COUNT { (current)-[:RELATES]-() }", sc.Degree("current"))
+	guard := sc.HasID("neighbor")
+	if v := sc.Valid("r"); v != "" {
+		guard += " AND " + v
+	}
+	const optional = "OPTIONAL MATCH (current)-[r:RELATES]-(neighbor)\n"
+	mapped := "OPTIONAL MATCH (current)-[r" + sc.Types() + "]-(neighbor)\n"
+	if strings.Contains(q, optional+"WHERE ") {
+		q = mustReplace(q, optional+"WHERE ", mapped+"WHERE "+guard+" AND (")
+		q = mustReplace(q, "\nRETURN ", ")\nRETURN ")
+	} else {
+		q = mustReplace(q, optional, mapped+"WHERE "+guard+"\n")
+	}
+	return mustReplace(q, "neighbor.id ", sc.IDOf("neighbor")+" ")
+}
+
+// snapNeighbor reads a snapshot row's neighbour with id id, under the
+// mapping sc when it is not nil.
+func snapNeighbor(rec *neo4j.Record, sc *neo4jdb.SchemaCypher, id string) (graph.Node, error) {
+	if sc == nil {
+		return neo4jdb.NodeFromRecord(rec, "neighbor_data", "neighbor_labels", id)
+	}
+	data, err := neo4jdb.Column[map[string]any](rec, "neighbor_data")
+	if err != nil {
+		return graph.Node{}, err
+	}
+	labels, err := neo4jdb.Strings(rec, "neighbor_labels")
+	if err != nil {
+		return graph.Node{}, err
+	}
+	return sc.Node(data, labels, id)
 }

@@ -79,6 +79,7 @@ type snapEdge struct {
 	eid      string // the neighbour's element id
 	rid      string // the relationship's element id
 	props    map[string]any
+	schema   *neo4jdb.SchemaCypher // the mapping it was read under (nil: memoria's own shape)
 }
 
 // SetFilter applies the relationship filter f to everything the snapshot
@@ -328,7 +329,16 @@ func replay(f activation.FrontierInput, degree int64, ed snapEdge, req activatio
 		return activation.Candidate{}, rowSkipped, fmt.Errorf("a RELATES neighbour of node %q has property id %s; node ids must be strings", f.NodeID, neo4jdb.Describe(ed.nid))
 	}
 	nid := ed.neighbor.ID
-	edge, err := neo4jdb.RelatesEdge(ed.props, f.NodeID, nid)
+	var edge graph.Edge
+	var err error
+	if ed.schema != nil {
+		edge, err = ed.schema.Edge(ed.props, f.NodeID, nid)
+		if err != nil {
+			err = fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(f.NodeID), graph.Relates, strconv.Quote(nid), err)
+		}
+	} else {
+		edge, err = neo4jdb.RelatesEdge(ed.props, f.NodeID, nid)
+	}
 	if err != nil {
 		return activation.Candidate{}, rowSkipped, err
 	}
@@ -384,6 +394,10 @@ func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierI
 	}
 	shared := map[string]any{}
 	query := filterQuery(batchAdjacencyQuery, e.snap.fast.where(shared))
+	sc := e.server.schema()
+	if sc != nil {
+		query, shared = mapAdjacency(query, sc), withSchema(shared, sc)
+	}
 	recs, err := e.server.backend.batch.do(ctx, query, shared, map[string]any{"frontier": params})
 	if err != nil {
 		return nil, err
@@ -408,9 +422,9 @@ func (e *snapExpander) fill(ctx context.Context, frontier []activation.FrontierI
 		if eid == nil { // no relationship at all
 			continue
 		}
-		ed := snapEdge{nid: raw, eid: eid.(string)}
+		ed := snapEdge{nid: raw, eid: eid.(string), schema: sc}
 		if id, ok := raw.(string); ok {
-			if ed.neighbor, err = neo4jdb.NodeFromRecord(rec, "neighbor_data", "neighbor_labels", id); err != nil {
+			if ed.neighbor, err = snapNeighbor(rec, sc, id); err != nil {
 				return nil, err
 			}
 			if !slices.Contains(e.server.elements[id], ed.eid) {
