@@ -180,6 +180,15 @@ func BenchmarkCommands1M(b *testing.B) {
 		{"fusion", append([]string{"explore", "--retriever", "fusion"}, base...)},
 		{"ppr-rerank", append([]string{"explore", "--retriever", "ppr", "--rerank", "signals"}, expansionArgs(base)...)},
 		{"why-ppr-cut", append([]string{"why", "--retriever", "ppr", "--node", "N053736"}, expansionArgs(base)...)},
+		// Relationship filters, the page and GraphML, evaluation and the
+		// metric sweep, as their commands run by default.
+		{"explore-filtered", append([]string{"explore", "--rel-where", "weight>=0.5"}, base...)},
+		{"ppr-filtered", append([]string{"explore", "--retriever", "ppr", "--rel-where", "weight>=0.5"}, expansionArgs(base)...)},
+		{"explore-html", append([]string{"explore", "--format", "html"}, base...)},
+		{"compare-html", append([]string{"compare", "--format", "html"}, base...)},
+		{"export-graphml", []string{"export", "--graph", graph, "--format", "graphml"}},
+		{"eval-100", []string{"eval", "--graph", graph, "--queries", writeScaleQueries(b, dir, "q100.jsonl", 100)}},
+		{"sweep-queries-20", []string{"sweep", "--graph", graph, "--queries", writeScaleQueries(b, dir, "q20.jsonl", 20), "--param", "min-activation"}},
 	}
 	for k, id := range targets {
 		cmds = append(cmds, command{fmt.Sprintf("why-%dhops", dists[k]), append([]string{"why", "--node", id}, base...)})
@@ -191,6 +200,9 @@ func BenchmarkCommands1M(b *testing.B) {
 			cmd := exec.Command(bin, c.args...)
 			var out strings.Builder
 			cmd.Stdout, cmd.Stderr = &out, &out
+			if c.name == "export-graphml" {
+				cmd.Stdout = nil // the whole graph: to /dev/null, not this process's memory
+			}
 			start := time.Now()
 			err := cmd.Run()
 			el := time.Since(start)
@@ -220,4 +232,16 @@ func BenchmarkCommands1M(b *testing.B) {
 		}
 	}
 	b.Logf("why targets: %v at %v hops", targets, dists)
+}
+
+// writeScaleQueries writes n queries for the scale graph to dir/name
+// (randgraph.ScaleQueries, seed 7, as BenchmarkEval1M) and returns the
+// path.
+func writeScaleQueries(b *testing.B, dir, name string, n int) string {
+	b.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, randgraph.ScaleQueries(n, 7), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }

@@ -204,6 +204,15 @@ func (s Schema) SplitTags(v any) (tags []string, ok bool) {
 			}
 		}
 		return out, true
+	}
+	return StringList(v)
+}
+
+// StringList returns a list property whose elements are all strings, as
+// []string; ok is false for anything else. The one reading of a list of
+// strings (graph/apoc's StringList is this).
+func StringList(v any) (list []string, ok bool) {
+	switch x := v.(type) {
 	case []string:
 		return x, true
 	case []any:

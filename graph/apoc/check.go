@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/memoria-graph/memoria/graph"
 )
 
 // The checker: the one place that judges nodes and relationships, by the
@@ -516,24 +518,8 @@ func Number(v any) (f float64, ok bool) {
 }
 
 // StringList returns a list property whose elements are all strings; ok is
-// false for anything else.
-func StringList(v any) (list []string, ok bool) {
-	switch x := v.(type) {
-	case []string:
-		return x, true
-	case []any:
-		out := make([]string, len(x))
-		for i, e := range x {
-			s, isStr := e.(string)
-			if !isStr {
-				return nil, false
-			}
-			out[i] = s
-		}
-		return out, true
-	}
-	return nil, false
-}
+// false for anything else (graph.StringList).
+func StringList(v any) (list []string, ok bool) { return graph.StringList(v) }
 
 func isStringList(v any) bool {
 	switch x := v.(type) {

@@ -72,15 +72,11 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	if !slices.Contains([]string{"text", "json", "html", "graphml"}, *format) {
 		return usagef("compare: unknown --format %q (want text, json, html or graphml)", *format)
 	}
-	source, err := q.open(ctx, env)
+	g, closeSource, err := openRankings(ctx, env, &q, &rf)
 	if err != nil {
 		return err
 	}
-	defer source.Close(context.WithoutCancel(ctx))
-	g, err := newRankings(env, &q, &rf, source)
-	if err != nil {
-		return err
-	}
+	defer closeSource()
 	rq := retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}
 	out, err := g.compared(ctx, names, rq, rf.topK)
 	if err != nil {

@@ -109,15 +109,11 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	if maxK := slices.Max(ks); maxK > rf.topK && slices.ContainsFunc(names, func(n string) bool { return n != activation.Name }) {
 		fmt.Fprintf(env.Stderr, "memoria: eval: --k %d is above --top-k %d: the ranking retrievers return at most %d hits, and P@%d counts the rest as not relevant\n", maxK, rf.topK, rf.topK, maxK)
 	}
-	source, err := q.open(ctx, env)
+	g, closeSource, err := openRankings(ctx, env, &q, &rf)
 	if err != nil {
 		return err
 	}
-	defer source.Close(context.WithoutCancel(ctx))
-	g, err := newRankings(env, &q, &rf, source)
-	if err != nil {
-		return err
-	}
+	defer closeSource()
 	runs, err := evalRuns(ctx, g, &rf, &rr, names, set)
 	if err != nil {
 		return err

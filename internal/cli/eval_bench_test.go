@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
@@ -47,33 +44,11 @@ func BenchmarkEval1M(b *testing.B) {
 	if err := os.WriteFile(graph, randgraph.Scale(100_000, 1_000_000, 2.5, 1), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	r := rand.New(rand.NewSource(7))
-	id := func() string { return fmt.Sprintf("N%06d", r.Intn(100_000)) }
-	var all, one bytes.Buffer
-	for i := range 1000 {
-		fmt.Fprintf(&all, `{"id":"q%d","seeds":[`, i)
-		for j := range 1 + r.Intn(3) {
-			if j > 0 {
-				all.WriteString(",")
-			}
-			fmt.Fprintf(&all, `{"node_id":%q,"score":%v}`, id(), []float64{1, 0.9, 0.5}[r.Intn(3)])
-		}
-		all.WriteString(`],"relevant":{`)
-		for j := range 5 {
-			if j > 0 {
-				all.WriteString(",")
-			}
-			fmt.Fprintf(&all, "%q:%d", id(), 1+r.Intn(2))
-		}
-		all.WriteString("}}\n")
-		if i == 0 {
-			one.Write(all.Bytes())
-		}
-	}
+	all, one := randgraph.ScaleQueries(1000, 7), randgraph.ScaleQueries(1, 7)
 	for _, k := range []struct {
 		name string
 		data []byte
-	}{{"one-query", one.Bytes()}, {"1000", all.Bytes()}} {
+	}{{"one-query", one}, {"1000", all}} {
 		queries := filepath.Join(dir, k.name+".jsonl")
 		if err := os.WriteFile(queries, k.data, 0o644); err != nil {
 			b.Fatal(err)

@@ -120,15 +120,11 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 			return err
 		}
 	}
-	source, err := q.open(ctx, env)
+	g, closeSource, err := openRankings(ctx, env, q, rf)
 	if err != nil {
 		return err
 	}
-	defer source.Close(context.WithoutCancel(ctx))
-	g, err := newRankings(env, q, rf, source)
-	if err != nil {
-		return err
-	}
+	defer closeSource()
 	ms := render.MetricSweep{Retriever: rf.name, Param: sp.flag, Queries: len(set), Ks: ks, Metrics: eval.Metrics(ks)}
 	for _, v := range vals {
 		if err := setSwept(fs, q, rf, names, sp, v); err != nil {

@@ -31,6 +31,23 @@ type rankings struct {
 	explored func([]activation.Result)
 }
 
+// openRankings opens q's source and returns the rankings over it, and a
+// function that closes the source (the caller defers it): what compare,
+// eval, the metric sweep and why --retriever start with.
+func openRankings(ctx context.Context, env Env, q *queryFlags, rf *retrieverFlags) (*rankings, func(), error) {
+	source, err := q.open(ctx, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	closeSource := func() { source.Close(context.WithoutCancel(ctx)) }
+	g, err := newRankings(env, q, rf, source)
+	if err != nil {
+		closeSource()
+		return nil, nil, err
+	}
+	return g, closeSource, nil
+}
+
 func newRankings(env Env, q *queryFlags, rf *retrieverFlags, source graph.Source) (*rankings, error) {
 	nb, err := neighbourhoodFor(source, q.filter.f)
 	if err != nil {

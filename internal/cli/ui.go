@@ -166,7 +166,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 // and the thresholds are Activation Energy's as ever.
 func (r *retrieverFlags) checkUI(fs *flag.FlagSet) error {
 	if !slices.Contains(tui.Retrievers, r.name) {
-		return usagef("unknown --retriever %q for the explorer (want %s; fusion runs in explore and compare)", r.name, strings.Join(tui.Retrievers, ", "))
+		return usagef("unknown --retriever %q for the explorer (want %s; fusion is a column of the compare view: --retrievers A,B,fusion)", r.name, strings.Join(tui.Retrievers, ", "))
 	}
 	return r.finish("", tui.Retrievers)
 }

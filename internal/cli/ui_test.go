@@ -16,7 +16,7 @@ func TestUIRetrieverFlag(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--retriever", "bogus"}, `unknown --retriever "bogus" for the explorer (want activation, expansion, spreading, ppr; fusion runs in explore and compare)`},
+		{[]string{"--retriever", "bogus"}, `unknown --retriever "bogus" for the explorer (want activation, expansion, spreading, ppr; fusion is a column of the compare view: --retrievers A,B,fusion)`},
 		{[]string{"--retriever", "expansion", "--max-hops", "4"}, "max hops must be 1 to 3, got 4"},
 		{[]string{"--type-weight", "FIXES=2"}, `type weight of "FIXES" must be in [-1, 1], got 2`},
 		{[]string{"--retriever", "expansion", "--max-hops", "2"}, "the explorer needs a terminal"},

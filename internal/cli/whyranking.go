@@ -52,15 +52,11 @@ func whyConfig(g *rankings, rq retriever.Query) rankwhy.Config {
 
 // runWhyRanking answers `why --retriever NAME` for a ranking retriever.
 func runWhyRanking(ctx context.Context, env Env, q *queryFlags, rf *retrieverFlags, node, format string) error {
-	source, err := q.open(ctx, env)
+	g, closeSource, err := openRankings(ctx, env, q, rf)
 	if err != nil {
 		return err
 	}
-	defer source.Close(context.WithoutCancel(ctx))
-	g, err := newRankings(env, q, rf, source)
-	if err != nil {
-		return err
-	}
+	defer closeSource()
 	rq := retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}
 	w, err := rankwhy.New(ctx, whyConfig(g, rq), node)
 	if err != nil {

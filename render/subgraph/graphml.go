@@ -1,6 +1,7 @@
 package subgraph
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -87,28 +88,84 @@ func GraphML(w io.Writer, g Graph) error {
 // WholeGraphML is a whole graph as GraphML, every node with its labels
 // (":A:B") and properties, every relationship directed from its start to
 // its end with its type ("label") and properties, in the graph's order.
+// It streams: a first pass declares the keys (a key's type depends on
+// every value it takes), the second writes each element as it is built,
+// so a graph of 10^6 relationships never has its document in memory.
 func WholeGraphML(w io.Writer, g *apoc.Graph) error {
 	var d doc
 	ids := make(map[string]string, len(g.Nodes))
-	for _, n := range g.Nodes {
-		ids[n.InternalID] = "n" + strconv.Itoa(len(d.nodes))
-		e := elem{id: ids[n.InternalID]}
+	node := func(i int) elem {
+		n := g.Nodes[i]
+		e := elem{id: "n" + strconv.Itoa(i)}
 		e.add(d.keys.key("node", "labels", false), labelsValue(n.Labels))
 		e.props(&d.keys, "node", n.Properties)
-		d.nodes = append(d.nodes, e)
+		return e
 	}
-	for _, r := range g.Rels {
+	edge := func(i int) (elem, error) {
+		r := g.Rels[i]
 		s, okS := ids[r.Start]
 		t, okT := ids[r.End]
 		if !okS || !okT {
-			return fmt.Errorf("graphml: relationship %s joins an unknown node", textsafe.Quote(r.InternalID))
+			return elem{}, fmt.Errorf("graphml: relationship %s joins an unknown node", textsafe.Quote(r.InternalID))
 		}
-		e := elem{id: "e" + strconv.Itoa(len(d.edges)), source: s, target: t}
+		e := elem{id: "e" + strconv.Itoa(i), source: s, target: t}
 		e.add(d.keys.key("edge", "label", false), r.Type)
 		e.props(&d.keys, "edge", r.Properties)
-		d.edges = append(d.edges, e)
+		return e, nil
 	}
-	return d.write(w, "memoria export")
+	// The first pass declares the keys (elem.add's bookkeeping, with no
+	// element kept).
+	declare := func(domain, name string, prop bool, v any) { d.keys.key(domain, name, prop).kinds[kind(v)] = true }
+	for i, n := range g.Nodes {
+		ids[n.InternalID] = "n" + strconv.Itoa(i)
+		declare("node", "labels", false, labelsValue(n.Labels))
+		for _, k := range sortedKeys(n.Properties) {
+			declare("node", k, true, n.Properties[k])
+		}
+	}
+	for _, r := range g.Rels {
+		if _, ok := ids[r.Start]; !ok {
+			return fmt.Errorf("graphml: relationship %s joins an unknown node", textsafe.Quote(r.InternalID))
+		}
+		if _, ok := ids[r.End]; !ok {
+			return fmt.Errorf("graphml: relationship %s joins an unknown node", textsafe.Quote(r.InternalID))
+		}
+		declare("edge", "label", false, r.Type)
+		for _, k := range sortedKeys(r.Properties) {
+			declare("edge", k, true, r.Properties[k])
+		}
+	}
+	bw := bufio.NewWriter(w)
+	var b bytes.Buffer
+	d.head(&b, "memoria export")
+	for i := range g.Nodes {
+		writeElem(&b, "node", node(i))
+		if err := flushAt(bw, &b); err != nil {
+			return err
+		}
+	}
+	for i := range g.Rels {
+		e, _ := edge(i)
+		writeElem(&b, "edge", e)
+		if err := flushAt(bw, &b); err != nil {
+			return err
+		}
+	}
+	b.WriteString(tail)
+	if _, err := bw.Write(b.Bytes()); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// flushAt moves b to w once it holds 64 KiB.
+func flushAt(w io.Writer, b *bytes.Buffer) error {
+	if b.Len() < 64<<10 {
+		return nil
+	}
+	_, err := w.Write(b.Bytes())
+	b.Reset()
+	return err
 }
 
 func labelsValue(labels []string) string {
@@ -191,16 +248,21 @@ func (e *elem) add(k *key, v any) {
 // props adds a property map in key order (the XML is the same for the
 // same graph).
 func (e *elem) props(t *keyTable, domain string, props map[string]any) {
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
+	for _, k := range sortedKeys(props) {
+		e.add(t.key(domain, k, true), props[k])
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if v := props[k]; v != nil {
-			e.add(t.key(domain, k, true), v)
+}
+
+// sortedKeys are the keys of props with a value (not nil), in order.
+func sortedKeys(props map[string]any) []string {
+	keys := make([]string, 0, len(props))
+	for k, v := range props {
+		if v != nil {
+			keys = append(keys, k)
 		}
 	}
+	slices.Sort(keys)
+	return keys
 }
 
 func kind(v any) string {
@@ -227,12 +289,30 @@ type doc struct {
 // name exactly), then the graph. Text is XML-escaped (xmlText).
 func (d *doc) write(w io.Writer, desc string) error {
 	var b bytes.Buffer
+	d.head(&b, desc)
+	for _, n := range d.nodes {
+		writeElem(&b, "node", n)
+	}
+	for _, e := range d.edges {
+		writeElem(&b, "edge", e)
+	}
+	b.WriteString(tail)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// tail ends a document.
+const tail = "</graph>\n</graphml>\n"
+
+// head writes a document's start: the XML declaration, the graphml
+// element, desc, every key, and the graph element's start.
+func (d *doc) head(b *bytes.Buffer, desc string) {
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	b.WriteString(`<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"` +
 		` xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">` + "\n")
 	b.WriteString("<desc>" + xmlText(desc) + "</desc>\n")
 	for _, k := range d.keys.list {
-		fmt.Fprintf(&b, `<key id="%s" for="%s" attr.name="%s" attr.type="%s"`, k.id, k.ref.domain, k.attr, k.attrType())
+		fmt.Fprintf(b, `<key id="%s" for="%s" attr.name="%s" attr.type="%s"`, k.id, k.ref.domain, k.attr, k.attrType())
 		if k.ref.prop {
 			b.WriteString("><desc>" + xmlText(k.ref.name) + "</desc></key>\n")
 		} else {
@@ -240,19 +320,17 @@ func (d *doc) write(w io.Writer, desc string) error {
 		}
 	}
 	b.WriteString(`<graph id="G" edgedefault="directed">` + "\n")
-	for _, n := range d.nodes {
-		b.WriteString(`<node id="` + n.id + `">`)
-		writeData(&b, n.data)
-		b.WriteString("</node>\n")
-	}
-	for _, e := range d.edges {
+}
+
+// writeElem writes one node or edge (what) with its data.
+func writeElem(b *bytes.Buffer, what string, e elem) {
+	if what == "node" {
+		b.WriteString(`<node id="` + e.id + `">`)
+	} else {
 		b.WriteString(`<edge id="` + e.id + `" source="` + e.source + `" target="` + e.target + `">`)
-		writeData(&b, e.data)
-		b.WriteString("</edge>\n")
 	}
-	b.WriteString("</graph>\n</graphml>\n")
-	_, err := w.Write(b.Bytes())
-	return err
+	writeData(b, e.data)
+	b.WriteString("</" + what + ">\n")
 }
 
 func writeData(b *bytes.Buffer, data []datum) {
