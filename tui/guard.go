@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -25,6 +26,48 @@ type guard struct {
 	// failed is the first panic; Update, View and Run read it on the
 	// event loop's goroutine or after Run returned.
 	failed *panicked
+	// work counts the commands handed to Bubble Tea that have not
+	// returned (track), so that Run can let those it cancelled finish
+	// before the caller closes the graph under them.
+	work sync.WaitGroup
+}
+
+// track counts cmd in g.work until it returns; the commands a batch
+// returns are counted in turn. A command Bubble Tea never runs (the
+// program ended first) stays counted: settle's wait is bounded.
+func (g *guard) track(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	g.work.Add(1)
+	return func() tea.Msg {
+		defer g.work.Done()
+		msg := cmd()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			out := make(tea.BatchMsg, len(b))
+			for i, c := range b {
+				out[i] = g.track(c)
+			}
+			return out
+		}
+		return msg
+	}
+}
+
+// settle waits, at most grace, for the commands track counts; it
+// reports whether they all returned.
+func (g *guard) settle(grace time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		g.work.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(grace):
+		return false
+	}
 }
 
 type panicked struct {
@@ -45,7 +88,7 @@ var (
 	viewHook   func()
 )
 
-func (g *guard) Init() tea.Cmd { return g.m.Init() }
+func (g *guard) Init() tea.Cmd { return g.track(g.m.Init()) }
 
 func (g *guard) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 	if g.failed != nil {
@@ -61,7 +104,7 @@ func (g *guard) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		updateHook(msg)
 	}
 	g.m, cmd = g.m.Update(msg)
-	return g, cmd
+	return g, g.track(cmd)
 }
 
 func (g *guard) View() (view string) {

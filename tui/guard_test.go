@@ -124,3 +124,29 @@ func TestCancelRestoresTerminal(t *testing.T) {
 		t.Error("ForceRestore after Run returned still found an explorer")
 	}
 }
+
+// TestGuardSettlesTracked: the commands the guard hands out, those a
+// batch returns included, are waited for by settle; one still blocked
+// makes settle give up after its grace and say so.
+func TestGuardSettlesTracked(t *testing.T) {
+	g := &guard{}
+	release := make(chan struct{})
+	blocked := func() tea.Msg { <-release; return nil }
+	batch := g.track(tea.Batch(blocked, func() tea.Msg { return nil }))
+	msg := batch()
+	b, ok := msg.(tea.BatchMsg)
+	if !ok || len(b) != 2 {
+		t.Fatalf("the batch gave %T %v", msg, msg)
+	}
+	done := make(chan struct{})
+	go func() { b[0](); close(done) }()
+	b[1]()
+	if g.settle(50 * time.Millisecond) {
+		t.Fatal("settle returned true with a command still blocked")
+	}
+	close(release)
+	<-done
+	if !g.settle(time.Second) {
+		t.Fatal("settle did not see every command return")
+	}
+}

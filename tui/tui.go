@@ -227,6 +227,10 @@ func New(ctx context.Context, opts Options) (*Model, error) {
 	return newModel(ctx, o, &st), nil
 }
 
+// workGrace bounds how long Run waits, once the program has ended, for the
+// commands it cancelled to return.
+const workGrace = 3 * time.Second
+
 // Output is the locked writer the model writes OSC 52 sequences to: give it
 // to tea.WithOutput.
 func (m *Model) Output() io.Writer { return m.out }
@@ -238,7 +242,9 @@ func (m *Model) Output() io.Writer { return m.out }
 // Update or View quits the program the ordinary way and comes back as an
 // error naming it (see guard); Bubble Tea catches the others, and Run
 // recovers its own, so callers never need log.Fatal. While Run runs,
-// ForceRestore can reset the terminal from outside.
+// ForceRestore can reset the terminal from outside. Before it returns, it
+// waits (at most workGrace) for the background work it cancelled, so that
+// the caller can close the graph under no query.
 func Run(ctx context.Context, opts Options) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -276,6 +282,12 @@ func Run(ctx context.Context, opts Options) (err error) {
 	setLive(raw)
 	defer setLive(nil)
 	_, err = p.Run()
+	// The work still in flight is cancelled, and given a moment to see
+	// it: the caller closes the graph (on Neo4j, the driver) next, which
+	// must not happen under a query.
+	m.stopRun()
+	cancelWork()
+	g.settle(workGrace)
 	if g.failed != nil {
 		return g.failed.err()
 	}
