@@ -197,6 +197,17 @@ func (s safeConn) ExpandNear(ctx context.Context, req activation.ExpandRequest, 
 	return activation.ExpandNear(ctx, s.c, req, near)
 }
 
+// UnitWeights keeps the engine's answer (activation.UnitWeigher), which
+// lets why stop reading early, behind the same recovery; an engine that
+// cannot tell says false.
+func (s safeConn) UnitWeights(ctx context.Context) (ok bool, err error) {
+	defer recovered(&err)
+	if u, is := s.c.(activation.UnitWeigher); is {
+		return u.UnitWeights(ctx)
+	}
+	return false, nil
+}
+
 func firstLines(s string, n int) string {
 	lines := 0
 	for i := range len(s) {

@@ -22,3 +22,12 @@ func IndexStatements(labels []string) []string {
 	}
 	return out
 }
+
+// WeightIndexName and WeightIndexStatement name and create the range index
+// on the weight of RELATES relationships, which lets Neo4j say at once
+// whether every weight lies in [0, 1] (neo4jdb.Source.UnitWeights), and
+// so lets why stop reading early (docs/ALGORITHM.md, "Why not X").
+const (
+	WeightIndexName      = "idx_relates_weight"
+	WeightIndexStatement = "CREATE INDEX " + WeightIndexName + " IF NOT EXISTS FOR ()-[r:RELATES]-() ON (r.weight)"
+)

@@ -135,6 +135,11 @@ type Graph struct {
 	// parallel marks the nodes with two RELATES to one other node (Arcs
 	// sorts only their arcs); built on first use.
 	parallel []bool
+
+	// unit says whether every RELATES weight lies in [0, 1] (UnitWeights),
+	// found on first use.
+	unitOnce sync.Once
+	unit     bool
 }
 
 var _ graph.Source = (*Graph)(nil)
@@ -669,6 +674,22 @@ func (g *Graph) NodeID(u int32) string { return g.nodeID[u] }
 func (g *Graph) Relates(u int32) (nbr, rel []int32) {
 	lo, hi := g.adjOff[u], g.adjOff[u+1]
 	return g.adjNbr[lo:hi], g.adjRel[lo:hi]
+}
+
+// UnitWeights reports whether every RELATES relationship's weight, a
+// missing one's included (graph.MissingRelatesWeight), lies in [0, 1]; it
+// reads every relationship once, on the first call.
+func (g *Graph) UnitWeights() bool {
+	g.unitOnce.Do(func() {
+		g.unit = graph.MissingRelatesWeight >= 0 && graph.MissingRelatesWeight <= 1
+		for _, e := range g.adjRel {
+			if w, ok := g.RelWeight(e); ok && !(w >= 0 && w <= 1) {
+				g.unit = false
+				return
+			}
+		}
+	})
+	return g.unit
 }
 
 // Degree is node u's RELATES degree (docs/ALGORITHM.md, rule 1).

@@ -220,3 +220,34 @@ func TestNewGoTypes(t *testing.T) {
 		t.Errorf("APOC() %#v", g.APOC())
 	}
 }
+
+// TestUnitWeights: UnitWeights is true when every RELATES weight lies in
+// [0, 1], 0 and 1 included, a missing weight counting 0.01
+// (graph.MissingRelatesWeight); a RELATES weight of 1.5 or −0.1 makes it
+// false; another type's weight, which no retriever reads, does not.
+func TestUnitWeights(t *testing.T) {
+	node := func(id string) string {
+		return `{"type":"node","id":"` + id + `","labels":["X"],"properties":{"id":"` + id + `"}}` + "\n"
+	}
+	rel := func(id, typ, props string) string {
+		return `{"type":"relationship","id":"` + id + `","label":"` + typ + `","properties":{` + props + `},"start":{"id":"a"},"end":{"id":"b"}}` + "\n"
+	}
+	base := node("a") + node("b") + rel("r1", "RELATES", `"weight":0`) + rel("r2", "RELATES", `"weight":1`) + rel("r3", "RELATES", `"tags":[]`)
+	for _, c := range []struct {
+		name, extra string
+		want        bool
+	}{
+		{"weights 0, 1 and missing", "", true},
+		{"another type weighs 5", rel("r4", "MENTIONS", `"weight":5`), true},
+		{"a RELATES weighs 1.5", rel("r4", "RELATES", `"weight":1.5`), false},
+		{"a RELATES weighs -0.1", rel("r4", "RELATES", `"weight":-0.1`), false},
+	} {
+		g, err := Load(strings.NewReader(base+c.extra), c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.UnitWeights(); got != c.want {
+			t.Errorf("%s: UnitWeights = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

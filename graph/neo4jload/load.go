@@ -72,9 +72,10 @@ type LoadStats struct {
 	// NodesDeleted, RelsDeleted and LabelsRemoved count what the prune of
 	// a load with Wipe removed.
 	NodesDeleted, RelsDeleted, LabelsRemoved int64
-	// IndexesCreated counts the id indexes that did not exist yet.
+	// IndexesCreated counts the indexes (each label's id index, RELATES' weight
+	// index) that did not exist yet.
 	IndexesCreated int64
-	// Indexes names every id index Load made sure of.
+	// Indexes names every index Load made sure of.
 	Indexes []string
 	// NodesCreated are new nodes; NodesMatched already existed (same first
 	// label and id, or with Wipe a node with the id that Load took over)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -227,6 +228,10 @@ func (p *Plan) finish() error {
 	labels := apoc.IndexLabelsOf(p.labelsMet)
 	p.indexNames = apoc.IndexNames(labels)
 	p.indexes = apoc.IndexStatements(labels)
+	if slices.ContainsFunc(p.relTypes, func(rt *relType) bool { return rt.typ == graph.Relates }) {
+		p.indexNames = append(p.indexNames, apoc.WeightIndexName)
+		p.indexes = append(p.indexes, apoc.WeightIndexStatement)
+	}
 	p.labelsMet = nil
 	for _, k := range p.groups {
 		if k > 1 {

@@ -32,6 +32,9 @@ type Candidate struct {
 	Degree         int64      `json:"degree"`
 	TagSim         float64    `json:"tag_sim"`
 	TransferEnergy float64    `json:"transfer_energy"`
+	// NeighborDegree is the neighbour's degree, counted as Degree is, when
+	// the expansion was asked for it (Near.Degrees); 0 when not known.
+	NeighborDegree int64 `json:"-"`
 }
 
 // StepFromCandidate turns a kept candidate into a path step from parent.

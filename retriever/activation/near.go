@@ -16,6 +16,18 @@ type Near struct {
 	// holds with Dist[n][0] <= Limit[0] or Dist[n][1] <= Limit[1]. A
 	// frontier node Limit lacks keeps all its candidates.
 	Limit map[string][2]int
+	// Degrees asks for each candidate's NeighborDegree (left 0 otherwise):
+	// why's search bounds the hops out of a node it has not read by it.
+	Degrees bool
+}
+
+// UnitWeigher is an Expander that can tell, without reading every
+// relationship, whether every relationship it expands has an effective
+// weight in [0, 1]. Then no hop's factor w/√d × tag_sim exceeds 1/√d, and
+// why's search may stop reading where nothing left can beat the best route
+// found (docs/ALGORITHM.md, "Why not X"). False means not known.
+type UnitWeigher interface {
+	UnitWeights(ctx context.Context) (bool, error)
 }
 
 // Keeps reports whether near keeps the candidate of parent to neighbour.

@@ -151,6 +151,11 @@ func (m *InMemory) ExpandNear(ctx context.Context, req activation.ExpandRequest,
 	return x.Candidates, err
 }
 
+// UnitWeights reports whether every RELATES weight of the graph lies in
+// [0, 1] (activation.UnitWeigher); a relationship filter only removes
+// relationships, so the graph's answer holds for it too.
+func (m *InMemory) UnitWeights(context.Context) (bool, error) { return m.g.UnitWeights(), nil }
+
 // ExpandTrace is ExpandFrontier with every other neighbour of each frontier
 // node accounted for (activation.Tracer): the below-threshold rows go
 // through activation.PickNearMisses, and visited neighbours are counted
@@ -299,6 +304,10 @@ func (m *InMemory) expand(ctx context.Context, req activation.ExpandRequest, nea
 		return cmp.Compare(a.f, b.f)
 	})
 
+	neighborDegree := func(int32) int64 { return 0 }
+	if near != nil && near.Degrees {
+		neighborDegree = g.Degree
+	}
 	cand := func(h hit) activation.Candidate {
 		f := req.Frontier[h.f]
 		nb := g.NodeAt(h.v)
@@ -310,6 +319,7 @@ func (m *InMemory) expand(ctx context.Context, req activation.ExpandRequest, nea
 			Degree:         h.deg,
 			TagSim:         h.ts,
 			TransferEnergy: h.te,
+			NeighborDegree: neighborDegree(h.v),
 		}
 	}
 	out := make([]activation.Candidate, len(hits))

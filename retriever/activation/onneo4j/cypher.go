@@ -157,6 +157,14 @@ var BatchNearQuery = mustReplace(mustReplace(BatchExpandQuery,
               WHERE d[0] <= limit[0] OR d[1] <= limit[1]))
 `)
 
+// BatchNearDegreesQuery is BatchNearQuery that also returns each
+// neighbour's degree, counted as the parent's is (`neighbor_degree`), for a
+// Near that asks for it (activation.Near.Degrees: why's search bounds the
+// hops out of a node it has not read by it).
+var BatchNearDegreesQuery = mustReplace(BatchNearQuery,
+	"       elementId(neighbor)   AS neighbor_element_id\nORDER BY",
+	"       elementId(neighbor)   AS neighbor_element_id,\n       COUNT { (neighbor)-[:RELATES]-() } AS neighbor_degree\nORDER BY")
+
 // batchSeedQuery is the fast path's seed lookup (docs/ALGORITHM.md,
 // "Indexes"), for several seeds at once: each node by id among the labels
 // that have an id index, which Neo4j plans as a union of index seeks.

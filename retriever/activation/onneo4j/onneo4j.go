@@ -335,6 +335,9 @@ func (c *neo4jExpander) expand(ctx context.Context, req activation.ExpandRequest
 		query := BatchExpandQuery
 		if near != nil {
 			query, item["near"] = BatchNearQuery, nearParam(*near)
+			if near.Degrees {
+				query = BatchNearDegreesQuery
+			}
 		}
 		query = filterQuery(query, where)
 		if sc := c.schema(); sc != nil {
@@ -433,6 +436,11 @@ func parseCandidate(rec *neo4j.Record, acts map[string]float64, extras bool, sc 
 		return zero, rel(err)
 	}
 	cand := activation.Candidate{ParentID: parent, NeighborNode: nb, Edge: edge, Activation: act, TransferEnergy: te}
+	if _, asked := rec.Get("neighbor_degree"); asked {
+		if cand.NeighborDegree, err = neo4jdb.Column[int64](rec, "neighbor_degree"); err != nil {
+			return zero, rel(err)
+		}
+	}
 	if extras {
 		if cand.Degree, err = neo4jdb.Column[int64](rec, "degree"); err != nil {
 			return zero, rel(err)
@@ -445,6 +453,17 @@ func parseCandidate(rec *neo4j.Record, acts map[string]float64, extras bool, sc 
 		}
 	}
 	return cand, nil
+}
+
+// UnitWeights says whether every traversed weight is known to lie in
+// [0, 1] (activation.UnitWeigher): on the fast path, from the weight
+// index (neo4jdb.Source.UnitWeights); the specification's queries say
+// nothing.
+func (c *neo4jExpander) UnitWeights(ctx context.Context) (bool, error) {
+	if c.backend == nil || !c.fast() {
+		return false, nil
+	}
+	return c.backend.src.UnitWeights(ctx)
 }
 
 // collect runs one query of the exploration in the session.

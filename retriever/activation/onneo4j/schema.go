@@ -25,6 +25,7 @@ import (
 // default for a missing one) and tags (a string split on the separator).
 func mapQuery(q string, sc *neo4jdb.SchemaCypher) string {
 	q = mustReplace(q, "COUNT { (current)-[:RELATES]-() }", sc.Degree("current"))
+	q = strings.ReplaceAll(q, "COUNT { (neighbor)-[:RELATES]-() }", sc.Degree("neighbor"))
 	q = mustReplace(q, "(current)-[r:RELATES]-(neighbor)", "(current)-[r"+sc.Types()+"]-(neighbor)")
 	guard := sc.HasID("neighbor")
 	if v := sc.Valid("r"); v != "" {

@@ -140,6 +140,13 @@ type snapExpander struct {
 	server *neo4jExpander
 }
 
+// UnitWeights is the server's answer (the weight index): the snapshot
+// holds relationships as the server has them. What it replays says no
+// neighbour's degree, which why then bounds by 1.
+func (e *snapExpander) UnitWeights(ctx context.Context) (bool, error) {
+	return e.server.UnitWeights(ctx)
+}
+
 // FetchSeed answers from the seeds the snapshot has found, else looks the
 // seed up on the server (the fast path's lookup) and keeps it. A seed that was not
 // found is asked again next time.

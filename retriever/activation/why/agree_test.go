@@ -145,15 +145,49 @@ func detail(a why.Answer) string {
 // (docs/ALGORITHM.md, "Why not X", step 1). Every verdict kind, a
 // cut-short search and a budget error must have come up, so that all of
 // them were compared.
+//
+// Explain is asked twice: through an engine that hides whether its
+// weights lie in [0, 1] (activation.UnitWeigher), so it reads by hop count
+// alone, and through the engine itself, which prunes by energy when they
+// do (every graph but those with raised weights). The first must equal the
+// reference everywhere, the tiny budgets included. The second must too
+// wherever the search is not cut short; where the reference's search ran
+// out of budget, pruning may leave it fewer routes to try, so its answer
+// must be either cut short as well or exact and equal to the reference's
+// with no budget. Pruning must also have read fewer neighbourhoods in
+// total, and strictly fewer in at least 50 questions.
 func TestAgreesWithReference(t *testing.T) {
 	kinds := map[string]int{}
+	var readPruned, readPlain, fewer int64
 	compare := func(where string, be activation.Backend, cfg func(be activation.Backend, id string) why.Config, ids []string) {
 		t.Helper()
 		for _, id := range ids {
-			got, gerr := why.Explain(context.Background(), cfg(be, id))
+			pruned, plain := newCounting(be), newCounting(hideUnit{be})
+			got, gerr := why.Explain(context.Background(), cfg(plain, id))
 			want, werr := why.ReferenceExplain(context.Background(), cfg(be, id))
 			if (gerr != nil) != (werr != nil) || (gerr != nil && gerr.Error() != werr.Error()) || !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s, node %q:\n got %s\nwant %s", where, id, outcome(got, gerr), outcome(want, werr))
+				t.Fatalf("%s, node %q, hop count alone:\n got %s\nwant %s", where, id, outcome(got, gerr), outcome(want, werr))
+			}
+			got, gerr = why.Explain(context.Background(), cfg(pruned, id))
+			cutShort := werr != nil && strings.Contains(werr.Error(), "search budget") || werr == nil && !want.Exact
+			switch {
+			case !cutShort:
+				if (gerr != nil) != (werr != nil) || (gerr != nil && gerr.Error() != werr.Error()) || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, node %q, pruned by energy:\n got %s\nwant %s", where, id, outcome(got, gerr), outcome(want, werr))
+				}
+			case gerr != nil && strings.Contains(gerr.Error(), "search budget"), gerr == nil && !got.Exact:
+			default:
+				c := cfg(be, id)
+				c.Budget = 0
+				full, ferr := why.ReferenceExplain(context.Background(), c)
+				if gerr != nil || ferr != nil || !reflect.DeepEqual(got, full) {
+					t.Fatalf("%s, node %q, pruned by energy, the reference cut short:\n got %s\nwant %s", where, id, outcome(got, gerr), outcome(full, ferr))
+				}
+			}
+			readPruned += pruned.entries.Load()
+			readPlain += plain.entries.Load()
+			if pruned.entries.Load() < plain.entries.Load() {
+				fewer++
 			}
 			switch {
 			case werr != nil:
@@ -205,7 +239,10 @@ func TestAgreesWithReference(t *testing.T) {
 		c := newRandomCase(t, r, 10, 60)
 		compare(fmt.Sprintf("case %d (MAX_DEPTH %d, seeds %v)", k, c.params.MaxDepth, c.seeds), load(t, c.text), c.config, c.ids())
 	}
-	t.Logf("answers compared: %v", kinds)
+	t.Logf("answers compared: %v; neighbourhoods read pruned by energy %d, by hop count alone %d, fewer in %d questions", kinds, readPruned, readPlain, fewer)
+	if readPruned >= readPlain || fewer < 50 {
+		t.Errorf("pruning by energy read %d neighbourhoods against %d, fewer in %d questions: it should read fewer", readPruned, readPlain, fewer)
+	}
 	for _, k := range []string{"kept", "unreachable", "below_threshold", "claimed", "branch_limit", "visited_earlier", "not exact", "error"} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s answer came up", k)
@@ -252,6 +289,33 @@ func (e countingExpander) ExpandNear(ctx context.Context, req activation.ExpandR
 	e.c.calls.Add(1)
 	e.c.rows.Add(int64(len(cands)))
 	return cands, err
+}
+
+// UnitWeights passes the engine's answer on, so that what is counted is
+// what Explain reads through the engine itself.
+func (e countingExpander) UnitWeights(ctx context.Context) (bool, error) {
+	if u, ok := e.Expander.(activation.UnitWeigher); ok {
+		return u.UnitWeights(ctx)
+	}
+	return false, nil
+}
+
+// hideUnit is an engine that does not say whether its weights lie in
+// [0, 1] (activation.UnitWeigher), so why reads by hop count alone.
+type hideUnit struct{ activation.Backend }
+
+func (h hideUnit) Open(ctx context.Context) (activation.Expander, func(context.Context) error, error) {
+	e, release, err := h.Backend.Open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return hiddenUnit{e}, release, nil
+}
+
+type hiddenUnit struct{ activation.Expander }
+
+func (e hiddenUnit) ExpandNear(ctx context.Context, req activation.ExpandRequest, near activation.Near) ([]activation.Candidate, error) {
+	return activation.ExpandNear(ctx, e.Expander, req, near)
 }
 
 func newCounting(be activation.Backend) counting {

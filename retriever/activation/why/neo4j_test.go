@@ -19,6 +19,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
 // summary writes everything an answer says, energies to the bit.
@@ -147,4 +148,101 @@ func TestAgreesWithReferenceOnNeo4j(t *testing.T) {
 		}
 	}
 	t.Logf("%d nodes asked about", answers)
+}
+
+// TestPrunesOnNeo4j: the demo graph loaded by neo4jload, which creates
+// RELATES' weight index (apoc.WeightIndexStatement), and whose weights lie
+// in 0.3 … 0.95: the fast path says every weight lies in [0, 1], and why,
+// pruning by energy, gives for every node of scenario A the memory
+// engine's answer to the bit while reading fewer neighbourhoods in total
+// than by hop count alone (hideUnit) on the same server. The answer
+// follows the data and the index: a RELATES of weight 1.5 makes it false,
+// so does one of −0.5, and without the index it is false (not known)
+// whatever the weights. It needs a Neo4j 5 (internal/testkit/neo4jtest;
+// with CI=true it fails rather than skips without one).
+func TestPrunesOnNeo4j(t *testing.T) {
+	srv := neo4jtest.Shared(t)
+	if err := srv.WipeAllowed(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	d := srv.Driver(t)
+	text := readFile(t, demoPath)
+	g, err := apoc.Parse(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := neo4jdb.NewSource(d, "", "")
+	if _, err := neo4jload.Load(ctx, src, g, neo4jload.LoadOptions{Wipe: true}); err != nil {
+		t.Fatal(err)
+	}
+	unit := func() bool {
+		t.Helper()
+		exp, release, err := onneo4j.New(src).Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release(ctx)
+		ok, err := exp.(activation.UnitWeigher).UnitWeights(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	write := func(q string) {
+		t.Helper()
+		if _, err := neo4j.ExecuteQuery(ctx, d, q, nil, neo4j.EagerResultTransformer); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !unit() {
+		t.Fatal("the demo graph, its weight index online: UnitWeights says not known")
+	}
+	mem := load(t, text)
+	var pruned, plain int64
+	for _, id := range scenarioANodes(t) {
+		want := scenarioA.ask(t, mem, id)
+		p, h := newCounting(onneo4j.New(src)), newCounting(hideUnit{onneo4j.New(src)})
+		for _, be := range []activation.Backend{p, h} {
+			if got := scenarioA.ask(t, be, id); summary(got) != summary(want) {
+				t.Errorf("%s on Neo4j:\n got %s\nwant %s", id, summary(got), summary(want))
+			}
+		}
+		pruned, plain = pruned+p.entries.Load(), plain+h.entries.Load()
+	}
+	t.Logf("neighbourhoods read: %d pruned by energy, %d by hop count alone", pruned, plain)
+	if pruned >= plain {
+		t.Errorf("pruning by energy read %d neighbourhoods, hop count alone %d", pruned, plain)
+	}
+
+	write("MATCH (a {id: 'N2006'}), (b {id: 'N2001'}) CREATE (a)-[:RELATES {weight: 1.5, tags: []}]->(b)")
+	if unit() {
+		t.Error("a RELATES of weight 1.5: UnitWeights says every weight lies in [0, 1]")
+	}
+	write("MATCH ()-[r:RELATES {weight: 1.5}]->() SET r.weight = -0.5")
+	if unit() {
+		t.Error("a RELATES of weight -0.5: UnitWeights says every weight lies in [0, 1]")
+	}
+	write("MATCH ()-[r:RELATES {weight: -0.5}]->() DELETE r")
+	if !unit() {
+		t.Error("the odd weight deleted: UnitWeights says not known")
+	}
+	write("DROP INDEX " + apoc.WeightIndexName)
+	if unit() {
+		t.Error("no weight index: UnitWeights says every weight lies in [0, 1]")
+	}
+}
+
+// scenarioANodes are the demo graph's node ids.
+func scenarioANodes(t *testing.T) []string {
+	t.Helper()
+	g, err := inmem.LoadFile(demoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, g.NodeCount())
+	for i := range ids {
+		ids[i] = g.NodeAt(int32(i)).ID
+	}
+	return ids
 }

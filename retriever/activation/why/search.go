@@ -39,6 +39,11 @@ type region struct {
 	// mark and count find parallel relationships (see rankTies).
 	mark, count []int32
 	stamp       int32
+
+	// unit says the Expander vouched that every weight lies in [0, 1]
+	// (activation.UnitWeigher): the read then also prunes by energy
+	// (prune), and asks for the neighbours' degrees.
+	unit bool
 }
 
 type regionNode struct {
@@ -46,6 +51,10 @@ type regionNode struct {
 	dist [2]int8 // fromSeeds, toTarget; -1 while unknown
 	read bool    // its neighbourhood was read: adj is what near kept of it
 	adj  []edge
+	deg  int64 // its degree, once a read has said it (0 before)
+	// pruned: it is the hop source of no route that can reach the best T
+	// found (prune); it is neither read nor followed any more.
+	pruned bool
 }
 
 // edge is one RELATES relationship out of a read node, as the Expander gave
@@ -108,12 +117,27 @@ func readRegion(ctx context.Context, exp activation.Expander, do func(func() err
 	g.target = g.node(cfg.NodeID)
 	g.nodes[g.target].dist[toTarget] = 0
 	sides[toTarget].level = []int32{g.target}
+	if u, ok := exp.(activation.UnitWeigher); ok {
+		unit, err := u.UnitWeights(ctx)
+		if err != nil {
+			return nil, err
+		}
+		g.unit = unit
+	}
 
 	for sides[fromSeeds].done+sides[toTarget].done <= g.maxDepth {
+		if g.unit {
+			if err := g.prune(ctx, cfg.Seeds, seeds); err != nil {
+				return nil, err
+			}
+		}
 		var follow, fetch [2][]int32
 		for s := range sides {
 			for _, v := range sides[s].level {
 				n := &g.nodes[v]
+				if n.pruned {
+					continue
+				}
 				least := int(n.dist[1-s]) // the least distance from the other side
 				if least < 0 {
 					least = sides[1-s].done + 1 // the other side has found every node of a route up to done hops out
@@ -222,6 +246,7 @@ func (g *region) read(ctx context.Context, exp activation.Expander, do func(func
 		return nil
 	}
 	req := g.request(vs)
+	near.Degrees = g.unit
 	var cands []activation.Candidate
 	if err := do(func() (err error) { cands, err = activation.ExpandNear(ctx, exp, req, near); return err }); err != nil {
 		return err
@@ -246,7 +271,11 @@ func (g *region) read(ctx context.Context, exp activation.Expander, do func(func
 			w := activation.EffectiveWeight(c.Edge)
 			adj[k] = edge{to: g.node(c.NeighborNode.ID), deg: c.Degree, w: w, ts: c.TagSim,
 				f: activation.TransferEnergy(1, w, c.Degree, c.TagSim)}
+			if c.NeighborDegree > 0 {
+				g.nodes[adj[k].to].deg = c.NeighborDegree
+			}
 		}
+		g.nodes[p].deg = cands[i].Degree
 		g.rankTies(adj, cands[i:j])
 		g.nodes[p].adj = adj
 		i = j
@@ -368,6 +397,22 @@ const slack = 1 + 1e-9
 // every partial route whose bound cannot reach the best found. It returns
 // nil when no route exists; exact is false when the budget ran out first.
 func (g *region) bestRoute(ctx context.Context, seeds []retriever.Seed, starts []int, budget int) (best *found, exact bool, err error) {
+	best, err = g.search(ctx, seeds, starts, budget)
+	if errors.Is(err, errBudget) {
+		if best == nil {
+			return nil, false, fmt.Errorf("why: %q is within %d hops of a seed, but no route to it was found in %d tries (the search budget)", g.nodes[g.target].id, g.maxDepth, budget)
+		}
+		return best, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return best, true, nil
+}
+
+// search is bestRoute's search: the best route it found, and errBudget
+// when the budget ran out first.
+func (g *region) search(ctx context.Context, seeds []retriever.Seed, starts []int, budget int) (best *found, err error) {
 	u := g.bound()
 	w := g.maxDepth + 1
 	onPath := make([]bool, len(g.nodes))
@@ -445,17 +490,11 @@ func (g *region) bestRoute(ctx context.Context, seeds []retriever.Seed, starts [
 		ids = []string{s.NodeID}
 		err := dfs(i, v, s.Score)
 		onPath[v] = false
-		if errors.Is(err, errBudget) {
-			if best == nil {
-				return nil, false, fmt.Errorf("why: %q is within %d hops of a seed, but no route to it was found in %d tries (the search budget)", g.nodes[g.target].id, g.maxDepth, budget)
-			}
-			return best, false, nil
-		}
 		if err != nil {
-			return nil, false, err
+			return best, err
 		}
 	}
-	return best, true, nil
+	return best, nil
 }
 
 var errBudget = errors.New("why: search budget spent")

@@ -1,0 +1,65 @@
+package neo4jdb
+
+import (
+	"context"
+	"strings"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/cypherlit"
+)
+
+// weightIndexedTypes lists the relationship types with an online range
+// index on exactly the property $property.
+const weightIndexedTypes = `SHOW INDEXES YIELD entityType, type, labelsOrTypes, properties, state
+WHERE entityType = 'RELATIONSHIP' AND type = 'RANGE' AND properties = [$property] AND state = 'ONLINE'
+RETURN labelsOrTypes[0] AS type`
+
+// UnitWeights reports whether every traversed relationship's weight is
+// known to lie in [0, 1] (the schema's weight property; a relationship
+// without one weighs the schema's default weight, else
+// graph.MissingRelatesWeight), found without reading the relationships:
+// each traversed type needs an online range index on the weight property
+// (`memoria load` creates apoc.WeightIndexStatement's), and two index seeks per type then look for a
+// weight above 1 or below 0. Without such an index it answers false: not
+// known. A mapping without a weight property weighs every relationship
+// the default.
+func (s *Source) UnitWeights(ctx context.Context) (bool, error) {
+	sc := s.Schema()
+	def := graph.MissingRelatesWeight
+	if sc.DefaultWeight != nil {
+		def = *sc.DefaultWeight
+	}
+	if !(def >= 0 && def <= 1) || len(sc.Traverse) == 0 {
+		return false, nil
+	}
+	if sc.WeightProperty == "" {
+		return true, nil
+	}
+	recs, err := s.Query(ctx, weightIndexedTypes, map[string]any{"property": sc.WeightProperty})
+	if err != nil {
+		return false, err
+	}
+	indexed := map[string]bool{}
+	for _, r := range recs {
+		t, err := Column[string](r, "type")
+		if err != nil {
+			return false, err
+		}
+		indexed[t] = true
+	}
+	var outside []string
+	w := "r." + cypherlit.QuoteName(sc.WeightProperty)
+	for _, t := range sc.Traverse {
+		if !indexed[t] {
+			return false, nil
+		}
+		m := "MATCH ()-[r:" + cypherlit.QuoteName(t) + "]->() WHERE "
+		outside = append(outside, "EXISTS { "+m+w+" > 1.0 }", "EXISTS { "+m+w+" < 0.0 }")
+	}
+	recs, err = s.Query(ctx, "RETURN "+strings.Join(outside, " OR ")+" AS outside", nil)
+	if err != nil {
+		return false, err
+	}
+	out, err := Column[bool](recs[0], "outside")
+	return err == nil && !out, err
+}

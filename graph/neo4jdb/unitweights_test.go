@@ -1,0 +1,71 @@
+package neo4jdb_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// TestUnitWeightsOnNeo4j: Source.UnitWeights under LightRAG's mapping
+// (DIRECTED relationships weighed by `weight`, 1.0 when missing) and
+// Graphiti's (RELATES_TO, no weight property: every fact weighs 1). With
+// weights 0.5 and missing on DIRECTED it says false (not known) until a
+// range index on DIRECTED's weight exists, then true; a DIRECTED weight of
+// 2 makes it false again, and a weight of 7 on a type LightRAG does not
+// traverse does not. Graphiti's mapping needs no index. It needs a Neo4j
+// 5 (internal/testkit/neo4jtest; with CI=true it fails rather than skips
+// without one).
+func TestUnitWeightsOnNeo4j(t *testing.T) {
+	srv := neo4jtest.Shared(t)
+	if err := srv.WipeAllowed(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	d := srv.Driver(t)
+	write := func(q string) {
+		t.Helper()
+		if _, err := neo4j.ExecuteQuery(ctx, d, q, nil, neo4j.EagerResultTransformer); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("MATCH (n) DETACH DELETE n")
+	write("DROP INDEX directed_weight IF EXISTS")
+	defer write("DROP INDEX directed_weight IF EXISTS")
+	write(`CREATE (a:base {entity_id: 'a'}), (b:base {entity_id: 'b'}), (c:base {entity_id: 'c'}),
+	       (a)-[:DIRECTED {weight: 0.5}]->(b), (b)-[:DIRECTED]->(c), (a)-[:OTHER {weight: 7}]->(c)`)
+	unit := func(name string) bool {
+		t.Helper()
+		s, ok := graph.Preset(name)
+		if !ok {
+			t.Fatalf("no preset %s", name)
+		}
+		src := neo4jdb.NewSource(d, "", "")
+		if err := src.SetSchema(s); err != nil {
+			t.Fatal(err)
+		}
+		got, err := src.UnitWeights(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if unit("lightrag") {
+		t.Error("no index on DIRECTED's weight: UnitWeights says every weight lies in [0, 1]")
+	}
+	if !unit("graphiti") {
+		t.Error("Graphiti's mapping weighs every fact 1: UnitWeights says not known")
+	}
+	write("CREATE INDEX directed_weight FOR ()-[r:DIRECTED]-() ON (r.weight)")
+	write("CALL db.awaitIndexes(60)")
+	if !unit("lightrag") {
+		t.Error("weights 0.5 and missing (1.0), the index online: UnitWeights says not known")
+	}
+	write("MATCH (a {entity_id: 'a'}), (c {entity_id: 'c'}) CREATE (a)-[:DIRECTED {weight: 2}]->(c)")
+	if unit("lightrag") {
+		t.Error("a DIRECTED weight of 2: UnitWeights says every weight lies in [0, 1]")
+	}
+}
