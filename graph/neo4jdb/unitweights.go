@@ -2,6 +2,8 @@ package neo4jdb
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -35,31 +37,65 @@ func (s *Source) UnitWeights(ctx context.Context) (bool, error) {
 	if sc.WeightProperty == "" {
 		return true, nil
 	}
-	recs, err := s.Query(ctx, weightIndexedTypes, map[string]any{"property": sc.WeightProperty})
-	if err != nil {
+	missing, err := s.unindexedWeights(ctx)
+	if err != nil || len(missing) > 0 {
 		return false, err
-	}
-	indexed := map[string]bool{}
-	for _, r := range recs {
-		t, err := Column[string](r, "type")
-		if err != nil {
-			return false, err
-		}
-		indexed[t] = true
 	}
 	var outside []string
 	w := "r." + cypherlit.QuoteName(sc.WeightProperty)
 	for _, t := range sc.Traverse {
-		if !indexed[t] {
-			return false, nil
-		}
 		m := "MATCH ()-[r:" + cypherlit.QuoteName(t) + "]->() WHERE "
 		outside = append(outside, "EXISTS { "+m+w+" > 1.0 }", "EXISTS { "+m+w+" < 0.0 }")
 	}
-	recs, err = s.Query(ctx, "RETURN "+strings.Join(outside, " OR ")+" AS outside", nil)
+	recs, err := s.Query(ctx, "RETURN "+strings.Join(outside, " OR ")+" AS outside", nil)
 	if err != nil {
 		return false, err
 	}
 	out, err := Column[bool](recs[0], "outside")
 	return err == nil && !out, err
+}
+
+// unindexedWeights lists the traversed types without an online range index
+// on the schema's weight property (none when it has no weight property).
+func (s *Source) unindexedWeights(ctx context.Context) ([]string, error) {
+	sc := s.Schema()
+	if sc.WeightProperty == "" {
+		return nil, nil
+	}
+	recs, err := s.Query(ctx, weightIndexedTypes, map[string]any{"property": sc.WeightProperty})
+	if err != nil {
+		return nil, err
+	}
+	indexed := map[string]bool{}
+	for _, r := range recs {
+		t, err := Column[string](r, "type")
+		if err != nil {
+			return nil, err
+		}
+		indexed[t] = true
+	}
+	var missing []string
+	for _, t := range sc.Traverse {
+		if !indexed[t] {
+			missing = append(missing, t)
+		}
+	}
+	return missing, nil
+}
+
+// WeightIndexNotice is the one sentence `why` shows when a traversed type
+// has no range index on its weight, so that the search cannot learn that
+// every weight lies in [0, 1] and reads by hop count alone, with the
+// statements that fix it; "" when none is missing.
+func (s *Source) WeightIndexNotice(ctx context.Context) (string, error) {
+	missing, err := s.unindexedWeights(ctx)
+	if err != nil || len(missing) == 0 {
+		return "", err
+	}
+	fix := make([]string, len(missing))
+	for i, t := range missing {
+		fix[i] = "CREATE INDEX IF NOT EXISTS FOR ()-[r:" + cypherlit.QuoteName(t) + "]-() ON (r." + cypherlit.QuoteName(s.Schema().WeightProperty) + ")"
+	}
+	return fmt.Sprintf("no range index on the weight %s of %s: why reads every node a short enough route could pass through, where it could stop early; to fix, run: %s",
+		strconv.Quote(s.Schema().WeightProperty), strings.Join(quoted(missing), ", "), strings.Join(fix, "; ")), nil
 }

@@ -2,6 +2,7 @@ package neo4jdb_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -56,6 +57,23 @@ func TestUnitWeightsOnNeo4j(t *testing.T) {
 	if unit("lightrag") {
 		t.Error("no index on DIRECTED's weight: UnitWeights says every weight lies in [0, 1]")
 	}
+	notice := func() string {
+		t.Helper()
+		s, _ := graph.Preset("lightrag")
+		src := neo4jdb.NewSource(d, "", "")
+		if err := src.SetSchema(s); err != nil {
+			t.Fatal(err)
+		}
+		n, err := src.WeightIndexNotice(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	const fix = "CREATE INDEX IF NOT EXISTS FOR ()-[r:`DIRECTED`]-() ON (r.`weight`)"
+	if n := notice(); !strings.Contains(n, `"weight" of "DIRECTED"`) || !strings.HasSuffix(n, "to fix, run: "+fix) {
+		t.Errorf("the notice without the index: %q", n)
+	}
 	if !unit("graphiti") {
 		t.Error("Graphiti's mapping weighs every fact 1: UnitWeights says not known")
 	}
@@ -63,6 +81,9 @@ func TestUnitWeightsOnNeo4j(t *testing.T) {
 	write("CALL db.awaitIndexes(60)")
 	if !unit("lightrag") {
 		t.Error("weights 0.5 and missing (1.0), the index online: UnitWeights says not known")
+	}
+	if n := notice(); n != "" {
+		t.Errorf("the index online, a notice: %q", n)
 	}
 	write("MATCH (a {entity_id: 'a'}), (c {entity_id: 'c'}) CREATE (a)-[:DIRECTED {weight: 2}]->(c)")
 	if unit("lightrag") {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -81,6 +82,15 @@ func runWhy(ctx context.Context, args []string, env Env) error {
 	backend, err := q.cliBackend(ctx, env, source, false)
 	if err != nil {
 		return err
+	}
+	if ns, ok := source.(*neo4jdb.Source); ok {
+		notice, err := ns.WeightIndexNotice(ctx)
+		if err != nil {
+			return err
+		}
+		if notice != "" {
+			fmt.Fprintln(env.Stderr, "memoria: "+notice)
+		}
 	}
 	a, err := why.Explain(ctx, why.Config{Backend: backend, Params: q.cfg, Options: q.opts, Seeds: q.seeds,
 		Tags: splitTags(q.tags), NodeID: *node})
