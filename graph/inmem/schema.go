@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
@@ -165,34 +164,28 @@ type mapped struct {
 }
 
 // mapGraph keeps what s reads of a and refuses a mapping the graph does
-// not fit, with counts: no node of the label, no node with the id
-// property, an id that is not a non-empty string or is repeated, a
-// traversed type no relationship has, a stored RELATES type not traversed
-// (memoria's retrievers know the traversed types by that name), a weight
-// that is not a number, tags that are neither a string nor a list of
-// strings, a weight or tags property no traversed relationship has, an
-// invalid_at that is not a time.
+// not fit, with counts (graph.Schema's RefuseNodes and RefuseRels, which
+// Neo4j refuses by too): no node of the label or with the property value,
+// no node with the id property, an id that is not a non-empty string; a
+// traversed type no relationship has, a stored RELATES type not traversed,
+// a weight that is not a number, tags that are neither a string nor a
+// list of strings, a weight or tags property no traversed relationship
+// has. It alone refuses a repeated id and an invalid_at that is not a
+// time.
 func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
 	var m mapped
+	nc := graph.NodeCounts{Nodes: int64(len(a.Nodes))}
 	keep := make(map[string]bool, len(a.Nodes))
 	for _, n := range a.Nodes {
 		if s.NodeLabel == "" || slices.Contains(n.Labels, s.NodeLabel) {
+			nc.Labelled++
+		}
+		if s.KeepsNode(n.Labels, n.Properties) {
 			m.nodes = append(m.nodes, n)
 			keep[n.InternalID] = true
 		}
 	}
-	nodesWord := "nodes"
-	if s.NodeLabel != "" {
-		if len(m.nodes) == 0 {
-			return m, fmt.Errorf("schema %s: 0 of %s nodes have the label %s", s.Name, graph.Commas(len(a.Nodes)), graph.QuoteName(s.NodeLabel))
-		}
-		if left := len(a.Nodes) - len(m.nodes); left > 0 {
-			m.notes = append(m.notes, fmt.Sprintf("%s of %s nodes lack the label %s: left out, with their relationships",
-				graph.Commas(left), graph.Commas(len(a.Nodes)), graph.QuoteName(s.NodeLabel)))
-		}
-		nodesWord = "nodes with the label " + graph.QuoteName(s.NodeLabel)
-	}
-	withID, bad, badEx := 0, 0, ""
+	nc.Kept = int64(len(m.nodes))
 	seen := make(map[string]string, len(m.nodes))
 	for _, n := range m.nodes {
 		v, ok := n.Properties[s.IDProperty]
@@ -201,10 +194,10 @@ func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
 		}
 		id, isStr := v.(string)
 		if !isStr || id == "" {
-			if bad == 0 {
-				badEx = fmt.Sprintf("node %s has %s", graph.QuoteName(n.InternalID), apoc.Describe(v))
+			if nc.BadIDs == 0 {
+				nc.BadIDNode, nc.BadIDValue = n.InternalID, apoc.Describe(v)
 			}
-			bad++
+			nc.BadIDs++
 			continue
 		}
 		if first, dup := seen[id]; dup {
@@ -212,22 +205,21 @@ func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
 				s.Name, graph.QuoteName(first), graph.QuoteName(n.InternalID), graph.QuoteName(s.IDProperty), strconv.Quote(id))
 		}
 		seen[id] = n.InternalID
-		withID++
+		nc.WithID++
 	}
-	if bad > 0 {
-		return m, fmt.Errorf("schema %s: %s of %s %s have a %s that is not a non-empty string (the first: %s)",
-			s.Name, graph.Commas(bad), graph.Commas(len(m.nodes)), nodesWord, graph.QuoteName(s.IDProperty), badEx)
+	if err := s.RefuseNodes(nc); err != nil {
+		return m, err
 	}
-	if withID == 0 {
-		return m, fmt.Errorf("schema %s: 0 of %s %s have %s (give the id property with --id-property)",
-			s.Name, graph.Commas(len(m.nodes)), nodesWord, graph.QuoteName(s.IDProperty))
+	if left := len(a.Nodes) - len(m.nodes); left > 0 {
+		m.notes = append(m.notes, fmt.Sprintf("%s of %s nodes lack %s: left out, with their relationships",
+			graph.Commas(left), graph.Commas(len(a.Nodes)), s.NodesFilter()))
 	}
-	if without := len(m.nodes) - withID; without > 0 {
+	if without := nc.Kept - nc.WithID; without > 0 {
 		m.notes = append(m.notes, fmt.Sprintf("%s of %s %s lack %s: no retriever reaches them",
-			graph.Commas(without), graph.Commas(len(m.nodes)), nodesWord, graph.QuoteName(s.IDProperty)))
+			graph.Commas(without), graph.Commas(nc.Kept), s.NodesWord(), graph.QuoteName(s.IDProperty)))
 	}
 
-	byType := map[string]int{}
+	rc := graph.RelCounts{ByType: map[string]int64{}}
 	dropped, invalid := 0, 0
 	var badTimeEx string
 	badTimes := 0
@@ -252,41 +244,22 @@ func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
 				}
 			}
 		}
-		byType[r.Type]++
+		rc.ByType[r.Type]++
 		m.rels = append(m.rels, r)
 	}
 	if badTimes > 0 {
 		return m, fmt.Errorf("schema %s: %s relationships have a %s that is not an RFC 3339 time (the first: %s)",
 			s.Name, graph.Commas(badTimes), graph.QuoteName(s.InvalidAt), badTimeEx)
 	}
-	if dropped > 0 && s.NodeLabel != "" {
-		m.notes = append(m.notes, fmt.Sprintf("%s of %s relationships touch a node without the label %s: left out",
-			graph.Commas(dropped), graph.Commas(len(a.Rels)), graph.QuoteName(s.NodeLabel)))
+	if dropped > 0 {
+		m.notes = append(m.notes, fmt.Sprintf("%s of %s relationships touch a node without %s: left out",
+			graph.Commas(dropped), graph.Commas(len(a.Rels)), s.NodesFilter()))
 	}
 	if invalid > 0 {
 		m.notes = append(m.notes, fmt.Sprintf("%s relationships have %s at or before %s: left out as facts that no longer hold (--include-invalid keeps them)",
 			graph.Commas(invalid), graph.QuoteName(s.InvalidAt), s.Now.UTC().Format("2006-01-02T15:04:05Z07:00")))
 	}
-	total := len(m.rels)
-	var missing []string
-	traversed := 0
-	for _, t := range s.Traverse {
-		if byType[t] == 0 {
-			missing = append(missing, graph.QuoteName(t))
-		}
-		traversed += byType[t]
-	}
-	if len(missing) > 0 {
-		return m, fmt.Errorf("schema %s: 0 of %s relationships have the type %s (give the types with --traverse-types)",
-			s.Name, graph.Commas(total), strings.Join(missing, " or "))
-	}
-	if n := byType[graph.Relates]; n > 0 && !s.Traverses(graph.Relates) {
-		return m, fmt.Errorf("schema %s: %s relationships have the type RELATES, which the mapping does not traverse: memoria's retrievers know the traversed types by that name (add RELATES to --traverse-types)",
-			s.Name, graph.Commas(n))
-	}
-	travWord := "relationships of type " + joinNames(s.Traverse)
-	withW, badW, withT, badT := 0, 0, 0, 0
-	var badWEx, badTEx string
+	rc.Rels = int64(len(m.rels))
 	for _, r := range m.rels {
 		if !s.Traverses(r.Type) {
 			continue
@@ -294,49 +267,27 @@ func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
 		if s.WeightProperty != "" {
 			if v, ok := r.Properties[s.WeightProperty]; ok && v != nil {
 				if _, num := apoc.Number(v); !num {
-					if badW == 0 {
-						badWEx = fmt.Sprintf("relationship %s has %s", graph.QuoteName(r.InternalID), apoc.Describe(v))
+					if rc.BadWeights == 0 {
+						rc.BadWeightRel, rc.BadWeightValue = r.InternalID, apoc.Describe(v)
 					}
-					badW++
+					rc.BadWeights++
 				} else {
-					withW++
+					rc.WithWeight++
 				}
 			}
 		}
 		if s.TagsProperty != "" {
 			if v, ok := r.Properties[s.TagsProperty]; ok && v != nil {
 				if _, ok := s.SplitTags(v); !ok {
-					if badT == 0 {
-						badTEx = fmt.Sprintf("relationship %s has %s", graph.QuoteName(r.InternalID), apoc.Describe(v))
+					if rc.BadTags == 0 {
+						rc.BadTagsRel, rc.BadTagsValue = r.InternalID, apoc.Describe(v)
 					}
-					badT++
+					rc.BadTags++
 				} else {
-					withT++
+					rc.WithTags++
 				}
 			}
 		}
 	}
-	switch {
-	case badW > 0:
-		return m, fmt.Errorf("schema %s: %s of %s %s have a %s that is not a number (the first: %s)",
-			s.Name, graph.Commas(badW), graph.Commas(traversed), travWord, graph.QuoteName(s.WeightProperty), badWEx)
-	case badT > 0:
-		return m, fmt.Errorf("schema %s: %s of %s %s have %s neither a string nor a list of strings (the first: %s)",
-			s.Name, graph.Commas(badT), graph.Commas(traversed), travWord, graph.QuoteName(s.TagsProperty), badTEx)
-	case s.WeightProperty != "" && withW == 0:
-		return m, fmt.Errorf("schema %s: 0 of %s %s have %s (--weight-property '' says the graph has no weight)",
-			s.Name, graph.Commas(traversed), travWord, graph.QuoteName(s.WeightProperty))
-	case s.TagsProperty != "" && withT == 0:
-		return m, fmt.Errorf("schema %s: 0 of %s %s have %s (--tags-property '' says the graph has no tags)",
-			s.Name, graph.Commas(traversed), travWord, graph.QuoteName(s.TagsProperty))
-	}
-	return m, nil
-}
-
-func joinNames(names []string) string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = graph.QuoteName(n)
-	}
-	return strings.Join(out, ",")
+	return m, s.RefuseRels(rc)
 }

@@ -66,19 +66,32 @@ func (m *mapping) label() string {
 	return ":" + cypherlit.QuoteName(m.s.NodeLabel)
 }
 
-// kept is the predicate that node v is in the mapped graph (its label),
-// "" for every node.
-func (m *mapping) kept(v string) string {
-	if m.s.NodeLabel == "" {
+// where is the predicate that node v has the mapping's property value
+// (graph.Schema.KeepsNode: the key a quoted identifier, the string
+// $schema_where set in params), "" without a property filter. Cypher's =
+// between a string and a value of another type is false, as the rule says.
+func (m *mapping) where(v string, params map[string]any) string {
+	if m.s.NodeWhereKey == "" {
 		return ""
 	}
-	return v + m.label()
+	params["schema_where"] = m.s.NodeWhereValue
+	return v + "." + cypherlit.QuoteName(m.s.NodeWhereKey) + " = $schema_where"
+}
+
+// kept is the predicate that node v is in the mapped graph (its label and
+// property value), "" for every node.
+func (m *mapping) kept(v string, params map[string]any) string {
+	label := ""
+	if m.s.NodeLabel != "" {
+		label = v + m.label()
+	}
+	return all(label, m.where(v, params))
 }
 
 // hasID is the predicate that node v is in the mapped graph and has an
 // id: a non-empty string.
-func (m *mapping) hasID(v string) string {
-	return all(m.kept(v), m.idOf(v)+" IS :: STRING NOT NULL", m.idOf(v)+" <> ''")
+func (m *mapping) hasID(v string, params map[string]any) string {
+	return all(m.kept(v, params), m.idOf(v)+" IS :: STRING NOT NULL", m.idOf(v)+" <> ''")
 }
 
 // valid is the predicate that relationship r is not a fact invalidated by
@@ -127,7 +140,7 @@ func (m *mapping) degree(n string, ts []string, params map[string]any) string {
 	if ts != nil && len(ts) == 0 {
 		return "0"
 	}
-	where := all(m.kept("m"), m.valid("r", params))
+	where := all(m.kept("m", params), m.valid("r", params))
 	if where == "" {
 		return "COUNT { (" + n + ")-[" + types(ts) + "]-() }"
 	}
@@ -194,13 +207,13 @@ func (m *mapping) relWeightTags(traversed bool, w, tags any) (weight *float64, l
 	return weight, list, bad
 }
 
-// nodesQueries find nodes by their mapped id: under a label filter one
-// query on the label (through its index on the id property when there is
-// one); otherwise through the labels indexed on the id property, then a
-// scan for the ids those did not find.
-func (m *mapping) nodesQueries(indexed []string) []string {
+// nodesQueries find nodes by their mapped id, in the mapped graph: under a
+// label filter one query on the label (through its index on the id
+// property when there is one); otherwise through the labels indexed on
+// the id property, then a scan for the ids those did not find.
+func (m *mapping) nodesQueries(indexed []string, params map[string]any) []string {
 	q := func(labels []string) string {
-		where := m.idOf("n") + " = id"
+		where := all(m.idOf("n")+" = id", m.where("n", params))
 		if len(labels) > 0 {
 			parts := make([]string, len(labels))
 			for i, l := range labels {
@@ -226,7 +239,7 @@ func (m *mapping) aroundQuery(where string, params map[string]any) string {
 	return `UNWIND $refs AS ref
 MATCH (n) WHERE elementId(n) = ref
 WITH n, ref, ` + m.degree("n", nil, params) + ` AS degree
-MATCH (n)-[r]-(m) WHERE ` + all(m.hasID("m"), m.valid("r", params), paren(where)) + `
+MATCH (n)-[r]-(m) WHERE ` + all(m.hasID("m", params), m.valid("r", params), paren(where)) + `
 RETURN ref, degree, type(r) AS type, elementId(r) AS rel_element_id, ` + prop("r", m.s.WeightProperty) + ` AS weight, ` +
 		prop("r", m.s.TagsProperty) + ` AS tags,
        ` + m.idOf("m") + ` AS other_id, labels(m) AS other_labels, elementId(m) AS other_element_id`
@@ -259,7 +272,7 @@ RETURN ref, [k IN $keys WHERE n[k] IS NOT NULL | [k, n[k]]] AS props,
 // to a node with an id, in the mapped graph ("false" for none).
 func (m *mapping) arcs(relType, where string, params map[string]any) string {
 	ts := m.typesOf(relType)
-	pred := all(m.hasID("m"), m.valid("r", params), paren(where))
+	pred := all(m.hasID("m", params), m.valid("r", params), paren(where))
 	if len(ts) == 0 {
 		pred = "false"
 	}
@@ -328,8 +341,12 @@ func (c *SchemaCypher) IDOf(v string) string { return c.m.idOf(v) }
 // Label is ":`Label`" under a label filter, else "".
 func (c *SchemaCypher) Label() string { return c.m.label() }
 
+// Where is the predicate that node v has the mapping's property value
+// ("" without a property filter; Label is the label's).
+func (c *SchemaCypher) Where(v string) string { return c.m.where(v, map[string]any{}) }
+
 // HasID is the predicate that node v is in the mapped graph with an id.
-func (c *SchemaCypher) HasID(v string) string { return c.m.hasID(v) }
+func (c *SchemaCypher) HasID(v string) string { return c.m.hasID(v, map[string]any{}) }
 
 // Valid is the predicate that relationship r is not an invalidated fact
 // ("" when every one counts).
@@ -375,6 +392,7 @@ func (c *SchemaCypher) Tags(r string) string {
 func (c *SchemaCypher) Params() map[string]any {
 	p := map[string]any{"schema_traverse": c.m.s.Traverse, "schema_sep": c.m.s.TagsSeparator}
 	c.m.valid("r", p)
+	c.m.where("n", p)
 	if c.m.s.DefaultWeight != nil {
 		p["schema_default"] = *c.m.s.DefaultWeight
 	}
@@ -410,30 +428,37 @@ func (c *SchemaCypher) Node(props map[string]any, labels []string, id string) (g
 }
 
 // schemaCountsQuery counts, by aggregation, what a mapping needs of the
-// graph: the nodes, those of the label, those with an id; the
-// relationships of each traversed type.
+// graph: the nodes, those of the label, those the mapping keeps (the label
+// and the property value), those of them with an id; the relationships of
+// each traversed type.
 const schemaCountsQuery = `CALL () { MATCH (n) RETURN count(n) AS nodes }
-CALL () { MATCH (n) WHERE $label IS NULL OR $label IN labels(n) RETURN count(n) AS labelled,
-          count(CASE WHEN n[$id] IS :: STRING NOT NULL AND n[$id] <> '' THEN 1 END) AS with_id }
+CALL () { MATCH (n) WHERE $label IS NULL OR $label IN labels(n)
+          WITH n, $where_key IS NULL OR n[$where_key] = $where_value AS kept
+          RETURN count(n) AS labelled, count(CASE WHEN kept THEN 1 END) AS kept,
+                 count(CASE WHEN kept AND n[$id] IS :: STRING NOT NULL AND n[$id] <> '' THEN 1 END) AS with_id }
 CALL () { UNWIND $types AS t
           CALL (t) { MATCH ()-[r]->() WHERE type(r) = t RETURN count(r) AS c }
           RETURN collect(c) AS per_type }
-RETURN nodes, labelled, with_id, per_type`
+RETURN nodes, labelled, kept, with_id, per_type`
 
 // CheckSchema refuses a mapping the graph does not fit, once, with counts
-// (as the embedded engine does when it loads): no node of the label, no
-// node with the id property, a traversed type no relationship has. Nil
-// under memoria's own schema.
+// (as the embedded engine does when it loads, in the same words:
+// graph.Schema's RefuseNodes): no node of the label or with the property
+// value, no node with the id property, a traversed type no relationship
+// has. Nil under memoria's own schema.
 func (s *Source) CheckSchema(ctx context.Context) error {
 	m := s.mapping()
 	if m == nil {
 		return nil
 	}
-	var label any
+	params := map[string]any{"label": nil, "where_key": nil, "where_value": nil, "id": m.s.IDProperty, "types": m.s.Traverse}
 	if m.s.NodeLabel != "" {
-		label = m.s.NodeLabel
+		params["label"] = m.s.NodeLabel
 	}
-	recs, err := s.Query(ctx, schemaCountsQuery, map[string]any{"label": label, "id": m.s.IDProperty, "types": m.s.Traverse})
+	if m.s.NodeWhereKey != "" {
+		params["where_key"], params["where_value"] = m.s.NodeWhereKey, m.s.NodeWhereValue
+	}
+	recs, err := s.Query(ctx, schemaCountsQuery, params)
 	if err != nil {
 		return err
 	}
@@ -441,21 +466,15 @@ func (s *Source) CheckSchema(ctx context.Context) error {
 		return errors.New("schema counts: no answer")
 	}
 	row := recs[0].AsMap()
-	nodes, _ := row["nodes"].(int64)
-	labelled, _ := row["labelled"].(int64)
-	withID, _ := row["with_id"].(int64)
+	var nc graph.NodeCounts
+	nc.Nodes, _ = row["nodes"].(int64)
+	nc.Labelled, _ = row["labelled"].(int64)
+	nc.Kept, _ = row["kept"].(int64)
+	nc.WithID, _ = row["with_id"].(int64)
+	if err := m.s.RefuseNodes(nc); err != nil {
+		return err
+	}
 	per, _ := row["per_type"].([]any)
-	nodesWord := "nodes"
-	if m.s.NodeLabel != "" {
-		if labelled == 0 {
-			return fmt.Errorf("schema %s: 0 of %s nodes have the label %s", m.s.Name, graph.Commas(nodes), graph.QuoteName(m.s.NodeLabel))
-		}
-		nodesWord = "nodes with the label " + graph.QuoteName(m.s.NodeLabel)
-	}
-	if withID == 0 {
-		return fmt.Errorf("schema %s: 0 of %s %s have %s (give the id property with --id-property)",
-			m.s.Name, graph.Commas(labelled), nodesWord, graph.QuoteName(m.s.IDProperty))
-	}
 	var missing []string
 	for i, t := range m.s.Traverse {
 		if i < len(per) {

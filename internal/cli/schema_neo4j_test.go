@@ -23,20 +23,58 @@ import (
 	"github.com/memoria-graph/memoria/render"
 )
 
-// schemaCase is a fixture the Neo4j mapping tests read: its preset, its
-// file, seeds in it and flags its runs add.
+// schemaCase is a fixture the Neo4j mapping tests read: its name, preset
+// and file, seeds in it, the query flags its runs add and the node
+// property filter it is read through (--node-where's KEY=VALUE, "" for
+// none).
 type schemaCase struct {
-	preset, file string
-	seeds        []string
-	extra        []string
+	name, preset, file string
+	seeds              []string
+	extra              []string
+	where              string
 }
 
-// schemaCases are the fixtures the Neo4j mapping tests read.
+// graphitiNow is the --now the Graphiti cases are read at.
+const graphitiNow = "2026-06-01T00:00:00Z"
+
+// flags are the mapping's flags every command of the case takes.
+func (c schemaCase) flags() []string {
+	out := []string{"--schema", c.preset}
+	if c.preset == graph.SchemaGraphiti {
+		out = append(out, "--now", graphitiNow)
+	}
+	if c.where != "" {
+		out = append(out, "--node-where", c.where)
+	}
+	return out
+}
+
+// schema is the case's mapping at now.
+func (c schemaCase) schema(now time.Time) graph.Schema {
+	sc, _ := graph.Preset(c.preset)
+	sc.Now = now
+	if c.where != "" {
+		sc.NodeWhereKey, sc.NodeWhereValue, _ = strings.Cut(c.where, "=")
+	}
+	return sc
+}
+
+// The Graphiti fixture's nodes the cases seed.
+const (
+	graphitiAlice = "a1f0c6e2-0000-4000-8000-000000000001"
+	graphitiFast  = "a1f0c6e2-0000-4000-8000-000000000003"
+	graphitiCarol = "a1f0c6e2-0000-4000-8000-000000000006"
+)
+
+// schemaCases are the fixtures the Neo4j mapping tests read: Graphiti's
+// whole, then each of its two groups (group_id; the edge across them is
+// in neither).
 var schemaCases = []schemaCase{
-	{"lightrag", "../../testdata/lightrag.jsonl", []string{"Alice", "Bob `) MATCH (n) DETACH DELETE n //=0.7"},
-		[]string{"--tags", "inventory,stockout"}},
-	{"graphiti", "../../testdata/graphiti.jsonl", []string{"a1f0c6e2-0000-4000-8000-000000000001"},
-		[]string{"--now", "2026-06-01T00:00:00Z"}},
+	{"lightrag", "lightrag", "../../testdata/lightrag.jsonl", []string{"Alice", "Bob `) MATCH (n) DETACH DELETE n //=0.7"},
+		[]string{"--tags", "inventory,stockout"}, ""},
+	{"graphiti", "graphiti", "../../testdata/graphiti.jsonl", []string{graphitiAlice, graphitiFast + "=0.6"}, nil, ""},
+	{"graphiti-g1", "graphiti", "../../testdata/graphiti.jsonl", []string{graphitiAlice, graphitiFast + "=0.6"}, nil, "group_id=g1"},
+	{"graphiti-g2", "graphiti", "../../testdata/graphiti.jsonl", []string{graphitiCarol}, nil, "group_id=g2"},
 }
 
 // neo4jSchemaRuns are the commands compared on both engines under a
@@ -47,6 +85,7 @@ var neo4jSchemaRuns = [][]string{
 	{"explore", "--retriever", "expansion", "--format", "ranking", "--max-hops", "2"},
 	{"explore", "--retriever", "spreading", "--format", "ranking"},
 	{"explore", "--retriever", "ppr", "--format", "ranking"},
+	{"explore", "--retriever", "fusion", "--format", "ranking"},
 	{"explore", "--retriever", "expansion", "--format", "tree"},
 }
 
@@ -68,16 +107,15 @@ func sameOnBoth(t *testing.T, srv *neo4jtest.Server, file string, args []string)
 	return embedded
 }
 
-// sameOnBothCase is sameOnBoth for a fixture: base under the preset with
-// its extra flags and seeds (MEMORIA_SHOW=1 logs the output).
-func sameOnBothCase(t *testing.T, srv *neo4jtest.Server, preset, file string, seeds, extra, base []string) {
+// sameOnBothCase is sameOnBoth for a fixture: base under its mapping
+// with its extra flags and seeds (MEMORIA_SHOW=1 logs the output).
+func sameOnBothCase(t *testing.T, srv *neo4jtest.Server, c schemaCase, base []string) {
 	t.Helper()
-	args := append(slices.Clone(base), "--schema", preset)
-	args = append(args, extra...)
-	for _, s := range seeds {
+	args := slices.Concat(base, c.flags(), c.extra)
+	for _, s := range c.seeds {
 		args = append(args, "--seed", s)
 	}
-	out := sameOnBoth(t, srv, file, args)
+	out := sameOnBoth(t, srv, c.file, args)
 	if os.Getenv("MEMORIA_SHOW") != "" {
 		t.Logf("%v:\n%s", args, out)
 	}
@@ -88,7 +126,7 @@ func sameOnBothCase(t *testing.T, srv *neo4jtest.Server, preset, file string, se
 func eachFixture(t *testing.T, f func(*testing.T, *neo4jtest.Server, neo4j.DriverWithContext, schemaCase)) {
 	srv, d := freshServer(t)
 	for _, c := range schemaCases {
-		t.Run(c.preset, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			srv.Wipe(t)
 			neo4jfix.StoreAsIs(t, d, c.file)
 			f(t, srv, d, c)
@@ -111,10 +149,9 @@ func TestSchemaOnNeo4jEqualEmbedded(t *testing.T) {
 			if base[0] == "why" && c.preset != "lightrag" {
 				continue // the node named is LightRAG's
 			}
-			sameOnBothCase(t, srv, c.preset, c.file, c.seeds, c.extra, base)
+			sameOnBothCase(t, srv, c, base)
 		}
-		args := []string{"explore", "--format", "html", "--schema", c.preset, "--seed", c.seeds[0], "--uri", srv.URI}
-		args = append(args, c.extra...)
+		args := slices.Concat([]string{"explore", "--format", "html", "--seed", c.seeds[0], "--uri", srv.URI}, c.flags(), c.extra)
 		if code, out, errs := runIn(t, serverSession(srv), args...); code != 0 || !strings.Contains(out, "<html") {
 			t.Errorf("%v: exit %d: %s", args, code, errs)
 		}
@@ -171,10 +208,12 @@ func TestSchemaOnNeo4jInvalidAt(t *testing.T) {
 }
 
 // TestSchemaOnNeo4jHostileNames: the LightRAG fixture with its id
-// property, traversed type, weight and tags properties and label renamed
-// to names with backticks, spaces and Cypher in them reads the same on
-// both engines under the mapping that names them, and the server's graph
-// is whole afterwards.
+// property, traversed type, weight and tags properties, label and the
+// node property filtered on (file_path, one base node moved to another
+// file) and its value renamed to names with backticks, quotes, spaces and
+// Cypher in them reads the same on both engines under the mapping that
+// names them, the node the filter leaves out is absent, and the server's
+// graph is whole afterwards.
 func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 	names := map[string]string{
 		`"entity_id"`: `"ent` + "`" + `ity id) RETURN 1 //"`,
@@ -182,8 +221,12 @@ func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 		`"weight"`:    `"we ight` + "`" + `"`,
 		`"keywords"`:  `"key` + "`" + `words}) SET n.x = 1 //"`,
 		`"base"`:      `"ba` + "`" + `se:X"`,
+		`"file_path"`: `"file` + "`" + ` path}) DETACH DELETE n //"`,
+		`"notes.txt"`: `"notes' OR true = true // \" ` + "`" + `x=1"`,
 	}
 	text := readFile(t, "../../testdata/lightrag.jsonl")
+	text = strings.Replace(text, `"Buffer inventory against demand spikes.","source_id":"chunk-3","file_path":"notes.txt"`,
+		`"Buffer inventory against demand spikes.","source_id":"chunk-3","file_path":"elsewhere.txt"`, 1)
 	for from, to := range names {
 		text = strings.ReplaceAll(text, from, to)
 	}
@@ -195,17 +238,24 @@ func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 	srv, d := freshServer(t)
 	neo4jfix.StoreAsIs(t, d, file)
 	nodes, rels := counts(t, d)
-	flags := []string{"--schema", "lightrag", "--id-property", unq(names[`"entity_id"`]), "--traverse-types", unq(names[`"DIRECTED"`]),
+	mapping := []string{"--schema", "lightrag", "--id-property", unq(names[`"entity_id"`]), "--traverse-types", unq(names[`"DIRECTED"`]),
 		"--weight-property", unq(names[`"weight"`]), "--tags-property", unq(names[`"keywords"`]), "--node-label", unq(names[`"base"`]),
-		"--seed", "Alice", "--tags", "inventory"}
+		"--node-where", unq(names[`"file_path"`]) + "=" + unq(names[`"notes.txt"`])}
+	flags := append(slices.Clone(mapping), "--seed", "Alice", "--tags", "inventory")
 	for _, base := range neo4jSchemaRuns {
 		if base[len(base)-1] == "tree" {
 			continue // a tree names a node's first label: Neo4j orders labels its own way
 		}
-		sameOnBoth(t, srv, file, append(slices.Clone(base), flags...))
+		out := sameOnBoth(t, srv, file, append(slices.Clone(base), flags...))
+		if strings.Contains(out, "Safety stock") || !strings.Contains(out, "FAST-200") {
+			t.Errorf("%v: the filter should leave Safety stock out and keep FAST-200:\n%s", base, out)
+		}
 	}
-	// stats reads the whole mapped graph: the label, the types, the tags.
-	sameOnBoth(t, srv, file, append([]string{"stats", "--format", "json"}, flags[:12]...))
+	// stats reads the whole mapped graph: the label, the filter, the types, the tags.
+	stats := sameOnBoth(t, srv, file, append([]string{"stats", "--format", "json"}, mapping...))
+	if !strings.Contains(stats, `"nodes":5,`) {
+		t.Errorf("stats: want the 5 nodes of the label in notes.txt:\n%s", stats)
+	}
 	// The debug and check Cypher name them as quoted identifiers.
 	for _, run := range [][]string{{"explore", "--format", "check"}, {"explore", "--retriever", "spreading", "--format", "cypher"}} {
 		args := slices.Concat(run, flags, []string{"--uri", srv.URI, "--cypher-form", "driver"})
@@ -234,6 +284,10 @@ func TestSchemaOnNeo4jRefusals(t *testing.T) {
 		{[]string{"explore", "--seed", "Alice", "--cypher", "seed"}, 2, "--cypher seed runs the specification's queries, which read memoria's own shape"},
 		{[]string{"explore", "--seed", "Alice", "--node-label", "Nope"}, 1, "schema lightrag: 0 of 7 nodes have the label Nope"},
 		{[]string{"explore", "--seed", "Alice", "--id-property", "name"}, 1, "schema lightrag: 0 of 6 nodes with the label base have name"},
+		{[]string{"explore", "--seed", "Alice", "--node-where", "file_path=nowhere.txt"}, 1,
+			`schema lightrag: 0 of 6 nodes with the label base have file_path "nowhere.txt" (--node-where picks the nodes by a property)`},
+		{[]string{"explore", "--seed", "Alice", "--node-where", "entity_type=person", "--id-property", "name"}, 1,
+			`schema lightrag: 0 of 2 nodes with the label base and entity_type "person" have name`},
 		{[]string{"explore", "--seed", "Alice", "--traverse-types", "DIRECTED,KNOWS"}, 1, "schema lightrag: no relationship has the type KNOWS"},
 	} {
 		code, _, errs := runIn(t, serverSession(srv), append(slices.Clone(c.args), "--schema", "lightrag", "--uri", srv.URI)...)
@@ -251,8 +305,8 @@ func TestSchemaOnNeo4jCatalogEqualEmbedded(t *testing.T) {
 	ctx := context.Background()
 	eachFixture(t, func(t *testing.T, _ *neo4jtest.Server, d neo4j.DriverWithContext, c schemaCase) {
 		for _, now := range []string{"2026-01-15T00:00:00Z", "2027-06-01T00:00:00Z"} {
-			sc, _ := graph.Preset(c.preset)
-			sc.Now, _ = time.Parse(time.RFC3339, now)
+			at, _ := time.Parse(time.RFC3339, now)
+			sc := c.schema(at)
 			g, err := inmem.LoadFileSchema(c.file, sc, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -295,10 +349,7 @@ func TestSchemaOnNeo4jCatalogEqualEmbedded(t *testing.T) {
 // preset it has the same stats, and nothing more is left out.
 func TestSchemaOnNeo4jStatsExport(t *testing.T) {
 	eachFixture(t, func(t *testing.T, srv *neo4jtest.Server, _ neo4j.DriverWithContext, c schemaCase) {
-		flags := []string{"--schema", c.preset}
-		if c.preset == "graphiti" {
-			flags = append(flags, "--now", "2026-06-01T00:00:00Z")
-		}
+		flags := c.flags()
 		sameOnBoth(t, srv, c.file, append([]string{"stats", "--format", "json"}, flags...))
 		code, exported, errs := runIn(t, serverSession(srv), append([]string{"export", "--uri", srv.URI}, flags...)...)
 		if code != 0 {
@@ -327,7 +378,7 @@ func TestSchemaOnNeo4jStatsExport(t *testing.T) {
 // Browser form's parameter map is valid Cypher too.
 func TestSchemaOnNeo4jDebugCypher(t *testing.T) {
 	eachFixture(t, func(t *testing.T, srv *neo4jtest.Server, d neo4j.DriverWithContext, c schemaCase) {
-		base := append([]string{"--schema", c.preset}, c.extra...)
+		base := slices.Concat(c.flags(), c.extra)
 		for _, s := range c.seeds {
 			base = append(base, "--seed", s)
 		}
