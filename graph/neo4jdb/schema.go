@@ -1,9 +1,9 @@
 package neo4jdb
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -427,38 +427,55 @@ func (c *SchemaCypher) Node(props map[string]any, labels []string, id string) (g
 	return graph.Node{ID: id, Labels: labels, Properties: plainProps(props)}, nil
 }
 
-// schemaCountsQuery counts, by aggregation, what a mapping needs of the
-// graph: the nodes, those of the label, those the mapping keeps (the label
-// and the property value), those of them with an id; the relationships of
-// each traversed type.
-const schemaCountsQuery = `CALL () { MATCH (n) RETURN count(n) AS nodes }
-CALL () { MATCH (n) WHERE $label IS NULL OR $label IN labels(n)
-          WITH n, $where_key IS NULL OR n[$where_key] = $where_value AS kept
+// countsQuery counts, by aggregation in one query, what the mapping needs
+// of the graph (graph.NodeCounts, graph.RelCounts): the nodes, those of
+// the label, those kept (the label and the property value), those of them
+// with an id (a non-empty string) and with another id value (one named by
+// the least element id, with its value); the relationships between kept
+// nodes, invalidated facts left out, per type, and per type the weights
+// that are numbers and those that are not, the tags that are a string or a
+// list of strings and those that are not (one of each named likewise).
+// Names are quoted identifiers, values parameters (set in params).
+func (m *mapping) countsQuery(params map[string]any) string {
+	kept := cmp.Or(m.where("n", params), "true")
+	rels := m.between(nil, params)
+	w, t := prop("r", m.s.WeightProperty), prop("r", m.s.TagsProperty)
+	return `CALL () { MATCH (n) RETURN count(n) AS nodes }
+CALL () { MATCH (n` + m.label() + `)
+          WITH n, ` + kept + ` AS kept, ` + m.idOf("n") + ` AS id
+          WITH n, kept, id, kept AND id IS NOT NULL AND NOT (id IS :: STRING AND id <> '') AS bad
           RETURN count(n) AS labelled, count(CASE WHEN kept THEN 1 END) AS kept,
-                 count(CASE WHEN kept AND n[$id] IS :: STRING NOT NULL AND n[$id] <> '' THEN 1 END) AS with_id }
-CALL () { UNWIND $types AS t
-          CALL (t) { MATCH ()-[r]->() WHERE type(r) = t RETURN count(r) AS c }
-          RETURN collect(c) AS per_type }
-RETURN nodes, labelled, kept, with_id, per_type`
+                 count(CASE WHEN kept AND id IS :: STRING NOT NULL AND id <> '' THEN 1 END) AS with_id,
+                 count(CASE WHEN bad THEN 1 END) AS bad_ids, min(CASE WHEN bad THEN [elementId(n), id] END) AS bad_id }
+CALL () { ` + rels + `
+          WITH r, type(r) AS type, ` + w + ` AS w, ` + t + ` AS t
+          WITH r, type, w, t, w IS NOT NULL AND NOT (w IS :: INTEGER OR w IS :: FLOAT) AS bad_w,
+               t IS NOT NULL AND NOT (t IS :: STRING OR t IS :: LIST<STRING NOT NULL>) AS bad_t
+          WITH type, count(r) AS rels,
+               count(CASE WHEN w IS :: INTEGER NOT NULL OR w IS :: FLOAT NOT NULL THEN 1 END) AS with_w,
+               count(CASE WHEN bad_w THEN 1 END) AS bad_w, min(CASE WHEN bad_w THEN [elementId(r), w] END) AS bad_w_first,
+               count(CASE WHEN t IS NOT NULL AND NOT bad_t THEN 1 END) AS with_t,
+               count(CASE WHEN bad_t THEN 1 END) AS bad_t, min(CASE WHEN bad_t THEN [elementId(r), t] END) AS bad_t_first
+          RETURN collect([type, rels, with_w, bad_w, bad_w_first, with_t, bad_t, bad_t_first]) AS by_type }
+RETURN nodes, labelled, kept, with_id, bad_ids, bad_id, by_type`
+}
 
 // CheckSchema refuses a mapping the graph does not fit, once, with counts
-// (as the embedded engine does when it loads, in the same words:
-// graph.Schema's RefuseNodes): no node of the label or with the property
-// value, no node with the id property, a traversed type no relationship
-// has. Nil under memoria's own schema.
+// read by one aggregation (countsQuery, in a read transaction with the
+// source's deadline), in the embedded engine's words (graph.Schema's
+// RefuseNodes and RefuseRels): no node of the label or with the property
+// value, an id that is not a non-empty string, no node with an id; a
+// traversed type no relationship has, a stored RELATES not traversed, a
+// weight that is not a number, tags neither a string nor a list of
+// strings, a weight or tags property no traversed relationship has. Nil
+// under memoria's own schema.
 func (s *Source) CheckSchema(ctx context.Context) error {
 	m := s.mapping()
 	if m == nil {
 		return nil
 	}
-	params := map[string]any{"label": nil, "where_key": nil, "where_value": nil, "id": m.s.IDProperty, "types": m.s.Traverse}
-	if m.s.NodeLabel != "" {
-		params["label"] = m.s.NodeLabel
-	}
-	if m.s.NodeWhereKey != "" {
-		params["where_key"], params["where_value"] = m.s.NodeWhereKey, m.s.NodeWhereValue
-	}
-	recs, err := s.Query(ctx, schemaCountsQuery, params)
+	params := map[string]any{}
+	recs, err := s.Query(ctx, m.countsQuery(params), params)
 	if err != nil {
 		return err
 	}
@@ -471,20 +488,66 @@ func (s *Source) CheckSchema(ctx context.Context) error {
 	nc.Labelled, _ = row["labelled"].(int64)
 	nc.Kept, _ = row["kept"].(int64)
 	nc.WithID, _ = row["with_id"].(int64)
+	nc.BadIDs, _ = row["bad_ids"].(int64)
+	nc.BadIDNode, nc.BadIDValue = namedValue(row["bad_id"])
 	if err := m.s.RefuseNodes(nc); err != nil {
 		return err
 	}
-	per, _ := row["per_type"].([]any)
-	var missing []string
-	for i, t := range m.s.Traverse {
-		if i < len(per) {
-			if c, _ := per[i].(int64); c == 0 {
-				missing = append(missing, graph.QuoteName(t))
-			}
+	rc := graph.RelCounts{ByType: map[string]int64{}}
+	byType, _ := row["by_type"].([]any)
+	var firstW, firstT []any
+	for _, e := range byType {
+		c, _ := e.([]any)
+		if len(c) != 8 {
+			return errors.New("schema counts: a row per type is not 8 columns")
 		}
+		typ, _ := c[0].(string)
+		n, _ := c[1].(int64)
+		rc.ByType[typ] += n
+		rc.Rels += n
+		if !m.s.Traverses(typ) {
+			continue
+		}
+		withW, _ := c[2].(int64)
+		badW, _ := c[3].(int64)
+		withT, _ := c[5].(int64)
+		badT, _ := c[6].(int64)
+		rc.WithWeight, rc.BadWeights, rc.WithTags, rc.BadTags = rc.WithWeight+withW, rc.BadWeights+badW, rc.WithTags+withT, rc.BadTags+badT
+		firstW, firstT = leastNamed(firstW, c[4]), leastNamed(firstT, c[7])
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("schema %s: no relationship has the type %s (give the types with --traverse-types)", m.s.Name, strings.Join(missing, " or "))
+	rc.BadWeightRel, rc.BadWeightValue = namedValue(firstW)
+	rc.BadTagsRel, rc.BadTagsValue = namedValue(firstT)
+	return m.s.RefuseRels(rc)
+}
+
+// namedValue reads a counts row's [element id, value] pair: the element
+// id and the value described as the embedded engine describes it ("" for
+// none).
+func namedValue(v any) (name, value string) {
+	pair, _ := v.([]any)
+	if len(pair) != 2 {
+		return "", ""
 	}
-	return nil
+	name, _ = pair[0].(string)
+	plain, _ := plainValue(pair[1], false)
+	return name, Describe(plain)
+}
+
+// leastNamed is the one of two [element id, value] pairs with the least
+// element id (nil for none), as countsQuery's min picks within a type.
+func leastNamed(a []any, b any) []any {
+	pb, _ := b.([]any)
+	if len(pb) != 2 {
+		return a
+	}
+	if len(a) != 2 {
+		return pb
+	}
+	if ea, _ := a[0].(string); ea != "" {
+		if eb, _ := pb[0].(string); eb < ea {
+			return pb
+		}
+		return a
+	}
+	return pb
 }
