@@ -59,6 +59,10 @@ type Schema struct {
 	InvalidAt      string
 	Now            time.Time
 	IncludeInvalid bool
+	// ValidAt (Graphiti's "valid_at", when the fact became true) is shown
+	// beside InvalidAt where a relationship is explained; it leaves
+	// nothing out.
+	ValidAt string
 
 	// custom lists the fields flags set over the preset, for Describe.
 	custom []string
@@ -92,7 +96,7 @@ func MemoriaSchema() Schema {
 //     `RELATES_TO` relationships, which have no weight (every one weighs
 //     1.0) and no tags (every hop's tag similarity is then TAG_SIM_FLOOR,
 //     or 1 without query tags), and `invalid_at`: a fact invalidated
-//     before now is absent.
+//     before now is absent (`valid_at` is shown beside it).
 func Preset(name string) (Schema, bool) {
 	one := 1.0
 	switch name {
@@ -103,7 +107,7 @@ func Preset(name string) (Schema, bool) {
 			DefaultWeight: &one, TagsProperty: "keywords", TagsSeparator: ",", NodeLabel: "base"}, true
 	case SchemaGraphiti:
 		return Schema{Name: name, IDProperty: "uuid", Traverse: []string{"RELATES_TO"}, DefaultWeight: &one,
-			NodeLabel: "Entity", InvalidAt: "invalid_at"}, true
+			NodeLabel: "Entity", InvalidAt: "invalid_at", ValidAt: "valid_at"}, true
 	}
 	return Schema{}, false
 }
