@@ -3,7 +3,10 @@ package inmem
 import (
 	"os"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
@@ -69,5 +72,46 @@ func TestMappedTagsStringAsStored(t *testing.T) {
 	}
 	if !reflect.DeepEqual(tags1, []string{"stocks", "inventory"}) {
 		t.Errorf("relationship 1's tags %v", tags1)
+	}
+}
+
+// TestMappedLoadRelationshipsFirst: a file that lists its relationships
+// before their nodes (APOC puts nodes first, a hand-made file may not)
+// loads under a mapping exactly as in the usual order: the relationships
+// are held until their nodes arrive, then translated in file order, so
+// the graph, its export and the notes of what was left out are the same.
+func TestMappedLoadRelationshipsFirst(t *testing.T) {
+	for _, c := range []struct{ file, preset string }{
+		{"../../testdata/lightrag.jsonl", graph.SchemaLightRAG},
+		{"../../testdata/graphiti.jsonl", graph.SchemaGraphiti},
+	} {
+		text, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nodes, rels []string
+		for _, l := range strings.Split(strings.TrimSpace(string(text)), "\n") {
+			if strings.Contains(l, `"type":"node"`) {
+				nodes = append(nodes, l)
+			} else {
+				rels = append(rels, l)
+			}
+		}
+		// A relationship, then the nodes, then the other relationships.
+		reordered := strings.Join(slices.Concat(rels[:1], nodes, rels[1:]), "\n")
+		s, _ := graph.Preset(c.preset)
+		s.Now = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+		want, err := LoadSchema(strings.NewReader(string(text)), "g", 0, s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := LoadSchema(strings.NewReader(reordered), "g", 0, s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.APOC(), want.APOC()) || !reflect.DeepEqual(got.Notes(), want.Notes()) ||
+			!reflect.DeepEqual(got.degree, want.degree) || len(want.Notes()) == 0 {
+			t.Errorf("%s: relationships first:\n%v\n%v\nin order:\n%v\n%v", c.file, got.APOC(), got.Notes(), want.APOC(), want.Notes())
+		}
 	}
 }
