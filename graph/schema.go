@@ -47,12 +47,22 @@ type Schema struct {
 	// NodeLabel, when set, keeps only the nodes with this label (and the
 	// relationships between them).
 	NodeLabel string
+	// NodeWhereKey, when set, keeps only the nodes whose property of this
+	// key is the string NodeWhereValue (and the relationships between
+	// them), as NodeLabel does: Graphiti's group_id, a workspace held in a
+	// property. A value of another type never matches.
+	NodeWhereKey   string
+	NodeWhereValue string
 	// InvalidAt, when set (Graphiti's "invalid_at"), leaves out every
 	// relationship whose value of it is a time not after Now, unless
 	// IncludeInvalid: a fact that no longer holds.
 	InvalidAt      string
 	Now            time.Time
 	IncludeInvalid bool
+	// ValidAt (Graphiti's "valid_at", when the fact became true) is shown
+	// beside InvalidAt where a relationship is explained; it leaves
+	// nothing out.
+	ValidAt string
 
 	// custom lists the fields flags set over the preset, for Describe.
 	custom []string
@@ -86,7 +96,7 @@ func MemoriaSchema() Schema {
 //     `RELATES_TO` relationships, which have no weight (every one weighs
 //     1.0) and no tags (every hop's tag similarity is then TAG_SIM_FLOOR,
 //     or 1 without query tags), and `invalid_at`: a fact invalidated
-//     before now is absent.
+//     before now is absent (`valid_at` is shown beside it).
 func Preset(name string) (Schema, bool) {
 	one := 1.0
 	switch name {
@@ -97,7 +107,7 @@ func Preset(name string) (Schema, bool) {
 			DefaultWeight: &one, TagsProperty: "keywords", TagsSeparator: ",", NodeLabel: "base"}, true
 	case SchemaGraphiti:
 		return Schema{Name: name, IDProperty: "uuid", Traverse: []string{"RELATES_TO"}, DefaultWeight: &one,
-			NodeLabel: "Entity", InvalidAt: "invalid_at"}, true
+			NodeLabel: "Entity", InvalidAt: "invalid_at", ValidAt: "valid_at"}, true
 	}
 	return Schema{}, false
 }
@@ -116,11 +126,158 @@ func (s Schema) IsDefault() bool {
 	m := MemoriaSchema()
 	return s.IDProperty == m.IDProperty && slices.Equal(s.Traverse, m.Traverse) &&
 		s.WeightProperty == m.WeightProperty && s.DefaultWeight == nil &&
-		s.TagsProperty == m.TagsProperty && s.TagsSeparator == "" && s.NodeLabel == "" && s.InvalidAt == ""
+		s.TagsProperty == m.TagsProperty && s.TagsSeparator == "" && s.NodeLabel == "" && s.NodeWhereKey == "" && s.InvalidAt == ""
 }
 
 // Traverses reports whether relationships of type typ are traversed.
 func (s Schema) Traverses(typ string) bool { return slices.Contains(s.Traverse, typ) }
+
+// KeepsNode reports whether a node with these labels and properties is in
+// the mapped graph: it has the label, and its property NodeWhereKey is the
+// string NodeWhereValue (string equality; a value of another type never
+// matches). The one rule both engines follow (Neo4j writes it in Cypher).
+func (s Schema) KeepsNode(labels []string, props map[string]any) bool {
+	if s.NodeLabel != "" && !slices.Contains(labels, s.NodeLabel) {
+		return false
+	}
+	if s.NodeWhereKey != "" {
+		v, ok := props[s.NodeWhereKey].(string)
+		return ok && v == s.NodeWhereValue
+	}
+	return true
+}
+
+// whereText is the property filter in a message: `group_id "g1"`.
+func (s Schema) whereText() string {
+	return QuoteName(s.NodeWhereKey) + " " + strconv.Quote(s.NodeWhereValue)
+}
+
+// NodesFilter is what a node needs to be kept, in a message ("the label
+// Entity", `group_id "g1"`, "the label Entity and group_id "g1""; "" for
+// every node).
+func (s Schema) NodesFilter() string {
+	var parts []string
+	if s.NodeLabel != "" {
+		parts = append(parts, "the label "+QuoteName(s.NodeLabel))
+	}
+	if s.NodeWhereKey != "" {
+		parts = append(parts, s.whereText())
+	}
+	return strings.Join(parts, " and ")
+}
+
+// NodesWord names the nodes the mapping keeps in a message ("nodes",
+// "nodes with the label base", …).
+func (s Schema) NodesWord() string {
+	if f := s.NodesFilter(); f != "" {
+		return "nodes with " + f
+	}
+	return "nodes"
+}
+
+// NodeCounts are what an engine counts of the nodes to check a mapping
+// against a graph (RefuseNodes).
+type NodeCounts struct {
+	// Nodes are all the graph's nodes, Labelled those with the label
+	// (all without one), Kept those the mapping keeps (KeepsNode), WithID
+	// the kept ones whose id property is a non-empty string, BadIDs the
+	// kept ones whose id property is set to anything else.
+	Nodes, Labelled, Kept, WithID, BadIDs int64
+	// BadIDNode names one of the BadIDs (the engine's own name for it) and
+	// BadIDValue describes its value (apoc.Describe).
+	BadIDNode, BadIDValue string
+}
+
+// RefuseNodes is the refusal, with counts, of a mapping whose nodes the
+// graph does not have (nil when it has them): no node with the label, none
+// with the property value, an id that is not a non-empty string, no node
+// with an id. Both engines refuse by it, so they say the same.
+func (s Schema) RefuseNodes(c NodeCounts) error {
+	if s.NodeLabel != "" && c.Labelled == 0 {
+		return fmt.Errorf("schema %s: 0 of %s nodes have the label %s", s.Name, Commas(c.Nodes), QuoteName(s.NodeLabel))
+	}
+	if s.NodeWhereKey != "" && c.Kept == 0 {
+		of := "nodes"
+		if s.NodeLabel != "" {
+			of = "nodes with the label " + QuoteName(s.NodeLabel)
+		}
+		return fmt.Errorf("schema %s: 0 of %s %s have %s (--node-where picks the nodes by a property)", s.Name, Commas(c.Labelled), of, s.whereText())
+	}
+	if c.BadIDs > 0 {
+		return fmt.Errorf("schema %s: %s of %s %s have a %s that is not a non-empty string (the first: node %s has %s)",
+			s.Name, Commas(c.BadIDs), Commas(c.Kept), s.NodesWord(), QuoteName(s.IDProperty), QuoteName(c.BadIDNode), c.BadIDValue)
+	}
+	if c.WithID == 0 {
+		return fmt.Errorf("schema %s: 0 of %s %s have %s (give the id property with --id-property)",
+			s.Name, Commas(c.Kept), s.NodesWord(), QuoteName(s.IDProperty))
+	}
+	return nil
+}
+
+// RelCounts are what an engine counts of the relationships of the mapped
+// graph (between kept nodes, invalidated facts left out) to check a
+// mapping against a graph (RefuseRels).
+type RelCounts struct {
+	// Rels are those relationships, ByType per type (stored names).
+	Rels   int64
+	ByType map[string]int64
+	// Of the traversed ones: those whose weight property is a number, and
+	// those where it is set to anything else (one named, its value
+	// described, as NodeCounts' BadIDNode); likewise their tags property,
+	// good when a string or a list of strings.
+	WithWeight, BadWeights int64
+	BadWeightRel           string
+	BadWeightValue         string
+	WithTags, BadTags      int64
+	BadTagsRel             string
+	BadTagsValue           string
+}
+
+// RefuseRels is the refusal, with counts, of a mapping whose
+// relationships the graph does not have (nil when it has them): a
+// traversed type no relationship has, a stored RELATES not traversed
+// (memoria's retrievers know the traversed types by that name), a weight
+// that is not a number, tags neither a string nor a list of strings, a
+// weight or tags property no traversed relationship has. Both engines
+// refuse by it.
+func (s Schema) RefuseRels(c RelCounts) error {
+	var missing []string
+	traversed := int64(0)
+	for _, t := range s.Traverse {
+		if c.ByType[t] == 0 {
+			missing = append(missing, QuoteName(t))
+		}
+		traversed += c.ByType[t]
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("schema %s: 0 of %s relationships have the type %s (give the types with --traverse-types)",
+			s.Name, Commas(c.Rels), strings.Join(missing, " or "))
+	}
+	if n := c.ByType[Relates]; n > 0 && !s.Traverses(Relates) {
+		return fmt.Errorf("schema %s: %s relationships have the type RELATES, which the mapping does not traverse: memoria's retrievers know the traversed types by that name (add RELATES to --traverse-types)",
+			s.Name, Commas(n))
+	}
+	names := make([]string, len(s.Traverse))
+	for i, t := range s.Traverse {
+		names[i] = QuoteName(t)
+	}
+	travWord := "relationships of type " + strings.Join(names, ",")
+	switch {
+	case c.BadWeights > 0:
+		return fmt.Errorf("schema %s: %s of %s %s have a %s that is not a number (the first: relationship %s has %s)",
+			s.Name, Commas(c.BadWeights), Commas(traversed), travWord, QuoteName(s.WeightProperty), QuoteName(c.BadWeightRel), c.BadWeightValue)
+	case c.BadTags > 0:
+		return fmt.Errorf("schema %s: %s of %s %s have %s neither a string nor a list of strings (the first: relationship %s has %s)",
+			s.Name, Commas(c.BadTags), Commas(traversed), travWord, QuoteName(s.TagsProperty), QuoteName(c.BadTagsRel), c.BadTagsValue)
+	case s.WeightProperty != "" && c.WithWeight == 0:
+		return fmt.Errorf("schema %s: 0 of %s %s have %s (--weight-property '' says the graph has no weight)",
+			s.Name, Commas(traversed), travWord, QuoteName(s.WeightProperty))
+	case s.TagsProperty != "" && c.WithTags == 0:
+		return fmt.Errorf("schema %s: 0 of %s %s have %s (--tags-property '' says the graph has no tags)",
+			s.Name, Commas(traversed), travWord, QuoteName(s.TagsProperty))
+	}
+	return nil
+}
 
 // Validate checks the mapping itself (not a graph): an id property and at
 // least one traversed type, no empty or repeated type, a finite default
@@ -139,6 +296,9 @@ func (s Schema) Validate() error {
 		} else if slices.Contains(s.Traverse[:i], t) {
 			errs = append(errs, fmt.Errorf("relationship type %s to traverse twice", strconv.Quote(t)))
 		}
+	}
+	if s.NodeWhereKey == "" && s.NodeWhereValue != "" {
+		errs = append(errs, errors.New("a node property value without its key"))
 	}
 	if w := s.DefaultWeight; w != nil && (math.IsNaN(*w) || math.IsInf(*w, 0)) {
 		errs = append(errs, errors.New("the default weight is not a finite number"))
@@ -173,6 +333,9 @@ func (s Schema) Describe() string {
 	}
 	if s.NodeLabel != "" {
 		parts = append(parts, "label "+s.NodeLabel)
+	}
+	if s.NodeWhereKey != "" {
+		parts = append(parts, "only "+s.NodeWhereKey+" "+strconv.Quote(s.NodeWhereValue))
 	}
 	if s.InvalidAt != "" {
 		if s.IncludeInvalid {

@@ -51,8 +51,9 @@ func name(n string) string {
 }
 
 // nodePattern is node variable v with the id in parameter param: "(n0
-// {id: $id0})", on the mapping's label and by its id property, and a
-// predicate ("" for none) for a name a query cannot write.
+// {id: $id0})", on the mapping's label, by its id property and with its
+// property value ($schema_where), and a predicate ("" for none) for a name
+// a query cannot write.
 func (c Cypher) nodePattern(v, param string, params map[string]any) (pattern, pred string) {
 	var preds []string
 	label := ""
@@ -64,12 +65,37 @@ func (c Cypher) nodePattern(v, param string, params map[string]any) (pattern, pr
 			preds = append(preds, "$schema_label IN labels("+v+")")
 		}
 	}
+	var inMap []string
 	if k := name(c.s.IDProperty); k != "" {
-		return "(" + v + label + " {" + k + ": $" + param + "})", strings.Join(preds, " AND ")
+		inMap = append(inMap, k+": $"+param)
+	} else {
+		params["schema_id"] = c.s.IDProperty
+		preds = append(preds, v+"[$schema_id] = $"+param)
 	}
-	params["schema_id"] = c.s.IDProperty
-	preds = append(preds, v+"[$schema_id] = $"+param)
-	return "(" + v + label + ")", strings.Join(preds, " AND ")
+	if c.s.NodeWhereKey != "" {
+		params["schema_where"] = c.s.NodeWhereValue
+		if k := name(c.s.NodeWhereKey); k != "" {
+			inMap = append(inMap, k+": $schema_where")
+		} else {
+			params["schema_where_key"] = c.s.NodeWhereKey
+			preds = append(preds, v+"[$schema_where_key] = $schema_where")
+		}
+	}
+	pattern = "(" + v + label + ")"
+	if len(inMap) > 0 {
+		pattern = "(" + v + label + " {" + strings.Join(inMap, ", ") + "})"
+	}
+	return pattern, strings.Join(preds, " AND ")
+}
+
+// wherePred is the predicate that node v has the mapping's property value
+// ("" without a property filter), its values added to params.
+func (c Cypher) wherePred(v string, params map[string]any) string {
+	if c.s.NodeWhereKey == "" {
+		return ""
+	}
+	params["schema_where"] = c.s.NodeWhereValue
+	return prop(v, c.s.NodeWhereKey, "schema_where_key", params) + " = $schema_where"
 }
 
 // relPattern is relPattern under the mapping: RELATES is the traversed
@@ -116,6 +142,7 @@ func (c Cypher) checkBody(params map[string]any) string {
 		params["schema_label"] = c.s.NodeLabel
 		preds = append(preds, "$schema_label IN labels(y)")
 	}
+	preds = appendPred(preds, c.wherePred("y", params))
 	if c.s.InvalidAt != "" && !c.s.IncludeInvalid {
 		params["schema_now"] = c.s.Now.UTC().Format(time.RFC3339Nano)
 		at := prop("x", c.s.InvalidAt, "schema_invalid_at", params)

@@ -28,14 +28,25 @@ func TestCypherForMapping(t *testing.T) {
 	if want := "MATCH p = (n0:base {entity_id: $id0})-[r0:DIRECTED|`has``tick`]-(n1:base {entity_id: $id1}) WHERE properties(r0) = $r0 RETURN p"; q.Query != want {
 		t.Errorf("query %q, want %q", q.Query, want)
 	}
-	sc.NodeLabel, sc.IDProperty, sc.Traverse = "ba\x1bse", "id\u202e", []string{"DIR\x07"}
+	// The node property filter: its key quoted in the node's map, its
+	// value a parameter, however hostile.
+	sc.NodeWhereKey, sc.NodeWhereValue = "group`id", "g1' OR true //"
 	q = CypherFor(sc).DebugCypher(p)
-	want := "MATCH p = (n0)-[r0]-(n1) WHERE $schema_label IN labels(n0) AND n0[$schema_id] = $id0 AND type(r0) IN $schema_traverse AND " +
-		"$schema_label IN labels(n1) AND n1[$schema_id] = $id1 AND properties(r0) = $r0 RETURN p"
+	if want := "MATCH p = (n0:base {entity_id: $id0, `group``id`: $schema_where})-[r0:DIRECTED|`has``tick`]-(n1:base {entity_id: $id1, `group``id`: $schema_where}) WHERE properties(r0) = $r0 RETURN p"; q.Query != want {
+		t.Errorf("query %q, want %q", q.Query, want)
+	}
+	if q.Params["schema_where"] != sc.NodeWhereValue {
+		t.Errorf("params %v", q.Params)
+	}
+	sc.NodeLabel, sc.IDProperty, sc.Traverse, sc.NodeWhereKey = "ba\x1bse", "id\u202e", []string{"DIR\x07"}, "gr\x1boup"
+	q = CypherFor(sc).DebugCypher(p)
+	want := "MATCH p = (n0)-[r0]-(n1) WHERE $schema_label IN labels(n0) AND n0[$schema_id] = $id0 AND n0[$schema_where_key] = $schema_where AND type(r0) IN $schema_traverse AND " +
+		"$schema_label IN labels(n1) AND n1[$schema_id] = $id1 AND n1[$schema_where_key] = $schema_where AND properties(r0) = $r0 RETURN p"
 	if q.Query != want {
 		t.Errorf("query %q, want %q", q.Query, want)
 	}
-	if q.Params["schema_label"] != sc.NodeLabel || q.Params["schema_id"] != sc.IDProperty || !reflect.DeepEqual(q.Params["schema_traverse"], sc.Traverse) {
+	if q.Params["schema_label"] != sc.NodeLabel || q.Params["schema_id"] != sc.IDProperty || !reflect.DeepEqual(q.Params["schema_traverse"], sc.Traverse) ||
+		q.Params["schema_where_key"] != sc.NodeWhereKey || q.Params["schema_where"] != sc.NodeWhereValue {
 		t.Errorf("params %v", q.Params)
 	}
 	if b := q.Browser(); strings.ContainsAny(b, "\x1b\u202e\x07") {

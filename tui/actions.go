@@ -255,7 +255,7 @@ func (m *Model) subject() *detailSubject {
 		// Its numbers are the baseline run's: so are the tags and floor
 		// its tag_sim is worked out with.
 		step, from := g.step, st.base.from
-		return &detailSubject{node: step.ToNode, step: &step, depth: g.depth,
+		return &detailSubject{node: step.ToNode, step: &step, depth: g.depth, route: []activation.Step{step},
 			change: fmt.Sprintf("%s left: the %s run reached it here; this run did not", glyphLeft, st.base.from.label),
 			tags:   from.tags, floor: from.cfg.TagSimFloor, minActivation: from.cfg.MinActivation}
 	}
@@ -264,14 +264,16 @@ func (m *Model) subject() *detailSubject {
 		return nil
 	}
 	s := &detailSubject{node: n.node, step: n.step, end: n.end, nearMiss: n.nearMiss, depth: n.depth, change: changeText(st, n),
-		tags: m.actRun().tags, floor: m.actRun().cfg.TagSimFloor, minActivation: m.actRun().cfg.MinActivation}
+		tags: m.actRun().tags, floor: m.actRun().cfg.TagSimFloor, minActivation: m.actRun().cfg.MinActivation, route: n.path().Steps}
 	if n.step == nil {
 		seed := st.seed
 		s.seed = &seed
 	}
 	if o, ok := m.tree.selectedLoser(); ok {
+		ls := activation.StepFromCandidate(n.node, o.Candidate)
 		s = &detailSubject{node: o.Candidate.NeighborNode, loser: &o, depth: n.depth + 1,
-			tags: m.actRun().tags, floor: m.actRun().cfg.TagSimFloor, minActivation: m.actRun().cfg.MinActivation}
+			tags: m.actRun().tags, floor: m.actRun().cfg.TagSimFloor, minActivation: m.actRun().cfg.MinActivation,
+			route: append(n.path().Steps, ls)}
 	}
 	return s
 }

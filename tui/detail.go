@@ -36,6 +36,9 @@ type detailSubject struct {
 	floor float64
 	// change says how the node differs from the baseline run ("" if not).
 	change string
+	// route are the hops from the seed to the node, the last reaching it
+	// (a losing candidate's hop included; nil for a seed).
+	route []activation.Step
 }
 
 // detailPane shows the selected node's properties and the transfer energy
@@ -51,7 +54,11 @@ type detailPane struct {
 	cmp   *cmpSubject
 	names *naming     // which property names the node (naming.go)
 	stats *graphStats // the node's degree (stats.go); nil: none
-	w, h  int
+	// validity are the relationship properties that say when a fact held
+	// (graph.Schema's ValidAt and InvalidAt: Graphiti's valid_at and
+	// invalid_at), shown for each hop of the node's route; nil: none.
+	validity []string
+	w, h     int
 	focusFlag
 }
 
@@ -190,21 +197,22 @@ func (d *detailPane) render() {
 		return
 	}
 	if d.hit != nil {
-		d.vp.SetContent(strings.Join(d.withDegree(hitLines(d.st, d.names, *d.hit, d.w)), "\n"))
+		d.vp.SetContent(strings.Join(d.withDegree(hitLines(d.st, d.names, *d.hit, d.w, d.validity)), "\n"))
 		return
 	}
 	if d.subject == nil {
 		d.vp.SetContent(d.st.Dim.Render("select a node in the results to see its properties and energy"))
 		return
 	}
-	d.vp.SetContent(strings.Join(d.withDegree(detailLines(d.st, d.names, *d.subject, d.w)), "\n"))
+	d.vp.SetContent(strings.Join(d.withDegree(detailLines(d.st, d.names, *d.subject, d.w, d.validity)), "\n"))
 }
 
-// detailLines builds the explanation, wrapped to width w. Graph text (ids,
-// labels, property keys and values, tags) is escaped (textsafe.Escape).
-// The head names the node as names says and keeps its id beside the name:
-// here the id identifies it.
-func detailLines(st *Styles, names *naming, s detailSubject, w int) []string {
+// detailLines builds the explanation, wrapped to width w, with the
+// validity properties of each hop of the route (validityLines). Graph text
+// (ids, labels, property keys and values, tags) is escaped
+// (textsafe.Escape). The head names the node as names says and keeps its
+// id beside the name: here the id identifies it.
+func detailLines(st *Styles, names *naming, s detailSubject, w int, validity []string) []string {
 	wrap := st.r.NewStyle().Width(w)
 	var out []string
 	add := func(l ...string) { out = append(out, l...) }
@@ -238,7 +246,59 @@ func detailLines(st *Styles, names *naming, s detailSubject, w int) []string {
 	if s.end != "" {
 		add(wrap.Render(st.End.Render(glyphEnd + " path ends: " + textsafe.Escape(render.EndText(s.end, s.nearMiss, s.minActivation)))))
 	}
+	hops := make([]routeHop, len(s.route))
+	for i, step := range s.route {
+		hops[i] = routeHop{from: names.nodeLead(step.FromNode), to: names.nodeLead(step.ToNode), props: step.Edge.Properties}
+	}
+	out = append(out, validityLines(st, wrap.Render, validity, hops)...)
 	return append(out, propertyLines(st, wrap.Render, s.node)...)
+}
+
+// routeHop is one relationship of a node's route, for validityLines: its
+// ends as the pane names them and its properties.
+type routeHop struct {
+	from, to string
+	props    map[string]any
+}
+
+// validityLines says when each relationship of a node's route held: a
+// hop's ends, then a labelled line per validity property (Graphiti's
+// valid_at and invalid_at, graph.Schema's ValidAt and InvalidAt) with its
+// value, "not set" without one. None when the mapping has no such
+// property or the route no hop. Keys and values are escaped.
+func validityLines(st *Styles, wrap func(...string) string, keys []string, hops []routeHop) []string {
+	if len(keys) == 0 || len(hops) == 0 {
+		return nil
+	}
+	title := "When the facts on its route held"
+	if len(hops) == 1 {
+		title = "When the fact that reached it held"
+	}
+	out := []string{"", st.Title.Render(title)}
+	for _, h := range hops {
+		out = append(out, wrap(textsafe.Escape(h.from)+" → "+textsafe.Escape(h.to)))
+		for _, k := range keys {
+			v, ok := h.props[k]
+			text := st.Dim.Render("not set")
+			if ok && v != nil {
+				text = textsafe.Escape(propText(v))
+			}
+			out = append(out, wrap("  "+st.Key.Render(textsafe.Escape(k)+": ")+text))
+		}
+	}
+	return out
+}
+
+// validityKeys are the validity properties of mapping sc (detailPane's
+// validity), nil when it has none.
+func validityKeys(sc graph.Schema) []string {
+	var keys []string
+	for _, k := range []string{sc.ValidAt, sc.InvalidAt} {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // propertyLines lists a node's properties (vectors and embeddings hidden),

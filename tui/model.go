@@ -170,6 +170,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		form:       render.FormBrowser,
 		cypher:     render.CypherFor(opts.Mapping),
 	}
+	m.detail.validity = validityKeys(opts.Mapping)
 	for _, name := range CompareRetrievers {
 		m.runs[name] = &runSlot{name: name}
 	}

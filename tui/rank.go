@@ -528,7 +528,7 @@ type hitSubject struct {
 // hitLines explains a hit, wrapped to width w: its score multiplied out
 // (render.Formula), how it was reached, its 1-hop context (which the
 // ranking does not use) and its properties. Graph text is escaped.
-func hitLines(st *Styles, names *naming, s hitSubject, w int) []string {
+func hitLines(st *Styles, names *naming, s hitSubject, w int, validity []string) []string {
 	wrap := st.r.NewStyle().Width(w).Render
 	h := s.hit
 	plain, named := render.Formula(h)
@@ -542,6 +542,11 @@ func hitLines(st *Styles, names *naming, s hitSubject, w int) []string {
 	} else {
 		out = append(out, wrap(st.Key.Render("reached ")+render.HowReached(h)))
 	}
+	hops := make([]routeHop, len(h.Route))
+	for i, hop := range h.Route {
+		hops[i] = routeHop{from: hop.From, to: hop.To, props: hop.Edge.Properties}
+	}
+	out = append(out, validityLines(st, wrap, validity, hops)...)
 	if s.noContext {
 		if len(h.Feeders) > 0 {
 			out = append(out, "", st.Title.Render("Fed most by")+st.Dim.Render(" (what each relationship brought over the run)"))

@@ -139,6 +139,12 @@ func Decode(r io.Reader, onNode func(Node) error, onRel func(Relationship) error
 	return decode(r, FileRules, onNode, onRel)
 }
 
+// DecodeRules is Decode by the given rules (ParseReport's): a file read
+// through a schema mapping is decoded by MappedRules.
+func DecodeRules(r io.Reader, rules Rules, onNode func(Node) error, onRel func(Relationship) error) (Report, error) {
+	return decode(r, rules, onNode, onRel)
+}
+
 func decode(r io.Reader, rules Rules, onNode func(Node) error, onRel func(Relationship) error) (Report, error) {
 	d := newDecoder(rules)
 	br := bufio.NewReaderSize(r, 1<<16)

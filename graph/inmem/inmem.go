@@ -64,6 +64,10 @@ const (
 	fTagsCompact
 	// fRawTags: the stored tags hold duplicates; rawTags has them as stored.
 	fRawTags
+	// fTagsJoined: the tags property is a string (a schema mapping's tags
+	// with a separator) rebuilt by joining the tags as stored with the
+	// separator: it was exactly that, so it need not be kept in extra.
+	fTagsJoined
 )
 
 // Graph is a loaded graph. It implements graph.Source.
@@ -356,7 +360,11 @@ func (b *builder) addRel(r apoc.Relationship) error {
 					for _, t := range list {
 						tags = append(tags, b.tagID(t))
 					}
-					keep(k, v)
+					if str, isStr := v.(string); isStr && strings.Join(list, g.schema.TagsSeparator) == str {
+						flags |= fTagsJoined // rebuilt from the tags: no map kept for it
+					} else {
+						keep(k, v)
+					}
 				}
 			default:
 				keep(k, v)
@@ -569,7 +577,16 @@ func (g *Graph) relProps(e int32) map[string]any {
 		}
 		m[g.tagsKey] = list
 	}
+	if f&fTagsJoined != 0 {
+		m[g.tagsKey] = g.joinedTags(e)
+	}
 	return m
+}
+
+// joinedTags is relationship e's tags property as stored when it was a
+// string (fTagsJoined): its tags joined by the mapping's separator.
+func (g *Graph) joinedTags(e int32) string {
+	return strings.Join(g.relTags(e), g.schema.TagsSeparator)
 }
 
 // APOC rebuilds the graph as it was loaded, for export: nodes and

@@ -21,6 +21,8 @@ func (g *Graph) relProp(e int32, key string) (any, bool) {
 			return g.relWeight[e], true
 		case key == g.tagsKey && f&fTagsCompact != 0:
 			return []string{}, true // a list: no condition holds on it
+		case key == g.tagsKey && f&fTagsJoined != 0:
+			return g.joinedTags(e), true
 		}
 	}
 	v, ok := g.extra[e][key]

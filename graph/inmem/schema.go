@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
@@ -79,9 +78,8 @@ func (g *Graph) otherTags(props map[string]any) ([]string, error) {
 }
 
 // LoadFileSchema is LoadFileProgress under the mapping s: memoria's own
-// schema loads exactly as LoadFileProgress does; another reads the whole
-// file first (apoc.MappedRules), then translates it (progress is then
-// reported while reading).
+// schema loads exactly as LoadFileProgress does; another is translated as
+// the file is read (apoc.MappedRules), with the progress reported alike.
 func LoadFileSchema(path string, s graph.Schema, report func(Progress)) (*Graph, error) {
 	if s.IsDefault() {
 		return LoadFileProgress(path, report)
@@ -94,7 +92,9 @@ func LoadFileSchema(path string, s graph.Schema, report func(Progress)) (*Graph,
 	return LoadSchema(f, path, total, s, report)
 }
 
-// LoadSchema is LoadProgress under the mapping s (LoadFileSchema).
+// LoadSchema is LoadProgress under the mapping s (LoadFileSchema): each
+// node and relationship is translated as it is decoded, so the file is
+// never held whole.
 func LoadSchema(r io.Reader, name string, total int64, s graph.Schema, report func(Progress)) (*Graph, error) {
 	if s.IsDefault() {
 		return LoadProgress(r, name, total, report)
@@ -102,15 +102,18 @@ func LoadSchema(r io.Reader, name string, total int64, s graph.Schema, report fu
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	mp := newMapper(name, s)
 	cr := &countingReader{r: r}
 	if report != nil {
-		cr.report = func(n int64) { report(Progress{Bytes: n, Total: total}) }
+		cr.report = func(n int64) {
+			report(Progress{Bytes: n, Total: total, Nodes: len(mp.b.g.nodeInternal), Rels: len(mp.b.g.relStart)})
+		}
 	}
-	a, rep, err := apoc.ParseReport(cr, apoc.MappedRules)
+	rep, err := apoc.DecodeRules(cr, apoc.MappedRules, mp.node, mp.rel)
 	if err != nil {
 		return nil, err
 	}
-	g, err := buildMapped(a, rep, name, s)
+	g, err := mp.finish(rep)
 	if err != nil {
 		return nil, err
 	}
@@ -133,210 +136,211 @@ func NewSchema(a *apoc.Graph, name string, s graph.Schema) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildMapped(a, rep, name, s)
-}
-
-// buildMapped translates a checked graph by s and builds it.
-func buildMapped(a *apoc.Graph, rep apoc.Report, name string, s graph.Schema) (*Graph, error) {
-	m, err := mapGraph(a, s)
-	if err != nil {
-		return nil, err
-	}
-	b := newSchemaBuilder(name, s)
-	b.g.report = rep
-	b.g.notes = m.notes
-	for _, n := range m.nodes {
-		if err := b.addNode(n); err != nil {
-			return nil, err
-		}
-	}
-	for _, r := range m.rels {
-		if err := b.addRel(r); err != nil {
-			return nil, err
-		}
-	}
-	return b.finish()
-}
-
-type mapped struct {
-	nodes []apoc.Node
-	rels  []apoc.Relationship
-	notes []string
-}
-
-// mapGraph keeps what s reads of a and refuses a mapping the graph does
-// not fit, with counts: no node of the label, no node with the id
-// property, an id that is not a non-empty string or is repeated, a
-// traversed type no relationship has, a stored RELATES type not traversed
-// (memoria's retrievers know the traversed types by that name), a weight
-// that is not a number, tags that are neither a string nor a list of
-// strings, a weight or tags property no traversed relationship has, an
-// invalid_at that is not a time.
-func mapGraph(a *apoc.Graph, s graph.Schema) (mapped, error) {
-	var m mapped
-	keep := make(map[string]bool, len(a.Nodes))
+	mp := newMapper(name, s)
 	for _, n := range a.Nodes {
-		if s.NodeLabel == "" || slices.Contains(n.Labels, s.NodeLabel) {
-			m.nodes = append(m.nodes, n)
-			keep[n.InternalID] = true
+		if err := mp.node(n); err != nil {
+			return nil, err
 		}
 	}
-	nodesWord := "nodes"
-	if s.NodeLabel != "" {
-		if len(m.nodes) == 0 {
-			return m, fmt.Errorf("schema %s: 0 of %s nodes have the label %s", s.Name, graph.Commas(len(a.Nodes)), graph.QuoteName(s.NodeLabel))
-		}
-		if left := len(a.Nodes) - len(m.nodes); left > 0 {
-			m.notes = append(m.notes, fmt.Sprintf("%s of %s nodes lack the label %s: left out, with their relationships",
-				graph.Commas(left), graph.Commas(len(a.Nodes)), graph.QuoteName(s.NodeLabel)))
-		}
-		nodesWord = "nodes with the label " + graph.QuoteName(s.NodeLabel)
-	}
-	withID, bad, badEx := 0, 0, ""
-	seen := make(map[string]string, len(m.nodes))
-	for _, n := range m.nodes {
-		v, ok := n.Properties[s.IDProperty]
-		if !ok || v == nil {
-			continue
-		}
-		id, isStr := v.(string)
-		if !isStr || id == "" {
-			if bad == 0 {
-				badEx = fmt.Sprintf("node %s has %s", graph.QuoteName(n.InternalID), apoc.Describe(v))
-			}
-			bad++
-			continue
-		}
-		if first, dup := seen[id]; dup {
-			return m, fmt.Errorf("schema %s: nodes %s and %s have the same %s %s: an id must be unique",
-				s.Name, graph.QuoteName(first), graph.QuoteName(n.InternalID), graph.QuoteName(s.IDProperty), strconv.Quote(id))
-		}
-		seen[id] = n.InternalID
-		withID++
-	}
-	if bad > 0 {
-		return m, fmt.Errorf("schema %s: %s of %s %s have a %s that is not a non-empty string (the first: %s)",
-			s.Name, graph.Commas(bad), graph.Commas(len(m.nodes)), nodesWord, graph.QuoteName(s.IDProperty), badEx)
-	}
-	if withID == 0 {
-		return m, fmt.Errorf("schema %s: 0 of %s %s have %s (give the id property with --id-property)",
-			s.Name, graph.Commas(len(m.nodes)), nodesWord, graph.QuoteName(s.IDProperty))
-	}
-	if without := len(m.nodes) - withID; without > 0 {
-		m.notes = append(m.notes, fmt.Sprintf("%s of %s %s lack %s: no retriever reaches them",
-			graph.Commas(without), graph.Commas(len(m.nodes)), nodesWord, graph.QuoteName(s.IDProperty)))
-	}
-
-	byType := map[string]int{}
-	dropped, invalid := 0, 0
-	var badTimeEx string
-	badTimes := 0
 	for _, r := range a.Rels {
-		if !keep[r.Start] || !keep[r.End] {
-			dropped++
-			continue
+		if err := mp.rel(r); err != nil {
+			return nil, err
 		}
-		if s.InvalidAt != "" {
-			if v, ok := r.Properties[s.InvalidAt]; ok && v != nil {
-				t, ok := graph.ParseInvalidAt(v)
-				if !ok {
-					if badTimes == 0 {
-						badTimeEx = fmt.Sprintf("relationship %s has %s", graph.QuoteName(r.InternalID), apoc.Describe(v))
-					}
-					badTimes++
-					continue
+	}
+	return mp.finish(rep)
+}
+
+// mapper translates a graph by a mapping as its nodes and relationships
+// arrive (in file order), building what the mapping keeps and counting
+// what its refusals need; finish refuses a mapping the graph does not fit,
+// with counts (graph.Schema's RefuseNodes and RefuseRels, which Neo4j
+// refuses by too): no node of the label or with the property value, no
+// node with the id property, an id that is not a non-empty string; a
+// traversed type no relationship has, a stored RELATES type not traversed,
+// a weight that is not a number, tags that are neither a string nor a
+// list of strings, a weight or tags property no traversed relationship
+// has. It alone refuses a repeated id and an invalid_at that is not a
+// time. Once a refusal is certain it builds nothing more, and only counts.
+type mapper struct {
+	s graph.Schema
+	b *builder
+	// dropped are the nodes the mapping leaves out (their relationships
+	// go too).
+	dropped map[string]bool
+	nc      graph.NodeCounts
+	rc      graph.RelCounts
+	// held are the relationships that arrived before one of their nodes,
+	// and every one after them (to keep the file's order), translated by
+	// finish.
+	held []apoc.Relationship
+	// err is a refusal found on the way (a repeated id).
+	err error
+
+	droppedRels, invalid, badTimes int
+	badTimeEx                      string
+}
+
+func newMapper(name string, s graph.Schema) *mapper {
+	return &mapper{s: s, b: newSchemaBuilder(name, s), dropped: map[string]bool{}, rc: graph.RelCounts{ByType: map[string]int64{}}}
+}
+
+// refused reports whether a refusal is certain already (no more building).
+func (m *mapper) refused() bool {
+	return m.err != nil || m.nc.BadIDs > 0 || m.badTimes > 0 || m.rc.BadWeights > 0 || m.rc.BadTags > 0
+}
+
+// node takes one node: counted, and built when the mapping keeps it.
+func (m *mapper) node(n apoc.Node) error {
+	s := m.s
+	m.nc.Nodes++
+	if s.NodeLabel == "" || slices.Contains(n.Labels, s.NodeLabel) {
+		m.nc.Labelled++
+	}
+	if !s.KeepsNode(n.Labels, n.Properties) {
+		m.dropped[n.InternalID] = true
+		return nil
+	}
+	m.nc.Kept++
+	if v, ok := n.Properties[s.IDProperty]; ok && v != nil {
+		id, isStr := v.(string)
+		switch {
+		case !isStr || id == "":
+			if m.nc.BadIDs == 0 {
+				m.nc.BadIDNode, m.nc.BadIDValue = n.InternalID, apoc.Describe(v)
+			}
+			m.nc.BadIDs++
+		default:
+			if first, dup := m.b.g.byID[id]; dup && m.err == nil {
+				m.err = fmt.Errorf("schema %s: nodes %s and %s have the same %s %s: an id must be unique",
+					s.Name, graph.QuoteName(m.b.g.nodeInternal[first]), graph.QuoteName(n.InternalID), graph.QuoteName(s.IDProperty), strconv.Quote(id))
+			}
+			m.nc.WithID++
+		}
+	}
+	if m.refused() {
+		return nil
+	}
+	return m.b.addNode(n)
+}
+
+// rel takes one relationship: held when one of its nodes has not arrived
+// yet (or one before it was held), else translated.
+func (m *mapper) rel(r apoc.Relationship) error {
+	if len(m.held) > 0 || !m.seen(r.Start) || !m.seen(r.End) {
+		m.held = append(m.held, r)
+		return nil
+	}
+	return m.translate(r)
+}
+
+// seen reports whether node id has arrived (kept or left out).
+func (m *mapper) seen(id string) bool {
+	_, kept := m.b.nodeIndex(id)
+	return kept || m.dropped[id]
+}
+
+// translate counts a relationship whose nodes have arrived and builds it
+// when the mapping keeps it: not touching a node left out, not a fact
+// invalidated by now, its weight a number and its tags a string or a list
+// of strings when traversed.
+func (m *mapper) translate(r apoc.Relationship) error {
+	s := m.s
+	if m.dropped[r.Start] || m.dropped[r.End] {
+		m.droppedRels++
+		return nil
+	}
+	if s.InvalidAt != "" {
+		if v, ok := r.Properties[s.InvalidAt]; ok && v != nil {
+			t, ok := graph.ParseInvalidAt(v)
+			if !ok {
+				if m.badTimes == 0 {
+					m.badTimeEx = fmt.Sprintf("relationship %s has %s", graph.QuoteName(r.InternalID), apoc.Describe(v))
 				}
-				if !s.IncludeInvalid && !t.After(s.Now) {
-					invalid++
-					continue
-				}
+				m.badTimes++
+				return nil
+			}
+			if !s.IncludeInvalid && !t.After(s.Now) {
+				m.invalid++
+				return nil
 			}
 		}
-		byType[r.Type]++
-		m.rels = append(m.rels, r)
 	}
-	if badTimes > 0 {
-		return m, fmt.Errorf("schema %s: %s relationships have a %s that is not an RFC 3339 time (the first: %s)",
-			s.Name, graph.Commas(badTimes), graph.QuoteName(s.InvalidAt), badTimeEx)
-	}
-	if dropped > 0 && s.NodeLabel != "" {
-		m.notes = append(m.notes, fmt.Sprintf("%s of %s relationships touch a node without the label %s: left out",
-			graph.Commas(dropped), graph.Commas(len(a.Rels)), graph.QuoteName(s.NodeLabel)))
-	}
-	if invalid > 0 {
-		m.notes = append(m.notes, fmt.Sprintf("%s relationships have %s at or before %s: left out as facts that no longer hold (--include-invalid keeps them)",
-			graph.Commas(invalid), graph.QuoteName(s.InvalidAt), s.Now.UTC().Format("2006-01-02T15:04:05Z07:00")))
-	}
-	total := len(m.rels)
-	var missing []string
-	traversed := 0
-	for _, t := range s.Traverse {
-		if byType[t] == 0 {
-			missing = append(missing, graph.QuoteName(t))
-		}
-		traversed += byType[t]
-	}
-	if len(missing) > 0 {
-		return m, fmt.Errorf("schema %s: 0 of %s relationships have the type %s (give the types with --traverse-types)",
-			s.Name, graph.Commas(total), strings.Join(missing, " or "))
-	}
-	if n := byType[graph.Relates]; n > 0 && !s.Traverses(graph.Relates) {
-		return m, fmt.Errorf("schema %s: %s relationships have the type RELATES, which the mapping does not traverse: memoria's retrievers know the traversed types by that name (add RELATES to --traverse-types)",
-			s.Name, graph.Commas(n))
-	}
-	travWord := "relationships of type " + joinNames(s.Traverse)
-	withW, badW, withT, badT := 0, 0, 0, 0
-	var badWEx, badTEx string
-	for _, r := range m.rels {
-		if !s.Traverses(r.Type) {
-			continue
-		}
+	m.rc.ByType[r.Type]++
+	m.rc.Rels++
+	if s.Traverses(r.Type) {
 		if s.WeightProperty != "" {
 			if v, ok := r.Properties[s.WeightProperty]; ok && v != nil {
 				if _, num := apoc.Number(v); !num {
-					if badW == 0 {
-						badWEx = fmt.Sprintf("relationship %s has %s", graph.QuoteName(r.InternalID), apoc.Describe(v))
+					if m.rc.BadWeights == 0 {
+						m.rc.BadWeightRel, m.rc.BadWeightValue = r.InternalID, apoc.Describe(v)
 					}
-					badW++
+					m.rc.BadWeights++
 				} else {
-					withW++
+					m.rc.WithWeight++
 				}
 			}
 		}
 		if s.TagsProperty != "" {
 			if v, ok := r.Properties[s.TagsProperty]; ok && v != nil {
 				if _, ok := s.SplitTags(v); !ok {
-					if badT == 0 {
-						badTEx = fmt.Sprintf("relationship %s has %s", graph.QuoteName(r.InternalID), apoc.Describe(v))
+					if m.rc.BadTags == 0 {
+						m.rc.BadTagsRel, m.rc.BadTagsValue = r.InternalID, apoc.Describe(v)
 					}
-					badT++
+					m.rc.BadTags++
 				} else {
-					withT++
+					m.rc.WithTags++
 				}
 			}
 		}
 	}
-	switch {
-	case badW > 0:
-		return m, fmt.Errorf("schema %s: %s of %s %s have a %s that is not a number (the first: %s)",
-			s.Name, graph.Commas(badW), graph.Commas(traversed), travWord, graph.QuoteName(s.WeightProperty), badWEx)
-	case badT > 0:
-		return m, fmt.Errorf("schema %s: %s of %s %s have %s neither a string nor a list of strings (the first: %s)",
-			s.Name, graph.Commas(badT), graph.Commas(traversed), travWord, graph.QuoteName(s.TagsProperty), badTEx)
-	case s.WeightProperty != "" && withW == 0:
-		return m, fmt.Errorf("schema %s: 0 of %s %s have %s (--weight-property '' says the graph has no weight)",
-			s.Name, graph.Commas(traversed), travWord, graph.QuoteName(s.WeightProperty))
-	case s.TagsProperty != "" && withT == 0:
-		return m, fmt.Errorf("schema %s: 0 of %s %s have %s (--tags-property '' says the graph has no tags)",
-			s.Name, graph.Commas(traversed), travWord, graph.QuoteName(s.TagsProperty))
+	if m.refused() {
+		return nil
 	}
-	return m, nil
+	return m.b.addRel(r)
 }
 
-func joinNames(names []string) string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = graph.QuoteName(n)
+// finish translates the relationships held, refuses a mapping the graph
+// does not fit, notes what it left out, and builds the graph.
+func (m *mapper) finish(rep apoc.Report) (*Graph, error) {
+	s, nc := m.s, m.nc
+	for _, r := range m.held {
+		if err := m.translate(r); err != nil {
+			return nil, err
+		}
 	}
-	return strings.Join(out, ",")
+	m.held = nil
+	if m.err != nil {
+		return nil, m.err
+	}
+	if err := s.RefuseNodes(nc); err != nil {
+		return nil, err
+	}
+	var notes []string
+	if left := nc.Nodes - nc.Kept; left > 0 {
+		notes = append(notes, fmt.Sprintf("%s of %s nodes lack %s: left out, with their relationships",
+			graph.Commas(left), graph.Commas(nc.Nodes), s.NodesFilter()))
+	}
+	if without := nc.Kept - nc.WithID; without > 0 {
+		notes = append(notes, fmt.Sprintf("%s of %s %s lack %s: no retriever reaches them",
+			graph.Commas(without), graph.Commas(nc.Kept), s.NodesWord(), graph.QuoteName(s.IDProperty)))
+	}
+	if m.badTimes > 0 {
+		return nil, fmt.Errorf("schema %s: %s relationships have a %s that is not an RFC 3339 time (the first: %s)",
+			s.Name, graph.Commas(m.badTimes), graph.QuoteName(s.InvalidAt), m.badTimeEx)
+	}
+	if m.droppedRels > 0 {
+		total := m.droppedRels + m.invalid + int(m.rc.Rels)
+		notes = append(notes, fmt.Sprintf("%s of %s relationships touch a node without %s: left out",
+			graph.Commas(m.droppedRels), graph.Commas(total), s.NodesFilter()))
+	}
+	if m.invalid > 0 {
+		notes = append(notes, fmt.Sprintf("%s relationships have %s at or before %s: left out as facts that no longer hold (--include-invalid keeps them)",
+			graph.Commas(m.invalid), graph.QuoteName(s.InvalidAt), s.Now.UTC().Format("2006-01-02T15:04:05Z07:00")))
+	}
+	if err := s.RefuseRels(m.rc); err != nil {
+		return nil, err
+	}
+	m.b.g.report = rep
+	m.b.g.notes = notes
+	return m.b.finish()
 }

@@ -26,7 +26,7 @@ func (s *Source) ListNodes(ctx context.Context, filter string, offset, limit int
 		params["filter"], params["word"] = q, wordPrefixRegex(q)
 	}
 	if m := s.mapping(); m != nil {
-		query = m.catalogQuery(query)
+		query = m.catalogQuery(query, params)
 	}
 	if limit > 0 {
 		query += "\nLIMIT $limit"
@@ -82,11 +82,11 @@ func (s *Source) ListNodes(ctx context.Context, filter string, offset, limit int
 // NameKeys lists the keys of the nodes' string properties other than id,
 // the most common first, then by key (one scan of every node).
 func (s *Source) NameKeys(ctx context.Context) ([]string, error) {
-	query := nameKeysQuery
+	query, params := nameKeysQuery, map[string]any{}
 	if m := s.mapping(); m != nil {
-		query = m.nameKeysQuery()
+		query = m.nameKeysQuery(params)
 	}
-	recs, err := s.Query(ctx, query, nil)
+	recs, err := s.Query(ctx, query, params)
 	if err != nil {
 		return nil, err
 	}

@@ -459,9 +459,10 @@ func (r *txReader) Nodes(ctx context.Context, ids []string) ([]graph.NodeRef, er
 	if len(r.indexed) > 0 {
 		queries = []string{NodesIndexQuery(r.indexed), NodesScanQuery}
 	}
+	shared := map[string]any{}
 	if r.m != nil {
 		want = slices.DeleteFunc(want, func(id string) bool { return id == "" })
-		queries = r.m.nodesQueries(r.indexed)
+		queries = r.m.nodesQueries(r.indexed, shared)
 	}
 	for _, q := range queries {
 		var missing []string
@@ -473,7 +474,7 @@ func (r *txReader) Nodes(ctx context.Context, ids []string) ([]graph.NodeRef, er
 		if len(missing) == 0 {
 			break
 		}
-		rows, err := r.collect(ctx, q, map[string]any{"ids": missing})
+		rows, err := r.collect(ctx, q, with(shared, map[string]any{"ids": missing}))
 		if err != nil {
 			return nil, err
 		}

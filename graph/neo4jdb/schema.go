@@ -1,9 +1,9 @@
 package neo4jdb
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -66,19 +66,32 @@ func (m *mapping) label() string {
 	return ":" + cypherlit.QuoteName(m.s.NodeLabel)
 }
 
-// kept is the predicate that node v is in the mapped graph (its label),
-// "" for every node.
-func (m *mapping) kept(v string) string {
-	if m.s.NodeLabel == "" {
+// where is the predicate that node v has the mapping's property value
+// (graph.Schema.KeepsNode: the key a quoted identifier, the string
+// $schema_where set in params), "" without a property filter. Cypher's =
+// between a string and a value of another type is false, as the rule says.
+func (m *mapping) where(v string, params map[string]any) string {
+	if m.s.NodeWhereKey == "" {
 		return ""
 	}
-	return v + m.label()
+	params["schema_where"] = m.s.NodeWhereValue
+	return v + "." + cypherlit.QuoteName(m.s.NodeWhereKey) + " = $schema_where"
+}
+
+// kept is the predicate that node v is in the mapped graph (its label and
+// property value), "" for every node.
+func (m *mapping) kept(v string, params map[string]any) string {
+	label := ""
+	if m.s.NodeLabel != "" {
+		label = v + m.label()
+	}
+	return all(label, m.where(v, params))
 }
 
 // hasID is the predicate that node v is in the mapped graph and has an
 // id: a non-empty string.
-func (m *mapping) hasID(v string) string {
-	return all(m.kept(v), m.idOf(v)+" IS :: STRING NOT NULL", m.idOf(v)+" <> ''")
+func (m *mapping) hasID(v string, params map[string]any) string {
+	return all(m.kept(v, params), m.idOf(v)+" IS :: STRING NOT NULL", m.idOf(v)+" <> ''")
 }
 
 // valid is the predicate that relationship r is not a fact invalidated by
@@ -127,7 +140,7 @@ func (m *mapping) degree(n string, ts []string, params map[string]any) string {
 	if ts != nil && len(ts) == 0 {
 		return "0"
 	}
-	where := all(m.kept("m"), m.valid("r", params))
+	where := all(m.kept("m", params), m.valid("r", params))
 	if where == "" {
 		return "COUNT { (" + n + ")-[" + types(ts) + "]-() }"
 	}
@@ -194,13 +207,13 @@ func (m *mapping) relWeightTags(traversed bool, w, tags any) (weight *float64, l
 	return weight, list, bad
 }
 
-// nodesQueries find nodes by their mapped id: under a label filter one
-// query on the label (through its index on the id property when there is
-// one); otherwise through the labels indexed on the id property, then a
-// scan for the ids those did not find.
-func (m *mapping) nodesQueries(indexed []string) []string {
+// nodesQueries find nodes by their mapped id, in the mapped graph: under a
+// label filter one query on the label (through its index on the id
+// property when there is one); otherwise through the labels indexed on
+// the id property, then a scan for the ids those did not find.
+func (m *mapping) nodesQueries(indexed []string, params map[string]any) []string {
 	q := func(labels []string) string {
-		where := m.idOf("n") + " = id"
+		where := all(m.idOf("n")+" = id", m.where("n", params))
 		if len(labels) > 0 {
 			parts := make([]string, len(labels))
 			for i, l := range labels {
@@ -226,7 +239,7 @@ func (m *mapping) aroundQuery(where string, params map[string]any) string {
 	return `UNWIND $refs AS ref
 MATCH (n) WHERE elementId(n) = ref
 WITH n, ref, ` + m.degree("n", nil, params) + ` AS degree
-MATCH (n)-[r]-(m) WHERE ` + all(m.hasID("m"), m.valid("r", params), paren(where)) + `
+MATCH (n)-[r]-(m) WHERE ` + all(m.hasID("m", params), m.valid("r", params), paren(where)) + `
 RETURN ref, degree, type(r) AS type, elementId(r) AS rel_element_id, ` + prop("r", m.s.WeightProperty) + ` AS weight, ` +
 		prop("r", m.s.TagsProperty) + ` AS tags,
        ` + m.idOf("m") + ` AS other_id, labels(m) AS other_labels, elementId(m) AS other_element_id`
@@ -259,7 +272,7 @@ RETURN ref, [k IN $keys WHERE n[k] IS NOT NULL | [k, n[k]]] AS props,
 // to a node with an id, in the mapped graph ("false" for none).
 func (m *mapping) arcs(relType, where string, params map[string]any) string {
 	ts := m.typesOf(relType)
-	pred := all(m.hasID("m"), m.valid("r", params), paren(where))
+	pred := all(m.hasID("m", params), m.valid("r", params), paren(where))
 	if len(ts) == 0 {
 		pred = "false"
 	}
@@ -328,8 +341,12 @@ func (c *SchemaCypher) IDOf(v string) string { return c.m.idOf(v) }
 // Label is ":`Label`" under a label filter, else "".
 func (c *SchemaCypher) Label() string { return c.m.label() }
 
+// Where is the predicate that node v has the mapping's property value
+// ("" without a property filter; Label is the label's).
+func (c *SchemaCypher) Where(v string) string { return c.m.where(v, map[string]any{}) }
+
 // HasID is the predicate that node v is in the mapped graph with an id.
-func (c *SchemaCypher) HasID(v string) string { return c.m.hasID(v) }
+func (c *SchemaCypher) HasID(v string) string { return c.m.hasID(v, map[string]any{}) }
 
 // Valid is the predicate that relationship r is not an invalidated fact
 // ("" when every one counts).
@@ -375,6 +392,7 @@ func (c *SchemaCypher) Tags(r string) string {
 func (c *SchemaCypher) Params() map[string]any {
 	p := map[string]any{"schema_traverse": c.m.s.Traverse, "schema_sep": c.m.s.TagsSeparator}
 	c.m.valid("r", p)
+	c.m.where("n", p)
 	if c.m.s.DefaultWeight != nil {
 		p["schema_default"] = *c.m.s.DefaultWeight
 	}
@@ -409,31 +427,55 @@ func (c *SchemaCypher) Node(props map[string]any, labels []string, id string) (g
 	return graph.Node{ID: id, Labels: labels, Properties: plainProps(props)}, nil
 }
 
-// schemaCountsQuery counts, by aggregation, what a mapping needs of the
-// graph: the nodes, those of the label, those with an id; the
-// relationships of each traversed type.
-const schemaCountsQuery = `CALL () { MATCH (n) RETURN count(n) AS nodes }
-CALL () { MATCH (n) WHERE $label IS NULL OR $label IN labels(n) RETURN count(n) AS labelled,
-          count(CASE WHEN n[$id] IS :: STRING NOT NULL AND n[$id] <> '' THEN 1 END) AS with_id }
-CALL () { UNWIND $types AS t
-          CALL (t) { MATCH ()-[r]->() WHERE type(r) = t RETURN count(r) AS c }
-          RETURN collect(c) AS per_type }
-RETURN nodes, labelled, with_id, per_type`
+// countsQuery counts, by aggregation in one query, what the mapping needs
+// of the graph (graph.NodeCounts, graph.RelCounts): the nodes, those of
+// the label, those kept (the label and the property value), those of them
+// with an id (a non-empty string) and with another id value (one named by
+// the least element id, with its value); the relationships between kept
+// nodes, invalidated facts left out, per type, and per type the weights
+// that are numbers and those that are not, the tags that are a string or a
+// list of strings and those that are not (one of each named likewise).
+// Names are quoted identifiers, values parameters (set in params).
+func (m *mapping) countsQuery(params map[string]any) string {
+	kept := cmp.Or(m.where("n", params), "true")
+	rels := m.between(nil, params)
+	w, t := prop("r", m.s.WeightProperty), prop("r", m.s.TagsProperty)
+	return `CALL () { MATCH (n) RETURN count(n) AS nodes }
+CALL () { MATCH (n` + m.label() + `)
+          WITH n, ` + kept + ` AS kept, ` + m.idOf("n") + ` AS id
+          WITH n, kept, id, kept AND id IS NOT NULL AND NOT (id IS :: STRING AND id <> '') AS bad
+          RETURN count(n) AS labelled, count(CASE WHEN kept THEN 1 END) AS kept,
+                 count(CASE WHEN kept AND id IS :: STRING NOT NULL AND id <> '' THEN 1 END) AS with_id,
+                 count(CASE WHEN bad THEN 1 END) AS bad_ids, min(CASE WHEN bad THEN [elementId(n), id] END) AS bad_id }
+CALL () { ` + rels + `
+          WITH r, type(r) AS type, ` + w + ` AS w, ` + t + ` AS t
+          WITH r, type, w, t, w IS NOT NULL AND NOT (w IS :: INTEGER OR w IS :: FLOAT) AS bad_w,
+               t IS NOT NULL AND NOT (t IS :: STRING OR t IS :: LIST<STRING NOT NULL>) AS bad_t
+          WITH type, count(r) AS rels,
+               count(CASE WHEN w IS :: INTEGER NOT NULL OR w IS :: FLOAT NOT NULL THEN 1 END) AS with_w,
+               count(CASE WHEN bad_w THEN 1 END) AS bad_w, min(CASE WHEN bad_w THEN [elementId(r), w] END) AS bad_w_first,
+               count(CASE WHEN t IS NOT NULL AND NOT bad_t THEN 1 END) AS with_t,
+               count(CASE WHEN bad_t THEN 1 END) AS bad_t, min(CASE WHEN bad_t THEN [elementId(r), t] END) AS bad_t_first
+          RETURN collect([type, rels, with_w, bad_w, bad_w_first, with_t, bad_t, bad_t_first]) AS by_type }
+RETURN nodes, labelled, kept, with_id, bad_ids, bad_id, by_type`
+}
 
 // CheckSchema refuses a mapping the graph does not fit, once, with counts
-// (as the embedded engine does when it loads): no node of the label, no
-// node with the id property, a traversed type no relationship has. Nil
+// read by one aggregation (countsQuery, in a read transaction with the
+// source's deadline), in the embedded engine's words (graph.Schema's
+// RefuseNodes and RefuseRels): no node of the label or with the property
+// value, an id that is not a non-empty string, no node with an id; a
+// traversed type no relationship has, a stored RELATES not traversed, a
+// weight that is not a number, tags neither a string nor a list of
+// strings, a weight or tags property no traversed relationship has. Nil
 // under memoria's own schema.
 func (s *Source) CheckSchema(ctx context.Context) error {
 	m := s.mapping()
 	if m == nil {
 		return nil
 	}
-	var label any
-	if m.s.NodeLabel != "" {
-		label = m.s.NodeLabel
-	}
-	recs, err := s.Query(ctx, schemaCountsQuery, map[string]any{"label": label, "id": m.s.IDProperty, "types": m.s.Traverse})
+	params := map[string]any{}
+	recs, err := s.Query(ctx, m.countsQuery(params), params)
 	if err != nil {
 		return err
 	}
@@ -441,31 +483,71 @@ func (s *Source) CheckSchema(ctx context.Context) error {
 		return errors.New("schema counts: no answer")
 	}
 	row := recs[0].AsMap()
-	nodes, _ := row["nodes"].(int64)
-	labelled, _ := row["labelled"].(int64)
-	withID, _ := row["with_id"].(int64)
-	per, _ := row["per_type"].([]any)
-	nodesWord := "nodes"
-	if m.s.NodeLabel != "" {
-		if labelled == 0 {
-			return fmt.Errorf("schema %s: 0 of %s nodes have the label %s", m.s.Name, graph.Commas(nodes), graph.QuoteName(m.s.NodeLabel))
+	var nc graph.NodeCounts
+	nc.Nodes, _ = row["nodes"].(int64)
+	nc.Labelled, _ = row["labelled"].(int64)
+	nc.Kept, _ = row["kept"].(int64)
+	nc.WithID, _ = row["with_id"].(int64)
+	nc.BadIDs, _ = row["bad_ids"].(int64)
+	nc.BadIDNode, nc.BadIDValue = namedValue(row["bad_id"])
+	if err := m.s.RefuseNodes(nc); err != nil {
+		return err
+	}
+	rc := graph.RelCounts{ByType: map[string]int64{}}
+	byType, _ := row["by_type"].([]any)
+	var firstW, firstT []any
+	for _, e := range byType {
+		c, _ := e.([]any)
+		if len(c) != 8 {
+			return errors.New("schema counts: a row per type is not 8 columns")
 		}
-		nodesWord = "nodes with the label " + graph.QuoteName(m.s.NodeLabel)
-	}
-	if withID == 0 {
-		return fmt.Errorf("schema %s: 0 of %s %s have %s (give the id property with --id-property)",
-			m.s.Name, graph.Commas(labelled), nodesWord, graph.QuoteName(m.s.IDProperty))
-	}
-	var missing []string
-	for i, t := range m.s.Traverse {
-		if i < len(per) {
-			if c, _ := per[i].(int64); c == 0 {
-				missing = append(missing, graph.QuoteName(t))
-			}
+		typ, _ := c[0].(string)
+		n, _ := c[1].(int64)
+		rc.ByType[typ] += n
+		rc.Rels += n
+		if !m.s.Traverses(typ) {
+			continue
 		}
+		withW, _ := c[2].(int64)
+		badW, _ := c[3].(int64)
+		withT, _ := c[5].(int64)
+		badT, _ := c[6].(int64)
+		rc.WithWeight, rc.BadWeights, rc.WithTags, rc.BadTags = rc.WithWeight+withW, rc.BadWeights+badW, rc.WithTags+withT, rc.BadTags+badT
+		firstW, firstT = leastNamed(firstW, c[4]), leastNamed(firstT, c[7])
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("schema %s: no relationship has the type %s (give the types with --traverse-types)", m.s.Name, strings.Join(missing, " or "))
+	rc.BadWeightRel, rc.BadWeightValue = namedValue(firstW)
+	rc.BadTagsRel, rc.BadTagsValue = namedValue(firstT)
+	return m.s.RefuseRels(rc)
+}
+
+// namedValue reads a counts row's [element id, value] pair: the element
+// id and the value described as the embedded engine describes it ("" for
+// none).
+func namedValue(v any) (name, value string) {
+	pair, _ := v.([]any)
+	if len(pair) != 2 {
+		return "", ""
 	}
-	return nil
+	name, _ = pair[0].(string)
+	plain, _ := plainValue(pair[1], false)
+	return name, Describe(plain)
+}
+
+// leastNamed is the one of two [element id, value] pairs with the least
+// element id (nil for none), as countsQuery's min picks within a type.
+func leastNamed(a []any, b any) []any {
+	pb, _ := b.([]any)
+	if len(pb) != 2 {
+		return a
+	}
+	if len(a) != 2 {
+		return pb
+	}
+	if ea, _ := a[0].(string); ea != "" {
+		if eb, _ := pb[0].(string); eb < ea {
+			return pb
+		}
+		return a
+	}
+	return pb
 }

@@ -16,20 +16,20 @@ import (
 // catalogQuery is listNodesQuery or findNodesQuery under the mapping: the
 // nodes of the label with an id (a non-empty string), keyed and ordered
 // by it.
-func (m *mapping) catalogQuery(q string) string {
-	q = mustReplaceOnce(q, "MATCH (n)\nWHERE n.id IS :: STRING NOT NULL", "MATCH (n)\nWHERE "+m.hasID("n"))
+func (m *mapping) catalogQuery(q string, params map[string]any) string {
+	q = mustReplaceOnce(q, "MATCH (n)\nWHERE n.id IS :: STRING NOT NULL", "MATCH (n)\nWHERE "+m.hasID("n", params))
 	return strings.ReplaceAll(q, "n.id", m.idOf("n"))
 }
 
 // nameKeysQuery is nameKeysQuery under the mapping: the nodes with an id.
-func (m *mapping) nameKeysQuery() string {
-	return mustReplaceOnce(nameKeysQuery, "MATCH (n)\n", "MATCH (n)\nWHERE "+m.hasID("n")+"\n")
+func (m *mapping) nameKeysQuery(params map[string]any) string {
+	return mustReplaceOnce(nameKeysQuery, "MATCH (n)\n", "MATCH (n)\nWHERE "+m.hasID("n", params)+"\n")
 }
 
 // between is the pattern and predicate of relationship r (of types, nil:
 // any) from a to b in the mapped graph: both ends kept, r not invalidated.
 func (m *mapping) between(ts []string, params map[string]any) string {
-	pred := all(m.kept("a"), m.kept("b"), m.valid("r", params))
+	pred := all(m.kept("a", params), m.kept("b", params), m.valid("r", params))
 	if pred == "" {
 		return "MATCH (a)-[r" + types(ts) + "]->(b)"
 	}
@@ -78,24 +78,24 @@ func (m *mapping) metrics(params map[string]any) metricsQueries {
 	return metricsQueries{
 		relsByType: m.between(nil, params) + `
 RETURN type(r) AS type, count(*) AS count ORDER BY type`,
-		selfLoops: `MATCH (n)-[r` + ts + `]->(n)` + where(m.kept("n"), m.valid("r", params)) + `
+		selfLoops: `MATCH (n)-[r` + ts + `]->(n)` + where(m.kept("n", params), m.valid("r", params)) + `
 RETURN count(r) AS count`,
-		degreeHist: `MATCH (n)` + where(m.kept("n")) + `
+		degreeHist: `MATCH (n)` + where(m.kept("n", params)) + `
 WITH ` + deg + ` AS degree
 RETURN degree, count(*) AS nodes ORDER BY degree`,
-		hubs: `MATCH (n) WHERE ` + m.hasID("n") + `
+		hubs: `MATCH (n) WHERE ` + m.hasID("n", params) + `
 WITH ` + m.idOf("n") + ` AS id, ` + deg + ` AS degree
 WHERE degree >= $min
 WITH id, degree ORDER BY degree DESC, id
 WITH collect([id, degree]) AS hubs
 RETURN size(hubs) AS count, hubs[..$limit] AS hubs`,
-		clustering: `MATCH (n) WHERE ` + all(m.kept("n"), deg+" >= 2") + `
+		clustering: `MATCH (n) WHERE ` + all(m.kept("n", params), deg+" >= 2") + `
 WITH n ORDER BY elementId(n)
 WITH collect(n) AS ns
 UNWIND $positions AS p
 WITH ns[p] AS n
 CALL (n) {
-  MATCH (n)-[r` + ts + `]-(m) WHERE ` + all("m <> n", m.kept("m"), m.valid("r", params)) + `
+  MATCH (n)-[r` + ts + `]-(m) WHERE ` + all("m <> n", m.kept("m", params), m.valid("r", params)) + `
   RETURN collect(DISTINCT m) AS nb
 }
 CALL (nb) {
@@ -111,7 +111,11 @@ RETURN size(nb) AS k, links, count(*) AS nodes`,
 // readQueries are readNodesQuery and readRelsQuery under the mapping: the
 // graph as stored, less what the mapping leaves out.
 func (m *mapping) readQueries(params map[string]any) (nodes, rels string) {
-	nodes = mustReplaceOnce(readNodesQuery, "MATCH (n)", "MATCH (n"+m.label()+")")
+	match := "MATCH (n" + m.label() + ")"
+	if w := m.where("n", params); w != "" {
+		match += " WHERE " + w
+	}
+	nodes = mustReplaceOnce(readNodesQuery, "MATCH (n)", match)
 	rels = m.between(nil, params) + `
 RETURN elementId(a) AS start, elementId(b) AS end, type(r) AS type, properties(r) AS props`
 	return nodes, rels

@@ -29,19 +29,19 @@ type schemaFlags struct {
 	tagsProperty   string
 	tagsSeparator  string
 	nodeLabel      string
+	nodeWhere      string
 	includeInvalid bool
 	now            string
 }
 
 // schemaFlagNames are the mapping's flags besides --schema.
 var schemaFlagNames = []string{"id-property", "traverse-types", "weight-property", "default-weight", "tags-property",
-	"tags-separator", "node-label"}
+	"tags-separator", "node-label", "node-where"}
 
 func (f *schemaFlags) register(fs *flag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.preset, "schema", graph.SchemaMemoria, "the graph's `shape`: memoria, lightrag or graphiti (a preset of the flags below;\n"+
-		"docs/RETRIEVERS.md \"Other schemas\"). Works on files, the demo graph and Neo4j (there, Activation Energy, the node list, tags,\n"+
-		"stats and export not yet)")
+		"docs/RETRIEVERS.md \"Other schemas\"), on files, the demo graph and Neo4j")
 	fs.StringVar(&f.idProperty, "id-property", "", "the node `property` that keys a node (memoria: id, lightrag: entity_id, graphiti: uuid)")
 	fs.StringVar(&f.traverseTypes, "traverse-types", "", "the comma-separated relationship `types` the retrievers traverse as RELATES,\n"+
 		"degree counting these only (memoria: RELATES, lightrag: DIRECTED, graphiti: RELATES_TO); not --rel-types, the filter")
@@ -51,6 +51,8 @@ func (f *schemaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tagsProperty, "tags-property", "", "the relationship `property` holding the tags ('' for none; memoria: tags, lightrag: keywords)")
 	fs.StringVar(&f.tagsSeparator, "tags-separator", "", "the `separator` splitting a tags string into tags (lightrag: ,); a list stays a list")
 	fs.StringVar(&f.nodeLabel, "node-label", "", "keep only nodes with this `label` (lightrag: base, graphiti: Entity)")
+	fs.StringVar(&f.nodeWhere, "node-where", "", "keep only nodes whose property KEY holds the string VALUE, given as `KEY=VALUE`\n"+
+		"(Graphiti's group_id=ID; '' for every node, the default)")
 	fs.BoolVar(&f.includeInvalid, "include-invalid", false, "with --schema graphiti: keep the relationships whose invalid_at is past")
 	fs.StringVar(&f.now, "now", "", "the `time`, RFC 3339 (default the clock), that --schema graphiti judges invalid_at against and\n"+
 		"--rerank signals counts days to")
@@ -96,6 +98,16 @@ func (f *schemaFlags) schema() (graph.Schema, error) {
 			s.TagsSeparator = f.tagsSeparator
 		case "node-label":
 			s.NodeLabel = f.nodeLabel
+		case "node-where":
+			if f.nodeWhere == "" {
+				s.NodeWhereKey, s.NodeWhereValue = "", "" // every node
+				continue
+			}
+			k, v, ok := strings.Cut(f.nodeWhere, "=")
+			if !ok || k == "" {
+				return s, usagef("--node-where %s: want KEY=VALUE, a node property and the string it holds", textsafe.Quote(f.nodeWhere))
+			}
+			s.NodeWhereKey, s.NodeWhereValue = k, v
 		}
 	}
 	if err := s.Validate(); err != nil {

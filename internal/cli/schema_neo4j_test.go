@@ -23,20 +23,58 @@ import (
 	"github.com/memoria-graph/memoria/render"
 )
 
-// schemaCase is a fixture the Neo4j mapping tests read: its preset, its
-// file, seeds in it and flags its runs add.
+// schemaCase is a fixture the Neo4j mapping tests read: its name, preset
+// and file, seeds in it, the query flags its runs add and the node
+// property filter it is read through (--node-where's KEY=VALUE, "" for
+// none).
 type schemaCase struct {
-	preset, file string
-	seeds        []string
-	extra        []string
+	name, preset, file string
+	seeds              []string
+	extra              []string
+	where              string
 }
 
-// schemaCases are the fixtures the Neo4j mapping tests read.
+// graphitiNow is the --now the Graphiti cases are read at.
+const graphitiNow = "2026-06-01T00:00:00Z"
+
+// flags are the mapping's flags every command of the case takes.
+func (c schemaCase) flags() []string {
+	out := []string{"--schema", c.preset}
+	if c.preset == graph.SchemaGraphiti {
+		out = append(out, "--now", graphitiNow)
+	}
+	if c.where != "" {
+		out = append(out, "--node-where", c.where)
+	}
+	return out
+}
+
+// schema is the case's mapping at now.
+func (c schemaCase) schema(now time.Time) graph.Schema {
+	sc, _ := graph.Preset(c.preset)
+	sc.Now = now
+	if c.where != "" {
+		sc.NodeWhereKey, sc.NodeWhereValue, _ = strings.Cut(c.where, "=")
+	}
+	return sc
+}
+
+// The Graphiti fixture's nodes the cases seed.
+const (
+	graphitiAlice = "a1f0c6e2-0000-4000-8000-000000000001"
+	graphitiFast  = "a1f0c6e2-0000-4000-8000-000000000003"
+	graphitiCarol = "a1f0c6e2-0000-4000-8000-000000000006"
+)
+
+// schemaCases are the fixtures the Neo4j mapping tests read: Graphiti's
+// whole, then each of its two groups (group_id; the edge across them is
+// in neither).
 var schemaCases = []schemaCase{
-	{"lightrag", "../../testdata/lightrag.jsonl", []string{"Alice", "Bob `) MATCH (n) DETACH DELETE n //=0.7"},
-		[]string{"--tags", "inventory,stockout"}},
-	{"graphiti", "../../testdata/graphiti.jsonl", []string{"a1f0c6e2-0000-4000-8000-000000000001"},
-		[]string{"--now", "2026-06-01T00:00:00Z"}},
+	{"lightrag", "lightrag", "../../testdata/lightrag.jsonl", []string{"Alice", "Bob `) MATCH (n) DETACH DELETE n //=0.7"},
+		[]string{"--tags", "inventory,stockout"}, ""},
+	{"graphiti", "graphiti", "../../testdata/graphiti.jsonl", []string{graphitiAlice, graphitiFast + "=0.6"}, nil, ""},
+	{"graphiti-g1", "graphiti", "../../testdata/graphiti.jsonl", []string{graphitiAlice, graphitiFast + "=0.6"}, nil, "group_id=g1"},
+	{"graphiti-g2", "graphiti", "../../testdata/graphiti.jsonl", []string{graphitiCarol}, nil, "group_id=g2"},
 }
 
 // neo4jSchemaRuns are the commands compared on both engines under a
@@ -47,6 +85,7 @@ var neo4jSchemaRuns = [][]string{
 	{"explore", "--retriever", "expansion", "--format", "ranking", "--max-hops", "2"},
 	{"explore", "--retriever", "spreading", "--format", "ranking"},
 	{"explore", "--retriever", "ppr", "--format", "ranking"},
+	{"explore", "--retriever", "fusion", "--format", "ranking"},
 	{"explore", "--retriever", "expansion", "--format", "tree"},
 }
 
@@ -68,16 +107,15 @@ func sameOnBoth(t *testing.T, srv *neo4jtest.Server, file string, args []string)
 	return embedded
 }
 
-// sameOnBothCase is sameOnBoth for a fixture: base under the preset with
-// its extra flags and seeds (MEMORIA_SHOW=1 logs the output).
-func sameOnBothCase(t *testing.T, srv *neo4jtest.Server, preset, file string, seeds, extra, base []string) {
+// sameOnBothCase is sameOnBoth for a fixture: base under its mapping
+// with its extra flags and seeds (MEMORIA_SHOW=1 logs the output).
+func sameOnBothCase(t *testing.T, srv *neo4jtest.Server, c schemaCase, base []string) {
 	t.Helper()
-	args := append(slices.Clone(base), "--schema", preset)
-	args = append(args, extra...)
-	for _, s := range seeds {
+	args := slices.Concat(base, c.flags(), c.extra)
+	for _, s := range c.seeds {
 		args = append(args, "--seed", s)
 	}
-	out := sameOnBoth(t, srv, file, args)
+	out := sameOnBoth(t, srv, c.file, args)
 	if os.Getenv("MEMORIA_SHOW") != "" {
 		t.Logf("%v:\n%s", args, out)
 	}
@@ -88,7 +126,7 @@ func sameOnBothCase(t *testing.T, srv *neo4jtest.Server, preset, file string, se
 func eachFixture(t *testing.T, f func(*testing.T, *neo4jtest.Server, neo4j.DriverWithContext, schemaCase)) {
 	srv, d := freshServer(t)
 	for _, c := range schemaCases {
-		t.Run(c.preset, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			srv.Wipe(t)
 			neo4jfix.StoreAsIs(t, d, c.file)
 			f(t, srv, d, c)
@@ -111,10 +149,9 @@ func TestSchemaOnNeo4jEqualEmbedded(t *testing.T) {
 			if base[0] == "why" && c.preset != "lightrag" {
 				continue // the node named is LightRAG's
 			}
-			sameOnBothCase(t, srv, c.preset, c.file, c.seeds, c.extra, base)
+			sameOnBothCase(t, srv, c, base)
 		}
-		args := []string{"explore", "--format", "html", "--schema", c.preset, "--seed", c.seeds[0], "--uri", srv.URI}
-		args = append(args, c.extra...)
+		args := slices.Concat([]string{"explore", "--format", "html", "--seed", c.seeds[0], "--uri", srv.URI}, c.flags(), c.extra)
 		if code, out, errs := runIn(t, serverSession(srv), args...); code != 0 || !strings.Contains(out, "<html") {
 			t.Errorf("%v: exit %d: %s", args, code, errs)
 		}
@@ -171,10 +208,12 @@ func TestSchemaOnNeo4jInvalidAt(t *testing.T) {
 }
 
 // TestSchemaOnNeo4jHostileNames: the LightRAG fixture with its id
-// property, traversed type, weight and tags properties and label renamed
-// to names with backticks, spaces and Cypher in them reads the same on
-// both engines under the mapping that names them, and the server's graph
-// is whole afterwards.
+// property, traversed type, weight and tags properties, label and the
+// node property filtered on (file_path, one base node moved to another
+// file) and its value renamed to names with backticks, quotes, spaces and
+// Cypher in them reads the same on both engines under the mapping that
+// names them, the node the filter leaves out is absent, and the server's
+// graph is whole afterwards.
 func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 	names := map[string]string{
 		`"entity_id"`: `"ent` + "`" + `ity id) RETURN 1 //"`,
@@ -182,8 +221,12 @@ func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 		`"weight"`:    `"we ight` + "`" + `"`,
 		`"keywords"`:  `"key` + "`" + `words}) SET n.x = 1 //"`,
 		`"base"`:      `"ba` + "`" + `se:X"`,
+		`"file_path"`: `"file` + "`" + ` path}) DETACH DELETE n //"`,
+		`"notes.txt"`: `"notes' OR true = true // \" ` + "`" + `x=1"`,
 	}
 	text := readFile(t, "../../testdata/lightrag.jsonl")
+	text = strings.Replace(text, `"Buffer inventory against demand spikes.","source_id":"chunk-3","file_path":"notes.txt"`,
+		`"Buffer inventory against demand spikes.","source_id":"chunk-3","file_path":"elsewhere.txt"`, 1)
 	for from, to := range names {
 		text = strings.ReplaceAll(text, from, to)
 	}
@@ -195,17 +238,24 @@ func TestSchemaOnNeo4jHostileNames(t *testing.T) {
 	srv, d := freshServer(t)
 	neo4jfix.StoreAsIs(t, d, file)
 	nodes, rels := counts(t, d)
-	flags := []string{"--schema", "lightrag", "--id-property", unq(names[`"entity_id"`]), "--traverse-types", unq(names[`"DIRECTED"`]),
+	mapping := []string{"--schema", "lightrag", "--id-property", unq(names[`"entity_id"`]), "--traverse-types", unq(names[`"DIRECTED"`]),
 		"--weight-property", unq(names[`"weight"`]), "--tags-property", unq(names[`"keywords"`]), "--node-label", unq(names[`"base"`]),
-		"--seed", "Alice", "--tags", "inventory"}
+		"--node-where", unq(names[`"file_path"`]) + "=" + unq(names[`"notes.txt"`])}
+	flags := append(slices.Clone(mapping), "--seed", "Alice", "--tags", "inventory")
 	for _, base := range neo4jSchemaRuns {
 		if base[len(base)-1] == "tree" {
 			continue // a tree names a node's first label: Neo4j orders labels its own way
 		}
-		sameOnBoth(t, srv, file, append(slices.Clone(base), flags...))
+		out := sameOnBoth(t, srv, file, append(slices.Clone(base), flags...))
+		if strings.Contains(out, "Safety stock") || !strings.Contains(out, "FAST-200") {
+			t.Errorf("%v: the filter should leave Safety stock out and keep FAST-200:\n%s", base, out)
+		}
 	}
-	// stats reads the whole mapped graph: the label, the types, the tags.
-	sameOnBoth(t, srv, file, append([]string{"stats", "--format", "json"}, flags[:12]...))
+	// stats reads the whole mapped graph: the label, the filter, the types, the tags.
+	stats := sameOnBoth(t, srv, file, append([]string{"stats", "--format", "json"}, mapping...))
+	if !strings.Contains(stats, `"nodes":5,`) {
+		t.Errorf("stats: want the 5 nodes of the label in notes.txt:\n%s", stats)
+	}
 	// The debug and check Cypher name them as quoted identifiers.
 	for _, run := range [][]string{{"explore", "--format", "check"}, {"explore", "--retriever", "spreading", "--format", "cypher"}} {
 		args := slices.Concat(run, flags, []string{"--uri", srv.URI, "--cypher-form", "driver"})
@@ -234,12 +284,100 @@ func TestSchemaOnNeo4jRefusals(t *testing.T) {
 		{[]string{"explore", "--seed", "Alice", "--cypher", "seed"}, 2, "--cypher seed runs the specification's queries, which read memoria's own shape"},
 		{[]string{"explore", "--seed", "Alice", "--node-label", "Nope"}, 1, "schema lightrag: 0 of 7 nodes have the label Nope"},
 		{[]string{"explore", "--seed", "Alice", "--id-property", "name"}, 1, "schema lightrag: 0 of 6 nodes with the label base have name"},
-		{[]string{"explore", "--seed", "Alice", "--traverse-types", "DIRECTED,KNOWS"}, 1, "schema lightrag: no relationship has the type KNOWS"},
+		{[]string{"explore", "--seed", "Alice", "--node-where", "file_path=nowhere.txt"}, 1,
+			`schema lightrag: 0 of 6 nodes with the label base have file_path "nowhere.txt" (--node-where picks the nodes by a property)`},
+		{[]string{"explore", "--seed", "Alice", "--node-where", "entity_type=person", "--id-property", "name"}, 1,
+			`schema lightrag: 0 of 2 nodes with the label base and entity_type "person" have name`},
+		{[]string{"explore", "--seed", "Alice", "--traverse-types", "DIRECTED,KNOWS"}, 1, "schema lightrag: 0 of 6 relationships have the type KNOWS"},
 	} {
 		code, _, errs := runIn(t, serverSession(srv), append(slices.Clone(c.args), "--schema", "lightrag", "--uri", srv.URI)...)
 		if code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, want %d with %q: %s", c.args, code, c.code, c.want, errs)
 		}
+	}
+}
+
+// TestSchemaOnNeo4jRefusalsAsEmbedded: a graph the mapping does not fit
+// in its values (a weight that is not a number, tags neither a string nor
+// a list of strings, an id that is not a non-empty string, a stored
+// RELATES not traversed, a weight or tags property no traversed
+// relationship has) is refused by Neo4j on opening, with the embedded
+// engine's counts and words (written by hand below): the one difference
+// is the name of the element given as the first, the file's id there, the
+// element id here (the least one; the locator finds it, with its value).
+// Graphiti's invalidated facts are left out of the counts on both.
+func TestSchemaOnNeo4jRefusalsAsEmbedded(t *testing.T) {
+	lr, gr := readFile(t, "../../testdata/lightrag.jsonl"), readFile(t, "../../testdata/graphiti.jsonl")
+	one := func(text, old, new string) string {
+		t.Helper()
+		if strings.Count(text, old) != 1 {
+			t.Fatalf("%q is not in the fixture once", old)
+		}
+		return strings.Replace(text, old, new, 1)
+	}
+	for _, c := range []struct {
+		name, text string
+		flags      []string
+		embedded   string
+		// locator returns the element id (e) and value (v) Neo4j names as
+		// the first; "" when the message names none.
+		locator string
+	}{
+		{"weight", one(lr, `"weight":3.0`, `"weight":"heavy"`), nil,
+			`schema lightrag: 1 of 5 relationships of type DIRECTED have a weight that is not a number (the first: relationship 2 has string "heavy")`,
+			`MATCH ()-[r]->() WHERE r.weight = 'heavy' RETURN elementId(r) AS e, r.weight AS v`},
+		{"weight, every one", lr, []string{"--weight-property", "description"},
+			`schema lightrag: 5 of 5 relationships of type DIRECTED have a description that is not a number (the first: relationship 0 has string "Alice manages the Leeds DC.")`,
+			`MATCH (:base)-[r:DIRECTED]->(:base) RETURN elementId(r) AS e, r.description AS v ORDER BY e LIMIT 1`},
+		{"tags", one(lr, `"keywords":"stocks, inventory"`, `"keywords":[7, 8]`), nil,
+			`schema lightrag: 1 of 5 relationships of type DIRECTED have keywords neither a string nor a list of strings (the first: relationship 1 has a list containing integer 7)`,
+			`MATCH ()-[r]->() WHERE r.keywords = [7, 8] RETURN elementId(r) AS e, r.keywords AS v`},
+		{"id", one(lr, `"entity_id":"Safety stock"`, `"entity_id":42`), nil,
+			`schema lightrag: 1 of 6 nodes with the label base have a entity_id that is not a non-empty string (the first: node 4 has integer 42)`,
+			`MATCH (n) WHERE n.entity_id = 42 RETURN elementId(n) AS e, n.entity_id AS v`},
+		{"RELATES", strings.TrimSuffix(lr, "\n") + "\n" + `{"type":"relationship","id":"7","label":"RELATES","properties":{},"start":{"id":"0"},"end":{"id":"2"}}` + "\n", nil,
+			`schema lightrag: 1 relationships have the type RELATES, which the mapping does not traverse: memoria's retrievers know the traversed types by that name (add RELATES to --traverse-types)`, ""},
+		{"no weight", lr, []string{"--weight-property", "nope"},
+			`schema lightrag: 0 of 5 relationships of type DIRECTED have nope (--weight-property '' says the graph has no weight)`, ""},
+		{"no tags", lr, []string{"--tags-property", "nope"},
+			`schema lightrag: 0 of 5 relationships of type DIRECTED have nope (--tags-property '' says the graph has no tags)`, ""},
+		{"graphiti", gr, []string{"--weight-property", "fact", "--now", "2026-06-01T00:00:00Z"},
+			`schema graphiti: 5 of 5 relationships of type RELATES_TO have a fact that is not a number (the first: relationship 0 has string "Alice works at the Leeds DC.")`,
+			`MATCH (:Entity)-[r:RELATES_TO]->(:Entity) WHERE NOT coalesce(datetime(r.invalid_at) <= datetime('2026-06-01T00:00:00Z'), false)
+			 RETURN elementId(r) AS e, r.fact AS v ORDER BY e LIMIT 1`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "g.jsonl")
+			if err := os.WriteFile(file, []byte(c.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args := append([]string{"explore", "--seed", "Alice", "--schema", "lightrag"}, c.flags...)
+			if c.name == "graphiti" {
+				args[4] = "graphiti"
+			}
+			code, _, errs := run(t, append(slices.Clone(args), "--graph", file)...)
+			if code != 1 || !strings.Contains(errs, c.embedded) {
+				t.Fatalf("embedded: exit %d, want 1 with %q: %s", code, c.embedded, errs)
+			}
+			srv, d := freshServer(t)
+			neo4jfix.StoreAsIs(t, d, file)
+			want := c.embedded
+			if c.locator != "" {
+				res, err := neo4j.ExecuteQuery(context.Background(), d, c.locator, nil, neo4j.EagerResultTransformer)
+				if err != nil || len(res.Records) != 1 {
+					t.Fatalf("locator: %v, %d rows", err, len(res.Records))
+				}
+				e, _ := res.Records[0].Get("e")
+				v, _ := res.Records[0].Get("v")
+				cut := strings.Index(want, "(the first: ") + len("(the first: ")
+				kind, _, _ := strings.Cut(want[cut:], " ")
+				want = want[:cut] + kind + " " + graph.QuoteName(e.(string)) + " has " + neo4jdb.Describe(v) + ")"
+			}
+			code, _, errs = runIn(t, serverSession(srv), append(slices.Clone(args), "--uri", srv.URI)...)
+			if code != 1 || !strings.Contains(errs, want) {
+				t.Errorf("Neo4j: exit %d, want 1 with %q: %s", code, want, errs)
+			}
+		})
 	}
 }
 
@@ -251,8 +389,8 @@ func TestSchemaOnNeo4jCatalogEqualEmbedded(t *testing.T) {
 	ctx := context.Background()
 	eachFixture(t, func(t *testing.T, _ *neo4jtest.Server, d neo4j.DriverWithContext, c schemaCase) {
 		for _, now := range []string{"2026-01-15T00:00:00Z", "2027-06-01T00:00:00Z"} {
-			sc, _ := graph.Preset(c.preset)
-			sc.Now, _ = time.Parse(time.RFC3339, now)
+			at, _ := time.Parse(time.RFC3339, now)
+			sc := c.schema(at)
 			g, err := inmem.LoadFileSchema(c.file, sc, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -295,10 +433,7 @@ func TestSchemaOnNeo4jCatalogEqualEmbedded(t *testing.T) {
 // preset it has the same stats, and nothing more is left out.
 func TestSchemaOnNeo4jStatsExport(t *testing.T) {
 	eachFixture(t, func(t *testing.T, srv *neo4jtest.Server, _ neo4j.DriverWithContext, c schemaCase) {
-		flags := []string{"--schema", c.preset}
-		if c.preset == "graphiti" {
-			flags = append(flags, "--now", "2026-06-01T00:00:00Z")
-		}
+		flags := c.flags()
 		sameOnBoth(t, srv, c.file, append([]string{"stats", "--format", "json"}, flags...))
 		code, exported, errs := runIn(t, serverSession(srv), append([]string{"export", "--uri", srv.URI}, flags...)...)
 		if code != 0 {
@@ -327,7 +462,7 @@ func TestSchemaOnNeo4jStatsExport(t *testing.T) {
 // Browser form's parameter map is valid Cypher too.
 func TestSchemaOnNeo4jDebugCypher(t *testing.T) {
 	eachFixture(t, func(t *testing.T, srv *neo4jtest.Server, d neo4j.DriverWithContext, c schemaCase) {
-		base := append([]string{"--schema", c.preset}, c.extra...)
+		base := slices.Concat(c.flags(), c.extra)
 		for _, s := range c.seeds {
 			base = append(base, "--seed", s)
 		}

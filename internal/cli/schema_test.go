@@ -32,6 +32,9 @@ func memoriaShape(t *testing.T, a *apoc.Graph, s graph.Schema) *apoc.Graph {
 		if s.NodeLabel != "" && !slices.Contains(n.Labels, s.NodeLabel) {
 			continue
 		}
+		if s.NodeWhereKey != "" && n.Properties[s.NodeWhereKey] != any(s.NodeWhereValue) {
+			continue
+		}
 		keep[n.InternalID] = true
 		p := map[string]any{}
 		for k, v := range n.Properties {
@@ -101,14 +104,20 @@ func TestSchemaFixturesMatchMemoriaShape(t *testing.T) {
 		preset, file string
 		seeds        []string
 		tags         string
+		where        string // --node-where
 	}{
-		{graph.SchemaLightRAG, "../../testdata/lightrag.jsonl", []string{"Alice", "Bob `) MATCH (n) DETACH DELETE n //=0.7"}, "inventory,stockout"},
-		{graph.SchemaGraphiti, "../../testdata/graphiti.jsonl", []string{"a1f0c6e2-0000-4000-8000-000000000001"}, ""},
+		{graph.SchemaLightRAG, "../../testdata/lightrag.jsonl", []string{"Alice", "Bob `) MATCH (n) DETACH DELETE n //=0.7"}, "inventory,stockout", ""},
+		{graph.SchemaGraphiti, "../../testdata/graphiti.jsonl", []string{graphitiAlice, graphitiFast + "=0.6"}, "", ""},
+		{graph.SchemaGraphiti, "../../testdata/graphiti.jsonl", []string{graphitiAlice, graphitiFast + "=0.6"}, "", "group_id=g1"},
+		{graph.SchemaGraphiti, "../../testdata/graphiti.jsonl", []string{graphitiCarol}, "", "group_id=g2"},
 	}
 	for _, c := range cases {
-		t.Run(c.preset, func(t *testing.T) {
+		t.Run(c.preset+c.where, func(t *testing.T) {
 			s, _ := graph.Preset(c.preset)
 			s.Now, _ = time.Parse(time.RFC3339, now)
+			if c.where != "" {
+				s.NodeWhereKey, s.NodeWhereValue, _ = strings.Cut(c.where, "=")
+			}
 			if _, _, err := apoc.ParseFileReport(c.file); err == nil {
 				t.Fatal("the fixture must not load in memoria's own shape")
 			}
@@ -134,6 +143,9 @@ func TestSchemaFixturesMatchMemoriaShape(t *testing.T) {
 				mapped := append(args, "--graph", c.file, "--schema", c.preset)
 				if c.preset == graph.SchemaGraphiti {
 					mapped = append(mapped, "--now", now)
+				}
+				if c.where != "" {
+					mapped = append(mapped, "--node-where", c.where)
 				}
 				code, got, errs := run(t, mapped...)
 				if code != 0 {
@@ -329,6 +341,10 @@ func TestSchemaRefusals(t *testing.T) {
 		{[]string{"--schema", "lightrag", "--node-label", ""}, 1, "0 of 57 nodes have entity_id (give the id property with --id-property)"},
 		{[]string{"--graph", lr, "--schema", "lightrag", "--id-property", "name"}, 1, `0 of 6 nodes with the label base have name`},
 		{[]string{"--graph", lr, "--schema", "lightrag", "--traverse-types", "DIRECTED,KNOWS"}, 1, "0 of 6 relationships have the type KNOWS"},
+		{[]string{"--graph", lr, "--schema", "lightrag", "--node-where", "file_path=nowhere.txt"}, 1,
+			`schema lightrag: 0 of 6 nodes with the label base have file_path "nowhere.txt" (--node-where picks the nodes by a property)`},
+		{[]string{"--graph", lr, "--schema", "lightrag", "--node-where", "entity_type=person", "--id-property", "name"}, 1,
+			`schema lightrag: 0 of 2 nodes with the label base and entity_type "person" have name`},
 		{[]string{"--graph", lr, "--schema", "lightrag", "--weight-property", "description"}, 1,
 			`5 of 5 relationships of type DIRECTED have a description that is not a number (the first: relationship 0 has string "Alice manages the Leeds DC.")`},
 		{[]string{"--graph", lr, "--schema", "lightrag", "--tags-property", "nope"}, 1, "0 of 5 relationships of type DIRECTED have nope"},
@@ -362,4 +378,98 @@ func firstDiff(a, b string) string {
 	}
 	lo := max(0, i-300)
 	return "…" + a[lo:min(len(a), i+200)] + "\n---\n…" + b[lo:min(len(b), i+200)]
+}
+
+// nodeWhereGraph is TestSchemaNodeWhere's graph, in memoria's own shape:
+// A and B hold group "g1"; C holds "g2", D the number 1, E no group, F
+// "g1 " (a trailing space). A is linked to every other node but F, B to
+// F and C.
+const nodeWhereGraph = `{"type":"node","id":"0","labels":["Memory"],"properties":{"id":"A","group":"g1","text":"alpha"}}
+{"type":"node","id":"1","labels":["Memory"],"properties":{"id":"B","group":"g1","text":"beta"}}
+{"type":"node","id":"2","labels":["Memory"],"properties":{"id":"C","group":"g2"}}
+{"type":"node","id":"3","labels":["Memory"],"properties":{"id":"D","group":1}}
+{"type":"node","id":"4","labels":["Memory"],"properties":{"id":"E"}}
+{"type":"node","id":"5","labels":["Memory"],"properties":{"id":"F","group":"g1 "}}
+{"type":"relationship","id":"0","label":"RELATES","properties":{"weight":0.8,"tags":["x"]},"start":{"id":"0"},"end":{"id":"1"}}
+{"type":"relationship","id":"1","label":"RELATES","properties":{"weight":0.5,"tags":["y"]},"start":{"id":"0"},"end":{"id":"2"}}
+{"type":"relationship","id":"2","label":"RELATES","properties":{"weight":0.5,"tags":["y"]},"start":{"id":"0"},"end":{"id":"3"}}
+{"type":"relationship","id":"3","label":"RELATES","properties":{"weight":0.5,"tags":["y"]},"start":{"id":"0"},"end":{"id":"4"}}
+{"type":"relationship","id":"4","label":"RELATES","properties":{"weight":0.9,"tags":["y"]},"start":{"id":"1"},"end":{"id":"5"}}
+{"type":"relationship","id":"5","label":"RELATES","properties":{"weight":0.7,"tags":["y"]},"start":{"id":"2"},"end":{"id":"1"}}
+`
+
+// TestSchemaNodeWhere: --node-where group=g1 keeps exactly A and B (C's
+// other value, D's number, E's missing key and F's trailing space are
+// left out) and the one relationship between them, so, worked by hand:
+// A's degree is 1, not 4, and Activation Energy's hop A→B from R = 1
+// without tags is T = 1 × 0.8 / √1 × 1 = 0.8 (0.4 over the whole graph);
+// the expansion scores B 0.8 × 1.0 × 0.6 × 0.8 = 0.384 and reaches
+// nothing else; every retriever ranks as on the two-node graph written by
+// hand; stats, the tag list and export see those two nodes only. A value
+// no node holds is refused with the counts, a flag without = is a usage
+// error.
+func TestSchemaNodeWhere(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "g.jsonl")
+	sub := filepath.Join(dir, "sub.jsonl")
+	lines := strings.Split(nodeWhereGraph, "\n")
+	for _, f := range []struct {
+		path, text string
+	}{{file, nodeWhereGraph}, {sub, lines[0] + "\n" + lines[1] + "\n" + lines[6] + "\n"}} {
+		if err := os.WriteFile(f.path, []byte(f.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	where := []string{"--graph", file, "--node-where", "group=g1"}
+
+	code, out, errs := run(t, slices.Concat([]string{"explore", "--seed", "A", "--format", "tree"}, where)...)
+	if code != 0 || !strings.Contains(out, "B (Memory) T=0.8 w=0.8 tag_sim=1 d=1 ") {
+		t.Errorf("tree: exit %d %s\n%s", code, errs, out)
+	}
+	for _, id := range []string{"C (", "D (", "E (", "F ("} {
+		if strings.Contains(out, id) {
+			t.Errorf("tree reaches %s:\n%s", id, out)
+		}
+	}
+	for _, note := range []string{`4 of 6 nodes lack group "g1": left out, with their relationships`,
+		`5 of 6 relationships touch a node without group "g1": left out`} {
+		if !strings.Contains(errs, note) {
+			t.Errorf("stderr lacks %q: %s", note, errs)
+		}
+	}
+	_, whole, _ := run(t, "explore", "--seed", "A", "--format", "tree", "--graph", file)
+	if !strings.Contains(whole, "B (Memory) T=0.4 w=0.8 tag_sim=1 d=4 ") {
+		t.Errorf("tree of the whole graph:\n%s", whole)
+	}
+
+	code, out, errs = run(t, slices.Concat([]string{"explore", "--retriever", "expansion", "--max-hops", "3", "--seed", "A", "--format", "ranking"}, where)...)
+	if code != 0 || !strings.Contains(out, `"node_id":"B","score":0.384`) || strings.Contains(out, `"rank":3`) {
+		t.Errorf("expansion: exit %d %s\n%s", code, errs, out)
+	}
+	for _, r := range schemaRetrievers {
+		args := []string{"explore", "--retriever", r, "--seed", "A", "--seed", "B=0.5", "--format", "ranking", "--tags", "x"}
+		_, want, _ := run(t, append(slices.Clone(args), "--graph", sub)...)
+		code, got, errs := run(t, append(slices.Clone(args), where...)...)
+		if code != 0 || got != want {
+			t.Errorf("%s: exit %d %s\n%s\nwant (the two-node graph)\n%s", r, code, errs, got, want)
+		}
+	}
+
+	code, out, _ = run(t, slices.Concat([]string{"stats", "--format", "json"}, where)...)
+	if code != 0 || !strings.Contains(out, `"nodes":2,`) || !strings.Contains(out, `"relationships":1,`) || !strings.Contains(out, `"distinct_tags":1,`) {
+		t.Errorf("stats: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, slices.Concat([]string{"export"}, where)...)
+	if code != 0 || strings.Count(out, `"type":"node"`) != 2 || strings.Count(out, `"type":"relationship"`) != 1 || strings.Contains(out, `"g2"`) {
+		t.Errorf("export: exit %d\n%s", code, out)
+	}
+
+	code, _, errs = run(t, "explore", "--seed", "A", "--graph", file, "--node-where", "group=g3")
+	if code != 1 || !strings.Contains(errs, `schema memoria: 0 of 6 nodes have group "g3" (--node-where picks the nodes by a property)`) {
+		t.Errorf("g3: exit %d: %s", code, errs)
+	}
+	code, _, errs = run(t, "explore", "--seed", "A", "--graph", file, "--node-where", "group")
+	if code != 2 || !strings.Contains(errs, `--node-where "group": want KEY=VALUE`) {
+		t.Errorf("no =: exit %d: %s", code, errs)
+	}
 }

@@ -25,18 +25,43 @@ func ScaleTag(i int) string { return fmt.Sprintf("topic_%02d", i) }
 // Weights are uniform in [0.25, 1] with two decimals; each relationship
 // has 0–4 tags (duplicates possible) from a vocabulary of ScaleVocab,
 // skewed towards the first ones (index = vocab·u²).
-func Scale(n, m int, hubPower float64, seed uint64) []byte {
+func Scale(n, m int, hubPower float64, seed uint64) []byte { return scale(n, m, hubPower, seed, false) }
+
+// ScaleLightRAG is Scale's graph written in LightRAG's shape (the
+// lightrag schema preset, docs/RETRIEVERS.md "Other schemas"), from the
+// same draws, so the same nodes, relationships, weights and tags: each
+// node has the workspace label base and its memory label (also its
+// entity_type), is keyed by entity_id (N000000...) and holds its text as
+// description; each relationship is DIRECTED, with its weight and its
+// tags joined by commas as one keywords string.
+func ScaleLightRAG(n, m int, hubPower float64, seed uint64) []byte {
+	return scale(n, m, hubPower, seed, true)
+}
+
+// scale writes Scale's graph, in LightRAG's shape when lightrag.
+func scale(n, m int, hubPower float64, seed uint64, lightrag bool) []byte {
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	hubs := r.Perm(n)
 	b := make([]byte, 0, n*110+m*180)
 	for i := 0; i < n; i++ {
+		label := scaleLabels[r.IntN(len(scaleLabels))]
 		b = append(b, `{"type":"node","id":"`...)
 		b = strconv.AppendInt(b, int64(i), 10)
-		b = append(b, `","labels":["`...)
-		b = append(b, scaleLabels[r.IntN(len(scaleLabels))]...)
-		b = append(b, `"],"properties":{"id":"N`...)
-		b = fmt.Appendf(b, "%06d", i)
-		b = append(b, `","text":"memory `...)
+		if lightrag {
+			b = append(b, `","labels":["base","`...)
+			b = append(b, label...)
+			b = append(b, `"],"properties":{"entity_id":"N`...)
+			b = fmt.Appendf(b, "%06d", i)
+			b = append(b, `","entity_type":"`...)
+			b = append(b, label...)
+			b = append(b, `","description":"memory `...)
+		} else {
+			b = append(b, `","labels":["`...)
+			b = append(b, label...)
+			b = append(b, `"],"properties":{"id":"N`...)
+			b = fmt.Appendf(b, "%06d", i)
+			b = append(b, `","text":"memory `...)
+		}
 		b = strconv.AppendInt(b, int64(i), 10)
 		b = append(b, ` about `...)
 		b = append(b, ScaleTag(r.IntN(ScaleVocab))...)
@@ -52,32 +77,55 @@ func Scale(n, m int, hubPower float64, seed uint64) []byte {
 		w := math.Round((0.25+0.75*r.Float64())*100) / 100
 		b = append(b, `{"type":"relationship","id":"`...)
 		b = strconv.AppendInt(b, int64(j), 10)
-		b = append(b, `","label":"RELATES","properties":{"tags":[`...)
+		if lightrag {
+			b = append(b, `","label":"DIRECTED","properties":{"keywords":"`...)
+		} else {
+			b = append(b, `","label":"RELATES","properties":{"tags":[`...)
+		}
 		for k := r.IntN(5); k > 0; k-- {
-			b = append(b, '"')
+			if !lightrag {
+				b = append(b, '"')
+			}
 			b = append(b, ScaleTag(int(ScaleVocab*math.Pow(r.Float64(), 2)))...)
-			b = append(b, '"')
+			if !lightrag {
+				b = append(b, '"')
+			}
 			if k > 1 {
 				b = append(b, ',')
 			}
 		}
-		b = append(b, `],"weight":`...)
+		if lightrag {
+			b = append(b, `","weight":`...)
+		} else {
+			b = append(b, `],"weight":`...)
+		}
 		b = strconv.AppendFloat(b, w, 'f', -1, 64)
 		if w == math.Trunc(w) {
 			b = append(b, ".0"...)
 		}
-		b = appendEnds(b, a, h)
+		if lightrag {
+			b = appendEndsLabelled(b, a, h, "base")
+		} else {
+			b = appendEnds(b, a, h)
+		}
 	}
 	return b
 }
 
 // appendEnds closes a relationship line whose properties are open: the
 // properties' brace, its start and end nodes, the newline.
-func appendEnds(b []byte, start, end int) []byte {
+func appendEnds(b []byte, start, end int) []byte { return appendEndsLabelled(b, start, end, "Memory") }
+
+// appendEndsLabelled is appendEnds with the ends' label.
+func appendEndsLabelled(b []byte, start, end int, label string) []byte {
 	b = append(b, `},"start":{"id":"`...)
 	b = strconv.AppendInt(b, int64(start), 10)
-	b = append(b, `","labels":["Memory"]},"end":{"id":"`...)
+	b = append(b, `","labels":["`...)
+	b = append(b, label...)
+	b = append(b, `"]},"end":{"id":"`...)
 	b = strconv.AppendInt(b, int64(end), 10)
-	b = append(b, `","labels":["Memory"]}}`...)
+	b = append(b, `","labels":["`...)
+	b = append(b, label...)
+	b = append(b, `"]}}`...)
 	return append(b, '\n')
 }

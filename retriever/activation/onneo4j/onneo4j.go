@@ -6,6 +6,7 @@ package onneo4j
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -218,8 +219,9 @@ func (c *neo4jExpander) resolve(ctx context.Context, ids []string) error {
 	if len(c.indexed) > 0 {
 		queries = []string{resolveIndexQuery(c.indexed), resolveScanQuery}
 	}
+	shared := map[string]any{}
 	if sc := c.schema(); sc != nil {
-		queries = lookupQueries(sc, c.indexed, mappedResolveQuery)
+		queries, shared = lookupQueries(sc, c.indexed, mappedResolveQuery), withSchema(shared, sc)
 	}
 	for _, q := range queries {
 		var missing []string
@@ -231,7 +233,9 @@ func (c *neo4jExpander) resolve(ctx context.Context, ids []string) error {
 		if len(missing) == 0 {
 			return nil
 		}
-		recs, err := c.collect(ctx, q, map[string]any{"ids": missing})
+		params := maps.Clone(shared)
+		params["ids"] = missing
+		recs, err := c.collect(ctx, q, params)
 		if err != nil {
 			return err
 		}

@@ -39,20 +39,29 @@ func mapQuery(q string, sc *neo4jdb.SchemaCypher) string {
 }
 
 // mappedSeedQuery finds seeds ($requests of {i, node_id}) by their mapped
-// id: on the mapping's label, else among the labels given (none: every
-// node).
+// id in the mapped graph: on the mapping's label, else among the labels
+// given (none: every node), with the mapping's property value.
 func mappedSeedQuery(sc *neo4jdb.SchemaCypher, labels []string) string {
 	return `UNWIND $requests AS q
-MATCH (n` + sc.Label() + `) WHERE ` + sc.IDOf("n") + ` = q.node_id` + labelsAnd(labels) + `
+MATCH (n` + sc.Label() + `) WHERE ` + sc.IDOf("n") + ` = q.node_id` + whereAnd(sc) + labelsAnd(labels) + `
 RETURN q.i AS request, properties(n) AS data, labels(n) AS labels, elementId(n) AS element_id`
 }
 
 // mappedResolveQuery is resolveIndexQuery (resolveScanQuery without
-// labels) by the mapped id.
+// labels) by the mapped id, in the mapped graph.
 func mappedResolveQuery(sc *neo4jdb.SchemaCypher, labels []string) string {
 	return `UNWIND $ids AS id
-MATCH (n` + sc.Label() + `) WHERE ` + sc.IDOf("n") + ` = id` + labelsAnd(labels) + `
+MATCH (n` + sc.Label() + `) WHERE ` + sc.IDOf("n") + ` = id` + whereAnd(sc) + labelsAnd(labels) + `
 RETURN id, elementId(n) AS element_id`
+}
+
+// whereAnd is " AND " and the mapping's property filter on n, "" without
+// one (its value is in the mapping's Params).
+func whereAnd(sc *neo4jdb.SchemaCypher) string {
+	if w := sc.Where("n"); w != "" {
+		return " AND " + w
+	}
+	return ""
 }
 
 func labelsAnd(labels []string) string {
@@ -91,7 +100,7 @@ func (c *neo4jExpander) mappedSeed(ctx context.Context, sc *neo4jdb.SchemaCypher
 	var recs []*neo4j.Record
 	for _, q := range lookupQueries(sc, c.indexed, mappedSeedQuery) {
 		var err error
-		if recs, err = c.backend.batch.do(ctx, q, map[string]any{}, map[string]any{"node_id": nodeID}); err != nil {
+		if recs, err = c.backend.batch.do(ctx, q, withSchema(map[string]any{}, sc), map[string]any{"node_id": nodeID}); err != nil {
 			return graph.Node{}, false, err
 		}
 		if len(recs) > 0 {
