@@ -3,7 +3,6 @@ package activation
 import (
 	"cmp"
 	"context"
-	"slices"
 	"strings"
 )
 
@@ -78,17 +77,20 @@ func PickNearMissesOf(n int, neighbour func(int) string, t func(int) float64, ke
 		at  int
 		key string // "" until a tie needs it
 	}
-	bests := map[string]*best{}
+	var bests []best
+	slot := make(map[string]int, n) // a neighbour's place in bests
 	for i := range n {
 		id := neighbour(i)
 		if above[id] {
 			continue
 		}
-		b, ok := bests[id]
+		j, ok := slot[id]
 		if !ok {
-			bests[id] = &best{at: i}
+			slot[id] = len(bests)
+			bests = append(bests, best{at: i})
 			continue
 		}
+		b := &bests[j]
 		ti, tb := t(i), t(b.at)
 		if ti < tb {
 			continue
@@ -106,15 +108,29 @@ func PickNearMissesOf(n int, neighbour func(int) string, t func(int) float64, ke
 		}
 		b.at, b.key = i, ""
 	}
-	out := make([]int, 0, len(bests))
-	for _, b := range bests {
-		out = append(out, b.at)
-	}
-	slices.SortFunc(out, func(a, b int) int {
+	// The first k by T descending, then neighbour id (the neighbours are
+	// distinct, so the order is total): picked by insertion into the k
+	// kept so far, since k is small beside the neighbours of a hub.
+	order := func(a, b int) int {
 		if c := cmp.Compare(t(b), t(a)); c != 0 {
 			return c
 		}
 		return strings.Compare(neighbour(a), neighbour(b))
-	})
-	return out[:min(k, len(out))], len(out)
+	}
+	out := make([]int, 0, max(0, min(k, len(bests))))
+	for _, b := range bests {
+		if len(out) == cap(out) && (len(out) == 0 || order(b.at, out[len(out)-1]) > 0) {
+			continue
+		}
+		p := len(out)
+		for p > 0 && order(b.at, out[p-1]) < 0 {
+			p--
+		}
+		if len(out) < cap(out) {
+			out = append(out, 0)
+		}
+		copy(out[p+1:], out[p:len(out)-1])
+		out[p] = b.at
+	}
+	return out, len(bests)
 }
