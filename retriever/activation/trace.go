@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"strings"
+
+	"github.com/memoria-graph/memoria/retriever"
 )
 
 // DefaultNearMisses is how many near misses a traced level keeps per
@@ -109,28 +111,17 @@ func PickNearMissesOf(n int, neighbour func(int) string, t func(int) float64, ke
 		b.at, b.key = i, ""
 	}
 	// The first k by T descending, then neighbour id (the neighbours are
-	// distinct, so the order is total): picked by insertion into the k
-	// kept so far, since k is small beside the neighbours of a hub.
-	order := func(a, b int) int {
+	// distinct, so the order is total), without sorting every neighbour
+	// of a hub to keep the first 3.
+	out := make([]int, len(bests))
+	for i, b := range bests {
+		out[i] = b.at
+	}
+	out = retriever.Best(out, k, func(a, b int) int {
 		if c := cmp.Compare(t(b), t(a)); c != 0 {
 			return c
 		}
 		return strings.Compare(neighbour(a), neighbour(b))
-	}
-	out := make([]int, 0, max(0, min(k, len(bests))))
-	for _, b := range bests {
-		if len(out) == cap(out) && (len(out) == 0 || order(b.at, out[len(out)-1]) > 0) {
-			continue
-		}
-		p := len(out)
-		for p > 0 && order(b.at, out[p-1]) < 0 {
-			p--
-		}
-		if len(out) < cap(out) {
-			out = append(out, 0)
-		}
-		copy(out[p+1:], out[p:len(out)-1])
-		out[p] = b.at
-	}
+	})
 	return out, len(bests)
 }

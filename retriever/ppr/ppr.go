@@ -571,8 +571,7 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 			cands = append(cands, scored{u, x, st.id(u)})
 		}
 	}
-	slices.SortFunc(cands, func(a, b scored) int { return retriever.Compare(a.score, a.id, b.score, b.id) })
-	cands = cands[:min(len(cands), topK)]
+	cands = retriever.Best(cands, topK, func(a, b scored) int { return retriever.Compare(a.score, a.id, b.score, b.id) })
 	hits := make([]retriever.Hit, len(cands))
 	ids := make([]string, len(cands))
 	entries := make([][][2]int32, len(cands))
