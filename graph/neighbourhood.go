@@ -134,10 +134,12 @@ type Reader interface {
 }
 
 // NumberedArcs is a Reader's optional fast path for a walk, offered by an
-// engine that numbers its nodes (NodeRef.Num, Reader.NodeNums): Arcs'
-// answer, in Arcs' order, without an Arc (and its NodeRef) per
-// relationship. A walk that reads tens of thousands of relationships per
-// retrieval uses it when the reader has it; the answer is the same.
+// engine that numbers its nodes (NodeRef.Num, Reader.NodeNums; every
+// NodeRef such a reader gives carries its Num): Arcs' and Strengths'
+// answers, in their order, by number, without an Arc or a NodeRef per
+// relationship or node. A walk that reads tens of thousands of
+// relationships and weighs tens of thousands of nodes per retrieval uses
+// it when the reader has it; the answers are the same.
 type NumberedArcs interface {
 	// ArcNums appends the arcs of type relType of the nodes numbered
 	// from (a 0, an unknown number or a node listed before gives none)
@@ -145,6 +147,10 @@ type NumberedArcs interface {
 	// none), and returns them with ends: from[i]'s arcs are
 	// to[ends[i-1]:ends[i]] (ends[-1] the length to had).
 	ArcNums(ctx context.Context, from []int32, relType string, missing float64, to []int32, w []float64) ([]int32, []float64, []int32, error)
+	// StrengthNums appends to out the strength of each node numbered
+	// nums, in order, as Strengths gives it (a 0 or an unknown number:
+	// a node not in the graph), and returns it.
+	StrengthNums(ctx context.Context, nums []int32, relType string, missing float64, out []Strength) ([]Strength, error)
 	// NodeByNum is the node numbered num as Arcs gives an other end: its
 	// id, handle and number.
 	NodeByNum(num int32) NodeRef

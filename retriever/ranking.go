@@ -200,6 +200,48 @@ func Compare(aScore float64, aID string, bScore float64, bID string) int {
 	return strings.Compare(aID, bID)
 }
 
+// Best returns the first k of xs (all of them when fewer) in cmp's order,
+// which must be total (the ranking rule's, Compare, is: node ids are
+// distinct), without sorting the rest: the k kept are found through a heap
+// of the best so far (n log k comparisons, where a sort makes n log n), then
+// sorted. xs is reordered in place and the result is its first k. A
+// retriever that ranks thousands of candidates to keep ten uses it where it
+// would sort them all and cut.
+func Best[T any](xs []T, k int, cmp func(a, b T) int) []T {
+	k = max(0, min(k, len(xs)))
+	if k < len(xs) {
+		// xs[:k] is a heap whose root is the worst of the k best so far.
+		worse := func(i, j int) bool { return cmp(xs[i], xs[j]) > 0 }
+		down := func(i int) {
+			for {
+				c := 2*i + 1
+				if c >= k {
+					return
+				}
+				if c+1 < k && worse(c+1, c) {
+					c++
+				}
+				if !worse(c, i) {
+					return
+				}
+				xs[i], xs[c] = xs[c], xs[i]
+				i = c
+			}
+		}
+		for i := k/2 - 1; i >= 0; i-- {
+			down(i)
+		}
+		for i := k; i < len(xs) && k > 0; i++ {
+			if cmp(xs[i], xs[0]) < 0 {
+				xs[0], xs[i] = xs[i], xs[0]
+				down(0)
+			}
+		}
+	}
+	slices.SortFunc(xs[:k], cmp)
+	return xs[:k]
+}
+
 // Rank is the one ranking rule: hits by score, descending, then by node id;
 // ranks 1, 2, ... in that order. With k > 0 the hits beyond the k-th are
 // returned apart, as cut (ranked too, k+1 onwards). hits is sorted in

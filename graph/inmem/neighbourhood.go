@@ -221,25 +221,38 @@ func (r reader) Degrees(ctx context.Context, nodes []graph.NodeRef, relType stri
 // RELATES strengths of every node are computed on the first call for a
 // given missing weight (one pass over the adjacency) and kept: a
 // retriever that asks for the strengths of tens of thousands of nodes
-// then pays a lookup each.
+// then pays a lookup each. It is StrengthNums with each node found by its
+// ref.
 func (r reader) Strengths(ctx context.Context, nodes []graph.NodeRef, relType string, missing float64) ([]graph.Strength, error) {
+	nums := make([]int32, len(nodes))
+	for i, n := range nodes {
+		if u, ok := r.g.index(n); ok {
+			nums[i] = u + 1
+		}
+	}
+	return r.StrengthNums(ctx, nums, relType, missing, make([]graph.Strength, 0, len(nodes)))
+}
+
+// StrengthNums is Strengths by number (graph.NumberedArcs): the strengths
+// of the nodes numbered nums (0, an unknown number or a node without an
+// id: not in the graph) appended to out.
+func (r reader) StrengthNums(ctx context.Context, nums []int32, relType string, missing float64, out []graph.Strength) ([]graph.Strength, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	g := r.g
-	out := make([]graph.Strength, len(nodes))
 	var all []graph.Strength
 	if relType == graph.Relates {
 		all = g.relatesStrengths(missing)
 	}
 	var ws []float64
-	for i, n := range nodes {
-		u, ok := g.index(n)
+	for _, num := range nums {
+		u := num - 1
 		switch {
-		case !ok:
-			out[i] = graph.Strength{Clean: true}
+		case num <= 0 || int(u) >= len(g.nodeID) || !g.nodeHasID(u):
+			out = append(out, graph.Strength{Clean: true})
 		case all != nil:
-			out[i] = all[u]
+			out = append(out, all[u])
 		default:
 			ws = ws[:0]
 			nbr, rels := g.others(u)
@@ -258,7 +271,7 @@ func (r reader) Strengths(ctx context.Context, nodes []graph.NodeRef, relType st
 					ws = append(ws, *w)
 				}
 			}
-			out[i] = graph.SumWeights(ws)
+			out = append(out, graph.SumWeights(ws))
 		}
 	}
 	return out, nil

@@ -145,6 +145,19 @@ func TestRandomizationTest(t *testing.T) {
 	}
 }
 
+// BenchmarkRandomizationTest is one test of two runs over 1,000 queries,
+// as eval makes one per retriever beyond the first and metric (24 for
+// four retrievers at --k 5,10).
+func BenchmarkRandomizationTest(b *testing.B) {
+	a, c := make([]float64, 1000), make([]float64, 1000)
+	for i := range a {
+		a[i], c[i] = float64(i%7)/7, float64(i%5)/5
+	}
+	for b.Loop() {
+		RandomizationTest(a, c, Permutations, Seed)
+	}
+}
+
 // TestEvaluate: two retrievers over two queries, the means, cost, found
 // counts and the comparison with the first worked by hand.
 //

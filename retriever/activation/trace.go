@@ -3,8 +3,9 @@ package activation
 import (
 	"cmp"
 	"context"
-	"slices"
 	"strings"
+
+	"github.com/memoria-graph/memoria/retriever"
 )
 
 // DefaultNearMisses is how many near misses a traced level keeps per
@@ -78,17 +79,20 @@ func PickNearMissesOf(n int, neighbour func(int) string, t func(int) float64, ke
 		at  int
 		key string // "" until a tie needs it
 	}
-	bests := map[string]*best{}
+	var bests []best
+	slot := make(map[string]int, n) // a neighbour's place in bests
 	for i := range n {
 		id := neighbour(i)
 		if above[id] {
 			continue
 		}
-		b, ok := bests[id]
+		j, ok := slot[id]
 		if !ok {
-			bests[id] = &best{at: i}
+			slot[id] = len(bests)
+			bests = append(bests, best{at: i})
 			continue
 		}
+		b := &bests[j]
 		ti, tb := t(i), t(b.at)
 		if ti < tb {
 			continue
@@ -106,15 +110,18 @@ func PickNearMissesOf(n int, neighbour func(int) string, t func(int) float64, ke
 		}
 		b.at, b.key = i, ""
 	}
-	out := make([]int, 0, len(bests))
-	for _, b := range bests {
-		out = append(out, b.at)
+	// The first k by T descending, then neighbour id (the neighbours are
+	// distinct, so the order is total), without sorting every neighbour
+	// of a hub to keep the first 3.
+	out := make([]int, len(bests))
+	for i, b := range bests {
+		out[i] = b.at
 	}
-	slices.SortFunc(out, func(a, b int) int {
+	out = retriever.Best(out, k, func(a, b int) int {
 		if c := cmp.Compare(t(b), t(a)); c != 0 {
 			return c
 		}
 		return strings.Compare(neighbour(a), neighbour(b))
 	})
-	return out[:min(k, len(out))], len(out)
+	return out, len(bests)
 }

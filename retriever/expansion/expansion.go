@@ -122,19 +122,18 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 			}
 		}
 	}
-	slices.SortFunc(cands, func(a, b scored) int { return retriever.Compare(a.score, a.id, b.score, b.id) })
-	keep := min(len(cands), p.TopK)
-	shown, err := details(ctx, r, cands[:keep], layers)
+	best := retriever.Best(cands, p.TopK, func(a, b scored) int { return retriever.Compare(a.score, a.id, b.score, b.id) })
+	shown, err := details(ctx, r, best, layers)
 	if err != nil {
 		return retriever.Ranking{}, err
 	}
-	hits := make([]retriever.Hit, keep)
-	for i, c := range cands[:keep] {
+	hits := make([]retriever.Hit, len(best))
+	for i, c := range best {
 		hits[i] = hitOf(c, shown[i], score, p)
 	}
 	kept, _ := retriever.Rank(hits, 0)
 	droppedSeeds := 0
-	for _, c := range cands[keep:] {
+	for _, c := range cands[len(best):] { // the rest, in no order
 		if _, ok := layer0[c.id]; ok {
 			droppedSeeds++
 		}

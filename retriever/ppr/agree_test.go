@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"sync"
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -224,4 +225,62 @@ type filteredGeneric struct {
 
 func (n filteredGeneric) Read(ctx context.Context, fn func(graph.Reader) error) error {
 	return n.g.Filtered(n.f).Read(ctx, func(r graph.Reader) error { return fn(plainReader{r}) })
+}
+
+// TestRunsShareNoState: runs reuse the state of finished ones (through a
+// pool), so 40 random cases (two graphs, half read by number, half
+// through Arcs), run by four goroutines at once in a shuffled order and
+// again, each give the ranking, to the bit, and the statistics of the
+// same case run alone first.
+func TestRunsShareNoState(t *testing.T) {
+	r := rand.New(rand.NewSource(41))
+	type run struct {
+		nb    graph.Neighbourhood
+		c     randomCase
+		alone string
+	}
+	var runs []run
+	for range 2 {
+		c := newRandomCase(r)
+		g, err := inmem.New(c.g, "random")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 20 {
+			c := randomCase{g: c.g, query: randomQuery(r, c.g), p: randomParams(r)}
+			var nb graph.Neighbourhood = g
+			if i%2 == 1 {
+				nb = genericOnly{g}
+			}
+			got, err := ppr.Retrieve(context.Background(), nb, c.query, c.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs = append(runs, run{nb, c, fmt.Sprintf("%+v", got)})
+		}
+	}
+	order := append(r.Perm(len(runs)), r.Perm(len(runs))...)
+	errs := make(chan error, len(order))
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(order); i += 4 {
+				k := runs[order[i]]
+				got, err := ppr.Retrieve(context.Background(), k.nb, k.c.query, k.c.p)
+				if err == nil && fmt.Sprintf("%+v", got) != k.alone {
+					err = fmt.Errorf("case %d: at once:\n%+v\nalone:\n%s", order[i], got, k.alone)
+				}
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }

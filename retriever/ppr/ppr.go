@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
@@ -36,25 +37,80 @@ type state struct {
 	k      int
 	p      []float64 // restart distribution over the seeds
 
-	index map[string]int32 // node numbers by id, for refs without a Num
-	byNum []int32          // node numbers + 1 by NodeRef.Num, when the reader gives Nums
-	// nbrScratch and wtScratch take a numbered read's arcs (readNumbered),
-	// reused from read to read.
-	nbrScratch []int32
-	wtScratch  []float64
-	ids        []string
-	refs       []graph.NodeRef
-	n          []node
-	rs         []float64 // residual by seed (k per node)
-	ms         []float64 // mass pushed out, by seed (k per node)
+	// A node is kept as its NodeRef (refs; found again by id through
+	// index) or, when the reader numbers its nodes and reads by number
+	// (fast), as its number alone (nums; found again through byNum): its
+	// id and NodeRef are then asked of fast where wanted (id, ref), for
+	// the few thousand nodes pushed or ranked rather than the tens of
+	// thousands met.
+	fast  graph.NumberedArcs
+	index map[string]int32 // node numbers by id, without fast
+	refs  []graph.NodeRef  // by node, without fast
+	byNum []int32          // node numbers + 1 by NodeRef.Num, with fast; 0 but at nums
+	nums  []int32          // by node, its NodeRef.Num, with fast
+
+	n  []node
+	rs []float64 // residual by seed (k per node)
+	ms []float64 // mass pushed out, by seed (k per node)
 
 	nbr []int32 // adjacency entries: node u's are lo to hi
 	wt  []float64
 
-	tmp   []float64
-	which []int32 // scratch of weigh
+	scratch
 
 	touched, pushes, rounds, reads, relsRead, weighed int
+}
+
+// scratch is what a run works in and keeps nothing in: reused from round
+// to round and, through states, from run to run.
+type scratch struct {
+	tmp                                  []float64       // the pushed node's residual by seed
+	received, next, cands, toRead, which []int32         // of run and weigh
+	refs                                 []graph.NodeRef // the nodes a read asks for
+	nums                                 []int32         // the same by number
+	strengths                            []graph.Strength
+	byID                                 []keyed // of sortByID
+	// arcNbr and arcWt take a numbered read's arcs (readNumbered).
+	arcNbr []int32
+	arcWt  []float64
+}
+
+// keyed is a node beside its id.
+type keyed struct {
+	id string
+	u  int32
+}
+
+// states keeps the states of finished runs for the next ones: a run on
+// the 1M-edge benchmark graph touches some 47,000 nodes (half the graph)
+// and reads 77,000 relationships, and building its arrays anew each time
+// (and collecting them after) cost more than the push itself.
+var states = sync.Pool{New: func() any { return &state{index: map[string]int32{}} }}
+
+// reset readies st, new or a finished run's, for a run of k seeds with
+// damping d and threshold eps, reading by number through fast when it is
+// not nil (nodeNums its reader's NodeNums): every array emptied (its
+// room kept) and every count 0.
+func (st *state) reset(d, eps float64, k int, fast graph.NumberedArcs, nodeNums int32) {
+	// The last run's numbers by Num: cleared where it set them, or whole
+	// when that is cheaper (it met more than an eighth of the nodes).
+	if len(st.nums)*8 > len(st.byNum) {
+		clear(st.byNum)
+	} else {
+		for _, num := range st.nums {
+			st.byNum[num] = 0
+		}
+	}
+	if fast != nil && int(nodeNums) != len(st.byNum) {
+		st.byNum = make([]int32, nodeNums)
+	}
+	clear(st.index)
+	*st = state{
+		d: d, eps: eps, k: k, p: st.p[:0], fast: fast, index: st.index, refs: st.refs[:0],
+		byNum: st.byNum, nums: st.nums[:0], n: st.n[:0], rs: st.rs[:0], ms: st.ms[:0],
+		nbr: st.nbr[:0], wt: st.wt[:0], scratch: st.scratch,
+	}
+	st.tmp = slices.Grow(st.tmp[:0], k)[:k]
 }
 
 // node is what the push keeps of one node.
@@ -97,23 +153,27 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 		}
 	}
 	k := len(seedRefs)
-	st := &state{d: p.Damping, eps: p.Epsilon, k: k, index: map[string]int32{}, tmp: make([]float64, k)}
-	if n := r.NodeNums(); n > 0 {
-		st.byNum = make([]int32, n)
+	st := states.Get().(*state)
+	defer states.Put(st)
+	fast, _ := r.(graph.NumberedArcs)
+	if nums := r.NodeNums(); fast != nil && !slices.ContainsFunc(seedRefs, func(ref graph.NodeRef) bool { return ref.Num <= 0 || ref.Num >= nums }) {
+		st.reset(p.Damping, p.Epsilon, k, fast, nums)
+	} else {
+		st.reset(p.Damping, p.Epsilon, k, nil, 0)
 	}
 	for t, ref := range seedRefs {
 		st.p = append(st.p, rs[t]/sumR)
-		st.add(ref)
+		if st.fast != nil {
+			st.addNum(ref.Num)
+		} else {
+			st.addRef(ref)
+		}
 		st.n[t].first = 0
 		st.n[t].rtot = st.p[t]
 		st.rs[t*k+t] = st.p[t]
 		st.touched++
 	}
-	received := make([]int32, k)
-	for t := range received {
-		received[t] = int32(t)
-	}
-	if err := st.run(ctx, r, received); err != nil {
+	if err := st.run(ctx, r); err != nil {
 		return retriever.Ranking{}, err
 	}
 	hits, err := st.hits(ctx, r, p.TopK)
@@ -124,16 +184,23 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 	return retriever.Ranking{Retriever: Name, Params: p.Fields(), Seeds: seeds, Hits: kept, Stats: st.stats()}, nil
 }
 
-// add numbers a node first met.
-func (st *state) add(ref graph.NodeRef) int32 {
-	u := int32(len(st.ids))
-	if st.numbered(ref) {
-		st.byNum[ref.Num] = u + 1
-	} else {
-		st.index[ref.Node.ID] = u
-	}
-	st.ids = append(st.ids, ref.Node.ID)
+// addRef numbers a node first met, without fast.
+func (st *state) addRef(ref graph.NodeRef) int32 {
+	st.index[ref.Node.ID] = int32(len(st.n))
 	st.refs = append(st.refs, ref)
+	return st.addNode()
+}
+
+// addNum numbers a node first met, the reader's node numbered num, with
+// fast.
+func (st *state) addNum(num int32) int32 {
+	st.byNum[num] = int32(len(st.n)) + 1
+	st.nums = append(st.nums, num)
+	return st.addNode()
+}
+
+func (st *state) addNode() int32 {
+	u := int32(len(st.n))
 	st.n = append(st.n, node{first: -1})
 	for range st.k {
 		st.rs = append(st.rs, 0)
@@ -142,26 +209,37 @@ func (st *state) add(ref graph.NodeRef) int32 {
 	return u
 }
 
-// numbered says whether ref is found through byNum (its Num) rather
-// than index (its id).
-func (st *state) numbered(ref graph.NodeRef) bool {
-	return ref.Num > 0 && int(ref.Num) < len(st.byNum)
+// ref is node u's NodeRef (with fast, its id, handle and number only).
+func (st *state) ref(u int32) graph.NodeRef {
+	if st.fast != nil {
+		return st.fast.NodeByNum(st.nums[u])
+	}
+	return st.refs[u]
 }
 
-// find returns the number of a node already met.
-func (st *state) find(ref graph.NodeRef) (int32, bool) {
-	if st.numbered(ref) {
-		u := st.byNum[ref.Num] - 1
-		return u, u >= 0
+// id is node u's id.
+func (st *state) id(u int32) string { return st.ref(u).Node.ID }
+
+// sortByID sorts us by the nodes' ids, each id asked for once.
+func (st *state) sortByID(us []int32) {
+	keys := st.byID[:0]
+	for _, u := range us {
+		keys = append(keys, keyed{st.id(u), u})
 	}
-	u, ok := st.index[ref.Node.ID]
-	return u, ok
+	slices.SortFunc(keys, func(a, b keyed) int { return strings.Compare(a.id, b.id) })
+	for i, k := range keys {
+		us[i] = k.u
+	}
+	st.byID = keys
 }
 
 // grow makes room for n more nodes, so that adding them copies nothing.
 func (st *state) grow(n int) {
-	st.ids = slices.Grow(st.ids, n)
-	st.refs = slices.Grow(st.refs, n)
+	if st.fast != nil {
+		st.nums = slices.Grow(st.nums, n)
+	} else {
+		st.refs = slices.Grow(st.refs, n)
+	}
 	st.n = slices.Grow(st.n, n)
 	st.rs = slices.Grow(st.rs, n*st.k)
 	st.ms = slices.Grow(st.ms, n*st.k)
@@ -190,8 +268,12 @@ const weighSlack = 1 - 1e-9
 // pushed (or whose strength is not clean, so that the read names the bad
 // weight); and pushes every one whose residual reaches its threshold, in
 // order of id.
-func (st *state) run(ctx context.Context, r graph.Reader, received []int32) error {
-	var next, cands, toRead []int32
+func (st *state) run(ctx context.Context, r graph.Reader) error {
+	received, next, cands, toRead := st.received[:0], st.next[:0], st.cands, st.toRead
+	for t := range st.k {
+		received = append(received, int32(t)) // the seeds
+	}
+	defer func() { st.received, st.next, st.cands, st.toRead = received, next, cands, toRead }()
 	for round := int32(1); len(received) > 0; round++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -221,7 +303,7 @@ func (st *state) run(ctx context.Context, r graph.Reader, received []int32) erro
 		}
 		// Push in id order: the numbering follows the engine's order of
 		// each node's arcs, the arithmetic must not.
-		slices.SortFunc(cands, func(a, b int32) int { return strings.Compare(st.ids[a], st.ids[b]) })
+		st.sortByID(cands)
 		next = next[:0]
 		for _, u := range cands {
 			next = st.push(u, round, next)
@@ -247,11 +329,24 @@ func (st *state) weigh(ctx context.Context, r graph.Reader, us []int32) error {
 	if len(which) == 0 {
 		return nil
 	}
-	refs := make([]graph.NodeRef, len(which))
-	for i, u := range which {
-		refs[i] = st.refs[u]
+	var got []graph.Strength
+	var err error
+	if st.fast != nil {
+		nums := st.scratch.nums[:0]
+		for _, u := range which {
+			nums = append(nums, st.nums[u])
+		}
+		st.scratch.nums = nums
+		got, err = st.fast.StrengthNums(ctx, nums, graph.Relates, graph.MissingRelatesWeight, st.strengths[:0])
+		st.strengths = got
+	} else {
+		refs := st.scratch.refs[:0]
+		for _, u := range which {
+			refs = append(refs, st.refs[u])
+		}
+		st.scratch.refs = refs
+		got, err = r.Strengths(ctx, refs, graph.Relates, graph.MissingRelatesWeight)
 	}
-	got, err := r.Strengths(ctx, refs, graph.Relates, graph.MissingRelatesWeight)
 	if err != nil {
 		return err
 	}
@@ -270,11 +365,9 @@ func (st *state) weigh(ctx context.Context, r graph.Reader, us []int32) error {
 // run stops there.
 func (st *state) readAround(ctx context.Context, r graph.Reader, us []int32) error {
 	var dirty []graph.NodeRef
-	refs := make([]graph.NodeRef, len(us))
-	for i, u := range us {
-		refs[i] = st.refs[u]
+	for _, u := range us {
 		if !st.n[u].clean {
-			dirty = append(dirty, refs[i])
+			dirty = append(dirty, st.ref(u))
 		}
 	}
 	if len(dirty) > 0 {
@@ -292,9 +385,14 @@ func (st *state) readAround(ctx context.Context, r graph.Reader, us []int32) err
 		}
 		return fmt.Errorf("node %s: its relationships' weights add up to more than a float can hold", strconv.Quote(dirty[0].Node.ID))
 	}
-	if fast, ok := r.(graph.NumberedArcs); ok && len(st.byNum) > 0 {
-		return st.readNumbered(ctx, fast, us, refs)
+	if st.fast != nil {
+		return st.readNumbered(ctx, us)
 	}
+	refs := st.scratch.refs[:0]
+	for _, u := range us {
+		refs = append(refs, st.refs[u])
+	}
+	st.scratch.refs = refs
 	arcs, err := r.Arcs(ctx, refs, graph.Relates, graph.MissingRelatesWeight)
 	if err != nil {
 		return err
@@ -316,9 +414,9 @@ func (st *state) readAround(ctx context.Context, r graph.Reader, us []int32) err
 		if a.Weight == 0 {
 			continue
 		}
-		v, ok := st.find(a.To)
+		v, ok := st.index[a.To.Node.ID]
 		if !ok {
-			v = st.add(a.To)
+			v = st.addRef(a.To)
 		}
 		st.nbr = append(st.nbr, v)
 		st.wt = append(st.wt, a.Weight)
@@ -335,23 +433,22 @@ func (st *state) readAround(ctx context.Context, r graph.Reader, us []int32) err
 	return nil
 }
 
-// readNumbered is readAround's reading through an engine's numbered arcs
-// (graph.NumberedArcs): the same arcs, in the same order, appended
-// straight to the walk's own arrays, with no Arc built per relationship;
-// a node first met becomes a NodeRef (NodeByNum) only then. The walk that
-// follows is readAround's, so its numbers are the same bits.
-func (st *state) readNumbered(ctx context.Context, r graph.NumberedArcs, us []int32, refs []graph.NodeRef) error {
-	nums := make([]int32, len(refs))
-	for i, ref := range refs {
-		if st.numbered(ref) {
-			nums[i] = ref.Num
-		}
+// readNumbered is readAround's reading by number (graph.NumberedArcs,
+// st.fast): the same arcs, in the same order, appended straight to the
+// walk's own arrays, with no Arc built per relationship and no NodeRef
+// per node first met. The walk that follows is readAround's, so its
+// numbers are the same bits.
+func (st *state) readNumbered(ctx context.Context, us []int32) error {
+	nums := st.scratch.nums[:0]
+	for _, u := range us {
+		nums = append(nums, st.nums[u])
 	}
-	to, w, ends, err := r.ArcNums(ctx, nums, graph.Relates, graph.MissingRelatesWeight, st.nbrScratch[:0], st.wtScratch[:0])
+	st.scratch.nums = nums
+	to, w, ends, err := st.fast.ArcNums(ctx, nums, graph.Relates, graph.MissingRelatesWeight, st.arcNbr[:0], st.arcWt[:0])
 	if err != nil {
 		return err
 	}
-	st.nbrScratch, st.wtScratch = to, w
+	st.arcNbr, st.arcWt = to, w
 	st.reads++
 	st.relsRead += len(to)
 	st.grow(len(to))
@@ -367,7 +464,7 @@ func (st *state) readNumbered(ctx context.Context, r graph.NumberedArcs, us []in
 			}
 			v := st.byNum[to[k]] - 1
 			if v < 0 {
-				v = st.add(r.NodeByNum(to[k]))
+				v = st.addNum(to[k])
 			}
 			st.nbr = append(st.nbr, v)
 			st.wt = append(st.wt, w[k])
@@ -445,6 +542,7 @@ func (st *state) push(u int32, round int32, next []int32) []int32 {
 type scored struct {
 	u     int32
 	score float64
+	id    string
 }
 
 // share is seed s's share of u's estimate: (1 − d) × the mass of s
@@ -468,20 +566,19 @@ func (st *state) estimate(u int32) float64 {
 // properties (one Details read).
 func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retriever.Hit, error) {
 	var cands []scored
-	for u := range st.ids {
-		if x := st.estimate(int32(u)); x > 0 {
-			cands = append(cands, scored{int32(u), x})
+	for u := range int32(len(st.n)) {
+		if x := st.estimate(u); x > 0 {
+			cands = append(cands, scored{u, x, st.id(u)})
 		}
 	}
-	slices.SortFunc(cands, func(a, b scored) int { return retriever.Compare(a.score, st.ids[a.u], b.score, st.ids[b.u]) })
-	cands = cands[:min(len(cands), topK)]
+	cands = retriever.Best(cands, topK, func(a, b scored) int { return retriever.Compare(a.score, a.id, b.score, b.id) })
 	hits := make([]retriever.Hit, len(cands))
 	ids := make([]string, len(cands))
 	entries := make([][][2]int32, len(cands))
 	fed := make([][][2]int32, len(cands))
 	var all [][2]int32
 	for i, c := range cands {
-		ids[i] = st.ids[c.u]
+		ids[i] = c.id
 		entries[i] = st.route(c.u)
 		fed[i] = st.feeders(c.u)
 		all = append(append(all, entries[i]...), fed[i]...)
@@ -532,7 +629,7 @@ func (st *state) feeders(u int32) [][2]int32 {
 		}
 		f := feed{j, st.d * p * st.wt[j] / st.n[x].w}
 		k := len(top)
-		for k > 0 && (f.flow > top[k-1].flow || (f.flow == top[k-1].flow && st.ids[x] < st.ids[st.nbr[top[k-1].j]])) {
+		for k > 0 && (f.flow > top[k-1].flow || (f.flow == top[k-1].flow && st.id(x) < st.id(st.nbr[top[k-1].j]))) {
 			k--
 		}
 		if k < maxFeeders {
@@ -567,7 +664,7 @@ func (st *state) route(u int32) [][2]int32 {
 				continue
 			}
 			flow := st.pushed(x) * st.wt[j] / st.n[x].w
-			if flow > bestFlow || (flow == bestFlow && st.ids[x] < st.ids[best]) {
+			if flow > bestFlow || (flow == bestFlow && st.id(x) < st.id(best)) {
 				best, bestFlow, bestJ = x, flow, j
 			}
 		}
@@ -594,7 +691,7 @@ func (st *state) relsOf(ctx context.Context, r graph.Reader, entries [][2]int32)
 	for _, e := range entries {
 		if !seen[e[0]] {
 			seen[e[0]] = true
-			refs = append(refs, st.refs[e[0]])
+			refs = append(refs, st.ref(e[0]))
 		}
 	}
 	if len(refs) == 0 {
@@ -613,7 +710,7 @@ func (st *state) relsOf(ctx context.Context, r graph.Reader, entries [][2]int32)
 	}
 	uOf := make(map[string]int32, len(seen))
 	for u := range seen {
-		uOf[st.ids[u]] = u
+		uOf[st.id(u)] = u
 	}
 	alike := map[key][]int{}
 	for i, rel := range rels {
@@ -639,10 +736,10 @@ func (st *state) relsOf(ctx context.Context, r graph.Reader, entries [][2]int32)
 				n++
 			}
 		}
-		list := alike[key{u, st.ids[st.nbr[j]], st.wt[j]}]
+		list := alike[key{u, st.id(st.nbr[j]), st.wt[j]}]
 		if n >= len(list) {
 			return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): gone from the graph during the read",
-				strconv.Quote(st.ids[u]), graph.Relates, strconv.Quote(st.ids[st.nbr[j]]))
+				strconv.Quote(st.id(u)), graph.Relates, strconv.Quote(st.id(st.nbr[j])))
 		}
 		out[e] = &rels[list[n]]
 		ptrs = append(ptrs, &rels[list[n]])
@@ -669,11 +766,11 @@ func (st *state) hitOf(c scored, node graph.Node, route, fed [][2]int32, rels ma
 	if labels == nil {
 		labels = []string{}
 	}
-	hit := retriever.Hit{NodeID: st.ids[c.u], Score: c.score, Labels: labels, Node: node, Route: []retriever.Hop{},
+	hit := retriever.Hit{NodeID: c.id, Score: c.score, Labels: labels, Node: node, Route: []retriever.Hop{},
 		Terms: []retriever.Term{}, TermsAdd: true}
 	for s := range st.k {
 		if sh := st.share(c.u, s); sh != 0 {
-			hit.Terms = append(hit.Terms, retriever.Term{Name: "share(" + st.ids[s] + ")", Value: sh})
+			hit.Terms = append(hit.Terms, retriever.Term{Name: "share(" + st.id(int32(s)) + ")", Value: sh})
 		}
 	}
 	// hop is entry e (a fed node's relationship to its feeder) turned

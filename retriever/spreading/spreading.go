@@ -133,8 +133,9 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 	if err != nil {
 		return retriever.Ranking{}, err
 	}
-	slices.SortFunc(cands, func(a, b *scored) int { return retriever.Compare(a.final, a.n.ref.Node.ID, b.final, b.n.ref.Node.ID) })
-	kept := cands[:min(len(cands), p.TopK)]
+	kept := retriever.Best(cands, p.TopK, func(a, b *scored) int {
+		return retriever.Compare(a.final, a.n.ref.Node.ID, b.final, b.n.ref.Node.ID)
+	})
 	// The hits met as arcs' other ends carry no labels or properties: one
 	// lookup by id brings them, for the front ends.
 	var lean []string
