@@ -38,7 +38,7 @@ func TestUnitWeightsOnNeo4j(t *testing.T) {
 	defer write("DROP INDEX directed_weight IF EXISTS")
 	write(`CREATE (a:base {entity_id: 'a'}), (b:base {entity_id: 'b'}), (c:base {entity_id: 'c'}),
 	       (a)-[:DIRECTED {weight: 0.5}]->(b), (b)-[:DIRECTED]->(c), (a)-[:OTHER {weight: 7}]->(c)`)
-	unit := func(name string) bool {
+	mapped := func(name string) *neo4jdb.Source {
 		t.Helper()
 		s, ok := graph.Preset(name)
 		if !ok {
@@ -48,7 +48,11 @@ func TestUnitWeightsOnNeo4j(t *testing.T) {
 		if err := src.SetSchema(s); err != nil {
 			t.Fatal(err)
 		}
-		got, err := src.UnitWeights(ctx)
+		return src
+	}
+	unit := func(name string) bool {
+		t.Helper()
+		got, err := mapped(name).UnitWeights(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,12 +63,7 @@ func TestUnitWeightsOnNeo4j(t *testing.T) {
 	}
 	notice := func() string {
 		t.Helper()
-		s, _ := graph.Preset("lightrag")
-		src := neo4jdb.NewSource(d, "", "")
-		if err := src.SetSchema(s); err != nil {
-			t.Fatal(err)
-		}
-		n, err := src.WeightIndexNotice(ctx)
+		n, err := mapped("lightrag").WeightIndexNotice(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
