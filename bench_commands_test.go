@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -128,6 +129,8 @@ func expansionArgs(base []string) []string {
 // time (ms), peak RSS (MB, the kernel's maxrss of the child), and the
 // ratio of each to explore's. Targets (docs/PERFORMANCE.md): the default
 // sweep ≤ 1.5× explore in time and RSS; why ≤ 1.3×.
+// MEMORIA_BENCH_COMMANDS, a regular expression, runs only the commands
+// whose names it matches, beside explore (e.g. '^why-[0-9]').
 func BenchmarkCommands1M(b *testing.B) {
 	dir := b.TempDir()
 	graph := filepath.Join(dir, "scale.jsonl")
@@ -192,6 +195,15 @@ func BenchmarkCommands1M(b *testing.B) {
 	}
 	for k, id := range targets {
 		cmds = append(cmds, command{fmt.Sprintf("why-%dhops", dists[k]), append([]string{"why", "--node", id}, base...)})
+	}
+	if only := os.Getenv("MEMORIA_BENCH_COMMANDS"); only != "" {
+		// A subset, by a regular expression on the names; explore, the
+		// yardstick, always runs first.
+		re, err := regexp.Compile(only)
+		if err != nil {
+			b.Fatalf("MEMORIA_BENCH_COMMANDS: %v", err)
+		}
+		cmds = slices.DeleteFunc(cmds, func(c command) bool { return c.name != "explore" && !re.MatchString(c.name) })
 	}
 	ms := make([][]float64, len(cmds))
 	rss := make([][]float64, len(cmds))

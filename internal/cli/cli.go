@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 )
 
 // Env is what a command may touch of the outside world.
@@ -168,16 +169,16 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case errors.Is(err, errHelpShown):
 		return ExitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.Stderr, "memoria: %v\n", err)
+		fmt.Fprintf(env.Stderr, "memoria: %s\n", textsafe.EscapeLines(err.Error()))
 		return ExitUsage
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		fmt.Fprintln(env.Stderr, "memoria: interrupted")
 		return ExitInterrupted
 	case neo4jdb.IsTimeout(err):
-		fmt.Fprintf(env.Stderr, "memoria: %v (--timeout sets the deadline)\n", err)
+		fmt.Fprintf(env.Stderr, "memoria: %s (--timeout sets the deadline)\n", textsafe.EscapeLines(err.Error()))
 		return ExitRuntime
 	default:
-		fmt.Fprintf(env.Stderr, "memoria: %v\n", err)
+		fmt.Fprintf(env.Stderr, "memoria: %s\n", textsafe.EscapeLines(err.Error()))
 		return ExitRuntime
 	}
 }

@@ -153,7 +153,7 @@ func (q *queryFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 func (q *queryFlags) cliBackend(ctx context.Context, env Env, src graph.Source, live bool) (activation.Backend, error) {
 	b, notice, err := q.backend(ctx, src, live)
 	if err == nil && notice != "" {
-		fmt.Fprintln(env.Stderr, "memoria: "+notice)
+		fmt.Fprintln(env.Stderr, "memoria: "+textsafe.EscapeLines(notice))
 	}
 	return b, err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 )
 
 const loadUsage = `Usage: memoria load FILE [neo4j flags] [--batch N] [--writers N] [--progress] [--wipe [--yes]]
@@ -185,7 +186,7 @@ func conflictHint(c *neo4jload.LabelConflictError) string {
 // each, on w (stderr): the file is used as it is.
 func printWarnings(w io.Writer, path string, rep apoc.Report) {
 	for _, warn := range rep.Warnings {
-		fmt.Fprintf(w, "%s: warning: %s\n", path, warn)
+		fmt.Fprintln(w, textsafe.EscapeLines(fmt.Sprintf("%s: warning: %s", path, warn)))
 	}
 }
 

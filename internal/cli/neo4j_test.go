@@ -678,3 +678,32 @@ func sameOnNeo4j(t *testing.T, srv *neo4jtest.Server, args []string, formats ...
 		}
 	}
 }
+
+// TestStderrEscapesGraphText: what the commands write to stderr about a
+// Neo4j graph quotes its names, and a name is graph text. A database whose
+// only label is "Evil\x1b]0;pwned\a\u202e" has no index on id, nor on
+// RELATES' weight: `why` says both, with the statements that fix them, and
+// neither the escape sequence, the bell nor the bidi override reaches
+// stderr raw (they read \x1b, \a and \u202e).
+func TestStderrEscapesGraphText(t *testing.T) {
+	srv, d := freshServer(t)
+	const evil = "Evil\x1b]0;pwned\a\u202e"
+	q := "CREATE (a:" + "`" + evil + "`" + " {id: 'A'})-[:RELATES {weight: 0.5, tags: []}]->(b:" + "`" + evil + "`" + " {id: 'B'})"
+	if _, err := neo4j.ExecuteQuery(context.Background(), d, q, nil, neo4j.EagerResultTransformer); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runIn(t, serverSession(srv), "why", "--uri", srv.URI, "--seed", "A=1", "--node", "B")
+	if code != 0 {
+		t.Fatalf("why: exit %d: %s", code, errs)
+	}
+	for _, raw := range []string{"\x1b", "\a", "\u202e"} {
+		if strings.Contains(errs, raw) {
+			t.Errorf("stderr holds %q raw:\n%s", raw, errs)
+		}
+	}
+	for _, want := range []string{`Evil\x1b]0;pwned\a\u202e`, "no index on id", "no range index on the weight"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+}

@@ -89,7 +89,7 @@ func runWhy(ctx context.Context, args []string, env Env) error {
 			return err
 		}
 		if notice != "" {
-			fmt.Fprintln(env.Stderr, "memoria: "+notice)
+			fmt.Fprintln(env.Stderr, "memoria: "+textsafe.EscapeLines(notice))
 		}
 	}
 	a, err := why.Explain(ctx, why.Config{Backend: backend, Params: q.cfg, Options: q.opts, Seeds: q.seeds,

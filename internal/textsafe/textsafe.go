@@ -85,6 +85,20 @@ func firstUnsafe(s string) int {
 	return -1
 }
 
+// EscapeLines is Escape line by line: the line breaks of s stay line
+// breaks, everything else unsafe is escaped. For text made of several
+// lines, such as a message on stderr that may quote the graph.
+func EscapeLines(s string) string {
+	if firstUnsafe(s) < 0 {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Escape(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // Quote returns s as a double-quoted Go string literal (strconv.Quote): the
 // same escapes as Escape, with `"` and `\` escaped too, so the result reads
 // back exactly (strconv.Unquote). Use it where a whole value must stand

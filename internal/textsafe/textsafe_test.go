@@ -171,3 +171,17 @@ func BenchmarkEscape(b *testing.B) {
 		}
 	})
 }
+
+// TestEscapeLines: line breaks stay, every other unsafe rune on each line
+// is escaped as Escape escapes it; safe text comes back as it is.
+func TestEscapeLines(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\ntwo lines":            "plain\ntwo lines",
+		"a\x1b[2J\nb\r\n\u202ec\tend": `a\x1b[2J` + "\n" + `b\r` + "\n" + `\u202ec\tend`,
+		"":                            "",
+	} {
+		if got := EscapeLines(in); got != want {
+			t.Errorf("EscapeLines(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -51,25 +51,7 @@ func BenchmarkPPR1M(b *testing.B) {
 // BenchmarkPPRFiltered1M is BenchmarkPPR1M (the default ε) without a
 // filter and with `--rel-where weight>=0.5`, in one run.
 func BenchmarkPPRFiltered1M(b *testing.B) {
-	g := scale1m.Graph(b)
-	ge, err := graph.ParseRelCond("weight>=0.5")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, k := range []struct {
-		name string
-		nb   graph.Neighbourhood
-	}{{"none", g}, {"weight>=0.5", g.Filtered(graph.RelFilter{Where: []graph.RelCond{ge}})}} {
-		b.Run(k.name, func(b *testing.B) {
-			var read any
-			for b.Loop() {
-				r, err := ppr.Retrieve(context.Background(), k.nb, retriever.Query{Seeds: scale1m.Seeds}, ppr.DefaultParams())
-				if err != nil {
-					b.Fatal(err)
-				}
-				read, _ = r.Stats.Get("relationships_read")
-			}
-			b.ReportMetric(float64(read.(int)), "rels/op")
-		})
-	}
+	scale1m.BenchFiltered(b, func(ctx context.Context, nb graph.Neighbourhood, q retriever.Query) (retriever.Ranking, error) {
+		return ppr.Retrieve(ctx, nb, q, ppr.DefaultParams())
+	})
 }

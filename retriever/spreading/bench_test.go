@@ -43,25 +43,7 @@ func BenchmarkSpreading1M(b *testing.B) {
 // in one run, so the filter's cost per relationship read shows beside the
 // work it saves.
 func BenchmarkSpreadingFiltered1M(b *testing.B) {
-	g := scale1m.Graph(b)
-	ge, err := graph.ParseRelCond("weight>=0.5")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, k := range []struct {
-		name string
-		nb   graph.Neighbourhood
-	}{{"none", g}, {"weight>=0.5", g.Filtered(graph.RelFilter{Where: []graph.RelCond{ge}})}} {
-		b.Run(k.name, func(b *testing.B) {
-			var read any
-			for b.Loop() {
-				r, err := spreading.Retrieve(context.Background(), k.nb, retriever.Query{Seeds: scale1m.Seeds}, spreading.DefaultParams())
-				if err != nil {
-					b.Fatal(err)
-				}
-				read, _ = r.Stats.Get("relationships_read")
-			}
-			b.ReportMetric(float64(read.(int)), "rels/op")
-		})
-	}
+	scale1m.BenchFiltered(b, func(ctx context.Context, nb graph.Neighbourhood, q retriever.Query) (retriever.Ranking, error) {
+		return spreading.Retrieve(ctx, nb, q, spreading.DefaultParams())
+	})
 }

@@ -6,10 +6,12 @@ package scale1m
 
 import (
 	"bytes"
+	"context"
 	"runtime"
 	"sync"
 	"testing"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
@@ -37,4 +39,33 @@ func Graph(b testing.TB) *inmem.Graph {
 		b.Fatal(err)
 	}
 	return g
+}
+
+// BenchFiltered runs a retriever on the graph without a relationship
+// filter and with `--rel-where weight>=0.5` (about half the relationships
+// pass), as two sub-benchmarks of one run, so that the filter's cost per
+// relationship read shows beside the work it saves; each reports the
+// ranking's relationships_read as rels/op.
+func BenchFiltered(b *testing.B, retrieve func(context.Context, graph.Neighbourhood, retriever.Query) (retriever.Ranking, error)) {
+	g := Graph(b)
+	ge, err := graph.ParseRelCond("weight>=0.5")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range []struct {
+		name string
+		nb   graph.Neighbourhood
+	}{{"none", g}, {"weight>=0.5", g.Filtered(graph.RelFilter{Where: []graph.RelCond{ge}})}} {
+		b.Run(k.name, func(b *testing.B) {
+			var read any
+			for b.Loop() {
+				r, err := retrieve(context.Background(), k.nb, retriever.Query{Seeds: Seeds})
+				if err != nil {
+					b.Fatal(err)
+				}
+				read, _ = r.Stats.Get("relationships_read")
+			}
+			b.ReportMetric(float64(read.(int)), "rels/op")
+		})
+	}
 }
