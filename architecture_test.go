@@ -53,7 +53,7 @@ var allowedImports = map[string][]string{
 	"internal/testkit/naivespread": {"graph/apoc"},
 	"internal/testkit/naiveppr":    {"graph/apoc"},
 	"internal/testkit/naivefusion": {},
-	"internal/testkit/scale1m":     {"graph/apoc", "graph/inmem", "graph/neo4jdb", "graph/neo4jload", "internal/testkit/neo4jtest", "internal/testkit/randgraph", "retriever"},
+	"internal/testkit/scale1m":     {"graph", "graph/apoc", "graph/inmem", "graph/neo4jdb", "graph/neo4jload", "internal/testkit/neo4jtest", "internal/testkit/randgraph", "retriever"},
 	"internal/testkit/neo4jtest":   {"graph"},
 	"internal/testkit/neo4jfix":    {"graph", "graph/apoc", "render", "graph/neo4jdb", "retriever", "retriever/activation", "internal/cypherlit", "internal/testkit/neo4jtest"},
 	"internal/testkit/golden":      {},
