@@ -255,7 +255,7 @@ func (m *Model) subject() *detailSubject {
 		// Its numbers are the baseline run's: so are the tags and floor
 		// its tag_sim is worked out with.
 		step, from := g.step, st.base.from
-		return &detailSubject{node: step.ToNode, step: &step, depth: g.depth, route: []activation.Step{step},
+		return &detailSubject{node: step.ToNode, step: &step, depth: g.depth, route: g.route,
 			change: fmt.Sprintf("%s left: the %s run reached it here; this run did not", glyphLeft, st.base.from.label),
 			tags:   from.tags, floor: from.cfg.TagSimFloor, minActivation: from.cfg.MinActivation}
 	}

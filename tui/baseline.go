@@ -53,6 +53,10 @@ const (
 type ghost struct {
 	step  activation.Step // the baseline's hop to it
 	depth int
+	// route are the baseline's hops from the seed to it, step last: the
+	// detail pane says when each of their facts held (docs/EXPLORER.md,
+	// "Detail").
+	route []activation.Step
 }
 
 // seedBase is one seed's baseline, ready for the tree: where each node was
@@ -131,7 +135,7 @@ func (st *seedTree) findGhosts() {
 				continue
 			}
 			seen[id] = true
-			st.base.ghosts[s.FromNode.ID] = append(st.base.ghosts[s.FromNode.ID], ghost{step: s, depth: i + 1})
+			st.base.ghosts[s.FromNode.ID] = append(st.base.ghosts[s.FromNode.ID], ghost{step: s, depth: i + 1, route: p.Steps[: i+1 : i+1]})
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -198,4 +199,255 @@ func trimLines(s string) string {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Node ids of the Graphiti fixture (testdata/graphiti.jsonl) in the tests
+// of a losing candidate's and a departed node's validity.
+const (
+	gAlice   = "a1f0c6e2-0000-4000-8000-000000000001"
+	gHamburg = "a1f0c6e2-0000-4000-8000-000000000007"
+	gCarol   = "a1f0c6e2-0000-4000-8000-000000000006"
+	gFAST    = "a1f0c6e2-0000-4000-8000-000000000003"
+)
+
+// graphitiRouteHarness opens the explorer on the Graphiti fixture read
+// through the preset at 2026-06-01, seed Alice (R 1), no query tags, the
+// default thresholds, with two relationships edited so that the hops a
+// candidate loses on (below) read unlike any kept hop: FAST-200–Hamburg DC
+// loses its valid_at and gets invalid_at 2026-09-01T00:00:00Z (after the
+// preset's now, so it is still followed), and Hamburg DC–Carol's valid_at
+// becomes "2026-02-01" followed by an OSC title sequence (ESC ] 0 ; PWNED
+// BEL) and a bidi override U+202E, shown escaped as
+// `2026-02-01\x1b]0;PWNED\a\u202e`. It waits for the first run.
+//
+// Worked by hand (docs/ALGORITHM.md, T = R × w × tag_sim / √d; the preset
+// follows RELATES_TO only, with default weight 1, so w = 1; no query tags,
+// so tag_sim = 1): Alice–Sheffield DC is invalid since 2026-02-01 and left
+// out, and the episode's MENTIONS are not followed, so Alice has d = 1 and
+// Leeds DC gets T = 1; Leeds DC (d = 2: Alice, FAST-200) gives FAST-200 1/√2 = 0.7071;
+// FAST-200 (d = 3: Leeds DC, Bob, Hamburg DC) gives Bob and Hamburg DC
+// 0.7071/√3 = 0.4082 each; Hamburg DC (d = 2: FAST-200, Carol) gives Carol
+// 0.4082/√2 = 0.2887. At MIN_ACTIVATION 0.005 and MAX_BRANCHES 3 all six
+// are kept: Alice → Leeds DC → FAST-200 → {Bob, Hamburg DC → Carol}.
+func graphitiRouteHarness(t *testing.T) *harness {
+	t.Helper()
+	text, err := os.ReadFile("../testdata/graphiti.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := string(text)
+	for _, e := range [][2]string{
+		{`"valid_at":"2026-02-01T00:00:00Z"},"start":{"id":"7"}`, `"invalid_at":"2026-09-01T00:00:00Z"},"start":{"id":"7"}`},
+		{`"valid_at":"2026-02-01T00:00:00Z"},"start":{"id":"6"}`, `"valid_at":"2026-02-01\u001b]0;PWNED\u0007\u202e"},"start":{"id":"6"}`},
+	} {
+		next := strings.Replace(edited, e[0], e[1], 1)
+		if next == edited {
+			t.Fatalf("the fixture lacks %s", e[0])
+		}
+		edited = next
+	}
+	file := filepath.Join(t.TempDir(), "graphiti.jsonl")
+	if err := os.WriteFile(file, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := graph.Preset(graph.SchemaGraphiti)
+	s.Now = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	g, err := inmem.LoadFileSchema(file, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &fakeSource{Source: g, backend: oninmem.New(g), changed: make(chan struct{}, 1)}
+	h := newHarness(t, src, Options{Seeds: []retriever.Seed{{NodeID: gAlice, Score: 1}}, Schema: s.Describe(), Mapping: s})
+	h.runDone()
+	return h
+}
+
+// Validity lines of the edited fixture's hops (graphitiRouteHarness), as
+// validityLines writes them: each hop's ends, then valid_at and invalid_at.
+var (
+	hopAliceLeeds = []string{"Alice → Leeds DC",
+		"  valid_at: 2026-02-01T00:00:00Z",
+		"  invalid_at: not set"}
+	hopLeedsFAST = []string{"Leeds DC → FAST-200",
+		"  valid_at: 2026-02-01T00:00:00Z",
+		"  invalid_at: 2027-01-01T00:00:00.000000000Z[UTC]"}
+	hopFASTHamburg = []string{"FAST-200 → Hamburg DC",
+		"  valid_at: not set",
+		"  invalid_at: 2026-09-01T00:00:00Z"}
+	hopHamburgCarol = []string{"Hamburg DC → Carol",
+		`  valid_at: 2026-02-01\x1b]0;PWNED\a\u202e`,
+		"  invalid_at: not set"}
+)
+
+// routeValidity is the section validityLines writes under title for
+// hops, in order.
+func routeValidity(title string, hops ...[]string) string {
+	lines := []string{title}
+	for _, h := range hops {
+		lines = append(lines, h...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// validitySection is the validity section of a detail text: from its
+// title to the blank line before the next section ("" when there is none).
+func validitySection(d string) string {
+	lines := strings.Split(trimLines(d), "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "When the fact") {
+			continue
+		}
+		end := i
+		for end < len(lines) && lines[end] != "" {
+			end++
+		}
+		return strings.Join(lines[i:end], "\n")
+	}
+	return ""
+}
+
+// paramRow focuses the thresholds pane and moves its cursor down (the
+// rows wrap) to row (paramDepth … paramBranches).
+func (h *harness) paramRow(row int) {
+	h.t.Helper()
+	h.focusPane(focusParams)
+	for range paramCount {
+		if h.m.params.Selected() == row {
+			return
+		}
+		h.keys("j")
+	}
+	h.t.Fatalf("the thresholds pane never reached row %d", row)
+}
+
+// setMinActivation types v into the thresholds pane's MIN_ACTIVATION
+// (replacing the default 0.005) and waits for the run it starts.
+func (h *harness) setMinActivation(v string) {
+	h.t.Helper()
+	h.paramRow(paramMinAct)
+	h.keys("enter")
+	for range len("0.005") {
+		h.keys("backspace")
+	}
+	h.typeText(v)
+	h.keys("enter")
+	h.runDone()
+	if got := strconv.FormatFloat(h.m.params.Config().MinActivation, 'g', -1, 64); got != v {
+		h.t.Fatalf("MIN_ACTIVATION = %s, want %s", got, v)
+	}
+}
+
+// TestGraphitiLoserShowsValidity reads the detail pane of the two kinds of
+// losing candidate on the edited Graphiti fixture (graphitiRouteHarness,
+// which works out every T): its validity section lists the parent's route
+// and then the hop the candidate lost on, with that relationship's own
+// values, because the user asks when the facts that would have reached it
+// held.
+//
+// At MIN_ACTIVATION 0.3 Carol's T = 0.2887 ≤ 0.3 (96% of it): Carol is a
+// near miss under Hamburg DC (T 0.4082 > 0.3, kept), and the only loser
+// (Bob has no neighbour left to try), so `e` then `}` selects her. Her
+// route is Alice → Leeds DC → FAST-200 → Hamburg DC (kept) plus Hamburg DC
+// → Carol (lost), four hops; the last shows the hostile valid_at escaped.
+//
+// Then MAX_BRANCHES 3 → 1: FAST-200's two candidates tie at T 0.4082 and
+// the claim order (docs/ALGORITHM.md, rule 4: T, then parent id, then
+// neighbour id) puts Bob (…0005) before Hamburg DC (…0007), so Hamburg DC
+// is the lost candidate (branch_limit), and the only loser (Carol is no
+// longer a candidate: Hamburg DC is not expanded). Its route is Alice →
+// Leeds DC → FAST-200 plus FAST-200 → Hamburg DC, three hops, the last
+// with valid_at not set and invalid_at 2026-09-01T00:00:00Z.
+func TestGraphitiLoserShowsValidity(t *testing.T) {
+	h := graphitiRouteHarness(t)
+	h.setMinActivation("0.3")
+	h.focusPane(focusTree)
+	h.keys("e", "home", "}")
+	o, ok := h.m.tree.selectedLoser()
+	if !ok || o.Candidate.NeighborNode.ID != gCarol || o.Fate != activation.FateBelowThreshold {
+		t.Fatalf("} selected %+v (%v), want the near miss Carol:\n%s", o, ok, h.treeText())
+	}
+	d := detailText(h)
+	if !strings.HasPrefix(d, "Carol (id "+gCarol+") Entity · near miss") {
+		t.Fatalf("not Carol's near miss:\n%s", d)
+	}
+	want := routeValidity("When the facts on its route held", hopAliceLeeds, hopLeedsFAST, hopFASTHamburg, hopHamburgCarol)
+	if got := validitySection(d); got != want {
+		t.Fatalf("the near miss's validity:\n%s\nwant:\n%s\n---\n%s", got, want, d)
+	}
+	assertCleanView(t, h, "the near miss selected", d, `valid_at: 2026-02-01\x1b]0;PWNED\a\u202e`)
+
+	h.paramRow(paramBranches)
+	h.keys("h", "h") // MAX_BRANCHES 3 → 1
+	h.runDone()
+	if got := h.m.params.Config().MaxBranches; got != 1 {
+		t.Fatalf("MAX_BRANCHES = %d", got)
+	}
+	h.focusPane(focusTree)
+	h.keys("home", "}")
+	o, ok = h.m.tree.selectedLoser()
+	if !ok || o.Candidate.NeighborNode.ID != gHamburg || o.Fate != activation.FateBranchLimit || o.Candidate.ParentID != gFAST {
+		t.Fatalf("} selected %+v (%v), want Hamburg DC lost to the branch limit under FAST-200:\n%s", o, ok, h.treeText())
+	}
+	d = detailText(h)
+	if !strings.HasPrefix(d, "Hamburg DC (id "+gHamburg+") Entity · lost candidate") {
+		t.Fatalf("not Hamburg DC's lost candidate:\n%s", d)
+	}
+	want = routeValidity("When the facts on its route held", hopAliceLeeds, hopLeedsFAST, hopFASTHamburg)
+	if got := validitySection(d); got != want {
+		t.Fatalf("the lost candidate's validity:\n%s\nwant:\n%s\n---\n%s", got, want, d)
+	}
+	assertCleanView(t, h, "the lost candidate selected", d)
+}
+
+// TestGraphitiLeftNodeShowsValidity reads the detail pane of a node that
+// left the result on the edited Graphiti fixture (graphitiRouteHarness,
+// which works out every T): its validity section lists the whole route by
+// which the baseline run reached it, from the seed, not only the last hop:
+// the user asks when the facts that used to reach it held, as for a kept
+// node (docs/EXPLORER.md, "Detail").
+//
+// The first run (MIN_ACTIVATION 0.005) keeps Carol at depth 4 by Alice →
+// Leeds DC → FAST-200 → Hamburg DC → Carol. At 0.3 her T = 0.2887 is below
+// the threshold, so she left (the only change: Hamburg DC is still kept,
+// T 0.4082), and `>` selects her row: four hops, the last with the hostile
+// valid_at escaped. Then MAX_BRANCHES 3 → 1, compared with the run at 0.3:
+// Hamburg DC loses to Bob on the branch limit (see
+// TestGraphitiLoserShowsValidity), so it left (the only change: Carol was
+// not in the run at 0.3), and `>` selects it: three hops, the last
+// FAST-200 → Hamburg DC with valid_at not set.
+func TestGraphitiLeftNodeShowsValidity(t *testing.T) {
+	h := graphitiRouteHarness(t)
+	h.setMinActivation("0.3")
+	h.focusPane(focusTree)
+	h.keys("home", ">")
+	if k, _ := h.m.tree.selectedKey(); !k.ghost || k.id != gCarol {
+		t.Fatalf("> selected %+v, want Carol, who left:\n%s", k, h.treeText())
+	}
+	d := detailText(h)
+	if !strings.HasPrefix(d, "Carol (id "+gCarol+") Entity · depth 4\n− left: the previous run reached it here; this run did not") {
+		t.Fatalf("not Carol, who left:\n%s", d)
+	}
+	want := routeValidity("When the facts on its route held", hopAliceLeeds, hopLeedsFAST, hopFASTHamburg, hopHamburgCarol)
+	if got := validitySection(d); got != want {
+		t.Fatalf("the validity of Carol, who left:\n%s\nwant:\n%s\n---\n%s", got, want, d)
+	}
+	assertCleanView(t, h, "Carol, who left, selected", d, `valid_at: 2026-02-01\x1b]0;PWNED\a\u202e`)
+
+	h.paramRow(paramBranches)
+	h.keys("h", "h") // MAX_BRANCHES 3 → 1
+	h.runDone()
+	h.focusPane(focusTree)
+	h.keys("home", ">")
+	if k, _ := h.m.tree.selectedKey(); !k.ghost || k.id != gHamburg {
+		t.Fatalf("> selected %+v, want Hamburg DC, which left:\n%s", k, h.treeText())
+	}
+	d = detailText(h)
+	if !strings.HasPrefix(d, "Hamburg DC (id "+gHamburg+") Entity · depth 3\n− left: the previous run reached it here; this run did not") {
+		t.Fatalf("not Hamburg DC, which left:\n%s", d)
+	}
+	want = routeValidity("When the facts on its route held", hopAliceLeeds, hopLeedsFAST, hopFASTHamburg)
+	if got := validitySection(d); got != want {
+		t.Fatalf("the validity of Hamburg DC, which left:\n%s\nwant:\n%s\n---\n%s", got, want, d)
+	}
+	assertCleanView(t, h, "Hamburg DC, which left, selected", d)
 }
