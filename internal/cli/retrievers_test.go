@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -313,5 +314,75 @@ func TestExplorePPRFlags(t *testing.T) {
 	}
 	if code, _, errs := run(t, "--retriever", "ppr", "--epsilon", "2"); code != 2 || !strings.Contains(errs, "epsilon must be in (0, 1), got 2") {
 		t.Errorf("ui, bad epsilon: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestRankingParamRanges: every range of spreading activation's and
+// personalized PageRank's parameters (docs/CLI.md, docs/RETRIEVERS.md:
+// --pulses 1–6, --decay (0, 1], --threshold [0, 1), --alpha [0, 1],
+// --entity-penalty-above ≥ 1 and finite, --initial one|score, --damping
+// (0, 1), --epsilon (0, 1)) is held at both ends: a value just outside,
+// NaN and infinities are refused with exit 2 and a message naming the
+// flag (in words: "entity penalty above" for --entity-penalty-above) and
+// the value, by explore and by the explorer (which checks its flags
+// before it asks for a terminal); a value that is not a number is refused
+// by the flag itself; each end a range includes runs (exit 0).
+func TestRankingParamRanges(t *testing.T) {
+	bad := []struct {
+		retriever, flag, value, want string
+	}{
+		{"spreading", "pulses", "0", "pulses must be 1 to 6, got 0"},
+		{"spreading", "pulses", "7", "pulses must be 1 to 6, got 7"},
+		{"spreading", "pulses", "2.5", `invalid value "2.5" for flag -pulses`},
+		{"spreading", "decay", "0", "decay must be in (0, 1], got 0"},
+		{"spreading", "decay", "1.01", "decay must be in (0, 1], got 1.01"},
+		{"spreading", "decay", "-0.5", "decay must be in (0, 1], got -0.5"},
+		{"spreading", "decay", "NaN", "decay must be in (0, 1], got NaN"},
+		{"spreading", "threshold", "-0.01", "threshold must be in [0, 1), got -0.01"},
+		{"spreading", "threshold", "1", "threshold must be in [0, 1), got 1"},
+		{"spreading", "threshold", "NaN", "threshold must be in [0, 1), got NaN"},
+		{"spreading", "alpha", "-0.01", "alpha must be in [0, 1], got -0.01"},
+		{"spreading", "alpha", "1.01", "alpha must be in [0, 1], got 1.01"},
+		{"spreading", "alpha", "NaN", "alpha must be in [0, 1], got NaN"},
+		{"spreading", "entity-penalty-above", "0.99", "entity penalty above must be a finite number of at least 1, got 0.99"},
+		{"spreading", "entity-penalty-above", "+Inf", "entity penalty above must be a finite number of at least 1, got +Inf"},
+		{"spreading", "entity-penalty-above", "NaN", "entity penalty above must be a finite number of at least 1, got NaN"},
+		{"spreading", "entity-penalty-above", "twenty", `invalid value "twenty" for flag -entity-penalty-above`},
+		{"spreading", "initial", "two", `invalid value "two" for flag -initial: want one or score, got "two"`},
+		{"spreading", "initial", "One", `invalid value "One" for flag -initial`},
+		{"spreading", "top-k", "0", "top k must be at least 1, got 0"},
+		{"ppr", "damping", "0", "damping must be in (0, 1), got 0"},
+		{"ppr", "damping", "1", "damping must be in (0, 1), got 1"},
+		{"ppr", "damping", "NaN", "damping must be in (0, 1), got NaN"},
+		{"ppr", "epsilon", "0", "epsilon must be in (0, 1), got 0"},
+		{"ppr", "epsilon", "1", "epsilon must be in (0, 1), got 1"},
+		{"ppr", "epsilon", "-1e-6", "epsilon must be in (0, 1), got -1e-06"},
+		{"ppr", "epsilon", "NaN", "epsilon must be in (0, 1), got NaN"},
+		{"ppr", "epsilon", "small", `invalid value "small" for flag -epsilon`},
+		{"ppr", "top-k", "0", "top k must be at least 1, got 0"},
+	}
+	for _, c := range bad {
+		for _, cmd := range [][]string{{"explore", "--seed", "N2006"}, {"--seed", "N2006"}} {
+			args := append(slices.Clone(cmd), "--retriever", c.retriever, "--"+c.flag, c.value)
+			code, out, errs := run(t, args...)
+			if code != 2 || !strings.Contains(errs, c.want) || out != "" {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q, want exit 2 and %q", args, code, out, errs, c.want)
+			}
+		}
+	}
+	good := []struct {
+		retriever string
+		flags     []string
+	}{
+		{"spreading", []string{"--pulses", "1", "--decay", "1", "--threshold", "0", "--alpha", "0", "--entity-penalty-above", "1", "--top-k", "1", "--initial", "one"}},
+		{"spreading", []string{"--pulses", "6", "--decay", "1e-9", "--threshold", "0.99", "--alpha", "1", "--initial", "score"}},
+		{"ppr", []string{"--damping", "0.01", "--epsilon", "0.5", "--top-k", "1"}},
+		{"ppr", []string{"--damping", "0.99", "--epsilon", "1e-12"}},
+	}
+	for _, c := range good {
+		args := append([]string{"explore", "--seed", "N2006=0.85", "--retriever", c.retriever}, c.flags...)
+		if code, out, errs := run(t, args...); code != 0 || !strings.Contains(out, `"retriever":"`+c.retriever+`"`) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
 	}
 }

@@ -303,7 +303,7 @@ func TestRouteAndCut(t *testing.T) {
 func TestParams(t *testing.T) {
 	p := spreading.Params{Pulses: 7, Decay: 0, Threshold: 1, Alpha: 1.5, EntityPenaltyAbove: 0.5, TopK: 0, Initial: "two", QueryVector: []float64{0, 0}}
 	err := p.Validate()
-	for _, w := range []string{"pulses", "decay", "threshold", "alpha", "entity penalty", "top k", "initial", "all zeros"} {
+	for _, w := range []string{"pulses", "decay", "threshold", "alpha", "entity penalty above", "top k", "initial", "all zeros"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v does not name %s", err, w)
 		}
