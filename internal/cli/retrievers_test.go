@@ -11,6 +11,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/internal/testkit/naiveppr"
+	"github.com/memoria-graph/memoria/render"
 )
 
 // rankingOut is the part of --format ranking the tests read.
@@ -137,6 +138,13 @@ func TestExploreRetrieverFlags(t *testing.T) {
 //	A(N2001) = 0.574 × 0.9 × 0.7 + 0.406 × 0.95 × 0.7 = 0.63161
 //	final: N2006 0.7 × 0.85 + 0.3 × 1 = 0.895; the others 0.3 × A / 1.716037
 //
+// Stats (docs/RETRIEVERS.md quotes them): relationships read 4 at pulse 1
+// (N2006's RELATES; its MENTIONS is not read) + 13 at pulse 2 (N2003 3,
+// N2004 4, N2007 3, N2005 3) = 17; nodes activated 9 (N2006, its four
+// neighbours, and N2001, N2008, N2016, N2012 reached at pulse 2); 8
+// candidates (N2012 gets 0.315 × 0.01 × 0.7 = 0.002205 < θ over a
+// relationship without weight).
+//
 // Feeders (the relationships that brought the most, summed over pulses):
 // N2006 (the echo) N2003 0.574 × 0.82 × 0.7 = 0.329476, N2004 0.406 ×
 // 0.58 × 0.7 = 0.164836, N2007 0.35 × 0.5 × 0.7 = 0.1225 (N2005's 0.099225
@@ -167,7 +175,8 @@ func TestExploreSpreading(t *testing.T) {
 	if h := r.Hits[3]; h.Origin != "expanded" || len(h.Route) != 2 || h.Route[0].Factor != 0.574 {
 		t.Errorf("N2001's route %+v, want N2006 → N2003 → N2001", h)
 	}
-	if r.Stats["pulses_run"] != 2.0 || r.Stats["candidates"] != 8.0 || r.Stats["seeds_found"] != 1.0 {
+	if r.Stats["pulses_run"] != 2.0 || r.Stats["candidates"] != 8.0 || r.Stats["seeds_found"] != 1.0 ||
+		r.Stats["nodes_activated"] != 9.0 || r.Stats["relationships_read"] != 17.0 {
 		t.Errorf("stats %v", r.Stats)
 	}
 	type fed struct {
@@ -252,7 +261,8 @@ func TestExploreSpreadingFlags(t *testing.T) {
 // not walked). The seed ranks first, then its four neighbours by weight,
 // each within the residual mass below the global power iteration
 // (internal/testkit/naiveppr) over the same file; every hit's one term is
-// share(N2006), equal to its score.
+// share(N2006), equal to its score. The run's statistics are the ones
+// docs/RETRIEVERS.md quotes for it (its worked example on the demo graph).
 func TestExplorePPR(t *testing.T) {
 	code, out, errs := run(t, "explore", "--retriever", "ppr", "--seed", "N2006=0.85", "--top-k", "6")
 	if code != 0 {
@@ -277,6 +287,15 @@ func TestExplorePPR(t *testing.T) {
 	}
 	if h := r.Hits[1]; h.Origin != "expanded" || len(h.Route) != 1 || math.Abs(h.Route[0].Factor-0.5*0.82/2.35) > 1e-15 {
 		t.Errorf("N2003: %+v", h)
+	}
+	for name, v := range map[string]float64{"seeds_found": 1, "nodes_touched": 33, "nodes_weighed": 33, "nodes_read": 31,
+		"pushes": 174, "rounds": 16, "reads": 12, "relationships_read": 105} {
+		if got := r.Stats[name]; got != v {
+			t.Errorf("%s = %v, docs/RETRIEVERS.md says %v", name, got, v)
+		}
+	}
+	if got := render.Num(bound); got != "0.00002457" {
+		t.Errorf("residual mass %s, docs/RETRIEVERS.md says 0.00002457", got)
 	}
 	if !strings.Contains(out, `"terms":[{"name":"share(N2006)","value":`) || !strings.Contains(out, `"terms_add":true`) {
 		t.Errorf("terms: %s", out)
