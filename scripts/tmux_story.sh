@@ -9,6 +9,8 @@
 # of MIN_ACTIVATION, ask why a losing candidate is not in the result, find
 # P5001 by its aliases (not its text) with the node filter, switch (x) to the
 # typed expansion and read its ranking and stats, step its MAX_HOPS, switch
+# to spreading activation, step its ALPHA and read the selected hit's score
+# worked out in the detail pane, switch to personalized PageRank, switch
 # back to the tree, mark N2003 (in the tree) and N2007 (in the node list)
 # relevant and read the found line and N2007's why-not, save the experiment
 # with its marks, and quit with q.
@@ -148,6 +150,16 @@ step "x: spreading activation ranks N2006 first (0.7 × R 1 + 0.3 × 1) and N200
 text "x"
 wait_for 'Parameters · spreading'
 wait_for '#2   0.1351   N2003 AgentAnswer'
+
+step "ALPHA α 0.7 → 0.75 re-runs spreading: N2003 at 0.25 × 0.77294 / 1.716037 = 0.1126, its detail multiplying out"
+text "jjj+"
+wait_for 'ALPHA α +‹ 0.75 ›'
+wait_for '#2   0.1126   N2003 AgentAnswer'
+keys Tab
+text "gj"
+wait_for 'score = 0.1126 = 0.1126' # the blend alone (degree 3: no penalty)
+wait_for 'activation 0.7729'      # 0.75 × sem 0 + 0.25 × 0.7729 / 1.716 (N2006's A, the max) = 0.1126
+keys BTab
 
 step "x: personalized PageRank keeps most mass on the seed, its neighbours by weight"
 text "x"

@@ -5,11 +5,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/internal/testkit/naiveppr"
+	"github.com/memoria-graph/memoria/render"
 )
 
 // rankingOut is the part of --format ranking the tests read.
@@ -136,6 +138,13 @@ func TestExploreRetrieverFlags(t *testing.T) {
 //	A(N2001) = 0.574 × 0.9 × 0.7 + 0.406 × 0.95 × 0.7 = 0.63161
 //	final: N2006 0.7 × 0.85 + 0.3 × 1 = 0.895; the others 0.3 × A / 1.716037
 //
+// Stats (docs/RETRIEVERS.md quotes them): relationships read 4 at pulse 1
+// (N2006's RELATES; its MENTIONS is not read) + 13 at pulse 2 (N2003 3,
+// N2004 4, N2007 3, N2005 3) = 17; nodes activated 9 (N2006, its four
+// neighbours, and N2001, N2008, N2016, N2012 reached at pulse 2); 8
+// candidates (N2012 gets 0.315 × 0.01 × 0.7 = 0.002205 < θ over a
+// relationship without weight).
+//
 // Feeders (the relationships that brought the most, summed over pulses):
 // N2006 (the echo) N2003 0.574 × 0.82 × 0.7 = 0.329476, N2004 0.406 ×
 // 0.58 × 0.7 = 0.164836, N2007 0.35 × 0.5 × 0.7 = 0.1225 (N2005's 0.099225
@@ -166,7 +175,8 @@ func TestExploreSpreading(t *testing.T) {
 	if h := r.Hits[3]; h.Origin != "expanded" || len(h.Route) != 2 || h.Route[0].Factor != 0.574 {
 		t.Errorf("N2001's route %+v, want N2006 → N2003 → N2001", h)
 	}
-	if r.Stats["pulses_run"] != 2.0 || r.Stats["candidates"] != 8.0 || r.Stats["seeds_found"] != 1.0 {
+	if r.Stats["pulses_run"] != 2.0 || r.Stats["candidates"] != 8.0 || r.Stats["seeds_found"] != 1.0 ||
+		r.Stats["nodes_activated"] != 9.0 || r.Stats["relationships_read"] != 17.0 {
 		t.Errorf("stats %v", r.Stats)
 	}
 	type fed struct {
@@ -251,7 +261,8 @@ func TestExploreSpreadingFlags(t *testing.T) {
 // not walked). The seed ranks first, then its four neighbours by weight,
 // each within the residual mass below the global power iteration
 // (internal/testkit/naiveppr) over the same file; every hit's one term is
-// share(N2006), equal to its score.
+// share(N2006), equal to its score. The run's statistics are the ones
+// docs/RETRIEVERS.md quotes for it (its worked example on the demo graph).
 func TestExplorePPR(t *testing.T) {
 	code, out, errs := run(t, "explore", "--retriever", "ppr", "--seed", "N2006=0.85", "--top-k", "6")
 	if code != 0 {
@@ -276,6 +287,15 @@ func TestExplorePPR(t *testing.T) {
 	}
 	if h := r.Hits[1]; h.Origin != "expanded" || len(h.Route) != 1 || math.Abs(h.Route[0].Factor-0.5*0.82/2.35) > 1e-15 {
 		t.Errorf("N2003: %+v", h)
+	}
+	for name, v := range map[string]float64{"seeds_found": 1, "nodes_touched": 33, "nodes_weighed": 33, "nodes_read": 31,
+		"pushes": 174, "rounds": 16, "reads": 12, "relationships_read": 105} {
+		if got := r.Stats[name]; got != v {
+			t.Errorf("%s = %v, docs/RETRIEVERS.md says %v", name, got, v)
+		}
+	}
+	if got := render.Num(bound); got != "0.00002457" {
+		t.Errorf("residual mass %s, docs/RETRIEVERS.md says 0.00002457", got)
 	}
 	if !strings.Contains(out, `"terms":[{"name":"share(N2006)","value":`) || !strings.Contains(out, `"terms_add":true`) {
 		t.Errorf("terms: %s", out)
@@ -313,5 +333,75 @@ func TestExplorePPRFlags(t *testing.T) {
 	}
 	if code, _, errs := run(t, "--retriever", "ppr", "--epsilon", "2"); code != 2 || !strings.Contains(errs, "epsilon must be in (0, 1), got 2") {
 		t.Errorf("ui, bad epsilon: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestRankingParamRanges: every range of spreading activation's and
+// personalized PageRank's parameters (docs/CLI.md, docs/RETRIEVERS.md:
+// --pulses 1–6, --decay (0, 1], --threshold [0, 1), --alpha [0, 1],
+// --entity-penalty-above ≥ 1 and finite, --initial one|score, --damping
+// (0, 1), --epsilon (0, 1)) is held at both ends: a value just outside,
+// NaN and infinities are refused with exit 2 and a message naming the
+// flag (in words: "entity penalty above" for --entity-penalty-above) and
+// the value, by explore and by the explorer (which checks its flags
+// before it asks for a terminal); a value that is not a number is refused
+// by the flag itself; each end a range includes runs (exit 0).
+func TestRankingParamRanges(t *testing.T) {
+	bad := []struct {
+		retriever, flag, value, want string
+	}{
+		{"spreading", "pulses", "0", "pulses must be 1 to 6, got 0"},
+		{"spreading", "pulses", "7", "pulses must be 1 to 6, got 7"},
+		{"spreading", "pulses", "2.5", `invalid value "2.5" for flag -pulses`},
+		{"spreading", "decay", "0", "decay must be in (0, 1], got 0"},
+		{"spreading", "decay", "1.01", "decay must be in (0, 1], got 1.01"},
+		{"spreading", "decay", "-0.5", "decay must be in (0, 1], got -0.5"},
+		{"spreading", "decay", "NaN", "decay must be in (0, 1], got NaN"},
+		{"spreading", "threshold", "-0.01", "threshold must be in [0, 1), got -0.01"},
+		{"spreading", "threshold", "1", "threshold must be in [0, 1), got 1"},
+		{"spreading", "threshold", "NaN", "threshold must be in [0, 1), got NaN"},
+		{"spreading", "alpha", "-0.01", "alpha must be in [0, 1], got -0.01"},
+		{"spreading", "alpha", "1.01", "alpha must be in [0, 1], got 1.01"},
+		{"spreading", "alpha", "NaN", "alpha must be in [0, 1], got NaN"},
+		{"spreading", "entity-penalty-above", "0.99", "entity penalty above must be a finite number of at least 1, got 0.99"},
+		{"spreading", "entity-penalty-above", "+Inf", "entity penalty above must be a finite number of at least 1, got +Inf"},
+		{"spreading", "entity-penalty-above", "NaN", "entity penalty above must be a finite number of at least 1, got NaN"},
+		{"spreading", "entity-penalty-above", "twenty", `invalid value "twenty" for flag -entity-penalty-above`},
+		{"spreading", "initial", "two", `invalid value "two" for flag -initial: want one or score, got "two"`},
+		{"spreading", "initial", "One", `invalid value "One" for flag -initial`},
+		{"spreading", "top-k", "0", "top k must be at least 1, got 0"},
+		{"ppr", "damping", "0", "damping must be in (0, 1), got 0"},
+		{"ppr", "damping", "1", "damping must be in (0, 1), got 1"},
+		{"ppr", "damping", "NaN", "damping must be in (0, 1), got NaN"},
+		{"ppr", "epsilon", "0", "epsilon must be in (0, 1), got 0"},
+		{"ppr", "epsilon", "1", "epsilon must be in (0, 1), got 1"},
+		{"ppr", "epsilon", "-1e-6", "epsilon must be in (0, 1), got -1e-06"},
+		{"ppr", "epsilon", "NaN", "epsilon must be in (0, 1), got NaN"},
+		{"ppr", "epsilon", "small", `invalid value "small" for flag -epsilon`},
+		{"ppr", "top-k", "0", "top k must be at least 1, got 0"},
+	}
+	for _, c := range bad {
+		for _, cmd := range [][]string{{"explore", "--seed", "N2006"}, {"--seed", "N2006"}} {
+			args := append(slices.Clone(cmd), "--retriever", c.retriever, "--"+c.flag, c.value)
+			code, out, errs := run(t, args...)
+			if code != 2 || !strings.Contains(errs, c.want) || out != "" {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q, want exit 2 and %q", args, code, out, errs, c.want)
+			}
+		}
+	}
+	good := []struct {
+		retriever string
+		flags     []string
+	}{
+		{"spreading", []string{"--pulses", "1", "--decay", "1", "--threshold", "0", "--alpha", "0", "--entity-penalty-above", "1", "--top-k", "1", "--initial", "one"}},
+		{"spreading", []string{"--pulses", "6", "--decay", "1e-9", "--threshold", "0.99", "--alpha", "1", "--initial", "score"}},
+		{"ppr", []string{"--damping", "0.01", "--epsilon", "0.5", "--top-k", "1"}},
+		{"ppr", []string{"--damping", "0.99", "--epsilon", "1e-12"}},
+	}
+	for _, c := range good {
+		args := append([]string{"explore", "--seed", "N2006=0.85", "--retriever", c.retriever}, c.flags...)
+		if code, out, errs := run(t, args...); code != 0 || !strings.Contains(out, `"retriever":"`+c.retriever+`"`) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
 	}
 }

@@ -112,6 +112,7 @@ func agreeWithNaive(t *testing.T, label string, got retriever.Ranking, want naiv
 // its bound of a global power iteration run to 1e-15 (naiveppr), share by
 // share.
 func TestAgreesWithNaive(t *testing.T) {
+	var reached randgraph.Reached
 	for i := range 300 {
 		r := rand.New(rand.NewSource(int64(i)))
 		c := newRandomCase(r)
@@ -124,7 +125,9 @@ func TestAgreesWithNaive(t *testing.T) {
 			t.Fatalf("case %d: %v", i, err)
 		}
 		agreeWithNaive(t, fmt.Sprintf("case %d (%+v)", i, c.p), got, c.naive())
+		reached.Count(c.g, got)
 	}
+	reached.Check(t)
 }
 
 // TestConvergesToPowerIteration: with ε = 1e-12 the estimate of every hit

@@ -228,6 +228,66 @@ func TestEpsilonBound(t *testing.T) {
 	}
 }
 
+// TestEpsilonThreshold: the push rule of docs/RETRIEVERS.md "Personalized
+// PageRank", rule 5, at its edges, pushed by hand with d = 0.5 (every
+// number a sum of powers of two, so exact in floating point): a node is
+// pushed while r(u) ≥ ε × W(u) (at equality too), and a dangling node
+// while r(u) ≥ ε, as if W were 1.
+//
+// A–B, w 0.5, seed A, ε = 0.5: W(A) = W(B) = 0.5, so both thresholds are
+// 0.25 (not ε = 0.5: the strength is the weights' sum, not the degree).
+// Round 1: r(A) = 1 ≥ 0.25, A keeps 0.5, r(B) = 0.5 × 1 × 0.5/0.5 = 0.5.
+// Round 2: r(B) = 0.5 ≥ 0.25, B keeps 0.25, r(A) = 0.25. Round 3: r(A) =
+// 0.25 ≥ 0.25 (equal), A keeps 0.125 more, r(B) = 0.125 < 0.25 ends it.
+// Estimates A 0.625, B 0.25, residual mass 0.125, 3 pushes in 3 rounds.
+// π(A) = ½ + ½·π(B), π(B) = ½·π(A): π = (2/3, 1/3), and the gaps 1/24 +
+// 1/12 are the residual mass exactly. A strict ">" would stop after round
+// 2 (A 0.5), a threshold of ε alone after round 2 too.
+//
+// S alone (no relationship: dangling; R 0.3, so p(S) = 1), ε = 0.25:
+// each push keeps half of r(S) and sends the other half back to S by p.
+// Round 1: r = 1 ≥ 0.25, keeps 0.5, r = 0.5. Round 2: keeps 0.25, r =
+// 0.25. Round 3: 0.25 ≥ 0.25 (equal), keeps 0.125, r = 0.125 < 0.25 ends
+// it. Estimate 0.875, residual mass 0.125 = π(S) − 0.875 (π(S) = 1), 3
+// pushes in 3 rounds. With 4ε or ε/4 it would end after 1 push or 5.
+func TestEpsilonThreshold(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		g     *inmem.Graph
+		seed  retriever.Seed
+		eps   float64
+		want  map[string]float64
+		truth map[string]float64
+	}{
+		{"A–B", build(t, []string{"A", "B"}, "A-B:0.5"), retriever.Seed{NodeID: "A", Score: 1}, 0.5,
+			map[string]float64{"A": 0.625, "B": 0.25}, map[string]float64{"A": 2.0 / 3, "B": 1.0 / 3}},
+		{"dangling S", build(t, []string{"S"}), retriever.Seed{NodeID: "S", Score: 0.3}, 0.25,
+			map[string]float64{"S": 0.875}, map[string]float64{"S": 1}},
+	} {
+		p := ppr.DefaultParams()
+		p.Epsilon = c.eps
+		r := run(t, c.g, p, c.seed)
+		if len(r.Hits) != len(c.want) {
+			t.Fatalf("%s: hits %+v, want %v", c.name, r.Hits, c.want)
+		}
+		gaps := 0.0
+		for _, h := range r.Hits {
+			if h.Score != c.want[h.NodeID] {
+				t.Errorf("%s: %s = %v, want %v", c.name, h.NodeID, h.Score, c.want[h.NodeID])
+			}
+			gaps += c.truth[h.NodeID] - h.Score
+		}
+		for name, v := range map[string]any{"residual_mass": 0.125, "pushes": 3, "rounds": 3} {
+			if got := stat(r, name); got != v {
+				t.Errorf("%s: %s = %v, want %v", c.name, name, got, v)
+			}
+		}
+		if math.Abs(gaps-0.125) > 1e-15 {
+			t.Errorf("%s: the gaps to π add up to %v, want the residual mass 0.125", c.name, gaps)
+		}
+	}
+}
+
 // TestSelfLoopAndParallel: A–A (w 1, a self-loop, once in W(A)) and two
 // parallel A–B (w 1 each): W(A) = 3, W(B) = 2, seed A, d = 0.5. π(A) = ½
 // + ½·(π(A)/3 + π(B)), π(B) = ½·2π(A)/3 = π(A)/3; so π(A) = ½ + π(A)/3,

@@ -160,6 +160,7 @@ func agreeWithNaive(t *testing.T, label string, got retriever.Ranking, want naiv
 // right and the wrong length, entity counts) the retriever on the embedded
 // engine agrees with the naive implementation (agreeWithNaive).
 func TestAgreesWithNaive(t *testing.T) {
+	var reached randgraph.Reached
 	for i := range 300 {
 		r := rand.New(rand.NewSource(int64(i)))
 		c := newRandomCase(r)
@@ -172,5 +173,7 @@ func TestAgreesWithNaive(t *testing.T) {
 			t.Fatalf("case %d: %v", i, err)
 		}
 		agreeWithNaive(t, fmt.Sprintf("case %d", i), got, c.naive(), c.p.TopK)
+		reached.Count(c.g, got)
 	}
+	reached.Check(t)
 }

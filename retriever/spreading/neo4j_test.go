@@ -49,9 +49,11 @@ func degreesOf(t *testing.T, nb graph.Neighbourhood, ids []string, relType strin
 //   - Degrees of every node over RELATES and over MENTIONS are the same
 //     on both engines (self-loops once, relationships to any node);
 //   - three random runs each agree on both engines with the naive
-//     implementation (agreeWithNaive: scores to 1e-12, since parallel
-//     relationships alike up to their tags may be read, and so added, in
-//     another order on each engine);
+//     implementation (agreeWithNaive: scores to 1e-12, since the naive
+//     adds in the graph's relationship order);
+//   - the two engines rank identically (sameRanking): the same hits in
+//     the same order, scores and details to the bit, the same routes and
+//     statistics;
 //   - every hit's feeders agree on both engines (sameFeeders), and each
 //     hit's feeders query, as --format cypher prints it, returns on Neo4j
 //     exactly the hit and its feeders (neo4jfix.FeedersOnNeo4j).
@@ -99,12 +101,49 @@ func TestEnginesAgreeOnSpreading(t *testing.T) {
 			}
 			agreeWithNaive(t, label+" (Neo4j)", got1, c.naive(), c.p.TopK)
 			agreeWithNaive(t, label+" (embedded)", got2, c.naive(), c.p.TopK)
+			sameRanking(t, label, got1, got2)
 			sameFeeders(t, label, got1, got2)
 			fed += neo4jfix.FeedersOnNeo4j(t, d, label, got1, got2)
 		}
 	}
 	if fed < 100 {
 		t.Errorf("only %d feeders queries ran: the random graphs do not exercise them", fed)
+	}
+}
+
+// sameRanking: the two engines' rankings are identical: the same hits in
+// the same order with the same ranks, seeds and origins, scores, terms and
+// details (Δ per pulse, activation, blend, penalty, top sources) to the
+// bit, routes over the same nodes with the same types, weights and
+// factors, and the same statistics. Both engines hand each firing node's
+// arcs over in graph.SortRels order and the senders fire in id order
+// (docs/RETRIEVERS.md "Spreading activation", rule 3), so every sum is
+// added in the same order on both; relationships alike but for their
+// tags may be each other's stand-in, which no compared field can tell.
+func sameRanking(t *testing.T, label string, onNeo4j, embedded retriever.Ranking) {
+	t.Helper()
+	if a, b := fmt.Sprint(onNeo4j.Stats), fmt.Sprint(embedded.Stats); a != b {
+		t.Fatalf("%s: stats on Neo4j %s, embedded %s", label, a, b)
+	}
+	if a, b := fmt.Sprint(onNeo4j.Seeds), fmt.Sprint(embedded.Seeds); a != b {
+		t.Fatalf("%s: seeds on Neo4j %s, embedded %s", label, a, b)
+	}
+	if len(onNeo4j.Hits) != len(embedded.Hits) {
+		t.Fatalf("%s: %d hits on Neo4j, %d embedded", label, len(onNeo4j.Hits), len(embedded.Hits))
+	}
+	for i, x := range onNeo4j.Hits {
+		y := embedded.Hits[i]
+		if x.NodeID != y.NodeID || x.Rank != y.Rank || x.Score != y.Score || x.Seed != y.Seed || x.Origin != y.Origin ||
+			fmt.Sprint(x.Terms) != fmt.Sprint(y.Terms) || fmt.Sprint(x.Detail) != fmt.Sprint(y.Detail) || len(x.Route) != len(y.Route) {
+			t.Fatalf("%s: hit %d: Neo4j %s #%d %v %v %v, embedded %s #%d %v %v %v", label, i+1,
+				x.NodeID, x.Rank, x.Score, x.Terms, x.Detail, y.NodeID, y.Rank, y.Score, y.Terms, y.Detail)
+		}
+		for j, p := range x.Route {
+			q := y.Route[j]
+			if p.From != q.From || p.To != q.To || p.Type != q.Type || p.Weight != q.Weight || p.Factor != q.Factor {
+				t.Fatalf("%s: %s's hop %d: Neo4j %+v, embedded %+v", label, x.NodeID, j, p, q)
+			}
+		}
 	}
 }
 

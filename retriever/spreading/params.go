@@ -72,7 +72,7 @@ func (p Params) Validate() error {
 		errs = append(errs, fmt.Errorf("alpha must be in [0, 1], got %v", p.Alpha))
 	}
 	if math.IsNaN(p.EntityPenaltyAbove) || math.IsInf(p.EntityPenaltyAbove, 0) || p.EntityPenaltyAbove < 1 {
-		errs = append(errs, fmt.Errorf("entity penalty threshold must be a finite number of at least 1, got %v", p.EntityPenaltyAbove))
+		errs = append(errs, fmt.Errorf("entity penalty above must be a finite number of at least 1, got %v", p.EntityPenaltyAbove))
 	}
 	if p.TopK < 1 {
 		errs = append(errs, fmt.Errorf("top k must be at least 1, got %d", p.TopK))

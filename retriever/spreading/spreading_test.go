@@ -114,6 +114,38 @@ func TestThreshold(t *testing.T) {
 	}
 }
 
+// TestThresholdInclusive: θ is reached at equality, both for firing (Δₚ₋₁
+// ≥ θ) and for being a candidate (A ≥ θ), docs/RETRIEVERS.md "Spreading
+// activation" rules 3 and 4. Every number below is a sum of powers of two,
+// so it is exact in floating point and the equalities are exact. Chain
+// S –0.5– X –0.5– Y, S (R 0.5) starting at 1, P = 2, D = 0.5, θ = 0.25,
+// α = 0 (the score is N alone):
+//
+//	pulse 1: S fires (Δ₀ = 1): Δ₁(X) = 1 × 0.5 × 0.5 = 0.25 = θ
+//	pulse 2: X fires (0.25 ≥ 0.25): Δ₂(Y) = Δ₂(S) = 0.25 × 0.5 × 0.5 = 0.0625
+//	A(S) = 1.0625 (the max), A(X) = 0.25 = θ (a candidate), A(Y) = 0.0625
+//	(not one)
+//	final: S 1, X 0.25 / 1.0625 = 4/17
+//	stats: 3 nodes activated, 2 candidates, 2 pulses run, 1 + 2 = 3
+//	relationships read (S's one at pulse 1, X's two at pulse 2)
+//
+// Were firing strict (Δ > θ), X would not fire: 1 pulse run, 1
+// relationship read, A(S) = 1 and X 0.25. Were candidacy strict, X would
+// be no candidate: S alone.
+func TestThresholdInclusive(t *testing.T) {
+	g := build(t, nil, rel{Spec: "S-RELATES->X", Weight: 0.5}, rel{Spec: "X-RELATES->Y", Weight: 0.5})
+	r := run(t, g, seeds("S", 0.5), func(p *spreading.Params) { p.Decay, p.Threshold, p.Alpha = 0.5, 0.25, 0 })
+	want(t, r, []string{"S", "X"}, []float64{1, 4.0 / 17})
+	for name, v := range map[string]int{"seeds_found": 1, "nodes_activated": 3, "candidates": 2, "pulses_run": 2, "relationships_read": 3} {
+		if got := stat(t, r, name); got != v {
+			t.Errorf("%s = %v, want %d", name, got, v)
+		}
+	}
+	if a := detail(t, hitOf(t, r, "X"), "activation").(float64); a != 0.25 {
+		t.Errorf("A(X) = %v, want exactly 0.25", a)
+	}
+}
+
 // TestEchoAndNormalisation: activation flows back to the seed it came
 // from, and scores are normalised by the largest activation. S –0.5– X,
 // P = 2, D = 0.7, α = 0:
@@ -271,7 +303,7 @@ func TestRouteAndCut(t *testing.T) {
 func TestParams(t *testing.T) {
 	p := spreading.Params{Pulses: 7, Decay: 0, Threshold: 1, Alpha: 1.5, EntityPenaltyAbove: 0.5, TopK: 0, Initial: "two", QueryVector: []float64{0, 0}}
 	err := p.Validate()
-	for _, w := range []string{"pulses", "decay", "threshold", "alpha", "entity penalty", "top k", "initial", "all zeros"} {
+	for _, w := range []string{"pulses", "decay", "threshold", "alpha", "entity penalty above", "top k", "initial", "all zeros"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v does not name %s", err, w)
 		}

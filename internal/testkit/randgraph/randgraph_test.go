@@ -1,6 +1,7 @@
 package randgraph
 
 import (
+	"fmt"
 	"math/rand"
 	"reflect"
 	"testing"
@@ -104,5 +105,32 @@ func TestGenerateDeterministic(t *testing.T) {
 	b := Generate(rand.New(rand.NewSource(7)), DefaultOptions(50))
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("same seed, different graphs")
+	}
+}
+
+// TestShapes: on a hand-made graph, Shapes names the ends of a self-loop
+// and of parallel relationships (either direction) of the type asked
+// for, and nothing at a single relationship, at another type's shapes or
+// at a node without an id.
+func TestShapes(t *testing.T) {
+	node := func(in, id string) apoc.Node {
+		p := map[string]any{}
+		if id != "" {
+			p["id"] = id
+		}
+		return apoc.Node{InternalID: in, Properties: p}
+	}
+	rel := func(typ, a, b string) apoc.Relationship {
+		return apoc.Relationship{Type: typ, Start: a, End: b}
+	}
+	g := &apoc.Graph{
+		Nodes: []apoc.Node{node("0", "A"), node("1", "B"), node("2", "C"), node("3", "D"), node("4", "")},
+		Rels: []apoc.Relationship{rel("RELATES", "0", "0"), rel("RELATES", "0", "1"), rel("RELATES", "1", "0"),
+			rel("RELATES", "1", "2"), rel("OTHER", "3", "3"), rel("OTHER", "2", "3"), rel("OTHER", "2", "3"),
+			rel("RELATES", "4", "4"), rel("RELATES", "3", "4"), rel("RELATES", "3", "4")},
+	}
+	self, par := Shapes(g, "RELATES")
+	if fmt.Sprint(self) != "map[A:true]" || fmt.Sprint(par) != "map[A:true B:true]" {
+		t.Errorf("self-loops %v, parallel %v; want A, and A and B", self, par)
 	}
 }
