@@ -21,7 +21,8 @@ const dims = 3
 // decorate gives nodes of g embedding and entity_count properties, by a
 // deterministic rule on a 64-bit FNV-1a hash h of the node's id: three in
 // four nodes get an embedding, element i being ((h >> 8i) & 0xff − 128) /
-// 128 (so dot products are exact), one in eleven of those with a fourth
+// 128 (so dot products are exact), or that times 128 as an integer for
+// one in five (the same direction), one in eleven of those with a fourth
 // element (a length the query vector does not have); one node in seven
 // gets entity_count (h >> 40) % 50 as an integer, one in thirteen as a
 // float.
@@ -41,7 +42,12 @@ func decorate(g *apoc.Graph) {
 			}
 			emb := make([]any, k)
 			for i := range emb {
-				emb[i] = float64(int((h>>(8*i))&0xff)-128) / 128
+				x := int((h>>(8*i))&0xff) - 128
+				if h%5 == 0 {
+					emb[i] = int64(x) // whole numbers, as a model may write them
+				} else {
+					emb[i] = float64(x) / 128
+				}
 			}
 			n.Properties["embedding"] = emb
 		}

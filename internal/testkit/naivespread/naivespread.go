@@ -183,7 +183,8 @@ func entities(g *apoc.Graph, id string, props map[string]any) float64 {
 	return float64(deg)
 }
 
-// cos is the cosine of q and an embedding of q's length, negative as 0.
+// cos is the cosine of q and an embedding of q's length (numbers, whole
+// or not), negative as 0.
 func cos(q []float64, emb any) (float64, bool) {
 	list, ok := emb.([]any)
 	if q == nil || !ok || len(list) != len(q) {
@@ -191,8 +192,13 @@ func cos(q []float64, emb any) (float64, bool) {
 	}
 	var dot, qq, ee float64
 	for i, v := range list {
-		e, ok := v.(float64)
-		if !ok {
+		var e float64
+		switch x := v.(type) {
+		case float64:
+			e = x
+		case int64:
+			e = float64(x)
+		default:
 			return 0, false
 		}
 		dot += q[i] * e
