@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,8 +33,33 @@ func newFlagSet(env Env, name, summary string) *flag.FlagSet {
 // parse parses args, turning flag errors into usage errors and --help into
 // errHelpShown (with usage printed to stdout).
 func parse(fs *flag.FlagSet, env Env, args []string) error {
+	return parseSeen(fs, env, args, map[string]string{})
+}
+
+// parseSeen is parse, with seen holding the first value of each flag
+// given, across calls (load parses its arguments in runs).
+//
+// Bad input is refused with a message naming the flag (docs/CLI.md, "Exit
+// codes"), and two ways of it the flag package lets through are refused
+// here: a flag that keeps one value given twice with different values,
+// which would silently keep the last ("--retriever expansion --retriever
+// ppr"), and an empty value for a flag whose default is its absence
+// ("--graph """ read the demo graph).
+func parseSeen(fs *flag.FlagSet, env Env, args []string, seen map[string]string) error {
 	fs.SetOutput(discard{})
+	orig := map[string]flag.Value{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !slices.Contains(repeatableFlags, f.Name) {
+			orig[f.Name] = f.Value
+			f.Value = onceValue{Value: f.Value, name: f.Name, seen: seen}
+		}
+	})
 	err := fs.Parse(args)
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := orig[f.Name]; ok {
+			f.Value = v
+		}
+	})
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(env.Stdout)
 		fs.Usage()
@@ -42,7 +68,43 @@ func parse(fs *flag.FlagSet, env Env, args []string) error {
 	if err != nil {
 		return usageError{err.Error() + " (see --help)"}
 	}
-	return nil
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && slices.Contains(nonEmptyFlags, f.Name) && f.Value.String() == "" {
+			err = usagef("--%s is empty: give a value, or leave the flag out for its default", f.Name)
+		}
+	})
+	return err
+}
+
+// repeatableFlags are the flags that collect every value given
+// (docs/CLI.md: --seed, --rel-where, --rel-types, --exclude-rel-types and
+// --type-weight are repeatable); every other flag keeps one value.
+var repeatableFlags = []string{"seed", "rel-where", "rel-types", "exclude-rel-types", "type-weight"}
+
+// nonEmptyFlags are the flags whose empty value would silently mean the
+// flag's absence: a file, a server, a time or a format.
+var nonEmptyFlags = []string{"graph", "uri", "query-vector", "now", "format", "queries", "qrels", "out", "experiment", "out-dir"}
+
+// onceValue refuses a second value, different from the first, for a flag
+// that keeps one.
+type onceValue struct {
+	flag.Value
+	name string
+	seen map[string]string
+}
+
+func (o onceValue) Set(v string) error {
+	if first, ok := o.seen[o.name]; ok && first != v {
+		return fmt.Errorf("given twice, %s and then %s: give it once", textsafe.Quote(first), textsafe.Quote(v))
+	}
+	o.seen[o.name] = v
+	return o.Value.Set(v)
+}
+
+// IsBoolFlag keeps a boolean flag one that takes no value.
+func (o onceValue) IsBoolFlag() bool {
+	b, ok := o.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 type discard struct{}

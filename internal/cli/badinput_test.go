@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"testing"
+)
+
+// badInput is a command line memoria must refuse: its exit code and its
+// whole stderr.
+type badInput struct {
+	args []string
+	code int
+	msg  string
+}
+
+// refuses runs each case and checks that it exits with its code, prints
+// nothing on stdout and exactly its message on stderr (docs/CLI.md, "Exit
+// codes": a bad flag or value is named in the message).
+func refuses(t *testing.T, cases []badInput) {
+	t.Helper()
+	for _, c := range cases {
+		code, out, errs := run(t, c.args...)
+		if code != c.code || out != "" || errs != c.msg {
+			t.Errorf("%q: exit %d, stdout %d bytes, stderr\n%q\nwant exit %d and\n%q", c.args, code, len(out), errs, c.code, c.msg)
+		}
+	}
+}
+
+// TestFlagGivenTwice: a flag that keeps one value, given twice with
+// different values, is refused naming it and both values; the flag package
+// kept the last silently (`--retriever expansion --retriever ppr` ran ppr,
+// `why --node A --node B` explained B). The same value twice, and the
+// repeatable flags, stay accepted.
+func TestFlagGivenTwice(t *testing.T) {
+	refuses(t, []badInput{
+		{[]string{"explore", "--seed", "N2006", "--retriever", "expansion", "--retriever", "ppr"}, ExitUsage,
+			"memoria: invalid value \"ppr\" for flag -retriever: given twice, \"expansion\" and then \"ppr\": give it once (see --help)\n"},
+		{[]string{"explore", "--seed", "N2006", "--format", "json", "--format", "tree"}, ExitUsage,
+			"memoria: invalid value \"tree\" for flag -format: given twice, \"json\" and then \"tree\": give it once (see --help)\n"},
+		{[]string{"why", "--seed", "N2006", "--node", "N2007", "--node", "N2008"}, ExitUsage,
+			"memoria: invalid value \"N2008\" for flag -node: given twice, \"N2007\" and then \"N2008\": give it once (see --help)\n"},
+		{[]string{"explore", "--seed", "N2006", "--trace=false", "--trace"}, ExitUsage,
+			"memoria: invalid boolean flag trace: given twice, \"false\" and then \"true\": give it once (see --help)\n"},
+		{[]string{"stats", "--graph", "a\x1b.jsonl", "--graph", "b.jsonl"}, ExitUsage,
+			"memoria: invalid value \"b.jsonl\" for flag -graph: given twice, \"a\\x1b.jsonl\" and then \"b.jsonl\": give it once (see --help)\n"},
+		// load parses its arguments in runs around the file: a flag on
+		// both sides of it is still given twice.
+		{[]string{"load", "--uri", "bolt://127.0.0.1:1", "x.jsonl", "--uri", "bolt://127.0.0.1:2"}, ExitUsage,
+			"memoria: invalid value \"bolt://127.0.0.1:2\" for flag -uri: given twice, \"bolt://127.0.0.1:1\" and then \"bolt://127.0.0.1:2\": give it once (see --help)\n"},
+	})
+	for _, args := range [][]string{
+		{"explore", "--seed", "N2006", "--format", "tree", "--format", "tree"},
+		{"explore", "--seed", "N2006", "--seed", "T3000", "--rel-types", "RELATES", "--rel-types", "MENTIONS", "--rel-where", "weight>0.1", "--rel-where", "weight<1"},
+		{"explore", "--seed", "N2006", "--retriever", "expansion", "--type-weight", "RELATES=0.5", "--type-weight", "MENTIONS=0.2"},
+	} {
+		if code, _, errs := run(t, args...); code != 0 {
+			t.Errorf("%q: exit %d: %s", args, code, errs)
+		}
+	}
+}
+
+// TestFlagEmpty: an empty value for a flag whose default is its absence
+// is refused naming the flag; `--graph ""` explored the embedded demo
+// graph, `--uri ""` fell back to $NEO4J_URI, `--qrels ""` read none, and
+// explore's `--format ""` printed JSON, each with exit 0.
+func TestFlagEmpty(t *testing.T) {
+	refuses(t, []badInput{
+		{[]string{"explore", "--seed", "N2006", "--graph", ""}, ExitUsage,
+			"memoria: --graph is empty: give a value, or leave the flag out for its default\n"},
+		{[]string{"stats", "--graph", ""}, ExitUsage,
+			"memoria: --graph is empty: give a value, or leave the flag out for its default\n"},
+		{[]string{"export", "--uri", ""}, ExitUsage,
+			"memoria: --uri is empty: give a value, or leave the flag out for its default\n"},
+		{[]string{"explore", "--seed", "N2006", "--format", ""}, ExitUsage,
+			"memoria: --format is empty: give a value, or leave the flag out for its default\n"},
+		{[]string{"explore", "--seed", "N2006", "--retriever", "spreading", "--query-vector", ""}, ExitUsage,
+			"memoria: --query-vector is empty: give a value, or leave the flag out for its default\n"},
+		{[]string{"explore", "--seed", "N2006", "--retriever", "ppr", "--rerank", "signals", "--now", ""}, ExitUsage,
+			"memoria: --now is empty: give a value, or leave the flag out for its default\n"},
+		{[]string{"eval", "--queries", demoQueries, "--qrels", ""}, ExitUsage,
+			"memoria: --qrels is empty: give a value, or leave the flag out for its default\n"},
+		{[]string{"--out-dir", ""}, ExitUsage,
+			"memoria: --out-dir is empty: give a value, or leave the flag out for its default\n"},
+	})
+}
