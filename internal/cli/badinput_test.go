@@ -82,3 +82,21 @@ func TestFlagEmpty(t *testing.T) {
 			"memoria: --out-dir is empty: give a value, or leave the flag out for its default\n"},
 	})
 }
+
+// TestSeedOrTypeWeightTwice: a repeatable flag naming the same seed, or
+// weighing the same type, twice is refused naming it: the ranking
+// retrievers refused a seed twice with exit 1 as if the run had failed,
+// Activation Energy explored it twice (two results for one seed, which
+// diff refuses), and the second --type-weight replaced the first.
+func TestSeedOrTypeWeightTwice(t *testing.T) {
+	refuses(t, []badInput{
+		{[]string{"explore", "--seed", "N2006=0.5", "--seed", "N2006=0.9", "--retriever", "ppr"}, ExitUsage,
+			"memoria: invalid value \"N2006=0.9\" for flag -seed: seed \"N2006\" is given twice (see --help)\n"},
+		{[]string{"explore", "--seed", "N2006", "--seed", "N2006", "--format", "tree"}, ExitUsage,
+			"memoria: invalid value \"N2006\" for flag -seed: seed \"N2006\" is given twice (see --help)\n"},
+		{[]string{"compare", "--seed", "a\x1b", "--seed", "a\x1b=1"}, ExitUsage,
+			"memoria: invalid value \"a\\x1b=1\" for flag -seed: seed \"a\\x1b\" is given twice (see --help)\n"},
+		{[]string{"explore", "--seed", "N2006", "--retriever", "expansion", "--type-weight", "RELATES=0.5", "--type-weight", "RELATES=0.7"}, ExitUsage,
+			"memoria: invalid value \"RELATES=0.7\" for flag -type-weight: type \"RELATES\" is weighed twice (see --help)\n"},
+	})
+}

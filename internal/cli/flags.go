@@ -116,11 +116,17 @@ type seedList []retriever.Seed
 
 func (s *seedList) String() string { return "" }
 
-// Set parses ID[=SCORE] (ParseSeed).
+// Set parses ID[=SCORE] (ParseSeed). An id given twice is refused: the
+// ranking retrievers refuse it (retriever.Query.Validate), with exit 1,
+// and explore's results, one per seed, are keyed by seed (diff refuses a
+// seed twice in one file).
 func (s *seedList) Set(v string) error {
 	seed, err := ParseSeed(v)
 	if err != nil {
 		return err
+	}
+	if slices.ContainsFunc(*s, func(o retriever.Seed) bool { return o.NodeID == seed.NodeID }) {
+		return fmt.Errorf("seed %s is given twice", textsafe.Quote(seed.NodeID))
 	}
 	*s = append(*s, seed)
 	return nil
