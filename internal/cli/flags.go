@@ -204,11 +204,42 @@ func (q *queryFlags) register(fs *flag.FlagSet, seedHelp string) {
 	q.filter.register(fs)
 }
 
+// paramFlags are the flags of the parameters whose range checks (each
+// retriever's Params.Validate, Activation Energy's Options.Validate) name
+// them in the retriever's own words ("max hops must be 1 to 3"):
+// flagNamed leads each such line with its flag, so that the message names
+// the flag (docs/CLI.md, "Exit codes").
+var paramFlags = []struct{ words, flag string }{
+	{"max_depth", "max-depth"}, {"min_activation", "min-activation"}, {"tag_sim_floor", "tag-sim-floor"},
+	{"max_branches", "max-branches"}, {"near_misses", "near-misses"}, {"max_retries", "max-retries"},
+	{"max hops", "max-hops"}, {"expansion factor", "expansion-factor"}, {"depth decay", "depth-decay"},
+	{"top k", "top-k"}, {"type weight", "type-weight"}, {"pulses", "pulses"}, {"decay", "decay"},
+	{"threshold", "threshold"}, {"alpha", "alpha"}, {"entity penalty threshold", "entity-penalty-above"},
+	{"initial", "initial"}, {"damping", "damping"}, {"epsilon", "epsilon"}, {"fuse depth", "fuse-depth"},
+	{"rrf k", "rrf-k"},
+}
+
+// flagNamed is err's message with each line that starts with a
+// parameter's words led by its flag: "--max-hops: max hops must be 1 to 3,
+// got 4".
+func flagNamed(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		for _, p := range paramFlags {
+			if strings.HasPrefix(l, p.words+" ") {
+				lines[i] = "--" + p.flag + ": " + l
+				break
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // open checks the thresholds (a usage error) and opens the chosen source;
 // the caller closes it.
 func (q *queryFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 	if err := errors.Join(q.cfg.Validate(), q.opts.Validate()); err != nil {
-		return nil, usageError{err.Error()}
+		return nil, usageError{flagNamed(err)}
 	}
 	if q.cypher != "fast" && q.cypher != "seed" {
 		return nil, usagef("--cypher %q: want fast or seed", q.cypher)

@@ -210,7 +210,7 @@ func TestWhyRankingUsage(t *testing.T) {
 		{[]string{"--retriever", "ppr", "--pulses", "3"}, "why: --pulses does not apply to --retriever ppr"},
 		{[]string{"--retriever", "fusion", "--fuse", "expansion", "--pulses", "3"}, "why: --pulses applies to spreading; --retriever fusion does not fuse it"},
 		{[]string{"--retriever", "bogus"}, `why: unknown --retriever "bogus"`},
-		{[]string{"--retriever", "ppr", "--epsilon", "2"}, "why: epsilon must be in (0, 1), got 2"},
+		{[]string{"--retriever", "ppr", "--epsilon", "2"}, "why: --epsilon: epsilon must be in (0, 1), got 2"},
 		{[]string{"--retriever", "spreading", "--node", "N9999"}, "why: --node N9999: no node has this id"},
 		{[]string{"--retriever", "ppr", "--node", "bad\x1bid"}, `why: --node "bad\x1bid": no node has this id`},
 	} {
