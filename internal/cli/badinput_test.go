@@ -129,3 +129,26 @@ func TestRangeErrorsNameTheFlag(t *testing.T) {
 			"memoria: --max-hops: max hops must be 1 to 3, got 4\n"},
 	})
 }
+
+// TestExploreFlagThatChangesNothing: --near-misses without --trace and
+// --cypher-form with a format that prints no Cypher are refused; both
+// were ignored with exit 0.
+func TestExploreFlagThatChangesNothing(t *testing.T) {
+	refuses(t, []badInput{
+		{[]string{"explore", "--seed", "N2006", "--near-misses", "3"}, ExitUsage,
+			"memoria: explore: --near-misses applies to --trace\n"},
+		{[]string{"explore", "--seed", "N2006", "--cypher-form", "shell"}, ExitUsage,
+			"memoria: explore: --cypher-form applies to --format cypher or check\n"},
+		{[]string{"explore", "--seed", "N2006", "--retriever", "ppr", "--format", "tree", "--cypher-form", "driver"}, ExitUsage,
+			"memoria: explore: --cypher-form applies to --format cypher or check\n"},
+	})
+	for _, args := range [][]string{
+		{"explore", "--seed", "N2006", "--trace", "--near-misses", "3"},
+		{"explore", "--seed", "N2006", "--format", "check", "--cypher-form", "shell"},
+		{"explore", "--seed", "N2006", "--retriever", "ppr", "--format", "cypher", "--cypher-form", "driver"},
+	} {
+		if code, _, errs := run(t, args...); code != 0 {
+			t.Errorf("%q: exit %d: %s", args, code, errs)
+		}
+	}
+}
