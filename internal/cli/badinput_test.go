@@ -152,3 +152,22 @@ func TestExploreFlagThatChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricSweepWholeNumbers: a metric sweep of a parameter that takes
+// whole numbers refuses a fraction (--values 2.7 ran max-hops 2 and
+// labelled the point 2.7) and a number too large for the flag (1e20 became
+// -9223372036854775808 on its way to --top-k); its --k mistakes name
+// sweep, not eval.
+func TestMetricSweepWholeNumbers(t *testing.T) {
+	sweep := []string{"sweep", "--queries", demoQueries}
+	refuses(t, []badInput{
+		{append(sweep, "--retriever", "expansion", "--param", "max-hops", "--values", "1,2.7"), ExitUsage,
+			"memoria: sweep: --values: item 2: max-hops takes whole numbers, got 2.7\n"},
+		{append(sweep, "--retriever", "ppr", "--param", "top-k", "--values", "1e20"), ExitUsage,
+			"memoria: sweep: --top-k 100000000000000000000: value out of range\n"},
+		{append(sweep, "--param", "max-depth", "--values", "1,2", "--k", "0"), ExitUsage,
+			"memoria: sweep: --k \"0\": want cut-offs of at least 1, comma-separated, like 5,10\n"},
+		{append(sweep, "--param", "max-depth", "--values", "1,2", "--k", "5,5"), ExitUsage,
+			"memoria: sweep: --k names 5 twice\n"},
+	})
+}

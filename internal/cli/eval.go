@@ -90,7 +90,7 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	ks, err := parseKs(*kList)
+	ks, err := parseKs("eval", *kList)
 	if err != nil {
 		return err
 	}
@@ -151,16 +151,17 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	return err
 }
 
-// parseKs reads --k: positive integers, each once, in the order given.
-func parseKs(v string) ([]int, error) {
+// parseKs reads cmd's --k: positive integers, each once, in the order
+// given.
+func parseKs(cmd, v string) ([]int, error) {
 	var ks []int
 	for _, f := range strings.Split(v, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || k < 1 {
-			return nil, usagef("eval: --k %s: want cut-offs of at least 1, comma-separated, like %s", textsafe.Quote(v), evalDefaultKs)
+			return nil, usagef("%s: --k %s: want cut-offs of at least 1, comma-separated, like %s", cmd, textsafe.Quote(v), evalDefaultKs)
 		}
 		if slices.Contains(ks, k) {
-			return nil, usagef("eval: --k names %d twice", k)
+			return nil, usagef("%s: --k names %d twice", cmd, k)
 		}
 		ks = append(ks, k)
 	}
