@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -170,4 +174,41 @@ func TestMetricSweepWholeNumbers(t *testing.T) {
 		{append(sweep, "--param", "max-depth", "--values", "1,2", "--k", "5,5"), ExitUsage,
 			"memoria: sweep: --k names 5 twice\n"},
 	})
+}
+
+// TestEvalTrecKeepsTheOldSet: when one file of the set cannot be renamed
+// into place (DIR/qrels is a directory), eval fails naming it and the
+// files of the previous run stay as they were: ppr.run was renamed over
+// before the qrels failed, leaving a new run beside the old judgments.
+func TestEvalTrecKeepsTheOldSet(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs")
+	args := []string{"eval", "--queries", demoQueries, "--retrievers", "ppr", "--format", "trec", "--out", dir}
+	if code, _, errs := run(t, args...); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, errs)
+	}
+	before, err := os.ReadFile(filepath.Join(dir, "ppr.run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "qrels")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "qrels"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, append(args, "--top-k", "3", "--k", "3")...)
+	if want := "memoria: eval: --out: " + filepath.Join(dir, "qrels") + " is a directory\n"; code != ExitRuntime || out != "" || errs != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1 and %q", code, out, errs, want)
+	}
+	if after, err := os.ReadFile(filepath.Join(dir, "ppr.run")); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("ppr.run changed (%v):\n%s", err, after)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"ppr.run", "qrels"}) {
+		t.Errorf("--out holds %v, want ppr.run and qrels only", names)
+	}
 }

@@ -389,6 +389,14 @@ func writeTrec(dir string, names []string, set []eval.Query, runs [][]scored, ou
 // temporary file in dir, and renames them into place only once all are
 // written and closed; on an error it removes the temporary files.
 func writeAllAtomic(dir string, names []string, files map[string][]byte) (err error) {
+	// A rename onto a directory fails: found before anything is written,
+	// or the files renamed before it would be replaced and the rest not,
+	// a set half new and half old (docs/EVALUATION.md: whole or none).
+	for _, name := range names {
+		if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && fi.IsDir() {
+			return fmt.Errorf("%s is a directory", filepath.Join(dir, name))
+		}
+	}
 	temps := make([]string, 0, len(names))
 	defer func() {
 		if err != nil {
