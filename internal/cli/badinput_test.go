@@ -212,3 +212,18 @@ func TestEvalTrecKeepsTheOldSet(t *testing.T) {
 		t.Errorf("--out holds %v, want ppr.run and qrels only", names)
 	}
 }
+
+// TestRelWhereTypos: a doubled operator or an unclosed double quote in
+// --rel-where is refused naming the flag: `weight==0.8` compared each
+// weight with the string "=0.8", filtered out every relationship and
+// printed an empty result with exit 0.
+func TestRelWhereTypos(t *testing.T) {
+	refuses(t, []badInput{
+		{[]string{"explore", "--seed", "N2006", "--rel-where", "weight==0.8"}, ExitUsage,
+			"memoria: invalid value \"weight==0.8\" for flag -rel-where: value =0.8 begins with '=': write the operator once, or quote the value to compare it as a string (see --help)\n"},
+		{[]string{"compare", "--seed", "N2006", "--rel-where", "weight>>0.5"}, ExitUsage,
+			"memoria: invalid value \"weight>>0.5\" for flag -rel-where: value >0.5 begins with '>': write the operator once, or quote the value to compare it as a string (see --help)\n"},
+		{[]string{"why", "--seed", "N2006", "--node", "N2007", "--rel-where", `kind="best friend`}, ExitUsage,
+			"memoria: invalid value \"kind=\\\"best friend\" for flag -rel-where: value \"best friend: a double quote without its closing one (see --help)\n"},
+	})
+}
