@@ -2,9 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -226,4 +229,21 @@ func TestRelWhereTypos(t *testing.T) {
 		{[]string{"why", "--seed", "N2006", "--node", "N2007", "--rel-where", `kind="best friend`}, ExitUsage,
 			"memoria: invalid value \"kind=\\\"best friend\" for flag -rel-where: value \"best friend: a double quote without its closing one (see --help)\n"},
 	})
+}
+
+// failingWriter fails every write, as stdout on a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestEvalTrecListFails: when the list of the files written cannot be
+// printed, eval exits 1 saying so; it exited 0 with nothing on stdout.
+func TestEvalTrecListFails(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs")
+	var errb bytes.Buffer
+	env := Env{Stdin: strings.NewReader(""), Stdout: failingWriter{}, Stderr: &errb, DemoGraph: demo(t), Getenv: func(string) string { return "" }}
+	code := Main(context.Background(), []string{"eval", "--queries", demoQueries, "--retrievers", "ppr", "--format", "trec", "--out", dir}, env)
+	if code != ExitRuntime || errb.String() != "memoria: no space left on device\n" {
+		t.Errorf("exit %d, stderr %q; want 1 and the write error", code, errb.String())
+	}
 }

@@ -380,7 +380,9 @@ func writeTrec(dir string, names []string, set []eval.Query, runs [][]scored, ou
 		return fmt.Errorf("eval: --out: %w", err)
 	}
 	for _, name := range order {
-		fmt.Fprintln(out, textsafe.Escape(filepath.Join(dir, name)))
+		if _, err := fmt.Fprintln(out, textsafe.Escape(filepath.Join(dir, name))); err != nil {
+			return err // the files are written; the list of them is not
+		}
 	}
 	return nil
 }
