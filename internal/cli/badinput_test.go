@@ -247,3 +247,15 @@ func TestEvalTrecListFails(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 and the write error", code, errb.String())
 	}
 }
+
+// TestRelTypesKeptAndExcluded: a type both in --rel-types and in
+// --exclude-rel-types is refused naming it; nothing of it was traversed
+// while the listing of it said otherwise, with exit 0.
+func TestRelTypesKeptAndExcluded(t *testing.T) {
+	refuses(t, []badInput{
+		{[]string{"explore", "--seed", "N2006", "--rel-types", "RELATES", "--exclude-rel-types", "RELATES"}, ExitUsage,
+			"memoria: --rel-types and --exclude-rel-types both name \"RELATES\": list it in one\n"},
+		{[]string{"eval", "--queries", demoQueries, "--rel-types", "RELATES,M\x1b", "--exclude-rel-types", "M\x1b"}, ExitUsage,
+			"memoria: --rel-types and --exclude-rel-types both name \"M\\x1b\": list it in one\n"},
+	})
+}

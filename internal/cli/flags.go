@@ -244,6 +244,9 @@ func (q *queryFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 	if q.cypher != "fast" && q.cypher != "seed" {
 		return nil, usagef("--cypher %q: want fast or seed", q.cypher)
 	}
+	if err := q.filter.check(); err != nil {
+		return nil, err
+	}
 	return q.src.open(ctx, env)
 }
 
