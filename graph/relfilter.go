@@ -220,8 +220,10 @@ func (f RelFilter) String() string {
 // in double quotes is a string (Go's escapes inside); one in single quotes
 // is the string between them as written; an unquoted value is an integer
 // when it reads as one, else a float when it reads as a finite one, else
-// the string as written (trimmed). Nothing of the text reaches a query but
-// as a parameter.
+// the string as written (trimmed), unless it begins with an operator's
+// character (a doubled operator, `weight==0.8`) or with a double quote it
+// does not close, which are refused (docs/RETRIEVERS.md, "Relationship
+// filters"). Nothing of the text reaches a query but as a parameter.
 func ParseRelCond(s string) (RelCond, error) {
 	at, op := -1, CmpOp("")
 	for i := 0; i < len(s) && at < 0; i++ {
@@ -253,6 +255,12 @@ func ParseRelCond(s string) (RelCond, error) {
 		c.Value = v
 	case len(raw) >= 2 && raw[0] == '\'' && raw[len(raw)-1] == '\'':
 		c.Value = raw[1 : len(raw)-1]
+	case strings.ContainsRune("=<>!", rune(raw[0])):
+		// kind==x, weight>>0.5: a string no relationship holds, so
+		// every relationship would be filtered out without a word.
+		return RelCond{}, fmt.Errorf("value %s begins with %q: write the operator once, or quote the value to compare it as a string", raw, raw[0])
+	case raw[0] == '"':
+		return RelCond{}, fmt.Errorf("value %s: a double quote without its closing one", raw)
 	default:
 		if i, err := strconv.ParseInt(raw, 10, 64); err == nil {
 			c.Value = i

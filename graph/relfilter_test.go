@@ -21,6 +21,8 @@ func TestParseRelCond(t *testing.T) {
 		`kind="4"`:                {"kind", OpEQ, "4"},
 		`note="a \"q\" \\ b"`:     {"note", OpEQ, `a "q" \ b`},
 		"x=a=b":                   {"x", OpEQ, "a=b"},
+		`x='=b'`:                  {"x", OpEQ, "=b"},
+		`x="=b"`:                  {"x", OpEQ, "=b"},
 		`k=' OR 1=1 //`:           {"k", OpEQ, "' OR 1=1 //"},
 		"since>=2026-01-01":       {"since", OpGE, "2026-01-01"},
 		"weird key with spaces=1": {"weird key with spaces", OpEQ, int64(1)},
@@ -42,6 +44,13 @@ func TestParseRelCond(t *testing.T) {
 		"a>=NaN":            "not a finite number",
 		"a>=Inf":            "not a finite number",
 		`a="unterminated\"`: "not a well-formed",
+		"weight==0.8":       `value =0.8 begins with '=': write the operator once, or quote the value to compare it as a string`,
+		"weight>>0.5":       `value >0.5 begins with '>'`,
+		"kind!==x":          `value =x begins with '='`,
+		"a<=<3":             `value <3 begins with '<'`,
+		"kind=!enemy":       `value !enemy begins with '!'`,
+		`kind="unclosed`:    `value "unclosed: a double quote without its closing one`,
+		`kind="`:            `value ": a double quote without its closing one`,
 	} {
 		if _, err := ParseRelCond(in); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: error %v, want one saying %q", in, err, msg)

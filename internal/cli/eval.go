@@ -90,7 +90,7 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	ks, err := parseKs(*kList)
+	ks, err := parseKs("eval", *kList)
 	if err != nil {
 		return err
 	}
@@ -151,16 +151,17 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	return err
 }
 
-// parseKs reads --k: positive integers, each once, in the order given.
-func parseKs(v string) ([]int, error) {
+// parseKs reads cmd's --k: positive integers, each once, in the order
+// given.
+func parseKs(cmd, v string) ([]int, error) {
 	var ks []int
 	for _, f := range strings.Split(v, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || k < 1 {
-			return nil, usagef("eval: --k %s: want cut-offs of at least 1, comma-separated, like %s", textsafe.Quote(v), evalDefaultKs)
+			return nil, usagef("%s: --k %s: want cut-offs of at least 1, comma-separated, like %s", cmd, textsafe.Quote(v), evalDefaultKs)
 		}
 		if slices.Contains(ks, k) {
-			return nil, usagef("eval: --k names %d twice", k)
+			return nil, usagef("%s: --k names %d twice", cmd, k)
 		}
 		ks = append(ks, k)
 	}
@@ -379,7 +380,9 @@ func writeTrec(dir string, names []string, set []eval.Query, runs [][]scored, ou
 		return fmt.Errorf("eval: --out: %w", err)
 	}
 	for _, name := range order {
-		fmt.Fprintln(out, textsafe.Escape(filepath.Join(dir, name)))
+		if _, err := fmt.Fprintln(out, textsafe.Escape(filepath.Join(dir, name))); err != nil {
+			return err // the files are written; the list of them is not
+		}
 	}
 	return nil
 }
@@ -388,6 +391,14 @@ func writeTrec(dir string, names []string, set []eval.Query, runs [][]scored, ou
 // temporary file in dir, and renames them into place only once all are
 // written and closed; on an error it removes the temporary files.
 func writeAllAtomic(dir string, names []string, files map[string][]byte) (err error) {
+	// A rename onto a directory fails: found before anything is written,
+	// or the files renamed before it would be replaced and the rest not,
+	// a set half new and half old (docs/EVALUATION.md: whole or none).
+	for _, name := range names {
+		if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && fi.IsDir() {
+			return fmt.Errorf("%s is a directory", filepath.Join(dir, name))
+		}
+	}
 	temps := make([]string, 0, len(names))
 	defer func() {
 		if err != nil {

@@ -115,6 +115,14 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	if !slices.Contains(render.CypherForms, render.CypherForm(*form)) {
 		return usagef("explore: unknown --cypher-form %q (want browser, shell or driver)", *form)
 	}
+	// A flag that changes nothing is refused rather than ignored
+	// (docs/CLI.md, "Exploring").
+	if isSet(fs, "cypher-form") && *format != "cypher" && *format != "check" {
+		return usagef("explore: --cypher-form applies to --format cypher or check")
+	}
+	if isSet(fs, "near-misses") && !*trace {
+		return usagef("explore: --near-misses applies to --trace")
+	}
 	source, err := q.open(ctx, env)
 	if err != nil {
 		return err

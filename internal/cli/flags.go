@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,8 +33,33 @@ func newFlagSet(env Env, name, summary string) *flag.FlagSet {
 // parse parses args, turning flag errors into usage errors and --help into
 // errHelpShown (with usage printed to stdout).
 func parse(fs *flag.FlagSet, env Env, args []string) error {
+	return parseSeen(fs, env, args, map[string]string{})
+}
+
+// parseSeen is parse, with seen holding the first value of each flag
+// given, across calls (load parses its arguments in runs).
+//
+// Bad input is refused with a message naming the flag (docs/CLI.md, "Exit
+// codes"), and two ways of it the flag package lets through are refused
+// here: a flag that keeps one value given twice with different values,
+// which would silently keep the last ("--retriever expansion --retriever
+// ppr"), and an empty value for a flag whose default is its absence
+// ("--graph """ read the demo graph).
+func parseSeen(fs *flag.FlagSet, env Env, args []string, seen map[string]string) error {
 	fs.SetOutput(discard{})
+	orig := map[string]flag.Value{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !slices.Contains(repeatableFlags, f.Name) {
+			orig[f.Name] = f.Value
+			f.Value = onceValue{Value: f.Value, name: f.Name, seen: seen}
+		}
+	})
 	err := fs.Parse(args)
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := orig[f.Name]; ok {
+			f.Value = v
+		}
+	})
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(env.Stdout)
 		fs.Usage()
@@ -42,7 +68,43 @@ func parse(fs *flag.FlagSet, env Env, args []string) error {
 	if err != nil {
 		return usageError{err.Error() + " (see --help)"}
 	}
-	return nil
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && slices.Contains(nonEmptyFlags, f.Name) && f.Value.String() == "" {
+			err = usagef("--%s is empty: give a value, or leave the flag out for its default", f.Name)
+		}
+	})
+	return err
+}
+
+// repeatableFlags are the flags that collect every value given
+// (docs/CLI.md: --seed, --rel-where, --rel-types, --exclude-rel-types and
+// --type-weight are repeatable); every other flag keeps one value.
+var repeatableFlags = []string{"seed", "rel-where", "rel-types", "exclude-rel-types", "type-weight"}
+
+// nonEmptyFlags are the flags whose empty value would silently mean the
+// flag's absence: a file, a server, a time or a format.
+var nonEmptyFlags = []string{"graph", "uri", "query-vector", "now", "format", "queries", "qrels", "out", "experiment", "out-dir"}
+
+// onceValue refuses a second value, different from the first, for a flag
+// that keeps one.
+type onceValue struct {
+	flag.Value
+	name string
+	seen map[string]string
+}
+
+func (o onceValue) Set(v string) error {
+	if first, ok := o.seen[o.name]; ok && first != v {
+		return fmt.Errorf("given twice, %s and then %s: give it once", textsafe.Quote(first), textsafe.Quote(v))
+	}
+	o.seen[o.name] = v
+	return o.Value.Set(v)
+}
+
+// IsBoolFlag keeps a boolean flag one that takes no value.
+func (o onceValue) IsBoolFlag() bool {
+	b, ok := o.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 type discard struct{}
@@ -54,11 +116,17 @@ type seedList []retriever.Seed
 
 func (s *seedList) String() string { return "" }
 
-// Set parses ID[=SCORE] (ParseSeed).
+// Set parses ID[=SCORE] (ParseSeed). An id given twice is refused: the
+// ranking retrievers refuse it (retriever.Query.Validate), with exit 1,
+// and explore's results, one per seed, are keyed by seed (diff refuses a
+// seed twice in one file).
 func (s *seedList) Set(v string) error {
 	seed, err := ParseSeed(v)
 	if err != nil {
 		return err
+	}
+	if slices.ContainsFunc(*s, func(o retriever.Seed) bool { return o.NodeID == seed.NodeID }) {
+		return fmt.Errorf("seed %s is given twice", textsafe.Quote(seed.NodeID))
 	}
 	*s = append(*s, seed)
 	return nil
@@ -136,14 +204,48 @@ func (q *queryFlags) register(fs *flag.FlagSet, seedHelp string) {
 	q.filter.register(fs)
 }
 
+// paramFlags are the flags of the parameters whose range checks (each
+// retriever's Params.Validate, Activation Energy's Options.Validate) name
+// them in the retriever's own words ("max hops must be 1 to 3"):
+// flagNamed leads each such line with its flag, so that the message names
+// the flag (docs/CLI.md, "Exit codes").
+var paramFlags = []struct{ words, flag string }{
+	{"max_depth", "max-depth"}, {"min_activation", "min-activation"}, {"tag_sim_floor", "tag-sim-floor"},
+	{"max_branches", "max-branches"}, {"near_misses", "near-misses"}, {"max_retries", "max-retries"},
+	{"max hops", "max-hops"}, {"expansion factor", "expansion-factor"}, {"depth decay", "depth-decay"},
+	{"top k", "top-k"}, {"type weight", "type-weight"}, {"pulses", "pulses"}, {"decay", "decay"},
+	{"threshold", "threshold"}, {"alpha", "alpha"}, {"entity penalty threshold", "entity-penalty-above"},
+	{"initial", "initial"}, {"damping", "damping"}, {"epsilon", "epsilon"}, {"fuse depth", "fuse-depth"},
+	{"rrf k", "rrf-k"},
+}
+
+// flagNamed is err's message with each line that starts with a
+// parameter's words led by its flag: "--max-hops: max hops must be 1 to 3,
+// got 4".
+func flagNamed(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		for _, p := range paramFlags {
+			if strings.HasPrefix(l, p.words+" ") {
+				lines[i] = "--" + p.flag + ": " + l
+				break
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // open checks the thresholds (a usage error) and opens the chosen source;
 // the caller closes it.
 func (q *queryFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 	if err := errors.Join(q.cfg.Validate(), q.opts.Validate()); err != nil {
-		return nil, usageError{err.Error()}
+		return nil, usageError{flagNamed(err)}
 	}
 	if q.cypher != "fast" && q.cypher != "seed" {
 		return nil, usagef("--cypher %q: want fast or seed", q.cypher)
+	}
+	if err := q.filter.check(); err != nil {
+		return nil, err
 	}
 	return q.src.open(ctx, env)
 }

@@ -237,8 +237,9 @@ func confirm(env Env, prompt string) (bool, error) {
 // A "--" ends the flags.
 func parseInterspersed(fs *flag.FlagSet, env Env, args []string) ([]string, error) {
 	var pos []string
+	seen := map[string]string{}
 	for {
-		if err := parse(fs, env, args); err != nil {
+		if err := parseSeen(fs, env, args, seen); err != nil {
 			return nil, err
 		}
 		rest := fs.Args()

@@ -74,10 +74,12 @@ func sweepableOf(name, param string) (sweepable, error) {
 	return sweepable{}, fmt.Errorf("%s is not a numeric parameter of %s (want one of %s)", textsafe.Quote(param), name, strings.Join(have, ", "))
 }
 
-// formatValue writes a grid value as its flag parses it.
+// formatValue writes a grid value as its flag parses it: a whole number
+// in full ('f'), so that one too large for the flag is refused by it
+// rather than wrapped by a conversion to int64.
 func (s sweepable) formatValue(v float64) string {
 	if s.integer {
-		return strconv.FormatInt(int64(v), 10)
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }

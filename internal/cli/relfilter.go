@@ -3,9 +3,11 @@ package cli
 import (
 	"errors"
 	"flag"
+	"slices"
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 )
 
 // relFilterFlags are the relationship hard filters every retriever honours
@@ -36,6 +38,18 @@ func (r *relFilterFlags) register(fs *flag.FlagSet) {
 		r.f.Exclude = append(r.f.Exclude, types...)
 		return err
 	})
+}
+
+// check refuses a type both kept and excluded: nothing of it would be
+// traversed, the listing of it in --rel-types said otherwise, and no
+// message told.
+func (r *relFilterFlags) check() error {
+	for _, t := range r.f.Types {
+		if slices.Contains(r.f.Exclude, t) {
+			return usagef("--rel-types and --exclude-rel-types both name %s: list it in one", textsafe.Quote(t))
+		}
+	}
+	return nil
 }
 
 // splitTypes splits a comma-separated list of relationship types; an empty

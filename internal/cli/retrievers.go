@@ -30,8 +30,12 @@ import (
 var Retrievers = append(slices.Clone(tui.Retrievers), fusion.Name)
 
 // typeWeights collects repeated --type-weight TYPE=X flags over the
-// default table.
-type typeWeights struct{ p *expansion.Params }
+// default table; given holds the types set so far, one of which given
+// again is refused (the second weight replaced the first silently).
+type typeWeights struct {
+	p     *expansion.Params
+	given map[string]bool
+}
 
 func (t typeWeights) String() string { return "" }
 
@@ -40,6 +44,10 @@ func (t typeWeights) Set(v string) error {
 	if err != nil {
 		return err
 	}
+	if t.given[ty] {
+		return fmt.Errorf("type %s is weighed twice", textsafe.Quote(ty))
+	}
+	t.given[ty] = true
 	t.p.TypeWeights[ty] = w
 	return nil
 }
@@ -94,7 +102,7 @@ func (r *retrieverFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&r.exp.ExpansionFactor, "expansion-factor", r.exp.ExpansionFactor, "expansion: the factor `f` every expanded score is damped by, in (0, 1]")
 	fs.Float64Var(&r.exp.DepthDecay, "depth-decay", r.exp.DepthDecay, "expansion: the decay `δ` per hop, in (0, 1]")
 	fs.IntVar(&r.topK, "top-k", r.exp.TopK, "expansion, spreading, ppr: hits kept `K`")
-	fs.Var(typeWeights{&r.exp}, "type-weight", "expansion: weigh a relationship type, `TYPE=X` with X in [-1, 1] (0: not followed; repeatable)")
+	fs.Var(typeWeights{&r.exp, map[string]bool{}}, "type-weight", "expansion: weigh a relationship type, `TYPE=X` with X in [-1, 1] (0: not followed; repeatable)")
 	fs.IntVar(&r.spread.Pulses, "pulses", r.spread.Pulses, "spreading: pulses `P` (1-6)")
 	fs.Float64Var(&r.spread.Decay, "decay", r.spread.Decay, "spreading: the decay `D` each relationship passes activation with, in (0, 1]")
 	fs.Float64Var(&r.spread.Threshold, "threshold", r.spread.Threshold, "spreading: the firing and candidate threshold `θ`, in [0, 1)")
@@ -187,22 +195,22 @@ func (r *retrieverFlags) finish(cmd string, names []string) error {
 	}
 	if slices.Contains(names, fusion.Name) {
 		if e := r.fusion.Validate(); e != nil {
-			return usageError{cmd + e.Error()}
+			return usageError{cmd + flagNamed(e)}
 		}
 	}
 	if slices.Contains(names, expansion.Name) {
 		if e := r.exp.Validate(); e != nil {
-			return usageError{cmd + e.Error()}
+			return usageError{cmd + flagNamed(e)}
 		}
 	}
 	if slices.Contains(names, ppr.Name) {
 		if e := r.ppr.Validate(); e != nil {
-			return usageError{cmd + e.Error()}
+			return usageError{cmd + flagNamed(e)}
 		}
 	}
 	if slices.Contains(names, spreading.Name) {
 		if e := r.spread.Validate(); e != nil {
-			return usageError{cmd + e.Error()}
+			return usageError{cmd + flagNamed(e)}
 		}
 	}
 	// Given without spreading only when a rerank takes it (sharedWith).

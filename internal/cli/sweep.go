@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -225,7 +226,7 @@ func metricSweepCmd(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 			return usagef("sweep: --%s applies to a threshold sweep's breakpoints; a metric sweep runs its grid", f)
 		}
 	}
-	ks, err := parseKs(kList)
+	ks, err := parseKs("sweep", kList)
 	if err != nil {
 		return err
 	}
@@ -236,6 +237,11 @@ func metricSweepCmd(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 				v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 				if err != nil {
 					return nil, fmt.Errorf("--values: item %d, %q, is not a number", i+1, strings.TrimSpace(f))
+				}
+				// A fraction was cut to its whole part when set, and
+				// the point labelled with the fraction.
+				if sp.integer && v != math.Trunc(v) {
+					return nil, fmt.Errorf("--values: item %d: %s takes whole numbers, got %v", i+1, sp.flag, v)
 				}
 				vals = append(vals, v)
 			}
