@@ -127,7 +127,7 @@ func TestRangeErrorsNameTheFlag(t *testing.T) {
 				"--depth-decay: depth decay must be in (0, 1], got 2\n--top-k: top k must be at least 1, got 0\n"},
 		{[]string{"explore", "--seed", "N2006", "--retriever", "spreading", "--pulses", "0", "--decay", "NaN", "--threshold", "1", "--alpha", "2", "--entity-penalty-above", "0.5"}, ExitUsage,
 			"memoria: explore: --pulses: pulses must be 1 to 6, got 0\n--decay: decay must be in (0, 1], got NaN\n--threshold: threshold must be in [0, 1), got 1\n" +
-				"--alpha: alpha must be in [0, 1], got 2\n--entity-penalty-above: entity penalty threshold must be a finite number of at least 1, got 0.5\n"},
+				"--alpha: alpha must be in [0, 1], got 2\n--entity-penalty-above: entity penalty above must be a finite number of at least 1, got 0.5\n"},
 		{[]string{"compare", "--seed", "N2006", "--retrievers", "ppr,fusion", "--damping", "1", "--epsilon", "0"}, ExitUsage,
 			"memoria: compare: --damping: damping must be in (0, 1), got 1\n--epsilon: epsilon must be in (0, 1), got 0\n"},
 		{[]string{"explore", "--seed", "N2006", "--retriever", "fusion", "--fuse-depth", "0", "--rrf-k", "-1"}, ExitUsage,

@@ -214,7 +214,7 @@ var paramFlags = []struct{ words, flag string }{
 	{"max_branches", "max-branches"}, {"near_misses", "near-misses"}, {"max_retries", "max-retries"},
 	{"max hops", "max-hops"}, {"expansion factor", "expansion-factor"}, {"depth decay", "depth-decay"},
 	{"top k", "top-k"}, {"type weight", "type-weight"}, {"pulses", "pulses"}, {"decay", "decay"},
-	{"threshold", "threshold"}, {"alpha", "alpha"}, {"entity penalty threshold", "entity-penalty-above"},
+	{"threshold", "threshold"}, {"alpha", "alpha"}, {"entity penalty above", "entity-penalty-above"},
 	{"initial", "initial"}, {"damping", "damping"}, {"epsilon", "epsilon"}, {"fuse depth", "fuse-depth"},
 	{"rrf k", "rrf-k"},
 }
