@@ -91,7 +91,32 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	// Every ranking lists the seeds it found: JSON and HTML say which it
+	// did not; text says it first, GraphML has no place for it.
+	if *format == "text" || *format == "graphml" {
+		if err := noteSeedsNotFound(env, "compare", notFoundByAny(out), *format == "text"); err != nil {
+			return err
+		}
+	}
 	return printCompare(res, out, *format, env.Stdout)
+}
+
+// notFoundByAny are the ids of the seeds none of rankings found, in seed
+// order.
+func notFoundByAny(rankings []retriever.Ranking) []string {
+	found := map[string]bool{}
+	for _, r := range rankings {
+		for _, s := range r.Seeds {
+			found[s.NodeID] = found[s.NodeID] || s.Found
+		}
+	}
+	var missing []string
+	for _, s := range rankings[0].Seeds {
+		if !found[s.NodeID] {
+			missing = append(missing, s.NodeID)
+		}
+	}
+	return missing
 }
 
 // printCompare writes a comparison in format.

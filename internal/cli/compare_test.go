@@ -295,3 +295,29 @@ func TestFusionRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareSeedNotFound: a seed no node has is a result, as explore's
+// seed_not_found is, and compare says so: first in the text, on stderr
+// with --format graphml (which has no place for it), the id escaped; the
+// JSON lists it with "found": false and the HTML page in its notes. The
+// text showed an empty table and pairs that agree perfectly.
+func TestCompareSeedNotFound(t *testing.T) {
+	args := []string{"compare", "--seed", "NOPE", "--seed", "a\x1bb", "--retrievers", "expansion,ppr"}
+	code, out, errs := run(t, args...)
+	want := "seed NOPE not found\nseed \"a\\x1bb\" not found\n" +
+		"top 10 of 2 rankings: 0 nodes, 0 found by one retriever only (*)\n" +
+		"  expansion  ppr  node\n" +
+		"a          b    jaccard@10  rbo (p=0.9)\n" +
+		"expansion  ppr  1           1\n"
+	if code != 0 || out != want || errs != "" {
+		t.Errorf("exit %d, stdout\n%s\nstderr %q\nwant exit 0 and\n%s", code, out, errs, want)
+	}
+	code, _, errs = run(t, append(args, "--format", "graphml")...)
+	if want := "memoria: compare: seed NOPE not found\nmemoria: compare: seed \"a\\x1bb\" not found\n"; code != 0 || errs != want {
+		t.Errorf("graphml: exit %d, stderr %q; want 0 and %q", code, errs, want)
+	}
+	// The one seed found: nothing to say.
+	if code, out, errs := run(t, "compare", "--seed", "N2006", "--retrievers", "expansion,ppr"); code != 0 || errs != "" || !strings.HasPrefix(out, "top 10 of 2 rankings") {
+		t.Errorf("exit %d, stderr %q, stdout\n%s", code, errs, out)
+	}
+}

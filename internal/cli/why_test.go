@@ -79,3 +79,33 @@ func TestWhyUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestWhySeedNotFound: a seed no node has is a result, as explore's
+// seed_not_found is, and why says so: first in the text, on stderr with
+// --format json (which has no place for it), the id escaped. It said
+// only "no RELATES route ... from a seed", as if the seeds were there.
+func TestWhySeedNotFound(t *testing.T) {
+	for _, c := range []struct {
+		args      []string
+		out, errs string
+	}{
+		{[]string{"why", "--seed", "NOPE", "--seed", "a\x1bb", "--node", "N2006"},
+			"seed NOPE not found\nseed \"a\\x1bb\" not found\nN2006: unreachable\nno RELATES route of at most 5 hops from a seed\n", ""},
+		{[]string{"why", "--seed", "a\x1bb", "--node", "N2006", "--format", "json"},
+			`{"node_id":"N2006","verdict":"unreachable","route":[],"blocking_hop":null,"detail":"no RELATES route of at most 5 hops from a seed",` +
+				`"seed":null,"level":0,"min_activation":0.005,"max_depth":5,"max_branches":3,"exact":true}` + "\n",
+			"memoria: why: seed \"a\\x1bb\" not found\n"},
+		{[]string{"why", "--seed", "NOPE", "--node", "N2006", "--retriever", "expansion"},
+			"seed NOPE not found\nN2006: unreached by expansion (no_route)\nno route from a seed at all (over any type); H = 1\n", ""},
+		{[]string{"why", "--seed", "NOPE", "--node", "N2006", "--retriever", "expansion", "--format", "json"},
+			`{"retriever":"expansion","node_id":"N2006","verdict":"unreached","rank":null,"score":null,"kth_score":null,"k":10,` +
+				`"detail":"no route from a seed at all (over any type); H = 1","kth_node_id":null,"ranked":0,"reason":"no_route",` +
+				`"facts":{"limit":1,"hops":null,"followed_hops":null,"unfollowed_types":[],"searched":3,"whole":true},"hit":null}` + "\n",
+			"memoria: why: seed NOPE not found\n"},
+	} {
+		code, out, errs := run(t, c.args...)
+		if code != 0 || out != c.out || errs != c.errs {
+			t.Errorf("%q: exit %d, stdout\n%q\nstderr %q\nwant exit 0, stdout\n%q\nstderr %q", c.args, code, out, errs, c.out, c.errs)
+		}
+	}
+}

@@ -70,6 +70,13 @@ func runWhyRanking(ctx context.Context, env Env, q *queryFlags, rf *retrieverFla
 	if err != nil {
 		return err
 	}
+	missing, err := seedsNotFound(ctx, g.nb, rq.Seeds)
+	if err != nil {
+		return fmt.Errorf("why: %w", err)
+	}
+	if err := noteSeedsNotFound(env, "why", missing, format == "text"); err != nil {
+		return err
+	}
 	if format == "json" {
 		b, err := render.RankingWhyJSONLine(a)
 		if err == nil {
