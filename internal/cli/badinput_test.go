@@ -110,30 +110,43 @@ func TestSeedOrTypeWeightTwice(t *testing.T) {
 
 // TestRangeErrorsNameTheFlag: a parameter out of its range is refused
 // with its flag before the retriever's own words for it, every one of
-// them when several are wrong; "entity penalty threshold must be ..."
-// named no flag a user could find (--entity-penalty-above), nor did
-// "max_depth", "top k" or "rrf k" spell theirs.
+// them when several are wrong; "entity penalty above must be ..." named
+// no flag a user could type (--entity-penalty-above), nor did
+// "max_depth", "top k" or "rrf k" spell theirs. Several wrong at once are
+// a line each, every line led by "memoria:" and the command's prefix
+// (only the first was), and a sweep's --values no longer takes the blame
+// for the other thresholds ("sweep: --values: item 1: min_activation
+// ...", then a line naming no flag).
 func TestRangeErrorsNameTheFlag(t *testing.T) {
 	refuses(t, []badInput{
 		{[]string{"explore", "--seed", "N2006", "--max-depth", "0", "--min-activation", "-1", "--tag-sim-floor", "2", "--max-branches", "0"}, ExitUsage,
-			"memoria: --max-depth: max_depth must be between 1 and 12, got 0\n--min-activation: min_activation must be a finite number >= 0, got -1\n" +
-				"--tag-sim-floor: tag_sim_floor must be between 0 and 1, got 2\n--max-branches: max_branches must be at least 1, got 0\n"},
+			"memoria: --max-depth: max_depth must be between 1 and 12, got 0\nmemoria: --min-activation: min_activation must be a finite number >= 0, got -1\n" +
+				"memoria: --tag-sim-floor: tag_sim_floor must be between 0 and 1, got 2\nmemoria: --max-branches: max_branches must be at least 1, got 0\n"},
 		{[]string{"explore", "--seed", "N2006", "--max-retries", "11"}, ExitUsage,
 			"memoria: --max-retries: max_retries must be between 0 and 10, got 11\n"},
 		{[]string{"explore", "--seed", "N2006", "--trace", "--near-misses", "101"}, ExitUsage,
 			"memoria: --near-misses: near_misses must be between 0 and 100, got 101\n"},
 		{[]string{"explore", "--seed", "N2006", "--retriever", "expansion", "--max-hops", "4", "--expansion-factor", "0", "--depth-decay", "2", "--top-k", "0"}, ExitUsage,
-			"memoria: explore: --max-hops: max hops must be 1 to 3, got 4\n--expansion-factor: expansion factor must be in (0, 1], got 0\n" +
-				"--depth-decay: depth decay must be in (0, 1], got 2\n--top-k: top k must be at least 1, got 0\n"},
+			"memoria: explore: --max-hops: max hops must be 1 to 3, got 4\nmemoria: explore: --expansion-factor: expansion factor must be in (0, 1], got 0\n" +
+				"memoria: explore: --depth-decay: depth decay must be in (0, 1], got 2\nmemoria: explore: --top-k: top k must be at least 1, got 0\n"},
 		{[]string{"explore", "--seed", "N2006", "--retriever", "spreading", "--pulses", "0", "--decay", "NaN", "--threshold", "1", "--alpha", "2", "--entity-penalty-above", "0.5"}, ExitUsage,
-			"memoria: explore: --pulses: pulses must be 1 to 6, got 0\n--decay: decay must be in (0, 1], got NaN\n--threshold: threshold must be in [0, 1), got 1\n" +
-				"--alpha: alpha must be in [0, 1], got 2\n--entity-penalty-above: entity penalty above must be a finite number of at least 1, got 0.5\n"},
+			"memoria: explore: --pulses: pulses must be 1 to 6, got 0\nmemoria: explore: --decay: decay must be in (0, 1], got NaN\n" +
+				"memoria: explore: --threshold: threshold must be in [0, 1), got 1\nmemoria: explore: --alpha: alpha must be in [0, 1], got 2\n" +
+				"memoria: explore: --entity-penalty-above: entity penalty above must be a finite number of at least 1, got 0.5\n"},
 		{[]string{"compare", "--seed", "N2006", "--retrievers", "ppr,fusion", "--damping", "1", "--epsilon", "0"}, ExitUsage,
-			"memoria: compare: --damping: damping must be in (0, 1), got 1\n--epsilon: epsilon must be in (0, 1), got 0\n"},
+			"memoria: compare: --damping: damping must be in (0, 1), got 1\nmemoria: compare: --epsilon: epsilon must be in (0, 1), got 0\n"},
 		{[]string{"explore", "--seed", "N2006", "--retriever", "fusion", "--fuse-depth", "0", "--rrf-k", "-1"}, ExitUsage,
-			"memoria: explore: --fuse-depth: fuse depth must be at least 1, got 0\n--rrf-k: rrf k must be a finite number of at least 0, got -1\n"},
+			"memoria: explore: --fuse-depth: fuse depth must be at least 1, got 0\nmemoria: explore: --rrf-k: rrf k must be a finite number of at least 0, got -1\n"},
 		{[]string{"--retriever", "expansion", "--max-hops", "4"}, ExitUsage,
 			"memoria: --max-hops: max hops must be 1 to 3, got 4\n"},
+		{[]string{"--retriever", "expansion", "--max-hops", "4", "--top-k", "0"}, ExitUsage,
+			"memoria: --max-hops: max hops must be 1 to 3, got 4\nmemoria: --top-k: top k must be at least 1, got 0\n"},
+		{[]string{"sweep", "--seed", "N2006", "--param", "max-depth", "--values", "1,2", "--min-activation", "-1", "--max-branches", "0"}, ExitUsage,
+			"memoria: --min-activation: min_activation must be a finite number >= 0, got -1\nmemoria: --max-branches: max_branches must be at least 1, got 0\n"},
+		{[]string{"sweep", "--queries", demoQueries, "--param", "max-depth", "--values", "1,2", "--min-activation", "-1", "--max-branches", "0"}, ExitUsage,
+			"memoria: --min-activation: min_activation must be a finite number >= 0, got -1\nmemoria: --max-branches: max_branches must be at least 1, got 0\n"},
+		{[]string{"sweep", "--queries", demoQueries, "--retriever", "expansion", "--param", "max-hops", "--values", "1,2", "--top-k", "0", "--depth-decay", "2"}, ExitUsage,
+			"memoria: sweep: --depth-decay: depth decay must be in (0, 1], got 2\nmemoria: sweep: --top-k: top k must be at least 1, got 0\n"},
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
@@ -72,6 +73,14 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// eachLine is msg with prefix before every line of it: a message that
+// joins several mistakes (several flag values bad at once, errors.Join)
+// is then one line each, every line saying whose it is (docs/CLI.md,
+// "Exit codes").
+func eachLine(prefix, msg string) string {
+	return prefix + strings.ReplaceAll(msg, "\n", "\n"+prefix)
+}
 
 const mainUsage = `memoria explores the Activation Energy graph retriever over a memory graph.
 
@@ -169,7 +178,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case errors.Is(err, errHelpShown):
 		return ExitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.Stderr, "memoria: %s\n", textsafe.EscapeLines(err.Error()))
+		fmt.Fprintln(env.Stderr, eachLine("memoria: ", textsafe.EscapeLines(err.Error())))
 		return ExitUsage
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		fmt.Fprintln(env.Stderr, "memoria: interrupted")

@@ -238,8 +238,8 @@ func flagNamed(err error) string {
 // open checks the thresholds (a usage error) and opens the chosen source;
 // the caller closes it.
 func (q *queryFlags) open(ctx context.Context, env Env) (graph.Source, error) {
-	if err := errors.Join(q.cfg.Validate(), q.opts.Validate()); err != nil {
-		return nil, usageError{flagNamed(err)}
+	if err := q.checkThresholds(); err != nil {
+		return nil, err
 	}
 	if q.cypher != "fast" && q.cypher != "seed" {
 		return nil, usagef("--cypher %q: want fast or seed", q.cypher)
@@ -248,6 +248,15 @@ func (q *queryFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 		return nil, err
 	}
 	return q.src.open(ctx, env)
+}
+
+// checkThresholds refuses Activation Energy's thresholds and options out
+// of range, every one of them, each naming its flag (a usage error).
+func (q *queryFlags) checkThresholds() error {
+	if err := errors.Join(q.cfg.Validate(), q.opts.Validate()); err != nil {
+		return usageError{flagNamed(err)}
+	}
+	return nil
 }
 
 // cliBackend is backend for the commands that print (explore, sweep, why):

@@ -116,7 +116,12 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 		return err
 	}
 	// Every value is checked before anything runs: a mistake is a usage
-	// error naming the flag, and nothing is printed.
+	// error naming the flag, and nothing is printed. The thresholds as
+	// given come first, so that a swept value does not take the blame for
+	// theirs.
+	if err := q.checkThresholds(); err != nil {
+		return err
+	}
 	for _, v := range vals {
 		if err := setSwept(fs, q, rf, names, sp, v); err != nil {
 			return err

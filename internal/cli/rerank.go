@@ -90,7 +90,7 @@ func (f *rerankFlags) check(fs *flag.FlagSet, cmd string, queryVector []float64)
 	}
 	f.p.QueryVector = queryVector
 	if e := f.p.Validate(); e != nil {
-		return usagef("%s: --rerank signals: %v", cmd, e)
+		return usageError{eachLine(cmd+": --rerank signals: ", e.Error())}
 	}
 	return nil
 }

@@ -195,22 +195,22 @@ func (r *retrieverFlags) finish(cmd string, names []string) error {
 	}
 	if slices.Contains(names, fusion.Name) {
 		if e := r.fusion.Validate(); e != nil {
-			return usageError{cmd + flagNamed(e)}
+			return usageError{eachLine(cmd, flagNamed(e))}
 		}
 	}
 	if slices.Contains(names, expansion.Name) {
 		if e := r.exp.Validate(); e != nil {
-			return usageError{cmd + flagNamed(e)}
+			return usageError{eachLine(cmd, flagNamed(e))}
 		}
 	}
 	if slices.Contains(names, ppr.Name) {
 		if e := r.ppr.Validate(); e != nil {
-			return usageError{cmd + flagNamed(e)}
+			return usageError{eachLine(cmd, flagNamed(e))}
 		}
 	}
 	if slices.Contains(names, spreading.Name) {
 		if e := r.spread.Validate(); e != nil {
-			return usageError{cmd + flagNamed(e)}
+			return usageError{eachLine(cmd, flagNamed(e))}
 		}
 	}
 	// Given without spreading only when a rerank takes it (sharedWith).

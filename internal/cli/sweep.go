@@ -115,6 +115,11 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	if *format != "text" && *format != "json" && *format != "csv" {
 		return usagef("sweep: unknown --format %q (want text, json or csv)", *format)
 	}
+	// The thresholds as given first: a value of --values is checked with
+	// them (sweep.Param.Set), and must not take the blame for theirs.
+	if err := q.checkThresholds(); err != nil {
+		return err
+	}
 	var vals []float64
 	if set["values"] {
 		if set["from"] || set["to"] || set["steps"] {
