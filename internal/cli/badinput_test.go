@@ -272,3 +272,18 @@ func TestRelTypesKeptAndExcluded(t *testing.T) {
 			"memoria: --rel-types and --exclude-rel-types both name \"M\\x1b\": list it in one\n"},
 	})
 }
+
+// TestGraphIsADirectory: a graph file that is a directory is refused
+// naming it and saying so, with no line number: the loader blamed "line
+// 1: read DIR: is a directory", a line the directory does not have.
+func TestGraphIsADirectory(t *testing.T) {
+	dir := t.TempDir()
+	refuses(t, []badInput{
+		{[]string{"stats", "--graph", dir}, ExitRuntime,
+			"memoria: loading " + dir + ": is a directory, not an APOC JSON-lines file\n"},
+		{[]string{"explore", "--seed", "N2006", "--graph", dir}, ExitRuntime,
+			"memoria: loading " + dir + ": is a directory, not an APOC JSON-lines file\n"},
+		{[]string{"load", dir, "--uri", "bolt://127.0.0.1:1"}, ExitRuntime,
+			"memoria: " + dir + ": nothing loaded: is a directory, not an APOC JSON-lines file\n"},
+	})
+}

@@ -100,6 +100,9 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	// Read and check everything before touching the server, keeping only
 	// the ids (neo4jload.Plan); the load reads the file again.
 	path := files[0]
+	if isDir(path) {
+		return fmt.Errorf("%s: nothing loaded: %s", path, errIsDir)
+	}
 	start := time.Now()
 	// The checker of every graph file (docs/EXPORTS.md, "The APOC file"):
 	// the file rules include neo4jload.ValidateForLoad's.

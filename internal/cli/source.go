@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
@@ -50,6 +51,9 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 		return nil, err
 	}
 	if s.graph != "" {
+		if isDir(s.graph) {
+			return nil, fmt.Errorf("loading %s: %s", s.graph, errIsDir)
+		}
 		report, finish := s.progress, func() {}
 		if report == nil && isTerminal(env.Stderr) {
 			sp := newStderrProgress(env.Stderr, s.graph)
@@ -94,6 +98,17 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 	}
 	printNotes(env.Stderr, "demo graph", src.Notes())
 	return src, nil
+}
+
+// errIsDir is what a graph file that is a directory is told. A directory
+// opens, and its first read fails, which the loader reports as the file's
+// line 1 ("line 1: read DIR: is a directory"): isDir is asked first.
+const errIsDir = "is a directory, not an APOC JSON-lines file"
+
+// isDir says whether path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // printNotes prints what a mapping left out of a graph, one line each.
