@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -410,7 +412,7 @@ func writeAllAtomic(dir string, names []string, files map[string][]byte) (err er
 	for _, name := range names {
 		f, err := os.CreateTemp(dir, "."+name+".*.tmp")
 		if err != nil {
-			return err
+			return asFile(filepath.Join(dir, name), err)
 		}
 		temps = append(temps, f.Name())
 		_, err = f.Write(files[name])
@@ -421,13 +423,30 @@ func writeAllAtomic(dir string, names []string, files map[string][]byte) (err er
 			err = cerr
 		}
 		if err != nil {
-			return err
+			return asFile(filepath.Join(dir, name), err)
 		}
 	}
 	for i, name := range names {
 		if err := os.Rename(temps[i], filepath.Join(dir, name)); err != nil {
-			return err
+			return asFile(filepath.Join(dir, name), err)
 		}
 	}
 	return nil
+}
+
+// asFile is err, met writing path through a temporary file beside it,
+// told of path: the user chose path (eval --out DIR gives DIR/NAME.run,
+// docs/CLI.md "Measuring retrievers"), never the temporary file's name,
+// which err would otherwise give ("open DIR/.ppr.run.123.tmp:
+// permission denied").
+func asFile(path string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }

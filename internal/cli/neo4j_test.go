@@ -20,8 +20,12 @@ import (
 )
 
 // TestMain runs the package's tests with one shared Neo4j test server,
-// started by the first test that needs it (neo4jtest.Shared).
-func TestMain(m *testing.M) { neo4jtest.Main(m) }
+// started by the first test that needs it (neo4jtest.Shared); in the copy
+// of the binary runUnprivileged starts, it runs memoria instead.
+func TestMain(m *testing.M) {
+	runIfUnprivilegedChild()
+	neo4jtest.Main(m)
+}
 
 // session is one memoria run's outside world.
 type session struct {
