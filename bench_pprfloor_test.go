@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -114,16 +113,7 @@ func BenchmarkNeo4jPPRFloor1M(b *testing.B) {
 			}
 		}
 	}
-	p50 := func(f func()) time.Duration {
-		ds := make([]time.Duration, 7)
-		for i := range ds {
-			t0 := time.Now()
-			f()
-			ds[i] = time.Since(t0)
-		}
-		slices.Sort(ds)
-		return ds[len(ds)/2]
-	}
+	p50 := func(f func()) time.Duration { return p50n(7, f) }
 	act := p50(runActivation)
 	b.Logf("activation fast path p50 %v; PPR pushed %d nodes, weighed %d", act.Round(time.Millisecond), len(pushed), len(weighed))
 	steps := []struct {

@@ -62,16 +62,6 @@ func BenchmarkNeo4jRetrievers1M(b *testing.B) {
 		runActivation()
 		runExpansion(2)()
 	}
-	p50n := func(n int, f func()) time.Duration {
-		ds := make([]time.Duration, n)
-		for i := range ds {
-			t0 := time.Now()
-			f()
-			ds[i] = time.Since(t0)
-		}
-		slices.Sort(ds)
-		return ds[len(ds)/2]
-	}
 	p50 := func(f func()) time.Duration { return p50n(15, f) }
 	act, e1, e2 := p50(runActivation), p50(runExpansion(1)), p50(runExpansion(2))
 	b.Logf("activation fast path p50 %v; expansion H=1 p50 %v (×%.2f), H=2 p50 %v (×%.2f)",
@@ -126,4 +116,16 @@ func BenchmarkNeo4jRetrievers1M(b *testing.B) {
 		}
 		b.ReportMetric(ms(d), name)
 	}
+}
+
+// p50n runs f n times and returns the median of its times.
+func p50n(n int, f func()) time.Duration {
+	ds := make([]time.Duration, n)
+	for i := range ds {
+		t0 := time.Now()
+		f()
+		ds[i] = time.Since(t0)
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }

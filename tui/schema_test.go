@@ -136,19 +136,7 @@ func TestGraphitiDetailShowsValidity(t *testing.T) {
 	if hostile == string(text) {
 		t.Fatal("the fixture's Bob relationship is not where the test expects it")
 	}
-	file := filepath.Join(t.TempDir(), "graphiti.jsonl")
-	if err := os.WriteFile(file, []byte(hostile), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := graph.Preset(graph.SchemaGraphiti)
-	s.Now = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	g, err := inmem.LoadFileSchema(file, s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := &fakeSource{Source: g, backend: oninmem.New(g), changed: make(chan struct{}, 1)}
-	h := newHarness(t, src, Options{Seeds: []retriever.Seed{{NodeID: alice, Score: 1}}, Schema: s.Describe(), Mapping: s})
-	h.runDone()
+	h := graphitiHarness(t, hostile, alice)
 
 	h.selectTreeNode(fast)
 	want := strings.Join([]string{
@@ -246,8 +234,16 @@ func graphitiRouteHarness(t *testing.T) *harness {
 		}
 		edited = next
 	}
+	return graphitiHarness(t, edited, gAlice)
+}
+
+// graphitiHarness is the explorer on text (a Graphiti-shaped APOC file,
+// written to a temporary file) under the Graphiti preset with now
+// 2026-06-01, seeded from seed with R = 1, after its first run.
+func graphitiHarness(t *testing.T, text, seed string) *harness {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "graphiti.jsonl")
-	if err := os.WriteFile(file, []byte(edited), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s, _ := graph.Preset(graph.SchemaGraphiti)
@@ -257,7 +253,7 @@ func graphitiRouteHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	src := &fakeSource{Source: g, backend: oninmem.New(g), changed: make(chan struct{}, 1)}
-	h := newHarness(t, src, Options{Seeds: []retriever.Seed{{NodeID: gAlice, Score: 1}}, Schema: s.Describe(), Mapping: s})
+	h := newHarness(t, src, Options{Seeds: []retriever.Seed{{NodeID: seed, Score: 1}}, Schema: s.Describe(), Mapping: s})
 	h.runDone()
 	return h
 }
