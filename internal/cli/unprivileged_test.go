@@ -21,7 +21,9 @@ import (
 const unprivilegedArgs = "MEMORIA_CLI_TEST_UNPRIVILEGED_ARGS"
 
 // runIfUnprivilegedChild runs memoria and exits when this process is
-// runUnprivileged's copy of the test binary; otherwise it returns.
+// runUnprivileged's copy of the test binary; otherwise it returns. The
+// demo graph comes on its standard input: the copy runs as nobody, who
+// may not be able to read the clone it was built from.
 func runIfUnprivilegedChild() {
 	v := os.Getenv(unprivilegedArgs)
 	if v == "" {
@@ -31,7 +33,7 @@ func runIfUnprivilegedChild() {
 	if err := json.Unmarshal([]byte(v), &args); err != nil {
 		panic(err)
 	}
-	demo, err := os.ReadFile("../../testdata/demo.jsonl")
+	demo, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		panic(err)
 	}
@@ -42,9 +44,12 @@ func runIfUnprivilegedChild() {
 // runUnprivileged is run, as a user without the rights file modes
 // deny: the tests' own user, unless that is root, which writes into a
 // read-only directory all the same; then a copy of this test binary runs
-// memoria as nobody (uid and gid 65534), so what it reads must be
-// readable by all (searchableTempDir). Where root cannot start a process
-// as another user, the test is skipped: the case cannot be made.
+// memoria as nobody (uid and gid 65534), in a directory of its own, the
+// demo graph on its standard input. Nothing it reads may lie in the clone,
+// which nobody may be unable to enter (a clone under a directory of mode
+// 0700, or made with umask 077): a file it reads is a readableCopy. Where
+// root cannot start a process as another user, the test is skipped: the
+// case cannot be made.
 func runUnprivileged(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -54,14 +59,16 @@ func runUnprivileged(t *testing.T, args ...string) (code int, stdout, stderr str
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(searchableTempDir(t), "cli.test")
-	copyFile(t, self, bin)
+	dir := searchableTempDir(t)
+	bin := filepath.Join(dir, "cli.test")
+	copyFile(t, self, bin, 0o755)
 	a, err := json.Marshal(args)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
 	cmd := exec.Command(bin)
+	cmd.Dir, cmd.Stdin = dir, bytes.NewReader(demo(t))
 	cmd.Env = append(os.Environ(), unprivilegedArgs+"="+string(a))
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
@@ -91,15 +98,15 @@ func searchableTempDir(t *testing.T) string {
 	return dir
 }
 
-// copyFile copies the file from to to, executable by everyone.
-func copyFile(t *testing.T, from, to string) {
+// copyFile copies the file from to to, with mode perm.
+func copyFile(t *testing.T, from, to string, perm os.FileMode) {
 	t.Helper()
 	src, err := os.Open(from)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, perm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +117,19 @@ func copyFile(t *testing.T, from, to string) {
 	if err := dst.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// The mode as asked, whatever the umask.
+	if err := os.Chmod(to, perm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readableCopy is a copy of the file at path in dir (a searchableTempDir),
+// readable by every user, for runUnprivileged's child to read.
+func readableCopy(t *testing.T, dir, path string) string {
+	t.Helper()
+	to := filepath.Join(dir, filepath.Base(path))
+	copyFile(t, path, to, 0o644)
+	return to
 }
 
 // TestEvalTrecReadOnlyOut: eval --format trec into a directory it may not
@@ -117,11 +137,12 @@ func copyFile(t *testing.T, from, to string) {
 // it named the temporary file it writes first, "open
 // DIR/.ppr.run.123.tmp: permission denied", a name the user never chose.
 func TestEvalTrecReadOnlyOut(t *testing.T) {
-	dir := filepath.Join(searchableTempDir(t), "runs")
+	base := searchableTempDir(t)
+	dir := filepath.Join(base, "runs")
 	if err := os.Mkdir(dir, 0o555); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runUnprivileged(t, "eval", "--queries", demoQueries, "--retrievers", "ppr", "--format", "trec", "--out", dir)
+	code, out, errs := runUnprivileged(t, "eval", "--queries", readableCopy(t, base, demoQueries), "--retrievers", "ppr", "--format", "trec", "--out", dir)
 	if want := "memoria: eval: --out: " + filepath.Join(dir, "ppr.run") + ": permission denied\n"; code != ExitRuntime || out != "" || errs != want {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1 and %q", code, out, errs, want)
 	}
