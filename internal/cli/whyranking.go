@@ -70,11 +70,7 @@ func runWhyRanking(ctx context.Context, env Env, q *queryFlags, rf *retrieverFla
 	if err != nil {
 		return err
 	}
-	missing, err := seedsNotFound(ctx, g.nb, rq.Seeds)
-	if err != nil {
-		return fmt.Errorf("why: %w", err)
-	}
-	if err := noteSeedsNotFound(env, "why", missing, format == "text"); err != nil {
+	if err := noteSeedsNotFound(env, "why", w.SeedsNotFound(), format == "text"); err != nil {
 		return err
 	}
 	if format == "json" {

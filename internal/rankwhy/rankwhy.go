@@ -123,6 +123,24 @@ func New(ctx context.Context, cfg Config, nodeID string) (*Explainer, error) {
 	return w, err
 }
 
+// SeedsNotFound are the ids of the query's seeds that no node has, in
+// seed order, as New found them: a caller that reports them (why's
+// "seed S not found", docs/CLI.md "Why not X") reads them here rather
+// than looking the seeds up again.
+func (w *Explainer) SeedsNotFound() []string {
+	found := make(map[string]bool, len(w.seeds))
+	for _, s := range w.seeds {
+		found[s.Node.ID] = true
+	}
+	var missing []string
+	for _, s := range w.rq.Seeds {
+		if !found[s.NodeID] {
+			missing = append(missing, s.NodeID)
+		}
+	}
+	return missing
+}
+
 // ranked is retriever name's ranking with K = depth (its own K when 0).
 func (w *Explainer) ranked(ctx context.Context, name string, depth int) (retriever.Ranking, error) {
 	key := fmt.Sprintf("%s/%d", name, depth)
