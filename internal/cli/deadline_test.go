@@ -125,21 +125,29 @@ func TestSignalAfterSuccess(t *testing.T) {
 
 // TestTimeoutFlag: --timeout takes one duration for both deadlines, or
 // connect=D and query=D in any order (the other keeps its default, 10s
-// and 30s: graph/neo4jdb's DefaultConnectTimeout and DefaultQueryTimeout).
+// and 30s: graph/neo4jdb's DefaultConnectTimeout and DefaultQueryTimeout),
+// in one flag or in two (each deadline from the flag that names it), and
+// a deadline given twice with the same value.
 func TestTimeoutFlag(t *testing.T) {
 	for _, c := range []struct {
-		in             string
+		in             []string
 		connect, query time.Duration
 	}{
-		{"5s", 5 * time.Second, 5 * time.Second},
-		{"connect=1s", time.Second, 30 * time.Second},
-		{"query=2m", 10 * time.Second, 2 * time.Minute},
-		{"query=250ms, connect=3s", 3 * time.Second, 250 * time.Millisecond},
+		{[]string{"5s"}, 5 * time.Second, 5 * time.Second},
+		{[]string{"connect=1s"}, time.Second, 30 * time.Second},
+		{[]string{"query=2m"}, 10 * time.Second, 2 * time.Minute},
+		{[]string{"query=250ms, connect=3s"}, 3 * time.Second, 250 * time.Millisecond},
+		{[]string{"connect=1s", "query=2m"}, time.Second, 2 * time.Minute},
+		{[]string{"5s", "query=5s"}, 5 * time.Second, 5 * time.Second},
 	} {
 		var nf neo4jFlags
 		fs := newFlagSet(Env{Stderr: io.Discard}, "t", "")
 		nf.register(fs)
-		if err := fs.Parse([]string{"--timeout", c.in}); err != nil {
+		var args []string
+		for _, v := range c.in {
+			args = append(args, "--timeout", v)
+		}
+		if err := parse(fs, Env{Stdout: io.Discard}, args); err != nil {
 			t.Errorf("--timeout %q: %v", c.in, err)
 			continue
 		}
@@ -156,17 +164,23 @@ func TestTimeoutFlag(t *testing.T) {
 }
 
 // TestTimeoutUsageErrors: a bad --timeout is a usage error (exit 2) whose
-// message quotes the value and says what is wrong with it.
+// message quotes the value and says what is wrong with it; a deadline
+// given twice with different values names it and both values, in one
+// flag or across two (the second value kept silently before).
 func TestTimeoutUsageErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"0":              `"0": a deadline must be positive`,
-		"-1s":            `"-1s": a deadline must be positive`,
-		"fast":           `"fast" is not a duration like 10s or 1m`,
-		"connect=":       `connect: "" is not a duration`,
-		"read=1s":        `"read" is neither connect nor query`,
-		"connect=1s,x=2": `"x" is neither connect nor query`,
+		"0":                          `"0": a deadline must be positive`,
+		"-1s":                        `"-1s": a deadline must be positive`,
+		"fast":                       `"fast" is not a duration like 10s or 1m`,
+		"connect=":                   `connect: "" is not a duration`,
+		"read=1s":                    `"read" is neither connect nor query`,
+		"connect=1s,x=2":             `"x" is neither connect nor query`,
+		"connect=1s,connect=2s":      `the connect deadline is given twice, 1s and then 2s: give it once`,
+		"5s --timeout query=1m":      `the query deadline is given twice, 5s and then 1m0s: give it once`,
+		"query=1m --timeout 5s":      `the query deadline is given twice, 1m0s and then 5s: give it once`,
+		"connect=3s --timeout 3s,4s": `"3s,4s" is not a duration`,
 	} {
-		code, _, stderr := run(t, "explore", "--seed", "N2006", "--timeout", in)
+		code, _, stderr := run(t, append([]string{"explore", "--seed", "N2006", "--timeout"}, strings.Split(in, " ")...)...)
 		if code != ExitUsage || !strings.Contains(stderr, "-timeout") || !strings.Contains(stderr, want) {
 			t.Errorf("--timeout %q: exit %d, stderr %q; want 2 and %q", in, code, stderr, want)
 		}

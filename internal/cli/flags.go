@@ -78,8 +78,10 @@ func parseSeen(fs *flag.FlagSet, env Env, args []string, seen map[string]string)
 
 // repeatableFlags are the flags that collect every value given
 // (docs/CLI.md: --seed, --rel-where, --rel-types, --exclude-rel-types and
-// --type-weight are repeatable); every other flag keeps one value.
-var repeatableFlags = []string{"seed", "rel-where", "rel-types", "exclude-rel-types", "type-weight"}
+// --type-weight are repeatable, and --timeout collects its two deadlines);
+// every other flag keeps one value. Each refuses its own repeats: a seed,
+// a type weighed, a deadline given twice.
+var repeatableFlags = []string{"seed", "rel-where", "rel-types", "exclude-rel-types", "type-weight", "timeout"}
 
 // nonEmptyFlags are the flags whose empty value would silently mean the
 // flag's absence: a file, a server, a time or a format.

@@ -28,8 +28,13 @@ func (n *neo4jFlags) register(fs *flag.FlagSet) {
 }
 
 // timeouts is the --timeout flag: the deadline of connecting and of each
-// query (graph/neo4jdb, "Deadlines").
-type timeouts struct{ connect, query time.Duration }
+// query (graph/neo4jdb, "Deadlines"). It collects its two deadlines
+// across repeats (--timeout connect=5s --timeout query=1m), each of which
+// keeps one value: given says which were set.
+type timeouts struct {
+	connect, query time.Duration
+	given          struct{ connect, query bool }
+}
 
 func (t *timeouts) String() string {
 	if t == nil {
@@ -41,7 +46,16 @@ func (t *timeouts) String() string {
 // Set parses "D" (both deadlines) or "connect=D,query=D" (either or both);
 // a D is a Go duration such as 10s or 1m30s, and must be positive: without
 // a deadline the driver could not be interrupted (neo4jdb, "Deadlines").
+// A deadline given again with another value is refused, as a flag given
+// twice is (docs/CLI.md).
 func (t *timeouts) Set(v string) error {
+	set := func(name string, into *time.Duration, given *bool, d time.Duration) error {
+		if *given && *into != d {
+			return fmt.Errorf("the %s deadline is given twice, %s and then %s: give it once", name, *into, d)
+		}
+		*into, *given = d, true
+		return nil
+	}
 	dur := func(s string) (time.Duration, error) {
 		d, err := time.ParseDuration(strings.TrimSpace(s))
 		if err != nil {
@@ -57,18 +71,21 @@ func (t *timeouts) Set(v string) error {
 		if err != nil {
 			return err
 		}
-		t.connect, t.query = d, d
-		return nil
+		if err := set("connect", &t.connect, &t.given.connect, d); err != nil {
+			return err
+		}
+		return set("query", &t.query, &t.given.query, d)
 	}
 	for part := range strings.SplitSeq(v, ",") {
 		name, val, _ := strings.Cut(part, "=")
 		name = strings.TrimSpace(name)
 		var into *time.Duration
+		var given *bool
 		switch name {
 		case "connect":
-			into = &t.connect
+			into, given = &t.connect, &t.given.connect
 		case "query":
-			into = &t.query
+			into, given = &t.query, &t.given.query
 		default:
 			return fmt.Errorf("want D, or connect=D,query=D: %q is neither connect nor query", name)
 		}
@@ -76,7 +93,9 @@ func (t *timeouts) Set(v string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		*into = d
+		if err := set(name, into, given, d); err != nil {
+			return err
+		}
 	}
 	return nil
 }
