@@ -4,11 +4,15 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/memoria-graph/memoria/graph"
 )
 
 // runExplorer runs Run on the demo graph with keys from the returned
@@ -148,5 +152,56 @@ func TestGuardSettlesTracked(t *testing.T) {
 	<-done
 	if !g.settle(time.Second) {
 		t.Fatal("settle did not see every command return")
+	}
+}
+
+// lingeringSource is the demo graph whose node list holds until its
+// context ends and then takes linger more to return, as a driver's query
+// does on its way out after a cancel.
+type lingeringSource struct {
+	*fakeSource
+	linger   time.Duration
+	once     sync.Once
+	started  chan struct{}
+	returned atomic.Bool
+}
+
+func (s *lingeringSource) ListNodes(ctx context.Context, filter string, offset, limit int) ([]graph.NodeSummary, bool, error) {
+	s.once.Do(func() { close(s.started) })
+	<-ctx.Done()
+	time.Sleep(s.linger)
+	s.returned.Store(true)
+	return nil, false, ctx.Err()
+}
+
+// TestRunWaitsForCancelledWork: when the user quits with the node list
+// still loading, Run cancels it and returns only once the command that
+// reads it has returned (within workGrace), so that the caller can close
+// the graph, on Neo4j the driver, under no query. The list's read takes
+// 300 ms after its cancel, far less than workGrace (3 s): without the
+// wait, Run returned while it still read.
+func TestRunWaitsForCancelledWork(t *testing.T) {
+	src := &lingeringSource{fakeSource: loadDemo(t), linger: 300 * time.Millisecond, started: make(chan struct{})}
+	in, keys := io.Pipe()
+	t.Cleanup(func() { keys.Close() })
+	out := newOutput()
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(context.Background(), Options{Source: src, Backend: src, NoColor: true, OutDir: t.TempDir(), In: in, Out: out})
+	}()
+	select {
+	case <-src.started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the node list was never asked for")
+	}
+	waitScreen(t, out, "MAX_DEPTH")
+	if _, err := keys.Write([]byte("q")); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitRun(t, done); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !src.returned.Load() {
+		t.Error("Run returned while the cancelled node list was still being read")
 	}
 }
