@@ -14,7 +14,7 @@ run:
 build:
 	$(GO) build -o $(BIN) .
 
-## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story and the compare story, signals and panics in tmux, and the hostile-graph tmux check
+## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story and the compare story, signals and panics in tmux, the hostile-graph tmux check and the colour check
 test: check neo4j-launcher
 	$(GO) test -race -count=1 -timeout 30m ./...
 	bash scripts/tmux_story.sh
