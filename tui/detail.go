@@ -289,6 +289,15 @@ func validityLines(st *Styles, wrap func(...string) string, keys []string, hops 
 	return out
 }
 
+// mappingNote describes mapping sc (graph.Schema's Describe), "" for
+// memoria's own shape and for the zero value, which stands for it.
+func mappingNote(sc graph.Schema) string {
+	if sc.IDProperty == "" || sc.IsDefault() {
+		return ""
+	}
+	return sc.Describe()
+}
+
 // validityKeys are the validity properties of mapping sc (detailPane's
 // validity), nil when it has none.
 func validityKeys(sc graph.Schema) []string {

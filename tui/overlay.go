@@ -159,8 +159,8 @@ type helpView struct {
 	km keymap.KeyMap
 	st *Styles
 	vp viewport.Model
-	// schema is Options.Schema: a line atop the keys when the graph was
-	// read through a mapping.
+	// schema describes Options.Mapping (mappingNote): a line atop the
+	// keys when the graph was read through a mapping.
 	schema string
 }
 

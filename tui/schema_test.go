@@ -77,7 +77,7 @@ func exploreLightRAG(t *testing.T, src graph.Source, backend activation.Backend,
 	t.Helper()
 	sw := &switchWriter{}
 	m, err := New(context.Background(), Options{Source: src, Backend: backend, Out: sw, NoColor: true, OutDir: t.TempDir(),
-		Schema: s.Describe(), Mapping: s})
+		Mapping: s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func graphitiHarness(t *testing.T, text, seed string) *harness {
 		t.Fatal(err)
 	}
 	src := &fakeSource{Source: g, backend: oninmem.New(g), changed: make(chan struct{}, 1)}
-	h := newHarness(t, src, Options{Seeds: []retriever.Seed{{NodeID: seed, Score: 1}}, Schema: s.Describe(), Mapping: s})
+	h := newHarness(t, src, Options{Seeds: []retriever.Seed{{NodeID: seed, Score: 1}}, Mapping: s})
 	h.runDone()
 	return h
 }

@@ -103,12 +103,11 @@ type Options struct {
 	// why reads to answer "filtered".
 	Filter     string
 	Unfiltered graph.Neighbourhood
-	// Schema describes the schema mapping the graph was read by
-	// (graph.Schema's Describe; "" for memoria's own shape), shown on the
-	// status line and atop the help overlay.
-	Schema string
-	// Mapping is that mapping, which the copied debug and check queries
-	// are written by (the zero value: memoria's own shape).
+	// Mapping is the schema mapping the graph was read by (the zero
+	// value: memoria's own shape). Any other is described (mappingNote)
+	// on the status line and atop the help overlay; the copied debug and
+	// check queries are written by it, and the detail pane shows its
+	// validity properties.
 	Mapping graph.Schema
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).

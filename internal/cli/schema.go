@@ -136,15 +136,6 @@ func (f *schemaFlags) schema() (graph.Schema, error) {
 	return s, nil
 }
 
-// schemaNote describes the mapping src is read by, "" for memoria's own
-// shape.
-func schemaNote(src graph.Source) string {
-	if sc := schemaOf(src); !sc.IsDefault() {
-		return sc.Describe()
-	}
-	return ""
-}
-
 // schemaOf is the mapping src is read by (memoria's own shape for a
 // source that has none).
 func schemaOf(src graph.Source) graph.Schema {

@@ -155,7 +155,6 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		Neighbourhood: nb,
 		Filter:        q.filter.f.String(),
 		Unfiltered:    unfiltered,
-		Schema:        schemaNote(source),
 		Mapping:       schemaOf(source),
 	})
 }
