@@ -121,12 +121,6 @@ func exploreLightRAG(t *testing.T, src graph.Source, backend activation.Backend,
 // the typed expansion's hit Leeds DC shows the same for its route; a graph
 // read in memoria's own shape shows no such lines.
 func TestGraphitiDetailShowsValidity(t *testing.T) {
-	const (
-		alice = "a1f0c6e2-0000-4000-8000-000000000001"
-		leeds = "a1f0c6e2-0000-4000-8000-000000000002"
-		fast  = "a1f0c6e2-0000-4000-8000-000000000003"
-		bob   = "a1f0c6e2-0000-4000-8000-000000000005"
-	)
 	text, err := os.ReadFile("../testdata/graphiti.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -136,9 +130,9 @@ func TestGraphitiDetailShowsValidity(t *testing.T) {
 	if hostile == string(text) {
 		t.Fatal("the fixture's Bob relationship is not where the test expects it")
 	}
-	h := graphitiHarness(t, hostile, alice)
+	h := graphitiHarness(t, hostile, gAlice)
 
-	h.selectTreeNode(fast)
+	h.selectTreeNode(gFAST)
 	want := strings.Join([]string{
 		"When the facts on its route held",
 		"Alice → Leeds DC",
@@ -163,13 +157,13 @@ func TestGraphitiDetailShowsValidity(t *testing.T) {
 		t.Fatalf("the screen lacks FAST-200's validity:\n%s", v)
 	}
 
-	h.selectTreeNode(bob)
+	h.selectTreeNode(gBob)
 	assertCleanView(t, h, "Bob's detail", trimLines(detailText(h)), "FAST-200 → Bob `) DETACH DELETE n //\n  valid_at: 2026\\x1b[2J-03\n  invalid_at: not set")
 
 	h.pickRetriever(expansion.Name)
 	h.waitRanking()
-	h.selectHit(leeds)
-	if d := trimLines(hitDetailText(h)); !strings.Contains(d, "When the fact that reached it held\n"+alice+" → "+leeds+"\n  valid_at: 2026-02-01T00:00:00Z\n  invalid_at: not set") {
+	h.selectHit(gLeeds)
+	if d := trimLines(hitDetailText(h)); !strings.Contains(d, "When the fact that reached it held\n"+gAlice+" → "+gLeeds+"\n  valid_at: 2026-02-01T00:00:00Z\n  invalid_at: not set") {
 		t.Fatalf("the expansion's Leeds DC lacks its route's validity:\n%s", d)
 	}
 
@@ -189,13 +183,26 @@ func trimLines(s string) string {
 	return strings.Join(lines, "\n")
 }
 
+// assertValidity checks that detail text d, shown with what selected, has
+// want as its validity section (validitySection) and that the screen
+// shows it cleanly, with each of escaped in it (assertCleanView).
+func assertValidity(t *testing.T, h *harness, what, d, want string, escaped ...string) {
+	t.Helper()
+	if got := validitySection(d); got != want {
+		t.Fatalf("the validity with %s:\n%s\nwant:\n%s\n---\n%s", what, got, want, d)
+	}
+	assertCleanView(t, h, what, d, escaped...)
+}
+
 // Node ids of the Graphiti fixture (testdata/graphiti.jsonl) in the tests
-// of a losing candidate's and a departed node's validity.
+// of its validity lines.
 const (
 	gAlice   = "a1f0c6e2-0000-4000-8000-000000000001"
-	gHamburg = "a1f0c6e2-0000-4000-8000-000000000007"
-	gCarol   = "a1f0c6e2-0000-4000-8000-000000000006"
+	gLeeds   = "a1f0c6e2-0000-4000-8000-000000000002"
 	gFAST    = "a1f0c6e2-0000-4000-8000-000000000003"
+	gBob     = "a1f0c6e2-0000-4000-8000-000000000005"
+	gCarol   = "a1f0c6e2-0000-4000-8000-000000000006"
+	gHamburg = "a1f0c6e2-0000-4000-8000-000000000007"
 )
 
 // graphitiRouteHarness opens the explorer on the Graphiti fixture read
@@ -367,10 +374,7 @@ func TestGraphitiLoserShowsValidity(t *testing.T) {
 		t.Fatalf("not Carol's near miss:\n%s", d)
 	}
 	want := routeValidity("When the facts on its route held", hopAliceLeeds, hopLeedsFAST, hopFASTHamburg, hopHamburgCarol)
-	if got := validitySection(d); got != want {
-		t.Fatalf("the near miss's validity:\n%s\nwant:\n%s\n---\n%s", got, want, d)
-	}
-	assertCleanView(t, h, "the near miss selected", d, `valid_at: 2026-02-01\x1b]0;PWNED\a\u202e`)
+	assertValidity(t, h, "the near miss selected", d, want, `valid_at: 2026-02-01\x1b]0;PWNED\a\u202e`)
 
 	h.paramRow(paramBranches)
 	h.keys("h", "h") // MAX_BRANCHES 3 → 1
@@ -389,10 +393,7 @@ func TestGraphitiLoserShowsValidity(t *testing.T) {
 		t.Fatalf("not Hamburg DC's lost candidate:\n%s", d)
 	}
 	want = routeValidity("When the facts on its route held", hopAliceLeeds, hopLeedsFAST, hopFASTHamburg)
-	if got := validitySection(d); got != want {
-		t.Fatalf("the lost candidate's validity:\n%s\nwant:\n%s\n---\n%s", got, want, d)
-	}
-	assertCleanView(t, h, "the lost candidate selected", d)
+	assertValidity(t, h, "the lost candidate selected", d, want)
 }
 
 // TestGraphitiLeftNodeShowsValidity reads the detail pane of a node that
@@ -424,10 +425,7 @@ func TestGraphitiLeftNodeShowsValidity(t *testing.T) {
 		t.Fatalf("not Carol, who left:\n%s", d)
 	}
 	want := routeValidity("When the facts on its route held", hopAliceLeeds, hopLeedsFAST, hopFASTHamburg, hopHamburgCarol)
-	if got := validitySection(d); got != want {
-		t.Fatalf("the validity of Carol, who left:\n%s\nwant:\n%s\n---\n%s", got, want, d)
-	}
-	assertCleanView(t, h, "Carol, who left, selected", d, `valid_at: 2026-02-01\x1b]0;PWNED\a\u202e`)
+	assertValidity(t, h, "Carol, who left, selected", d, want, `valid_at: 2026-02-01\x1b]0;PWNED\a\u202e`)
 
 	h.paramRow(paramBranches)
 	h.keys("h", "h") // MAX_BRANCHES 3 → 1
@@ -442,8 +440,5 @@ func TestGraphitiLeftNodeShowsValidity(t *testing.T) {
 		t.Fatalf("not Hamburg DC, which left:\n%s", d)
 	}
 	want = routeValidity("When the facts on its route held", hopAliceLeeds, hopLeedsFAST, hopFASTHamburg)
-	if got := validitySection(d); got != want {
-		t.Fatalf("the validity of Hamburg DC, which left:\n%s\nwant:\n%s\n---\n%s", got, want, d)
-	}
-	assertCleanView(t, h, "Hamburg DC, which left, selected", d)
+	assertValidity(t, h, "Hamburg DC, which left, selected", d, want)
 }
