@@ -8,8 +8,6 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
-	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
 // TestUnitWeightsOnNeo4j: Source.UnitWeights under LightRAG's mapping
@@ -20,19 +18,14 @@ import (
 // 2 makes it false again, and a weight of 7 on a type LightRAG does not
 // traverse does not. Graphiti's mapping needs no index. It needs a Neo4j
 // 5 (internal/testkit/neo4jtest; with CI=true it fails rather than skips
-// without one).
+// without one), and writes through the package's fixture (fx.Cypher), so
+// that a later test asking for the demo graph gets it loaded again.
 func TestUnitWeightsOnNeo4j(t *testing.T) {
-	srv := neo4jtest.Shared(t)
-	if err := srv.WipeAllowed(); err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	d := srv.Driver(t)
+	d := fx.Driver(t)
 	write := func(q string) {
 		t.Helper()
-		if _, err := neo4j.ExecuteQuery(ctx, d, q, nil, neo4j.EagerResultTransformer); err != nil {
-			t.Fatal(err)
-		}
+		fx.Cypher(t, d, q, nil) // the fixture no longer counts the demo graph as loaded
 	}
 	write("MATCH (n) DETACH DELETE n")
 	write("DROP INDEX directed_weight IF EXISTS")
@@ -102,17 +95,11 @@ func TestUnitWeightsOnNeo4j(t *testing.T) {
 // UnitWeights), and it never loads a weight that is not a number. Each
 // value is checked alone, then removed.
 func TestUnitWeightsNotNumbers(t *testing.T) {
-	srv := neo4jtest.Shared(t)
-	if err := srv.WipeAllowed(); err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	d := srv.Driver(t)
+	d := fx.Driver(t)
 	write := func(q string) {
 		t.Helper()
-		if _, err := neo4j.ExecuteQuery(ctx, d, q, nil, neo4j.EagerResultTransformer); err != nil {
-			t.Fatal(err)
-		}
+		fx.Cypher(t, d, q, nil) // the fixture no longer counts the demo graph as loaded
 	}
 	write("MATCH (n) DETACH DELETE n")
 	write(apoc.WeightIndexStatement)
