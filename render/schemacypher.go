@@ -17,10 +17,7 @@ import (
 // (cypherlit.AppendName), or, when it holds a character a terminal must not
 // get raw, a parameter; every value a parameter. Under memoria's own
 // schema the queries are the package functions' own, byte for byte.
-type Cypher struct {
-	s      graph.Schema
-	mapped bool
-}
+type Cypher struct{ s graph.Schema }
 
 // ownShape writes memoria's own shape: the package functions' queries.
 var ownShape = Cypher{s: graph.MemoriaSchema()}
@@ -30,8 +27,12 @@ func CypherFor(sc graph.Schema) Cypher {
 	if sc.IDProperty == "" || sc.IsDefault() {
 		return ownShape
 	}
-	return Cypher{s: sc, mapped: true}
+	return Cypher{s: sc}
 }
+
+// mapped reports whether c writes a mapping other than memoria's own
+// shape (which the package functions write).
+func (c Cypher) mapped() bool { return !c.s.IsDefault() }
 
 // appendPred appends pred to preds unless it is "".
 func appendPred(preds []string, pred string) []string {
@@ -102,7 +103,7 @@ func (c Cypher) wherePred(v string, params map[string]any) string {
 // types ("-[r0:`A`|`B`]-", or a predicate on type(r) when one cannot be
 // written).
 func (c Cypher) relPattern(r, ty string, params map[string]any) (pattern, pred string) {
-	if !c.mapped || ty != graph.Relates {
+	if !c.mapped() || ty != graph.Relates {
 		return relPattern(r, ty), ""
 	}
 	names := make([]string, len(c.s.Traverse))
@@ -132,7 +133,7 @@ func prop(v, key, param string, params map[string]any) string {
 // split on the separator (parts trimmed, empty ones dropped); the ids are
 // the mapped id property's.
 func (c Cypher) checkBody(params map[string]any) string {
-	if !c.mapped {
+	if !c.mapped() {
 		return checkBody
 	}
 	body := checkBody

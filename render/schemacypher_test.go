@@ -12,8 +12,9 @@ import (
 // TestCypherForMapping: under a mapping the debug query matches a node by
 // its mapped id property on the mapping's label and a traversed
 // relationship by the traversed types, names quoted; a name a terminal
-// must not get raw becomes a parameter; memoria's own schema writes the
-// package functions' queries.
+// must not get raw becomes a parameter; the check query reads the mapped
+// degree, weight, tags and ids; memoria's own schema writes the package
+// functions' queries.
 func TestCypherForMapping(t *testing.T) {
 	p := minimalResult().Paths[0]
 	if got, want := CypherFor(graph.MemoriaSchema()).DebugCypher(p), DebugCypher(p); !reflect.DeepEqual(got, want) {
@@ -51,6 +52,30 @@ func TestCypherForMapping(t *testing.T) {
 	}
 	if b := q.Browser(); strings.ContainsAny(b, "\x1b\u202e\x07") {
 		t.Errorf("Browser form holds a raw control character: %q", b)
+	}
+	// The check under LightRAG's preset reads the hop as the retrievers
+	// do: the degree over DIRECTED to nodes labelled base, the weight 1.0
+	// when missing, keywords split on the comma, the ids entity_id's;
+	// nothing of memoria's own names is left. Under memoria's schema it is
+	// the package function's query.
+	sc, _ = graph.Preset(graph.SchemaLightRAG)
+	check := CypherFor(sc).CheckCypher(p, 1, []string{"a"}, 0.1)
+	for _, part := range []string{"COUNT { (a)-[x:DIRECTED]-(y) WHERE $schema_label IN labels(y) }",
+		"split(r.keywords, $schema_sep)", "a.entity_id AS from_id, b.entity_id AS to_id", "coalesce(r.weight, $schema_default_weight) AS w"} {
+		if !strings.Contains(check.Query, part) {
+			t.Errorf("the LightRAG check lacks %q:\n%s", part, check.Query)
+		}
+	}
+	for _, own := range []string{":RELATES", "r.tags", "a.id", "0.01"} {
+		if strings.Contains(check.Query, own) {
+			t.Errorf("the LightRAG check still holds %q:\n%s", own, check.Query)
+		}
+	}
+	if check.Params["schema_default_weight"] != 1.0 || check.Params["schema_sep"] != "," || check.Params["schema_label"] != "base" {
+		t.Errorf("the LightRAG check's params %v", check.Params)
+	}
+	if got, want := CypherFor(graph.MemoriaSchema()).CheckCypher(p, 1, []string{"a"}, 0.1), CheckCypher(p, 1, []string{"a"}, 0.1); !reflect.DeepEqual(got, want) {
+		t.Errorf("memoria's schema, the check: %+v, want %+v", got, want)
 	}
 	// A route's other types keep their names; RELATES is the traversed types.
 	route := []retriever.Hop{{From: "a", To: "b", Type: graph.Relates}, {From: "b", To: "c", Type: "MENTIONS"}}

@@ -224,13 +224,19 @@ func (r reader) Degrees(ctx context.Context, nodes []graph.NodeRef, relType stri
 // then pays a lookup each. It is StrengthNums with each node found by its
 // ref.
 func (r reader) Strengths(ctx context.Context, nodes []graph.NodeRef, relType string, missing float64) ([]graph.Strength, error) {
-	nums := make([]int32, len(nodes))
-	for i, n := range nodes {
+	return r.StrengthNums(ctx, r.nums(nodes), relType, missing, make([]graph.Strength, 0, len(nodes)))
+}
+
+// nums are the numbers of refs (NodeRef.Num's), 0 for a node not in the
+// graph.
+func (r reader) nums(refs []graph.NodeRef) []int32 {
+	nums := make([]int32, len(refs))
+	for i, n := range refs {
 		if u, ok := r.g.index(n); ok {
 			nums[i] = u + 1
 		}
 	}
-	return r.StrengthNums(ctx, nums, relType, missing, make([]graph.Strength, 0, len(nodes)))
+	return nums
 }
 
 // StrengthNums is Strengths by number (graph.NumberedArcs): the strengths
@@ -315,13 +321,7 @@ func (g *Graph) relatesStrengths(missing float64) []graph.Strength {
 // put in ascending order of weight. It is ArcNums with each arc's other
 // end made a NodeRef.
 func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, missing float64) ([]graph.Arc, error) {
-	nums := make([]int32, len(from))
-	for i, f := range from {
-		if u, ok := r.g.index(f); ok {
-			nums[i] = u + 1
-		}
-	}
-	to, w, ends, err := r.ArcNums(ctx, nums, relType, missing, nil, nil)
+	to, w, ends, err := r.ArcNums(ctx, r.nums(from), relType, missing, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -329,8 +329,7 @@ func (r reader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, 
 	lo := int32(0)
 	for i, hi := range ends {
 		for k := lo; k < hi; k++ {
-			id := r.g.nodeID[to[k]-1]
-			out[k] = graph.Arc{From: int32(i), To: graph.NodeRef{Node: graph.Node{ID: id}, Ref: id, Num: to[k]}, Weight: w[k]}
+			out[k] = graph.Arc{From: int32(i), To: r.NodeByNum(to[k]), Weight: w[k]}
 		}
 		lo = hi
 	}

@@ -21,10 +21,16 @@ RETURN labelsOrTypes[0] AS type`
 // without one weighs the schema's default weight, else
 // graph.MissingRelatesWeight), found without reading the relationships:
 // each traversed type needs an online range index on the weight property
-// (`memoria load` creates apoc.WeightIndexStatement's), and two index seeks per type then look for a
-// weight above 1 or below 0. Without such an index it answers false: not
-// known. A mapping without a weight property weighs every relationship
-// the default.
+// (`memoria load` creates apoc.WeightIndexStatement's), and two index
+// reads per type then take its least and its greatest weight in the
+// index's order, both of which must be numbers in [0, 1]. Cypher orders
+// every value that is not a number (a string, a boolean, a list) before
+// the numbers, and NaN after them, so the two ends show any weight the
+// embedded engine's rule (0 ≤ w ≤ 1) refuses; a search by comparison
+// (w > 1.0, w < 0.0) would miss those, as both comparisons are false or
+// null for them. Without such an index it answers false: not known.
+// A mapping without a weight property weighs every relationship the
+// default.
 func (s *Source) UnitWeights(ctx context.Context) (bool, error) {
 	sc := s.Schema()
 	def := graph.MissingRelatesWeight
@@ -41,18 +47,20 @@ func (s *Source) UnitWeights(ctx context.Context) (bool, error) {
 	if err != nil || len(missing) > 0 {
 		return false, err
 	}
-	var outside []string
 	w := "r." + cypherlit.QuoteName(sc.WeightProperty)
+	var ends []string
 	for _, t := range sc.Traverse {
-		m := "MATCH ()-[r:" + cypherlit.QuoteName(t) + "]->() WHERE "
-		outside = append(outside, "EXISTS { "+m+w+" > 1.0 }", "EXISTS { "+m+w+" < 0.0 }")
+		m := "MATCH ()-[r:" + cypherlit.QuoteName(t) + "]->() WHERE " + w + " IS NOT NULL RETURN " + w + " ORDER BY " + w
+		ends = append(ends, "COLLECT { "+m+" LIMIT 1 }", "COLLECT { "+m+" DESC LIMIT 1 }")
 	}
-	recs, err := s.Query(ctx, "RETURN "+strings.Join(outside, " OR ")+" AS outside", nil)
+	// WITH first: the planner evaluates each list once (inline, it splits
+	// all() by condition and reads the index once per condition).
+	recs, err := s.Query(ctx, "WITH "+strings.Join(ends, " + ")+
+		" AS ends RETURN all(w IN ends WHERE (w IS :: INTEGER OR w IS :: FLOAT) AND 0.0 <= w <= 1.0) AS unit", nil)
 	if err != nil {
 		return false, err
 	}
-	out, err := Column[bool](recs[0], "outside")
-	return err == nil && !out, err
+	return Column[bool](recs[0], "unit")
 }
 
 // unindexedWeights lists the traversed types without an online range index

@@ -6,9 +6,8 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
-	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
 // TestUnitWeightsOnNeo4j: Source.UnitWeights under LightRAG's mapping
@@ -19,19 +18,14 @@ import (
 // 2 makes it false again, and a weight of 7 on a type LightRAG does not
 // traverse does not. Graphiti's mapping needs no index. It needs a Neo4j
 // 5 (internal/testkit/neo4jtest; with CI=true it fails rather than skips
-// without one).
+// without one), and writes through the package's fixture (fx.Cypher), so
+// that a later test asking for the demo graph gets it loaded again.
 func TestUnitWeightsOnNeo4j(t *testing.T) {
-	srv := neo4jtest.Shared(t)
-	if err := srv.WipeAllowed(); err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	d := srv.Driver(t)
+	d := fx.Driver(t)
 	write := func(q string) {
 		t.Helper()
-		if _, err := neo4j.ExecuteQuery(ctx, d, q, nil, neo4j.EagerResultTransformer); err != nil {
-			t.Fatal(err)
-		}
+		fx.Cypher(t, d, q, nil) // the fixture no longer counts the demo graph as loaded
 	}
 	write("MATCH (n) DETACH DELETE n")
 	write("DROP INDEX directed_weight IF EXISTS")
@@ -87,5 +81,52 @@ func TestUnitWeightsOnNeo4j(t *testing.T) {
 	write("MATCH (a {entity_id: 'a'}), (c {entity_id: 'c'}) CREATE (a)-[:DIRECTED {weight: 2}]->(c)")
 	if unit("lightrag") {
 		t.Error("a DIRECTED weight of 2: UnitWeights says every weight lies in [0, 1]")
+	}
+}
+
+// TestUnitWeightsNotNumbers: under memoria's own schema, with RELATES'
+// weight index (apoc.WeightIndexStatement) online, UnitWeights says true
+// for weights 0 and 0.5 and a missing one (0.01), and false as soon as one
+// RELATES weight is not a number in [0, 1] although no weight is above 1
+// or below 0: NaN (0.0/0.0, which Neo4j stores; NaN > 1.0 and NaN < 0.0
+// are both false, so a search for a weight outside [0, 1] by comparison
+// misses it), a string, a boolean, a list. The embedded engine's rule is
+// the same: a weight w counts only when 0 ≤ w ≤ 1 (graph/inmem's
+// UnitWeights), and it never loads a weight that is not a number. Each
+// value is checked alone, then removed.
+func TestUnitWeightsNotNumbers(t *testing.T) {
+	ctx := context.Background()
+	d := fx.Driver(t)
+	write := func(q string) {
+		t.Helper()
+		fx.Cypher(t, d, q, nil) // the fixture no longer counts the demo graph as loaded
+	}
+	write("MATCH (n) DETACH DELETE n")
+	write(apoc.WeightIndexStatement)
+	defer write("DROP INDEX " + apoc.WeightIndexName + " IF EXISTS")
+	write("CALL db.awaitIndexes(60)")
+	write(`CREATE (a:X {id: 'a'}), (b:X {id: 'b'}),
+	       (a)-[:RELATES {weight: 0}]->(b), (a)-[:RELATES {weight: 0.5}]->(b), (b)-[:RELATES]->(a)`)
+	src := neo4jdb.NewSource(d, "", "")
+	unit := func() bool {
+		t.Helper()
+		got, err := src.UnitWeights(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if !unit() {
+		t.Fatal("weights 0, 0.5 and missing: UnitWeights says not known")
+	}
+	for _, w := range []string{"0.0/0.0", "'0.5'", "true", "[0.5]"} {
+		write("MATCH (a {id: 'a'}), (b {id: 'b'}) CREATE (a)-[:RELATES {weight: " + w + ", odd: true}]->(b)")
+		if unit() {
+			t.Errorf("a RELATES weight of %s: UnitWeights says every weight lies in [0, 1]", w)
+		}
+		write("MATCH ()-[r:RELATES {odd: true}]->() DELETE r")
+	}
+	if !unit() {
+		t.Error("the odd weights removed: UnitWeights says not known")
 	}
 }

@@ -62,3 +62,32 @@ func TestIndexNamesMatchScript(t *testing.T) {
 		}
 	}
 }
+
+// TestWeightIndexOnlyWithRelates: memoria load indexes RELATES' weight
+// (apoc.WeightIndexStatement, docs/ALGORITHM.md "Indexes") when the graph
+// has a RELATES relationship, and only then: a graph of one Event node
+// and a MENTIONS self-loop plans the six memory labels' id indexes and
+// nothing else (Event is one of the six), and the same graph with a
+// RELATES self-loop besides plans those six, then the weight index.
+func TestWeightIndexOnlyWithRelates(t *testing.T) {
+	g := &apoc.Graph{
+		Nodes: []apoc.Node{{InternalID: "0", Labels: []string{"Event"}, Properties: map[string]any{"id": "e"}}},
+		Rels:  []apoc.Relationship{{InternalID: "0", Type: "MENTIONS", Start: "0", End: "0"}},
+	}
+	six := apoc.IndexNames(apoc.MemoryLabels)
+	p, err := Prepare(g, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.indexNames, six) || slices.Contains(p.Queries(), apoc.WeightIndexStatement) {
+		t.Errorf("no RELATES: indexes %q, want %q", p.indexNames, six)
+	}
+	g.Rels = append(g.Rels, apoc.Relationship{InternalID: "1", Type: "RELATES", Start: "0", End: "0", Properties: map[string]any{"weight": 0.5}})
+	if p, err = Prepare(g, 0); err != nil {
+		t.Fatal(err)
+	}
+	if want := append(slices.Clone(six), apoc.WeightIndexName); !slices.Equal(p.indexNames, want) ||
+		p.indexes[len(p.indexes)-1] != apoc.WeightIndexStatement || !slices.Contains(p.Queries(), apoc.WeightIndexStatement) {
+		t.Errorf("a RELATES: indexes %q (%q), want %q", p.indexNames, p.indexes, want)
+	}
+}

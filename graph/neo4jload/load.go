@@ -164,7 +164,9 @@ func Load(ctx context.Context, src *neo4jdb.Source, g *apoc.Graph, opt LoadOptio
 //
 // Before writing nodes it creates the id index of docs/ALGORITHM.md
 // "Indexes" for the six labels and for every other label met (`CREATE
-// INDEX idx_<label>_id IF NOT EXISTS FOR (n:Label) ON (n.id)`). Then it
+// INDEX idx_<label>_id IF NOT EXISTS FOR (n:Label) ON (n.id)`), and, when
+// the graph has RELATES relationships, the index on their weight
+// (apoc.WeightIndexStatement, which why's pruning reads). Then it
 // reads the graph again (the file, for PrepareFile) and sends it in
 // batches of opt.BatchSize rows, up to opt.Writers write transactions at
 // a time, each in its own session: every node first, then, once every
@@ -387,8 +389,9 @@ func (r *txResult) sum(f func(neo4j.Counters) int) int64 {
 	return n
 }
 
-// indexes creates the id index of every label (each in its own schema
-// transaction) and waits for them to come online.
+// indexes creates the plan's indexes (each label's id index, RELATES'
+// weight index), each in its own schema transaction, and waits for them
+// to come online.
 func (l *loader) indexes(ctx context.Context, sess neo4j.SessionWithContext) error {
 	p := l.plan
 	for i, q := range p.indexes {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -228,7 +227,7 @@ func (p *Plan) finish() error {
 	labels := apoc.IndexLabelsOf(p.labelsMet)
 	p.indexNames = apoc.IndexNames(labels)
 	p.indexes = apoc.IndexStatements(labels)
-	if slices.ContainsFunc(p.relTypes, func(rt *relType) bool { return rt.typ == graph.Relates }) {
+	if _, ok := p.byType[graph.Relates]; ok {
 		p.indexNames = append(p.indexNames, apoc.WeightIndexName)
 		p.indexes = append(p.indexes, apoc.WeightIndexStatement)
 	}

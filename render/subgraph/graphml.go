@@ -1,7 +1,6 @@
 package subgraph
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -89,33 +88,14 @@ func GraphML(w io.Writer, g Graph) error {
 // (":A:B") and properties, every relationship directed from its start to
 // its end with its type ("label") and properties, in the graph's order.
 // It streams: a first pass declares the keys (a key's type depends on
-// every value it takes), the second writes each element as it is built,
-// so a graph of 10^6 relationships never has its document in memory.
+// every value it takes) and checks that every relationship joins known
+// nodes, so an error writes nothing; the second writes each element as it
+// is built, 64 KiB at a time, so a graph of 10^6 relationships never has
+// its document in memory.
 func WholeGraphML(w io.Writer, g *apoc.Graph) error {
 	var d doc
 	ids := make(map[string]string, len(g.Nodes))
-	node := func(i int) elem {
-		n := g.Nodes[i]
-		e := elem{id: "n" + strconv.Itoa(i)}
-		e.add(d.keys.key("node", "labels", false), labelsValue(n.Labels))
-		e.props(&d.keys, "node", n.Properties)
-		return e
-	}
-	edge := func(i int) (elem, error) {
-		r := g.Rels[i]
-		s, okS := ids[r.Start]
-		t, okT := ids[r.End]
-		if !okS || !okT {
-			return elem{}, fmt.Errorf("graphml: relationship %s joins an unknown node", textsafe.Quote(r.InternalID))
-		}
-		e := elem{id: "e" + strconv.Itoa(i), source: s, target: t}
-		e.add(d.keys.key("edge", "label", false), r.Type)
-		e.props(&d.keys, "edge", r.Properties)
-		return e, nil
-	}
-	// The first pass declares the keys (elem.add's bookkeeping, with no
-	// element kept).
-	declare := func(domain, name string, prop bool, v any) { d.keys.key(domain, name, prop).kinds[kind(v)] = true }
+	declare := func(domain, name string, prop bool, v any) { d.keys.key(domain, name, prop).kinds[kind(v)] = true } // elem.add's bookkeeping
 	for i, n := range g.Nodes {
 		ids[n.InternalID] = "n" + strconv.Itoa(i)
 		declare("node", "labels", false, labelsValue(n.Labels))
@@ -124,10 +104,9 @@ func WholeGraphML(w io.Writer, g *apoc.Graph) error {
 		}
 	}
 	for _, r := range g.Rels {
-		if _, ok := ids[r.Start]; !ok {
-			return fmt.Errorf("graphml: relationship %s joins an unknown node", textsafe.Quote(r.InternalID))
-		}
-		if _, ok := ids[r.End]; !ok {
+		_, okS := ids[r.Start]
+		_, okT := ids[r.End]
+		if !okS || !okT {
 			return fmt.Errorf("graphml: relationship %s joins an unknown node", textsafe.Quote(r.InternalID))
 		}
 		declare("edge", "label", false, r.Type)
@@ -135,27 +114,29 @@ func WholeGraphML(w io.Writer, g *apoc.Graph) error {
 			declare("edge", k, true, r.Properties[k])
 		}
 	}
-	bw := bufio.NewWriter(w)
 	var b bytes.Buffer
 	d.head(&b, "memoria export")
-	for i := range g.Nodes {
-		writeElem(&b, "node", node(i))
-		if err := flushAt(bw, &b); err != nil {
+	for i, n := range g.Nodes {
+		e := elem{id: "n" + strconv.Itoa(i)}
+		e.add(d.keys.key("node", "labels", false), labelsValue(n.Labels))
+		e.props(&d.keys, "node", n.Properties)
+		writeElem(&b, "node", e)
+		if err := flushAt(w, &b); err != nil {
 			return err
 		}
 	}
-	for i := range g.Rels {
-		e, _ := edge(i)
+	for i, r := range g.Rels {
+		e := elem{id: "e" + strconv.Itoa(i), source: ids[r.Start], target: ids[r.End]}
+		e.add(d.keys.key("edge", "label", false), r.Type)
+		e.props(&d.keys, "edge", r.Properties)
 		writeElem(&b, "edge", e)
-		if err := flushAt(bw, &b); err != nil {
+		if err := flushAt(w, &b); err != nil {
 			return err
 		}
 	}
 	b.WriteString(tail)
-	if _, err := bw.Write(b.Bytes()); err != nil {
-		return err
-	}
-	return bw.Flush()
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 // flushAt moves b to w once it holds 64 KiB.
