@@ -166,3 +166,46 @@ func TestPruneReachesTheTargetPastNodesNotMet(t *testing.T) {
 	verdict(t, a, why.BelowThreshold, 3)
 	route(t, a, []string{"S", "m", "p", "q", "X"}, []float64{1 / math.Sqrt(2), 1 / math.Sqrt(10), 1 / math.Sqrt(20), 1 / math.Sqrt(40)})
 }
+
+// TestPruneKeepsSubnormalTies: the slack 1 + 10⁻⁹ absorbs the rounding of
+// the bounds' products only while they are normal floats; below 2⁻¹⁰²²
+// each product is rounded to a fixed step, and a bound may fall an ulp
+// below the T it bounds, so nothing is pruned (docs/ALGORITHM.md, "Why not
+// X", pruning by energy).
+//
+// Seed S (R 1), target X, MAX_DEPTH 3, no query tags: S–a (w1 =
+// 3.5426021101524254e-162) and S's four leaves z1 … z4 (w 1), so d(S) = 5;
+// a–b and a–c (w2 = 1.4544648116887862e-157 each), d(a) = 3; b–X and c–X
+// (w 1), d(b) = d(c) = 2. The routes S→a→b→X and S→a→c→X have the same T,
+// T1 = w1/√5, T2 = T1 × w2/√3, T3 = T2/√2 = 9.4075e-320 (each hop rounded
+// left to right, T2 and T3 below 2⁻¹⁰²²), and S→a→b→X is the better one by
+// its ids. With S, a, the leaves and c read, the best route found is S→a→c→X,
+// and b is met, unread: its bound F(b, 2) × U(b, 1) = (T1 × (w2/√3)) ×
+// 1/√2 rounds to 9.407e-320, one step (4.94e-324) below T3, which the
+// slack cannot lift. Pruned, b would leave S→a→c→X the answer.
+func TestPruneKeepsSubnormalTies(t *testing.T) {
+	const w1, w2 = 3.5426021101524254e-162, 1.4544648116887862e-157
+	one := func(spec string) tinygraph.Rel { return tinygraph.Rel{Spec: spec, Weight: 1.0} }
+	g := tinygraph.Build(t, nil, tinygraph.Rel{Spec: "S-RELATES->a", Weight: w1},
+		one("S-RELATES->z1"), one("S-RELATES->z2"), one("S-RELATES->z3"), one("S-RELATES->z4"),
+		tinygraph.Rel{Spec: "a-RELATES->b", Weight: w2}, tinygraph.Rel{Spec: "a-RELATES->c", Weight: w2},
+		one("b-RELATES->X"), one("c-RELATES->X"))
+	ps := activation.DefaultParams()
+	ps.MaxDepth = 3
+	t3 := activation.TransferEnergy(activation.TransferEnergy(activation.TransferEnergy(1, w1, 5, 1), w2, 3, 1), 1, 2, 1)
+	if t3 != 9.4075e-320 {
+		t.Fatalf("T3 = %v, want 9.4075e-320", t3)
+	}
+	cfg := why.Config{Backend: oninmem.New(g), Params: ps, Seeds: []retriever.Seed{{NodeID: "S", Score: 1}}, NodeID: "X"}
+	err := why.PruneRounds(context.Background(), cfg, [][]string{{"S", "a", "z1", "z2", "z3", "z4", "c"}}, func(best float64, pruned map[string]bool) {
+		if best != t3 {
+			t.Errorf("the best route read has T %v, want %v", best, t3)
+		}
+		if pruned["b"] {
+			t.Errorf("b pruned (%v), a hop source of the best route", pruned)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
