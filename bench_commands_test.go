@@ -19,11 +19,11 @@ import (
 )
 
 // scaleSeeds are the five seeds of the 1M-edge benchmarks
-// (retriever/activation/sweep's BenchmarkSweep1M), as flags.
+// (randgraph.ScaleSeeds), as flags.
 func scaleSeeds() []string {
 	var args []string
-	for i := range 5 {
-		args = append(args, "--seed", fmt.Sprintf("N%06d=%g", (i*37_813+11)%100_000, 0.95-0.05*float64(i)))
+	for _, s := range randgraph.ScaleSeeds(100_000) {
+		args = append(args, "--seed", fmt.Sprintf("%s=%g", s.NodeID, s.Score))
 	}
 	return append(args, "--tags", randgraph.ScaleTag(0)+","+randgraph.ScaleTag(3))
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -168,6 +169,33 @@ func TestConvergesToPowerIteration(t *testing.T) {
 	}
 }
 
+// byNumber is a graph's reads with its numbered reads (graph.NumberedArcs)
+// counted, so that a test knows the walk read by number.
+type byNumber struct {
+	nb    graph.Neighbourhood
+	reads *atomic.Int64
+}
+
+func (n byNumber) Read(ctx context.Context, fn func(graph.Reader) error) error {
+	return n.nb.Read(ctx, func(r graph.Reader) error { return fn(countedReader{r, r.(graph.NumberedArcs), n.reads}) })
+}
+
+type countedReader struct {
+	graph.Reader
+	graph.NumberedArcs
+	reads *atomic.Int64
+}
+
+func (c countedReader) ArcNums(ctx context.Context, from []int32, relType string, missing float64, to []int32, w []float64) ([]int32, []float64, []int32, error) {
+	c.reads.Add(1)
+	return c.NumberedArcs.ArcNums(ctx, from, relType, missing, to, w)
+}
+
+func (c countedReader) StrengthNums(ctx context.Context, nums []int32, relType string, missing float64, out []graph.Strength) ([]graph.Strength, error) {
+	c.reads.Add(1)
+	return c.NumberedArcs.StrengthNums(ctx, nums, relType, missing, out)
+}
+
 // genericOnly is a graph's reads with the optional numbered arcs hidden,
 // so the walk reads through Arcs as it does on Neo4j.
 type genericOnly struct{ g *inmem.Graph }
@@ -181,7 +209,9 @@ type plainReader struct{ graph.Reader }
 // TestNumberedArcsSameBits: on 200 random graphs the walk through the
 // embedded engine's numbered arcs (graph.NumberedArcs) gives exactly the
 // ranking, to the bit, and the statistics of the walk through Arcs, with
-// and without a relationship filter.
+// and without a relationship filter. The numbered reads are counted: a
+// run that found a seed weighs it by number (StrengthNums), so one that
+// made none did not take the numbered path at all.
 func TestNumberedArcsSameBits(t *testing.T) {
 	r := rand.New(rand.NewSource(23))
 	ge, err := graph.ParseRelCond("weight>=0.5")
@@ -201,9 +231,13 @@ func TestNumberedArcsSameBits(t *testing.T) {
 		if _, ok := any(plainReader{}).(graph.NumberedArcs); ok {
 			t.Fatal("the wrapper does not hide the numbered arcs")
 		}
-		fast, err := ppr.Retrieve(context.Background(), nb, c.query, c.p)
+		reads := new(atomic.Int64)
+		fast, err := ppr.Retrieve(context.Background(), byNumber{nb, reads}, c.query, c.p)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if found := stat(fast, "seeds_found"); found != 0 && reads.Load() == 0 {
+			t.Fatalf("case %d: %v seeds found, no read by number", i, found)
 		}
 		var slow retriever.Ranking
 		if i%2 == 1 {
@@ -234,7 +268,8 @@ func (n filteredGeneric) Read(ctx context.Context, fn func(graph.Reader) error) 
 // pool), so 40 random cases (two graphs, half read by number, half
 // through Arcs), run by four goroutines at once in a shuffled order and
 // again, each give the ranking, to the bit, and the statistics of the
-// same case run alone first.
+// same case run alone first. The runs meant to read by number must have
+// (byNumber counts it).
 func TestRunsShareNoState(t *testing.T) {
 	r := rand.New(rand.NewSource(41))
 	type run struct {
@@ -243,6 +278,7 @@ func TestRunsShareNoState(t *testing.T) {
 		alone string
 	}
 	var runs []run
+	reads := new(atomic.Int64)
 	for range 2 {
 		c := newRandomCase(r)
 		g, err := inmem.New(c.g, "random")
@@ -251,7 +287,7 @@ func TestRunsShareNoState(t *testing.T) {
 		}
 		for i := range 20 {
 			c := randomCase{g: c.g, query: randomQuery(r, c.g), p: randomParams(r)}
-			var nb graph.Neighbourhood = g
+			var nb graph.Neighbourhood = byNumber{g, reads}
 			if i%2 == 1 {
 				nb = genericOnly{g}
 			}
@@ -261,6 +297,9 @@ func TestRunsShareNoState(t *testing.T) {
 			}
 			runs = append(runs, run{nb, c, fmt.Sprintf("%+v", got)})
 		}
+	}
+	if reads.Load() == 0 {
+		t.Fatal("no run read by number")
 	}
 	order := append(r.Perm(len(runs)), r.Perm(len(runs))...)
 	errs := make(chan error, len(order))

@@ -5,12 +5,14 @@
 // push, ranked, the top K kept.
 //
 // It reads a graph only through graph.Neighbourhood (one read of the
-// seeds; then, per round of pushes, one Strengths read of the nodes that
-// received mass for the first time, and one Around of the nodes about to
-// be pushed whose relationships are not yet at hand), so it runs alike on
-// the embedded engine and on Neo4j, and shares only package retriever
-// with the other retrievers (docs/ARCHITECTURE.md). A node that receives
-// mass but is never pushed costs its strength, not its relationships.
+// seeds; then, per round of pushes, one Strengths read of the nodes not
+// yet weighed whose residual reaches ε × the weight read to them, and one
+// Arcs read of the nodes about to be pushed whose relationships are not
+// yet at hand: docs/RETRIEVERS.md, rule 6; by node number instead, through
+// graph.NumberedArcs, where the engine offers it), so it runs alike on the
+// embedded engine and on Neo4j, and shares only package retriever with the
+// other retrievers (docs/ARCHITECTURE.md). A node that receives mass but
+// is never pushed costs its strength, not its relationships.
 package ppr
 
 import (

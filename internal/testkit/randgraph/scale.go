@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/memoria-graph/memoria/retriever"
 )
 
 // ScaleVocab is the number of distinct tags Scale draws from.
@@ -14,6 +16,17 @@ var scaleLabels = []string{"UserRequest", "UserPreference", "AgentAnswer", "Agen
 
 // ScaleTag is the i-th tag of Scale's vocabulary: topic_00, topic_01, ...
 func ScaleTag(i int) string { return fmt.Sprintf("topic_%02d", i) }
+
+// ScaleSeeds are the five seeds of the benchmarks on Scale's graph of n
+// nodes (docs/PERFORMANCE.md): N%06d of (i × 37813 + 11) mod n, R 0.95 −
+// 0.05i, for i = 0 … 4.
+func ScaleSeeds(n int) []retriever.Seed {
+	seeds := make([]retriever.Seed, 5)
+	for i := range seeds {
+		seeds[i] = retriever.Seed{NodeID: fmt.Sprintf("N%06d", (i*37_813+11)%n), Score: 0.95 - 0.05*float64(i)}
+	}
+	return seeds
+}
 
 // Scale writes a deterministic random graph as APOC JSON lines, for
 // benchmarks: n nodes (application ids N000000..., one of the six memory

@@ -17,9 +17,10 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 )
 
-// Seeds are the five seeds every 1M-edge benchmark uses.
-var Seeds = []retriever.Seed{{NodeID: "N000011", Score: 0.95}, {NodeID: "N037824", Score: 0.9},
-	{NodeID: "N075637", Score: 0.85}, {NodeID: "N013450", Score: 0.8}, {NodeID: "N051263", Score: 0.75}}
+// Seeds are the five seeds every 1M-edge benchmark uses
+// (randgraph.ScaleSeeds): N000011 (R 0.95), N037824, N075637, N013450
+// and N051263 (R 0.75).
+var Seeds = randgraph.ScaleSeeds(100_000)
 
 var (
 	once sync.Once

@@ -16,19 +16,8 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
 	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
-
-// scaleSeeds are the scale graph's five seeds (docs/PERFORMANCE.md:
-// BenchmarkSweep1M's), on a graph of n nodes.
-func scaleSeeds(n int) []retriever.Seed {
-	seeds := make([]retriever.Seed, 5)
-	for i := range seeds {
-		seeds[i] = retriever.Seed{NodeID: fmt.Sprintf("N%06d", (i*37_813+11)%n), Score: 0.95 - 0.05*float64(i)}
-	}
-	return seeds
-}
 
 // resultsKey writes explorations' paths as text (seed, then each hop's
 // end and transfer energy), to compare two engines' answers exactly.
@@ -76,7 +65,7 @@ func TestScaleLightRAGIsScale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := rt.ExploreAll(context.Background(), scaleSeeds(2_000), []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)})
+		res, err := rt.ExploreAll(context.Background(), randgraph.ScaleSeeds(2_000), []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +110,7 @@ func BenchmarkSchemaLightRAG1M(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	seeds, tags := scaleSeeds(100_000), []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
+	seeds, tags := randgraph.ScaleSeeds(100_000), []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
 	ctx := context.Background()
 	const explorations = 100
 	metrics := map[string][]float64{}

@@ -3,7 +3,6 @@ package sweep
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"runtime"
 	"slices"
@@ -81,11 +80,7 @@ func scaleCase(b *testing.B) (activation.Backend, []retriever.Seed, []string) {
 	}
 	ag = nil
 	runtime.GC()
-	seeds := make([]retriever.Seed, 5)
-	for i := range seeds {
-		seeds[i] = retriever.Seed{NodeID: fmt.Sprintf("N%06d", (i*37_813+11)%100_000), Score: 0.95 - 0.05*float64(i)}
-	}
-	return oninmem.New(g), seeds, []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
+	return oninmem.New(g), randgraph.ScaleSeeds(100_000), []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
 }
 
 // BenchmarkSweepDefault1M is the explorer's s on the 1M-edge graph

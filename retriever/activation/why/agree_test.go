@@ -322,16 +322,6 @@ func newCounting(be activation.Backend) counting {
 	return counting{Backend: be, entries: new(atomic.Int64), calls: new(atomic.Int64), rows: new(atomic.Int64)}
 }
 
-// scaleSeeds are the benchmark's five seeds on a graph of n nodes
-// (BenchmarkWhy1M): N%06d for (i × 37813 + 11) mod n, scores 0.95 − 0.05i.
-func scaleSeeds(n int) []retriever.Seed {
-	seeds := make([]retriever.Seed, 5)
-	for i := range seeds {
-		seeds[i] = retriever.Seed{NodeID: fmt.Sprintf("N%06d", (i*37_813+11)%n), Score: 0.95 - 0.05*float64(i)}
-	}
-	return seeds
-}
-
 // hops returns every node's hop distance from the nearest seed (a plain
 // breadth-first search over RELATES, −1 when not reached), by node index.
 func hops(g *inmem.Graph, seeds []retriever.Seed) []int {
@@ -374,7 +364,7 @@ func TestReadsLess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seeds := scaleSeeds(3000)
+	seeds := randgraph.ScaleSeeds(3000)
 	tags := []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
 	ps := activation.DefaultParams()
 	dist := hops(g, seeds)

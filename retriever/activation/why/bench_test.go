@@ -61,7 +61,7 @@ func benchWhy1M(b *testing.B, explain func(context.Context, why.Config) (why.Ans
 	if err != nil {
 		b.Fatal(err)
 	}
-	seeds := scaleSeeds(100_000)
+	seeds := randgraph.ScaleSeeds(100_000)
 	tags := []string{randgraph.ScaleTag(0), randgraph.ScaleTag(3)}
 	ps, opts := activation.DefaultParams(), activation.DefaultOptions()
 	rt, err := activation.New(oninmem.New(g), ps, opts)

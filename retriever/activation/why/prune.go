@@ -8,6 +8,14 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 )
 
+// smallestNormal is the least normal float64, 2⁻¹⁰²². slack covers the
+// rounding of the bounds' products relative to their size only while the
+// best T, and with it every product along a route that reaches it (R ≤ 1,
+// every factor ≤ 1), is at least this: below it each product is rounded to
+// a fixed step (4.9e-324), a bound may fall a step below the T it bounds,
+// and prune prunes nothing.
+const smallestNormal = 0x1p-1022
+
 // lowerBoundBudget is how many partial routes prune's search for a route
 // in the region read so far may try: its answer is only a lower bound, so
 // a search cut short costs pruning, not exactness.
@@ -44,8 +52,8 @@ func (g *region) prune(ctx context.Context, seeds []retriever.Seed, starts []int
 	if err != nil && !errors.Is(err, errBudget) {
 		return err
 	}
-	if best == nil || !(best.t > 0) {
-		return nil // nothing to reach yet
+	if best == nil || !(best.t >= smallestNormal) {
+		return nil // nothing to reach yet, or too little for slack to cover the rounding
 	}
 	n, depth := len(g.nodes), g.maxDepth
 	live := func(v int) bool { return !g.nodes[v].pruned }

@@ -16,9 +16,22 @@ import (
 )
 
 // bruteBest is the highest final T over every simple RELATES route of at
-// most maxDepth hops from a seed to target, found by listing them all (rule
-// 1's T, left to right, hop by hop); ok is false when there is none.
+// most maxDepth hops from a seed to target, found by listing them all
+// (bruteRoutes); ok is false when there is none.
 func bruteBest(g *naive.Graph, seeds []retriever.Seed, target string, tags []string, ps activation.Params) (best float64, ok bool) {
+	bruteRoutes(g, seeds, target, tags, ps, func(_ []int, t float64) {
+		if !ok || t > best {
+			best, ok = t, true
+		}
+	})
+	return best, ok
+}
+
+// bruteRoutes calls visit with every simple RELATES route of at most
+// maxDepth hops from a seed to target (its node indexes, the seed first)
+// and its final T (rule 1's T, left to right, hop by hop). The slice is
+// reused between calls.
+func bruteRoutes(g *naive.Graph, seeds []retriever.Seed, target string, tags []string, ps activation.Params, visit func(route []int, t float64)) {
 	tags = retriever.NormalizeTags(tags)
 	deg := make([]int64, len(g.Nodes))
 	for _, e := range g.Edges {
@@ -31,12 +44,13 @@ func bruteBest(g *naive.Graph, seeds []retriever.Seed, target string, tags []str
 		}
 	}
 	on := make([]bool, len(g.Nodes))
+	var route []int
 	var walk func(v int, t float64, hops int)
 	walk = func(v int, t float64, hops int) {
+		route = append(route, v)
+		defer func() { route = route[:len(route)-1] }()
 		if g.Nodes[v].ID == target {
-			if !ok || t > best {
-				best, ok = t, true
-			}
+			visit(route, t)
 			return
 		}
 		if hops == ps.MaxDepth {
@@ -71,7 +85,6 @@ func bruteBest(g *naive.Graph, seeds []retriever.Seed, target string, tags []str
 			}
 		}
 	}
-	return best, ok
 }
 
 // TestBestRouteIsBest: on 30 random graphs (internal/testkit/randgraph, 12 to 30
