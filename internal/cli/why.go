@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 )
@@ -103,39 +101,10 @@ func runWhy(ctx context.Context, args []string, env Env) error {
 	case err != nil:
 		return fmt.Errorf("why: %w", err)
 	}
-	nb, err := neighbourhoodFor(source, q.filter.f)
-	if err != nil {
-		return err
-	}
-	missing, err := seedsNotFound(ctx, nb, q.seeds)
-	if err != nil {
-		return fmt.Errorf("why: %w", err)
-	}
-	if err := noteSeedsNotFound(env, "why", missing, *format == "text"); err != nil {
+	if err := noteSeedsNotFound(env, "why", a.SeedsNotFound, *format == "text"); err != nil {
 		return err
 	}
 	return writeWhy(env.Stdout, a, *format)
-}
-
-// seedsNotFound are the ids of the seeds no node of nb has, in seed
-// order, looked up as every retriever looks its seeds up
-// (retriever.FindSeeds).
-func seedsNotFound(ctx context.Context, nb graph.Neighbourhood, seeds []retriever.Seed) ([]string, error) {
-	var missing []string
-	err := nb.Read(ctx, func(r graph.Reader) error {
-		found, err := retriever.FindSeeds(ctx, r, seeds)
-		if err != nil {
-			return err
-		}
-		missing = nil // a read that is retried starts over
-		for _, s := range seeds {
-			if _, ok := found[s.NodeID]; !ok {
-				missing = append(missing, s.NodeID)
-			}
-		}
-		return nil
-	})
-	return missing, err
 }
 
 // noteSeedsNotFound says, for why and compare, that each seed of missing

@@ -97,6 +97,9 @@ type Answer struct {
 	// Exact is false when the search ran out of budget, so that a better
 	// route may exist.
 	Exact bool
+	// SeedsNotFound are the ids of the seeds no node has, in seed order,
+	// each once: they start no route.
+	SeedsNotFound []string
 }
 
 // BlockingHop returns the blocking hop, or nil.
@@ -160,6 +163,8 @@ func Explain(ctx context.Context, cfg Config) (Answer, error) {
 			}
 			if ok {
 				seedNodes[s.NodeID] = n
+			} else {
+				ans.SeedsNotFound = append(ans.SeedsNotFound, s.NodeID)
 			}
 		}
 		if _, ok := seedNodes[s.NodeID]; ok {

@@ -265,3 +265,22 @@ func TestUnknownNode(t *testing.T) {
 		t.Fatalf("err = %v, want UnknownNodeError N9999", err)
 	}
 }
+
+// TestSeedsNotFound: seeds no node has are named once each, in seed order,
+// and start no route: with N9998 and N9999 (twice) beside scenario A's
+// N2006, N2010 keeps TestKept's answer (seed N2006, the same route); with
+// scenario A alone none is named.
+func TestSeedsNotFound(t *testing.T) {
+	be := demo(t)
+	q := question{seeds: []retriever.Seed{{NodeID: "N9999", Score: 0.9}, {NodeID: "N2006", Score: 0.85},
+		{NodeID: "N9998", Score: 0.5}, {NodeID: "N9999", Score: 0.4}}, tags: scenarioA.tags}
+	a := q.ask(t, be, "N2010")
+	if !slices.Equal(a.SeedsNotFound, []string{"N9999", "N9998"}) {
+		t.Errorf("seeds not found %q, want N9999 and N9998", a.SeedsNotFound)
+	}
+	verdict(t, a, why.Kept, -1)
+	route(t, a, []string{"N2006", "N2003", "N2001", "N2010"}, []float64{0.10164583333333331, 0.02588019491351869, 0.006873291250000001})
+	if s := scenarioA.ask(t, be, "N2010"); s.SeedsNotFound != nil {
+		t.Errorf("scenario A: seeds not found %q, want none", s.SeedsNotFound)
+	}
+}
