@@ -204,8 +204,8 @@ func (s Schema) RefuseNodes(c NodeCounts) error {
 		return fmt.Errorf("schema %s: 0 of %s %s have %s (--node-where picks the nodes by a property)", s.Name, Commas(c.Labelled), of, s.whereText())
 	}
 	if c.BadIDs > 0 {
-		return fmt.Errorf("schema %s: %s of %s %s have a %s that is not a non-empty string (the first: node %s has %s)",
-			s.Name, Commas(c.BadIDs), Commas(c.Kept), s.NodesWord(), QuoteName(s.IDProperty), QuoteName(c.BadIDNode), c.BadIDValue)
+		return fmt.Errorf("schema %s: %s is not a non-empty string on %s of %s %s (the first: node %s has %s)",
+			s.Name, QuoteName(s.IDProperty), Commas(c.BadIDs), Commas(c.Kept), s.NodesWord(), QuoteName(c.BadIDNode), c.BadIDValue)
 	}
 	if c.WithID == 0 {
 		return fmt.Errorf("schema %s: 0 of %s %s have %s (give the id property with --id-property)",
@@ -264,11 +264,11 @@ func (s Schema) RefuseRels(c RelCounts) error {
 	travWord := "relationships of type " + strings.Join(names, ",")
 	switch {
 	case c.BadWeights > 0:
-		return fmt.Errorf("schema %s: %s of %s %s have a %s that is not a number (the first: relationship %s has %s)",
-			s.Name, Commas(c.BadWeights), Commas(traversed), travWord, QuoteName(s.WeightProperty), QuoteName(c.BadWeightRel), c.BadWeightValue)
+		return fmt.Errorf("schema %s: %s is not a number on %s of %s %s (the first: relationship %s has %s)",
+			s.Name, QuoteName(s.WeightProperty), Commas(c.BadWeights), Commas(traversed), travWord, QuoteName(c.BadWeightRel), c.BadWeightValue)
 	case c.BadTags > 0:
-		return fmt.Errorf("schema %s: %s of %s %s have %s neither a string nor a list of strings (the first: relationship %s has %s)",
-			s.Name, Commas(c.BadTags), Commas(traversed), travWord, QuoteName(s.TagsProperty), QuoteName(c.BadTagsRel), c.BadTagsValue)
+		return fmt.Errorf("schema %s: %s is neither a string nor a list of strings on %s of %s %s (the first: relationship %s has %s)",
+			s.Name, QuoteName(s.TagsProperty), Commas(c.BadTags), Commas(traversed), travWord, QuoteName(c.BadTagsRel), c.BadTagsValue)
 	case s.WeightProperty != "" && c.WithWeight == 0:
 		return fmt.Errorf("schema %s: 0 of %s %s have %s (--weight-property '' says the graph has no weight)",
 			s.Name, Commas(traversed), travWord, QuoteName(s.WeightProperty))

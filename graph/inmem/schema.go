@@ -325,8 +325,12 @@ func (m *mapper) finish(rep apoc.Report) (*Graph, error) {
 			graph.Commas(without), graph.Commas(nc.Kept), s.NodesWord(), graph.QuoteName(s.IDProperty)))
 	}
 	if m.badTimes > 0 {
-		return nil, fmt.Errorf("schema %s: %s relationships have a %s that is not an RFC 3339 time (the first: %s)",
-			s.Name, graph.Commas(m.badTimes), graph.QuoteName(s.InvalidAt), m.badTimeEx)
+		rels := "relationships"
+		if m.badTimes == 1 {
+			rels = "relationship"
+		}
+		return nil, fmt.Errorf("schema %s: %s is not an RFC 3339 time on %s %s (the first: %s)",
+			s.Name, graph.QuoteName(s.InvalidAt), graph.Commas(m.badTimes), rels, m.badTimeEx)
 	}
 	if m.droppedRels > 0 {
 		total := m.droppedRels + m.invalid + int(m.rc.Rels)

@@ -324,16 +324,16 @@ func TestSchemaOnNeo4jRefusalsAsEmbedded(t *testing.T) {
 		locator string
 	}{
 		{"weight", one(lr, `"weight":3.0`, `"weight":"heavy"`), nil,
-			`schema lightrag: 1 of 5 relationships of type DIRECTED have a weight that is not a number (the first: relationship 2 has string "heavy")`,
+			`schema lightrag: weight is not a number on 1 of 5 relationships of type DIRECTED (the first: relationship 2 has string "heavy")`,
 			`MATCH ()-[r]->() WHERE r.weight = 'heavy' RETURN elementId(r) AS e, r.weight AS v`},
 		{"weight, every one", lr, []string{"--weight-property", "description"},
-			`schema lightrag: 5 of 5 relationships of type DIRECTED have a description that is not a number (the first: relationship 0 has string "Alice manages the Leeds DC.")`,
+			`schema lightrag: description is not a number on 5 of 5 relationships of type DIRECTED (the first: relationship 0 has string "Alice manages the Leeds DC.")`,
 			`MATCH (:base)-[r:DIRECTED]->(:base) RETURN elementId(r) AS e, r.description AS v ORDER BY e LIMIT 1`},
 		{"tags", one(lr, `"keywords":"stocks, inventory"`, `"keywords":[7, 8]`), nil,
-			`schema lightrag: 1 of 5 relationships of type DIRECTED have keywords neither a string nor a list of strings (the first: relationship 1 has a list containing integer 7)`,
+			`schema lightrag: keywords is neither a string nor a list of strings on 1 of 5 relationships of type DIRECTED (the first: relationship 1 has a list containing integer 7)`,
 			`MATCH ()-[r]->() WHERE r.keywords = [7, 8] RETURN elementId(r) AS e, r.keywords AS v`},
 		{"id", one(lr, `"entity_id":"Safety stock"`, `"entity_id":42`), nil,
-			`schema lightrag: 1 of 6 nodes with the label base have a entity_id that is not a non-empty string (the first: node 4 has integer 42)`,
+			`schema lightrag: entity_id is not a non-empty string on 1 of 6 nodes with the label base (the first: node 4 has integer 42)`,
 			`MATCH (n) WHERE n.entity_id = 42 RETURN elementId(n) AS e, n.entity_id AS v`},
 		{"RELATES", strings.TrimSuffix(lr, "\n") + "\n" + `{"type":"relationship","id":"7","label":"RELATES","properties":{},"start":{"id":"0"},"end":{"id":"2"}}` + "\n", nil,
 			`schema lightrag: 1 relationships have the type RELATES, which the mapping does not traverse: memoria's retrievers know the traversed types by that name (add RELATES to --traverse-types)`, ""},
@@ -342,7 +342,7 @@ func TestSchemaOnNeo4jRefusalsAsEmbedded(t *testing.T) {
 		{"no tags", lr, []string{"--tags-property", "nope"},
 			`schema lightrag: 0 of 5 relationships of type DIRECTED have nope (--tags-property '' says the graph has no tags)`, ""},
 		{"graphiti", gr, []string{"--weight-property", "fact", "--now", "2026-06-01T00:00:00Z"},
-			`schema graphiti: 5 of 5 relationships of type RELATES_TO have a fact that is not a number (the first: relationship 0 has string "Alice works at the Leeds DC.")`,
+			`schema graphiti: fact is not a number on 5 of 5 relationships of type RELATES_TO (the first: relationship 0 has string "Alice works at the Leeds DC.")`,
 			`MATCH (:Entity)-[r:RELATES_TO]->(:Entity) WHERE NOT coalesce(datetime(r.invalid_at) <= datetime('2026-06-01T00:00:00Z'), false)
 			 RETURN elementId(r) AS e, r.fact AS v ORDER BY e LIMIT 1`},
 	} {

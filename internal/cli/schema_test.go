@@ -323,7 +323,7 @@ func TestSchemaGraphitiInvalidAt(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := run(t, "explore", "--graph", path, "--schema", "graphiti", "--seed", alice)
-	if code != 1 || !strings.Contains(errs, `1 relationships have a invalid_at that is not an RFC 3339 time (the first: relationship 1 has string "last Tuesday")`) {
+	if code != 1 || !strings.Contains(errs, `invalid_at is not an RFC 3339 time on 1 relationship (the first: relationship 1 has string "last Tuesday")`) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }
@@ -346,7 +346,7 @@ func TestSchemaRefusals(t *testing.T) {
 		{[]string{"--graph", lr, "--schema", "lightrag", "--node-where", "entity_type=person", "--id-property", "name"}, 1,
 			`schema lightrag: 0 of 2 nodes with the label base and entity_type "person" have name`},
 		{[]string{"--graph", lr, "--schema", "lightrag", "--weight-property", "description"}, 1,
-			`5 of 5 relationships of type DIRECTED have a description that is not a number (the first: relationship 0 has string "Alice manages the Leeds DC.")`},
+			`description is not a number on 5 of 5 relationships of type DIRECTED (the first: relationship 0 has string "Alice manages the Leeds DC.")`},
 		{[]string{"--graph", lr, "--schema", "lightrag", "--tags-property", "nope"}, 1, "0 of 5 relationships of type DIRECTED have nope"},
 		{[]string{"--schema", "neo"}, 2, `--schema "neo": want memoria, lightrag, graphiti`},
 		{[]string{"--schema", "lightrag", "--default-weight", "heavy"}, 2, `--default-weight "heavy": want a finite number`},
