@@ -67,6 +67,8 @@ func referenceExplain(ctx context.Context, cfg Config) (Answer, error) {
 			}
 			if ok {
 				seedNodes[s.NodeID] = n
+			} else {
+				ans.SeedsNotFound = append(ans.SeedsNotFound, s.NodeID)
 			}
 		}
 		if _, ok := seedNodes[s.NodeID]; ok {
