@@ -1,6 +1,7 @@
 package retriever
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -104,4 +105,20 @@ func Number(v any) (float64, bool) {
 		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
 	}
 	return 0, false
+}
+
+// ParseQueryVector reads a query vector: a JSON array of finite numbers,
+// not all zero.
+func ParseQueryVector(data []byte) ([]float64, error) {
+	var v []float64
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("not a JSON array of numbers: %w", err)
+	}
+	if v == nil {
+		return nil, errors.New("not a JSON array of numbers: null")
+	}
+	if err := CheckQueryVector(v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }

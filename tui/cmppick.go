@@ -19,6 +19,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/expansion"
 	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
+	"github.com/memoria-graph/memoria/retriever/registry"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
@@ -224,41 +225,26 @@ type whyJob struct {
 // why-not.
 func (j whyJob) config() rankwhy.Config {
 	cfg := rankwhy.Config{Neighbourhood: j.nb, Query: j.q, Unfiltered: j.unfiltered, Filter: j.filter}
-	cfg.Expansion, _ = j.params[expansion.Name].(expansion.Params)
-	cfg.Spreading, _ = j.params[spreading.Name].(spreading.Params)
-	cfg.PPR, _ = j.params[ppr.Name].(ppr.Params)
-	cfg.Fusion = j.fusion
+	cfg.Settings = func(name string) retriever.Settings {
+		spec, _ := registry.Lookup(name)
+		p := spec.Defaults()
+		if name == fusion.Name {
+			return p.WithRaw(j.fusion)
+		}
+		if raw, ok := j.params[name]; ok {
+			p = p.WithRaw(raw)
+		}
+		return p
+	}
 	cfg.Run = func(ctx context.Context, name string, depth int) (retriever.Ranking, error) {
-		k := func(own int) int {
+		if _, ok := registry.Lookup(name); ok {
+			p := cfg.Settings(name)
 			if depth > 0 {
-				return depth
+				p = p.WithTopK(depth)
 			}
-			return own
+			return p.Run(ctx, retriever.Env{Neighbourhood: j.nb, Rank: cfg.Run}, j.q)
 		}
 		switch name {
-		case expansion.Name:
-			p := cfg.Expansion
-			p.TopK = k(p.TopK)
-			return expansion.Retrieve(ctx, j.nb, j.q, p)
-		case spreading.Name:
-			p := cfg.Spreading
-			p.TopK = k(p.TopK)
-			return spreading.Retrieve(ctx, j.nb, j.q, p)
-		case ppr.Name:
-			p := cfg.PPR
-			p.TopK = k(p.TopK)
-			return ppr.Retrieve(ctx, j.nb, j.q, p)
-		case fusion.Name:
-			p := cfg.Fusion
-			p.TopK = k(p.TopK)
-			lists := make([]retriever.Ranking, len(p.Fuse))
-			for i, name := range p.Fuse {
-				var err error
-				if lists[i], err = cfg.Run(ctx, name, p.Depth); err != nil {
-					return retriever.Ranking{}, err
-				}
-			}
-			return fusion.Fuse(lists, p)
 		case activation.Name:
 			r, err := activation.New(j.backend, j.act, j.opts)
 			if err != nil {

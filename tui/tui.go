@@ -23,6 +23,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/expansion"
 	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
+	"github.com/memoria-graph/memoria/retriever/registry"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 	"github.com/muesli/termenv"
 )
@@ -80,19 +81,10 @@ type Options struct {
 	// --retrievers); the parameters shown are Retriever's when it is among
 	// them, else the first's.
 	Compare []string
-	// Fusion holds fusion's parameters in the compare view (its Fuse is
-	// always the other retrievers compared); the zero value means
-	// fusion.DefaultParams().
-	Fusion fusion.Params
-	// Expansion holds the typed expansion's starting parameters; the zero
-	// value means expansion.DefaultParams().
-	Expansion expansion.Params
-	// Spreading holds spreading activation's starting parameters; the zero
-	// value means spreading.DefaultParams().
-	Spreading spreading.Params
-	// PPR holds personalized PageRank's starting parameters; the zero
-	// value means ppr.DefaultParams().
-	PPR ppr.Params
+	// Settings are the ranking retrievers' starting parameters, by name
+	// (retriever/registry); a retriever missing has its defaults. Fusion's
+	// Fuse is always the other retrievers compared.
+	Settings map[string]retriever.Settings
 	// Neighbourhood is the graph as every retriever but Activation Energy
 	// reads it (graph.Neighbourhood over the same source). Without it only
 	// Activation Energy can run.
@@ -112,6 +104,12 @@ type Options struct {
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string
+
+	// The ranking retrievers' parameters, from Settings (validate).
+	fusionP   fusion.Params
+	expansion expansion.Params
+	spreading spreading.Params
+	ppr       ppr.Params
 
 	// term is Out as the caller gave it, before lockOutput wrapped it: the
 	// colour profile is read from it (see colorWriter).
@@ -140,10 +138,24 @@ func (o Options) withDefaults() (Options, error) {
 	if err := o.checkCompare(); err != nil {
 		return o, err
 	}
-	if o.Fusion.Depth == 0 && o.Fusion.TopK == 0 {
-		o.Fusion = fusion.DefaultParams()
+	raw := func(name string) any {
+		if p, ok := o.Settings[name]; ok {
+			if err := p.Validate(); err != nil {
+				return err
+			}
+			return p.Raw()
+		}
+		spec, _ := registry.Lookup(name)
+		return spec.Defaults().Raw()
 	}
-	if f := o.Fusion; slices.Contains(o.Compare, fusion.Name) {
+	for _, name := range []string{fusion.Name, expansion.Name, spreading.Name, ppr.Name} {
+		if err, ok := raw(name).(error); ok {
+			return o, err
+		}
+	}
+	o.fusionP, o.expansion = raw(fusion.Name).(fusion.Params), raw(expansion.Name).(expansion.Params)
+	o.spreading, o.ppr = raw(spreading.Name).(spreading.Params), raw(ppr.Name).(ppr.Params)
+	if f := o.fusionP; slices.Contains(o.Compare, fusion.Name) {
 		f.Fuse = []string{activation.Name} // set to the others compared when it runs
 		if err := f.Validate(); err != nil {
 			return o, err
@@ -151,25 +163,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if len(o.Compare) >= 2 && (!slices.Contains(o.Compare, o.Retriever) || o.Retriever == fusion.Name) {
 		o.Retriever = firstWithParams(o.Compare)
-	}
-	if o.Expansion.MaxHops == 0 && o.Expansion.TypeWeights == nil {
-		o.Expansion = expansion.DefaultParams()
-	}
-	if err := o.Expansion.Validate(); err != nil {
-		return o, err
-	}
-	o.Expansion = o.Expansion.Clone()
-	if o.Spreading.Pulses == 0 && o.Spreading.Initial == "" {
-		o.Spreading = spreading.DefaultParams()
-	}
-	if err := o.Spreading.Validate(); err != nil {
-		return o, err
-	}
-	if o.PPR == (ppr.Params{}) {
-		o.PPR = ppr.DefaultParams()
-	}
-	if err := o.PPR.Validate(); err != nil {
-		return o, err
 	}
 	if o.MaxSeeds <= 0 {
 		o.MaxSeeds = 5

@@ -11,7 +11,6 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/render/subgraph"
 	"github.com/memoria-graph/memoria/retriever"
-	"github.com/memoria-graph/memoria/retriever/fusion"
 )
 
 const compareUsage = `Usage: memoria compare [source flags] --seed ID[=SCORE]... [--tags a,b]
@@ -51,7 +50,7 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	rf.register(fs)
 	var rr rerankFlags
 	rr.register(fs)
-	list := fs.String("retrievers", strings.Join(Retrievers, ","), "the `retrievers` to compare, comma-separated: "+strings.Join(Retrievers, ", "))
+	list := fs.String("retrievers", strings.Join(retrieverNames(), ","), "the `retrievers` to compare, comma-separated: "+strings.Join(retrieverNames(), ", "))
 	format := fs.String("format", "text", "output `format`: text, json, html or graphml")
 	if err := parse(fs, env, args); err != nil {
 		return err
@@ -144,9 +143,9 @@ func listedRetrievers(fs *flag.FlagSet, cmd, list string, least int, rf *retriev
 	if err != nil {
 		return nil, err
 	}
-	listed := names
-	if slices.Contains(names, fusion.Name) {
-		listed = append(slices.Clone(names), rf.fusion.Fuse...)
+	listed := slices.Clone(names)
+	for _, n := range names {
+		listed = append(listed, rf.combined(n)...)
 	}
 	if err := refuseUnlisted(fs, cmd, "--retrievers does not list it", listed); err != nil {
 		return nil, err
@@ -154,7 +153,7 @@ func listedRetrievers(fs *flag.FlagSet, cmd, list string, least int, rf *retriev
 	if err := rf.finish(cmd, names); err != nil {
 		return nil, err
 	}
-	if err := rr.check(fs, cmd, rf.spread.QueryVector); err != nil {
+	if err := rr.check(fs, cmd, rf.vector); err != nil {
 		return nil, err
 	}
 	return names, nil
@@ -163,7 +162,7 @@ func listedRetrievers(fs *flag.FlagSet, cmd, list string, least int, rf *retriev
 // parseRetrievers reads cmd's --retrievers: known names, at least least
 // (1 or 2), each once.
 func parseRetrievers(cmd, v string, least int) ([]string, error) {
-	return parseRetrieverList(cmd+": ", v, Retrievers, least)
+	return parseRetrieverList(cmd+": ", v, retrieverNames(), least)
 }
 
 // parseRetrieverList reads a --retrievers list (compare's, eval's, the
@@ -198,8 +197,8 @@ func refuseUnlisted(fs *flag.FlagSet, cmd, why string, names []string) error {
 			return
 		}
 		var owners []string
-		for _, r := range Retrievers {
-			if slices.Contains(ownFlags[r], f.Name) {
+		for _, r := range retrieverNames() {
+			if slices.Contains(ownFlags(r), f.Name) {
 				if slices.Contains(names, r) {
 					return
 				}

@@ -41,7 +41,7 @@ func benchCompare(b *testing.B, g graph.Source) {
 	q.register(fs, "")
 	var rf retrieverFlags
 	rf.register(fs)
-	if err := rf.finish("", Retrievers); err != nil {
+	if err := rf.finish("", retrieverNames()); err != nil {
 		b.Fatal(err)
 	}
 	gather, err := newRankings(Env{Stderr: io.Discard}, &q, &rf, g)
@@ -58,11 +58,11 @@ func benchCompare(b *testing.B, g graph.Source) {
 		return r
 	}
 	compare := func() {
-		out, err := gather.compared(ctx, Retrievers, rq, rf.topK)
+		out, err := gather.compared(ctx, retrieverNames(), rq, rf.topK)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := overlap.Compare(Retrievers, out, rf.topK); err != nil {
+		if _, err := overlap.Compare(retrieverNames(), out, rf.topK); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -87,7 +87,7 @@ func benchCompare(b *testing.B, g graph.Source) {
 		compare()
 	}
 	var sum time.Duration // the four, fusion left out: it runs them again
-	for _, name := range Retrievers {
+	for _, name := range retrieverNames() {
 		d := p50(func() { one(name) })
 		b.ReportMetric(float64(d)/1e6, name+"-ms")
 		if name != fusion.Name {

@@ -69,7 +69,7 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	fs.Lookup("retriever").Usage = "not for eval: --retrievers lists them"
 	queries := fs.String("queries", "", "the query set, JSON lines in `FILE` (required)")
 	qrelsFile := fs.String("qrels", "", "relevance grades from a TREC qrels `FILE` (qid 0 docid rel), beside the query set's")
-	list := fs.String("retrievers", strings.Join(Retrievers, ","), "the `retrievers` to measure, comma-separated, the first the one the others are compared with: "+strings.Join(Retrievers, ", "))
+	list := fs.String("retrievers", strings.Join(retrieverNames(), ","), "the `retrievers` to measure, comma-separated, the first the one the others are compared with: "+strings.Join(retrieverNames(), ", "))
 	kList := fs.String("k", evalDefaultKs, "the cut-offs `K,...` of P@k, Recall@k and nDCG@k, each at least 1")
 	format := fs.String("format", "text", "output `format`: text, json or trec")
 	outDir := fs.String("out", "", "with --format trec: the `DIR` the run files and qrels go to (made if missing)")
@@ -201,8 +201,8 @@ func readQuerySet(cmd, queries, qrelsFile string) ([]eval.Query, []string, error
 
 // evalRuns runs every retriever of names on every query of set, as compare
 // runs them (rankings.compared, at --top-k), each ranking reranked when
-// --rerank signals is on; a query's query vector goes to spreading
-// activation and to the rerank. runs[query][retriever] are the rankings,
+// --rerank signals is on; a query's query vector goes to the
+// retrievers that read one and to the rerank. runs[query][retriever] are the rankings,
 // contexts[query][retriever] the llm context each gives an agent, as
 // `explore --format llm` writes it: Activation Energy's own, of its paths
 // (render.ToLLMContext; of its ranking when reranked, as explore does), the
@@ -218,7 +218,11 @@ func readQuerySet(cmd, queries, qrelsFile string) ([]eval.Query, []string, error
 // stops the others.
 func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, set []eval.Query) (runs [][]scored, err error) {
 	runs = make([][]scored, len(set))
-	if err := g.prepare(ctx, append(slices.Clone(names), rf.fusion.Fuse...)); err != nil {
+	all := slices.Clone(names)
+	for _, n := range names {
+		all = append(all, rf.combined(n)...)
+	}
+	if err := g.prepare(ctx, all); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -263,7 +267,7 @@ func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFl
 // parameters rf and rr (paths: where g's explored hook puts Activation
 // Energy's paths context), into run.
 func evalQuery(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, query eval.Query, paths *string, run *[]scored) error {
-	rf.spread.QueryVector = query.QueryVector
+	rf.vector = query.QueryVector
 	rr.p.QueryVector = query.QueryVector
 	out, err := g.compared(ctx, names, query.Retriever(), rf.topK)
 	if err != nil {

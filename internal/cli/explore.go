@@ -7,16 +7,12 @@ import (
 	"io"
 	"slices"
 
-	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/render/subgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
-	"github.com/memoria-graph/memoria/retriever/expansion"
-	"github.com/memoria-graph/memoria/retriever/fusion"
-	"github.com/memoria-graph/memoria/retriever/ppr"
-	"github.com/memoria-graph/memoria/retriever/spreading"
+	"github.com/memoria-graph/memoria/retriever/registry"
 )
 
 const exploreUsage = `Usage: memoria explore [source flags] --seed ID[=SCORE]... [options]
@@ -93,23 +89,23 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	if err := rf.check(fs, "explore"); err != nil {
 		return err
 	}
-	if err := rr.check(fs, "explore", rf.spread.QueryVector); err != nil {
+	if err := rr.check(fs, "explore", rf.vector); err != nil {
 		return err
 	}
 	if *format == "" {
 		*format = "json"
-		if rf.name != activation.Name || rr.on() {
+		if rf.name != registry.Activation || rr.on() {
 			*format = "ranking"
 		}
 	}
-	if rr.on() && rf.name == activation.Name && *format != "ranking" {
+	if rr.on() && rf.name == registry.Activation && *format != "ranking" {
 		return usagef("explore: --rerank signals reranks Activation Energy's ranking: --format ranking only (--format %s prints its own results)", *format)
 	}
 	if !slices.Contains(formats, *format) {
 		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher, check, ranking, html, graphml)", *format)
 	}
 	drawn := *format == "html" || *format == "graphml"
-	if rf.name != activation.Name && !slices.Contains(rankingFormats, *format) && !drawn {
+	if rf.name != registry.Activation && !slices.Contains(rankingFormats, *format) && !drawn {
 		return usagef("explore: --format %s is Activation Energy's; --retriever %s prints ranking, tree, d3, llm, cypher, html or graphml", *format, rf.name)
 	}
 	if !slices.Contains(render.CypherForms, render.CypherForm(*form)) {
@@ -130,33 +126,16 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	defer source.Close(context.WithoutCancel(ctx))
 	rq := retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}
 	deep := 0 // html and graphml: a ranking retriever runs to 2K, its hits beyond K the losers
-	if *format == "html" && rf.name != activation.Name && !rr.on() {
-		deep = rf.topK
-		rf.exp.TopK, rf.spread.TopK, rf.ppr.TopK, rf.fusion.TopK = 2*deep, 2*deep, 2*deep, 2*deep
-	}
-	rank := func(retrieve func(graph.Neighbourhood) (retriever.Ranking, error)) error {
-		if drawn {
-			return subgraphRanking(source, q.filter.f, retrieve, &rr, deep, *format, env.Stdout)
+	if rf.name != registry.Activation {
+		if *format == "html" && !rr.on() {
+			deep = rf.topK
+			rf.topK = 2 * deep
 		}
-		return runRanking(ctx, source, q.filter.f, retrieve, &rr, *format, render.CypherForm(*form), env.Stdout)
-	}
-	switch rf.name {
-	case expansion.Name:
-		return rank(func(nb graph.Neighbourhood) (retriever.Ranking, error) {
-			return expansion.Retrieve(ctx, nb, rq, rf.exp)
-		})
-	case spreading.Name:
-		return rank(func(nb graph.Neighbourhood) (retriever.Ranking, error) {
-			return spreading.Retrieve(ctx, nb, rq, rf.spread)
-		})
-	case ppr.Name:
-		return rank(func(nb graph.Neighbourhood) (retriever.Ranking, error) { return ppr.Retrieve(ctx, nb, rq, rf.ppr) })
-	case fusion.Name:
 		g, err := newRankings(env, &q, &rf, source)
 		if err != nil {
 			return err
 		}
-		r, err := g.of(ctx, fusion.Name, rq, 0)
+		r, err := g.of(ctx, rf.name, rq, 0)
 		if err == nil {
 			r, err = rr.apply(r)
 		}

@@ -12,12 +12,8 @@ import (
 	"github.com/memoria-graph/memoria/internal/eval"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
-	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
-	"github.com/memoria-graph/memoria/retriever/expansion"
-	"github.com/memoria-graph/memoria/retriever/fusion"
-	"github.com/memoria-graph/memoria/retriever/ppr"
-	"github.com/memoria-graph/memoria/retriever/spreading"
+	"github.com/memoria-graph/memoria/retriever/registry"
 )
 
 // sweepable is a numeric parameter a metric sweep can vary: its flag, the
@@ -34,37 +30,31 @@ type sweepable struct {
 
 // sweepables are the parameters of `memoria sweep --queries`, by
 // retriever: Activation Energy's four thresholds (their grids as the
-// threshold sweep's, sweep.DefaultRange) and every numeric parameter of
-// the others (docs/EVALUATION.md, "Metric sweeps").
-var sweepables = func() []sweepable {
+// threshold sweep's, sweep.DefaultRange) and every row of the ranking
+// retrievers' tables that has a grid (docs/EVALUATION.md, "Metric
+// sweeps").
+func sweepables() []sweepable {
 	var out []sweepable
 	for _, p := range sweep.Params {
 		from, to, steps := sweep.DefaultRange(p)
-		out = append(out, sweepable{string(p), activation.Name, p.Integer(), p == sweep.MinActivation, from, to, steps})
+		out = append(out, sweepable{string(p), registry.Activation, p.Integer(), p == sweep.MinActivation, from, to, steps})
 	}
-	return append(out,
-		sweepable{"max-hops", expansion.Name, true, false, 1, 3, 3},
-		sweepable{"expansion-factor", expansion.Name, false, false, 0.1, 1, 10},
-		sweepable{"depth-decay", expansion.Name, false, false, 0.1, 1, 10},
-		sweepable{"pulses", spreading.Name, true, false, 1, 6, 6},
-		sweepable{"decay", spreading.Name, false, false, 0.1, 1, 10},
-		sweepable{"threshold", spreading.Name, false, false, 0, 0.2, 21},
-		sweepable{"alpha", spreading.Name, false, false, 0, 1, 11},
-		sweepable{"entity-penalty-above", spreading.Name, false, false, 1, 100, 12},
-		sweepable{"damping", ppr.Name, false, false, 0.1, 0.9, 9},
-		sweepable{"epsilon", ppr.Name, false, true, 1e-7, 1e-3, 9},
-		sweepable{"rrf-k", fusion.Name, false, false, 0, 100, 11},
-		sweepable{"fuse-depth", fusion.Name, true, false, 10, 200, 20},
-		sweepable{"top-k", "", true, false, 1, 50, 50}, // every ranking retriever's K
-	)
-}()
+	for _, spec := range registry.Specs() {
+		for _, p := range spec.Params {
+			if p.Grid.Steps > 0 {
+				out = append(out, sweepable{p.Flag, spec.Name, p.Whole, p.Grid.Log, p.Grid.From, p.Grid.To, p.Grid.Steps})
+			}
+		}
+	}
+	return out
+}
 
 // sweepableOf is retriever name's parameter flag, or an error listing
 // the ones it has.
 func sweepableOf(name, param string) (sweepable, error) {
 	var have []string
-	for _, s := range sweepables {
-		if s.retriever == name || (s.retriever == "" && name != activation.Name) {
+	for _, s := range sweepables() {
+		if s.retriever == name {
 			if s.flag == param {
 				return s, nil
 			}
@@ -159,7 +149,7 @@ func setSwept(fs *flag.FlagSet, q *queryFlags, rf *retrieverFlags, names []strin
 	if err := fs.Set(sp.flag, sp.formatValue(v)); err != nil {
 		return usagef("sweep: --%s %s: %v", sp.flag, sp.formatValue(v), err)
 	}
-	if sp.retriever == activation.Name {
+	if sp.retriever == registry.Activation {
 		if err := q.cfg.Validate(); err != nil {
 			return usagef("sweep: --%s %s: %v", sp.flag, sp.formatValue(v), err)
 		}

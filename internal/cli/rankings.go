@@ -7,10 +7,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
-	"github.com/memoria-graph/memoria/retriever/expansion"
-	"github.com/memoria-graph/memoria/retriever/fusion"
-	"github.com/memoria-graph/memoria/retriever/ppr"
-	"github.com/memoria-graph/memoria/retriever/spreading"
+	"github.com/memoria-graph/memoria/retriever/registry"
 )
 
 // rankings runs retrievers by name over one source, each with the
@@ -56,25 +53,9 @@ func newRankings(env Env, q *queryFlags, rf *retrieverFlags, source graph.Source
 	return &rankings{env: env, q: q, rf: rf, source: source, nb: nb}, nil
 }
 
-// all returns the rankings of names for rq, in order, one retriever after
-// another: Activation Energy already explores its seeds in parallel, and
-// running the retrievers at once on two cores measured slower
-// (BenchmarkCompare1M: 110–144 ms against 103 ms in turn, the garbage
-// collector and the cores shared). The first error is returned.
-func (g *rankings) all(ctx context.Context, names []string, rq retriever.Query, depth int) ([]retriever.Ranking, error) {
-	out := make([]retriever.Ranking, len(names))
-	for i, name := range names {
-		var err error
-		if out[i], err = g.of(ctx, name, rq, depth); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // prepare builds Activation Energy's retriever when names holds it (once).
 func (g *rankings) prepare(ctx context.Context, names []string) error {
-	if g.act != nil || !slices.Contains(names, activation.Name) {
+	if g.act != nil || !slices.Contains(names, registry.Activation) {
 		return nil
 	}
 	backend, err := g.q.cliBackend(ctx, g.env, g.source, false)
@@ -90,35 +71,17 @@ func (g *rankings) prepare(ctx context.Context, names []string) error {
 // of returns retriever name's ranking for rq.
 func (g *rankings) of(ctx context.Context, name string, rq retriever.Query, depth int) (r retriever.Ranking, err error) {
 	defer func() { r.Filter = g.q.filter.f.String() }()
-	k := func(p int) int {
+	if name != registry.Activation {
+		p := g.rf.settings(name)
 		if depth > 0 {
-			return depth
+			p = p.WithTopK(depth)
 		}
-		return p
+		env := retriever.Env{Neighbourhood: g.nb, Rank: func(ctx context.Context, name string, depth int) (retriever.Ranking, error) {
+			return g.of(ctx, name, rq, depth)
+		}}
+		return p.Run(ctx, env, rq)
 	}
-	switch name {
-	case expansion.Name:
-		p := g.rf.exp
-		p.TopK = k(p.TopK)
-		return expansion.Retrieve(ctx, g.nb, rq, p)
-	case spreading.Name:
-		p := g.rf.spread
-		p.TopK = k(p.TopK)
-		return spreading.Retrieve(ctx, g.nb, rq, p)
-	case ppr.Name:
-		p := g.rf.ppr
-		p.TopK = k(p.TopK)
-		return ppr.Retrieve(ctx, g.nb, rq, p)
-	case fusion.Name:
-		p := g.rf.fusion
-		p.TopK = k(p.TopK)
-		lists, err := g.all(ctx, p.Fuse, rq, p.Depth)
-		if err != nil {
-			return retriever.Ranking{}, err
-		}
-		return fusion.Fuse(lists, p)
-	}
-	if err := g.prepare(ctx, []string{activation.Name}); err != nil {
+	if err := g.prepare(ctx, []string{registry.Activation}); err != nil {
 		return retriever.Ranking{}, err
 	}
 	results, err := g.act.ExploreAll(ctx, rq.Seeds, rq.Tags)
@@ -136,40 +99,55 @@ func (g *rankings) of(ctx context.Context, name string, rq retriever.Query, dept
 }
 
 // compared returns the rankings of names for compare, each retriever's top
-// k. When fusion is among them, each retriever it fuses runs once, to the
-// fuse depth (or k, if deeper): fusion fuses those rankings, and a listed
-// retriever's ranking in the comparison is the same one cut to its top k
-// (the same hits as a run with K = k; its statistics are the deeper
-// run's), so that fusion costs no second run of anything.
+// k. When a combining retriever (fusion) is among them, each retriever it
+// combines runs once, to its depth (or k, if deeper): it combines those
+// rankings, and a listed retriever's ranking in the comparison is the same
+// one cut to its top k (the same hits as a run with K = k; its statistics
+// are the deeper run's), so that combining costs no second run of
+// anything.
 func (g *rankings) compared(ctx context.Context, names []string, rq retriever.Query, k int) ([]retriever.Ranking, error) {
-	if !slices.Contains(names, fusion.Name) {
-		return g.all(ctx, names, rq, 0)
-	}
-	p := g.rf.fusion
 	deep := map[string]retriever.Ranking{}
-	for _, name := range p.Fuse {
-		depth := max(p.Depth, k)
-		if name == activation.Name {
-			depth = 0 // its ranking does not depend on a K
+	for _, name := range names {
+		if _, ok := registry.Lookup(name); !ok {
+			continue
 		}
-		r, err := g.of(ctx, name, rq, depth)
-		if err != nil {
-			return nil, err
+		p := g.rf.settings(name)
+		combined, depth, ok := p.Spec().Combines(p)
+		if !ok {
+			continue
 		}
-		deep[name] = r
+		for _, c := range combined {
+			if _, done := deep[c]; done {
+				continue
+			}
+			d := max(depth, k)
+			if c == registry.Activation {
+				d = 0 // its ranking does not depend on a K
+			}
+			r, err := g.of(ctx, c, rq, d)
+			if err != nil {
+				return nil, err
+			}
+			deep[c] = r
+		}
 	}
 	out := make([]retriever.Ranking, len(names))
 	for i, name := range names {
 		var err error
+		p, combining := retriever.Settings{}, false
+		if _, ok := registry.Lookup(name); ok {
+			p = g.rf.settings(name)
+			_, _, combining = p.Spec().Combines(p)
+		}
 		switch r, ok := deep[name]; {
-		case name == fusion.Name:
-			lists := make([]retriever.Ranking, len(p.Fuse))
-			for j, f := range p.Fuse {
-				lists[j] = deep[f]
+		case combining:
+			combined, _, _ := p.Spec().Combines(p)
+			lists := make([]retriever.Ranking, len(combined))
+			for j, c := range combined {
+				lists[j] = deep[c]
 			}
-			p.TopK = k
-			out[i], err = fusion.Fuse(lists, p)
-		case ok && name != activation.Name:
+			out[i], err = p.Spec().Combine(lists, p, k)
+		case ok && name != registry.Activation:
 			out[i] = cutRanking(r, k)
 		case ok:
 			out[i] = r

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 
-	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/render/subgraph"
 	"github.com/memoria-graph/memoria/retriever"
 )
@@ -24,21 +23,6 @@ func writeSubgraph(g subgraph.Graph, format string, out io.Writer) error {
 		_, err = out.Write(b)
 	}
 	return err
-}
-
-// subgraphRanking runs a ranking retriever for explore --format html or
-// graphml, as runRanking does; k above 0 says the run went twice as deep
-// as --top-k k (runExplore sets the retrievers' K without a rerank): its
-// hits within k are the ranking (the same as a run with K = k: a ranking
-// retriever's list is a deeper run's cut), those beyond it the losers,
-// drawn dashed.
-func subgraphRanking(src graph.Source, f graph.RelFilter, retrieve func(graph.Neighbourhood) (retriever.Ranking, error),
-	rr *rerankFlags, k int, format string, out io.Writer) error {
-	r, err := rankingOver(src, f, retrieve, rr)
-	if err != nil {
-		return err
-	}
-	return writeRankingSubgraph(r, k, format, out)
 }
 
 // writeRankingSubgraph writes a ranking as format (html or graphml); k

@@ -30,11 +30,8 @@ func whyConfig(g *rankings, rq retriever.Query) rankwhy.Config {
 		Run: func(ctx context.Context, name string, depth int) (retriever.Ranking, error) {
 			return g.of(ctx, name, rq, depth)
 		},
-		TopK:      rf.topK,
-		Expansion: rf.exp,
-		Spreading: rf.spread,
-		PPR:       rf.ppr,
-		Fusion:    rf.fusion,
+		TopK:     rf.topK,
+		Settings: rf.settings,
 		Activation: func(ctx context.Context, nodeID string) (why.Answer, error) {
 			backend, _, err := g.q.backend(ctx, g.source, false)
 			if err != nil {

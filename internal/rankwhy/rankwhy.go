@@ -31,6 +31,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/expansion"
 	"github.com/memoria-graph/memoria/retriever/fusion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
+	"github.com/memoria-graph/memoria/retriever/registry"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
@@ -47,12 +48,11 @@ type Config struct {
 	Run func(ctx context.Context, name string, depth int) (retriever.Ranking, error)
 	// TopK is the K an answer for depth 0 compares ranks against.
 	TopK int
-	// The ranking retrievers' parameters, as Run runs them: the reasons
-	// read their reach (H, P, θ, ε) and fusion's lists.
-	Expansion expansion.Params
-	Spreading spreading.Params
-	PPR       ppr.Params
-	Fusion    fusion.Params
+	// Settings are each ranking retriever's parameters, as Run runs them
+	// (registry.Lookup names the retriever): the reasons read their reach
+	// (H, P, θ, ε) and fusion's lists, and the Spec's Bound says at which K
+	// a whole ranking is read.
+	Settings func(name string) retriever.Settings
 	// Activation answers Activation Energy's why-not for a node it did not
 	// rank (why.Explain at its parameters); nil when Activation Energy is
 	// never asked about.
@@ -174,9 +174,9 @@ func (w *Explainer) Explain(ctx context.Context, name string, depth int) (render
 	all := at
 	if h := hitOf(at, a.NodeID); h == nil && len(at.Hits) >= k {
 		// Cut or unreached: every hit the retriever ranks, to see where.
-		depthAll := max(bound(name, at, len(w.rq.Seeds)), k)
-		if name == activation.Name {
-			depthAll = 0 // uncut
+		depthAll := 0 // Activation Energy's: uncut
+		if name != registry.Activation {
+			depthAll = max(w.cfg.Settings(name).Spec().Bound(at, len(w.rq.Seeds)), k)
 		}
 		if all, err = w.ranked(ctx, name, depthAll); err != nil {
 			return a, err
@@ -198,37 +198,9 @@ func (w *Explainer) Explain(ctx context.Context, name string, depth int) (render
 	return a, w.unreached(ctx, &a, all)
 }
 
-// bound is a K at which retriever name ranks every node it reaches, read
-// from a ranking's statistics: spreading's candidates, ppr's nodes touched
-// (every node with a positive estimate was touched), fusion's union, and
-// for the expansion the seeds and the relationships its hops read (every
-// node it scores is a seed or the far end of one of them). 0 for
-// Activation Energy, whose ranking Config.Run cuts only when asked to.
-func bound(name string, r retriever.Ranking, seeds int) int {
-	switch name {
-	case expansion.Name:
-		return seeds + statInt(r, "relationships_read")
-	case spreading.Name:
-		return statInt(r, "candidates")
-	case ppr.Name:
-		return statInt(r, "nodes_touched")
-	case fusion.Name:
-		return statInt(r, "union")
-	}
-	return 0
-}
+func statInt(r retriever.Ranking, name string) int { return retriever.StatInt(r, name) }
 
-func statInt(r retriever.Ranking, name string) int {
-	v, _ := r.Stats.Get(name)
-	n, _ := v.(int)
-	return n
-}
-
-func statFloat(r retriever.Ranking, name string) float64 {
-	v, _ := r.Stats.Get(name)
-	x, _ := v.(float64)
-	return x
-}
+func statFloat(r retriever.Ranking, name string) float64 { return retriever.StatFloat(r, name) }
 
 // hitOf is the hit of node id in r, nil when r does not hold it.
 func hitOf(r retriever.Ranking, id string) *retriever.Hit {
@@ -250,10 +222,11 @@ func (w *Explainer) unreached(ctx context.Context, a *render.RankingWhy, all ret
 	cfg := w.cfg
 	switch a.Retriever {
 	case expansion.Name:
-		h := cfg.Expansion.MaxHops
+		exp := cfg.Settings(expansion.Name).Raw().(expansion.Params)
+		h := exp.MaxHops
 		a.Limit = h
 		followed := func(rel graph.Rel) bool {
-			tw, ok := cfg.Expansion.TypeWeights[rel.Edge.Type]
+			tw, ok := exp.TypeWeights[rel.Edge.Type]
 			return ok && tw != 0
 		}
 		anyType, err := w.distance(ctx, h+searchBeyond, func(graph.Rel) bool { return true }, func(rel graph.Rel) bool { return !followed(rel) })
@@ -274,7 +247,7 @@ func (w *Explainer) unreached(ctx context.Context, a *render.RankingWhy, all ret
 			a.Reason = render.ReasonNotPositive
 		}
 	case spreading.Name:
-		p := cfg.Spreading
+		p := cfg.Settings(spreading.Name).Raw().(spreading.Params)
 		a.Limit, a.Threshold = p.Pulses, p.Threshold
 		d, err := w.distance(ctx, p.Pulses+searchBeyond, isRelates, nil)
 		if err != nil {
@@ -295,7 +268,7 @@ func (w *Explainer) unreached(ctx context.Context, a *render.RankingWhy, all ret
 		}
 	case ppr.Name:
 		a.Reason = render.ReasonNotPushed
-		a.Epsilon, a.Touched = cfg.PPR.Epsilon, statInt(all, "nodes_touched")
+		a.Epsilon, a.Touched = cfg.Settings(ppr.Name).Raw().(ppr.Params).Epsilon, statInt(all, "nodes_touched")
 		d, err := w.distance(ctx, pprSearchHops, isRelates, nil)
 		if err != nil {
 			return err
@@ -303,8 +276,10 @@ func (w *Explainer) unreached(ctx context.Context, a *render.RankingWhy, all ret
 		a.Hops, a.Searched, a.Whole = d.hops, d.searched, d.whole
 	case fusion.Name:
 		a.Reason = render.ReasonInNoList
-		for _, name := range cfg.Fusion.Fuse {
-			l, err := w.Explain(ctx, name, cfg.Fusion.Depth)
+		fp := cfg.Settings(fusion.Name)
+		names, depth, _ := fp.Spec().Combines(fp)
+		for _, name := range names {
+			l, err := w.Explain(ctx, name, depth)
 			if err != nil {
 				return err
 			}
@@ -341,13 +316,14 @@ func (w *Explainer) filtered(ctx context.Context, a *render.RankingWhy) (bool, e
 	follow := isRelates
 	switch a.Retriever {
 	case expansion.Name:
-		limit = cfg.Expansion.MaxHops
+		exp := cfg.Settings(expansion.Name).Raw().(expansion.Params)
+		limit = exp.MaxHops
 		follow = func(rel graph.Rel) bool {
-			tw, ok := cfg.Expansion.TypeWeights[rel.Edge.Type]
+			tw, ok := exp.TypeWeights[rel.Edge.Type]
 			return ok && tw != 0
 		}
 	case spreading.Name:
-		limit = cfg.Spreading.Pulses
+		limit = cfg.Settings(spreading.Name).Raw().(spreading.Params).Pulses
 	case ppr.Name:
 		limit = pprSearchHops
 	default:

@@ -1,7 +1,6 @@
 package spreading
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -88,21 +87,8 @@ func (p Params) Validate() error {
 	return errors.Join(errs...)
 }
 
-// ParseQueryVector reads a query vector: a JSON array of finite numbers,
-// not all zero.
-func ParseQueryVector(data []byte) ([]float64, error) {
-	var v []float64
-	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("not a JSON array of numbers: %w", err)
-	}
-	if v == nil {
-		return nil, errors.New("not a JSON array of numbers: null")
-	}
-	if err := retriever.CheckQueryVector(v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
+// ParseQueryVector reads a query vector (retriever.ParseQueryVector).
+func ParseQueryVector(data []byte) ([]float64, error) { return retriever.ParseQueryVector(data) }
 
 // Fields are the parameters as a ranking reports them; query_vector_dims
 // is the query vector's length, 0 without one.

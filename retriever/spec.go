@@ -1,0 +1,463 @@
+package retriever
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/memoria-graph/memoria/graph"
+)
+
+// Spec is how a ranking retriever describes itself to the registry
+// (retriever/registry; docs/ARCHITECTURE.md, "Adding a retriever"): its
+// name and purpose, its parameter table, how to run it, and the optional
+// hooks the why-not reads. The CLI's flags and usage, compare, eval, the
+// metric sweep, why --retriever and the explorer's picker and parameter
+// panels are all derived from the registry's Specs, so a retriever is one
+// package plus one line in the registry. A Spec is made by Define from the
+// retriever's own typed parameters.
+type Spec struct {
+	// Name is the retriever's name on the command line (--retriever,
+	// --retrievers) and in every output.
+	Name string
+	// Purpose is one line saying what it does (usage, the picker).
+	Purpose string
+	// Params is the parameter table: one row per number (or word) the
+	// retriever takes, in the order panels and help list them.
+	Params []Param
+	// FlagNames are the names of the retriever's flags that are not rows
+	// of Params (repeatable or structured ones that Flags registers), so
+	// that a command can refuse them with another retriever.
+	FlagNames []string
+
+	defaults func() any
+	validate func(any) error
+	equal    func(a, b any) bool
+	clone    func(any) any
+	fields   func(any) Fields
+	flags    func(fs *flag.FlagSet, b *box, others []string)
+	vector   func(p any, v []float64) any
+	run      func(ctx context.Context, env Env, q Query, p any) (Ranking, error)
+	topK     func(any) int
+	setTopK  func(any, int) any
+	bound    func(r Ranking, seeds int) int
+	combines func(any) (names []string, depth int)
+	combine  func(lists []Ranking, p any, k int) (Ranking, error)
+}
+
+// Env is what a retriever's run may read besides its query and
+// parameters.
+type Env struct {
+	// Neighbourhood is the graph, as every ranking retriever reads it
+	// (graph.Neighbourhood over either engine, under the relationship
+	// filter of the run).
+	Neighbourhood graph.Neighbourhood
+	// Rank returns another retriever's ranking for the same query, by
+	// name, with its own parameters and K = depth: what a retriever that
+	// combines others' rankings (Spec.Combines) fuses. The caller decides
+	// how each runs (and may reuse a run).
+	Rank func(ctx context.Context, name string, depth int) (Ranking, error)
+}
+
+// Grid is a parameter's default grid in the metric sweep (`sweep
+// --queries`): Steps values from From to To, evenly spaced or, with Log,
+// evenly in log space. Steps 0: the parameter is not swept.
+type Grid struct {
+	From, To float64
+	Steps    int
+	Log      bool
+}
+
+// Param is one row of a retriever's parameter table: a number, or one of
+// a few words (Choices; its value is then the word's index).
+type Param struct {
+	// Flag is its command-line flag ("max-hops") and the metric sweep's
+	// --param name.
+	Flag string
+	// Label is its row in the explorer's panel ("MAX_HOPS H").
+	Label string
+	// Range is its range as the panel shows it ("1–3", "(0,1]").
+	Range string
+	// Usage is the flag's help text; a word in backquotes names the value
+	// (the flag package's rule), e.g. "hops from the seeds `H` (1-3)".
+	Usage string
+	// Whole says it takes whole numbers.
+	Whole bool
+	// Choices, when set, are the words it takes.
+	Choices []string
+	// Grid is its default grid in the metric sweep.
+	Grid Grid
+	// Step is the value one step from v in direction dir (±1) within the
+	// range, as the explorer's panel steps it; nil for a word.
+	Step func(v float64, dir int) float64
+
+	get func(any) float64
+	set func(any, float64) any
+}
+
+// Get is the parameter's value in p (a word's index for Choices).
+func (pm Param) Get(p Settings) float64 { return pm.get(p.v) }
+
+// Definition is a retriever's typed description, from which Define makes
+// its Spec. P is the retriever's parameters, a value type (Clone copies
+// what a plain copy would share).
+type Definition[P any] struct {
+	Name, Purpose string
+	Defaults      func() P
+	Rows          []Row[P]
+	Validate      func(P) error
+	Equal         func(a, b P) bool
+	// Clone copies p deeply; nil when a plain copy does.
+	Clone func(P) P
+	// Fields are the parameters as a ranking reports them.
+	Fields func(P) Fields
+	// TopK reads and sets the K of the hits kept (every ranking retriever
+	// has one: --top-k).
+	TopK    func(P) int
+	SetTopK func(*P, int)
+	// Flags registers the retriever's flags that are not rows, each
+	// changing the parameters through f.Edit, and FlagNames names them.
+	Flags func(fs *flag.FlagSet, f FlagEnv[P])
+	// WithVector sets the query's embedding, for a retriever that reads
+	// one (nil: it reads none).
+	WithVector func(p *P, v []float64)
+	FlagNames  []string
+	// Run runs the retriever. A retriever that combines others' rankings
+	// sets Combines and Combine instead.
+	Run func(ctx context.Context, env Env, q Query, p P) (Ranking, error)
+	// Bound is a K at which the retriever ranks every node it reaches,
+	// read from a ranking's statistics (the why-not reads the whole
+	// ranking at it); nil: the ranking's length is its bound.
+	Bound func(r Ranking, seeds int) int
+	// Combines names the retrievers whose rankings the retriever combines
+	// and the K each runs with; Combine combines them, keeping k hits.
+	Combines func(P) (names []string, depth int)
+	Combine  func(lists []Ranking, p P, k int) (Ranking, error)
+}
+
+// Row is one parameter of a Definition: Param's public fields, and how to
+// read and write it in P.
+type Row[P any] struct {
+	Param
+	Get func(P) float64
+	Set func(*P, float64)
+}
+
+// Define makes the Spec of a retriever from its typed description.
+func Define[P any](d Definition[P]) Spec {
+	clone := func(p P) P { return p }
+	if d.Clone != nil {
+		clone = d.Clone
+	}
+	s := Spec{Name: d.Name, Purpose: d.Purpose, FlagNames: d.FlagNames,
+		defaults: func() any { return d.Defaults() },
+		validate: func(p any) error { return d.Validate(p.(P)) },
+		equal:    func(a, b any) bool { return d.Equal(a.(P), b.(P)) },
+		clone:    func(p any) any { return clone(p.(P)) },
+		fields:   func(p any) Fields { return d.Fields(p.(P)) },
+		topK:     func(p any) int { return d.TopK(p.(P)) },
+		setTopK: func(p any, k int) any {
+			x := clone(p.(P))
+			d.SetTopK(&x, k)
+			return x
+		},
+		bound: d.Bound,
+	}
+	for _, r := range d.Rows {
+		pm := r.Param
+		get, set := r.Get, r.Set
+		pm.get = func(p any) float64 { return get(p.(P)) }
+		pm.set = func(p any, v float64) any {
+			x := clone(p.(P))
+			set(&x, v)
+			return x
+		}
+		s.Params = append(s.Params, pm)
+	}
+	if d.Flags != nil {
+		s.flags = func(fs *flag.FlagSet, b *box, others []string) {
+			d.Flags(fs, FlagEnv[P]{Others: others, Edit: func(f func(*P)) {
+				x := clone(b.v.(P))
+				f(&x)
+				b.v = x
+			}})
+		}
+	}
+	if d.WithVector != nil {
+		s.vector = func(p any, v []float64) any {
+			x := clone(p.(P))
+			d.WithVector(&x, v)
+			return x
+		}
+	}
+	if d.Run != nil {
+		s.run = func(ctx context.Context, env Env, q Query, p any) (Ranking, error) { return d.Run(ctx, env, q, p.(P)) }
+	}
+	if d.Combines != nil {
+		s.combines = func(p any) ([]string, int) { return d.Combines(p.(P)) }
+		s.combine = func(lists []Ranking, p any, k int) (Ranking, error) { return d.Combine(lists, p.(P), k) }
+		s.run = func(ctx context.Context, env Env, q Query, p any) (Ranking, error) {
+			names, depth := d.Combines(p.(P))
+			lists := make([]Ranking, len(names))
+			for i, n := range names {
+				var err error
+				if lists[i], err = env.Rank(ctx, n, depth); err != nil {
+					return Ranking{}, err
+				}
+			}
+			return d.Combine(lists, p.(P), d.TopK(p.(P)))
+		}
+	}
+	return s
+}
+
+// FlagEnv is what a retriever's own flags (Definition.Flags) are given:
+// Edit changes the parameters the flag set writes into, and Others are the
+// other retrievers of the registry, in its order (a retriever that
+// combines others' rankings checks the names it is given against them).
+type FlagEnv[P any] struct {
+	Edit   func(func(*P))
+	Others []string
+}
+
+// box holds the value a flag set writes into (Spec.RegisterFlags): every
+// flag of the retriever writes through it, so the settings see each.
+type box struct{ v any }
+
+// Settings are one retriever's parameters, with its Spec: a value that
+// methods never change in place (With returns a changed copy).
+type Settings struct {
+	spec *Spec
+	v    any
+}
+
+// Defaults are the retriever's default parameters.
+func (s *Spec) Defaults() Settings { return Settings{spec: s, v: s.defaults()} }
+
+// Param is the row of the table whose flag is flag.
+func (s *Spec) Param(flag string) (Param, bool) {
+	for _, p := range s.Params {
+		if p.Flag == flag {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// Combines reports whether the retriever combines other retrievers'
+// rankings, and which (in order) with p, at what K each runs.
+func (s *Spec) Combines(p Settings) (names []string, depth int, ok bool) {
+	if s.combines == nil {
+		return nil, 0, false
+	}
+	names, depth = s.combines(p.value())
+	return names, depth, true
+}
+
+// Combine combines lists (the rankings of Combines' retrievers, in its
+// order) into one, keeping k hits.
+func (s *Spec) Combine(lists []Ranking, p Settings, k int) (Ranking, error) {
+	return s.combine(lists, p.value(), k)
+}
+
+// Bound is a K at which the retriever ranks every node it reaches, read
+// from r (its whole ranking at some K); 0 when it has no such rule.
+func (s *Spec) Bound(r Ranking, seeds int) int {
+	if s.bound == nil {
+		return 0
+	}
+	return s.bound(r, seeds)
+}
+
+// RegisterFlags registers the retriever's flags on fs, writing into *p:
+// each row of the table (numbers as numbers, words as words, the current
+// value as the default; a word's usage says its default itself) and the
+// retriever's own other flags; others are the other retrievers' names. A
+// flag already registered (--top-k, which the command line registers once
+// for every ranking retriever) is left as it is.
+func (s *Spec) RegisterFlags(fs *flag.FlagSet, p *Settings, others []string) {
+	b := &box{v: p.value()}
+	p.v = b
+	for _, pm := range s.Params {
+		if fs.Lookup(pm.Flag) != nil {
+			continue
+		}
+		fs.Var(paramValue{b: b, pm: pm}, pm.Flag, s.Name+": "+pm.Usage)
+		if pm.Choices != nil {
+			fs.Lookup(pm.Flag).DefValue = ""
+		}
+	}
+	if s.flags != nil {
+		s.flags(fs, b, others)
+	}
+}
+
+func (p Settings) value() any {
+	if b, ok := p.v.(*box); ok {
+		return b.v
+	}
+	return p.v
+}
+
+// paramValue is a row of the table as a flag.Value.
+type paramValue struct {
+	b  *box
+	pm Param
+}
+
+func (v paramValue) String() string {
+	if v.b == nil {
+		return ""
+	}
+	return v.pm.Format(v.pm.get(v.b.v))
+}
+
+func (v paramValue) Set(raw string) error {
+	x, err := v.pm.Parse(raw)
+	if err != nil {
+		return err
+	}
+	v.b.v = v.pm.set(v.b.v, x)
+	return nil
+}
+
+// Spec is the retriever the settings belong to.
+func (p Settings) Spec() *Spec { return p.spec }
+
+// Raw is the retriever's own parameters value (expansion.Params, ...): a
+// copy, which the settings never see changed.
+func (p Settings) Raw() any { return p.spec.clone(p.value()) }
+
+// Get is the value of the row flag (a word's index for a word).
+func (p Settings) Get(flag string) float64 {
+	pm, ok := p.spec.Param(flag)
+	if !ok {
+		panic(fmt.Sprintf("retriever %s has no parameter %s", p.spec.Name, flag))
+	}
+	return pm.get(p.value())
+}
+
+// With returns the settings with row flag set to v (unchecked: Validate).
+func (p Settings) With(flag string, v float64) Settings {
+	pm, ok := p.spec.Param(flag)
+	if !ok {
+		panic(fmt.Sprintf("retriever %s has no parameter %s", p.spec.Name, flag))
+	}
+	return Settings{spec: p.spec, v: pm.set(p.value(), v)}
+}
+
+// WithRaw returns the settings holding raw, the retriever's own
+// parameters value.
+func (p Settings) WithRaw(raw any) Settings { return Settings{spec: p.spec, v: p.spec.clone(raw)} }
+
+// Validate names every parameter out of its range.
+func (p Settings) Validate() error { return p.spec.validate(p.value()) }
+
+// Equal reports whether o holds the same parameters of the same
+// retriever.
+func (p Settings) Equal(o Settings) bool {
+	return p.spec != nil && o.spec != nil && p.spec.Name == o.spec.Name && p.spec.equal(p.value(), o.value())
+}
+
+// Fields are the parameters as a ranking reports them.
+func (p Settings) Fields() Fields { return p.spec.fields(p.value()) }
+
+// TopK is the K of the hits kept.
+func (p Settings) TopK() int { return p.spec.topK(p.value()) }
+
+// WithTopK returns the settings with K = k.
+func (p Settings) WithTopK(k int) Settings {
+	return Settings{spec: p.spec, v: p.spec.setTopK(p.value(), k)}
+}
+
+// WithVector returns the settings with the query's embedding v, for a
+// retriever that reads one (the settings as they are for the others).
+func (p Settings) WithVector(v []float64) Settings {
+	if p.spec.vector == nil {
+		return p
+	}
+	return Settings{spec: p.spec, v: p.spec.vector(p.value(), v)}
+}
+
+// Run runs the retriever with these parameters.
+func (p Settings) Run(ctx context.Context, env Env, q Query) (Ranking, error) {
+	return p.spec.run(ctx, env, q, p.value())
+}
+
+// maxWhole is the largest whole number a row takes (2^53: every whole
+// number up to it is exact as a float64, the table's one type).
+const maxWhole = 1 << 53
+
+// Format writes v as the row's flag prints it: a whole number in full, a
+// word as the word, any other number in the shortest form that reads back
+// the same.
+func (pm Param) Format(v float64) string {
+	switch {
+	case pm.Choices != nil:
+		if i := int(v); i >= 0 && i < len(pm.Choices) {
+			return pm.Choices[i]
+		}
+		return ""
+	case pm.Whole:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// Parse reads a value of the row as its flag takes it: one of the words,
+// a whole number (Go's literal forms, at most 2^53 in size) or a number.
+// The errors are the flag package's own for numbers ("parse error",
+// "value out of range"), so a refusal reads the same for every flag.
+func (pm Param) Parse(raw string) (float64, error) {
+	switch {
+	case pm.Choices != nil:
+		if i := slices.Index(pm.Choices, raw); i >= 0 {
+			return float64(i), nil
+		}
+		return 0, fmt.Errorf("want %s, got %q", strings.Join(pm.Choices, " or "), raw)
+	case pm.Whole:
+		n, err := strconv.ParseInt(raw, 0, 64)
+		if err != nil {
+			return 0, numError(err)
+		}
+		if n > maxWhole || n < -maxWhole {
+			return 0, errRange
+		}
+		return float64(n), nil
+	}
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil {
+		return 0, numError(err)
+	}
+	return f, nil
+}
+
+var (
+	errParse = errors.New("parse error")
+	errRange = errors.New("value out of range")
+)
+
+func numError(err error) error {
+	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+		return errRange
+	}
+	return errParse
+}
+
+// StatInt is r's whole-number statistic name (0 when it has none).
+func StatInt(r Ranking, name string) int {
+	v, _ := r.Stats.Get(name)
+	n, _ := v.(int)
+	return n
+}
+
+// StatFloat is r's statistic name as a number (0 when it has none).
+func StatFloat(r Ranking, name string) float64 {
+	v, _ := r.Stats.Get(name)
+	x, _ := v.(float64)
+	return x
+}
