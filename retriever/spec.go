@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +48,17 @@ type Spec struct {
 	bound    func(r Ranking, seeds int) int
 	combines func(any) (names []string, depth int)
 	combine  func(lists []Ranking, p any, k int) (Ranking, error)
+	setComb  func(p any, names []string) any
+	table    *tableOf
+	context  func(ctx context.Context, nb graph.Neighbourhood, id string, p any) ([]ContextHop, bool, error)
+}
+
+// tableOf is a Table with P erased.
+type tableOf struct {
+	rng  string
+	step func(float64, int) float64
+	get  func(any) map[string]float64
+	set  func(any, string, float64) any
 }
 
 // Env is what a retriever's run may read besides its query and
@@ -137,6 +149,39 @@ type Definition[P any] struct {
 	// and the K each runs with; Combine combines them, keeping k hits.
 	Combines func(P) (names []string, depth int)
 	Combine  func(lists []Ranking, p P, k int) (Ranking, error)
+	// SetCombines sets which retrievers it combines (the explorer's
+	// compare view: the other retrievers compared).
+	SetCombines func(p *P, names []string)
+	// Table, when set, is a parameter that is a table of numbers by key
+	// (the expansion's weight per relationship type): one panel row per
+	// key, after Rows.
+	Table *Table[P]
+	// Context reads what the detail of a hit shows around it with p (the
+	// expansion's "expand with context"); nil: nothing.
+	Context func(ctx context.Context, nb graph.Neighbourhood, id string, p P) (hops []ContextHop, found bool, err error)
+}
+
+// Table is a parameter of a Definition that is a table of numbers by key.
+type Table[P any] struct {
+	// Range is every entry's range as the panel shows it.
+	Range string
+	// Step is an entry's step in the panel.
+	Step func(v float64, dir int) float64
+	Get  func(P) map[string]float64
+	Set  func(p *P, key string, v float64)
+}
+
+// ContextHop is one relationship around a hit as the detail of a ranking
+// shows it (Definition.Context; it never changes the ranking): its type,
+// the node at its other end, the weight the retriever counts, the weight
+// of its type, and whether the retriever follows it.
+type ContextHop struct {
+	Type       string
+	Other      graph.Node
+	Weight     float64
+	TypeWeight float64
+	Followed   bool
+	Edge       graph.Edge
 }
 
 // Row is one parameter of a Definition: Param's public fields, and how to
@@ -185,6 +230,26 @@ func Define[P any](d Definition[P]) Spec {
 				f(&x)
 				b.v = x
 			}})
+		}
+	}
+	if d.SetCombines != nil {
+		s.setComb = func(p any, names []string) any {
+			x := clone(p.(P))
+			d.SetCombines(&x, slices.Clone(names))
+			return x
+		}
+	}
+	if t := d.Table; t != nil {
+		s.table = &tableOf{rng: t.Range, step: t.Step, get: func(p any) map[string]float64 { return t.Get(p.(P)) },
+			set: func(p any, k string, v float64) any {
+				x := clone(p.(P))
+				t.Set(&x, k, v)
+				return x
+			}}
+	}
+	if d.Context != nil {
+		s.context = func(ctx context.Context, nb graph.Neighbourhood, id string, p any) ([]ContextHop, bool, error) {
+			return d.Context(ctx, nb, id, p.(P))
 		}
 	}
 	if d.WithVector != nil {
@@ -381,6 +446,49 @@ func (p Settings) WithVector(v []float64) Settings {
 		return p
 	}
 	return Settings{spec: p.spec, v: p.spec.vector(p.value(), v)}
+}
+
+// WithCombined returns the settings combining names, for a retriever that
+// combines others' rankings (the settings as they are for the others).
+func (p Settings) WithCombined(names []string) Settings {
+	if p.spec.setComb == nil {
+		return p
+	}
+	return Settings{spec: p.spec, v: p.spec.setComb(p.value(), names)}
+}
+
+// TableKeys are the keys of the retriever's table parameter, sorted (none
+// without one); TableRange and TableStep are an entry's range and step.
+func (p Settings) TableKeys() []string {
+	if p.spec.table == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(p.spec.table.get(p.value())))
+}
+
+// TableRange is an entry's range as the panel shows it.
+func (p Settings) TableRange() string { return p.spec.table.rng }
+
+// TableGet is the table's entry key.
+func (p Settings) TableGet(key string) float64 { return p.spec.table.get(p.value())[key] }
+
+// TableStep is the value one step from the entry key's in direction dir.
+func (p Settings) TableStep(key string, dir int) float64 {
+	return p.spec.table.step(p.TableGet(key), dir)
+}
+
+// WithTable returns the settings with the table's entry key set to v
+// (unchecked: Validate).
+func (p Settings) WithTable(key string, v float64) Settings {
+	return Settings{spec: p.spec, v: p.spec.table.set(p.value(), key, v)}
+}
+
+// HasContext says whether the retriever reads a hit's context (Context).
+func (p Settings) HasContext() bool { return p.spec.context != nil }
+
+// Context reads what the detail of hit id shows around it.
+func (p Settings) Context(ctx context.Context, nb graph.Neighbourhood, id string) ([]ContextHop, bool, error) {
+	return p.spec.context(ctx, nb, id, p.value())
 }
 
 // Run runs the retriever with these parameters.

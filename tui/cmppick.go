@@ -11,16 +11,13 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/rankwhy"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
-	"github.com/memoria-graph/memoria/retriever/expansion"
-	"github.com/memoria-graph/memoria/retriever/fusion"
-	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/registry"
-	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
 // retrieverPicker is the overlay X opens: every retriever with a tick box;
@@ -41,13 +38,14 @@ type retrieverPicker struct {
 type pickedMsg struct{ names []string }
 
 func newRetrieverPicker(km keymap.KeyMap, st *Styles) *retrieverPicker {
-	return &retrieverPicker{km: km, st: st, ticked: make([]bool, len(CompareRetrievers))}
+	return &retrieverPicker{km: km, st: st, ticked: make([]bool, len(CompareRetrievers()))}
 }
 
 // open ticks the retrievers shown now.
 func (p *retrieverPicker) open(shown []string, rankers bool) {
 	p.rankers = rankers
-	for i, name := range CompareRetrievers {
+	p.ticked = make([]bool, len(CompareRetrievers()))
+	for i, name := range CompareRetrievers() {
 		p.ticked[i] = slices.Contains(shown, name)
 	}
 }
@@ -63,9 +61,9 @@ func (p *retrieverPicker) Update(msg tea.Msg) (bool, tea.Cmd) {
 	case key.Matches(k, p.km.Up):
 		p.cursor = max(0, p.cursor-1)
 	case key.Matches(k, p.km.Down):
-		p.cursor = min(len(CompareRetrievers)-1, p.cursor+1)
+		p.cursor = min(len(CompareRetrievers())-1, p.cursor+1)
 	case key.Matches(k, p.km.PickToggle):
-		if CompareRetrievers[p.cursor] != activation.Name && !p.rankers {
+		if CompareRetrievers()[p.cursor] != activation.Name && !p.rankers {
 			return false, notifyErr(errors.New("only activation can run here: this source offers no graph reads for the other retrievers"))
 		}
 		p.ticked[p.cursor] = !p.ticked[p.cursor]
@@ -73,14 +71,16 @@ func (p *retrieverPicker) Update(msg tea.Msg) (bool, tea.Cmd) {
 		var names []string
 		for i, on := range p.ticked {
 			if on {
-				names = append(names, CompareRetrievers[i])
+				names = append(names, CompareRetrievers()[i])
 			}
 		}
-		switch {
-		case len(names) == 0:
+		if len(names) == 0 {
 			return false, notifyErr(errors.New("tick at least one retriever (space), then enter"))
-		case len(names) < 3 && slices.Contains(names, fusion.Name):
-			return false, notifyErr(errors.New("fusion fuses the other retrievers ticked: tick two or more besides it"))
+		}
+		for _, n := range names {
+			if combining(n) && len(names) < 3 {
+				return false, notifyErr(fmt.Errorf("%s fuses the other retrievers ticked: tick two or more besides it", n))
+			}
 		}
 		return true, func() tea.Msg { return pickedMsg{names: names} }
 	}
@@ -93,14 +93,14 @@ func (p *retrieverPicker) Title() string {
 
 func (p *retrieverPicker) View() string {
 	lines := []string{p.st.Dim.Render("Tick one to show it alone, or several to compare their rankings side by side."), ""}
-	for i, name := range CompareRetrievers {
+	for i, name := range CompareRetrievers() {
 		box := "[ ]"
-		if p.ticked[i] {
+		if i < len(p.ticked) && p.ticked[i] {
 			box = "[x]"
 		}
-		row := fmt.Sprintf("%s %s", box, name)
-		if name == fusion.Name {
-			row += p.st.Dim.Render("  (RRF of the others ticked; compare view only)")
+		row := fmt.Sprintf("%s %s", box, textsafe.Escape(name))
+		if spec, ok := registry.Lookup(name); ok && combining(name) {
+			row += p.st.Dim.Render("  (" + spec.Purpose + " of the others ticked; compare view only)")
 		}
 		if i == p.cursor {
 			lines = append(lines, p.st.Selected.Render(fit(glyphSelected+" "+row, p.w)))
@@ -134,7 +134,7 @@ func (m *Model) openPicker() {
 // the one retriever named alone.
 func (m *Model) applyPicked(names []string) tea.Cmd {
 	blur := m.focused().Blur()
-	if len(names) < 2 { // never fusion alone: the picker refuses it
+	if len(names) < 2 { // never a combining retriever alone: the picker refuses it
 		m.compare = nil
 		m.retriever = names[0]
 		focus := m.focused().Focus()
@@ -145,9 +145,11 @@ func (m *Model) applyPicked(names []string) tea.Cmd {
 	if !slices.Contains(names, m.retriever) {
 		m.retriever = firstWithParams(names)
 	}
-	if slices.Contains(names, fusion.Name) {
-		// What it fuses changed with the columns: it runs again.
-		m.runs[fusion.Name].seedsV = -1
+	for _, n := range names {
+		if combining(n) {
+			// What it combines changed with the columns: it runs again.
+			m.runs[n].seedsV = -1
+		}
 	}
 	m.hitCtx.stop()
 	m.hitCtx.run, m.hitCtx.node = runRef{}, ""
@@ -178,7 +180,7 @@ func (m *Model) nextCompared() tea.Cmd {
 	i := slices.Index(m.compare, m.retriever)
 	for range m.compare {
 		i = (i + 1) % len(m.compare)
-		if m.compare[i] != fusion.Name {
+		if !combining(m.compare[i]) {
 			break
 		}
 	}
@@ -191,10 +193,13 @@ func (m *Model) nextCompared() tea.Cmd {
 // copied by the caller, tags), thresholds and every retriever's
 // parameters, about node; the caller adds the retrievers asked and their K.
 func (m *Model) newWhyJob(seeds []retriever.Seed, node string) whyJob {
-	j := whyJob{nb: m.nb, unfiltered: m.unfiltered, filter: m.filter, backend: safeBackend{m.backend}, act: m.params.Config(), opts: m.runOpts, fusion: m.fusionParams(),
-		q: retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, params: map[string]any{}, k: map[string]int{}, node: node}
+	j := whyJob{nb: m.nb, unfiltered: m.unfiltered, filter: m.filter, backend: safeBackend{m.backend}, act: m.params.Config(), opts: m.runOpts,
+		q: retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, params: map[string]retriever.Settings{}, k: map[string]int{}, node: node}
 	for name, p := range m.rankers {
-		j.params[name] = p.Params().Raw()
+		j.params[name] = p.Params().Settings()
+	}
+	for name := range m.combiners {
+		j.params[name] = m.combinerParams(name)
 	}
 	return j
 }
@@ -212,11 +217,12 @@ type whyJob struct {
 	act        activation.Params
 	opts       activation.Options
 	q          retriever.Query
-	params     map[string]any // expansion.Params, spreading.Params, ppr.Params by name
-	fusion     fusion.Params  // Fuse: the other retrievers compared
-	k          map[string]int
-	names      []string
-	node       string
+	// params are every ranking retriever's parameters by name (a combining
+	// one's combining the other retrievers compared).
+	params map[string]retriever.Settings
+	k      map[string]int
+	names  []string
+	node   string
 }
 
 // config is internal/rankwhy's view of the job: runs by name at a K (the
@@ -225,17 +231,7 @@ type whyJob struct {
 // why-not.
 func (j whyJob) config() rankwhy.Config {
 	cfg := rankwhy.Config{Neighbourhood: j.nb, Query: j.q, Unfiltered: j.unfiltered, Filter: j.filter}
-	cfg.Settings = func(name string) retriever.Settings {
-		spec, _ := registry.Lookup(name)
-		p := spec.Defaults()
-		if name == fusion.Name {
-			return p.WithRaw(j.fusion)
-		}
-		if raw, ok := j.params[name]; ok {
-			p = p.WithRaw(raw)
-		}
-		return p
-	}
+	cfg.Settings = func(name string) retriever.Settings { return j.params[name] }
 	cfg.Run = func(ctx context.Context, name string, depth int) (retriever.Ranking, error) {
 		if _, ok := registry.Lookup(name); ok {
 			p := cfg.Settings(name)
@@ -266,19 +262,6 @@ func (j whyJob) config() rankwhy.Config {
 		return why.Explain(ctx, why.Config{Backend: j.backend, Params: j.act, Options: j.opts, Seeds: j.q.Seeds, Tags: j.q.Tags, NodeID: nodeID})
 	}
 	return cfg
-}
-
-// paramsTopK is a ranking retriever's K from its parameters.
-func paramsTopK(p any) int {
-	switch p := p.(type) {
-	case expansion.Params:
-		return p.TopK
-	case spreading.Params:
-		return p.TopK
-	case ppr.Params:
-		return p.TopK
-	}
-	return 0
 }
 
 // rankWhyCmd answers the job inside the command: for each retriever asked,
@@ -320,11 +303,8 @@ func (m *Model) askCompareWhy() tea.Cmd {
 		}
 		j.names = append(j.names, col.name)
 		j.k[col.name] = m.cmp.k
-		if p, ok := m.rankers[col.name]; ok {
-			j.k[col.name] = paramsTopK(p.Params().Raw())
-		}
-		if col.name == fusion.Name {
-			j.k[col.name] = j.fusion.TopK
+		if p, ok := j.params[col.name]; ok {
+			j.k[col.name] = p.TopK()
 		}
 	}
 	if len(j.names) == 0 {

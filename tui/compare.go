@@ -16,7 +16,6 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
-	"github.com/memoria-graph/memoria/retriever/fusion"
 )
 
 // The compare view (docs/EXPLORER.md, "Compare view"): with two or more
@@ -532,11 +531,11 @@ func (m *Model) restartCompared(staleOnly bool) tea.Cmd {
 		if staleOnly && !stale {
 			continue
 		}
-		switch name {
-		case activation.Name:
+		switch {
+		case name == activation.Name:
 			cmds = append(cmds, m.restartActivation())
-		case fusion.Name:
-			cmds = append(cmds, m.startFusion())
+		case combining(name):
+			cmds = append(cmds, m.startCombiner(name))
 		default:
 			cmds = append(cmds, m.startRanking(name))
 		}
@@ -588,41 +587,49 @@ func (m *Model) compareStatus() []string {
 	return append(parts, m.st.Dim.Render(fmt.Sprintf("%d nodes · %d found by one only (%s)", len(m.cmp.rows), only, glyphOnly)))
 }
 
-// fusionParams is fusion's parameters in the compare view: it fuses the
-// other retrievers compared, in column order.
-func (m *Model) fusionParams() fusion.Params {
-	p := m.fusionP
-	p.Fuse = nil
-	for _, name := range m.compare {
-		if name != fusion.Name {
-			p.Fuse = append(p.Fuse, name)
+// combinerParams is the parameters of name, a retriever that combines
+// others' rankings, in the compare view: it combines the other retrievers
+// compared, in column order.
+func (m *Model) combinerParams(name string) retriever.Settings {
+	var others []string
+	for _, n := range m.compare {
+		if !combining(n) {
+			others = append(others, n)
 		}
 	}
-	return p
+	return m.combiners[name].WithCombined(others)
 }
 
-// refuse re-runs fusion when the compare view has it: a parameter change
-// of a retriever it fuses changes what it fuses.
-func (m *Model) refuse() tea.Cmd {
-	if !m.comparing() || !slices.Contains(m.compare, fusion.Name) {
+// recombine re-runs the combining retrievers the compare view has: a
+// parameter change of a retriever they combine changes what they combine.
+func (m *Model) recombine() tea.Cmd {
+	if !m.comparing() {
 		return nil
 	}
-	return m.startFusion()
+	var cmds []tea.Cmd
+	for _, n := range m.compare {
+		if combining(n) {
+			cmds = append(cmds, m.startCombiner(n))
+		}
+	}
+	return tea.Batch(cmds...)
 }
 
-// startFusion cancels fusion's run in flight and starts one: a command
-// runs each fused retriever at the fuse depth (copies of the query and of
-// every retriever's parameters, whyJob's runs) and fuses their rankings,
-// as `memoria explore --retriever fusion` does.
-func (m *Model) startFusion() tea.Cmd {
-	s := m.runs[fusion.Name]
+// startCombiner cancels the run in flight of name, a retriever that
+// combines the others compared, and starts one: a command runs each
+// retriever it combines (copies of the query and of every retriever's
+// parameters, whyJob's runs) and combines their rankings, as `memoria
+// explore --retriever fusion` does.
+func (m *Model) startCombiner(name string) tea.Cmd {
+	s := m.runs[name]
 	s.stop()
 	s.id++
 	s.seedsV, s.tagsV, s.started = m.seeds.Version(), m.tags.Version(), true
 	s.ranking, s.err = nil, nil
 	seeds := m.seeds.Seeds()
-	p := m.fusionParams()
-	if len(seeds) == 0 || m.nb == nil || len(p.Fuse) == 0 {
+	p := m.combinerParams(name)
+	combined, _, _ := p.Spec().Combines(p)
+	if len(seeds) == 0 || m.nb == nil || len(combined) == 0 {
 		m.cmpRefresh()
 		return nil
 	}
@@ -631,7 +638,7 @@ func (m *Model) startFusion() tea.Cmd {
 	m.cmpRefresh()
 	j, ref := m.newWhyJob(seeds, ""), s.ref()
 	return safeCmd(func() tea.Msg {
-		r, err := j.config().Run(ctx, fusion.Name, 0)
+		r, err := j.config().Run(ctx, name, 0)
 		return rankingMsg{ref: ref, ranking: r, err: err}
 	})
 }

@@ -126,7 +126,7 @@ func TestExpansionRankedListAndDetail(t *testing.T) {
 // through Retrievers), letting each run settle.
 func (h *harness) pickRetriever(name string) {
 	h.t.Helper()
-	for range Retrievers {
+	for range Retrievers() {
 		if h.m.retriever == name {
 			return
 		}
@@ -188,7 +188,7 @@ func TestParamChangeRerunsOnlyItsRetriever(t *testing.T) {
 		t.Fatalf("runs: expansion %d → %d, activation %d → %d", exp, h.expSlot().id, act, h.m.actRun().id)
 	}
 	h.waitRanking()
-	if p := h.expSlot().params.(expSet).p; p.MaxHops != 2 {
+	if p := h.expSlot().params.Settings().Raw().(expansion.Params); p.MaxHops != 2 {
 		t.Fatalf("ran with H %d", p.MaxHops)
 	}
 	var n2001 float64

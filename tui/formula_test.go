@@ -163,7 +163,7 @@ func TestRankingFormulasCheckByHand(t *testing.T) {
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
-	p := s.params.(rowSet[spreading.Params]).p
+	p := s.params.Settings().Raw().(spreading.Params)
 	if p.EntityPenaltyAbove != 3 || p.Alpha != 0.7 {
 		t.Fatalf("ran with E %v, α %v", p.EntityPenaltyAbove, p.Alpha)
 	}
@@ -217,7 +217,7 @@ func TestRankingFormulasCheckByHand(t *testing.T) {
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
-	if d := s.params.(rowSet[ppr.Params]).p.Damping; d != 0.55 {
+	if d := s.params.Settings().Raw().(ppr.Params).Damping; d != 0.55 {
 		t.Fatalf("ran with d %v", d)
 	}
 	two := false

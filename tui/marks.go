@@ -310,7 +310,10 @@ func (m *Model) whyAsker(ranking *retriever.Ranking) whyAsker {
 	}
 	name := m.retriever
 	j := m.newWhyJob(seeds, "")
-	k := paramsTopK(j.params[name])
+	k := 0
+	if p, ok := j.params[name]; ok {
+		k = p.TopK()
+	}
 	return func(ctx context.Context, id string) string {
 		e, err := rankwhy.New(ctx, j.config(), id)
 		if err != nil {

@@ -16,10 +16,6 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
-	"github.com/memoria-graph/memoria/retriever/expansion"
-	"github.com/memoria-graph/memoria/retriever/fusion"
-	"github.com/memoria-graph/memoria/retriever/ppr"
-	"github.com/memoria-graph/memoria/retriever/spreading"
 )
 
 // focus names the pane that receives keys.
@@ -103,9 +99,10 @@ type Model struct {
 	compare []string
 	cmp     *cmpPane
 	picker  *retrieverPicker
-	// fusionP is fusion's parameters in the compare view; its Fuse is set
-	// to the other compared retrievers when it runs (fusionParams).
-	fusionP fusion.Params
+	// combiners are the parameters of the retrievers that combine the
+	// others compared (fusion), by name; what each combines is set to the
+	// other compared retrievers when it runs (combinerParams).
+	combiners map[string]retriever.Settings
 	// retriever is the chosen retriever, whose parameters, results and
 	// detail are shown; nb the graph reads of every retriever but
 	// Activation Energy (nil: only Activation Energy can run).
@@ -141,19 +138,15 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	m := &Model{
 		ctx: ctx, source: opts.Source, km: km, st: st, backend: opts.Backend, runOpts: opts.RunOptions, out: opts.Out, outDir: opts.OutDir, now: opts.Now,
 		notice: opts.Notice, held: heldFunc(opts.Backend),
-		seeds:  newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
-		tags:   newTagInput(ctx, km, st, opts.Source, opts.Tags),
-		params: newParamsPanel(km, st, opts.Params),
-		rankers: map[string]*rankParamsPanel{
-			expansion.Name: newRankParamsPanel(km, st, newExpSet(opts.expansion)),
-			spreading.Name: newRankParamsPanel(km, st, newSpreadSet(opts.spreading)),
-			ppr.Name:       newRankParamsPanel(km, st, newPPRSet(opts.ppr)),
-		},
+		seeds:      newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
+		tags:       newTagInput(ctx, km, st, opts.Source, opts.Tags),
+		params:     newParamsPanel(km, st, opts.Params),
+		rankers:    map[string]*rankParamsPanel{},
 		ranked:     newRankPane(km, st),
 		cmp:        newCmpPane(km, st),
 		picker:     newRetrieverPicker(km, st),
 		compare:    slices.Clone(opts.Compare),
-		fusionP:    opts.fusionP,
+		combiners:  map[string]retriever.Settings{},
 		retriever:  opts.Retriever,
 		nb:         opts.Neighbourhood,
 		unfiltered: opts.Unfiltered,
@@ -170,8 +163,15 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		form:       render.FormBrowser,
 		cypher:     render.CypherFor(opts.Mapping),
 	}
+	for name, p := range opts.settings {
+		if combining(name) {
+			m.combiners[name] = p
+		} else {
+			m.rankers[name] = newRankParamsPanel(km, st, newSpecSet(p))
+		}
+	}
 	m.detail.validity = validityKeys(opts.Mapping)
-	for _, name := range CompareRetrievers {
+	for _, name := range CompareRetrievers() {
 		m.runs[name] = &runSlot{name: name}
 	}
 	m.stats = newGraphStats()
@@ -558,10 +558,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	// that retriever only.
 	// Fusion, in the compare view, fuses them: it follows.
 	if m.params.Config() != cfg {
-		return tea.Batch(cmd, m.restartActivation(), m.refuse())
+		return tea.Batch(cmd, m.restartActivation(), m.recombine())
 	}
 	if m.rankVersions() != versions {
-		return tea.Batch(cmd, m.restartRanking(), m.refuse())
+		return tea.Batch(cmd, m.restartRanking(), m.recombine())
 	}
 	return m.restartIfInputsChanged(cmd)
 }

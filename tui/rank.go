@@ -15,19 +15,28 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
-	"github.com/memoria-graph/memoria/retriever/expansion"
-	"github.com/memoria-graph/memoria/retriever/fusion"
-	"github.com/memoria-graph/memoria/retriever/ppr"
-	"github.com/memoria-graph/memoria/retriever/spreading"
+	"github.com/memoria-graph/memoria/retriever/registry"
 )
 
-// Retrievers are the retrievers the explorer runs, in the order the
-// Retriever key cycles through them (the default first).
-var Retrievers = []string{activation.Name, expansion.Name, spreading.Name, ppr.Name}
+// Retrievers are the retrievers the explorer runs on their own, in the
+// order the Retriever key cycles through them (the default first): the
+// registry's (retriever/registry) that combine no others.
+func Retrievers() []string { return registry.Single() }
 
-// CompareRetrievers are the retrievers the compare view takes: Retrievers,
-// then fusion, which fuses the others compared (it has no view of its own).
-var CompareRetrievers = append(slices.Clone(Retrievers), fusion.Name)
+// CompareRetrievers are the retrievers the compare view takes: every one
+// of the registry, those that combine others (fusion) combining the others
+// compared (they have no view of their own).
+func CompareRetrievers() []string { return registry.Names() }
+
+// combining says whether name combines the other retrievers compared.
+func combining(name string) bool {
+	spec, ok := registry.Lookup(name)
+	if !ok {
+		return false
+	}
+	_, _, ok = spec.Combines(spec.Defaults())
+	return ok
+}
 
 // Messages of a ranking retriever's run and of the detail's context read.
 type (
@@ -42,7 +51,7 @@ type (
 	hitContextMsg struct {
 		seq   int
 		node  string
-		hops  []expansion.ContextHop
+		hops  []retriever.ContextHop
 		found bool
 		err   error
 	}
@@ -57,14 +66,10 @@ func rankingCmd(ctx context.Context, ref runRef, nb graph.Neighbourhood, q retri
 	})
 }
 
-// contextReader is a paramSet that reads a hit's 1-hop context for the
-// detail pane (the expansion's "expand with context").
-type contextReader interface {
-	Context(ctx context.Context, nb graph.Neighbourhood, id string) ([]expansion.ContextHop, bool, error)
-}
-
-// hitContextCmd reads a hit's 1-hop context inside the command.
-func hitContextCmd(ctx context.Context, seq int, nb graph.Neighbourhood, id string, p contextReader) tea.Cmd {
+// hitContextCmd reads a hit's 1-hop context inside the command, with the
+// retriever's parameters p (retriever.Settings.Context: the expansion's
+// "expand with context").
+func hitContextCmd(ctx context.Context, seq int, nb graph.Neighbourhood, id string, p retriever.Settings) tea.Cmd {
 	return safeCmd(func() tea.Msg {
 		hops, found, err := p.Context(ctx, nb, id)
 		return hitContextMsg{seq: seq, node: id, hops: hops, found: found, err: err}
@@ -74,7 +79,7 @@ func hitContextCmd(ctx context.Context, seq int, nb graph.Neighbourhood, id stri
 // rankVersions is every ranking retriever's parameter version, by name.
 func (m *Model) rankVersions() string {
 	var b strings.Builder
-	for _, name := range Retrievers {
+	for _, name := range Retrievers() {
 		if p, ok := m.rankers[name]; ok {
 			fmt.Fprintf(&b, "%s=%d;", name, p.Version())
 		}
@@ -197,8 +202,8 @@ func (m *Model) syncHit() tea.Cmd {
 	m.detail.ShowHit(&hitSubject{hit: hit, loading: true})
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.hitCtx.cancel = cancel
-	cr, ok := s.params.(contextReader)
-	if !ok {
+	cr := s.params.Settings()
+	if !cr.HasContext() {
 		h := *m.detail.hit
 		h.loading, h.noContext = false, true
 		m.detail.SetHit(&h)
@@ -233,8 +238,9 @@ func (m *Model) switchRetriever() tea.Cmd {
 		return m.nextCompared()
 	}
 	blur := m.focused().Blur()
-	i := slices.Index(Retrievers, m.retriever)
-	m.retriever = Retrievers[(i+1)%len(Retrievers)]
+	names := Retrievers()
+	i := slices.Index(names, m.retriever)
+	m.retriever = names[(i+1)%len(names)]
 	focus := m.focused().Focus()
 	var sync tea.Cmd
 	if m.ranks() {
@@ -520,7 +526,7 @@ type hitSubject struct {
 	// expansion does); its Detail is shown instead.
 	noContext bool
 	loading   bool
-	hops      []expansion.ContextHop
+	hops      []retriever.ContextHop
 	found     bool
 	err       string
 }

@@ -15,7 +15,7 @@ import (
 // paramSet is a ranking retriever as the explorer runs it: its parameters
 // as rows of a panel, and a run with them. Every method leaves the set as
 // it is: Step and Parse return changed copies. Each ranking retriever has
-// one (expset.go, ...); the panel, the run slot and the results pane are
+// one, made from its table (specset.go); the panel, the run slot and the results pane are
 // the same for all.
 type paramSet interface {
 	// Rows is how many parameters the panel lists.
@@ -31,9 +31,9 @@ type paramSet interface {
 	Parse(i int, raw string) (paramSet, error)
 	// Equal reports whether o holds the same parameters.
 	Equal(o paramSet) bool
-	// Raw is the retriever's own parameters (expansion.Params, ...), a
-	// value the set never changes in place.
-	Raw() any
+	// Settings are the retriever's parameters (a value the set never
+	// changes in place).
+	Settings() retriever.Settings
 	// Run runs the retriever with these parameters (inside a command).
 	Run(ctx context.Context, nb graph.Neighbourhood, q retriever.Query) (retriever.Ranking, error)
 }

@@ -69,7 +69,7 @@ func TestSpreadingInTheExplorer(t *testing.T) {
 		t.Fatalf("runs: spreading %d, expansion %d → %d", s.id, exp, h.expSlot().id)
 	}
 	h.waitFor("the re-run", func() bool { return !s.loading })
-	if p := s.params.(rowSet[spreading.Params]).p; p.Pulses != 3 {
+	if p := s.params.Settings().Raw().(spreading.Params); p.Pulses != 3 {
 		t.Fatalf("ran with P %d", p.Pulses)
 	}
 	for range 6 {
@@ -79,7 +79,7 @@ func TestSpreadingInTheExplorer(t *testing.T) {
 	h.typeText("score")
 	h.keys("enter")
 	h.waitFor("the re-run", func() bool { return !s.loading })
-	if p := s.params.(rowSet[spreading.Params]).p; p.Initial != spreading.InitialScore || s.id != 3 {
+	if p := s.params.Settings().Raw().(spreading.Params); p.Initial != spreading.InitialScore || s.id != 3 {
 		t.Fatalf("INITIAL: %q (run %d)", p.Initial, s.id)
 	}
 }
@@ -128,7 +128,7 @@ func TestPPRInTheExplorer(t *testing.T) {
 		t.Fatalf("runs: ppr %d, spreading %d → %d", s.id, spread, h.m.runs[spreading.Name].id)
 	}
 	h.waitFor("the re-run", func() bool { return !s.loading })
-	if p := s.params.(rowSet[ppr.Params]).p; p.Epsilon != 1e-5 {
+	if p := s.params.Settings().Raw().(ppr.Params); p.Epsilon != 1e-5 {
 		t.Fatalf("ran with ε %v", p.Epsilon)
 	}
 }

@@ -20,11 +20,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
-	"github.com/memoria-graph/memoria/retriever/expansion"
-	"github.com/memoria-graph/memoria/retriever/fusion"
-	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/registry"
-	"github.com/memoria-graph/memoria/retriever/spreading"
 	"github.com/muesli/termenv"
 )
 
@@ -105,11 +101,9 @@ type Options struct {
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string
 
-	// The ranking retrievers' parameters, from Settings (validate).
-	fusionP   fusion.Params
-	expansion expansion.Params
-	spreading spreading.Params
-	ppr       ppr.Params
+	// settings are every ranking retriever's parameters: Settings, the
+	// defaults for one missing (validate).
+	settings map[string]retriever.Settings
 
 	// term is Out as the caller gave it, before lockOutput wrapped it: the
 	// colour profile is read from it (see colorWriter).
@@ -130,38 +124,30 @@ func (o Options) withDefaults() (Options, error) {
 	switch {
 	case o.Retriever == "":
 		o.Retriever = activation.Name
-	case !slices.Contains(Retrievers, o.Retriever):
-		return o, fmt.Errorf("tui: unknown retriever %q (want %s)", o.Retriever, strings.Join(Retrievers, " or "))
+	case !slices.Contains(Retrievers(), o.Retriever):
+		return o, fmt.Errorf("tui: unknown retriever %q (want %s)", o.Retriever, strings.Join(Retrievers(), " or "))
 	case o.Retriever != activation.Name && o.Neighbourhood == nil:
 		return o, fmt.Errorf("tui: the %s retriever needs a Neighbourhood", o.Retriever)
 	}
 	if err := o.checkCompare(); err != nil {
 		return o, err
 	}
-	raw := func(name string) any {
-		if p, ok := o.Settings[name]; ok {
-			if err := p.Validate(); err != nil {
-				return err
-			}
-			return p.Raw()
+	o.settings = map[string]retriever.Settings{}
+	for _, spec := range registry.Specs() {
+		p, ok := o.Settings[spec.Name]
+		if !ok {
+			p = spec.Defaults()
 		}
-		spec, _ := registry.Lookup(name)
-		return spec.Defaults().Raw()
-	}
-	for _, name := range []string{fusion.Name, expansion.Name, spreading.Name, ppr.Name} {
-		if err, ok := raw(name).(error); ok {
+		check := p
+		if combining(spec.Name) && slices.Contains(o.Compare, spec.Name) {
+			check = p.WithCombined([]string{activation.Name}) // set to the others compared when it runs
+		}
+		if err := check.Validate(); err != nil {
 			return o, err
 		}
+		o.settings[spec.Name] = p
 	}
-	o.fusionP, o.expansion = raw(fusion.Name).(fusion.Params), raw(expansion.Name).(expansion.Params)
-	o.spreading, o.ppr = raw(spreading.Name).(spreading.Params), raw(ppr.Name).(ppr.Params)
-	if f := o.fusionP; slices.Contains(o.Compare, fusion.Name) {
-		f.Fuse = []string{activation.Name} // set to the others compared when it runs
-		if err := f.Validate(); err != nil {
-			return o, err
-		}
-	}
-	if len(o.Compare) >= 2 && (!slices.Contains(o.Compare, o.Retriever) || o.Retriever == fusion.Name) {
+	if len(o.Compare) >= 2 && (!slices.Contains(o.Compare, o.Retriever) || combining(o.Retriever)) {
 		o.Retriever = firstWithParams(o.Compare)
 	}
 	if o.MaxSeeds <= 0 {
@@ -303,25 +289,27 @@ func (o Options) checkCompare() error {
 	}
 	for i, name := range o.Compare {
 		switch {
-		case !slices.Contains(CompareRetrievers, name):
-			return fmt.Errorf("tui: unknown retriever %q (want %s)", name, strings.Join(CompareRetrievers, ", "))
+		case !slices.Contains(CompareRetrievers(), name):
+			return fmt.Errorf("tui: unknown retriever %q (want %s)", name, strings.Join(CompareRetrievers(), ", "))
 		case slices.Index(o.Compare, name) < i:
 			return fmt.Errorf("tui: retriever %q given twice", name)
 		case name != activation.Name && o.Neighbourhood == nil:
 			return fmt.Errorf("tui: the %s retriever needs a Neighbourhood", name)
 		}
 	}
-	if slices.Contains(o.Compare, fusion.Name) && len(o.Compare) < 3 {
-		return fmt.Errorf("tui: fusion fuses the other retrievers compared: it needs two or more besides it")
+	for _, name := range o.Compare {
+		if combining(name) && len(o.Compare) < 3 {
+			return fmt.Errorf("tui: %s fuses the other retrievers compared: it needs two or more besides it", name)
+		}
 	}
 	return nil
 }
 
 // firstWithParams is the first of names with parameters to show (every
-// retriever but fusion).
+// retriever but those that combine others).
 func firstWithParams(names []string) string {
 	for _, n := range names {
-		if n != fusion.Name {
+		if !combining(n) {
 			return n
 		}
 	}

@@ -1,92 +1,16 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
-	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/internal/testkit/toyretriever"
 	"github.com/memoria-graph/memoria/retriever/registry"
 )
-
-// degreeParams are the toy retriever's parameters: the least RELATES
-// degree a node needs, and K.
-type degreeParams struct{ MinDegree, TopK int }
-
-// degreeSpec is a toy retriever written the way a new one would be (its
-// own package's one file, then one line in the registry; here
-// registry.Register stands for that line): the seeds and the nodes one
-// RELATES hop from them, each scored by its RELATES degree, those of at
-// least --min-degree kept, ranked by the one ranking rule.
-var degreeSpec = retriever.Define(retriever.Definition[degreeParams]{
-	Name:     "degree",
-	Purpose:  "the nodes within one hop of the seeds, by degree",
-	Defaults: func() degreeParams { return degreeParams{MinDegree: 1, TopK: 10} },
-	Rows: []retriever.Row[degreeParams]{
-		{Param: retriever.Param{Flag: "min-degree", Label: "MIN_DEGREE", Range: "≥0", Whole: true, Usage: "the least degree `D` kept",
-			Grid: retriever.Grid{From: 1, To: 5, Steps: 5}, Step: retriever.StepWhole(0, 100)},
-			Get: func(p degreeParams) float64 { return float64(p.MinDegree) }, Set: func(p *degreeParams, v float64) { p.MinDegree = int(v) }},
-		retriever.TopKRow(func(p degreeParams) int { return p.TopK }, func(p *degreeParams, k int) { p.TopK = k }),
-	},
-	Validate: func(p degreeParams) error {
-		if p.MinDegree < 0 || p.TopK < 1 {
-			return fmt.Errorf("min degree must be at least 0 and top k at least 1, got %d and %d", p.MinDegree, p.TopK)
-		}
-		return nil
-	},
-	Equal: func(a, b degreeParams) bool { return a == b },
-	Fields: func(p degreeParams) retriever.Fields {
-		return retriever.Fields{{Name: "min_degree", Value: p.MinDegree}, {Name: "top_k", Value: p.TopK}}
-	},
-	TopK:    func(p degreeParams) int { return p.TopK },
-	SetTopK: func(p *degreeParams, k int) { p.TopK = k },
-	Run: func(ctx context.Context, env retriever.Env, q retriever.Query, p degreeParams) (retriever.Ranking, error) {
-		out := retriever.Ranking{Retriever: "degree", Params: retriever.Fields{{Name: "min_degree", Value: p.MinDegree}, {Name: "top_k", Value: p.TopK}}}
-		err := env.Neighbourhood.Read(ctx, func(r graph.Reader) error {
-			ids := make([]string, len(q.Seeds))
-			for i, s := range q.Seeds {
-				ids[i] = s.NodeID
-			}
-			seeds, err := r.Nodes(ctx, ids)
-			if err != nil {
-				return err
-			}
-			rels, err := r.Around(ctx, seeds)
-			if err != nil {
-				return err
-			}
-			nodes, seen := slices.Clone(seeds), map[string]bool{}
-			for _, s := range seeds {
-				seen[s.Node.ID] = true
-			}
-			for _, rel := range rels {
-				if rel.Edge.Type == graph.Relates && !seen[rel.To.Node.ID] {
-					seen[rel.To.Node.ID] = true
-					nodes = append(nodes, rel.To)
-				}
-			}
-			deg, err := r.Degrees(ctx, nodes, graph.Relates)
-			if err != nil {
-				return err
-			}
-			var hits []retriever.Hit
-			for i, n := range nodes {
-				if deg[i] >= int64(p.MinDegree) {
-					hits = append(hits, retriever.Hit{NodeID: n.Node.ID, Score: float64(deg[i]), Labels: n.Node.Labels, Seed: n.Node.ID,
-						Origin: retriever.OriginExpanded, Terms: []retriever.Term{{Name: "degree", Value: float64(deg[i])}}, Node: n.Node})
-				}
-			}
-			out.Hits, _ = retriever.Rank(hits, p.TopK)
-			return nil
-		})
-		return out, err
-	},
-})
 
 // naiveDegree is the toy retriever worked independently from the APOC
 // file: the seed's RELATES neighbours by a scan of every relationship,
@@ -143,7 +67,7 @@ func naiveDegree(t *testing.T, seed string, minDegree int) []string {
 // min-degree (a point per value), why --retriever (a verdict), and fusion,
 // which can fuse it.
 func TestRegistryAddsARetriever(t *testing.T) {
-	unregister := registry.Register(&degreeSpec)
+	unregister := registry.Register(&toyretriever.DegreeSpec)
 	defer unregister()
 
 	code, out, errs := run(t, "explore", "--seed", "N2006", "--retriever", "degree", "--min-degree", "4", "--format", "ranking")

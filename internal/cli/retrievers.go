@@ -228,4 +228,3 @@ func printRanking(r retriever.Ranking, format string, cy render.Cypher, form ren
 	}
 	return err
 }
-

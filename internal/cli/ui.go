@@ -16,7 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever/activation"
-	"github.com/memoria-graph/memoria/retriever/fusion"
+	"github.com/memoria-graph/memoria/retriever/registry"
 	"github.com/memoria-graph/memoria/tui"
 )
 
@@ -42,7 +42,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	expFile := fs.String("experiment", "", "reopen a saved experiment `FILE` (its seeds, tags, thresholds and results; S saves one)")
 	var rf retrieverFlags
 	rf.register(fs)
-	compareList := fs.String("retrievers", "", "open the compare view with these `retrievers` (two or more, comma-separated: "+strings.Join(tui.CompareRetrievers, ", ")+"; fusion fuses the others listed)")
+	compareList := fs.String("retrievers", "", "open the compare view with these `retrievers` (two or more, comma-separated: "+strings.Join(registry.Names(), ", ")+"; fusion fuses the others listed)")
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
@@ -55,11 +55,13 @@ func runUI(ctx context.Context, args []string, env Env) error {
 	var compared []string
 	if *compareList != "" {
 		var err error
-		if compared, err = parseRetrieverList("", *compareList, tui.CompareRetrievers, 2); err != nil {
+		if compared, err = parseRetrieverList("", *compareList, registry.Names(), 2); err != nil {
 			return err
 		}
-		if slices.Contains(compared, fusion.Name) && len(compared) < 3 {
-			return usagef("--retrievers %s: fusion fuses the other retrievers listed, and needs two or more besides it", *compareList)
+		for _, n := range compared {
+			if len(rf.combined(n)) > 0 && len(compared) < 3 {
+				return usagef("--retrievers %s: %s fuses the other retrievers listed, and needs two or more besides it", *compareList, n)
+			}
 		}
 	}
 	var exp *experiment.Experiment
@@ -161,10 +163,10 @@ func runUI(ctx context.Context, args []string, env Env) error {
 // whichever retriever it opens with (--top-k every ranking retriever's),
 // and the thresholds are Activation Energy's as ever.
 func (r *retrieverFlags) checkUI(fs *flag.FlagSet) error {
-	if !slices.Contains(tui.Retrievers, r.name) {
-		return usagef("unknown --retriever %q for the explorer (want %s; fusion is a column of the compare view: --retrievers A,B,fusion)", r.name, strings.Join(tui.Retrievers, ", "))
+	if !slices.Contains(registry.Single(), r.name) {
+		return usagef("unknown --retriever %q for the explorer (want %s; fusion is a column of the compare view: --retrievers A,B,fusion)", r.name, strings.Join(registry.Single(), ", "))
 	}
-	return r.finish("", tui.Retrievers)
+	return r.finish("", registry.Single())
 }
 
 // readExperiment reads an experiment file (internal/experiment), its errors

@@ -4,20 +4,14 @@ import (
 	"context"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/retriever"
 )
 
-// ContextHop is one relationship around a hit, as the detail of a ranking
-// shows it (the specification's "expand with context": it never changes
-// the ranking). Followed is false for a self-loop and for a type the table
+// ContextHop is one relationship around a hit (retriever.ContextHop):
+// Weight as the expansion counts it (WeightOf), TypeWeight its type's in
+// the table; Followed is false for a self-loop and for a type the table
 // does not follow.
-type ContextHop struct {
-	Type       string
-	Other      graph.Node
-	Weight     float64 // as the expansion counts it (WeightOf)
-	TypeWeight float64
-	Followed   bool
-	Edge       graph.Edge
-}
+type ContextHop = retriever.ContextHop
 
 // Context reads the relationships around the node whose id is id, in
 // graph.SortRels order, each with the weights the expansion would use

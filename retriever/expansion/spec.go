@@ -44,6 +44,10 @@ var Spec = retriever.Define(retriever.Definition[Params]{
 			"expansion: weigh a relationship type, `TYPE=X` with X in [-1, 1] (0: not followed; repeatable)")
 	},
 	FlagNames: []string{"type-weight"},
+	Table: &retriever.Table[Params]{Range: "[−1,1]", Step: retriever.StepBy(TypeWeightStep, -1, 1),
+		Get: func(p Params) map[string]float64 { return p.TypeWeights },
+		Set: func(p *Params, t string, w float64) { p.TypeWeights[t] = w }},
+	Context: Context,
 	Run: func(ctx context.Context, env retriever.Env, q retriever.Query, p Params) (retriever.Ranking, error) {
 		return Retrieve(ctx, env.Neighbourhood, q, p)
 	},

@@ -55,8 +55,9 @@ var Spec = retriever.Define(retriever.Definition[Params]{
 	},
 	FlagNames: []string{"fuse"},
 	// Every node it ranks is in the union of its lists.
-	Bound:    func(r retriever.Ranking, _ int) int { return retriever.StatInt(r, "union") },
-	Combines: func(p Params) ([]string, int) { return slices.Clone(p.Fuse), p.Depth },
+	Bound:       func(r retriever.Ranking, _ int) int { return retriever.StatInt(r, "union") },
+	Combines:    func(p Params) ([]string, int) { return slices.Clone(p.Fuse), p.Depth },
+	SetCombines: func(p *Params, names []string) { p.Fuse = names },
 	Combine: func(lists []retriever.Ranking, p Params, k int) (retriever.Ranking, error) {
 		p.TopK = k
 		return Fuse(lists, p)
