@@ -6,113 +6,10 @@ import (
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
-	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/retriever/rankwhy"
 )
 
-// The verdicts of a ranking retriever's why-not (`memoria why --retriever
-// NAME`, docs/CLI.md "Why not X").
-const (
-	// RankKept: the node is among the retriever's top K.
-	RankKept = "kept"
-	// RankCut: the retriever ranked the node, below its K-th hit.
-	RankCut = "cut"
-	// RankUnreached: the retriever did not rank the node at all.
-	RankUnreached = "unreached"
-	// RankFiltered: the retriever did not rank the node, and could have
-	// reached it within its reach only through relationships the run's
-	// relationship filter removed (docs/RETRIEVERS.md, "Relationship
-	// filters").
-	RankFiltered = "filtered"
-)
-
-// The reasons a ranking retriever did not reach a node (RankingWhy.Reason).
-// A fused Activation Energy list gives its own verdict instead
-// (why.Verdict: unreachable, below_threshold, claimed, ...).
-// A node the filter cut off gets the verdict RankFiltered instead.
-const (
-	// ReasonNoRoute: no route within the retriever's reach: for the
-	// expansion none of at most H hops over any relationship type; for
-	// spreading activation no RELATES route of at most P hops.
-	ReasonNoRoute = "no_route"
-	// ReasonNotFollowed (expansion): within H hops, but only through
-	// relationship types it does not follow (weight 0 or not in the table).
-	ReasonNotFollowed = "not_followed"
-	// ReasonNotPositive (expansion): within H hops through followed types,
-	// but every such route passes a node whose value is not positive (a
-	// negative type weight, a relationship weight of 0 or less), where the
-	// expansion stops.
-	ReasonNotPositive = "not_positive"
-	// ReasonNotFired (spreading): within P RELATES hops, but no neighbour of
-	// it ever fired: the nodes before it on its routes stayed below θ.
-	ReasonNotFired = "not_fired"
-	// ReasonBelowThreshold (spreading): activation reached it, but its A(v)
-	// stayed below θ.
-	ReasonBelowThreshold = "below_threshold"
-	// ReasonNotPushed (ppr): its estimate is 0: the push never moved mass
-	// to it within ε.
-	ReasonNotPushed = "not_pushed"
-	// ReasonInNoList (fusion): in none of the fused rankings' top N.
-	ReasonInNoList = "in_no_list"
-)
-
-// RankingWhy is a ranking retriever's answer to "why is this node (not) in
-// its top K": the node's place in the retriever's whole ranking (a run with
-// K large), or, when it has none, the retriever's own reason and the
-// numbers that make it.
-type RankingWhy struct {
-	Retriever string
-	NodeID    string
-	Verdict   string // RankKept, RankCut, RankUnreached or RankFiltered
-	K         int
-	// Hit is the node's hit, kept or cut (rank, score, terms, route,
-	// feeders, detail); nil when unreached.
-	Hit *retriever.Hit
-	// Kth is the retriever's K-th hit; nil when it ranked fewer than K.
-	Kth *retriever.Hit
-	// Ranked is how many hits the retriever ranked in all.
-	Ranked int
-	// Reason is why an unreached node was not ranked (the Reason
-	// constants, or a fused Activation Energy list's why.Verdict).
-	Reason string
-	// Limit is the hops the retriever's reach is bounded by: the
-	// expansion's H, spreading's P; 0 for the others.
-	Limit int
-	// Hops is the node's distance in hops from the nearest seed found,
-	// over every relationship type for the expansion and over RELATES for
-	// spreading and ppr; −1 when the bounded search found no route within
-	// Searched hops.
-	Hops int
-	// FollowedHops is, for the expansion, the distance over the types it
-	// follows (−1 as for Hops).
-	FollowedHops int
-	// Searched is how many hops from the seeds the search covered.
-	Searched int
-	// Whole says the search met every node any route from the seeds
-	// reaches (so a distance of −1 means no route at all, of any length).
-	Whole bool
-	// Unfollowed are, for not_followed, the types not followed on the
-	// node's shortest routes, sorted.
-	Unfollowed []string
-	// Activation and Threshold are spreading's A(v) and θ.
-	Activation, Threshold float64
-	// Epsilon, ResidualMass and Touched are ppr's ε, the residual mass
-	// left (every π is at most that above its estimate) and the nodes that
-	// got residual.
-	Epsilon, ResidualMass float64
-	Touched               int
-	// Lists are, for fusion, each fused ranking's verdict at the fuse
-	// depth (when the node is unreached), in --fuse order.
-	Lists []RankingWhy
-	// Why is a fused Activation Energy list's own answer when it did not
-	// reach the node.
-	Why *why.Answer
-	// Filter is, for RankFiltered, the relationship filter's description;
-	// Hops is then the node's distance without the filter and
-	// FollowedHops with it (−1: none within Searched hops).
-	Filter string
-}
-
-// RankingWhyJSON is the wire form of a RankingWhy (`memoria why --retriever
+// RankingWhyJSON is the wire form of a rankwhy.Answer (`memoria why --retriever
 // NAME --format json`, docs/CLI.md "Why not X"): retriever, node_id,
 // verdict, rank, score, kth_score, k and detail first, in that order (rank
 // and score null when unreached, kth_score null when the retriever ranked
@@ -139,7 +36,7 @@ type RankingWhyJSON struct {
 
 // ToRankingWhyJSON is the wire form of a; ids are written as they are (the
 // JSON writer escapes what a terminal must not get raw).
-func ToRankingWhyJSON(a RankingWhy) RankingWhyJSON {
+func ToRankingWhyJSON(a rankwhy.Answer) RankingWhyJSON {
 	out := RankingWhyJSON{Retriever: a.Retriever, NodeID: a.NodeID, Verdict: a.Verdict, K: a.K,
 		Detail: rankingWhyDetail(a, rawID, rawID), Ranked: a.Ranked, Reason: a.Reason, Facts: facts(a), Hit: a.Hit}
 	if a.Hit != nil {
@@ -158,7 +55,7 @@ func ToRankingWhyJSON(a RankingWhy) RankingWhyJSON {
 
 // RankingWhyJSONLine is ToRankingWhyJSON as one JSON line, graph text
 // \u-escaped where it could act on a terminal.
-func RankingWhyJSONLine(a RankingWhy) ([]byte, error) { return jsonLine(ToRankingWhyJSON(a)) }
+func RankingWhyJSONLine(a rankwhy.Answer) ([]byte, error) { return jsonLine(ToRankingWhyJSON(a)) }
 
 // hops is a distance as the facts write it: null for none found.
 func hops(h int) any {
@@ -169,23 +66,23 @@ func hops(h int) any {
 }
 
 // facts are the numbers a reason is made of, keys in a fixed order.
-func facts(a RankingWhy) retriever.Fields {
+func facts(a rankwhy.Answer) retriever.Fields {
 	f := retriever.Fields{}
-	if a.Verdict == RankFiltered {
+	if a.Verdict == rankwhy.Filtered {
 		return append(f, retriever.Field{Name: "filter", Value: a.Filter}, retriever.Field{Name: "limit", Value: a.Limit},
 			retriever.Field{Name: "hops_unfiltered", Value: hops(a.Hops)}, retriever.Field{Name: "hops", Value: hops(a.FollowedHops)},
 			retriever.Field{Name: "searched", Value: a.Searched}, retriever.Field{Name: "whole", Value: a.Whole})
 	}
-	if a.Verdict != RankUnreached {
-		if a.Retriever == "ppr" {
+	if a.Verdict != rankwhy.Unreached {
+		if a.Residual {
 			f = append(f, retriever.Field{Name: "residual_mass", Value: a.ResidualMass})
 		}
 		return f
 	}
 	switch a.Reason {
-	case ReasonNoRoute, ReasonNotFollowed, ReasonNotPositive, ReasonNotFired:
+	case retriever.ReasonNoRoute, retriever.ReasonNotFollowed, retriever.ReasonNotPositive, retriever.ReasonNotFired:
 		f = append(f, retriever.Field{Name: "limit", Value: a.Limit}, retriever.Field{Name: "hops", Value: hops(a.Hops)})
-		if a.Retriever == "expansion" {
+		if a.Typed {
 			unf := a.Unfollowed
 			if unf == nil {
 				unf = []string{}
@@ -193,15 +90,15 @@ func facts(a RankingWhy) retriever.Fields {
 			f = append(f, retriever.Field{Name: "followed_hops", Value: hops(a.FollowedHops)}, retriever.Field{Name: "unfollowed_types", Value: unf})
 		}
 		f = append(f, retriever.Field{Name: "searched", Value: a.Searched}, retriever.Field{Name: "whole", Value: a.Whole})
-		if a.Reason == ReasonNotFired {
+		if a.Reason == retriever.ReasonNotFired {
 			f = append(f, retriever.Field{Name: "threshold", Value: a.Threshold})
 		}
-	case ReasonBelowThreshold:
+	case retriever.ReasonBelowThreshold:
 		if a.Why == nil {
 			f = append(f, retriever.Field{Name: "activation", Value: a.Activation}, retriever.Field{Name: "threshold", Value: a.Threshold},
 				retriever.Field{Name: "limit", Value: a.Limit}, retriever.Field{Name: "hops", Value: hops(a.Hops)})
 		}
-	case ReasonNotPushed:
+	case retriever.ReasonNotPushed:
 		f = append(f, retriever.Field{Name: "epsilon", Value: a.Epsilon}, retriever.Field{Name: "residual_mass", Value: a.ResidualMass},
 			retriever.Field{Name: "nodes_touched", Value: a.Touched}, retriever.Field{Name: "hops", Value: hops(a.Hops)},
 			retriever.Field{Name: "searched", Value: a.Searched}, retriever.Field{Name: "whole", Value: a.Whole})
@@ -216,13 +113,15 @@ func facts(a RankingWhy) retriever.Fields {
 //	rank 9, below the top 6: score 0.0123 against the 6th hit N2001's 0.03793, 0.02563 short (32% of 0.03793)
 //	T4008 is 3 hops from the nearest seed (over any type); H = 1
 //	its activation A = 0.0306 is below θ = 0.05 (61% of 0.05)
-func RankingWhyDetail(a RankingWhy) string { return rankingWhyDetail(a, DisplayID, textsafe.Escape) }
+func RankingWhyDetail(a rankwhy.Answer) string {
+	return rankingWhyDetail(a, DisplayID, textsafe.Escape)
+}
 
-func rankingWhyDetail(a RankingWhy, id, esc func(string) string) string {
+func rankingWhyDetail(a rankwhy.Answer, id, esc func(string) string) string {
 	switch a.Verdict {
-	case RankKept:
+	case rankwhy.Kept:
 		return fmt.Sprintf("rank %d in the top %d, score %s", a.Hit.Rank, a.K, Num(a.Hit.Score))
-	case RankCut:
+	case rankwhy.Cut:
 		d := fmt.Sprintf("rank %d, below the top %d: score %s", a.Hit.Rank, a.K, Num(a.Hit.Score))
 		if a.Kth != nil {
 			gap := a.Kth.Score - a.Hit.Score
@@ -230,7 +129,7 @@ func rankingWhyDetail(a RankingWhy, id, esc func(string) string) string {
 			if a.Kth.Score > 0 && a.Hit.Score >= 0 {
 				d += " (" + ShareOf(a.Hit.Score, a.Kth.Score) + ")"
 			}
-			if a.Retriever == "ppr" && a.ResidualMass >= gap {
+			if a.Residual && a.ResidualMass >= gap {
 				d += fmt.Sprintf("; within the push's error (residual mass %s)", Num(a.ResidualMass))
 			}
 		}
@@ -240,9 +139,9 @@ func rankingWhyDetail(a RankingWhy, id, esc func(string) string) string {
 		return whyDetail(*a.Why, id)
 	}
 	node := id(a.NodeID)
-	if a.Verdict == RankFiltered {
+	if a.Verdict == rankwhy.Filtered {
 		over := "over RELATES"
-		if a.Retriever == "expansion" {
+		if a.Typed {
 			over = "through followed types"
 		}
 		d := fmt.Sprintf("%s is %s from the nearest seed %s, but only through relationships the filter (%s) removes; with it, ",
@@ -270,12 +169,12 @@ func rankingWhyDetail(a RankingWhy, id, esc func(string) string) string {
 		return fmt.Sprintf("%s is %s from the nearest seed %s", node, hopWord(h), over)
 	}
 	switch a.Reason {
-	case ReasonNoRoute:
-		if a.Retriever == "expansion" {
+	case retriever.ReasonNoRoute:
+		if a.Typed {
 			return away(a.Hops, "(over any type)") + fmt.Sprintf("; H = %d", a.Limit)
 		}
 		return fmt.Sprintf("no activation reached it within %d pulses: ", a.Limit) + away(a.Hops, "over RELATES")
-	case ReasonNotFollowed:
+	case retriever.ReasonNotFollowed:
 		types := make([]string, len(a.Unfollowed))
 		for i, t := range a.Unfollowed {
 			types[i] = esc(t)
@@ -288,28 +187,30 @@ func rankingWhyDetail(a RankingWhy, id, esc func(string) string) string {
 			d += "it is " + hopWord(a.FollowedHops) + " away"
 		}
 		return d + fmt.Sprintf("; H = %d", a.Limit)
-	case ReasonNotPositive:
+	case retriever.ReasonNotPositive:
 		return fmt.Sprintf("%s is %s from the nearest seed through followed types, but every such route passes a node whose value is not positive (a negative type weight, or a weight of 0 or less), where the expansion stops; H = %d",
 			node, hopWord(a.FollowedHops), a.Limit)
-	case ReasonNotFired:
+	case retriever.ReasonNotFired:
 		return fmt.Sprintf("no activation reached it within %d pulses: %s is %s from the nearest seed over RELATES, but no neighbour of it fired (Δ below θ = %s)",
 			a.Limit, node, hopWord(a.Hops), Num(a.Threshold))
-	case ReasonBelowThreshold:
+	case retriever.ReasonBelowThreshold:
 		d := fmt.Sprintf("its activation A = %s is below θ = %s", Num(a.Activation), Num(a.Threshold))
 		if a.Threshold > 0 && a.Activation >= 0 {
 			d += " (" + ShareOf(a.Activation, a.Threshold) + ")"
 		}
 		return d
-	case ReasonNotPushed:
+	case retriever.ReasonNotPushed:
 		d := fmt.Sprintf("its estimate is 0: the push never moved mass to it within ε = %s (residual mass left %s, which bounds its π); ",
 			Num(a.Epsilon), Num(a.ResidualMass))
 		return d + away(a.Hops, "over RELATES")
-	case ReasonInNoList:
+	case retriever.ReasonInNoList:
 		n := 0
 		if len(a.Lists) > 0 {
 			n = a.Lists[0].K
 		}
 		return fmt.Sprintf("in none of the fused rankings' top %d", n)
+	case retriever.ReasonNotRanked:
+		return fmt.Sprintf("its whole ranking (%d hits) does not hold it, and %s gives no reason of its own", a.Ranked, esc(a.Retriever))
 	}
 	return a.Reason
 }
@@ -346,13 +247,13 @@ func ordinal(n int) string {
 //	route: from N2006 -[RELATES w=0.5 ×0.1064]-> N2007
 //	score: share(N2006) 0.07657 = 0.07657
 //	fed by N2006 -[RELATES w=0.5]- brought 0.04758
-func RankingWhyText(a RankingWhy) string {
+func RankingWhyText(a rankwhy.Answer) string {
 	var b strings.Builder
 	writeRankingWhy(&b, a, "")
 	return b.String()
 }
 
-func writeRankingWhy(b *strings.Builder, a RankingWhy, indent string) {
+func writeRankingWhy(b *strings.Builder, a rankwhy.Answer, indent string) {
 	head := DisplayID(a.NodeID) + ": " + a.Verdict + " by " + textsafe.Escape(a.Retriever)
 	if indent != "" {
 		head = textsafe.Escape(a.Retriever) + ": " + a.Verdict
@@ -362,7 +263,7 @@ func writeRankingWhy(b *strings.Builder, a RankingWhy, indent string) {
 		head += fmt.Sprintf(" (rank %d, K = %d)", a.Hit.Rank, a.K)
 	case a.Why != nil:
 		head += " (" + string(a.Why.Verdict) + ")"
-	case a.Verdict == RankFiltered:
+	case a.Verdict == rankwhy.Filtered:
 		head += " (by the relationship filter)"
 	default:
 		head += " (" + a.Reason + ")"

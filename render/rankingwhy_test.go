@@ -8,6 +8,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/retriever/rankwhy"
 )
 
 // rankingWhys are one answer of each verdict and reason, built by hand
@@ -16,7 +17,7 @@ import (
 // the expansion cuts N2007 (0.85 × 0.5 × 0.6 × 0.8 = 0.204) against the 3rd
 // hit N2004 (0.85 × 0.58 × 0.6 × 0.8 = 0.2366); the rest unreached, each
 // by its reason; the last with hostile ids and type names.
-func rankingWhys() []RankingWhy {
+func rankingWhys() []rankwhy.Answer {
 	n2003 := retriever.Hit{Rank: 2, NodeID: "N2003", Score: 0.1149, Seed: "N2006", Origin: retriever.OriginExpanded,
 		Route:    []retriever.Hop{{From: "N2006", To: "N2003", Type: "RELATES", Weight: 0.82, Factor: 0.1745}},
 		Feeders:  []retriever.Hop{{From: "N2006", To: "N2003", Type: "RELATES", Weight: 0.82, Factor: 0.1949}},
@@ -31,32 +32,43 @@ func rankingWhys() []RankingWhy {
 	cutPPR.Rank = 2
 	unreachable := why.Answer{NodeID: "T4008", Verdict: why.Unreachable, Params: activation.DefaultParams(), Blocking: -1, Exact: true}
 	bad := "X" + hostileOSC52
-	return []RankingWhy{
-		{Retriever: "ppr", NodeID: "N2003", Verdict: RankKept, K: 6, Hit: &n2003, Kth: &retriever.Hit{Rank: 6, NodeID: "N2001", Score: 0.03793},
+	return []rankwhy.Answer{
+		{Retriever: "ppr", Residual: true, NodeID: "N2003", Verdict: rankwhy.Kept, K: 6, Hit: &n2003, Kth: &retriever.Hit{Rank: 6, NodeID: "N2001", Score: 0.03793},
 			Ranked: 31, ResidualMass: 0.00002457, Hops: -1, FollowedHops: -1},
-		{Retriever: "ppr", NodeID: "N2003", Verdict: RankCut, K: 1, Hit: &cutPPR, Kth: &n2006, Ranked: 31, ResidualMass: 0.00002457},
-		{Retriever: "expansion", NodeID: "N2007", Verdict: RankCut, K: 3, Hit: &n2007, Kth: &n2004, Ranked: 5},
-		{Retriever: "expansion", NodeID: "N2001", Verdict: RankUnreached, K: 10, Ranked: 5, Reason: ReasonNoRoute, Limit: 1, Hops: 2, FollowedHops: 2, Searched: 2},
-		{Retriever: "expansion", NodeID: "N2002", Verdict: RankUnreached, K: 10, Ranked: 5, Reason: ReasonNotFollowed, Limit: 1, Hops: 1, FollowedHops: -1,
+		{Retriever: "ppr", Residual: true, NodeID: "N2003", Verdict: rankwhy.Cut, K: 1, Hit: &cutPPR, Kth: &n2006, Ranked: 31, ResidualMass: 0.00002457},
+		{Retriever: "expansion", Typed: true, NodeID: "N2007", Verdict: rankwhy.Cut, K: 3, Hit: &n2007, Kth: &n2004, Ranked: 5},
+		{Retriever: "expansion", Typed: true, NodeID: "N2001", Verdict: rankwhy.Unreached, K: 10, Ranked: 5, Reason: retriever.ReasonNoRoute, Limit: 1, Hops: 2, FollowedHops: 2, Searched: 2},
+		{Retriever: "expansion", Typed: true, NodeID: "N2002", Verdict: rankwhy.Unreached, K: 10, Ranked: 5, Reason: retriever.ReasonNotFollowed, Limit: 1, Hops: 1, FollowedHops: -1,
 			Searched: 3, Unfollowed: []string{"MENTIONS"}},
-		{Retriever: "expansion", NodeID: "N2001", Verdict: RankUnreached, K: 10, Ranked: 4, Reason: ReasonNotPositive, Limit: 2, Hops: 2, FollowedHops: 2, Searched: 2},
-		{Retriever: "spreading", NodeID: "N2012", Verdict: RankUnreached, K: 10, Ranked: 8, Reason: ReasonBelowThreshold, Limit: 2, Hops: 2, Searched: 2,
+		{Retriever: "expansion", Typed: true, NodeID: "N2001", Verdict: rankwhy.Unreached, K: 10, Ranked: 4, Reason: retriever.ReasonNotPositive, Limit: 2, Hops: 2, FollowedHops: 2, Searched: 2},
+		{Retriever: "spreading", NodeID: "N2012", Verdict: rankwhy.Unreached, K: 10, Ranked: 8, Reason: retriever.ReasonBelowThreshold, Limit: 2, Hops: 2, Searched: 2,
 			Activation: 0.002205, Threshold: 0.05},
-		{Retriever: "spreading", NodeID: "N2001", Verdict: RankUnreached, K: 10, Ranked: 5, Reason: ReasonNotFired, Limit: 2, Hops: 2, Searched: 2, Threshold: 0.6},
-		{Retriever: "spreading", NodeID: "T4008", Verdict: RankUnreached, K: 10, Ranked: 8, Reason: ReasonNoRoute, Limit: 2, Hops: -1, Searched: 4, Whole: true},
-		{Retriever: "ppr", NodeID: "T4008", Verdict: RankUnreached, K: 10, Ranked: 31, Reason: ReasonNotPushed, Hops: -1, Searched: 4,
+		{Retriever: "spreading", NodeID: "N2001", Verdict: rankwhy.Unreached, K: 10, Ranked: 5, Reason: retriever.ReasonNotFired, Limit: 2, Hops: 2, Searched: 2, Threshold: 0.6},
+		{Retriever: "spreading", NodeID: "T4008", Verdict: rankwhy.Unreached, K: 10, Ranked: 8, Reason: retriever.ReasonNoRoute, Limit: 2, Hops: -1, Searched: 4, Whole: true},
+		{Retriever: "ppr", Residual: true, NodeID: "T4008", Verdict: rankwhy.Unreached, K: 10, Ranked: 31, Reason: retriever.ReasonNotPushed, Hops: -1, Searched: 4,
 			Epsilon: 1e-6, ResidualMass: 0.00002457, Touched: 33},
-		{Retriever: "fusion", NodeID: "T4008", Verdict: RankUnreached, K: 10, Ranked: 31, Reason: ReasonInNoList, Lists: []RankingWhy{
-			{Retriever: "activation", NodeID: "T4008", Verdict: RankUnreached, K: 100, Ranked: 13, Reason: string(why.Unreachable), Why: &unreachable},
-			{Retriever: "ppr", NodeID: "T4008", Verdict: RankUnreached, K: 100, Ranked: 31, Reason: ReasonNotPushed, Hops: -1, Searched: 4,
+		{Retriever: "fusion", NodeID: "T4008", Verdict: rankwhy.Unreached, K: 10, Ranked: 31, Reason: retriever.ReasonInNoList, Lists: []rankwhy.Answer{
+			{Retriever: "activation", NodeID: "T4008", Verdict: rankwhy.Unreached, K: 100, Ranked: 13, Reason: string(why.Unreachable), Why: &unreachable},
+			{Retriever: "ppr", Residual: true, NodeID: "T4008", Verdict: rankwhy.Unreached, K: 100, Ranked: 31, Reason: retriever.ReasonNotPushed, Hops: -1, Searched: 4,
 				Epsilon: 1e-6, ResidualMass: 0.00002457, Touched: 33},
 		}},
-		{Retriever: "expansion", NodeID: bad, Verdict: RankUnreached, K: 10, Reason: ReasonNotFollowed, Limit: 1, Hops: 1, FollowedHops: -1,
+		{Retriever: "expansion", Typed: true, NodeID: bad, Verdict: rankwhy.Unreached, K: 10, Reason: retriever.ReasonNotFollowed, Limit: 1, Hops: 1, FollowedHops: -1,
 			Searched: 3, Unfollowed: []string{"MENT" + hostileClear}},
-		{Retriever: "ppr", NodeID: bad, Verdict: RankCut, K: 1, Hit: &retriever.Hit{Rank: 2, NodeID: bad, Score: 0.1, Seed: hostileBidi,
+		{Retriever: "ppr", Residual: true, NodeID: bad, Verdict: rankwhy.Cut, K: 1, Hit: &retriever.Hit{Rank: 2, NodeID: bad, Score: 0.1, Seed: hostileBidi,
 			Origin: retriever.OriginExpanded, Route: []retriever.Hop{{From: hostileBidi, To: bad, Type: hostileTitle, Weight: 1, Factor: 0.5}},
 			Terms: []retriever.Term{{Name: "share(" + hostileBidi + ")", Value: 0.1}}, TermsAdd: true},
 			Kth: &retriever.Hit{Rank: 1, NodeID: hostileBidi, Score: 0.5}},
+	}
+}
+
+// TestRankingWhyNotRanked: a retriever that declares no why-not of its own
+// (retriever.ReasonNotRanked) is said to lack the node in its whole
+// ranking, with the ranking's length and the retriever's name escaped.
+func TestRankingWhyNotRanked(t *testing.T) {
+	a := rankwhy.Answer{Retriever: "deg" + hostileClear, NodeID: "N2001", Verdict: rankwhy.Unreached, K: 3, Ranked: 5, Reason: retriever.ReasonNotRanked}
+	want := "its whole ranking (5 hits) does not hold it, and " + textsafe.Escape("deg"+hostileClear) + " gives no reason of its own"
+	if got := RankingWhyDetail(a); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
 

@@ -2,7 +2,6 @@ package render
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -39,23 +38,9 @@ func Truncate(s string, width int) string {
 	return strings.TrimRight(string(runes[:width-1]), " ") + "…"
 }
 
-// DisplayID returns id as written in the text formats and the explorer: as
-// is when it is non-empty and made only of runes that textsafe.Safe allows,
-// other than spaces, U+FFFD, `"`, `\`, brackets and parentheses; otherwise
-// quoted with textsafe.Quote (Go's quoting, the one escape rule of
-// internal/textsafe), so an id can never break a line or a bracket, act on
-// a terminal or hide a character.
-func DisplayID(id string) string {
-	if id == "" {
-		return `""`
-	}
-	for _, r := range id {
-		if r == utf8.RuneError || !textsafe.Safe(r) || unicode.IsSpace(r) || strings.ContainsRune(`"\()[]{}`, r) {
-			return textsafe.Quote(id)
-		}
-	}
-	return id
-}
+// DisplayID returns id as written in the text formats and the explorer
+// (textsafe.DisplayID: quoted unless it is plain).
+func DisplayID(id string) string { return textsafe.DisplayID(id) }
 
 // edgeType is the edge's type, RELATES when it has none.
 func edgeType(e graph.Edge) string {

@@ -51,6 +51,8 @@ type Spec struct {
 	setComb  func(p any, names []string) any
 	table    *tableOf
 	context  func(ctx context.Context, nb graph.Neighbourhood, id string, p any) ([]ContextHop, bool, error)
+	whyNot   func(ctx context.Context, pr Probe, p any, all Ranking) (Unreached, error)
+	reach    func(p any) ReachRule
 }
 
 // tableOf is a Table with P erased.
@@ -156,6 +158,13 @@ type Definition[P any] struct {
 	// (the expansion's weight per relationship type): one panel row per
 	// key, after Rows.
 	Table *Table[P]
+	// WhyNot is the retriever's own account of a node its whole ranking
+	// (all) lacks (docs/RETRIEVERS.md, "Why a ranking retriever missed a
+	// node"); nil: it gives none.
+	WhyNot func(ctx context.Context, pr Probe, p P, all Ranking) (Unreached, error)
+	// Reach is how far it reaches with p (the why-not's "filtered"
+	// verdict); nil: no such bound.
+	Reach func(p P) ReachRule
 	// Context reads what the detail of a hit shows around it with p (the
 	// expansion's "expand with context"); nil: nothing.
 	Context func(ctx context.Context, nb graph.Neighbourhood, id string, p P) (hops []ContextHop, found bool, err error)
@@ -251,6 +260,14 @@ func Define[P any](d Definition[P]) Spec {
 		s.context = func(ctx context.Context, nb graph.Neighbourhood, id string, p any) ([]ContextHop, bool, error) {
 			return d.Context(ctx, nb, id, p.(P))
 		}
+	}
+	if d.WhyNot != nil {
+		s.whyNot = func(ctx context.Context, pr Probe, p any, all Ranking) (Unreached, error) {
+			return d.WhyNot(ctx, pr, p.(P), all)
+		}
+	}
+	if d.Reach != nil {
+		s.reach = func(p any) ReachRule { return d.Reach(p.(P)) }
 	}
 	if d.WithVector != nil {
 		s.vector = func(p any, v []float64) any {

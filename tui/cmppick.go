@@ -10,13 +10,13 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/rankwhy"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/retriever/rankwhy"
 	"github.com/memoria-graph/memoria/retriever/registry"
 )
 
@@ -272,7 +272,7 @@ func rankWhyCmd(ctx context.Context, id int, j whyJob) tea.Cmd {
 		if err != nil {
 			return whyDoneMsg{id: id, err: err}
 		}
-		out := make([]render.RankingWhy, 0, len(j.names))
+		out := make([]rankwhy.Answer, 0, len(j.names))
 		for _, name := range j.names {
 			a, err := e.Explain(ctx, name, j.k[name])
 			if err != nil {
@@ -317,7 +317,7 @@ func (m *Model) askCompareWhy() tea.Cmd {
 
 // rankedWhyText is the compare view's answer: each retriever's verdict
 // (render.RankingWhyText, ids escaped there), one after another.
-func rankedWhyText(node string, as []render.RankingWhy) string {
+func rankedWhyText(node string, as []rankwhy.Answer) string {
 	if len(as) == 0 {
 		return "every retriever has " + render.DisplayID(node)
 	}

@@ -9,11 +9,11 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/internal/eval"
-	"github.com/memoria-graph/memoria/internal/rankwhy"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/retriever/rankwhy"
 )
 
 // Relevance marks (docs/EXPLORER.md, "Relevance marks"): m on a node of

@@ -13,6 +13,7 @@ import (
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/retriever/rankwhy"
 )
 
 // whyPanel is the "why (not)" panel (docs/ALGORITHM.md, "Why not X"), an
@@ -34,7 +35,7 @@ type whyPanel struct {
 	answer *why.Answer
 	// ranked is the compare view's answer: each retriever's verdict
 	// (asked through start and rankWhyCmd).
-	ranked []render.RankingWhy
+	ranked []rankwhy.Answer
 	err    error
 	vp     viewport.Model
 	spin   spinner.Model // a new one per question: ticks of an earlier one are ignored
@@ -68,7 +69,7 @@ type whyDoneMsg struct {
 	id     int
 	answer why.Answer
 	// ranked and rankedAsked carry the compare view's answer instead.
-	ranked      []render.RankingWhy
+	ranked      []rankwhy.Answer
 	rankedAsked bool
 	err         error
 }
@@ -192,7 +193,7 @@ func (w *whyPanel) done(msg whyDoneMsg) {
 	case msg.rankedAsked:
 		w.ranked = msg.ranked
 		if w.ranked == nil {
-			w.ranked = []render.RankingWhy{}
+			w.ranked = []rankwhy.Answer{}
 		}
 	default:
 		a := msg.answer

@@ -82,31 +82,60 @@ func eachLine(prefix, msg string) string {
 	return prefix + strings.ReplaceAll(msg, "\n", "\n"+prefix)
 }
 
-const mainUsage = `memoria explores the Activation Energy graph retriever over a memory graph.
+// command is one of memoria's commands: its name (none for the explorer),
+// its synopsis and one-line purpose as the main usage lists them, and its
+// run. The main usage and Main's dispatch are both made from commands.
+type command struct {
+	name, synopsis string
+	purpose        []string
+	run            func(ctx context.Context, args []string, env Env) error
+}
 
-Usage:
-  memoria [source flags] [--seed ID[=SCORE]]... [--tags a,b] [--max-seeds N]
-      Open the terminal explorer (on the embedded demo graph by default).
-  memoria explore [source flags] --seed ID[=SCORE]... [options]
-      Run the retriever headless and print the results.
-  memoria load FILE [neo4j flags] [--wipe] [--batch N]
-      Write an APOC JSON-lines graph into Neo4j.
-  memoria export [source flags] [--format jsonl|cypher|graphml]
-      Print the graph as APOC JSON lines, a Cypher script or GraphML.
-  memoria diff [--format text|json] A.jsonl B.jsonl
-      Compare two saved 'explore --format json' outputs, seed by seed.
-  memoria sweep [source flags] --seed ID[=SCORE]... --param NAME [values] [options]
-      Explore at each value of one threshold: a chart, bands, breakpoints.
-      With --queries Q.jsonl: any retriever's parameter, recall and nDCG at each value.
-  memoria why [source flags] --seed ID[=SCORE]... --node ID [options]
-      Say why a node is or is not in the result, and where the run left its best route.
-  memoria stats [source flags] [--format text|json] [--sample N] [--sample-seed S]
-      Print the graph's metrics: counts, degree percentiles, clustering, hubs.
-  memoria compare [source flags] --seed ID[=SCORE]... --retrievers A,B,... [options]
-      Run several retrievers on the same seeds: the union of their top K, overlaps.
-  memoria eval [source flags] --queries Q.jsonl [--qrels FILE] --retrievers A,B,... [options]
-      Measure retrievers against relevance labels: P@k, Recall@k, nDCG@k, MRR, MAP.
+// commands are memoria's commands, in the order the usage lists them.
+var commands = []command{
+	{"", "[source flags] [--seed ID[=SCORE]]... [--tags a,b] [--max-seeds N]",
+		[]string{"Open the terminal explorer (on the embedded demo graph by default)."}, runUI},
+	{"explore", "[source flags] --seed ID[=SCORE]... [options]",
+		[]string{"Run a retriever headless and print the results."}, runExplore},
+	{"load", "FILE [neo4j flags] [--wipe] [--batch N]",
+		[]string{"Write an APOC JSON-lines graph into Neo4j."}, runLoad},
+	{"export", "[source flags] [--format jsonl|cypher|graphml]",
+		[]string{"Print the graph as APOC JSON lines, a Cypher script or GraphML."}, runExport},
+	{"diff", "[--format text|json] A.jsonl B.jsonl",
+		[]string{"Compare two saved 'explore --format json' outputs, seed by seed."}, runDiff},
+	{"sweep", "[source flags] --seed ID[=SCORE]... --param NAME [values] [options]",
+		[]string{"Explore at each value of one threshold: a chart, bands, breakpoints.",
+			"With --queries Q.jsonl: any retriever's parameter, recall and nDCG at each value."}, runSweep},
+	{"why", "[source flags] --seed ID[=SCORE]... --node ID [options]",
+		[]string{"Say why a node is or is not in the result, and where the run left its best route."}, runWhy},
+	{"stats", "[source flags] [--format text|json] [--sample N] [--sample-seed S]",
+		[]string{"Print the graph's metrics: counts, degree percentiles, clustering, hubs."}, runStats},
+	{"compare", "[source flags] --seed ID[=SCORE]... --retrievers A,B,... [options]",
+		[]string{"Run several retrievers on the same seeds: the union of their top K, overlaps."}, runCompare},
+	{"eval", "[source flags] --queries Q.jsonl [--qrels FILE] --retrievers A,B,... [options]",
+		[]string{"Measure retrievers against relevance labels: P@k, Recall@k, nDCG@k, MRR, MAP."}, runEval},
+}
 
+// mainUsage is memoria's usage: the commands' table, then what every
+// command shares.
+func mainUsage() string {
+	var b strings.Builder
+	b.WriteString("memoria explores graph retrievers over a memory graph: why each kept or dropped a memory.\n\nUsage:\n")
+	for _, c := range commands {
+		b.WriteString("  memoria ")
+		if c.name != "" {
+			b.WriteString(c.name + " ")
+		}
+		b.WriteString(c.synopsis + "\n")
+		for _, p := range c.purpose {
+			b.WriteString("      " + p + "\n")
+		}
+	}
+	return b.String() + mainUsageShared
+}
+
+// mainUsageShared is the part of the usage every command shares.
+const mainUsageShared = `
 Source flags (one source; the embedded demo graph when none is given):
   --graph FILE       an APOC JSON-lines export (CALL apoc.export.json.all)
   --uri URI          a Neo4j server: bolt, bolt+s, bolt+ssc, neo4j, neo4j+s, neo4j+ssc
@@ -140,31 +169,21 @@ func Main(ctx context.Context, args []string, env Env) int {
 		env.Getenv = os.Getenv
 	}
 	var err error
-	switch {
-	case len(args) > 0 && args[0] == "explore":
-		err = runExplore(ctx, args[1:], env)
-	case len(args) > 0 && args[0] == "load":
-		err = runLoad(ctx, args[1:], env)
-	case len(args) > 0 && args[0] == "export":
-		err = runExport(ctx, args[1:], env)
-	case len(args) > 0 && args[0] == "diff":
-		err = runDiff(ctx, args[1:], env)
-	case len(args) > 0 && args[0] == "sweep":
-		err = runSweep(ctx, args[1:], env)
-	case len(args) > 0 && args[0] == "why":
-		err = runWhy(ctx, args[1:], env)
-	case len(args) > 0 && args[0] == "stats":
-		err = runStats(ctx, args[1:], env)
-	case len(args) > 0 && args[0] == "compare":
-		err = runCompare(ctx, args[1:], env)
-	case len(args) > 0 && args[0] == "eval":
-		err = runEval(ctx, args[1:], env)
-	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
-		fmt.Fprint(env.Stdout, mainUsage)
-		return ExitOK
-	default:
-		err = runUI(ctx, args, env)
+	run := runUI // no command: the explorer, its flags in args
+	if len(args) > 0 {
+		switch args[0] {
+		case "help", "-h", "--help", "-help":
+			fmt.Fprint(env.Stdout, mainUsage())
+			return ExitOK
+		}
+		for _, c := range commands {
+			if c.name != "" && c.name == args[0] {
+				run, args = c.run, args[1:]
+				break
+			}
+		}
 	}
+	err = run(ctx, args, env)
 	var sig Signalled
 	if errors.As(context.Cause(ctx), &sig) {
 		// Whatever the command returned, it was cut short by the signal.

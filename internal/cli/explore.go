@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
@@ -60,7 +61,20 @@ Activation Energy it prints --format ranking only (the default then).
 Flags:
 `
 
+// formats are explore's formats; rankingFormats (retrievers.go) and
+// drawnFormats those of a ranking retriever.
 var formats = []string{"json", "tree", "d3", "llm", "cypher", "check", "ranking", "html", "graphml"}
+
+// drawnFormats are the formats that draw the retrieved subgraph.
+var drawnFormats = []string{"html", "graphml"}
+
+// orList writes words as "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
 
 func runExplore(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet(env, "explore", exploreUsage)
@@ -70,7 +84,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	rf.register(fs)
 	var rr rerankFlags
 	rr.register(fs)
-	format := fs.String("format", "", "output `format`: json, tree, d3, llm, cypher, check, ranking, html or graphml (default json; ranking\n"+
+	format := fs.String("format", "", "output `format`: "+orList(formats)+" (default json; ranking\n"+
 		"with any other --retriever)")
 	form := fs.String("cypher-form", "browser", "with --format cypher or check, the paste-ready `form`: browser (Neo4j Browser),\n"+
 		"shell (cypher-shell) or driver (one JSON object per query: query and parameters)")
@@ -102,11 +116,11 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 		return usagef("explore: --rerank signals reranks Activation Energy's ranking: --format ranking only (--format %s prints its own results)", *format)
 	}
 	if !slices.Contains(formats, *format) {
-		return usagef("explore: unknown --format %q (want one of json, tree, d3, llm, cypher, check, ranking, html, graphml)", *format)
+		return usagef("explore: unknown --format %q (want one of %s)", *format, strings.Join(formats, ", "))
 	}
-	drawn := *format == "html" || *format == "graphml"
+	drawn := slices.Contains(drawnFormats, *format)
 	if rf.name != registry.Activation && !slices.Contains(rankingFormats, *format) && !drawn {
-		return usagef("explore: --format %s is Activation Energy's; --retriever %s prints ranking, tree, d3, llm, cypher, html or graphml", *format, rf.name)
+		return usagef("explore: --format %s is Activation Energy's; --retriever %s prints %s", *format, rf.name, orList(append(slices.Clone(rankingFormats), drawnFormats...)))
 	}
 	if !slices.Contains(render.CypherForms, render.CypherForm(*form)) {
 		return usagef("explore: unknown --cypher-form %q (want browser, shell or driver)", *form)

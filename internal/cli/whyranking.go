@@ -6,10 +6,10 @@ import (
 	"fmt"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/rankwhy"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/retriever/rankwhy"
 )
 
 // whyConfig is what internal/rankwhy reads to answer `why --retriever`:

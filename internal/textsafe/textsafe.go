@@ -21,6 +21,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -151,4 +152,21 @@ func (w JSONWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// DisplayID returns id as written in the text formats and the explorer: as
+// is when it is non-empty and made only of runes that Safe allows,
+// other than spaces, U+FFFD, `"`, `\`, brackets and parentheses; otherwise
+// quoted with Quote (Go's quoting, this package's one escape rule), so an id can never break a line or a bracket, act on
+// a terminal or hide a character.
+func DisplayID(id string) string {
+	if id == "" {
+		return `""`
+	}
+	for _, r := range id {
+		if r == utf8.RuneError || !Safe(r) || unicode.IsSpace(r) || strings.ContainsRune(`"\()[]{}`, r) {
+			return Quote(id)
+		}
+	}
+	return id
 }

@@ -48,6 +48,8 @@ var Spec = retriever.Define(retriever.Definition[Params]{
 		Get: func(p Params) map[string]float64 { return p.TypeWeights },
 		Set: func(p *Params, t string, w float64) { p.TypeWeights[t] = w }},
 	Context: Context,
+	WhyNot:  whyNot,
+	Reach:   reachOf,
 	Run: func(ctx context.Context, env retriever.Env, q retriever.Query, p Params) (retriever.Ranking, error) {
 		return Retrieve(ctx, env.Neighbourhood, q, p)
 	},

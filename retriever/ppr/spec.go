@@ -28,6 +28,8 @@ var Spec = retriever.Define(retriever.Definition[Params]{
 	Fields:   Params.Fields,
 	TopK:     func(p Params) int { return p.TopK },
 	SetTopK:  func(p *Params, k int) { p.TopK = k },
+	WhyNot:   whyNot,
+	Reach:    reachOf,
 	Run: func(ctx context.Context, env retriever.Env, q retriever.Query, p Params) (retriever.Ranking, error) {
 		return Retrieve(ctx, env.Neighbourhood, q, p)
 	},

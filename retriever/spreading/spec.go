@@ -54,6 +54,8 @@ var Spec = retriever.Define(retriever.Definition[Params]{
 	SetTopK:    func(p *Params, k int) { p.TopK = k },
 	WithVector: func(p *Params, v []float64) { p.QueryVector = v },
 	FlagNames:  []string{"query-vector"},
+	WhyNot:     whyNot,
+	Reach:      reachOf,
 	Run: func(ctx context.Context, env retriever.Env, q retriever.Query, p Params) (retriever.Ranking, error) {
 		return Retrieve(ctx, env.Neighbourhood, q, p)
 	},
