@@ -157,8 +157,12 @@ func runEval(ctx context.Context, args []string, env Env) error {
 // given.
 func parseKs(cmd, v string) ([]int, error) {
 	var ks []int
-	for _, f := range strings.Split(v, ",") {
-		k, err := strconv.Atoi(strings.TrimSpace(f))
+	items, err := listItems(v, "cut-off")
+	if err != nil {
+		items = []string{""} // refused below, as a cut-off that is not one
+	}
+	for _, f := range items {
+		k, err := strconv.Atoi(f)
 		if err != nil || k < 1 {
 			return nil, usagef("%s: --k %s: want cut-offs of at least 1, comma-separated, like %s", cmd, textsafe.Quote(v), evalDefaultKs)
 		}

@@ -122,6 +122,10 @@ func (r *retrieverFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&r.ppr.Epsilon, "epsilon", r.ppr.Epsilon, "ppr: push until every residual is below `ε` × the node's RELATES weight, in (0, 1)")
 	r.fusion = fusion.DefaultParams()
 	fs.Func("fuse", "fusion: the `retrievers` whose rankings are fused, comma-separated (default "+strings.Join(r.fusion.Fuse, ",")+")", func(v string) error {
+		v, err := listText(v, "retriever", false)
+		if err != nil {
+			return err
+		}
 		names, err := fusion.ParseFuse(v)
 		if err != nil {
 			return err
