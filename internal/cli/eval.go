@@ -178,22 +178,14 @@ func parseKs(cmd, v string) ([]int, error) {
 // judges the queries with both (eval.Judge). Errors name the file and the
 // line.
 func readQuerySet(cmd, queries, qrelsFile string) ([]eval.Query, []string, error) {
-	data, err := os.ReadFile(queries)
+	set, err := readInput(cmd+": ", "queries", queries, eval.ParseQueries)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: --queries: %w", cmd, err)
-	}
-	set, err := eval.ParseQueries(bytes.NewReader(data))
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: --queries %s: %w", cmd, textsafe.Escape(queries), err)
+		return nil, nil, err
 	}
 	var qrels eval.Qrels
 	if qrelsFile != "" {
-		data, err := os.ReadFile(qrelsFile)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: --qrels: %w", cmd, err)
-		}
-		if qrels, err = eval.ParseQrels(bytes.NewReader(data)); err != nil {
-			return nil, nil, fmt.Errorf("%s: --qrels %s: %w", cmd, textsafe.Escape(qrelsFile), err)
+		if qrels, err = readInput(cmd+": ", "qrels", qrelsFile, eval.ParseQrels); err != nil {
+			return nil, nil, err
 		}
 	}
 	set, unjudged, err := eval.Judge(set, qrels)

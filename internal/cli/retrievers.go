@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -219,13 +218,11 @@ func (r *retrieverFlags) finish(cmd string, names []string) error {
 	}
 	// Given without spreading only when a rerank takes it (sharedWith).
 	if r.queryVector != "" {
-		data, err := os.ReadFile(r.queryVector)
+		v, err := readInput(cmd, "query-vector", r.queryVector, parseQueryVector)
 		if err != nil {
-			return fmt.Errorf("%s--query-vector: %w", cmd, err)
+			return err
 		}
-		if r.spread.QueryVector, err = spreading.ParseQueryVector(data); err != nil {
-			return fmt.Errorf("%s--query-vector %s: %w", cmd, textsafe.Escape(r.queryVector), err)
-		}
+		r.spread.QueryVector = v
 	}
 	return nil
 }
