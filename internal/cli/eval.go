@@ -371,7 +371,7 @@ func writeTrec(dir string, names []string, set []eval.Query, runs [][]scored, ou
 	}
 	files["qrels"] = b.Bytes()
 	order = append(order, "qrels")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeOutDir(dir); err != nil {
 		return fmt.Errorf("eval: --out: %w", err)
 	}
 	if err := writeAllAtomic(dir, order, files); err != nil {

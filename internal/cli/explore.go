@@ -132,7 +132,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	deep := 0 // html and graphml: a ranking retriever runs to 2K, its hits beyond K the losers
 	if *format == "html" && rf.name != activation.Name && !rr.on() {
 		deep = rf.topK
-		rf.exp.TopK, rf.spread.TopK, rf.ppr.TopK, rf.fusion.TopK = 2*deep, 2*deep, 2*deep, 2*deep
+		rf.exp.TopK, rf.spread.TopK, rf.ppr.TopK, rf.fusion.TopK = twice(deep), twice(deep), twice(deep), twice(deep)
 	}
 	rank := func(retrieve func(graph.Neighbourhood) (retriever.Ranking, error)) error {
 		if drawn {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/memoria-graph/memoria/internal/eval"
@@ -67,4 +68,27 @@ func parseQueryVector(r io.Reader) ([]float64, error) {
 		return nil, errors.New("not a JSON array of numbers: data after the array")
 	}
 	return spreading.ParseQueryVector(raw)
+}
+
+// makeOutDir makes dir and its parents (MkdirAll), saying what is wrong
+// when it cannot: MkdirAll reports a symbolic link that loops or leads
+// nowhere as "file exists" (it finds the link, not a directory), so the
+// error is then the one reading the path gives ("too many levels of
+// symbolic links"), or that the link's target is missing.
+func makeOutDir(dir string) error {
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		return nil
+	}
+	_, serr := os.Stat(dir)
+	switch {
+	case serr != nil && !errors.Is(serr, fs.ErrNotExist):
+		return serr
+	case serr != nil:
+		if fi, lerr := os.Lstat(dir); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(dir)
+			return fmt.Errorf("%s is a symbolic link to %s, which does not exist", dir, target)
+		}
+	}
+	return err
 }

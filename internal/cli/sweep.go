@@ -253,7 +253,7 @@ func metricSweepCmd(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 				// A fraction was cut to its whole part when set, and
 				// the point labelled with the fraction.
 				if sp.integer && v != math.Trunc(v) {
-					return nil, fmt.Errorf("--values: item %d: %s takes whole numbers, got %v", i+1, sp.flag, v)
+					return nil, fmt.Errorf("--values: item %d: %s takes whole numbers, got %s", i+1, sp.flag, f)
 				}
 				vals = append(vals, v)
 			}
