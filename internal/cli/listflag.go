@@ -10,7 +10,7 @@ import (
 // listItems is the one rule every comma-separated list flag is read by
 // (docs/CLI.md, "Lists"): --rel-types, --exclude-rel-types,
 // --traverse-types, --per-label-top, --retrievers, --fuse, --k,
-// --signal-weights and sweep's --values. The value is split at each comma
+// --signal-weights, sweep's --values and --timeout's connect=D,query=D. The value is split at each comma
 // and every item trimmed of white space at both ends ("RELATES, MENTIONS"
 // is RELATES and MENTIONS, where " MENTIONS" matched no relationship and
 // no message told); an item left empty ("A,,B", a trailing comma, an

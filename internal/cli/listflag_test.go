@@ -100,5 +100,7 @@ func TestListFlagsEmptyItem(t *testing.T) {
 			"memoria: compare: --retrievers \"ppr, ,expansion\" has an empty name\n"},
 		{[]string{"sweep", "--seed", "N2006", "--param", "min-activation", "--values", "0.1, "}, ExitUsage,
 			"memoria: sweep: --values: an empty value (item 2 of \"0.1, \")\n"},
+		{[]string{"export", "--uri", "bolt://127.0.0.1:1", "--timeout", "connect=1s,"}, ExitUsage,
+			"memoria: export: invalid value \"connect=1s,\" for flag -timeout: an empty deadline (item 2 of \"connect=1s,\") (see --help)\n"},
 	})
 }
