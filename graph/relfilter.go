@@ -223,7 +223,8 @@ func (f RelFilter) String() string {
 // the string as written (trimmed), unless it begins with an operator's
 // character (a doubled operator, `weight==0.8`) or with a double quote it
 // does not close, which are refused (docs/RETRIEVERS.md, "Relationship
-// filters"). Nothing of the text reaches a query but as a parameter.
+// filters"); so is a key ending in ! (`weight ! = 0.8`, a != split by a
+// space, which String could not write back apart from `weight != 0.8`). Nothing of the text reaches a query but as a parameter.
 func ParseRelCond(s string) (RelCond, error) {
 	at, op := -1, CmpOp("")
 	for i := 0; i < len(s) && at < 0; i++ {
@@ -240,6 +241,11 @@ func ParseRelCond(s string) (RelCond, error) {
 	key := strings.TrimSpace(s[:at])
 	if key == "" {
 		return RelCond{}, errors.New("no property name before " + string(op))
+	}
+	if strings.HasSuffix(key, "!") {
+		// `weight ! = 0.8` read as the key "weight !" equal to 0.8, and
+		// was described as `weight !=0.8`, the opposite condition.
+		return RelCond{}, fmt.Errorf("property name %s ends in !: write != whole, without a space", strconv.Quote(key))
 	}
 	raw := strings.TrimSpace(s[at+len(op):])
 	if raw == "" {

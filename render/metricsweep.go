@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memoria-graph/memoria/internal/eval"
+	"github.com/memoria-graph/memoria/retriever"
 )
 
 // MetricSweep is `memoria sweep --queries` (docs/EVALUATION.md, "Metric
@@ -47,27 +48,39 @@ type metricSweepJSON struct {
 }
 
 type metricPointJSON struct {
-	Value            float64            `json:"value"`
-	Current          bool               `json:"current"`
-	Metrics          map[string]float64 `json:"metrics"`
-	MeanHits         float64            `json:"mean_hits"`
-	MeanContextChars float64            `json:"mean_context_chars"`
+	Value            float64          `json:"value"`
+	Current          bool             `json:"current"`
+	Metrics          retriever.Fields `json:"metrics"`
+	MeanHits         float64          `json:"mean_hits"`
+	MeanContextChars float64          `json:"mean_context_chars"`
 }
 
 // MetricSweepJSON is ms as one JSON object: {"retriever", "param",
 // "queries", "k", "points": [{"value", "current", "metrics": {"P@5": …},
-// "mean_hits", "mean_context_chars"}]}, points ascending.
+// "mean_hits", "mean_context_chars"}]}, points ascending, each point's
+// metrics in ms.Metrics' order, as eval's JSON keeps them (a map wrote
+// them alphabetically).
 func MetricSweepJSON(ms MetricSweep) ([]byte, error) {
 	out := metricSweepJSON{Retriever: ms.Retriever, Param: ms.Param, Queries: ms.Queries, K: ms.Ks, Points: []metricPointJSON{}}
 	for _, p := range ms.Points {
-		pj := metricPointJSON{Value: p.Value, Current: p.Current, Metrics: map[string]float64{}, MeanHits: p.MeanHits, MeanContextChars: p.MeanContextChars}
+		pj := metricPointJSON{Value: p.Value, Current: p.Current, Metrics: retriever.Fields{}, MeanHits: p.MeanHits, MeanContextChars: p.MeanContextChars}
 		for i, m := range ms.Metrics {
-			pj.Metrics[m.Name()] = p.Means[i]
+			pj.Metrics = append(pj.Metrics, retriever.Field{Name: m.Name(), Value: p.Means[i]})
 		}
 		out.Points = append(out.Points, pj)
 	}
 	b, err := json.Marshal(out)
 	return append(b, '\n'), err
+}
+
+// SweepValue is a swept parameter's value as the text tables write it: a
+// whole number in full (2147483647, where 6 significant digits wrote
+// 2.14748e+09), up to PlainMax; any other in 6 significant digits.
+func SweepValue(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < PlainMax {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
 // MetricSweepCSV is ms as CSV: param, value, every metric by name, then
@@ -130,7 +143,7 @@ func MetricSweepText(ms MetricSweep) string {
 		ms.Retriever, ms.Param, ms.Queries, k, k)
 	fmt.Fprintf(&b, "%-10s  %-*s  %-*s  %s\n", ms.Param, chartWidth+7, fmt.Sprintf("recall@%d", k), chartWidth+7, fmt.Sprintf("nDCG@%d", k), "context")
 	for _, p := range ms.Points {
-		line := fmt.Sprintf("%-10s  %s %.4f  %s %.4f  %s %.0f", strconv.FormatFloat(p.Value, 'g', 6, 64),
+		line := fmt.Sprintf("%-10s  %s %.4f  %s %.4f  %s %.0f", SweepValue(p.Value),
 			Bar(p.Means[rec], 1, chartWidth), p.Means[rec], Bar(p.Means[ndcg], 1, chartWidth), p.Means[ndcg],
 			Bar(p.MeanContextChars, maxCtx, chartWidth), p.MeanContextChars)
 		if p.Current {
@@ -144,7 +157,7 @@ func MetricSweepText(ms MetricSweep) string {
 	}
 	b.WriteString("  hits\n")
 	for _, p := range ms.Points {
-		fmt.Fprintf(&b, "%-10s", strconv.FormatFloat(p.Value, 'g', 6, 64))
+		fmt.Fprintf(&b, "%-10s", SweepValue(p.Value))
 		for _, x := range p.Means {
 			fmt.Fprintf(&b, "  %-9.4f", x)
 		}

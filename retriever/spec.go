@@ -40,7 +40,7 @@ type Spec struct {
 	equal    func(a, b any) bool
 	clone    func(any) any
 	fields   func(any) Fields
-	flags    func(fs *flag.FlagSet, b *box, others []string)
+	flags    func(fs *flag.FlagSet, b *box, others []string, list func(v, what string) ([]string, error))
 	vector   func(p any, v []float64) any
 	run      func(ctx context.Context, env Env, q Query, p any) (Ranking, error)
 	topK     func(any) int
@@ -233,8 +233,8 @@ func Define[P any](d Definition[P]) Spec {
 		s.Params = append(s.Params, pm)
 	}
 	if d.Flags != nil {
-		s.flags = func(fs *flag.FlagSet, b *box, others []string) {
-			d.Flags(fs, FlagEnv[P]{Others: others, Edit: func(f func(*P)) {
+		s.flags = func(fs *flag.FlagSet, b *box, others []string, list func(v, what string) ([]string, error)) {
+			d.Flags(fs, FlagEnv[P]{Others: others, List: list, Edit: func(f func(*P)) {
 				x := clone(b.v.(P))
 				f(&x)
 				b.v = x
@@ -298,12 +298,16 @@ func Define[P any](d Definition[P]) Spec {
 }
 
 // FlagEnv is what a retriever's own flags (Definition.Flags) are given:
-// Edit changes the parameters the flag set writes into, and Others are the
+// Edit changes the parameters the flag set writes into, Others are the
 // other retrievers of the registry, in its order (a retriever that
-// combines others' rankings checks the names it is given against them).
+// combines others' rankings checks the names it is given against them),
+// and List splits a list flag's value.
 type FlagEnv[P any] struct {
 	Edit   func(func(*P))
 	Others []string
+	// List is the command line's one rule for a comma-separated list
+	// (what names an item in its refusals).
+	List func(v, what string) ([]string, error)
 }
 
 // box holds the value a flag set writes into (Spec.RegisterFlags): every
@@ -358,10 +362,11 @@ func (s *Spec) Bound(r Ranking, seeds int) int {
 // RegisterFlags registers the retriever's flags on fs, writing into *p:
 // each row of the table (numbers as numbers, words as words, the current
 // value as the default; a word's usage says its default itself) and the
-// retriever's own other flags; others are the other retrievers' names. A
+// retriever's own other flags; others are the other retrievers' names and
+// list the command line's rule for a list flag. A
 // flag already registered (--top-k, which the command line registers once
 // for every ranking retriever) is left as it is.
-func (s *Spec) RegisterFlags(fs *flag.FlagSet, p *Settings, others []string) {
+func (s *Spec) RegisterFlags(fs *flag.FlagSet, p *Settings, others []string, list func(v, what string) ([]string, error)) {
 	b := &box{v: p.value()}
 	p.v = b
 	for _, pm := range s.Params {
@@ -374,7 +379,7 @@ func (s *Spec) RegisterFlags(fs *flag.FlagSet, p *Settings, others []string) {
 		}
 	}
 	if s.flags != nil {
-		s.flags(fs, b, others)
+		s.flags(fs, b, others, list)
 	}
 }
 

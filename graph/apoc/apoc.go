@@ -72,6 +72,14 @@ const RelatesType = "RELATES"
 // MaxErrors is how many errors Parse and Decode collect before they stop.
 const MaxErrors = 20
 
+// MaxLine is the longest line Parse and Decode read (docs/EXPORTS.md, "The
+// APOC file"): a node with an embedding of tens of thousands of numbers
+// and long texts fits many times over. A longer line is refused as it is
+// read, before more than MaxLine bytes of it are held, so that a file
+// without end (/dev/zero) is refused in bounded memory. A file has no
+// limit of size: the graph it holds is loaded whole.
+const MaxLine = 64 << 20
+
 // ParseError is one problem of an input, at a 1-based line.
 type ParseError struct {
 	Line int
@@ -146,6 +154,11 @@ func DecodeRules(r io.Reader, rules Rules, onNode func(Node) error, onRel func(R
 }
 
 func decode(r io.Reader, rules Rules, onNode func(Node) error, onRel func(Relationship) error) (Report, error) {
+	return decodeMax(r, rules, onNode, onRel, MaxLine)
+}
+
+// decodeMax is decode with the longest line given (a test's smaller).
+func decodeMax(r io.Reader, rules Rules, onNode func(Node) error, onRel func(Relationship) error, maxLine int) (Report, error) {
 	d := newDecoder(rules)
 	br := bufio.NewReaderSize(r, 1<<16)
 	var long []byte
@@ -156,9 +169,23 @@ func decode(r io.Reader, rules Rules, onNode func(Node) error, onRel func(Relati
 			long = append(long[:0], chunk...)
 			for err == bufio.ErrBufferFull {
 				chunk, err = br.ReadSlice('\n')
+				need := len(long) + len(chunk)
+				if need > maxLine {
+					return Report{}, tooLong(line+1, maxLine)
+				}
+				if need > cap(long) {
+					// Double, up to the limit: at most 2 × maxLine
+					// allocated for a line, however long.
+					grown := make([]byte, len(long), min(max(2*cap(long), need), maxLine))
+					copy(grown, long)
+					long = grown
+				}
 				long = append(long, chunk...)
 			}
 			chunk = long
+		}
+		if len(chunk) > maxLine {
+			return Report{}, tooLong(line+1, maxLine)
 		}
 		if err != nil && err != io.EOF {
 			return Report{}, fmt.Errorf("line %d: %w", line+1, err)
@@ -180,6 +207,15 @@ func decode(r io.Reader, rules Rules, onNode func(Node) error, onRel func(Relati
 		}
 	}
 	return d.c.finish()
+}
+
+// tooLong is the refusal of a line longer than maxLine bytes.
+func tooLong(line, maxLine int) error {
+	limit := fmt.Sprintf("%d bytes", maxLine)
+	if maxLine%(1<<20) == 0 {
+		limit = fmt.Sprintf("%d MiB", maxLine>>20)
+	}
+	return &ParseError{Line: line, Msg: "longer than " + limit + ", the longest line memoria reads"}
 }
 
 func trimBOM(b []byte) []byte {

@@ -40,19 +40,19 @@ func refuses(t *testing.T, cases []badInput) {
 func TestFlagGivenTwice(t *testing.T) {
 	refuses(t, []badInput{
 		{[]string{"explore", "--seed", "N2006", "--retriever", "expansion", "--retriever", "ppr"}, ExitUsage,
-			"memoria: invalid value \"ppr\" for flag -retriever: given twice, \"expansion\" and then \"ppr\": give it once (see --help)\n"},
+			"memoria: explore: invalid value \"ppr\" for flag -retriever: given twice, \"expansion\" and then \"ppr\": give it once (see --help)\n"},
 		{[]string{"explore", "--seed", "N2006", "--format", "json", "--format", "tree"}, ExitUsage,
-			"memoria: invalid value \"tree\" for flag -format: given twice, \"json\" and then \"tree\": give it once (see --help)\n"},
+			"memoria: explore: invalid value \"tree\" for flag -format: given twice, \"json\" and then \"tree\": give it once (see --help)\n"},
 		{[]string{"why", "--seed", "N2006", "--node", "N2007", "--node", "N2008"}, ExitUsage,
-			"memoria: invalid value \"N2008\" for flag -node: given twice, \"N2007\" and then \"N2008\": give it once (see --help)\n"},
+			"memoria: why: invalid value \"N2008\" for flag -node: given twice, \"N2007\" and then \"N2008\": give it once (see --help)\n"},
 		{[]string{"explore", "--seed", "N2006", "--trace=false", "--trace"}, ExitUsage,
-			"memoria: invalid boolean flag trace: given twice, \"false\" and then \"true\": give it once (see --help)\n"},
+			"memoria: explore: invalid boolean flag trace: given twice, \"false\" and then \"true\": give it once (see --help)\n"},
 		{[]string{"stats", "--graph", "a\x1b.jsonl", "--graph", "b.jsonl"}, ExitUsage,
-			"memoria: invalid value \"b.jsonl\" for flag -graph: given twice, \"a\\x1b.jsonl\" and then \"b.jsonl\": give it once (see --help)\n"},
+			"memoria: stats: invalid value \"b.jsonl\" for flag -graph: given twice, \"a\\x1b.jsonl\" and then \"b.jsonl\": give it once (see --help)\n"},
 		// load parses its arguments in runs around the file: a flag on
 		// both sides of it is still given twice.
 		{[]string{"load", "--uri", "bolt://127.0.0.1:1", "x.jsonl", "--uri", "bolt://127.0.0.1:2"}, ExitUsage,
-			"memoria: invalid value \"bolt://127.0.0.1:2\" for flag -uri: given twice, \"bolt://127.0.0.1:1\" and then \"bolt://127.0.0.1:2\": give it once (see --help)\n"},
+			"memoria: load: invalid value \"bolt://127.0.0.1:2\" for flag -uri: given twice, \"bolt://127.0.0.1:1\" and then \"bolt://127.0.0.1:2\": give it once (see --help)\n"},
 	})
 	for _, args := range [][]string{
 		{"explore", "--seed", "N2006", "--format", "tree", "--format", "tree"},
@@ -72,19 +72,19 @@ func TestFlagGivenTwice(t *testing.T) {
 func TestFlagEmpty(t *testing.T) {
 	refuses(t, []badInput{
 		{[]string{"explore", "--seed", "N2006", "--graph", ""}, ExitUsage,
-			"memoria: --graph is empty: give a value, or leave the flag out for its default\n"},
+			"memoria: explore: --graph is empty: give a value, or leave the flag out for its default\n"},
 		{[]string{"stats", "--graph", ""}, ExitUsage,
-			"memoria: --graph is empty: give a value, or leave the flag out for its default\n"},
+			"memoria: stats: --graph is empty: give a value, or leave the flag out for its default\n"},
 		{[]string{"export", "--uri", ""}, ExitUsage,
-			"memoria: --uri is empty: give a value, or leave the flag out for its default\n"},
+			"memoria: export: --uri is empty: give a value, or leave the flag out for its default\n"},
 		{[]string{"explore", "--seed", "N2006", "--format", ""}, ExitUsage,
-			"memoria: --format is empty: give a value, or leave the flag out for its default\n"},
+			"memoria: explore: --format is empty: give a value, or leave the flag out for its default\n"},
 		{[]string{"explore", "--seed", "N2006", "--retriever", "spreading", "--query-vector", ""}, ExitUsage,
-			"memoria: --query-vector is empty: give a value, or leave the flag out for its default\n"},
+			"memoria: explore: --query-vector is empty: give a value, or leave the flag out for its default\n"},
 		{[]string{"explore", "--seed", "N2006", "--retriever", "ppr", "--rerank", "signals", "--now", ""}, ExitUsage,
-			"memoria: --now is empty: give a value, or leave the flag out for its default\n"},
+			"memoria: explore: --now is empty: give a value, or leave the flag out for its default\n"},
 		{[]string{"eval", "--queries", demoQueries, "--qrels", ""}, ExitUsage,
-			"memoria: --qrels is empty: give a value, or leave the flag out for its default\n"},
+			"memoria: eval: --qrels is empty: give a value, or leave the flag out for its default\n"},
 		{[]string{"--out-dir", ""}, ExitUsage,
 			"memoria: --out-dir is empty: give a value, or leave the flag out for its default\n"},
 	})
@@ -98,13 +98,13 @@ func TestFlagEmpty(t *testing.T) {
 func TestSeedOrTypeWeightTwice(t *testing.T) {
 	refuses(t, []badInput{
 		{[]string{"explore", "--seed", "N2006=0.5", "--seed", "N2006=0.9", "--retriever", "ppr"}, ExitUsage,
-			"memoria: invalid value \"N2006=0.9\" for flag -seed: seed \"N2006\" is given twice (see --help)\n"},
+			"memoria: explore: invalid value \"N2006=0.9\" for flag -seed: seed \"N2006\" is given twice (see --help)\n"},
 		{[]string{"explore", "--seed", "N2006", "--seed", "N2006", "--format", "tree"}, ExitUsage,
-			"memoria: invalid value \"N2006\" for flag -seed: seed \"N2006\" is given twice (see --help)\n"},
+			"memoria: explore: invalid value \"N2006\" for flag -seed: seed \"N2006\" is given twice (see --help)\n"},
 		{[]string{"compare", "--seed", "a\x1b", "--seed", "a\x1b=1"}, ExitUsage,
-			"memoria: invalid value \"a\\x1b=1\" for flag -seed: seed \"a\\x1b\" is given twice (see --help)\n"},
+			"memoria: compare: invalid value \"a\\x1b=1\" for flag -seed: seed \"a\\x1b\" is given twice (see --help)\n"},
 		{[]string{"explore", "--seed", "N2006", "--retriever", "expansion", "--type-weight", "RELATES=0.5", "--type-weight", "RELATES=0.7"}, ExitUsage,
-			"memoria: invalid value \"RELATES=0.7\" for flag -type-weight: type \"RELATES\" is weighed twice (see --help)\n"},
+			"memoria: explore: invalid value \"RELATES=0.7\" for flag -type-weight: type \"RELATES\" is weighed twice (see --help)\n"},
 	})
 }
 
@@ -236,11 +236,11 @@ func TestEvalTrecKeepsTheOldSet(t *testing.T) {
 func TestRelWhereTypos(t *testing.T) {
 	refuses(t, []badInput{
 		{[]string{"explore", "--seed", "N2006", "--rel-where", "weight==0.8"}, ExitUsage,
-			"memoria: invalid value \"weight==0.8\" for flag -rel-where: value =0.8 begins with '=': write the operator once, or quote the value to compare it as a string (see --help)\n"},
+			"memoria: explore: invalid value \"weight==0.8\" for flag -rel-where: value =0.8 begins with '=': write the operator once, or quote the value to compare it as a string (see --help)\n"},
 		{[]string{"compare", "--seed", "N2006", "--rel-where", "weight>>0.5"}, ExitUsage,
-			"memoria: invalid value \"weight>>0.5\" for flag -rel-where: value >0.5 begins with '>': write the operator once, or quote the value to compare it as a string (see --help)\n"},
+			"memoria: compare: invalid value \"weight>>0.5\" for flag -rel-where: value >0.5 begins with '>': write the operator once, or quote the value to compare it as a string (see --help)\n"},
 		{[]string{"why", "--seed", "N2006", "--node", "N2007", "--rel-where", `kind="best friend`}, ExitUsage,
-			"memoria: invalid value \"kind=\\\"best friend\" for flag -rel-where: value \"best friend: a double quote without its closing one (see --help)\n"},
+			"memoria: why: invalid value \"kind=\\\"best friend\" for flag -rel-where: value \"best friend: a double quote without its closing one (see --help)\n"},
 	})
 }
 

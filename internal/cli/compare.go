@@ -169,12 +169,13 @@ func parseRetrievers(cmd, v string, least int) ([]string, error) {
 // explorer's): names from known, at least least (1 or 2), each once; its
 // usage errors start with prefix.
 func parseRetrieverList(prefix, v string, known []string, least int) ([]string, error) {
+	items, err := listItems(v, "retriever")
+	if err != nil {
+		return nil, usagef("%s--retrievers %q has an empty name", prefix, v)
+	}
 	var names []string
-	for _, n := range strings.Split(v, ",") {
-		n = strings.TrimSpace(n)
+	for _, n := range items {
 		switch {
-		case n == "":
-			return nil, usagef("%s--retrievers %q has an empty name", prefix, v)
 		case !slices.Contains(known, n):
 			return nil, usagef("%sunknown retriever %q in --retrievers (want %s)", prefix, n, strings.Join(known, ", "))
 		case slices.Contains(names, n):

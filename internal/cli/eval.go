@@ -157,8 +157,12 @@ func runEval(ctx context.Context, args []string, env Env) error {
 // given.
 func parseKs(cmd, v string) ([]int, error) {
 	var ks []int
-	for _, f := range strings.Split(v, ",") {
-		k, err := strconv.Atoi(strings.TrimSpace(f))
+	items, err := listItems(v, "cut-off")
+	if err != nil {
+		items = []string{""} // refused below, as a cut-off that is not one
+	}
+	for _, f := range items {
+		k, err := strconv.Atoi(f)
 		if err != nil || k < 1 {
 			return nil, usagef("%s: --k %s: want cut-offs of at least 1, comma-separated, like %s", cmd, textsafe.Quote(v), evalDefaultKs)
 		}
@@ -174,22 +178,14 @@ func parseKs(cmd, v string) ([]int, error) {
 // judges the queries with both (eval.Judge). Errors name the file and the
 // line.
 func readQuerySet(cmd, queries, qrelsFile string) ([]eval.Query, []string, error) {
-	data, err := os.ReadFile(queries)
+	set, err := readInput(cmd+": ", "queries", queries, eval.ParseQueries)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: --queries: %w", cmd, err)
-	}
-	set, err := eval.ParseQueries(bytes.NewReader(data))
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: --queries %s: %w", cmd, textsafe.Escape(queries), err)
+		return nil, nil, err
 	}
 	var qrels eval.Qrels
 	if qrelsFile != "" {
-		data, err := os.ReadFile(qrelsFile)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: --qrels: %w", cmd, err)
-		}
-		if qrels, err = eval.ParseQrels(bytes.NewReader(data)); err != nil {
-			return nil, nil, fmt.Errorf("%s: --qrels %s: %w", cmd, textsafe.Escape(qrelsFile), err)
+		if qrels, err = readInput(cmd+": ", "qrels", qrelsFile, eval.ParseQrels); err != nil {
+			return nil, nil, err
 		}
 	}
 	set, unjudged, err := eval.Judge(set, qrels)
@@ -379,7 +375,7 @@ func writeTrec(dir string, names []string, set []eval.Query, runs [][]scored, ou
 	}
 	files["qrels"] = b.Bytes()
 	order = append(order, "qrels")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeOutDir(dir); err != nil {
 		return fmt.Errorf("eval: --out: %w", err)
 	}
 	if err := writeAllAtomic(dir, order, files); err != nil {

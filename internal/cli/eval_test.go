@@ -226,9 +226,10 @@ func TestEvalTrec(t *testing.T) {
 	}
 }
 
-// TestEvalTrecAllOrNothing: on the hostile graph a hit's id holds a
-// carriage return, which a run file cannot hold: eval fails naming it
-// (escaped) and --out holds no file, not even the qrels it could write.
+// TestEvalTrecAllOrNothing: on the hostile graph the first hit, the seed,
+// has an id holding ESC and BEL, control characters a run file may not
+// hold (and the next a carriage return): eval fails naming it (escaped)
+// and --out holds no file, not even the qrels it could write.
 func TestEvalTrecAllOrNothing(t *testing.T) {
 	dir := t.TempDir()
 	qf := filepath.Join(dir, "q.jsonl")
@@ -237,7 +238,7 @@ func TestEvalTrecAllOrNothing(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	code, _, errs := run(t, "eval", "--graph", "../../testdata/hostile.jsonl", "--queries", qf, "--retrievers", "ppr", "--format", "trec", "--out", out)
-	if code != ExitRuntime || !strings.Contains(errs, `node id "H1\r\x1b[2J" holds white space`) {
+	if code != ExitRuntime || !strings.Contains(errs, `node id "H0\x1b]52;c;SEFDS0VE\a" holds a control character`) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 	if strings.ContainsAny(errs, "\x1b\x07\r") {

@@ -143,7 +143,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	if rf.name != registry.Activation {
 		if *format == "html" && !rr.on() {
 			deep = rf.topK
-			rf.topK = 2 * deep
+			rf.topK = twice(deep)
 		}
 		g, err := newRankings(env, &q, &rf, source)
 		if err != nil {

@@ -65,12 +65,20 @@ func parseSeen(fs *flag.FlagSet, env Env, args []string, seen map[string]string)
 		fs.Usage()
 		return errHelpShown
 	}
+	// The flag package's errors lead with the command, as every other
+	// usage error of a command does ("explore: --rrf-k: …"): `--rrf-k
+	// 1e309` said "memoria: invalid value …" where `--rrf-k -1` said
+	// "memoria: explore: --rrf-k: …".
+	cmd := ""
+	if fs.Name() != "memoria" { // the explorer: no command
+		cmd = fs.Name() + ": "
+	}
 	if err != nil {
-		return usageError{err.Error() + " (see --help)"}
+		return usageError{cmd + err.Error() + " (see --help)"}
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if err == nil && slices.Contains(nonEmptyFlags, f.Name) && f.Value.String() == "" {
-			err = usagef("--%s is empty: give a value, or leave the flag out for its default", f.Name)
+			err = usagef("%s--%s is empty: give a value, or leave the flag out for its default", cmd, f.Name)
 		}
 	})
 	return err

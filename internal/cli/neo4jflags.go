@@ -76,7 +76,11 @@ func (t *timeouts) Set(v string) error {
 		}
 		return set("query", &t.query, &t.given.query, d)
 	}
-	for part := range strings.SplitSeq(v, ",") {
+	parts, err := listItems(v, "deadline")
+	if err != nil {
+		return err
+	}
+	for _, part := range parts {
 		name, val, _ := strings.Cut(part, "=")
 		name = strings.TrimSpace(name)
 		var into *time.Duration

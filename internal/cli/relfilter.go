@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"slices"
-	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
@@ -52,14 +50,9 @@ func (r *relFilterFlags) check() error {
 	return nil
 }
 
-// splitTypes splits a comma-separated list of relationship types; an empty
-// one is refused (types are matched as written, case and spaces included).
+// splitTypes splits a comma-separated list of relationship types by the
+// rule of every list flag (listItems): each trimmed, an empty one refused;
+// types are then matched as written, case and inner spaces included.
 func splitTypes(v string) ([]string, error) {
-	parts := strings.Split(v, ",")
-	for _, p := range parts {
-		if p == "" {
-			return nil, errors.New("an empty relationship type")
-		}
-	}
-	return parts, nil
+	return listItems(v, "relationship type")
 }

@@ -34,6 +34,10 @@ func (f *rerankFlags) register(fs *flag.FlagSet) {
 		"w_sal × salience, docs/RETRIEVERS.md)")
 	fs.Func("signal-weights", "with --rerank signals: the weights `w_sem,w_time,w_sal`, each in [0, 1], summing to 1\n"+
 		"(default 0.3,0.3,0.4)", func(v string) error {
+		v, err := listText(v, "weight", false)
+		if err != nil {
+			return err
+		}
 		w, err := signals.ParseWeights(v)
 		f.p.Weights = w
 		return err
@@ -44,6 +48,10 @@ func (f *rerankFlags) register(fs *flag.FlagSet) {
 		fs.StringVar(&f.now, "now", "", "with --rerank signals: the `time` days are counted to, RFC 3339 (default the clock)")
 	}
 	fs.Func("per-label-top", "with --rerank signals: after ranking, keep at most N hits with each label, `Label=N,...` (N ≥ 1)", func(v string) error {
+		v, err := listText(v, "Label=N", true)
+		if err != nil {
+			return err
+		}
 		caps, err := signals.ParseCaps(v)
 		f.p.PerLabelTop = caps
 		return err

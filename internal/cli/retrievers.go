@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -67,7 +66,7 @@ func (r *retrieverFlags) register(fs *flag.FlagSet) {
 	for _, spec := range registry.Specs() {
 		p := spec.Defaults()
 		r.set[spec.Name] = &p
-		spec.RegisterFlags(fs, &p, registry.Others(spec.Name))
+		spec.RegisterFlags(fs, &p, registry.Others(spec.Name), listItems)
 	}
 	fs.StringVar(&r.queryVector, "query-vector", "", "spreading, and --rerank signals with any retriever: a JSON array of numbers in `FILE`, the\n"+
 		"query's embedding (semantic similarity)")
@@ -166,13 +165,11 @@ func (r *retrieverFlags) finish(cmd string, names []string) error {
 	}
 	// Given without spreading only when a rerank takes it (sharedWith).
 	if r.queryVector != "" {
-		data, err := os.ReadFile(r.queryVector)
+		v, err := readInput(cmd, "query-vector", r.queryVector, parseQueryVector)
 		if err != nil {
-			return fmt.Errorf("%s--query-vector: %w", cmd, err)
+			return err
 		}
-		if r.vector, err = retriever.ParseQueryVector(data); err != nil {
-			return fmt.Errorf("%s--query-vector %s: %w", cmd, textsafe.Escape(r.queryVector), err)
-		}
+		r.vector = v
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func (f *schemaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.traverseTypes, "traverse-types", "", "the comma-separated relationship `types` the retrievers traverse as RELATES,\n"+
 		"degree counting these only (memoria: RELATES, lightrag: DIRECTED, graphiti: RELATES_TO); not --rel-types, the filter")
 	fs.StringVar(&f.weightProperty, "weight-property", "", "the relationship `property` holding the weight ('' for none; memoria and lightrag: weight)")
-	fs.StringVar(&f.defaultWeight, "default-weight", "", "the `weight` of a traversed relationship without one (lightrag and graphiti: 1;\n"+
+	fs.StringVar(&f.defaultWeight, "default-weight", "", "the `weight` of a traversed relationship without one, at least 0 (lightrag and graphiti: 1;\n"+
 		"memoria: each retriever's own rule)")
 	fs.StringVar(&f.tagsProperty, "tags-property", "", "the relationship `property` holding the tags ('' for none; memoria: tags, lightrag: keywords)")
 	fs.StringVar(&f.tagsSeparator, "tags-separator", "", "the `separator` splitting a tags string into tags (lightrag: ,); a list stays a list")
@@ -88,8 +88,11 @@ func (f *schemaFlags) schema() (graph.Schema, error) {
 			s.WeightProperty = f.weightProperty
 		case "default-weight":
 			w, err := strconv.ParseFloat(strings.TrimSpace(f.defaultWeight), 64)
-			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) {
-				return s, usagef("--default-weight %s: want a finite number", textsafe.Quote(f.defaultWeight))
+			// A negative weight passed here and failed later, exit 1,
+			// naming the first relationship it reached (personalized
+			// PageRank needs weights of at least 0).
+			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+				return s, usagef("--default-weight %s: want a finite number of at least 0", textsafe.Quote(f.defaultWeight))
 			}
 			s.DefaultWeight = &w
 		case "tags-property":

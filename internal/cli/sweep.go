@@ -9,7 +9,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
@@ -125,10 +124,14 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 		if set["from"] || set["to"] || set["steps"] {
 			return usagef("sweep: give --values or --from/--to/--steps, not both")
 		}
-		for i, f := range strings.Split(*values, ",") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		items, err := listItems(*values, "value")
+		if err != nil {
+			return usagef("sweep: --values: %v", err)
+		}
+		for i, f := range items {
+			v, err := strconv.ParseFloat(f, 64)
 			if err != nil {
-				return usagef("sweep: --values: item %d, %q, is not a number", i+1, strings.TrimSpace(f))
+				return usagef("sweep: --values: item %d, %q, is not a number", i+1, f)
 			}
 			if _, err := p.Set(q.cfg, v); err != nil {
 				return usagef("sweep: --values: item %d: %v", i+1, err)
@@ -238,15 +241,19 @@ func metricSweepCmd(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 	grid := func(sp sweepable) ([]float64, error) {
 		if set["values"] {
 			var vals []float64
-			for i, f := range strings.Split(values, ",") {
-				v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			items, err := listItems(values, "value")
+			if err != nil {
+				return nil, fmt.Errorf("--values: %w", err)
+			}
+			for i, f := range items {
+				v, err := strconv.ParseFloat(f, 64)
 				if err != nil {
-					return nil, fmt.Errorf("--values: item %d, %q, is not a number", i+1, strings.TrimSpace(f))
+					return nil, fmt.Errorf("--values: item %d, %q, is not a number", i+1, f)
 				}
 				// A fraction was cut to its whole part when set, and
 				// the point labelled with the fraction.
 				if sp.integer && v != math.Trunc(v) {
-					return nil, fmt.Errorf("--values: item %d: %s takes whole numbers, got %v", i+1, sp.flag, v)
+					return nil, fmt.Errorf("--values: item %d: %s takes whole numbers, got %s", i+1, sp.flag, f)
 				}
 				vals = append(vals, v)
 			}

@@ -7,7 +7,6 @@
 package eval
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -30,10 +29,6 @@ const (
 	MaxGrade = 127
 	MinGrade = -127
 )
-
-// maxLine is the longest line ParseQueries reads (a query vector of a few
-// thousand numbers fits many times over).
-const maxLine = 16 << 20
 
 // Query is one line of a query set: what a retriever is asked (seeds,
 // tags, and for the retrievers that compare embeddings a query vector) and
@@ -92,16 +87,25 @@ func lineErr(line int, format string, args ...any) error {
 // is empty, not finite or all zeros, or a relevant id is empty or graded
 // outside [MinGrade, MaxGrade] or not as an integer. Tags are normalised
 // as every retriever's (retriever.NormalizeTags). "relevant" may be left
-// out when a qrels file judges the query (Judge).
+// out when a qrels file judges the query (Judge). A leading UTF-8 BOM is
+// skipped; a line longer than MaxQueryLine, or a file longer than
+// MaxQueryFile, is refused as it is read, naming the limit and the line.
 func ParseQueries(r io.Reader) ([]Query, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	return parseQueries(r, MaxQueryLine, MaxQueryFile)
+}
+
+// parseQueries is ParseQueries with the limits given (a test's smaller).
+func parseQueries(r io.Reader, maxLine, maxFile int64) ([]Query, error) {
+	sc := scanner(r, maxLine, maxFile)
 	var out []Query
 	seen := map[string]int{}
 	line := 0
 	for sc.Scan() {
 		line++
 		text := sc.Bytes()
+		if line == 1 {
+			text = trimBOM(text)
+		}
 		if len(strings.TrimSpace(string(text))) == 0 {
 			continue
 		}
@@ -121,10 +125,7 @@ func ParseQueries(r io.Reader) ([]Query, error) {
 		out = append(out, q)
 	}
 	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, lineErr(line+1, "longer than %d bytes", maxLine)
-		}
-		return nil, err
+		return nil, scanErr(err, line, "query set", maxLine, maxFile)
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no query: the file has no line")
@@ -156,14 +157,19 @@ func checkQuery(q Query) error {
 	return nil
 }
 
-// checkID refuses an empty id and one with white space, which the
-// white-space-separated TREC formats cannot hold.
+// checkID refuses an empty id, one with white space, which the
+// white-space-separated TREC formats cannot hold, and one with a control
+// character (NUL, ESC, DEL, …), which would reach a TREC file raw:
+// trec_eval ends a field at a NUL, so "q1\x00x" would be read as "q1".
 func checkID(what, id string) error {
 	if id == "" {
 		return fmt.Errorf("%s is empty", what)
 	}
 	if strings.IndexFunc(id, unicode.IsSpace) >= 0 {
 		return fmt.Errorf("%s %s holds white space, which TREC files cannot hold", what, textsafe.Quote(id))
+	}
+	if strings.IndexFunc(id, unicode.IsControl) >= 0 {
+		return fmt.Errorf("%s %s holds a control character, which TREC files cannot hold", what, textsafe.Quote(id))
 	}
 	return nil
 }
@@ -180,17 +186,27 @@ type Qrels map[string]map[string]Judgment
 // ParseQrels reads a TREC qrels file: lines `qid iter docid rel`, fields
 // separated by white space, iter ignored (trec_eval's format, usually 0),
 // rel an integer in [MinGrade, MaxGrade]. Blank lines are skipped. A line
-// with another number of fields, a rel that is not such an integer, or a
-// (qid, docid) judged on an earlier line is refused (a *LineError naming
-// it).
+// with another number of fields, a rel that is not such an integer, a qid
+// or docid holding a control character, or a (qid, docid) judged on an
+// earlier line is refused (a *LineError naming it). A leading UTF-8 BOM is
+// skipped, as ParseQueries skips it; a line longer than MaxQrelsLine, or a
+// file longer than MaxQrelsFile, is refused as it is read.
 func ParseQrels(r io.Reader) (Qrels, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	return parseQrels(r, MaxQrelsLine, MaxQrelsFile)
+}
+
+// parseQrels is ParseQrels with the limits given (a test's smaller).
+func parseQrels(r io.Reader, maxLine, maxFile int64) (Qrels, error) {
+	sc := scanner(r, maxLine, maxFile)
 	out := Qrels{}
 	line := 0
 	for sc.Scan() {
 		line++
-		f := strings.Fields(sc.Text())
+		text := sc.Bytes()
+		if line == 1 {
+			text = trimBOM(text)
+		}
+		f := strings.Fields(string(text))
 		if len(f) == 0 {
 			continue
 		}
@@ -202,6 +218,9 @@ func ParseQrels(r io.Reader) (Qrels, error) {
 			return nil, lineErr(line, "rel %s is not an integer in [%d, %d]", textsafe.Quote(f[3]), MinGrade, MaxGrade)
 		}
 		qid, doc := f[0], f[2]
+		if err := errors.Join(checkID("query id", qid), checkID("node id", doc)); err != nil {
+			return nil, &LineError{Line: line, Err: err}
+		}
 		if out[qid] == nil {
 			out[qid] = map[string]Judgment{}
 		}
@@ -211,10 +230,7 @@ func ParseQrels(r io.Reader) (Qrels, error) {
 		out[qid][doc] = Judgment{Grade: g, Line: line}
 	}
 	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, lineErr(line+1, "longer than 1 MiB")
-		}
-		return nil, err
+		return nil, scanErr(err, line, "qrels file", maxLine, maxFile)
 	}
 	return out, nil
 }

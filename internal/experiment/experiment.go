@@ -6,6 +6,7 @@
 package experiment
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
@@ -67,23 +70,65 @@ func Write(w io.Writer, e Experiment) error {
 	return err
 }
 
+// MaxFile is the largest experiment file Read reads (docs/EXPORTS.md,
+// "Experiment files"): many times what the explorer writes for a query of
+// many seeds with both runs. Read enforces it while reading.
+const MaxFile = 128 << 20
+
 // Read reads and checks an experiment; name (the file's name) goes into
-// every error, each saying what was wrong.
+// every error, each saying what was wrong. The file is one JSON object,
+// read as a stream: broken JSON is refused where it breaks (its line),
+// without reading further, and so is a file going on past MaxFile bytes, a
+// name given twice in an object (which would silently keep the last),
+// anything but white space after the object, and a seed given twice. A
+// leading UTF-8 BOM is skipped, as in every file memoria reads.
 func Read(r io.Reader, name string) (Experiment, error) {
 	name = textsafe.Escape(name)
-	data, err := io.ReadAll(r)
+	var seen bytes.Buffer // what was read, for the line of an error
+	limited := &io.LimitedReader{R: r, N: MaxFile + 1}
+	br := bufio.NewReader(io.TeeReader(limited, &seen))
+	bom := 0
+	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
+		bom, _ = br.Discard(3)
+	}
+	// lineAt is the line of the decoder's offset off (counted after the
+	// BOM).
+	lineAt := func(off int64) int {
+		b := seen.Bytes()
+		return 1 + bytes.Count(b[:min(int(off)+bom, len(b))], []byte("\n"))
+	}
+	dec := jsontext.NewDecoder(br)
+	val, err := dec.ReadValue()
+	val = bytes.Clone(val) // the decoder's buffer, until its next read
+	if err == nil {
+		// Only white space may follow the object.
+		end := dec.InputOffset()
+		if _, err2 := dec.ReadToken(); err2 != io.EOF {
+			if limited.N <= 0 {
+				return Experiment{}, fmt.Errorf("experiment %s: the file goes on past %d MiB, the largest experiment file memoria reads", name, MaxFile>>20)
+			}
+			rest := seen.Bytes()[min(bom+int(end), seen.Len()):]
+			end += int64(len(rest) - len(bytes.TrimLeft(rest, " \t\r\n")))
+			return Experiment{}, fmt.Errorf("experiment %s line %d: data after the experiment's object: a file holds one object", name, lineAt(end))
+		}
+	}
 	if err != nil {
+		if limited.N <= 0 {
+			return Experiment{}, fmt.Errorf("experiment %s: the file goes on past %d MiB, the largest experiment file memoria reads", name, MaxFile>>20)
+		}
+		var syn *jsontext.SyntacticError
+		if errors.As(err, &syn) {
+			return Experiment{}, fmt.Errorf("experiment %s line %d: not JSON: %v", name, lineAt(syn.ByteOffset), err)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return Experiment{}, fmt.Errorf("experiment %s line %d: not JSON: unexpected end of the file", name, lineAt(int64(seen.Len())))
+		}
 		return Experiment{}, fmt.Errorf("experiment %s: %w", name, err)
 	}
 	var e Experiment
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			line := 1 + bytes.Count(data[:min(int(syn.Offset), len(data))], []byte("\n"))
-			return Experiment{}, fmt.Errorf("experiment %s line %d: not JSON: %v", name, line, err)
-		}
+	dec1 := json.NewDecoder(bytes.NewReader(val))
+	dec1.DisallowUnknownFields()
+	if err := dec1.Decode(&e); err != nil {
 		return Experiment{}, fmt.Errorf("experiment %s: not an experiment file: %v", name, err)
 	}
 	if e.Version != FormatVersion {
@@ -94,6 +139,11 @@ func Read(r io.Reader, name string) (Experiment, error) {
 	}
 	if err := retriever.ValidateSeeds(e.Seeds); err != nil {
 		return Experiment{}, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	for i, s := range e.Seeds {
+		if slices.ContainsFunc(e.Seeds[:i], func(o retriever.Seed) bool { return o.NodeID == s.NodeID }) {
+			return Experiment{}, fmt.Errorf("experiment %s: seed %s is given twice", name, textsafe.Quote(s.NodeID))
+		}
 	}
 	if err := e.Params.Validate(); err != nil {
 		return Experiment{}, fmt.Errorf("experiment %s: params: %w", name, err)

@@ -40,7 +40,11 @@ var Spec = retriever.Define(retriever.Definition[Params]{
 	SetTopK: func(p *Params, k int) { p.TopK = k },
 	Flags: func(fs *flag.FlagSet, f retriever.FlagEnv[Params]) {
 		fs.Func("fuse", "fusion: the `retrievers` whose rankings are fused, comma-separated (default "+strings.Join(DefaultParams().Fuse, ",")+")", func(v string) error {
-			names, err := ParseFuse(v)
+			items, err := f.List(v, "retriever")
+			if err != nil {
+				return err
+			}
+			names, err := ParseFuse(strings.Join(items, ","))
 			if err != nil {
 				return err
 			}
