@@ -214,7 +214,11 @@ func (s *run) spread(ctx context.Context, r graph.Reader) error {
 			}
 			amount := u.delta[p-1] * w * s.p.Decay
 			v := s.node(a.To)
-			v.delta[p] += amount
+			sum := v.delta[p] + amount
+			if !finite(sum) { // so is amount, if it is not
+				return overflow(p, u.ref.Node.ID, v.ref.Node.ID, u.delta[p-1], w, s.p.Decay, amount, v.delta[p])
+			}
+			v.delta[p] = sum
 			v.received[p] = true
 			if b := v.best[p]; b < 0 || amount > s.contribs[b].amount {
 				v.best[p] = int32(len(s.contribs))
@@ -224,6 +228,27 @@ func (s *run) spread(ctx context.Context, r graph.Reader) error {
 	}
 	return nil
 }
+
+// overflow is the error of a pulse whose arithmetic left the finite
+// numbers (weights near the largest double overflow a pulse or two
+// later): at pulse p the relationship from u to v passes amount =
+// Δₚ₋₁(u) × w × D, and v's Δₚ would become before + amount. The terms are
+// finite; a product or a sum that is not would poison every score and
+// comparison after it (docs/RETRIEVERS.md, "Spreading activation", rule
+// 3). It names the pulse, the relationship and the arithmetic, as
+// Activation Energy's names the hop (docs/ALGORITHM.md, rule 1).
+func overflow(p int, u, v string, du, w, decay, amount, before float64) error {
+	rel := fmt.Sprintf(Name+": pulse %d, relationship (%s)-[:%s]-(%s)", p, strconv.Quote(u), graph.Relates, strconv.Quote(v))
+	if !finite(amount) {
+		return fmt.Errorf("%s: the activation it passes, Δ%d(%s) × w × D = %g × %g × %g, is not a finite number",
+			rel, p-1, strconv.Quote(u), du, w, decay)
+	}
+	return fmt.Errorf("%s: Δ%d(%s) = %g + %g (what %s received before, then over this relationship) is not a finite number",
+		rel, p, strconv.Quote(v), before, amount, strconv.Quote(v))
+}
+
+// finite says whether x is neither infinite nor NaN.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // scored is a candidate with the parts of its final score.
 type scored struct {
