@@ -84,6 +84,7 @@ type run struct {
 	read     int
 	pulses   int
 	slab     []state
+	nths     map[senderArcs]nthsOf // a hub's arcs numbered by s.nth, once asked
 }
 
 func (s *run) node(ref graph.NodeRef) *state {
@@ -344,15 +345,76 @@ func (s *run) receiver(c contrib) string { return s.arcs[c.pulse][c.idx].To.Node
 // contribution c went over, from 0 (parallel arcs alike in both are
 // alike to the arithmetic; this tells them apart within a pulse's read,
 // and the same way at every pulse).
+//
+// A sender with few arcs at the pulse is scanned back from c; a hub's
+// arcs are counted once, on the first ask, into s.nths (nthIndexed), so
+// asking for every one of a hub's arcs costs its degree, not its square
+// (docs/PERFORMANCE.md, "Hubs").
 func (s *run) nth(c contrib) int {
 	arcs := s.arcs[c.pulse]
 	a, n := arcs[c.idx], 0
 	for j := c.idx - 1; j >= 0 && arcs[j].From == a.From; j-- {
+		if c.idx-j > nthScan {
+			return s.nthIndexed(c)
+		}
 		if arcs[j].To.Node.ID == a.To.Node.ID && arcs[j].Weight == a.Weight {
 			n++
 		}
 	}
 	return n
+}
+
+// nthScan is how far back nth scans a sender's arcs before it counts them
+// all once instead (nthIndexed).
+const nthScan = 32
+
+// senderArcs names one sender's arcs at one pulse: the pulse and the
+// sender's place in that pulse's frontier (graph.Arc.From).
+type senderArcs struct {
+	pulse int
+	from  int32
+}
+
+// nthsOf is s.nth for every arc of one sender at one pulse: nth[i] is
+// that of the arc at lo + i of the pulse's read.
+type nthsOf struct {
+	lo  int
+	nth []int32
+}
+
+// nthIndexed is s.nth through s.nths: the first ask for a sender at a
+// pulse numbers all its arcs there in one pass (a sender's arcs come
+// together in the read: graph.Reader.Arcs).
+func (s *run) nthIndexed(c contrib) int {
+	arcs := s.arcs[c.pulse]
+	a := arcs[c.idx]
+	k := senderArcs{c.pulse, a.From}
+	got, ok := s.nths[k]
+	if !ok {
+		lo, hi := c.idx, c.idx+1
+		for lo > 0 && arcs[lo-1].From == a.From {
+			lo--
+		}
+		for hi < len(arcs) && arcs[hi].From == a.From {
+			hi++
+		}
+		type end struct {
+			to string
+			w  float64
+		}
+		seen := make(map[end]int32, hi-lo)
+		got = nthsOf{lo: lo, nth: make([]int32, hi-lo)}
+		for i := lo; i < hi; i++ {
+			e := end{arcs[i].To.Node.ID, arcs[i].Weight}
+			got.nth[i-lo] = seen[e]
+			seen[e]++
+		}
+		if s.nths == nil {
+			s.nths = map[senderArcs]nthsOf{}
+		}
+		s.nths[k] = got
+	}
+	return int(got.nth[c.idx-got.lo])
 }
 
 // hits builds the kept candidates' hits: the strongest route back to a
@@ -459,11 +521,15 @@ func (s *run) relsOf(ctx context.Context, r graph.Reader, cs []contrib) (map[[2]
 	}
 	picked := make([]graph.Rel, 0, len(cs))
 	var ids [][2]int
+	// A set, not a search of ids: cs holds every kept hit's route, and
+	// on a hub thousands of them (docs/PERFORMANCE.md, "Hubs").
+	done := make(map[[2]int]bool, len(cs))
 	for _, c := range cs {
 		id := [2]int{c.pulse, c.idx}
-		if slices.Contains(ids, id) {
+		if done[id] {
 			continue
 		}
+		done[id] = true
 		snd, rcv := s.sender(c), s.receiver(c)
 		k := key{snd, rcv, c.w}
 		if fromReceiver(c) {
