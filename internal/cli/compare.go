@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -85,6 +86,9 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	for i := range out {
 		if out[i], err = rr.apply(out[i]); err != nil {
 			return err
+		}
+		if err := out[i].CheckFinite(); err != nil { // no format can show it
+			return fmt.Errorf("compare: %w", err)
 		}
 	}
 	res, err := overlap.Compare(names, out, rf.topK)

@@ -272,6 +272,9 @@ func evalQuery(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankF
 	kept := make([]scored, len(out))
 	for j := range out {
 		r, err := rr.apply(out[j])
+		if err == nil {
+			err = r.CheckFinite() // its order would be no order
+		}
 		if err != nil {
 			return fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
 		}
