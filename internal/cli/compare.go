@@ -12,6 +12,7 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/render/subgraph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/fusion"
 )
 
@@ -78,6 +79,8 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer closeSource()
+	var explored []activation.Result // Activation Energy's, when it runs
+	g.explored = func(results []activation.Result) { explored = results }
 	rq := retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}
 	out, err := g.compared(ctx, names, rq, rf.topK)
 	if err != nil {
@@ -102,7 +105,10 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 			return err
 		}
 	}
-	return printCompare(res, out, *format, env.Stdout)
+	if err := printCompare(res, out, *format, env.Stdout); err != nil {
+		return err
+	}
+	return failedSeedsError("compare", explored)
 }
 
 // notFoundByAny are the ids of the seeds none of rankings found, in seed

@@ -56,3 +56,39 @@ func TestNonFiniteRankingRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedSeedMarked: on overflowChain Activation Energy's seed A fails
+// (T = 1 × 1e308 / √1 × 1 at the first hop, then 1e308 × 1e308 / √2 × 1 =
+// +Inf at the second), and so does C's (its first hop, C → B, gives 1e308,
+// its second +Inf); B's gets no further than its two neighbours and ends
+// well. compare, eval (the retriever listed, or only fused) and the metric
+// sweep (at its first value, the current 0.005) print what they measured,
+// then say which seed failed and why and
+// exit 1, as explore does; they exited 0, the failure only in the
+// ranking's seeds_failed.
+func TestFailedSeedMarked(t *testing.T) {
+	g := writeGraph(t, overflowChain)
+	queries := filepath.Join(t.TempDir(), "q.jsonl")
+	lines := `{"id":"q1","seeds":[{"node_id":"A","score":1}],"relevant":{"C":1}}` + "\n" +
+		`{"id":"q2","seeds":[{"node_id":"B","score":1}],"relevant":{"C":1}}` + "\n" +
+		`{"id":"q3","seeds":[{"node_id":"C","score":1}],"relevant":{"A":1}}` + "\n"
+	if err := os.WriteFile(queries, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const why = `1 of 1 seeds ended in error (results printed above are partial); first, seed A: edge "B" → "C" (RELATES): transfer energy T = R × w / √d × tag_sim = 1e+308 × 1e+308 / √2 × 1 is not a finite number`
+	for _, c := range []struct {
+		args       []string
+		stdout     string
+		want, more string
+	}{
+		{[]string{"compare", "--seed", "A", "--retrievers", "activation,expansion"}, "activation  expansion", "memoria: compare: " + why, ""},
+		{[]string{"eval", "--queries", queries, "--retrievers", "activation"}, "per query: activation", `memoria: eval: query "q1": ` + why, "; and in 1 more query\n"},
+		{[]string{"eval", "--queries", queries, "--retrievers", "expansion,fusion", "--fuse", "activation,expansion"}, "per query: expansion", `memoria: eval: query "q1": ` + why, "; and in 1 more query\n"},
+		{[]string{"sweep", "--queries", queries, "--retriever", "activation", "--param", "min-activation", "--values", "0.05"}, "min-activation", `memoria: sweep: query "q1": ` + why, "; and in 1 more query (at --min-activation 0.005)\n"},
+	} {
+		code, out, errs := run(t, append(c.args, "--graph", g)...)
+		if code != 1 || !strings.Contains(out, c.stdout) || !strings.Contains(errs, c.want+c.more) {
+			t.Errorf("%s: exit %d, stdout %.120q, stderr %q; want exit 1, %q, and %q", strings.Join(c.args, " "), code, out, errs, c.stdout, c.want+c.more)
+		}
+	}
+}
