@@ -11,7 +11,8 @@ import (
 // a seed's score, a hit's score, one of its terms, a weight or a factor of
 // its route or its feeders, a number anywhere in its detail, or in the
 // ranking's parameters or statistics. Every retriever's arithmetic is
-// meant to stay finite (each refuses what would overflow, naming where);
+// meant to stay finite (Activation Energy and spreading activation refuse
+// what would overflow, naming where; the typed expansion does not yet);
 // this is the guard of what writes or measures a ranking (the renderers,
 // eval, fusion), which refuse such a ranking with this error rather than
 // print NaN or +Inf, which JSON cannot hold and no order ranks
