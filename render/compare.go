@@ -16,10 +16,16 @@ import (
 // {"rankings": [...], "nodes": [...], "overlap": [...], "only": {...}}, each
 // ranking as `--format ranking` writes it and the rest as overlap.Result
 // writes it; graph text \u-escaped where it could act on a terminal
-// (textsafe.JSONWriter), HTML characters left alone.
+// (textsafe.JSONWriter), HTML characters left alone. A ranking holding a
+// number that is not finite is refused, as RankingJSON refuses it.
 func CompareJSON(rankings []retriever.Ranking, res overlap.Result) ([]byte, error) {
 	if rankings == nil {
 		rankings = []retriever.Ranking{}
+	}
+	for _, r := range rankings {
+		if err := r.CheckFinite(); err != nil {
+			return nil, err
+		}
 	}
 	out := struct {
 		Rankings []retriever.Ranking `json:"rankings"`

@@ -13,8 +13,15 @@ import (
 
 // RankingJSON is `--format ranking`: the ranking as one JSON object and a
 // newline, graph text \u-escaped where it could act on a terminal
-// (textsafe.JSONWriter) and HTML characters left alone.
-func RankingJSON(r retriever.Ranking) ([]byte, error) { return jsonLine(r) }
+// (textsafe.JSONWriter) and HTML characters left alone. A ranking holding
+// a number that is not finite, which JSON cannot hold, is refused with
+// the error naming it (retriever.Ranking.CheckFinite).
+func RankingJSON(r retriever.Ranking) ([]byte, error) {
+	if err := r.CheckFinite(); err != nil {
+		return nil, err
+	}
+	return jsonLine(r)
+}
 
 // jsonLine is v as one JSON value and a newline, graph text \u-escaped
 // where it could act on a terminal (textsafe.JSONWriter) and HTML

@@ -58,19 +58,46 @@ func Cosine(q []float64, emb any) (float64, bool) {
 	if len(e) != len(q) {
 		return 0, false
 	}
-	var dot, nq, ne float64
-	for i := range q {
-		if math.IsNaN(e[i]) || math.IsInf(e[i], 0) {
+	for _, x := range e {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return 0, false
 		}
-		dot += q[i] * e[i]
-		nq += q[i] * q[i]
-		ne += e[i] * e[i]
 	}
-	if ne == 0 {
+	// Each vector is scaled by a power of two that brings its largest
+	// element into [0.5, 1) before the squares are summed: the cosine does
+	// not change, and the squares of elements near the largest double no
+	// longer overflow (an embedding [1e200, 1e200, 0] is parallel to [1, 1,
+	// 0]: cosine 1, not 0) nor those near the smallest underflow. A power
+	// of two scales exactly (but for elements below 2⁻¹⁰²² of the
+	// largest), so where the sums did not overflow or underflow before,
+	// the cosine has the same bits as without the scaling.
+	sq, okq := unitScale(q)
+	se, oke := unitScale(e)
+	if !okq || !oke {
 		return 0, false
 	}
+	var dot, nq, ne float64
+	for i := range q {
+		x, y := math.Ldexp(q[i], sq), math.Ldexp(e[i], se)
+		dot += x * y
+		nq += x * x
+		ne += y * y
+	}
 	return max(0, dot/(math.Sqrt(nq)*math.Sqrt(ne))), true
+}
+
+// unitScale is the power of two, as an exponent, that brings the largest
+// magnitude among xs into [0.5, 1); ok is false when every x is 0.
+func unitScale(xs []float64) (exp int, ok bool) {
+	m := 0.0
+	for _, x := range xs {
+		m = max(m, math.Abs(x))
+	}
+	if m == 0 {
+		return 0, false
+	}
+	_, e := math.Frexp(m)
+	return -e, true
 }
 
 // CheckQueryVector says what is wrong with a query vector, if anything: it

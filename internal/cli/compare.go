@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/render/subgraph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 const compareUsage = `Usage: memoria compare [source flags] --seed ID[=SCORE]... [--tags a,b]
@@ -76,6 +78,8 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer closeSource()
+	var explored []activation.Result // Activation Energy's, when it runs
+	g.explored = func(results []activation.Result) { explored = results }
 	rq := retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}
 	out, err := g.compared(ctx, names, rq, rf.topK)
 	if err != nil {
@@ -84,6 +88,9 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	for i := range out {
 		if out[i], err = rr.apply(out[i]); err != nil {
 			return err
+		}
+		if err := out[i].CheckFinite(); err != nil { // no format can show it
+			return fmt.Errorf("compare: %w", err)
 		}
 	}
 	res, err := overlap.Compare(names, out, rf.topK)
@@ -97,7 +104,10 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 			return err
 		}
 	}
-	return printCompare(res, out, *format, env.Stdout)
+	if err := printCompare(res, out, *format, env.Stdout); err != nil {
+		return err
+	}
+	return failedSeedsError("compare", explored)
 }
 
 // notFoundByAny are the ids of the seeds none of rankings found, in seed

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -116,7 +117,7 @@ func runEval(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer closeSource()
-	runs, err := evalRuns(ctx, g, &rf, &rr, names, set)
+	runs, failed, err := evalRuns(ctx, "eval", g, &rf, &rr, names, set)
 	if err != nil {
 		return err
 	}
@@ -138,7 +139,7 @@ func runEval(ctx context.Context, args []string, env Env) error {
 		if err == nil {
 			_, err = env.Stdout.Write(b)
 		}
-		return err
+		return cmp.Or(err, failed)
 	case "trec":
 		for _, m := range rep.Missing {
 			what := "relevant node"
@@ -147,10 +148,10 @@ func runEval(ctx context.Context, args []string, env Env) error {
 			}
 			fmt.Fprintf(env.Stderr, "memoria: eval: query %s: %s %s is not in the graph\n", textsafe.Quote(m.Query), what, render.DisplayID(m.NodeID))
 		}
-		return writeTrec(*outDir, names, set, runs, env.Stdout)
+		return cmp.Or(writeTrec(*outDir, names, set, runs, env.Stdout), failed)
 	}
 	_, err = io.WriteString(env.Stdout, render.EvalText(rep))
-	return err
+	return cmp.Or(err, failed)
 }
 
 // parseKs reads cmd's --k: positive integers, each once, in the order
@@ -211,15 +212,19 @@ func readQuerySet(cmd, queries, qrelsFile string) ([]eval.Query, []string, error
 // copy) over the one graph and the one Activation Energy retriever, both
 // safe for concurrent use; the results land in the query's own slot, so
 // the report does not depend on the order they finish in. The first error
-// stops the others.
-func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, set []eval.Query) (runs [][]scored, err error) {
+// stops the others. failed, when Activation Energy ran and a seed of some
+// query ended in error in it, is the first such query's failedSeedsError,
+// led by cmd (the report is printed, then the command exits 1, as explore
+// does).
+func evalRuns(ctx context.Context, cmd string, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, set []eval.Query) (runs [][]scored, failed, err error) {
 	runs = make([][]scored, len(set))
+	failures := make([]error, len(set))
 	all := slices.Clone(names)
 	for _, n := range names {
 		all = append(all, rf.combined(n)...)
 	}
 	if err := g.prepare(ctx, all); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -233,13 +238,19 @@ func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFl
 			w := *g
 			w.rf = &wrf
 			var paths string
-			if !wrr.on() {
-				w.explored = func(results []activation.Result) { paths = render.ToLLMContext(results...).Text() }
+			var explored []activation.Result
+			w.explored = func(results []activation.Result) {
+				explored = results
+				if !wrr.on() {
+					paths = render.ToLLMContext(results...).Text()
+				}
 			}
 			for i := range next {
+				explored = nil
 				if err := evalQuery(ctx, &w, &wrf, &wrr, names, set[i], &paths, &runs[i]); err != nil {
 					cancel(err)
 				}
+				failures[i] = failedSeedsError(cmd+": query "+textsafe.Quote(set[i].ID), explored)
 			}
 		}()
 	}
@@ -254,9 +265,25 @@ func evalRuns(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFl
 	close(next)
 	wg.Wait()
 	if err := context.Cause(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return runs, nil
+	var more int
+	for _, f := range failures {
+		if f != nil {
+			if failed == nil {
+				failed = f
+			} else {
+				more++
+			}
+		}
+	}
+	switch {
+	case more == 1:
+		failed = fmt.Errorf("%w; and in 1 more query", failed)
+	case more > 1:
+		failed = fmt.Errorf("%w; and in %d more queries", failed, more)
+	}
+	return runs, failed, nil
 }
 
 // evalQuery runs one query for evalRuns with a worker's rankings g and
@@ -272,6 +299,9 @@ func evalQuery(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankF
 	kept := make([]scored, len(out))
 	for j := range out {
 		r, err := rr.apply(out[j])
+		if err == nil {
+			err = r.CheckFinite() // its order would be no order
+		}
 		if err != nil {
 			return fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
 		}

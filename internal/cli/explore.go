@@ -268,17 +268,19 @@ func explore(ctx context.Context, r *activation.Retriever, seeds []retriever.See
 	if werr != nil {
 		return werr
 	}
-	return failedSeedsError(results)
+	return failedSeedsError("explore", results)
 }
 
 // failedSeedsError is nil when no seed ended in error, else an error (exit
-// code 1) naming how many did and the first one's error. The results were
-// printed before it, each failed one marked in its format.
-func failedSeedsError(results []activation.Result) error {
+// code 1) naming how many did and the first one's error, led by what (the
+// command, and for eval the query). The results were printed before it,
+// each failed one marked in its format. explore, compare and eval end
+// with it when Activation Energy ran.
+func failedSeedsError(what string, results []activation.Result) error {
 	failed := render.FailedSeeds(results...)
 	if len(failed) == 0 {
 		return nil
 	}
-	return fmt.Errorf("explore: %d of %d seeds ended in error (results printed above are partial); first, seed %s: %s",
-		len(failed), len(results), render.DisplayID(failed[0].ID), failed[0].Error)
+	return fmt.Errorf("%s: %d of %d seeds ended in error (results printed above are partial); first, seed %s: %s",
+		what, len(failed), len(results), render.DisplayID(failed[0].ID), failed[0].Error)
 }

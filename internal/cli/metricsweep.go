@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -123,14 +124,18 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 	}
 	defer closeSource()
 	ms := render.MetricSweep{Retriever: rf.name, Param: sp.flag, Queries: len(set), Ks: ks, Metrics: eval.Metrics(ks)}
+	var failed error // the first value's seeds that ended in error (printed, then exit 1)
 	for _, v := range vals {
 		if err := setSwept(fs, q, rf, names, sp, v); err != nil {
 			return err
 		}
 		g.act = nil // Activation Energy's retriever holds its thresholds
-		runs, err := evalRuns(ctx, g, rf, rr, names, set)
+		runs, f, err := evalRuns(ctx, "sweep", g, rf, rr, names, set)
 		if err != nil {
 			return err
+		}
+		if f != nil && failed == nil {
+			failed = fmt.Errorf("%w (at --%s %s)", f, sp.flag, sp.formatValue(v))
 		}
 		outcomes := make([]eval.Outcome, len(set))
 		for i := range set {
@@ -140,7 +145,7 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 		ms.Points = append(ms.Points, render.MetricPoint{Value: v, Current: v == current, Means: run.Mean, MeanHits: run.MeanHits,
 			MeanContextChars: run.MeanContextChars})
 	}
-	return writeMetricSweep(env.Stdout, ms, format)
+	return cmp.Or(writeMetricSweep(env.Stdout, ms, format), failed)
 }
 
 // setSwept sets the swept parameter to v through its flag and checks the

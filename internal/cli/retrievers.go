@@ -202,9 +202,13 @@ func neighbourhoodFor(src graph.Source, f graph.RelFilter) (graph.Neighbourhood,
 var rankingFormats = []string{"ranking", "tree", "d3", "llm", "cypher"}
 
 // printRanking writes r in format (its Cypher by cy, the source's
-// mapping).
+// mapping); a ranking holding a number that is not finite is refused,
+// nothing written (retriever.Ranking.CheckFinite).
 func printRanking(r retriever.Ranking, format string, cy render.Cypher, form render.CypherForm, out io.Writer) error {
-	var err error
+	err := r.CheckFinite()
+	if err != nil {
+		return err
+	}
 	switch format {
 	case "ranking":
 		var b []byte

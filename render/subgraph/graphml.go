@@ -25,6 +25,9 @@ import (
 // Energy), memoria_factor (a ranking's hop), memoria_retrievers (a
 // comparison), then its properties. See writeDoc for names and text.
 func GraphML(w io.Writer, g Graph) error {
+	if err := g.CheckFinite(); err != nil { // nothing written
+		return fmt.Errorf("graphml: %w", err)
+	}
 	var d doc
 	ids := map[string]string{}
 	for _, n := range g.Nodes {

@@ -25,6 +25,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
 )
@@ -141,7 +142,14 @@ const (
 // U+2029 as \u escapes (encoding/json's HTML escaping), and every rune
 // textsafe.Safe refuses \u-escaped too (textsafe.JSON). Nothing in it can
 // end the <script> element that holds it.
+//
+// A score, weight or other number of the drawing that is not finite,
+// which JSON cannot hold, is refused with the error naming its node or
+// link (CheckFinite).
 func DataJSON(p Graph) ([]byte, error) {
+	if err := p.CheckFinite(); err != nil {
+		return nil, fmt.Errorf("html page: %w", err)
+	}
 	p = p.normal()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -150,6 +158,42 @@ func DataJSON(p Graph) ([]byte, error) {
 		return nil, fmt.Errorf("html page: %w", err)
 	}
 	return textsafe.JSON(bytes.TrimRight(b.Bytes(), "\n")), nil
+}
+
+// CheckFinite names the first number of the drawing that is not finite,
+// if any: a node's R, score or hits' scores, a link's weight, T, tag_sim
+// or factor. The retrievers keep their numbers finite (each refuses what
+// would overflow); this guards the page and the GraphML against a ranking
+// that did not.
+func (p Graph) CheckFinite() error {
+	type num struct {
+		name string
+		v    *float64
+	}
+	bad := func(xs ...num) (num, bool) {
+		for _, x := range xs {
+			if x.v != nil && (math.IsNaN(*x.v) || math.IsInf(*x.v, 0)) {
+				return x, true
+			}
+		}
+		return num{}, false
+	}
+	for _, n := range p.Nodes {
+		xs := []num{{"R", n.R}, {"score", n.Score}}
+		for i := range n.Hits {
+			xs = append(xs, num{textsafe.Escape(n.Hits[i].Retriever) + "'s score", &n.Hits[i].Score})
+		}
+		if x, ok := bad(xs...); ok {
+			return fmt.Errorf("node %s: %s %v is not a finite number", textsafe.Quote(n.ID), x.name, *x.v)
+		}
+	}
+	for _, l := range p.Links {
+		if x, ok := bad(num{"weight", &l.Weight}, num{"T", l.T}, num{"tag_sim", l.TagSim}, num{"factor", l.Factor}); ok {
+			return fmt.Errorf("link (%s)-[:%s]->(%s): %s %v is not a finite number",
+				textsafe.Quote(l.Source), textsafe.Escape(l.Type), textsafe.Quote(l.Target), x.name, *x.v)
+		}
+	}
+	return nil
 }
 
 // normal replaces nil slices and maps by empty ones, so that the page's

@@ -60,7 +60,9 @@ type in struct {
 //
 // Fuse refuses invalid parameters, a number of rankings other than
 // len(p.Fuse), a ranking under another retriever's name than its place in
-// p.Fuse says, and a ranking that lists a node twice.
+// p.Fuse says, a ranking holding a number that is not finite (its order is
+// no order, and its scores would be copied into the detail:
+// retriever.Ranking.CheckFinite), and a ranking that lists a node twice.
 func Fuse(lists []retriever.Ranking, p Params) (retriever.Ranking, error) {
 	if err := p.Validate(); err != nil {
 		return retriever.Ranking{}, err
@@ -72,6 +74,9 @@ func Fuse(lists []retriever.Ranking, p Params) (retriever.Ranking, error) {
 	for i, l := range lists {
 		if l.Retriever != p.Fuse[i] {
 			errs = append(errs, fmt.Errorf("fusion: ranking %d is %q's, fuse names %q there", i+1, l.Retriever, p.Fuse[i]))
+		}
+		if err := l.CheckFinite(); err != nil {
+			errs = append(errs, fmt.Errorf("fusion: %w", err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

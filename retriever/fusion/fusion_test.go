@@ -242,10 +242,15 @@ func TestEmpty(t *testing.T) {
 }
 
 // TestFuseRefuses: invalid parameters, a count of rankings other than
-// the names', a ranking out of its place, a node twice in one ranking.
+// the names', a ranking out of its place, a ranking holding a number that
+// is not finite (ppr's hit C scoring NaN, as an overflow would leave it:
+// the fused detail would copy it, and JSON cannot hold it), a node twice
+// in one ranking.
 func TestFuseRefuses(t *testing.T) {
 	dup := example()
 	dup[1].Hits[2].NodeID = "B"
+	nan := example()
+	nan[2].Hits[1].Score = math.NaN()
 	for _, c := range []struct {
 		lists []retriever.Ranking
 		p     fusion.Params
@@ -256,6 +261,7 @@ func TestFuseRefuses(t *testing.T) {
 		{example(), fusion.Params{Fuse: []string{"activation", "ppr", "expansion"}, Depth: 4, K: 60, TopK: 10},
 			"fusion: ranking 2 is \"expansion\"'s, fuse names \"ppr\" there\nfusion: ranking 3 is \"ppr\"'s, fuse names \"expansion\" there"},
 		{dup, params(60, 4, 10), `fusion: expansion's ranking lists node "B" twice`},
+		{nan, params(60, 4, 10), `fusion: ppr's ranking: hit "C" (rank 2): score NaN is not a finite number`},
 	} {
 		_, err := fusion.Fuse(c.lists, c.p)
 		if err == nil || err.Error() != c.want {

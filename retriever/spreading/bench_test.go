@@ -2,11 +2,14 @@ package spreading_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
 	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
+	"github.com/memoria-graph/memoria/internal/testkit/tinygraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/spreading"
 )
@@ -46,4 +49,39 @@ func BenchmarkSpreadingFiltered1M(b *testing.B) {
 	scale1m.BenchFiltered(b, func(ctx context.Context, nb graph.Neighbourhood, q retriever.Query) (retriever.Ranking, error) {
 		return spreading.Retrieve(ctx, nb, q, spreading.DefaultParams())
 	})
+}
+
+// starGraph is a star: hub H and leaves L1 … Ln, each joined to H by one
+// RELATES relationship of weight 0.5.
+func starGraph(b testing.TB, n int) *inmem.Graph {
+	rels := make([]tinygraph.Rel, n)
+	for i := range rels {
+		rels[i] = tinygraph.Rel{Spec: "H-RELATES->L" + strconv.Itoa(i+1), Weight: 0.5}
+	}
+	return tinygraph.Build(b, nil, rels...)
+}
+
+// BenchmarkSpreadingStar is spreading activation from the hub of a star
+// of 10,000, 20,000 and 40,000 leaves with K above the leaves, so every
+// node is a hit (`explore --retriever spreading --top-k 1000000` on a
+// star): the work grows with the hits and the relationships read, so the
+// time per op doubles with the leaves (docs/PERFORMANCE.md).
+func BenchmarkSpreadingStar(b *testing.B) {
+	for _, n := range []int{10000, 20000, 40000} {
+		b.Run("leaves="+strconv.Itoa(n), func(b *testing.B) {
+			g := starGraph(b, n)
+			p := spreading.DefaultParams()
+			p.TopK = 1000000
+			q := retriever.Query{Seeds: []retriever.Seed{{NodeID: "H", Score: 1}}}
+			for b.Loop() {
+				r, err := spreading.Retrieve(context.Background(), g, q, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(r.Hits) != n+1 {
+					b.Fatalf("%d hits, want %d", len(r.Hits), n+1)
+				}
+			}
+		})
+	}
 }

@@ -84,6 +84,7 @@ type run struct {
 	read     int
 	pulses   int
 	slab     []state
+	nths     map[senderArcs]nthsOf // a hub's arcs numbered by s.nth, once asked
 }
 
 func (s *run) node(ref graph.NodeRef) *state {
@@ -214,7 +215,11 @@ func (s *run) spread(ctx context.Context, r graph.Reader) error {
 			}
 			amount := u.delta[p-1] * w * s.p.Decay
 			v := s.node(a.To)
-			v.delta[p] += amount
+			sum := v.delta[p] + amount
+			if !finite(sum) { // so is amount, if it is not
+				return overflow(p, u.ref.Node.ID, v.ref.Node.ID, u.delta[p-1], w, s.p.Decay, amount, v.delta[p])
+			}
+			v.delta[p] = sum
 			v.received[p] = true
 			if b := v.best[p]; b < 0 || amount > s.contribs[b].amount {
 				v.best[p] = int32(len(s.contribs))
@@ -224,6 +229,27 @@ func (s *run) spread(ctx context.Context, r graph.Reader) error {
 	}
 	return nil
 }
+
+// overflow is the error of a pulse whose arithmetic left the finite
+// numbers (weights near the largest double overflow a pulse or two
+// later): at pulse p the relationship from u to v passes amount =
+// Δₚ₋₁(u) × w × D, and v's Δₚ would become before + amount. The terms are
+// finite; a product or a sum that is not would poison every score and
+// comparison after it (docs/RETRIEVERS.md, "Spreading activation", rule
+// 3). It names the pulse, the relationship and the arithmetic, as
+// Activation Energy's names the hop (docs/ALGORITHM.md, rule 1).
+func overflow(p int, u, v string, du, w, decay, amount, before float64) error {
+	rel := fmt.Sprintf(Name+": pulse %d, relationship (%s)-[:%s]-(%s)", p, strconv.Quote(u), graph.Relates, strconv.Quote(v))
+	if !finite(amount) {
+		return fmt.Errorf("%s: the activation it passes, Δ%d(%s) × w × D = %g × %g × %g, is not a finite number",
+			rel, p-1, strconv.Quote(u), du, w, decay)
+	}
+	return fmt.Errorf("%s: Δ%d(%s) = %g + %g (what %s received before, then over this relationship) is not a finite number",
+		rel, p, strconv.Quote(v), before, amount, strconv.Quote(v))
+}
+
+// finite says whether x is neither infinite nor NaN.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // scored is a candidate with the parts of its final score.
 type scored struct {
@@ -319,15 +345,76 @@ func (s *run) receiver(c contrib) string { return s.arcs[c.pulse][c.idx].To.Node
 // contribution c went over, from 0 (parallel arcs alike in both are
 // alike to the arithmetic; this tells them apart within a pulse's read,
 // and the same way at every pulse).
+//
+// A sender with few arcs at the pulse is scanned back from c; a hub's
+// arcs are counted once, on the first ask, into s.nths (nthIndexed), so
+// asking for every one of a hub's arcs costs its degree, not its square
+// (docs/PERFORMANCE.md, "Hubs").
 func (s *run) nth(c contrib) int {
 	arcs := s.arcs[c.pulse]
 	a, n := arcs[c.idx], 0
 	for j := c.idx - 1; j >= 0 && arcs[j].From == a.From; j-- {
+		if c.idx-j > nthScan {
+			return s.nthIndexed(c)
+		}
 		if arcs[j].To.Node.ID == a.To.Node.ID && arcs[j].Weight == a.Weight {
 			n++
 		}
 	}
 	return n
+}
+
+// nthScan is how far back nth scans a sender's arcs before it counts them
+// all once instead (nthIndexed).
+const nthScan = 32
+
+// senderArcs names one sender's arcs at one pulse: the pulse and the
+// sender's place in that pulse's frontier (graph.Arc.From).
+type senderArcs struct {
+	pulse int
+	from  int32
+}
+
+// nthsOf is s.nth for every arc of one sender at one pulse: nth[i] is
+// that of the arc at lo + i of the pulse's read.
+type nthsOf struct {
+	lo  int
+	nth []int32
+}
+
+// nthIndexed is s.nth through s.nths: the first ask for a sender at a
+// pulse numbers all its arcs there in one pass (a sender's arcs come
+// together in the read: graph.Reader.Arcs).
+func (s *run) nthIndexed(c contrib) int {
+	arcs := s.arcs[c.pulse]
+	a := arcs[c.idx]
+	k := senderArcs{c.pulse, a.From}
+	got, ok := s.nths[k]
+	if !ok {
+		lo, hi := c.idx, c.idx+1
+		for lo > 0 && arcs[lo-1].From == a.From {
+			lo--
+		}
+		for hi < len(arcs) && arcs[hi].From == a.From {
+			hi++
+		}
+		type end struct {
+			to string
+			w  float64
+		}
+		seen := make(map[end]int32, hi-lo)
+		got = nthsOf{lo: lo, nth: make([]int32, hi-lo)}
+		for i := lo; i < hi; i++ {
+			e := end{arcs[i].To.Node.ID, arcs[i].Weight}
+			got.nth[i-lo] = seen[e]
+			seen[e]++
+		}
+		if s.nths == nil {
+			s.nths = map[senderArcs]nthsOf{}
+		}
+		s.nths[k] = got
+	}
+	return int(got.nth[c.idx-got.lo])
 }
 
 // hits builds the kept candidates' hits: the strongest route back to a
@@ -434,11 +521,15 @@ func (s *run) relsOf(ctx context.Context, r graph.Reader, cs []contrib) (map[[2]
 	}
 	picked := make([]graph.Rel, 0, len(cs))
 	var ids [][2]int
+	// A set, not a search of ids: cs holds every kept hit's route, and
+	// on a hub thousands of them (docs/PERFORMANCE.md, "Hubs").
+	done := make(map[[2]int]bool, len(cs))
 	for _, c := range cs {
 		id := [2]int{c.pulse, c.idx}
-		if slices.Contains(ids, id) {
+		if done[id] {
 			continue
 		}
+		done[id] = true
 		snd, rcv := s.sender(c), s.receiver(c)
 		k := key{snd, rcv, c.w}
 		if fromReceiver(c) {
