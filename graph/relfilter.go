@@ -216,7 +216,9 @@ func (f RelFilter) String() string {
 
 // ParseRelCond reads a condition written KEY OP VALUE (`attitude>=4`,
 // `kind=friend`, `kind="best friend"`), OP one of >=, <=, !=, >, <, =, at
-// its first occurrence. The key is trimmed and may not be empty. A value
+// its first occurrence. The key is trimmed and may neither be empty nor
+// end with '!' (a != with a space inside it, which String could not write
+// back). A value
 // in double quotes is a string (Go's escapes inside); one in single quotes
 // is the string between them as written; an unquoted value is an integer
 // when it reads as one, else a float when it reads as a finite one, else
@@ -240,6 +242,11 @@ func ParseRelCond(s string) (RelCond, error) {
 	key := strings.TrimSpace(s[:at])
 	if key == "" {
 		return RelCond{}, errors.New("no property name before " + string(op))
+	}
+	if strings.HasSuffix(key, "!") {
+		// `kind! =enemy` would be kind! = enemy, which String writes
+		// kind!=enemy: the opposite condition.
+		return RelCond{}, fmt.Errorf("property name %q ends with '!' before %s: write != with no space inside it", key, op)
 	}
 	raw := strings.TrimSpace(s[at+len(op):])
 	if raw == "" {
