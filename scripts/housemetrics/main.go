@@ -353,7 +353,7 @@ func (t *tree) importers(r retriever) figure {
 		}
 	}
 	return figure{
-		line:      fmt.Sprintf("retriever %s: imported by %d non-test files outside %s (target: %s alone)", r.name, len(files), r.dir, registryFile),
+		line:      fmt.Sprintf("retriever %s: imported by %d non-test file(s) outside %s (target: %s alone)", r.name, len(files), r.dir, registryFile),
 		met:       len(offenders) == 0,
 		offenders: offenders,
 	}

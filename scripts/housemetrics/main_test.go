@@ -84,7 +84,7 @@ func TestFakeHouse(t *testing.T) {
 		line      string
 		offenders []string
 	}{
-		{"retriever ppr: imported by 2 non-test files outside retriever/ppr", []string{"tui/pick.go"}},
+		{"retriever ppr: imported by 2 non-test file(s) outside retriever/ppr", []string{"tui/pick.go"}},
 		{"case clauses over a retriever's name (activation, ppr) outside retriever/: 1", []string{`internal/cli/run.go:5 case "ppr"`}},
 		{"string literals equal to a retriever's name outside retriever/: 2", []string{`internal/cli/run.go:5 "ppr"`, `render/r.go:3 "activation"`}},
 		{"fields of the explorer's root model (Model, tui/model.go:3): 21 (target ≤ 20)", nil},
