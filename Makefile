@@ -74,9 +74,14 @@ tmux-colour:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
-## fuzz: fuzz the APOC loader for a minute
+## fuzz: fuzz the APOC loader, --rel-where's parser, the query set and qrels readers and the experiment file, 20 s each (docs/TESTING.md)
+FUZZTIME ?= 20s
 fuzz:
-	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=60s ./graph/apoc/
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./graph/apoc/
+	$(GO) test -run='^$$' -fuzz='^FuzzParseRelCond$$' -fuzztime=$(FUZZTIME) ./graph/
+	$(GO) test -run='^$$' -fuzz='^FuzzParseQueries$$' -fuzztime=$(FUZZTIME) ./internal/eval/
+	$(GO) test -run='^$$' -fuzz='^FuzzParseQrels$$' -fuzztime=$(FUZZTIME) ./internal/eval/
+	$(GO) test -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./internal/experiment/
 
 clean:
 	rm -rf bin testdata/neo4j/target

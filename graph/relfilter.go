@@ -216,7 +216,9 @@ func (f RelFilter) String() string {
 
 // ParseRelCond reads a condition written KEY OP VALUE (`attitude>=4`,
 // `kind=friend`, `kind="best friend"`), OP one of >=, <=, !=, >, <, =, at
-// its first occurrence. The key is trimmed and may not be empty. A value
+// its first occurrence. The key is trimmed and may neither be empty nor
+// end with '!' (a != with a space inside it, which String could not write
+// back). A value
 // in double quotes is a string (Go's escapes inside); one in single quotes
 // is the string between them as written; an unquoted value is an integer
 // when it reads as one, else a float when it reads as a finite one, else

@@ -8,7 +8,10 @@ import (
 
 // TestParseRelCond: the operator is the first of >=, <=, !=, >, <, = found
 // (two-rune ones before their one-rune prefixes); an unquoted value is an
-// integer, else a finite float, else a string; quotes make a string.
+// integer, else a finite float, else a string; quotes make a string. A key
+// ending in '!' is refused: "kind! =enemy" would read kind! = enemy, which
+// String writes kind!=enemy, the opposite condition (FuzzParseRelCond
+// found "! =0").
 func TestParseRelCond(t *testing.T) {
 	for in, want := range map[string]RelCond{
 		"attitude>=4":             {"attitude", OpGE, int64(4)},
@@ -51,6 +54,8 @@ func TestParseRelCond(t *testing.T) {
 		"kind=!enemy":       `value !enemy begins with '!'`,
 		`kind="unclosed`:    `value "unclosed: a double quote without its closing one`,
 		`kind="`:            `value ": a double quote without its closing one`,
+		"kind! =enemy":      `property name "kind!" ends with '!' before =: write != with no space inside it`,
+		"! =0":              `property name "!" ends with '!'`,
 	} {
 		if _, err := ParseRelCond(in); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: error %v, want one saying %q", in, err, msg)
