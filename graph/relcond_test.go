@@ -18,8 +18,8 @@ func TestParseRelCondSplitNotEqual(t *testing.T) {
 			}
 			continue
 		}
-		if err == nil || err.Error() != `property name "weight !" ends in !: write != whole, without a space` &&
-			err.Error() != `property name "weight!" ends in !: write != whole, without a space` {
+		if err == nil || err.Error() != `property name "weight !" ends with '!' before =: write != with no space inside it` &&
+			err.Error() != `property name "weight!" ends with '!' before =: write != with no space inside it` {
 			t.Errorf("%q: %v", s, err)
 		}
 	}

@@ -247,7 +247,7 @@ func ParseRelCond(s string) (RelCond, error) {
 	if strings.HasSuffix(key, "!") {
 		// `weight ! = 0.8` read as the key "weight !" equal to 0.8, and
 		// was described as `weight !=0.8`, the opposite condition.
-		return RelCond{}, fmt.Errorf("property name %s ends in !: write != whole, without a space", strconv.Quote(key))
+		return RelCond{}, fmt.Errorf("property name %q ends with '!' before %s: write != with no space inside it", key, op)
 	}
 	raw := strings.TrimSpace(s[at+len(op):])
 	if raw == "" {
