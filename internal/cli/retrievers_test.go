@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
-	"github.com/memoria-graph/memoria/internal/testkit/naiveppr"
 	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/testkit/naiveppr"
 )
 
 // rankingOut is the part of --format ranking the tests read.
@@ -260,7 +260,7 @@ func TestExploreSpreadingFlags(t *testing.T) {
 // 0.82 / 2.35 = 0.17447 of what N2006 pushes (its MENTIONS relationship is
 // not walked). The seed ranks first, then its four neighbours by weight,
 // each within the residual mass below the global power iteration
-// (internal/testkit/naiveppr) over the same file; every hit's one term is
+// (testkit/naiveppr) over the same file; every hit's one term is
 // share(N2006), equal to its score. The run's statistics are the ones
 // docs/RETRIEVERS.md quotes for it (its worked example on the demo graph).
 func TestExplorePPR(t *testing.T) {
