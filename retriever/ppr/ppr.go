@@ -308,6 +308,10 @@ func (st *state) run(ctx context.Context, r graph.Reader) error {
 		st.sortByID(cands)
 		next = next[:0]
 		for _, u := range cands {
+			if st.pushes >= maxPushes {
+				return fmt.Errorf("the push did not end within %d pushes (ppr.MaxPushes, %s), residual mass %.3g left: raise --epsilon or lower --damping",
+					maxPushes, maxPushesAt, st.residualMass())
+			}
 			next = st.push(u, round, next)
 		}
 		if len(cands) > 0 {
@@ -357,7 +361,55 @@ func (st *state) weigh(ctx context.Context, r graph.Reader, us []int32) error {
 		n.hasW, n.w, n.clean = true, got[i].Total, got[i].Clean
 	}
 	st.weighed += len(which)
+	for _, u := range which {
+		if n := &st.n[u]; n.clean && n.w > 0 && st.eps*n.w < MinThreshold {
+			return st.tooLight(ctx, r, u)
+		}
+	}
 	return nil
+}
+
+// heaviest is the heaviest of the RELATES relationships of u that r lets
+// through (under a filter W(u) counts them all), as text, or "" when there
+// is none.
+func (st *state) heaviest(ctx context.Context, r graph.Reader, u int32) (string, error) {
+	rels, err := r.Around(ctx, []graph.NodeRef{st.ref(u)})
+	if err != nil {
+		return "", err
+	}
+	var best *graph.Rel
+	bestW := -1.0
+	for i, rel := range rels {
+		if rel.Edge.Type != graph.Relates {
+			continue
+		}
+		w, err := weightOf(rel)
+		if err != nil {
+			return "", err
+		}
+		if w > bestW {
+			best, bestW = &rels[i], w
+		}
+	}
+	if best == nil {
+		return "", nil
+	}
+	return fmt.Sprintf("(%s)-[:%s]-(%s), weight %v", strconv.Quote(best.Edge.SourceID), best.Edge.Type,
+		strconv.Quote(best.Edge.TargetID), bestW), nil
+}
+
+// tooLight is the error for a node u whose threshold ε × W(u) is below
+// MinThreshold, naming its heaviest relationship.
+func (st *state) tooLight(ctx context.Context, r graph.Reader, u int32) error {
+	rel, err := st.heaviest(ctx, r, u)
+	if err != nil {
+		return err
+	}
+	if rel != "" {
+		rel = " (the heaviest: " + rel + ")"
+	}
+	return fmt.Errorf("node %s: its RELATES relationships weigh %v in all%s, and its push threshold ε × W = %v × %v is below %v, the least normal float (ppr.MinThreshold, %s): a residual there could stop shrinking and the push never end; raise --epsilon or those weights",
+		strconv.Quote(st.id(u)), st.n[u].w, rel, st.eps, st.n[u].w, MinThreshold, minThresholdAt)
 }
 
 // readAround reads the relationships of us (one Arcs read) and keeps the
@@ -807,11 +859,7 @@ func (st *state) stats() retriever.Fields {
 	// differs between engines) cannot change the bits: each residual
 	// rounded up to a multiple of 2⁻⁶² (the mass is 1 in all, so the sum
 	// fits), which keeps the total a bound.
-	var units uint64
-	for i := range st.n {
-		units += uint64(math.Ceil(math.Ldexp(st.n[i].rtot, 62)))
-	}
-	res := math.Ldexp(float64(units), -62)
+	res := st.residualMass()
 	return retriever.Fields{
 		{Name: "seeds_found", Value: st.k},
 		{Name: "nodes_touched", Value: st.touched},
@@ -823,6 +871,15 @@ func (st *state) stats() retriever.Fields {
 		{Name: "relationships_read", Value: st.relsRead},
 		{Name: "residual_mass", Value: res},
 	}
+}
+
+// residualMass is the residual left, added as stats says.
+func (st *state) residualMass() float64 {
+	var units uint64
+	for i := range st.n {
+		units += uint64(math.Ceil(math.Ldexp(st.n[i].rtot, 62)))
+	}
+	return math.Ldexp(float64(units), -62)
 }
 
 func (st *state) countRead() int {
