@@ -138,6 +138,43 @@ func TestMaxPushes(t *testing.T) {
 	wantErr(t, "d = 1 − 2⁻⁵³", err, "did not end within 1000 pushes", "ppr.MaxPushes", ppr.MaxPushesAt, "--epsilon", "--damping")
 }
 
+// TestHugeWeights: A–B–C, weights 1e308, from A: W(A) = 1e308, so A's
+// threshold ε × W = 1e-6 × 1e308 ≈ 1e302 (9.999999999999999e+301 in
+// floating point) is far above its residual, the
+// whole restart mass 1: nothing was pushed and the run returned no hits,
+// not even the seed. It fails naming the seed, the numbers and the
+// relationship. From B, W(B) = 1e308 + 1e308 overflows: the run fails
+// naming B and its heaviest relationship (the first in Around's order,
+// by the other end's id, on a tie: B–A). Two dangling seeds of R 1 each have p = ½, below ε = 0.6:
+// the same, with ε alone. With weights 2¹⁰²⁰ and ε = 2⁻¹⁰²⁰ (exact powers
+// of two) A's threshold is exactly 1 = its residual: A is pushed once,
+// keeps (1 − d) × 1 = 0.5 and sends 0.5 to B, below B's threshold 2⁻¹⁰²⁰
+// × 2¹⁰²¹ = 2. One hit, A at 0.5, its share 0.5, residual mass 0.5: all
+// finite.
+func TestHugeWeights(t *testing.T) {
+	g := build(t, []string{"A", "B", "C"}, "A-B:1e308", "B-C:1e308")
+	_, err := within(t, g, ppr.DefaultParams(), retriever.Seed{NodeID: "A", Score: 1})
+	wantErr(t, "1e308", err, `seed "A": no node was pushed`, "p = 1", "1e-06 × 1e+308 = 9.999999999999999e+301", `("A")-[:RELATES]-("B"), weight 1e+308`, "--epsilon")
+	_, err = within(t, g, ppr.DefaultParams(), retriever.Seed{NodeID: "B", Score: 1})
+	wantErr(t, "1e308 from B", err, `node "B": its relationships' weights add up to more than a float can hold`, `("B")-[:RELATES]-("A"), weight 1e+308`)
+
+	p := ppr.DefaultParams()
+	p.Epsilon = 0.6
+	_, err = within(t, build(t, []string{"S", "T"}), p, retriever.Seed{NodeID: "S", Score: 1}, retriever.Seed{NodeID: "T", Score: 1})
+	wantErr(t, "dangling", err, `seed "S": no node was pushed`, "p = 0.5", "ε = 0.6", "--epsilon")
+
+	g = build(t, []string{"A", "B", "C"}, "A-B:"+strconv.FormatFloat(0x1p1020, 'g', -1, 64), "B-C:"+strconv.FormatFloat(0x1p1020, 'g', -1, 64))
+	p.Epsilon = 0x1p-1020
+	r, err := within(t, g, p, retriever.Seed{NodeID: "A", Score: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Hits) != 1 || r.Hits[0].NodeID != "A" || r.Hits[0].Score != 0.5 || len(r.Hits[0].Terms) != 1 || r.Hits[0].Terms[0].Value != 0.5 ||
+		stat(r, "residual_mass") != 0.5 || stat(r, "pushes") != 1 {
+		t.Errorf("%+v", r)
+	}
+}
+
 // fuzzWeights are the weights a fuzzed graph's relationships draw from
 // beside the two fuzzed ones: the extremes of the float range among them.
 var fuzzWeights = []float64{1, 0.3, 0.01, 1e-318, 5e-324, 0x1p-1022, 1e300, 1e308, 0}

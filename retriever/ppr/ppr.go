@@ -178,6 +178,9 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 	if err := st.run(ctx, r); err != nil {
 		return retriever.Ranking{}, err
 	}
+	if k > 0 && st.pushes == 0 {
+		return retriever.Ranking{}, st.nonePushed(ctx, r)
+	}
 	hits, err := st.hits(ctx, r, p.TopK)
 	if err != nil {
 		return retriever.Ranking{}, err
@@ -412,6 +415,27 @@ func (st *state) tooLight(ctx context.Context, r graph.Reader, u int32) error {
 		strconv.Quote(st.id(u)), st.n[u].w, rel, st.eps, st.n[u].w, MinThreshold, minThresholdAt)
 }
 
+// nonePushed is the error for a run in which no seed's residual reached
+// its threshold (ε × W large against the restart mass: weights far above
+// 1, or many seeds), so that no node has an estimate: it names the first
+// seed, its numbers and its heaviest relationship.
+func (st *state) nonePushed(ctx context.Context, r graph.Reader) error {
+	n := &st.n[0]
+	if n.w == 0 {
+		return fmt.Errorf("seed %s: no node was pushed: its residual p = %v is below its threshold ε = %v (it has no RELATES relationship the walk takes), and so is every other seed's, so no node has an estimate: lower --epsilon",
+			strconv.Quote(st.id(0)), st.p[0], st.eps)
+	}
+	rel, err := st.heaviest(ctx, r, 0)
+	if err != nil {
+		return err
+	}
+	if rel != "" {
+		rel = ", the heaviest " + rel
+	}
+	return fmt.Errorf("seed %s: no node was pushed: its residual p = %v is below its threshold ε × W = %v × %v = %v (W: its RELATES relationships' weights%s), and so is every other seed's, so no node has an estimate: lower --epsilon or scale the weights down",
+		strconv.Quote(st.id(0)), st.p[0], st.eps, n.w, st.threshold(0), rel)
+}
+
 // readAround reads the relationships of us (one Arcs read) and keeps the
 // RELATES ones with a positive weight to nodes with an id. A node whose
 // strength is not clean is read with Around instead, which names the
@@ -419,9 +443,13 @@ func (st *state) tooLight(ctx context.Context, r graph.Reader, u int32) error {
 // run stops there.
 func (st *state) readAround(ctx context.Context, r graph.Reader, us []int32) error {
 	var dirty []graph.NodeRef
+	first := int32(-1)
 	for _, u := range us {
 		if !st.n[u].clean {
 			dirty = append(dirty, st.ref(u))
+			if first < 0 {
+				first = u
+			}
 		}
 	}
 	if len(dirty) > 0 {
@@ -437,7 +465,14 @@ func (st *state) readAround(ctx context.Context, r graph.Reader, us []int32) err
 				return err
 			}
 		}
-		return fmt.Errorf("node %s: its relationships' weights add up to more than a float can hold", strconv.Quote(dirty[0].Node.ID))
+		rel, err := st.heaviest(ctx, r, first)
+		if err != nil {
+			return err
+		}
+		if rel != "" {
+			rel = " (the heaviest: " + rel + ")"
+		}
+		return fmt.Errorf("node %s: its relationships' weights add up to more than a float can hold%s", strconv.Quote(st.id(first)), rel)
 	}
 	if st.fast != nil {
 		return st.readNumbered(ctx, us)
