@@ -7,6 +7,13 @@ func SetMaxPushes(n int) (restore func()) {
 	return func() { maxPushes = MaxPushes }
 }
 
+// CountRouteScans sets the adjacency entries route looked at in each run
+// into *n until the returned function stops it.
+func CountRouteScans(n *int) (stop func()) {
+	afterRun = func(st *state) { *n = st.routeScans }
+	return func() { afterRun = nil }
+}
+
 // MinThresholdAt and MaxPushesAt are where the refusals say the limits
 // are declared.
 const (

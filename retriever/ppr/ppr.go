@@ -61,6 +61,7 @@ type state struct {
 	scratch
 
 	touched, pushes, rounds, reads, relsRead, weighed int
+	routeScans                                        int // adjacency entries route looked at (for a test)
 }
 
 // scratch is what a run works in and keeps nothing in: reused from round
@@ -185,9 +186,16 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 	if err != nil {
 		return retriever.Ranking{}, err
 	}
+	if afterRun != nil {
+		afterRun(st)
+	}
 	kept, _ := retriever.Rank(hits, 0)
 	return retriever.Ranking{Retriever: Name, Params: p.Fields(), Seeds: seeds, Hits: kept, Stats: st.stats()}, nil
 }
+
+// afterRun, when set (by the package's tests only), sees each run's state
+// once its hits are built.
+var afterRun func(*state)
 
 // addRef numbers a node first met, without fast.
 func (st *state) addRef(ref graph.NodeRef) int32 {
@@ -666,9 +674,10 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 	entries := make([][][2]int32, len(cands))
 	fed := make([][][2]int32, len(cands))
 	var all [][2]int32
+	feeder := map[int32]int32{}
 	for i, c := range cands {
 		ids[i] = c.id
-		entries[i] = st.route(c.u)
+		entries[i] = st.route(c.u, feeder)
 		fed[i] = st.feeders(c.u)
 		all = append(append(all, entries[i]...), fed[i]...)
 	}
@@ -742,28 +751,42 @@ const maxFeeders = 3
 // most mass to it, d × pushed(x) × w / W(x) (on a tie the smaller id of
 // x, then the first relationship in graph.SortRels order). A node first
 // reached in round t was reached by a push of a node first reached
-// before, so the chain ends at a seed (round 0).
-func (st *state) route(u int32) [][2]int32 {
+// before, so the chain ends at a seed (round 0). Each node's feeder is
+// found once per run and kept in feeder (by node; −1 for none), so the
+// routes of many hits through one hub read its adjacency once.
+func (st *state) route(u int32, feeder map[int32]int32) [][2]int32 {
 	var back [][2]int32
 	for st.n[u].first > 0 {
-		best, bestFlow, bestJ := int32(-1), -1.0, int32(-1)
-		for j := st.n[u].lo; j < st.n[u].hi; j++ {
-			x := st.nbr[j]
-			if st.n[x].first < 0 || st.n[x].first >= st.n[u].first || st.n[x].w == 0 {
-				continue
-			}
-			flow := st.pushed(x) * st.wt[j] / st.n[x].w
-			if flow > bestFlow || (flow == bestFlow && st.id(x) < st.id(best)) {
-				best, bestFlow, bestJ = x, flow, j
-			}
+		j, ok := feeder[u]
+		if !ok {
+			j = st.feederOf(u)
+			feeder[u] = j
 		}
-		if best < 0 {
+		if j < 0 {
 			break // cannot happen (see above); the route stops short
 		}
-		back = append(back, [2]int32{u, bestJ})
-		u = best
+		back = append(back, [2]int32{u, j})
+		u = st.nbr[j]
 	}
 	return back
+}
+
+// feederOf is the adjacency entry of u's feeder on its route (route), −1
+// for none.
+func (st *state) feederOf(u int32) int32 {
+	best, bestFlow, bestJ := int32(-1), -1.0, int32(-1)
+	for j := st.n[u].lo; j < st.n[u].hi; j++ {
+		st.routeScans++
+		x := st.nbr[j]
+		if st.n[x].first < 0 || st.n[x].first >= st.n[u].first || st.n[x].w == 0 {
+			continue
+		}
+		flow := st.pushed(x) * st.wt[j] / st.n[x].w
+		if flow > bestFlow || (flow == bestFlow && st.id(x) < st.id(best)) {
+			best, bestFlow, bestJ = x, flow, j
+		}
+	}
+	return bestJ
 }
 
 // relsOf reads in full the relationships of adjacency entries (each a
