@@ -33,7 +33,9 @@ const Name = "ppr"
 
 // state is one run's push: nodes are numbered in the order first met (the
 // found seeds first, in query order); the k found seeds are nodes 0 to
-// k−1, and every per-seed array holds k values per node.
+// k−1. The push moves the total residual; the seeds' parts of it are
+// computed afterwards by replaying the pushes (order) one seed at a time
+// (replay), so a run holds a few values per node whatever k is.
 type state struct {
 	d, eps float64
 	k      int
@@ -51,9 +53,13 @@ type state struct {
 	byNum []int32          // node numbers + 1 by NodeRef.Num, with fast; 0 but at nums
 	nums  []int32          // by node, its NodeRef.Num, with fast
 
-	n  []node
-	rs []float64 // residual by seed (k per node)
-	ms []float64 // mass pushed out, by seed (k per node)
+	n     []node
+	order []int32 // the pushes, in the order made
+
+	// est and out are, once the run has ended (sumSeeds), each node's
+	// estimate and all the mass pushed out of it: the sums of its seeds'
+	// parts in query order.
+	est, out []float64
 
 	nbr []int32 // adjacency entries: node u's are lo to hi
 	wt  []float64
@@ -67,7 +73,8 @@ type state struct {
 // scratch is what a run works in and keeps nothing in: reused from round
 // to round and, through states, from run to run.
 type scratch struct {
-	tmp                                  []float64       // the pushed node's residual by seed
+	rsS, msS                             []float64       // one seed's residual and mass pushed out, by node (replay)
+	outs                                 []int32         // the nodes a replay pushed
 	received, next, cands, toRead, which []int32         // of run and weigh
 	refs                                 []graph.NodeRef // the nodes a read asks for
 	nums                                 []int32         // the same by number
@@ -110,10 +117,9 @@ func (st *state) reset(d, eps float64, k int, fast graph.NumberedArcs, nodeNums 
 	clear(st.index)
 	*st = state{
 		d: d, eps: eps, k: k, p: st.p[:0], fast: fast, index: st.index, refs: st.refs[:0],
-		byNum: st.byNum, nums: st.nums[:0], n: st.n[:0], rs: st.rs[:0], ms: st.ms[:0],
+		byNum: st.byNum, nums: st.nums[:0], n: st.n[:0], order: st.order[:0], est: st.est[:0], out: st.out[:0],
 		nbr: st.nbr[:0], wt: st.wt[:0], scratch: st.scratch,
 	}
-	st.tmp = slices.Grow(st.tmp[:0], k)[:k]
 }
 
 // node is what the push keeps of one node.
@@ -173,7 +179,6 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 		}
 		st.n[t].first = 0
 		st.n[t].rtot = st.p[t]
-		st.rs[t*k+t] = st.p[t]
 		st.touched++
 	}
 	if err := st.run(ctx, r); err != nil {
@@ -215,10 +220,6 @@ func (st *state) addNum(num int32) int32 {
 func (st *state) addNode() int32 {
 	u := int32(len(st.n))
 	st.n = append(st.n, node{first: -1})
-	for range st.k {
-		st.rs = append(st.rs, 0)
-		st.ms = append(st.ms, 0)
-	}
 	return u
 }
 
@@ -254,8 +255,6 @@ func (st *state) grow(n int) {
 		st.refs = slices.Grow(st.refs, n)
 	}
 	st.n = slices.Grow(st.n, n)
-	st.rs = slices.Grow(st.rs, n*st.k)
-	st.ms = slices.Grow(st.ms, n*st.k)
 }
 
 // threshold is what u's residual is compared with: ε × W(u), ε for a
@@ -592,27 +591,20 @@ func weightOf(r graph.Rel) (float64, error) {
 	return w, err
 }
 
-// push moves u's residual: (1 − d) of it to u's estimate (kept as the
-// mass pushed out, ms), d of it along u's relationships in proportion to
-// their weights, or back to the restart distribution when u is dangling.
-// Every seed's part moves alike. Nodes that receive mass are appended to
-// next once.
+// push moves u's residual: (1 − d) of it to u's estimate (the mass
+// pushed out, kept by seed only when replayed), d of it along u's
+// relationships in proportion to their weights, or back to the restart
+// distribution when u is dangling. Every seed's part moves alike (replay
+// moves them). Nodes that receive mass are appended to next once; u is
+// appended to the pushes' order.
 func (st *state) push(u int32, round int32, next []int32) []int32 {
 	k := st.k
 	m := st.n[u].rtot
 	st.n[u].rtot = 0
-	for s := range k {
-		x := st.rs[int(u)*k+s]
-		st.tmp[s] = x
-		st.rs[int(u)*k+s] = 0
-		st.ms[int(u)*k+s] += x
-	}
+	st.order = append(st.order, u)
 	st.pushes++
 	receive := func(v int32, f float64) {
 		st.n[v].rtot += f * m
-		for s := range k {
-			st.rs[int(v)*k+s] += f * st.tmp[s]
-		}
 		if st.n[v].first < 0 {
 			st.n[v].first = round
 			st.touched++
@@ -642,33 +634,132 @@ type scored struct {
 	id    string
 }
 
-// share is seed s's share of u's estimate: (1 − d) × the mass of s
-// pushed out of u.
-func (st *state) share(u int32, s int) float64 {
-	return (1 - st.d) * st.ms[int(u)*st.k+s]
-}
-
-func (st *state) estimate(u int32) float64 {
-	x := 0.0
-	for s := range st.k {
-		if sh := st.share(u, s); sh != 0 {
-			x += sh
+// replay pushes seed s's part of the residual again, alone: the run's
+// pushes in their order, each moving s's part of the pushed node's
+// residual as push moved all of it, with the same operations (the same
+// factors, d × w / W(u) or d × p(t), times the part) in the same order.
+// The push is linear and its decisions were taken on the total, so each
+// seed's part ends as it would have had every node kept k residuals, to
+// the bit (docs/RETRIEVERS.md, "The seeds' shares"). A push of a node
+// where s's part is 0 moves nothing and is skipped. It returns the nodes
+// s's part was pushed out of (st.msS holds how much, by node); clear
+// readies the arrays for the next seed.
+func (st *state) replay(s int) []int32 {
+	if len(st.rsS) < len(st.n) {
+		st.rsS = make([]float64, len(st.n))
+		st.msS = make([]float64, len(st.n))
+	}
+	rs, ms, outs := st.rsS, st.msS, st.outs[:0]
+	rs[s] = st.p[s]
+	for _, u := range st.order {
+		x := rs[u]
+		if x == 0 {
+			continue
+		}
+		rs[u] = 0
+		if ms[u] == 0 {
+			outs = append(outs, u)
+		}
+		ms[u] += x
+		if st.n[u].w == 0 {
+			for t := range st.k {
+				rs[t] += st.d * st.p[t] * x
+			}
+			continue
+		}
+		w := st.n[u].w
+		for j := st.n[u].lo; j < st.n[u].hi; j++ {
+			rs[st.nbr[j]] += st.d * st.wt[j] / w * x
 		}
 	}
-	return x
+	st.outs = outs
+	return outs
+}
+
+// clear zeroes what replay(s) left in st.rsS and st.msS: the nodes it
+// pushed out of, and those they pushed to (the seeds, from a dangling
+// node).
+func (st *state) clear(s int, outs []int32) {
+	st.rsS[s] = 0
+	for _, u := range outs {
+		st.msS[u] = 0
+		if st.n[u].w == 0 {
+			clear(st.rsS[:st.k])
+			continue
+		}
+		for j := st.n[u].lo; j < st.n[u].hi; j++ {
+			st.rsS[st.nbr[j]] = 0
+		}
+	}
+}
+
+// sumSeeds replays every seed's part (replay) and adds the parts up in
+// query order: each node's estimate (its nonzero shares, (1 − d) × the
+// mass of s pushed out of it) in st.est, all the mass pushed out of it in
+// st.out.
+func (st *state) sumSeeds() {
+	st.est = slices.Grow(st.est[:0], len(st.n))[:len(st.n)]
+	st.out = slices.Grow(st.out[:0], len(st.n))[:len(st.n)]
+	clear(st.est)
+	clear(st.out)
+	for s := range st.k {
+		outs := st.replay(s)
+		for _, u := range outs {
+			m := st.msS[u]
+			st.out[u] += m
+			if sh := (1 - st.d) * m; sh != 0 {
+				st.est[u] += sh
+			}
+		}
+		st.clear(s, outs)
+	}
+}
+
+// terms are the seeds' shares of the kept nodes cands, in query order,
+// zero shares left out: one more replay per seed (one seed's share is
+// the estimate itself).
+func (st *state) terms(cands []scored) [][]retriever.Term {
+	terms := make([][]retriever.Term, len(cands))
+	if st.k == 1 {
+		for i, c := range cands {
+			terms[i] = []retriever.Term{{Name: "share(" + st.id(0) + ")", Value: st.est[c.u]}}
+		}
+		return terms
+	}
+	at := make(map[int32]int, len(cands))
+	for i, c := range cands {
+		at[c.u] = i
+		terms[i] = []retriever.Term{}
+	}
+	for s := range st.k {
+		outs := st.replay(s)
+		for _, u := range outs {
+			i, ok := at[u]
+			if !ok {
+				continue
+			}
+			if sh := (1 - st.d) * st.msS[u]; sh != 0 {
+				terms[i] = append(terms[i], retriever.Term{Name: "share(" + st.id(int32(s)) + ")", Value: sh})
+			}
+		}
+		st.clear(s, outs)
+	}
+	return terms
 }
 
 // hits ranks every node with an estimate and builds the top K: terms
 // (the seeds' shares), route (fed-most relationships back to a seed), and
 // properties (one Details read).
 func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retriever.Hit, error) {
+	st.sumSeeds()
 	var cands []scored
 	for u := range int32(len(st.n)) {
-		if x := st.estimate(u); x > 0 {
+		if x := st.est[u]; x > 0 {
 			cands = append(cands, scored{u, x, st.id(u)})
 		}
 	}
 	cands = retriever.Best(cands, topK, func(a, b scored) int { return retriever.Compare(a.score, a.id, b.score, b.id) })
+	terms := st.terms(cands)
 	hits := make([]retriever.Hit, len(cands))
 	ids := make([]string, len(cands))
 	entries := make([][][2]int32, len(cands))
@@ -700,7 +791,7 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 		if !ok {
 			return nil, fmt.Errorf("node %s: gone from the graph during the read", strconv.Quote(ids[i]))
 		}
-		hits[i] = st.hitOf(c, node, entries[i], fed[i], rels)
+		hits[i] = st.hitOf(c, node, terms[i], entries[i], fed[i], rels)
 	}
 	return hits, nil
 }
@@ -721,7 +812,7 @@ func (st *state) feeders(u int32) [][2]int32 {
 		if x == u || st.n[x].w == 0 {
 			continue
 		}
-		p := st.pushed(x)
+		p := st.out[x]
 		if p == 0 {
 			continue
 		}
@@ -781,7 +872,7 @@ func (st *state) feederOf(u int32) int32 {
 		if st.n[x].first < 0 || st.n[x].first >= st.n[u].first || st.n[x].w == 0 {
 			continue
 		}
-		flow := st.pushed(x) * st.wt[j] / st.n[x].w
+		flow := st.out[x] * st.wt[j] / st.n[x].w
 		if flow > bestFlow || (flow == bestFlow && st.id(x) < st.id(best)) {
 			best, bestFlow, bestJ = x, flow, j
 		}
@@ -862,29 +953,15 @@ func (st *state) relsOf(ctx context.Context, r graph.Reader, entries [][2]int32)
 	return out, nil
 }
 
-// pushed is the mass pushed out of u, all seeds.
-func (st *state) pushed(u int32) float64 {
-	x := 0.0
-	for s := range st.k {
-		x += st.ms[int(u)*st.k+s]
-	}
-	return x
-}
-
 // hitOf builds a kept node's hit. Its terms are the seeds' shares, in
 // query order, zero shares left out: the score is their sum.
-func (st *state) hitOf(c scored, node graph.Node, route, fed [][2]int32, rels map[[2]int32]*graph.Rel) retriever.Hit {
+func (st *state) hitOf(c scored, node graph.Node, terms []retriever.Term, route, fed [][2]int32, rels map[[2]int32]*graph.Rel) retriever.Hit {
 	labels := node.Labels
 	if labels == nil {
 		labels = []string{}
 	}
 	hit := retriever.Hit{NodeID: c.id, Score: c.score, Labels: labels, Node: node, Route: []retriever.Hop{},
-		Terms: []retriever.Term{}, TermsAdd: true}
-	for s := range st.k {
-		if sh := st.share(c.u, s); sh != 0 {
-			hit.Terms = append(hit.Terms, retriever.Term{Name: "share(" + st.id(int32(s)) + ")", Value: sh})
-		}
-	}
+		Terms: terms, TermsAdd: true}
 	// hop is entry e (a fed node's relationship to its feeder) turned
 	// round, from the feeder; factor is what it carried.
 	hop := func(e [2]int32, factor func(x int32, w float64) float64) retriever.Hop {
@@ -894,7 +971,7 @@ func (st *state) hitOf(c scored, node graph.Node, route, fed [][2]int32, rels ma
 		return retriever.Hop{From: edge.SourceID, To: edge.TargetID, Type: edge.Type, Weight: w, Factor: factor(x, w), Edge: edge}
 	}
 	for _, e := range fed {
-		hit.Feeders = append(hit.Feeders, hop(e, func(x int32, w float64) float64 { return st.d * st.pushed(x) * w / st.n[x].w }))
+		hit.Feeders = append(hit.Feeders, hop(e, func(x int32, w float64) float64 { return st.d * st.out[x] * w / st.n[x].w }))
 	}
 	if c.u < int32(st.k) {
 		hit.Seed, hit.Origin = hit.NodeID, retriever.OriginInitial

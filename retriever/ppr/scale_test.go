@@ -3,11 +3,13 @@ package ppr_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
+	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 )
@@ -25,6 +27,24 @@ func star(t testing.TB, n int) *inmem.Graph {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// pairs is n pairs Ai–Bi, each of weight 1, and the query of every Ai, R 1.
+func pairs(t testing.TB, n int) (*inmem.Graph, retriever.Query) {
+	g := &apoc.Graph{}
+	var q retriever.Query
+	for i := range n {
+		a, b := "A"+strconv.Itoa(i), "B"+strconv.Itoa(i)
+		g.Nodes = append(g.Nodes, apoc.Node{InternalID: a, Labels: []string{"Memory"}, Properties: map[string]any{"id": a}},
+			apoc.Node{InternalID: b, Labels: []string{"Memory"}, Properties: map[string]any{"id": b}})
+		g.Rels = append(g.Rels, apoc.Relationship{InternalID: strconv.Itoa(i), Type: "RELATES", Start: a, End: b, Properties: map[string]any{"weight": 1.0}})
+		q.Seeds = append(q.Seeds, retriever.Seed{NodeID: a, Score: 1})
+	}
+	m, err := inmem.New(g, "pairs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, q
 }
 
 // TestRoutesThroughHub: the star of 2,000 leaves from L0, every node
@@ -55,6 +75,38 @@ func TestRoutesThroughHub(t *testing.T) {
 	}
 }
 
+// TestManySeedsMemory: 1,000 seeds, one per pair of 1,000 pairs. Kept
+// by seed, a run held 2 floats per seed per node met, 2 × 1,000 × 2,000 ×
+// 8 B = 32 MB (more as the arrays grew). The run's allocations must stay
+// under 8 MB, from no kept state: its own arrays are a few values per
+// node, with the seeds' shares for the K = 10 hits alone.
+func TestManySeedsMemory(t *testing.T) {
+	g, q := pairs(t, 1000)
+	run := func() retriever.Ranking {
+		r, err := ppr.Retrieve(context.Background(), g, q, ppr.DefaultParams())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	run() // the graph's strengths, built once
+	var before, after runtime.MemStats
+	runtime.GC() // twice: the state kept from the last run (a sync.Pool) is let go
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r := run()
+	runtime.ReadMemStats(&after)
+	got := after.TotalAlloc - before.TotalAlloc
+	t.Logf("one run allocated %.2f MB", float64(got)/(1<<20))
+	if got > 8<<20 {
+		t.Errorf("one run allocated %.1f MB", float64(got)/(1<<20))
+	}
+	// Each pair alike: A ½·…, π(A) = 2/3, π(B) = 1/3, times p = 1/1000.
+	if len(r.Hits) != 10 || len(r.Hits[0].Terms) != 1 || r.Hits[0].Terms[0].Name != "share("+r.Hits[0].NodeID+")" {
+		t.Errorf("%+v", r.Hits[0])
+	}
+}
+
 // BenchmarkStarRoutes is `why --retriever ppr`'s ranking on stars of
 // 25,000, 50,000 and 100,000 leaves (the star above, from L0, K every
 // node touched): the routes of every leaf pass through the hub.
@@ -71,6 +123,38 @@ func BenchmarkStarRoutes(b *testing.B) {
 					b.Fatal(err, len(r.Hits))
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkManySeeds is one run from 1,000, 2,000 and 4,000 seeds, one
+// per pair of as many pairs (TestManySeedsMemory's graph). One more run,
+// from no kept state (the pool let go by two collections), reports its
+// peak heap above the heap before it (peak-MB, sampled by peakmem, garbage
+// not yet collected included) and the bytes it allocated (alloc-MB).
+func BenchmarkManySeeds(b *testing.B) {
+	for _, n := range []int{1000, 2000, 4000} {
+		b.Run(fmt.Sprintf("seeds=%d", n), func(b *testing.B) {
+			g, q := pairs(b, n)
+			f := func() {
+				if _, err := ppr.Retrieve(context.Background(), g, q, ppr.DefaultParams()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for b.Loop() {
+				f()
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			base := peakmem.HeapObjects()
+			p := peakmem.Start()
+			f()
+			peak := p.End()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(peak-min(peak, base))/(1<<20), "peak-MB")
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), "alloc-MB")
 		})
 	}
 }
