@@ -642,7 +642,7 @@ type scored struct {
 // seed's part ends as it would have had every node kept k residuals, to
 // the bit (docs/RETRIEVERS.md, "The seeds' shares"). A push of a node
 // where s's part is 0 moves nothing and is skipped. It returns the nodes
-// s's part was pushed out of (st.msS holds how much, by node); clear
+// s's part was pushed out of (st.msS holds how much, by node); clearReplay
 // readies the arrays for the next seed.
 func (st *state) replay(s int) []int32 {
 	if len(st.rsS) < len(st.n) {
@@ -676,10 +676,10 @@ func (st *state) replay(s int) []int32 {
 	return outs
 }
 
-// clear zeroes what replay(s) left in st.rsS and st.msS: the nodes it
+// clearReplay zeroes what replay(s) left in st.rsS and st.msS: the nodes it
 // pushed out of, and those they pushed to (the seeds, from a dangling
 // node).
-func (st *state) clear(s int, outs []int32) {
+func (st *state) clearReplay(s int, outs []int32) {
 	st.rsS[s] = 0
 	for _, u := range outs {
 		st.msS[u] = 0
@@ -711,7 +711,7 @@ func (st *state) sumSeeds() {
 				st.est[u] += sh
 			}
 		}
-		st.clear(s, outs)
+		st.clearReplay(s, outs)
 	}
 }
 
@@ -742,7 +742,7 @@ func (st *state) terms(cands []scored) [][]retriever.Term {
 				terms[i] = append(terms[i], retriever.Term{Name: "share(" + st.id(int32(s)) + ")", Value: sh})
 			}
 		}
-		st.clear(s, outs)
+		st.clearReplay(s, outs)
 	}
 	return terms
 }
