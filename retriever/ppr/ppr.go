@@ -696,13 +696,16 @@ func (st *state) clearReplay(s int, outs []int32) {
 // sumSeeds replays every seed's part (replay) and adds the parts up in
 // query order: each node's estimate (its nonzero shares, (1 − d) × the
 // mass of s pushed out of it) in st.est, all the mass pushed out of it in
-// st.out.
-func (st *state) sumSeeds() {
+// st.out. It stops between seeds when ctx is done.
+func (st *state) sumSeeds(ctx context.Context) error {
 	st.est = slices.Grow(st.est[:0], len(st.n))[:len(st.n)]
 	st.out = slices.Grow(st.out[:0], len(st.n))[:len(st.n)]
 	clear(st.est)
 	clear(st.out)
 	for s := range st.k {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		outs := st.replay(s)
 		for _, u := range outs {
 			m := st.msS[u]
@@ -713,18 +716,19 @@ func (st *state) sumSeeds() {
 		}
 		st.clearReplay(s, outs)
 	}
+	return nil
 }
 
 // terms are the seeds' shares of the kept nodes cands, in query order,
 // zero shares left out: one more replay per seed (one seed's share is
-// the estimate itself).
-func (st *state) terms(cands []scored) [][]retriever.Term {
+// the estimate itself). It stops between seeds when ctx is done.
+func (st *state) terms(ctx context.Context, cands []scored) ([][]retriever.Term, error) {
 	terms := make([][]retriever.Term, len(cands))
 	if st.k == 1 {
 		for i, c := range cands {
 			terms[i] = []retriever.Term{{Name: "share(" + st.id(0) + ")", Value: st.est[c.u]}}
 		}
-		return terms
+		return terms, nil
 	}
 	at := make(map[int32]int, len(cands))
 	for i, c := range cands {
@@ -732,6 +736,9 @@ func (st *state) terms(cands []scored) [][]retriever.Term {
 		terms[i] = []retriever.Term{}
 	}
 	for s := range st.k {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		outs := st.replay(s)
 		for _, u := range outs {
 			i, ok := at[u]
@@ -744,14 +751,16 @@ func (st *state) terms(cands []scored) [][]retriever.Term {
 		}
 		st.clearReplay(s, outs)
 	}
-	return terms
+	return terms, nil
 }
 
 // hits ranks every node with an estimate and builds the top K: terms
 // (the seeds' shares), route (fed-most relationships back to a seed), and
 // properties (one Details read).
 func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retriever.Hit, error) {
-	st.sumSeeds()
+	if err := st.sumSeeds(ctx); err != nil {
+		return nil, err
+	}
 	var cands []scored
 	for u := range int32(len(st.n)) {
 		if x := st.est[u]; x > 0 {
@@ -759,7 +768,10 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 		}
 	}
 	cands = retriever.Best(cands, topK, func(a, b scored) int { return retriever.Compare(a.score, a.id, b.score, b.id) })
-	terms := st.terms(cands)
+	terms, err := st.terms(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
 	hits := make([]retriever.Hit, len(cands))
 	ids := make([]string, len(cands))
 	entries := make([][][2]int32, len(cands))
