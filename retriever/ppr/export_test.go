@@ -20,3 +20,11 @@ const (
 	MinThresholdAt = minThresholdAt
 	MaxPushesAt    = maxPushesAt
 )
+
+// SetScanSeeds sets the most seeds for which the shares are replayed by
+// walking every push (scanSeeds) until the returned function restores it.
+func SetScanSeeds(n int) (restore func()) {
+	old := scanSeeds
+	scanSeeds = n
+	return func() { scanSeeds = old }
+}
