@@ -21,10 +21,11 @@ const (
 	MaxPushesAt    = maxPushesAt
 )
 
-// SetScanSeeds sets the most seeds for which the shares are replayed by
-// walking every push (scanSeeds) until the returned function restores it.
-func SetScanSeeds(n int) (restore func()) {
-	old := scanSeeds
-	scanSeeds = n
-	return func() { scanSeeds = old }
+// SetReplay sets how the shares are replayed (scanSeeds, scanShare)
+// until the returned function restores it: SetReplay(1<<30, 0) walks
+// every push for every seed, SetReplay(0, 0) takes them from the heap.
+func SetReplay(seeds, share int) (restore func()) {
+	oldSeeds, oldShare := scanSeeds, scanShare
+	scanSeeds, scanShare = seeds, share
+	return func() { scanSeeds, scanShare = oldSeeds, oldShare }
 }

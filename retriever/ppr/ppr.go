@@ -75,6 +75,7 @@ type state struct {
 type scratch struct {
 	rsS, msS                             []float64       // one seed's residual and mass pushed out, by node (replay)
 	outs, heap                           []int32         // the nodes a replay pushed; its positions to come
+	visited                              int             // the pushes the last replay visited
 	pushesOf, pushAt                     []int32         // each node's positions in order (indexPushes)
 	received, next, cands, toRead, which []int32         // of run and weigh
 	refs                                 []graph.NodeRef // the nodes a read asks for
@@ -650,22 +651,27 @@ type scored struct {
 // for each; with more, it visits only the pushes of nodes holding some of
 // s's part (replayHeap), so that a seed whose mass stays in a corner of
 // the graph costs that corner's pushes, not all of them: the same pushes
-// in the same order, so the same bits.
+// in the same order, so the same bits. When the last seed's replay
+// visited at least 1/scanShare of the pushes (the seeds' masses mix, as
+// through dangling seeds, which send every push back to all the seeds),
+// the next walks the list again, which is cheaper there.
 func (st *state) replay(s int) []int32 {
 	if len(st.rsS) < len(st.n) {
 		st.rsS = make([]float64, len(st.n))
 		st.msS = make([]float64, len(st.n))
 	}
-	if st.k > scanSeeds {
+	if st.k > scanSeeds && (scanShare == 0 || st.visited*scanShare < len(st.order)) {
 		return st.replayHeap(s)
 	}
 	rs, ms, outs := st.rsS, st.msS, st.outs[:0]
 	rs[s] = st.p[s]
+	st.visited = 0
 	for _, u := range st.order {
 		x := rs[u]
 		if x == 0 {
 			continue
 		}
+		st.visited++
 		rs[u] = 0
 		if ms[u] == 0 {
 			outs = append(outs, u)
@@ -689,9 +695,10 @@ func (st *state) replay(s int) []int32 {
 // scanSeeds is the most seeds for which replay walks the whole list of
 // pushes per seed: on the 1M benchmark's five seeds, whose mass mixes,
 // the walk is 2–3 ms cheaper per run than the heap; with thousands of
-// seeds on as many pairs the heap is 50 times faster. A variable so that
-// the package's tests can run both ways.
-var scanSeeds = 16
+// seeds on as many pairs the heap is 50 times faster. scanShare is
+// replay's switch back to the walk (0: never). Variables so that the
+// package's tests can run each way.
+var scanSeeds, scanShare = 16, 4
 
 // replayHeap is replay visiting, in order, only the pushes of nodes
 // holding some of s's part, taken from a heap of positions in st.order (a
@@ -703,9 +710,11 @@ func (st *state) replayHeap(s int) []int32 {
 	if rs[s] != 0 {
 		h = st.schedule(h, int32(s), -1)
 	}
+	st.visited = 0
 	for len(h) > 0 {
 		var i int32
 		i, h = popMin(h)
+		st.visited++
 		u := st.order[i]
 		x := rs[u] // not 0: u was put on the heap when it turned so
 		rs[u] = 0
