@@ -11,9 +11,9 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/ppr"
+	"github.com/memoria-graph/memoria/testkit/peakmem"
 )
 
 // star is a hub H with leaves L0 … L(n−1), each H–Li of weight 1.
