@@ -55,7 +55,7 @@ cypher (a query per hit: its feeders' when it has some, else its route's),
 html (the hits beyond --top-k, from a run twice as deep, dashed; without
 --rerank) and graphml.
 
---rerank signals reranks the ranking by seed 001's multi-signal score
+--rerank signals reranks the ranking by the multi-signal score
 (--signal-weights, --recency-lambda, --now, --per-label-top, and
 --query-vector for sem; docs/RETRIEVERS.md, "Reranking by signals"); with
 Activation Energy it prints --format ranking only (the default then).
