@@ -65,6 +65,8 @@ const evalDefaultKs = "5,10"
 type evalFlags struct {
 	runFlags
 	queries, qrels, list, kList, format, outDir string
+	// runFiles are the --run files (other systems' runs, each a row).
+	runFiles []string
 	// names and ks are --retrievers and --k as check read them.
 	names []string
 	ks    []int
@@ -81,6 +83,12 @@ func (e *evalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.kList, "k", evalDefaultKs, "the cut-offs `K,...` of P@k, Recall@k and nDCG@k, each at least 1")
 	fs.StringVar(&e.format, "format", "text", "output `format`: text, json or trec")
 	fs.StringVar(&e.outDir, "out", "", "with --format trec: the `DIR` the run files and qrels go to (made if missing)")
+	fs.Func("run", "another system's ranking: a TREC run `FILE` (qid Q0 docno rank score tag; a run per tag) or a retrieval\n"+
+		"log FILE.jsonl ({\"query\", \"hits\": [{\"node_id\", \"score\"}]} a line), a row beside the retrievers (repeatable;\n"+
+		"without --queries, the runs alone against --qrels, no graph)", func(v string) error {
+		e.runFiles = append(e.runFiles, v)
+		return nil
+	})
 }
 
 // check refuses what eval cannot do with the flags given and reads
@@ -95,12 +103,17 @@ func (e *evalFlags) check(fs *flag.FlagSet) error {
 			return usagef("eval: --%s does not apply: %s", f[0], f[1])
 		}
 	}
-	if e.queries == "" {
+	if err := e.checkRuns(isSet(fs, "retrievers")); err != nil {
+		return err
+	}
+	if e.queries == "" && len(e.runFiles) == 0 {
 		return usagef("eval: --queries FILE is required")
 	}
 	var err error
-	if e.names, err = listedRetrievers(fs, "eval", e.list, 1, &e.rf, &e.rr); err != nil {
-		return err
+	if e.queries != "" {
+		if e.names, err = listedRetrievers(fs, "eval", e.list, 1, &e.rf, &e.rr); err != nil {
+			return err
+		}
 	}
 	if e.ks, err = parseKs("eval", e.kList); err != nil {
 		return err
@@ -120,6 +133,9 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	var e evalFlags
 	if err := parseCommand(env, "eval", evalUsage, args, &e); err != nil {
 		return err
+	}
+	if e.queries == "" {
+		return e.evalRunsOnly(env)
 	}
 	set, unjudged, err := readQuerySet("eval", e.queries, e.qrels)
 	if err != nil {
@@ -143,6 +159,9 @@ func runEval(ctx context.Context, args []string, env Env) error {
 		for j := range set {
 			outcomes[i][j] = runs[j][i].outcome()
 		}
+	}
+	if outcomes, runs, err = e.withRuns(env, set, outcomes, runs); err != nil {
+		return err
 	}
 	rep := eval.Evaluate(set, e.names, outcomes, e.ks)
 	rep.UnjudgedQrels = unjudged

@@ -94,3 +94,28 @@ func size(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// eachLine calls do with each line of r that is not blank, numbered from 1
+// (a leading UTF-8 BOM dropped), reading within maxLine and maxFile (what
+// names the file in those refusals); do's error stops it.
+func eachLine(r io.Reader, maxLine, maxFile int64, what string, do func(line int, text []byte) error) error {
+	sc := scanner(r, maxLine, maxFile)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Bytes()
+		if line == 1 {
+			text = trimBOM(text)
+		}
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		if err := do(line, text); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return scanErr(err, line, what, maxLine, maxFile)
+	}
+	return nil
+}

@@ -96,36 +96,27 @@ func ParseQueries(r io.Reader) ([]Query, error) {
 
 // parseQueries is ParseQueries with the limits given (a test's smaller).
 func parseQueries(r io.Reader, maxLine, maxFile int64) ([]Query, error) {
-	sc := scanner(r, maxLine, maxFile)
 	var out []Query
 	seen := map[string]int{}
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Bytes()
-		if line == 1 {
-			text = trimBOM(text)
-		}
-		if len(strings.TrimSpace(string(text))) == 0 {
-			continue
-		}
+	err := eachLine(r, maxLine, maxFile, "query set", func(line int, text []byte) error {
 		var q Query
 		if err := json.Unmarshal(text, &q, json.RejectUnknownMembers(true)); err != nil {
-			return nil, lineErr(line, "not a query (a JSON object of id, seeds, tags, query_vector, relevant): %v", err)
+			return lineErr(line, "not a query (a JSON object of id, seeds, tags, query_vector, relevant): %v", err)
 		}
 		q.Line = line
 		if err := checkQuery(q); err != nil {
-			return nil, &LineError{Line: line, Err: err}
+			return &LineError{Line: line, Err: err}
 		}
 		if prev, ok := seen[q.ID]; ok {
-			return nil, lineErr(line, "query id %s repeats line %d's", textsafe.Quote(q.ID), prev)
+			return lineErr(line, "query id %s repeats line %d's", textsafe.Quote(q.ID), prev)
 		}
 		seen[q.ID] = line
 		q.Tags = retriever.NormalizeTags(q.Tags)
 		out = append(out, q)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, scanErr(err, line, "query set", maxLine, maxFile)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no query: the file has no line")
@@ -197,40 +188,31 @@ func ParseQrels(r io.Reader) (Qrels, error) {
 
 // parseQrels is ParseQrels with the limits given (a test's smaller).
 func parseQrels(r io.Reader, maxLine, maxFile int64) (Qrels, error) {
-	sc := scanner(r, maxLine, maxFile)
 	out := Qrels{}
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Bytes()
-		if line == 1 {
-			text = trimBOM(text)
-		}
+	err := eachLine(r, maxLine, maxFile, "qrels file", func(line int, text []byte) error {
 		f := strings.Fields(string(text))
-		if len(f) == 0 {
-			continue
-		}
 		if len(f) != 4 {
-			return nil, lineErr(line, "want 4 fields, qid iter docid rel, got %d", len(f))
+			return lineErr(line, "want 4 fields, qid iter docid rel, got %d", len(f))
 		}
 		g, err := strconv.Atoi(f[3])
 		if err != nil || g < MinGrade || g > MaxGrade {
-			return nil, lineErr(line, "rel %s is not an integer in [%d, %d]", textsafe.Quote(f[3]), MinGrade, MaxGrade)
+			return lineErr(line, "rel %s is not an integer in [%d, %d]", textsafe.Quote(f[3]), MinGrade, MaxGrade)
 		}
 		qid, doc := f[0], f[2]
 		if err := errors.Join(checkID("query id", qid), checkID("node id", doc)); err != nil {
-			return nil, &LineError{Line: line, Err: err}
+			return &LineError{Line: line, Err: err}
 		}
 		if out[qid] == nil {
 			out[qid] = map[string]Judgment{}
 		}
 		if prev, ok := out[qid][doc]; ok {
-			return nil, lineErr(line, "query %s judges %s again (line %d)", textsafe.Quote(qid), textsafe.Quote(doc), prev.Line)
+			return lineErr(line, "query %s judges %s again (line %d)", textsafe.Quote(qid), textsafe.Quote(doc), prev.Line)
 		}
 		out[qid][doc] = Judgment{Grade: g, Line: line}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, scanErr(err, line, "qrels file", maxLine, maxFile)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

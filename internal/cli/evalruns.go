@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/retriever/eval"
+)
+
+// readRuns reads eval's --run files: a TREC run file (several tags, several
+// runs), or with a .jsonl name a retrieval log (one run, named by the
+// file's base name without .jsonl). Run names must be distinct from each
+// other and from the retrievers measured (taken).
+func readRuns(files, taken []string) ([]eval.SystemRun, error) {
+	var out []eval.SystemRun
+	for _, f := range files {
+		var runs []eval.SystemRun
+		if strings.HasSuffix(f, ".jsonl") {
+			name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+			r, err := readInput("eval: ", "run", f, func(r io.Reader) (eval.SystemRun, error) { return eval.ParseLog(r, name) })
+			if err != nil {
+				return nil, err
+			}
+			runs = []eval.SystemRun{r}
+		} else {
+			var err error
+			if runs, err = readInput("eval: ", "run", f, eval.ParseRun); err != nil {
+				return nil, err
+			}
+		}
+		for _, r := range runs {
+			if slices.Contains(taken, r.Name) {
+				return nil, usagef("eval: --run %s: a run or retriever is named %s already: each row needs a name of its own", textsafe.Escape(f), textsafe.Quote(r.Name))
+			}
+			taken = append(taken, r.Name)
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// noteRunQueries names, on stderr, where a run and the queries disagree:
+// a query the run answers that the queries lack (ignored, as trec_eval
+// ignores it) and a query it does not answer (it counts 0 there).
+func noteRunQueries(env Env, runs []eval.SystemRun, set []eval.Query) {
+	known := map[string]bool{}
+	for _, q := range set {
+		known[q.ID] = true
+	}
+	for _, r := range runs {
+		var extra, missing []string
+		for _, qid := range r.Queries {
+			if !known[qid] {
+				extra = append(extra, textsafe.Quote(qid))
+			}
+		}
+		for _, q := range set {
+			if _, ok := r.Ranked[q.ID]; !ok {
+				missing = append(missing, textsafe.Quote(q.ID))
+			}
+		}
+		if len(extra) > 0 {
+			fmt.Fprintf(env.Stderr, "memoria: eval: run %s answers queries that are not judged, ignored: %s\n", textsafe.Quote(r.Name), strings.Join(extra, ", "))
+		}
+		if len(missing) > 0 {
+			fmt.Fprintf(env.Stderr, "memoria: eval: run %s does not answer %s: each counts 0\n", textsafe.Quote(r.Name), strings.Join(missing, ", "))
+		}
+	}
+}
+
+// runScored is a run's answer to each query of set, as eval keeps the
+// retrievers' (scored; no context, a run has none).
+func runScored(r eval.SystemRun, set []eval.Query) []scored {
+	out := make([]scored, len(set))
+	for i, q := range set {
+		out[i] = scored{ids: r.Ranked[q.ID], scores: r.Scores[q.ID]}
+	}
+	return out
+}
+
+// evalRunsOnly is eval without a graph: the --run files measured against
+// the --qrels alone, whose judged queries are the query set.
+func (e *evalFlags) evalRunsOnly(env Env) error {
+	qrels, err := readInput("eval: ", "qrels", e.qrels, eval.ParseQrels)
+	if err != nil {
+		return err
+	}
+	set := eval.QueriesOf(qrels)
+	if len(set) == 0 {
+		return fmt.Errorf("eval: --qrels %s: no query has a relevant node", textsafe.Escape(e.qrels))
+	}
+	runs, err := readRuns(e.runFiles, nil)
+	if err != nil {
+		return err
+	}
+	noteRunQueries(env, runs, set)
+	e.names = nil
+	outcomes := make([][]eval.Outcome, len(runs))
+	scoredRuns := make([][]scored, len(set))
+	for i, r := range runs {
+		e.names = append(e.names, r.Name)
+		outcomes[i] = r.Outcomes(set)
+		for j, s := range runScored(r, set) {
+			scoredRuns[j] = append(scoredRuns[j], s)
+		}
+	}
+	rep := eval.Evaluate(set, e.names, outcomes, e.ks)
+	return e.write(env, rep, set, scoredRuns)
+}
+
+// withRuns adds the --run files' rows after the retrievers': their
+// outcomes and their answers (for --format trec), the disagreements with
+// the query set named on stderr.
+func (e *evalFlags) withRuns(env Env, set []eval.Query, outcomes [][]eval.Outcome, runs [][]scored) ([][]eval.Outcome, [][]scored, error) {
+	extra, err := readRuns(e.runFiles, e.names)
+	if err != nil {
+		return nil, nil, err
+	}
+	noteRunQueries(env, extra, set)
+	for _, r := range extra {
+		e.names = append(e.names, r.Name)
+		outcomes = append(outcomes, r.Outcomes(set))
+		for j, s := range runScored(r, set) {
+			runs[j] = append(runs[j], s)
+		}
+	}
+	return outcomes, runs, nil
+}
+
+// checkRuns refuses --run where it cannot apply: without --queries, eval
+// measures runs alone and needs --qrels, and runs no retriever.
+func (e *evalFlags) checkRuns(retrieversSet bool) error {
+	if e.queries != "" || len(e.runFiles) == 0 {
+		return nil
+	}
+	return cmp.Or(
+		func() error {
+			if e.qrels == "" {
+				return usagef("eval: --run without --queries measures the runs against --qrels: give --qrels FILE")
+			}
+			return nil
+		}(),
+		func() error {
+			if retrieversSet {
+				return usagef("eval: --retrievers runs retrievers on a graph, which needs --queries; without it eval measures the --run files alone")
+			}
+			return nil
+		}())
+}
