@@ -50,3 +50,12 @@ type Source interface {
 	Describe() string
 	Close(ctx context.Context) error
 }
+
+// NodeScanner lists every node that has an id, with its properties, in an
+// order that does not change while the graph does not: what the gather
+// stage builds its index of names and texts from (retriever/gather). The
+// embedded engine serves it; a Neo4j server answers the gather through its
+// fulltext index instead.
+type NodeScanner interface {
+	EachNode(ctx context.Context, fn func(Node) error) error
+}

@@ -761,3 +761,22 @@ func (g *Graph) Fingerprint(ctx context.Context) (graph.Fingerprint, error) {
 	return graph.Fingerprint{Source: g.Describe(), Nodes: int64(len(a.Nodes)), Relationships: int64(len(a.Rels)),
 		ContentSHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
+
+// EachNode calls fn with every node that has an id, in the graph's order
+// (graph.NodeScanner); fn's error stops it.
+func (g *Graph) EachNode(ctx context.Context, fn func(graph.Node) error) error {
+	for u := range g.nodeID {
+		if !g.nodeHasID(int32(u)) {
+			continue
+		}
+		if u%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := fn(g.graphNode(int32(u))); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -60,7 +60,7 @@ func runCompare(ctx context.Context, args []string, env Env) error {
 	if fs.NArg() > 0 {
 		return usagef("compare: unexpected argument %q (seeds go in --seed)", fs.Arg(0))
 	}
-	if len(q.seeds) == 0 {
+	if !q.hasSeeds() {
 		return usagef("compare: at least one --seed is required")
 	}
 	if fs.Lookup("retriever") != nil && isSet(fs, "retriever") {

@@ -98,7 +98,8 @@ func (e *evalFlags) check(fs *flag.FlagSet) error {
 		return usagef("eval: unexpected argument %s (the queries go in --queries)", textsafe.Quote(fs.Arg(0)))
 	}
 	for _, f := range [][2]string{{"seed", "--queries gives each query's seeds"}, {"tags", "--queries gives each query's tags"},
-		{"query-vector", "--queries gives each query's query_vector"}, {"retriever", "--retriever picks one retriever; eval takes --retrievers A,B,..."}} {
+		{"query-vector", "--queries gives each query's query_vector"}, {"retriever", "--retriever picks one retriever; eval takes --retrievers A,B,..."},
+		{"query", "--queries gives each query's seeds (a query set's text queries are not read yet)"}} {
 		if isSet(fs, f[0]) {
 			return usagef("eval: --%s does not apply: %s", f[0], f[1])
 		}

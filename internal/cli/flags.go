@@ -13,6 +13,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
@@ -89,7 +90,7 @@ func parseSeen(fs *flag.FlagSet, env Env, args []string, seen map[string]string)
 // --type-weight are repeatable, and --timeout collects its two deadlines);
 // every other flag keeps one value. Each refuses its own repeats: a seed,
 // a type weighed, a deadline given twice.
-var repeatableFlags = []string{"seed", "rel-where", "rel-types", "exclude-rel-types", "type-weight", "timeout"}
+var repeatableFlags = []string{"seed", "rel-where", "rel-types", "exclude-rel-types", "type-weight", "timeout", "query", "run"}
 
 // nonEmptyFlags are the flags whose empty value would silently mean the
 // flag's absence: a file, a server, a time or a format.
@@ -199,6 +200,9 @@ type queryFlags struct {
 	cypher string
 	// filter is the relationship filters, which every retriever honours.
 	filter relFilterFlags
+	// gather finds seeds from --query texts (docs/RETRIEVERS.md, "Gather"),
+	// added to --seed's when the source opens.
+	gather gatherFlags
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet, seedHelp string) {
@@ -212,6 +216,7 @@ func (q *queryFlags) register(fs *flag.FlagSet, seedHelp string) {
 	q.opts = activation.DefaultOptions()
 	fs.IntVar(&q.opts.MaxRetries, "max-retries", q.opts.MaxRetries, "retries of a query after a transient Neo4j error")
 	q.filter.register(fs)
+	q.gather.register(fs)
 }
 
 // paramFlags are the flags of the parameters whose range checks (each
@@ -257,8 +262,39 @@ func (q *queryFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 	if err := q.filter.check(); err != nil {
 		return nil, err
 	}
-	return q.src.open(ctx, env)
+	src, err := q.src.open(ctx, env)
+	if err != nil || len(q.gather.queries) == 0 {
+		return src, err
+	}
+	if err := q.gatherSeeds(ctx, env, src); err != nil {
+		src.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return src, nil
 }
+
+// gatherSeeds adds the seeds --query finds to --seed's (a hand seed's R
+// wins) and says on stderr which it found.
+func (q *queryFlags) gatherSeeds(ctx context.Context, env Env, src graph.Source) error {
+	res, err := q.gather.run(ctx, src, q.src.schema.preset, nil)
+	if err != nil {
+		return err
+	}
+	found := res.Seeds()
+	if len(found) == 0 && len(q.seeds) == 0 {
+		return usagef("--query: no node matched (try --match with fuzzy, a lower --gather-min, or --seed)")
+	}
+	parts := make([]string, len(found))
+	for i, s := range found {
+		parts[i] = fmt.Sprintf("%s (R %s)", render.DisplayID(s.NodeID), render.Num(s.Score))
+	}
+	fmt.Fprintf(env.Stderr, "memoria: --query gathered %d seeds: %s\n", len(found), strings.Join(parts, ", "))
+	q.seeds = seedsWith(q.seeds, found)
+	return nil
+}
+
+// hasSeeds says whether seeds were given, by hand or to be gathered.
+func (q *queryFlags) hasSeeds() bool { return len(q.seeds) > 0 || len(q.gather.queries) > 0 }
 
 // checkThresholds refuses Activation Energy's thresholds and options out
 // of range, every one of them, each naming its flag (a usage error).

@@ -32,7 +32,7 @@ func (b *runFlags) requireSeeds(fs *flag.FlagSet, cmd, hint string) error {
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q (%s)", cmd, fs.Arg(0), hint)
 	}
-	if len(b.q.seeds) == 0 {
+	if !b.q.hasSeeds() {
 		return usagef("%s: at least one --seed is required", cmd)
 	}
 	return nil

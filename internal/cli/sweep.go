@@ -95,7 +95,7 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	if err := refuseUnlisted(fs, "sweep", "a sweep without --queries varies Activation Energy's thresholds", []string{activation.Name}); err != nil {
 		return err
 	}
-	if len(q.seeds) == 0 {
+	if !q.hasSeeds() {
 		return usagef("sweep: at least one --seed is required")
 	}
 	if *param == "" {

@@ -59,7 +59,7 @@ func runWhy(ctx context.Context, args []string, env Env) error {
 	if fs.NArg() > 0 {
 		return usagef("why: unexpected argument %q (the node goes in --node)", fs.Arg(0))
 	}
-	if len(q.seeds) == 0 {
+	if !q.hasSeeds() {
 		return usagef("why: at least one --seed is required")
 	}
 	if *node == "" {

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/gather"
+)
+
+// gatherFlags are the gather stage's flags (docs/RETRIEVERS.md, "Gather"):
+// the question as query texts, the fields matched and the matchers' rules.
+type gatherFlags struct {
+	queries                  []string
+	names, texts, embedding  string
+	match                    string
+	opt                      gather.Options
+	namesSet, textsSet, eSet bool
+}
+
+func (g *gatherFlags) register(fs *flag.FlagSet) {
+	g.opt = gather.DefaultOptions()
+	fs.Func("query", "the agent's question: `TEXT` to find the seeds by (repeatable: several queries, fused); --seed\n"+
+		"beside it adds seeds by hand (a hand seed's R wins)", func(v string) error {
+		g.queries = append(g.queries, v)
+		return nil
+	})
+	fs.Func("name-properties", "gather: the node properties holding short names, `P,...` (every matcher; default by --schema)", func(v string) error {
+		g.names, g.namesSet = v, true
+		return nil
+	})
+	fs.Func("text-properties", "gather: the node properties holding long text, `P,...` (bm25 only; default by --schema)", func(v string) error {
+		g.texts, g.textsSet = v, true
+		return nil
+	})
+	fs.Func("embedding-property", "gather: the node property holding its embedding, `P` (the vector matcher; default by --schema)", func(v string) error {
+		g.embedding, g.eSet = v, true
+		return nil
+	})
+	fs.StringVar(&g.match, "match", "", "gather: the `matchers`, of exact, token, fuzzy, bm25, vector (default exact,token,bm25, and vector\n"+
+		"with --query-vector)")
+	fs.Float64Var(&g.opt.Min, "gather-min", g.opt.Min, "gather: the least score `S` that puts a node in a query's and matcher's list, in (0, 1]")
+	fs.Float64Var(&g.opt.RRFK, "gather-rrf-k", g.opt.RRFK, "gather: RRF's `k` fusing the lists into candidates")
+	fs.IntVar(&g.opt.SeedK, "seed-k", g.opt.SeedK, "gather: how many candidates become seeds, `K`")
+}
+
+// fields are the properties matched: --schema's preset, each flag given
+// replacing its part.
+func (g *gatherFlags) fields(schema string) (gather.Fields, error) {
+	f, _ := gather.Preset(schema)
+	split := func(flagName, v string) ([]string, error) {
+		items, err := listItems(v, "property")
+		if err != nil {
+			return nil, usagef("--%s: %v", flagName, err)
+		}
+		return items, nil
+	}
+	var err error
+	if g.namesSet {
+		if f.Names, err = split("name-properties", g.names); err != nil {
+			return f, err
+		}
+	}
+	if g.textsSet {
+		if f.Texts, err = split("text-properties", g.texts); err != nil {
+			return f, err
+		}
+	}
+	if g.eSet {
+		f.Embedding = strings.TrimSpace(g.embedding)
+	}
+	return f, nil
+}
+
+// matchers are --match's, or the default (vector added with a vector).
+func (g *gatherFlags) matchers(vector []float64) ([]string, error) {
+	if g.match == "" {
+		m := slices.Clone(gather.DefaultMatchers)
+		if vector != nil {
+			m = append(m, gather.Vector)
+		}
+		return m, nil
+	}
+	items, err := listItems(g.match, "matcher")
+	if err != nil {
+		return nil, usagef("--match: %v", err)
+	}
+	return items, nil
+}
+
+// run gathers on src: the index built from every node (the embedded
+// engine; a Neo4j server needs its fulltext index, not built yet), the
+// candidates and seeds of the queries.
+func (g *gatherFlags) run(ctx context.Context, src graph.Source, schema string, vector []float64) (gather.Result, error) {
+	scan, ok := src.(graph.NodeScanner)
+	if !ok {
+		return gather.Result{}, fmt.Errorf("--query: the gather stage reads the embedded engine's graph (--graph or the demo graph); on Neo4j it is not built yet")
+	}
+	f, err := g.fields(schema)
+	if err != nil {
+		return gather.Result{}, err
+	}
+	opt := g.opt
+	if opt.Matchers, err = g.matchers(vector); err != nil {
+		return gather.Result{}, err
+	}
+	ix, err := gather.Build(ctx, scan, f)
+	if err != nil {
+		return gather.Result{}, err
+	}
+	res, err := ix.Gather(ctx, g.queries, vector, opt)
+	if err != nil {
+		return gather.Result{}, usagef("--query: %v", err)
+	}
+	return res, nil
+}
+
+// seedsWith are the gathered seeds and the hand ones: a hand seed's R
+// wins, its place kept first.
+func seedsWith(hand []retriever.Seed, gathered []retriever.Seed) []retriever.Seed {
+	out := slices.Clone(hand)
+	for _, s := range gathered {
+		if !slices.ContainsFunc(hand, func(h retriever.Seed) bool { return h.NodeID == s.NodeID }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+const gatherUsage = `Usage: memoria gather [source flags] --query TEXT... [--query-vector FILE] [options] [--format text|json]
+
+Finds the seeds of the agent's question, as a memory system's first stage
+does (docs/RETRIEVERS.md, "Gather"): each matcher (exact, token, fuzzy,
+bm25, vector) scores nodes against each query in [0, 1], the nodes
+scoring at least --gather-min in each (query, matcher) list are fused by
+Reciprocal Rank Fusion into the candidates, a candidate's R is the best
+score any matcher gave it, and the first --seed-k are the seeds.
+
+Formats:
+  text  the candidates, each with its matches, the seeds marked
+  json  {"queries": [...], "candidates": [{"node_id", "rank", "R", "rrf",
+        "seed", "matches": [{"query", "matcher", "score", "raw"}]}],
+        "no_vector": N}
+
+Flags:
+`
+
+// gatherCmd are gather's flags.
+type gatherCmd struct {
+	src        sourceFlags
+	g          gatherFlags
+	format     string
+	vectorFile string
+}
+
+func (c *gatherCmd) register(fs *flag.FlagSet) {
+	c.src.register(fs)
+	c.g.register(fs)
+	fs.StringVar(&c.vectorFile, "query-vector", "", "the query's embedding, a JSON array of numbers in `FILE` (adds the vector matcher)")
+	fs.StringVar(&c.format, "format", "text", "output `format`: text or json")
+}
+
+func (c *gatherCmd) check(fs *flag.FlagSet) error {
+	switch {
+	case fs.NArg() > 0:
+		return usagef("gather: unexpected argument %q (queries go in --query)", fs.Arg(0))
+	case len(c.g.queries) == 0:
+		return usagef("gather: at least one --query is required")
+	case c.format != "text" && c.format != "json":
+		return usagef("gather: unknown --format %q (want text or json)", c.format)
+	}
+	return nil
+}
+
+func runGather(ctx context.Context, args []string, env Env) error {
+	var c gatherCmd
+	if err := parseCommand(env, "gather", gatherUsage, args, &c); err != nil {
+		return err
+	}
+	var vector []float64
+	if c.vectorFile != "" {
+		var err error
+		if vector, err = readInput("gather: ", "query-vector", c.vectorFile, parseQueryVector); err != nil {
+			return err
+		}
+	}
+	src, err := c.src.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer src.Close(context.WithoutCancel(ctx))
+	res, err := c.g.run(ctx, src, c.src.schema.preset, vector)
+	if err != nil {
+		return err
+	}
+	var b []byte
+	if c.format == "json" {
+		if b, err = render.GatherJSON(res); err != nil {
+			return err
+		}
+	} else {
+		b = []byte(render.GatherText(res))
+	}
+	_, err = env.Stdout.Write(b)
+	return err
+}

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestGatherCommand: `gather --format json` on the demo graph lists the
+// candidates best first with their matches, the first --seed-k marked
+// seeds; `explore --query` starts from exactly those seeds with those R
+// (said on stderr), a hand --seed's R winning over the gathered one; and
+// the refusals name what is wrong. The demo nodes hold their words in
+// `text` (bm25's field under memoria's preset), so bm25 finds them.
+func TestGatherCommand(t *testing.T) {
+	code, out, errs := run(t, "gather", "--query", "safety stock", "--seed-k", "3", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		Queries    []string `json:"queries"`
+		Candidates []struct {
+			NodeID  string  `json:"node_id"`
+			Rank    int     `json:"rank"`
+			R       float64 `json:"R"`
+			Seed    bool    `json:"seed"`
+			Matches []struct {
+				Matcher string  `json:"matcher"`
+				Score   float64 `json:"score"`
+				Raw     float64 `json:"raw"`
+			} `json:"matches"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Candidates) < 4 || res.Candidates[0].R != 1 || !res.Candidates[2].Seed || res.Candidates[3].Seed {
+		t.Fatalf("candidates %+v", res.Candidates)
+	}
+	var seeds []string
+	for _, c := range res.Candidates[:3] {
+		if c.Matches[0].Matcher != "bm25" || c.Matches[0].Raw <= 0 || c.Rank < 1 {
+			t.Errorf("%s: matches %+v", c.NodeID, c.Matches)
+		}
+		seeds = append(seeds, c.NodeID)
+	}
+	code, _, errs = run(t, "explore", "--query", "safety stock", "--seed-k", "3", "--seed", seeds[1]+"=0.2", "--retriever", "ppr", "--format", "ranking")
+	if code != 0 || !strings.Contains(errs, "--query gathered 3 seeds: "+seeds[0]) {
+		t.Fatalf("explore --query: exit %d, %s", code, errs)
+	}
+	_, out, _ = run(t, "explore", "--query", "safety stock", "--seed-k", "3", "--seed", seeds[1]+"=0.2", "--retriever", "ppr", "--format", "ranking")
+	for _, id := range seeds {
+		if !strings.Contains(out, `{"node_id":"`+id+`","score":`) {
+			t.Errorf("explore --query: seed %s missing from %s", id, out[:min(400, len(out))])
+		}
+	}
+	if !strings.Contains(out, `{"node_id":"`+seeds[1]+`","score":0.2,`) {
+		t.Errorf("the hand seed's R 0.2 did not win: %s", out[:min(400, len(out))])
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gather"}, "gather: at least one --query is required"},
+		{[]string{"gather", "--query", "--"}, "--query: query 1 has no letter or digit to match"},
+		{[]string{"gather", "--query", "x", "--match", "regex"}, `unknown matcher "regex"`},
+		{[]string{"gather", "--query", "x", "--gather-min", "0"}, "gather min must be in (0, 1]"},
+		{[]string{"explore", "--query", "zzzz"}, "--query: no node matched"},
+		{[]string{"eval", "--queries", "../../testdata/demo-queries.jsonl", "--query", "x"}, "eval: --query does not apply"},
+	} {
+		code, _, errs := run(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 saying %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestGatherHostileQuery: a query holding a terminal escape and a node id
+// holding one (testdata/hostile.jsonl: H1's text holds "title") reach the
+// text output quoted, never raw.
+func TestGatherHostileQuery(t *testing.T) {
+	code, out, errs := run(t, "gather", "--graph", "../../testdata/hostile.jsonl", "--query", "evil\x1b]0;title\x07 text", "--match", "bm25,fuzzy,token")
+	if code != 0 && code != ExitUsage {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.ContainsAny(out+errs, "\x1b\x07\r") {
+		t.Errorf("a raw escape reached the output: %q %q", out, errs)
+	}
+	// H1's text holds "title": bm25 finds it, and the text shows its id
+	// and the query escaped.
+	for _, want := range []string{`"H1\r\x1b[2J"`, `"evil\x1b]0;title\a text"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s not in %q", want, out)
+		}
+	}
+}

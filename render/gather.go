@@ -1,0 +1,77 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/retriever/gather"
+)
+
+// GatherText is a gather (retriever/gather) as text: a line per
+// candidate (rank, id, R, fused score; the seeds marked *), its matches
+// under it (matcher, query quoted, score, bm25's raw score, its rank in
+// that list and the RRF term it brought). Ids go through DisplayID,
+// queries through textsafe.Quote.
+func GatherText(res gather.Result) string {
+	var b strings.Builder
+	seeds := 0
+	for _, c := range res.Candidates {
+		if c.Seed {
+			seeds++
+		}
+	}
+	fmt.Fprintf(&b, "%d candidates, %d seeds, for %d queries\n", len(res.Candidates), seeds, len(res.Queries))
+	for _, c := range res.Candidates {
+		mark := " "
+		if c.Seed {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "%s #%-3d %s R=%s rrf=%s\n", mark, c.Rank, DisplayID(c.NodeID), Num(c.R), Num(c.RRF))
+		for _, m := range c.Matches {
+			raw := ""
+			if m.Matcher == gather.BM25 {
+				raw = " raw " + Num(m.Raw)
+			}
+			fmt.Fprintf(&b, "      %s %s: %s%s (rank %d, RRF term %s)\n", m.Matcher, textsafe.Quote(res.Queries[m.Query]), Num(m.Score), raw, m.Rank, Num(m.Term))
+		}
+	}
+	if res.NoVector > 0 {
+		fmt.Fprintf(&b, "%d nodes have no embedding of the query vector's dimension: the vector matcher did not score them\n", res.NoVector)
+	}
+	return b.String()
+}
+
+// GatherJSON is a gather as one JSON line: {"queries", "candidates":
+// [{"node_id", "rank", "R", "rrf", "seed", "matches": [{"query",
+// "matcher", "score", "raw"}]}], "no_vector"}, graph text \u-escaped where
+// it could act on a terminal.
+func GatherJSON(res gather.Result) ([]byte, error) {
+	type match struct {
+		Query   string  `json:"query"`
+		Matcher string  `json:"matcher"`
+		Score   float64 `json:"score"`
+		Raw     float64 `json:"raw"`
+	}
+	type cand struct {
+		NodeID  string  `json:"node_id"`
+		Rank    int     `json:"rank"`
+		R       float64 `json:"R"`
+		RRF     float64 `json:"rrf"`
+		Seed    bool    `json:"seed"`
+		Matches []match `json:"matches"`
+	}
+	out := struct {
+		Queries    []string `json:"queries"`
+		Candidates []cand   `json:"candidates"`
+		NoVector   int      `json:"no_vector"`
+	}{Queries: res.Queries, Candidates: []cand{}, NoVector: res.NoVector}
+	for _, c := range res.Candidates {
+		x := cand{NodeID: c.NodeID, Rank: c.Rank, R: c.R, RRF: c.RRF, Seed: c.Seed}
+		for _, m := range c.Matches {
+			x.Matches = append(x.Matches, match{Query: res.Queries[m.Query], Matcher: m.Matcher, Score: m.Score, Raw: m.Raw})
+		}
+		out.Candidates = append(out.Candidates, x)
+	}
+	return jsonLine(out)
+}

@@ -1,0 +1,485 @@
+// Package gather is the stage before every retriever (docs/RETRIEVERS.md,
+// "Gather"): from the agent's question, as one or several query texts (and
+// optionally its embedding), it finds the seed nodes a retriever starts
+// from, as a memory system does. Each matcher scores nodes against each
+// query in [0, 1]: exact (a name equal to the query), token (the Jaccard of
+// their words), fuzzy (1 − Levenshtein / the longer length), bm25 (Lucene's
+// BM25 over names and texts, as Neo4j's fulltext index scores it, divided
+// by the query's best) and vector (the cosine of the query's embedding and
+// a node's, clamped to [0, 1]). The nodes scoring at least Min in each
+// (query, matcher) list are fused by Reciprocal Rank Fusion into the
+// candidates; a candidate's R is the best score any matcher gave it; the
+// first SeedK are the seeds.
+//
+// The embedded engine's index (Build) is made once from every node
+// (graph.NodeScanner): the normal forms of the names, an inverted index of
+// their words, and per field the BM25 postings and lengths.
+package gather
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/retriever"
+)
+
+// Fields names the node properties the matchers read: Names are short
+// names (every matcher), Texts long texts (bm25 only), Embedding the
+// property holding a node's embedding (vector). A property a node lacks is
+// skipped; a list of strings is several names (each matcher takes the
+// best), and one text for bm25.
+type Fields struct {
+	Names     []string
+	Texts     []string
+	Embedding string
+}
+
+// Preset is the fields of a schema (docs/RETRIEVERS.md, "Other schemas"):
+// memoria's own (name, title / text, description, summary / embedding),
+// lightrag (entity_id / description), graphiti (name / summary /
+// name_embedding); ok is false for another name.
+func Preset(schema string) (Fields, bool) {
+	switch schema {
+	case "", "memoria":
+		return Fields{Names: []string{"name", "title"}, Texts: []string{"text", "description", "summary"}, Embedding: "embedding"}, true
+	case "lightrag":
+		return Fields{Names: []string{"entity_id"}, Texts: []string{"description"}}, true
+	case "graphiti":
+		return Fields{Names: []string{"name"}, Texts: []string{"summary"}, Embedding: "name_embedding"}, true
+	}
+	return Fields{}, false
+}
+
+// The matchers.
+const (
+	Exact  = "exact"
+	Token  = "token"
+	Fuzzy  = "fuzzy"
+	BM25   = "bm25"
+	Vector = "vector"
+)
+
+// Matchers are every matcher, in the order lists are made and shown.
+var Matchers = []string{Exact, Token, Fuzzy, BM25, Vector}
+
+// DefaultMatchers are exact, token and bm25 (vector is added when a
+// query vector is given).
+var DefaultMatchers = []string{Exact, Token, BM25}
+
+// BM25's constants, Lucene's defaults (and so Neo4j's fulltext index's).
+const (
+	K1 = 1.2
+	B  = 0.75
+)
+
+// field is one property's BM25 index: each word's postings, each node's
+// length in words (0: it lacks the property), and how many nodes hold it.
+type field struct {
+	name     string
+	postings map[string][]posting
+	length   []int32
+	holders  int
+	total    int64
+}
+
+type posting struct {
+	node int32
+	freq int32
+}
+
+// Index is what the matchers read of a graph, built once (Build).
+type Index struct {
+	fields Fields
+	ids    []string
+	// names are each node's names in normal form; nameToks their words.
+	names    [][]string
+	nameToks [][][]string
+	exact    map[string][]int32
+	words    map[string][]int32 // a name word → the nodes having it, once each
+	bm25     []*field
+	emb      [][]float64
+}
+
+// Build reads every node of g once and indexes the properties f names.
+func Build(ctx context.Context, g graph.NodeScanner, f Fields) (*Index, error) {
+	ix := &Index{fields: f, exact: map[string][]int32{}, words: map[string][]int32{}}
+	for _, p := range append(slices.Clone(f.Names), f.Texts...) {
+		ix.bm25 = append(ix.bm25, &field{name: p, postings: map[string][]posting{}})
+	}
+	err := g.EachNode(ctx, func(n graph.Node) error {
+		u := int32(len(ix.ids))
+		ix.ids = append(ix.ids, n.ID)
+		var names []string
+		var toks [][]string
+		for _, p := range f.Names {
+			for _, s := range stringsOf(n.Properties[p]) {
+				if norm := Normalize(s); norm != "" {
+					names = append(names, norm)
+					toks = append(toks, strings.Split(norm, " "))
+				}
+			}
+		}
+		ix.names, ix.nameToks = append(ix.names, names), append(ix.nameToks, toks)
+		seen := map[string]bool{}
+		for i, norm := range names {
+			if !seen["="+norm] {
+				seen["="+norm] = true
+				ix.exact[norm] = append(ix.exact[norm], u)
+			}
+			for _, t := range toks[i] {
+				if !seen[t] {
+					seen[t] = true
+					ix.words[t] = append(ix.words[t], u)
+				}
+			}
+		}
+		for _, fd := range ix.bm25 {
+			fd.add(u, n.Properties[fd.name])
+		}
+		var emb []float64
+		if f.Embedding != "" {
+			emb = floats(n.Properties[f.Embedding])
+		}
+		ix.emb = append(ix.emb, emb)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, fd := range ix.bm25 {
+		for len(fd.length) < len(ix.ids) {
+			fd.length = append(fd.length, 0)
+		}
+	}
+	return ix, nil
+}
+
+// add indexes node u's value of the field: its words, each with its count.
+func (fd *field) add(u int32, v any) {
+	for len(fd.length) < int(u) {
+		fd.length = append(fd.length, 0)
+	}
+	toks := Tokens(strings.Join(stringsOf(v), " "))
+	fd.length = append(fd.length, int32(len(toks)))
+	if len(toks) == 0 {
+		return
+	}
+	fd.holders++
+	fd.total += int64(len(toks))
+	freq := map[string]int32{}
+	for _, t := range toks {
+		freq[t]++
+	}
+	for _, t := range slices.Sorted(mapKeys(freq)) {
+		fd.postings[t] = append(fd.postings[t], posting{u, freq[t]})
+	}
+}
+
+func mapKeys(m map[string]int32) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// stringsOf is a property's strings: a string, or a list's strings.
+func stringsOf(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []string:
+		return x
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// floats is an embedding property as numbers, nil when it is not a list
+// of finite numbers.
+func floats(v any) []float64 {
+	switch x := v.(type) {
+	case []float64:
+		return x
+	case []any:
+		out := make([]float64, len(x))
+		for i, e := range x {
+			f, ok := retriever.Number(e)
+			if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil
+			}
+			out[i] = f
+		}
+		return out
+	}
+	return nil
+}
+
+// Options are the gather's settings.
+type Options struct {
+	// Matchers are the matchers run (DefaultMatchers when nil).
+	Matchers []string
+	// Min is the least score that puts a node in a (query, matcher) list:
+	// 0.5 by default.
+	Min float64
+	// RRFK is RRF's k: 60 by default.
+	RRFK float64
+	// SeedK is how many candidates become seeds: 5 by default.
+	SeedK int
+}
+
+// DefaultOptions are exact, token and bm25, Min 0.5, k 60, 5 seeds.
+func DefaultOptions() Options {
+	return Options{Matchers: slices.Clone(DefaultMatchers), Min: 0.5, RRFK: 60, SeedK: 5}
+}
+
+// Match is one matcher's score of a candidate for one query (Query: its
+// index in the queries), the RRF term its place in that list brought, and
+// for bm25 the raw score before it was divided by the query's best.
+type Match struct {
+	Query   int
+	Matcher string
+	Score   float64
+	Raw     float64
+	Rank    int
+	Term    float64
+}
+
+// Candidate is one node the gather found.
+type Candidate struct {
+	NodeID string
+	Rank   int
+	// R is the best score any matcher gave it for any query: its seed
+	// score.
+	R float64
+	// RRF is its fused score, Σ 1/(k + rank) over the lists it is in.
+	RRF     float64
+	Seed    bool
+	Matches []Match
+}
+
+// Result is a gather: the queries, the candidates best first, and how
+// many nodes the vector matcher could not score (no embedding, or one of
+// another dimension).
+type Result struct {
+	Queries    []string
+	Candidates []Candidate
+	NoVector   int
+}
+
+// Seeds are the candidates that became seeds, with their R.
+func (r Result) Seeds() []retriever.Seed {
+	var out []retriever.Seed
+	for _, c := range r.Candidates {
+		if c.Seed {
+			out = append(out, retriever.Seed{NodeID: c.NodeID, Score: c.R})
+		}
+	}
+	return out
+}
+
+// Gather finds the candidates and seeds of queries (and vector, when not
+// nil) with opt.
+func (ix *Index) Gather(ctx context.Context, queries []string, vector []float64, opt Options) (Result, error) {
+	if err := opt.check(vector); err != nil {
+		return Result{}, err
+	}
+	if len(queries) == 0 {
+		return Result{}, errors.New("no query: give at least one")
+	}
+	for i, q := range queries {
+		if Normalize(q) == "" {
+			return Result{}, fmt.Errorf("query %d has no letter or digit to match", i+1)
+		}
+	}
+	res := Result{Queries: slices.Clone(queries)}
+	fused := map[int32]*Candidate{}
+	for qi, q := range queries {
+		for _, m := range opt.Matchers {
+			if err := ctx.Err(); err != nil {
+				return Result{}, err
+			}
+			list, noVec := ix.list(m, q, vector, opt.Min)
+			if m == Vector && qi == 0 {
+				res.NoVector = noVec
+			}
+			for rank, e := range list {
+				c := fused[e.node]
+				if c == nil {
+					c = &Candidate{NodeID: ix.ids[e.node]}
+					fused[e.node] = c
+				}
+				term := 1 / (opt.RRFK + float64(rank+1))
+				c.RRF += term
+				c.R = max(c.R, e.score)
+				c.Matches = append(c.Matches, Match{Query: qi, Matcher: m, Score: e.score, Raw: e.raw, Rank: rank + 1, Term: term})
+			}
+		}
+	}
+	for _, c := range fused {
+		res.Candidates = append(res.Candidates, *c)
+	}
+	slices.SortFunc(res.Candidates, func(a, b Candidate) int { return retriever.Compare(a.RRF, a.NodeID, b.RRF, b.NodeID) })
+	for i := range res.Candidates {
+		res.Candidates[i].Rank = i + 1
+		res.Candidates[i].Seed = i < opt.SeedK
+	}
+	return res, nil
+}
+
+func (o Options) check(vector []float64) error {
+	var errs []error
+	for _, m := range o.Matchers {
+		if !slices.Contains(Matchers, m) {
+			errs = append(errs, fmt.Errorf("unknown matcher %q (want %s)", m, strings.Join(Matchers, ", ")))
+		}
+		if m == Vector && vector == nil {
+			errs = append(errs, errors.New("the vector matcher needs the query's vector"))
+		}
+	}
+	if math.IsNaN(o.Min) || o.Min <= 0 || o.Min > 1 {
+		errs = append(errs, fmt.Errorf("gather min must be in (0, 1], got %v", o.Min))
+	}
+	if math.IsNaN(o.RRFK) || math.IsInf(o.RRFK, 0) || o.RRFK < 0 {
+		errs = append(errs, fmt.Errorf("gather rrf k must be a finite number of at least 0, got %v", o.RRFK))
+	}
+	if o.SeedK < 1 {
+		errs = append(errs, fmt.Errorf("seed k must be at least 1, got %d", o.SeedK))
+	}
+	return errors.Join(errs...)
+}
+
+// entry is one node of a (query, matcher) list.
+type entry struct {
+	node       int32
+	score, raw float64
+}
+
+// list is matcher m's list for query q: the nodes scoring at least min, by
+// score, then id; noVec counts, for the vector matcher, the nodes it could
+// not score.
+func (ix *Index) list(m, q string, vector []float64, minScore float64) (out []entry, noVec int) {
+	norm := Normalize(q)
+	qt := strings.Split(norm, " ")
+	switch m {
+	case Exact:
+		for _, u := range ix.exact[norm] {
+			out = append(out, entry{node: u, score: 1})
+		}
+	case Token:
+		seen := map[int32]bool{}
+		for _, t := range qt {
+			for _, u := range ix.words[t] {
+				if seen[u] {
+					continue
+				}
+				seen[u] = true
+				best := 0.0
+				for _, nt := range ix.nameToks[u] {
+					best = max(best, Jaccard(qt, nt))
+				}
+				out = append(out, entry{node: u, score: best})
+			}
+		}
+	case Fuzzy:
+		ql := len([]rune(norm))
+		for u, names := range ix.names {
+			best := 0.0
+			for _, n := range names {
+				nl := len([]rune(n))
+				// 1 − d/max ≥ min needs |ql − nl| ≤ d ≤ (1 − min) × max.
+				if float64(abs(ql-nl)) > (1-minScore)*float64(max(ql, nl)) {
+					continue
+				}
+				best = max(best, FuzzyScore(norm, n))
+			}
+			if best > 0 {
+				out = append(out, entry{node: int32(u), score: best})
+			}
+		}
+	case BM25:
+		out = ix.bm25List(qt)
+	case Vector:
+		for u, e := range ix.emb {
+			if len(e) != len(vector) {
+				noVec++
+				continue
+			}
+			c, ok := retriever.Cosine(vector, e)
+			if !ok {
+				noVec++
+				continue
+			}
+			out = append(out, entry{node: int32(u), score: max(0, min(1, c))})
+		}
+	}
+	out = slices.DeleteFunc(out, func(e entry) bool { return e.score < minScore })
+	slices.SortFunc(out, func(a, b entry) int { return retriever.Compare(a.score, ix.ids[a.node], b.score, ix.ids[b.node]) })
+	return out, noVec
+}
+
+func abs(x int) int { return max(x, -x) }
+
+// bm25List scores every node holding a query word, Lucene's BM25 summed
+// over fields and distinct query words, then divides by the best.
+func (ix *Index) bm25List(qt []string) []entry {
+	raw := map[int32]float64{}
+	distinct := slices.Compact(slices.Sorted(func(yield func(string) bool) {
+		for _, t := range qt {
+			if !yield(t) {
+				return
+			}
+		}
+	}))
+	for _, fd := range ix.bm25 {
+		if fd.holders == 0 {
+			continue
+		}
+		avgdl := float64(fd.total) / float64(fd.holders)
+		for _, t := range distinct {
+			ps := fd.postings[t]
+			if len(ps) == 0 {
+				continue
+			}
+			idf := IDF(fd.holders, len(ps))
+			for _, p := range ps {
+				raw[p.node] += idf * TF(float64(p.freq), float64(fd.length[p.node]), avgdl)
+			}
+		}
+	}
+	best := 0.0
+	for _, s := range raw {
+		best = max(best, s)
+	}
+	out := make([]entry, 0, len(raw))
+	for u, s := range raw {
+		if best > 0 {
+			out = append(out, entry{node: u, score: s / best, raw: s})
+		}
+	}
+	slices.SortFunc(out, func(a, b entry) int { return cmp.Compare(a.node, b.node) })
+	return out
+}
+
+// IDF is Lucene's BM25 idf of a word n of the N nodes holding a field
+// have: ln(1 + (N − n + 0.5) / (n + 0.5)).
+func IDF(N, n int) float64 { return math.Log(1 + (float64(N)-float64(n)+0.5)/(float64(n)+0.5)) }
+
+// TF is Lucene's BM25 term part: freq / (freq + k1 × (1 − b + b × dl /
+// avgdl)).
+func TF(freq, dl, avgdl float64) float64 { return freq / (freq + K1*(1-B+B*dl/avgdl)) }
