@@ -75,3 +75,39 @@ func GatherJSON(res gather.Result) ([]byte, error) {
 	}
 	return jsonLine(out)
 }
+
+// GatheredText says, before a why-not, whether node id was gathered
+// (docs/RETRIEVERS.md, "Gather"): a seed, with its place among the
+// candidates and its R; a candidate below seedK; or found by no matcher,
+// with each matcher's best score for it against min (scores: every
+// matcher's score of it for each query, retriever/gather's Index.Scores).
+func GatheredText(id string, res gather.Result, scores []gather.NodeScore, seedK int, minScore float64) string {
+	for _, c := range res.Candidates {
+		if c.NodeID != id {
+			continue
+		}
+		if c.Seed {
+			return fmt.Sprintf("%s: gathered as a seed (candidate #%d of %d, R %s)\n", DisplayID(id), c.Rank, len(res.Candidates), Num(c.R))
+		}
+		return fmt.Sprintf("%s: gathered, but not a seed: candidate #%d of %d, below --seed-k %d (R %s, rrf %s)\n",
+			DisplayID(id), c.Rank, len(res.Candidates), seedK, Num(c.R), Num(c.RRF))
+	}
+	best := map[string]gather.NodeScore{}
+	var order []string
+	for _, s := range scores {
+		b, ok := best[s.Matcher]
+		if !ok {
+			order = append(order, s.Matcher)
+		}
+		if !ok || s.Score > b.Score {
+			best[s.Matcher] = s
+		}
+	}
+	parts := make([]string, len(order))
+	for i, m := range order {
+		s := best[m]
+		parts[i] = fmt.Sprintf("%s %s for %s", m, Num(s.Score), textsafe.Quote(res.Queries[s.Query]))
+	}
+	return fmt.Sprintf("%s: not gathered: no matcher scored it at least --gather-min %s (its best: %s)\n",
+		DisplayID(id), Num(minScore), strings.Join(parts, "; "))
+}

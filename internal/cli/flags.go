@@ -17,6 +17,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
+	"github.com/memoria-graph/memoria/retriever/gather"
 )
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
@@ -262,6 +263,9 @@ func (q *queryFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 	if err := q.filter.check(); err != nil {
 		return nil, err
 	}
+	if q.tags == "auto" && len(q.gather.queries) == 0 {
+		return nil, usagef("--tags auto takes the tags a --query names: give --query")
+	}
 	src, err := q.src.open(ctx, env)
 	if err != nil || len(q.gather.queries) == 0 {
 		return src, err
@@ -280,6 +284,11 @@ func (q *queryFlags) gatherSeeds(ctx context.Context, env Env, src graph.Source)
 	if err != nil {
 		return err
 	}
+	if q.tags == "auto" {
+		if err := q.autoTags(ctx, env, src, res.Queries); err != nil {
+			return err
+		}
+	}
 	found := res.Seeds()
 	if len(found) == 0 && len(q.seeds) == 0 {
 		return usagef("--query: no node matched (try --match with fuzzy, a lower --gather-min, or --seed)")
@@ -290,6 +299,28 @@ func (q *queryFlags) gatherSeeds(ctx context.Context, env Env, src graph.Source)
 	}
 	fmt.Fprintf(env.Stderr, "memoria: --query gathered %d seeds: %s\n", len(found), strings.Join(parts, ", "))
 	q.seeds = seedsWith(q.seeds, found)
+	return nil
+}
+
+// autoTags sets --tags auto's tags: every tag of the graph whose words
+// occur in a query as a run of its words (gather.AutoTags), said on
+// stderr.
+func (q *queryFlags) autoTags(ctx context.Context, env Env, src graph.Source, queries []string) error {
+	counts, err := src.Tags(ctx)
+	if err != nil {
+		return err
+	}
+	all := make([]string, len(counts))
+	for i, c := range counts {
+		all[i] = c.Tag
+	}
+	chosen := gather.AutoTags(all, queries)
+	q.tags = strings.Join(chosen, ",")
+	shown := make([]string, len(chosen))
+	for i, t := range chosen {
+		shown[i] = textsafe.Quote(t)
+	}
+	fmt.Fprintf(env.Stderr, "memoria: --tags auto chose %d tags: %s\n", len(chosen), strings.Join(shown, ", "))
 	return nil
 }
 

@@ -21,6 +21,26 @@ type gatherFlags struct {
 	match                    string
 	opt                      gather.Options
 	namesSet, textsSet, eSet bool
+	// last is the last gather run: its index, settings and result, for
+	// why's first answer (was the node gathered?).
+	last *gathered
+}
+
+// gathered is one gather's index, the settings it ran with and its result.
+type gathered struct {
+	ix  *gather.Index
+	opt gather.Options
+	res gather.Result
+}
+
+// whyText says whether node id was gathered by the last run (render's
+// GatheredText); "" when no --query ran.
+func (g *gatherFlags) whyText(id string) string {
+	if g.last == nil {
+		return ""
+	}
+	scores, _ := g.last.ix.Scores(id, g.last.res.Queries, nil, g.last.opt)
+	return render.GatheredText(id, g.last.res, scores, g.last.opt.SeedK, g.last.opt.Min)
 }
 
 func (g *gatherFlags) register(fs *flag.FlagSet) {
@@ -117,6 +137,7 @@ func (g *gatherFlags) run(ctx context.Context, src graph.Source, schema string, 
 	if err != nil {
 		return gather.Result{}, usagef("--query: %v", err)
 	}
+	g.last = &gathered{ix: ix, opt: opt, res: res}
 	return res, nil
 }
 

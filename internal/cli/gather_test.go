@@ -94,3 +94,47 @@ func TestGatherHostileQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestWhyGatheredFirst: why --query says first whether the node was
+// gathered. On the demo graph "safety stock" finds (bm25 over text) N2002
+// (R 1) then N2001, N2013, N2006, N2003 (gather's own order, checked in
+// TestGatherCommand's run): with --seed-k 2, N2006 is a candidate below
+// --seed-k; with the default 5 a seed; T3001, whose text has neither
+// word, is not gathered, each matcher's best shown. --tags auto picks the
+// demo's tag safety_stock from "how much safety stock" and says so.
+func TestWhyGatheredFirst(t *testing.T) {
+	code, out, errs := run(t, "gather", "--query", "safety stock", "--format", "json")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var res struct {
+		Candidates []struct {
+			NodeID string `json:"node_id"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Candidates) < 4 {
+		t.Fatalf("%v %s", err, out)
+	}
+	fourth := res.Candidates[3].NodeID
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"why", "--query", "safety stock", "--seed-k", "2", "--node", fourth, "--retriever", "ppr"}, fourth + ": gathered, but not a seed: candidate #4 of"},
+		{[]string{"why", "--query", "safety stock", "--node", fourth}, fourth + ": gathered as a seed (candidate #4 of"},
+		{[]string{"why", "--query", "safety stock", "--node", "T3001", "--retriever", "spreading"}, `T3001: not gathered: no matcher scored it at least --gather-min 0.5 (its best: exact 0 for "safety stock"; token 0 for "safety stock"; bm25 0 for "safety stock")`},
+	} {
+		code, out, errs := run(t, c.args...)
+		if code != 0 || !strings.HasPrefix(out, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want it to start %q", c.args, code, out, errs, c.want)
+		}
+	}
+	code, _, errs = run(t, "explore", "--query", "how much safety stock", "--tags", "auto", "--format", "tree")
+	if code != 0 || !strings.Contains(errs, `--tags auto chose 1 tags: "safety_stock"`) {
+		t.Errorf("--tags auto: exit %d, %s", code, errs)
+	}
+	code, _, errs = run(t, "explore", "--seed", "N2006", "--tags", "auto")
+	if code != ExitUsage || !strings.Contains(errs, "--tags auto takes the tags a --query names") {
+		t.Errorf("--tags auto without --query: exit %d, %s", code, errs)
+	}
+}

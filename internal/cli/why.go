@@ -104,6 +104,11 @@ func runWhy(ctx context.Context, args []string, env Env) error {
 	if err := noteSeedsNotFound(env, "why", a.SeedsNotFound, *format == "text"); err != nil {
 		return err
 	}
+	if *format == "text" {
+		if _, err := io.WriteString(env.Stdout, q.gather.whyText(*node)); err != nil {
+			return err
+		}
+	}
 	return writeWhy(env.Stdout, a, *format)
 }
 

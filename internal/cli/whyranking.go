@@ -77,6 +77,6 @@ func runWhyRanking(ctx context.Context, env Env, q *queryFlags, rf *retrieverFla
 		}
 		return err
 	}
-	_, err = fmt.Fprint(env.Stdout, render.RankingWhyText(a))
+	_, err = fmt.Fprint(env.Stdout, q.gather.whyText(node)+render.RankingWhyText(a))
 	return err
 }

@@ -483,3 +483,82 @@ func IDF(N, n int) float64 { return math.Log(1 + (float64(N)-float64(n)+0.5)/(fl
 // TF is Lucene's BM25 term part: freq / (freq + k1 × (1 − b + b × dl /
 // avgdl)).
 func TF(freq, dl, avgdl float64) float64 { return freq / (freq + K1*(1-B+B*dl/avgdl)) }
+
+// AutoTags are the tags (of the graph's, in their order) whose words occur
+// in some query as a contiguous run of its words (docs/RETRIEVERS.md,
+// "Gather"): "how much safety stock" takes safety_stock; words are the
+// normal form's (so _, - and spaces all split them).
+func AutoTags(tags, queries []string) []string {
+	var qs [][]string
+	for _, q := range queries {
+		qs = append(qs, Tokens(q))
+	}
+	var out []string
+	for _, t := range tags {
+		tt := Tokens(t)
+		if len(tt) == 0 {
+			continue
+		}
+		for _, q := range qs {
+			if containsRun(q, tt) {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// containsRun says whether run occurs in words as a contiguous run.
+func containsRun(words, run []string) bool {
+	for i := 0; i+len(run) <= len(words); i++ {
+		if slices.Equal(words[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
+}
+
+// NodeScore is one matcher's score of one node for one query, whether or
+// not it made the list: Listed with its rank when it scored at least Min.
+type NodeScore struct {
+	Query   int
+	Matcher string
+	Score   float64
+	Listed  bool
+	Rank    int
+}
+
+// Scores are every matcher's score of node id for each query, listed or
+// not (the why-not of the gather: was a node found, and how near it came);
+// ok is false when no node has the id.
+func (ix *Index) Scores(id string, queries []string, vector []float64, opt Options) (out []NodeScore, ok bool) {
+	u := int32(slices.Index(ix.ids, id))
+	if u < 0 {
+		return nil, false
+	}
+	for qi, q := range queries {
+		if Normalize(q) == "" {
+			continue
+		}
+		for _, m := range opt.Matchers {
+			list, _ := ix.list(m, q, vector, math.SmallestNonzeroFloat64)
+			s := NodeScore{Query: qi, Matcher: m}
+			rank := 0
+			for _, e := range list {
+				if e.score >= opt.Min {
+					rank++
+				}
+				if e.node == u {
+					s.Score = e.score
+					if e.score >= opt.Min {
+						s.Listed, s.Rank = true, rank
+					}
+					break
+				}
+			}
+			out = append(out, s)
+		}
+	}
+	return out, true
+}

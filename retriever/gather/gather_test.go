@@ -337,3 +337,36 @@ func TestAgreesWithNaive(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoTags: "how much safety stock" takes safety_stock (its words a run
+// of the query's) and stock, not stock_level (level absent) nor
+// stock-safety (the words out of order).
+func TestAutoTags(t *testing.T) {
+	got := AutoTags([]string{"safety_stock", "stock_level", "stock", "stock-safety", "__"}, []string{"How much Safety Stock?"})
+	if !slices.Equal(got, []string{"safety_stock", "stock"}) {
+		t.Errorf("AutoTags: %v", got)
+	}
+}
+
+// TestScores: TestFusionByHand's nodes; for the query "safety stock" N2's
+// token score is 2/3 (listed second with Min 0.5, unlisted with Min 0.7)
+// and its exact score 0; N3 scores 0 on both.
+func TestScores(t *testing.T) {
+	ix, _ := Build(context.Background(), nodes{
+		node("N1", map[string]any{"name": "Safety stock"}),
+		node("N2", map[string]any{"name": "safety stock policy"}),
+		node("N3", map[string]any{"name": "Reorder point"}),
+	}, Fields{Names: []string{"name"}})
+	opt := Options{Matchers: []string{Exact, Token}, Min: 0.5, RRFK: 60, SeedK: 1}
+	s, ok := ix.Scores("N2", []string{"safety stock"}, nil, opt)
+	if !ok || len(s) != 2 || s[0].Score != 0 || s[0].Listed || !near(s[1].Score, 2.0/3) || !s[1].Listed || s[1].Rank != 2 {
+		t.Errorf("N2 at Min 0.5: %+v", s)
+	}
+	opt.Min = 0.7
+	if s, _ := ix.Scores("N2", []string{"safety stock"}, nil, opt); s[1].Listed || !near(s[1].Score, 2.0/3) {
+		t.Errorf("N2 at Min 0.7: %+v", s)
+	}
+	if _, ok := ix.Scores("nope", []string{"x"}, nil, opt); ok {
+		t.Error("an unknown node was scored")
+	}
+}
