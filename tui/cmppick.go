@@ -11,7 +11,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -26,8 +25,7 @@ import (
 // leaves everything as it was. It applies through a message (pickedMsg),
 // so the root changes the view in its own Update.
 type retrieverPicker struct {
-	km      keymap.KeyMap
-	st      *Styles
+	*Common
 	ticked  []bool // by index in Retrievers
 	cursor  int
 	rankers bool // the source serves the ranking retrievers
@@ -37,8 +35,8 @@ type retrieverPicker struct {
 // pickedMsg is the picker's choice, in Retrievers order.
 type pickedMsg struct{ names []string }
 
-func newRetrieverPicker(km keymap.KeyMap, st *Styles) *retrieverPicker {
-	return &retrieverPicker{km: km, st: st, ticked: make([]bool, len(CompareRetrievers()))}
+func newRetrieverPicker(c *Common) *retrieverPicker {
+	return &retrieverPicker{Common: c, ticked: make([]bool, len(CompareRetrievers()))}
 }
 
 // open ticks the retrievers shown now.
@@ -122,11 +120,11 @@ func (p *retrieverPicker) Close() {}
 // openPicker puts the retriever picker on top, the retrievers shown now
 // ticked.
 func (m *Model) openPicker() {
-	shown := m.compare
+	shown := m.cmp.shown
 	if !m.comparing() {
 		shown = []string{m.retriever}
 	}
-	m.picker.open(shown, m.nb != nil)
+	m.picker.open(shown, m.runs.nb != nil)
 	m.push(m.picker)
 }
 
@@ -135,24 +133,24 @@ func (m *Model) openPicker() {
 func (m *Model) applyPicked(names []string) tea.Cmd {
 	blur := m.focused().Blur()
 	if len(names) < 2 { // never a combining retriever alone: the picker refuses it
-		m.compare = nil
+		m.cmp.shown = nil
 		m.retriever = names[0]
 		focus := m.focused().Focus()
 		m.showChosen()
 		return m.restartIfInputsChanged(tea.Batch(blur, focus, notify("retriever: "+m.retriever)))
 	}
-	m.compare = names
+	m.cmp.shown = names
 	if !slices.Contains(names, m.retriever) {
 		m.retriever = firstWithParams(names)
 	}
 	for _, n := range names {
 		if combining(n) {
 			// What it combines changed with the columns: it runs again.
-			m.runs[n].seedsV = -1
+			m.runs.slots[n].seedsV = -1
 		}
 	}
-	m.hitCtx.stop()
-	m.hitCtx.run, m.hitCtx.node = runRef{}, ""
+	m.runs.hitCtx.stop()
+	m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
 	focus := m.focused().Focus()
 	m.cmpRefresh()
 	note := notify(fmt.Sprintf("comparing %s (%s: parameters of the next one)", strings.Join(names, ", "), m.km.Retriever.Help().Key))
@@ -166,9 +164,9 @@ func (m *Model) showChosen() tea.Cmd {
 		m.showSlotRanking()
 		return m.syncHit()
 	}
-	m.hitCtx.stop()
-	m.hitCtx.run, m.hitCtx.node = runRef{}, ""
-	m.selKey, _ = m.tree.selectedKey()
+	m.runs.hitCtx.stop()
+	m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
+	m.tree.detailKey, _ = m.tree.selectedKey()
 	m.detail.Show(m.subject())
 	return nil
 }
@@ -177,14 +175,14 @@ func (m *Model) showChosen() tea.Cmd {
 // shown (x in the compare view); the table stays.
 func (m *Model) nextCompared() tea.Cmd {
 	blur := m.focused().Blur()
-	i := slices.Index(m.compare, m.retriever)
-	for range m.compare {
-		i = (i + 1) % len(m.compare)
-		if !combining(m.compare[i]) {
+	i := slices.Index(m.cmp.shown, m.retriever)
+	for range m.cmp.shown {
+		i = (i + 1) % len(m.cmp.shown)
+		if !combining(m.cmp.shown[i]) {
 			break
 		}
 	}
-	m.retriever = m.compare[i]
+	m.retriever = m.cmp.shown[i]
 	focus := m.focused().Focus()
 	return tea.Batch(blur, focus, notify("parameters: "+m.retriever))
 }
@@ -193,12 +191,12 @@ func (m *Model) nextCompared() tea.Cmd {
 // copied by the caller, tags), thresholds and every retriever's
 // parameters, about node; the caller adds the retrievers asked and their K.
 func (m *Model) newWhyJob(seeds []retriever.Seed, node string) whyJob {
-	j := whyJob{nb: m.nb, unfiltered: m.unfiltered, filter: m.filter, backend: safeBackend{m.backend}, act: m.params.Config(), opts: m.runOpts,
+	j := whyJob{nb: m.runs.nb, unfiltered: m.runs.unfiltered, filter: m.runs.filter, backend: safeBackend{m.runs.backend}, act: m.params.Config(), opts: m.runs.opts,
 		q: retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, params: map[string]retriever.Settings{}, k: map[string]int{}, node: node}
-	for name, p := range m.rankers {
+	for name, p := range m.ranked.panels {
 		j.params[name] = p.Params().Settings()
 	}
-	for name := range m.combiners {
+	for name := range m.cmp.combiners {
 		j.params[name] = m.combinerParams(name)
 	}
 	return j
@@ -293,7 +291,7 @@ func (m *Model) askCompareWhy() tea.Cmd {
 		return notifyErr(errors.New("nothing selected: pick a row of the compare table"))
 	}
 	seeds := m.seeds.Seeds()
-	if len(seeds) == 0 || m.nb == nil {
+	if len(seeds) == 0 || m.runs.nb == nil {
 		return notifyErr(errors.New("why needs seeds: pick one in the node list first"))
 	}
 	j := m.newWhyJob(seeds, r.id)

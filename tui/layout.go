@@ -88,7 +88,7 @@ func (m *Model) resize(w, h int) {
 	// are ready when it is chosen.
 	iw, ih := m.st.inner(l.params.w, l.params.h)
 	m.params.SetSize(max(0, iw), max(0, ih))
-	for _, p := range m.rankers {
+	for _, p := range m.ranked.panels {
 		p.SetSize(max(0, iw), max(0, ih))
 	}
 	iw, ih = m.st.inner(l.tree.w, l.tree.h)
@@ -100,7 +100,7 @@ func (m *Model) resize(w, h int) {
 	for _, o := range m.overlays {
 		o.SetSize(iw, ih) // a closed one is sized when it opens (push)
 	}
-	m.help.Width = w
+	m.status.help.Width = w
 }
 
 // View lays out the panes, the status bar and the help line. It does no I/O
@@ -130,7 +130,7 @@ func (m *Model) View() string {
 		}
 		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	}
-	helpLine := ansi.Truncate(m.help.ShortHelpView(m.shortHelp()), max(m.w, minWidth), "…")
+	helpLine := ansi.Truncate(m.status.help.ShortHelpView(m.shortHelp()), max(m.w, minWidth), "…")
 	return lipgloss.JoinVertical(lipgloss.Left, body, m.statusView(), helpLine)
 }
 

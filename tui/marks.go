@@ -293,7 +293,7 @@ func (m *Model) whyAsker(ranking *retriever.Ranking) whyAsker {
 	}
 	if !m.ranks() {
 		s := m.actRun()
-		cfg := why.Config{Backend: safeBackend{m.backend}, Params: s.cfg, Options: m.runOpts,
+		cfg := why.Config{Backend: safeBackend{m.runs.backend}, Params: s.cfg, Options: m.runs.opts,
 			Seeds: seeds, Tags: slices.Clone(s.tags)}
 		return func(ctx context.Context, id string) string {
 			c := cfg
@@ -305,7 +305,7 @@ func (m *Model) whyAsker(ranking *retriever.Ranking) whyAsker {
 			return string(a.Verdict) + ": " + render.WhyDetail(a)
 		}
 	}
-	if m.nb == nil {
+	if m.runs.nb == nil {
 		return nil
 	}
 	name := m.retriever

@@ -156,16 +156,15 @@ func closeHelp(keys string) key.Binding {
 // helpView is the full help: every key of the keymap under its pane's
 // heading (fullHelp), scrollable. ? or esc closes it.
 type helpView struct {
-	km keymap.KeyMap
-	st *Styles
+	*Common
 	vp viewport.Model
 	// schema describes Options.Mapping (mappingNote): a line atop the
 	// keys when the graph was read through a mapping.
 	schema string
 }
 
-func newHelpView(km keymap.KeyMap, st *Styles, schema string) *helpView {
-	return &helpView{km: km, st: st, vp: newOverlayViewport(km), schema: schema}
+func newHelpView(c *Common, schema string) *helpView {
+	return &helpView{Common: c, vp: newOverlayViewport(c.km), schema: schema}
 }
 
 // content is the keys, after the mapping's line when there is one.

@@ -26,7 +26,7 @@ func (m *Model) exportPage() tea.Cmd {
 	case m.comparing():
 		var names []string
 		var rankings []retriever.Ranking
-		for _, name := range m.compare {
+		for _, name := range m.cmp.shown {
 			if r, state := m.columnRanking(name); state == colIn {
 				names, rankings = append(names, name), append(rankings, *r)
 			}
@@ -53,7 +53,7 @@ func (m *Model) exportPage() tea.Cmd {
 		if len(res) == 0 {
 			return notifyErr(errors.New("no results to draw yet: pick a seed"))
 		}
-		cfg, tags, filter, losers := run.cfg, run.tags, m.filter, run.trees.losers()
+		cfg, tags, filter, losers := run.cfg, run.tags, m.runs.filter, run.trees.losers()
 		what = plural(len(res), "seed") + " of " + activation.Name
 		page = func() (subgraph.Graph, error) {
 			return subgraph.FromActivation(subgraph.ActivationRun{Results: res, Levels: losers, Params: cfg, Tags: tags, Filter: filter}), nil

@@ -41,8 +41,46 @@ type (
 	errMsg struct{ err error }
 )
 
+// runner owns the runs: one slot per retriever, what runs Activation
+// Energy (its backend and options, the snapshot's counters), the graph
+// reads of the others (nb: nil when only Activation Energy can run here;
+// unfiltered and filter: Options.Unfiltered and Options.Filter), the read
+// of a ranked hit's context, and the baselines a run is compared with
+// (prev the last complete run before the current one, pinned the run the
+// analyst pinned: each run is compared with pinned, else prev).
+type runner struct {
+	slots      map[string]*runSlot
+	backend    activation.Backend
+	opts       activation.Options
+	held       func() snapshotState // the snapshot's counters (nil: no snapshot)
+	nb         graph.Neighbourhood
+	unfiltered graph.Neighbourhood
+	filter     string
+	hitCtx     hitContextRead
+	prev       *baseline
+	pinned     *baseline
+}
+
+func newRunner(backend activation.Backend, opts activation.Options, nb, unfiltered graph.Neighbourhood, filter string, pinned, saved *baseline) *runner {
+	r := &runner{slots: map[string]*runSlot{}, backend: backend, opts: opts, held: heldFunc(backend),
+		nb: nb, unfiltered: unfiltered, filter: filter, pinned: pinned, prev: saved}
+	for _, name := range CompareRetrievers() {
+		r.slots[name] = &runSlot{name: name}
+	}
+	return r
+}
+
+// stop cancels every retriever's run in flight and the read of a hit's
+// context, if any.
+func (r *runner) stop() {
+	for _, s := range r.slots {
+		s.stop()
+	}
+	r.hitCtx.stop()
+}
+
 // runSlot is the state of one retriever's run: the one in flight, or the
-// last one once it ended. The root holds one per retriever (Model.runs,
+// last one once it ended. The runner holds one per retriever (runner.slots,
 // keyed by name); its messages carry the slot's name and id (runRef), and
 // a message whose run is not the slot's current one is dropped (a
 // superseded run is never shown).

@@ -36,11 +36,17 @@ func notifyErr(err error) tea.Cmd {
 // and are passed to View.
 type statusBar struct {
 	st      *Styles
+	help    help.Model // the focused pane's keys (helpKeys)
+	notice  string     // shown when the explorer opens (Options.Notice)
 	backend string
 	filter  string // the relationship filter's note, shown after the backend ("" for none)
 	schema  string // the schema mapping's description, shown before the filter ("" for memoria's own)
 	msg     statusMsg
 	w       int
+}
+
+func newStatusBar(st *Styles, backend, filter, schema, notice string) *statusBar {
+	return &statusBar{st: st, help: newHelp(st), backend: backend, filter: filter, schema: schema, notice: notice}
 }
 
 // SetSize sets the width (the bar is two lines high).

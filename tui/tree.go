@@ -9,7 +9,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
@@ -17,8 +16,7 @@ import (
 // rendered once per change (cached) and handed to a bubbles viewport, so
 // View costs only the visible lines.
 type treePane struct {
-	km      keymap.KeyMap
-	st      *Styles
+	*Common
 	trees   *resultTrees
 	builder rowBuilder
 	rows    []treeRow
@@ -30,23 +28,22 @@ type treePane struct {
 	off     int
 	w, h    int
 	focused bool
-	built   int // trees version the rows were built from (-1: stale)
+	// detailKey is the row the detail pane was last shown for
+	// (syncDetail keeps its scroll while it stays).
+	detailKey rowKey
+	built     int // trees version the rows were built from (-1: stale)
 
 	// Search in the results: the input while typing, the query (matched
 	// case-insensitively against each row's text) once entered.
 	search    textinput.Model
 	searching bool
 	query     string
-
-	// judged is what the results show of the relevance marks (marks.go):
-	// the found line above the rows, the relevant nodes not found below.
-	judged *judgement
 }
 
-func newTreePane(km keymap.KeyMap, st *Styles) *treePane {
-	return &treePane{km: km, st: st, built: -1,
-		builder: rowBuilder{st: st, folded: map[rowKey]bool{}},
-		search:  st.newInput("/ ", "search the results")}
+func newTreePane(c *Common) *treePane {
+	return &treePane{Common: c, built: -1,
+		builder: rowBuilder{st: c.st, folded: map[rowKey]bool{}, names: c.names, stats: c.stats, marks: c.marks},
+		search:  c.st.newInput("/ ", "search the results")}
 }
 
 // Typing reports whether the search input takes the keys.
@@ -109,30 +106,10 @@ func (t *treePane) SetTrees(rt *resultTrees) {
 	t.refresh()
 }
 
-// SetNaming names the nodes as nm says (shared with the other panes) and
-// rebuilds the rows: cached ones name nodes the old way. Call it again
-// after nm changed.
-func (t *treePane) SetNaming(nm *naming) {
-	t.builder.names = nm
+// Rebuild renders every row again: the naming or the graph's metrics
+// (Common's names, stats) changed, and cached rows show them the old way.
+func (t *treePane) Rebuild() {
 	t.builder.reset()
-	t.built = -1
-	t.refresh()
-}
-
-// SetStats marks hubs as stats says and rebuilds the rows (cached ones
-// were rendered without the marks). Call it again after stats changed.
-func (t *treePane) SetStats(stats *graphStats) {
-	t.builder.stats = stats
-	t.builder.reset()
-	t.built = -1
-	t.refresh()
-}
-
-// SetMarks shows the relevance marks (✓ on marked nodes) and the
-// judgement of the results against them; call MarksChanged when either
-// changed.
-func (t *treePane) SetMarks(marks *markSet, judged *judgement) {
-	t.builder.marks, t.judged = marks, judged
 	t.built = -1
 	t.refresh()
 }
