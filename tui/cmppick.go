@@ -62,7 +62,7 @@ func (p *retrieverPicker) Update(msg tea.Msg) (bool, tea.Cmd) {
 		p.cursor = min(len(CompareRetrievers())-1, p.cursor+1)
 	case key.Matches(k, p.km.PickToggle):
 		if CompareRetrievers()[p.cursor] != activation.Name && !p.rankers {
-			return false, notifyErr(errors.New("only activation can run here: this source offers no graph reads for the other retrievers"))
+			return false, notifyErr(errOnlyActivation)
 		}
 		p.ticked[p.cursor] = !p.ticked[p.cursor]
 	case key.Matches(k, p.km.Submit):
@@ -119,13 +119,14 @@ func (p *retrieverPicker) Close() {}
 
 // openPicker puts the retriever picker on top, the retrievers shown now
 // ticked.
-func (m *Model) openPicker() {
+func (m *Model) openPicker() tea.Cmd {
 	shown := m.cmp.shown
 	if !m.comparing() {
 		shown = []string{m.retriever}
 	}
 	m.picker.open(shown, m.runs.nb != nil)
 	m.push(m.picker)
+	return nil
 }
 
 // applyPicked opens the compare view with names (two or more), or shows

@@ -548,23 +548,6 @@ func (m *Model) restartCompared(staleOnly bool) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// compareKey takes the keys that mean something else in the compare view:
-// w asks why the retrievers that lack the selected node do, and the keys
-// of a single retriever's results (copies, exports, the sweep, the pin)
-// say they work with one retriever shown. ok is false for other keys.
-func (m *Model) compareKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	km := m.km
-	if key.Matches(msg, km.WhyNot) && (m.focus == focusTree || m.focus == focusDetail) {
-		return m.askCompareWhy(), true
-	}
-	for _, b := range []key.Binding{km.CopyPath, km.CopyAll, km.Explain, km.Pin, km.SaveExperiment, km.Sweep, km.CopyCheck, km.ExportD3, km.ExportLLM, km.Reread} {
-		if key.Matches(msg, b) {
-			return notifyErr(fmt.Errorf("%s (%s) works with one retriever shown; %s picks one", b.Help().Key, b.Help().Desc, km.PickRetrievers.Help().Key)), true
-		}
-	}
-	return nil, false
-}
-
 // compareStatus is the status line in the compare view: each column's
 // state, and how many nodes only one retriever found.
 func (m *Model) compareStatus() []string {

@@ -381,88 +381,18 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.PrevPane):
 		return m.restartIfInputsChanged(m.setFocus((m.focus + focusCount - 1) % focusCount))
 	}
-	if !m.typing() && key.Matches(msg, km.ExportPage) {
-		return m.exportPage()
-	}
-	if !m.typing() && m.comparing() {
-		if cmd, ok := m.compareKey(msg); ok {
+	if !m.typing() {
+		if cmd, ok := m.commandKey(msg); ok {
 			return cmd
 		}
 	}
-	if !m.typing() && m.ranks() && !m.comparing() {
-		switch {
-		case key.Matches(msg, km.CopyPath):
-			return m.copyRoute()
-		case key.Matches(msg, km.CopyAll):
-			return m.copyAllRoutes()
-		}
-		for _, b := range []key.Binding{km.Explain, km.Pin, km.SaveExperiment, km.Sweep, km.CopyCheck, km.ExportD3, km.ExportLLM, km.Reread} {
-			if key.Matches(msg, b) {
-				return m.activationOnly(b)
-			}
-		}
-		if key.Matches(msg, km.WhyNot) && (m.focus == focusTree || m.focus == focusSeeds) {
-			return m.activationOnly(km.WhyNot)
-		}
-	}
-	if !m.typing() && key.Matches(msg, km.Mark) && (m.focus == focusTree || m.focus == focusSeeds) {
-		return m.toggleMark()
-	}
-	if !m.typing() {
-		switch {
-		case key.Matches(msg, km.Retriever):
-			return m.switchRetriever()
-		case key.Matches(msg, km.PickRetrievers):
-			if m.runs.nb == nil {
-				return notifyErr(errors.New("only activation can run here: this source offers no graph reads for the other retrievers"))
-			}
-			m.openPicker()
-			return nil
-		case key.Matches(msg, km.Quit):
-			return m.quit()
-		case key.Matches(msg, km.Help):
-			m.openHelp()
-			return nil
-		case key.Matches(msg, km.NameBy):
-			return m.changeNaming()
-		case key.Matches(msg, km.Stats):
-			m.openStats()
-			return nil
-		case key.Matches(msg, km.Explain):
-			m.tree.ToggleExplain()
-			m.syncDetail()
-			return nil
-		case key.Matches(msg, km.Pin):
-			return m.togglePin()
-		case key.Matches(msg, km.SaveExperiment):
-			return m.saveExperiment()
-		case key.Matches(msg, km.Sweep):
-			return m.startSweep()
-		case key.Matches(msg, km.CopyCheck):
-			return m.copyCheck()
-		case key.Matches(msg, km.CopyForm):
-			return m.cycleForm()
-		case key.Matches(msg, km.WhyNot) && (m.focus == focusTree || m.focus == focusSeeds):
-			return m.askWhy()
-		case key.Matches(msg, km.CopyPath):
-			return m.copyPath()
-		case key.Matches(msg, km.CopyAll):
-			return m.copyAll()
-		case key.Matches(msg, km.ExportD3):
-			return m.export("d3")
-		case key.Matches(msg, km.ExportLLM):
-			return m.export("llm")
-		case key.Matches(msg, km.Reread):
-			if s, ok := m.runs.backend.(snapshotter); ok {
-				// The run in flight is stopped first: it must neither refill
-				// the snapshot after the reset nor report against it.
-				m.actRun().stop()
-				m.actRun().id++
-				return resetSnapshotCmd(s)
-			}
-			return notify("nothing to re-read: this graph is in memory")
-		}
-	}
+	return m.paneKey(msg)
+}
+
+// paneKey gives msg to the focused pane, then follows what it changed: the
+// detail of the new selection, the tags' lines, and a re-run of the
+// retriever whose parameters, seeds or tags changed.
+func (m *Model) paneKey(msg tea.KeyMsg) tea.Cmd {
 	cfg, versions := m.params.Config(), m.rankVersions()
 	cmd := m.focused().Update(msg)
 	switch m.focus {

@@ -121,9 +121,10 @@ func (m *Model) overlayKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // openHelp puts the full help on top, scrolled to its start.
-func (m *Model) openHelp() {
+func (m *Model) openHelp() tea.Cmd {
 	m.push(m.helpView)
 	m.helpView.open()
+	return nil
 }
 
 // overlayHelp is the help line while o is on top: its keys, then ? (unless

@@ -229,11 +229,9 @@ func (m *Model) applyHitContext(msg hitContextMsg) {
 
 // switchRetriever chooses the next retriever: its parameters, results and
 // detail are shown, and it runs when the seeds or tags changed since its
-// last run (the other's run is kept as it is).
+// last run (the other's run is kept as it is). Its key is refused where
+// only Activation Energy can run (needsReads).
 func (m *Model) switchRetriever() tea.Cmd {
-	if m.runs.nb == nil {
-		return notifyErr(errors.New("only activation can run here: this source offers no graph reads for the expansion"))
-	}
 	if m.comparing() {
 		return m.nextCompared()
 	}
@@ -265,11 +263,6 @@ func (m *Model) showSlotRanking() {
 		errText = s.err.Error()
 	}
 	m.ranked.SetRanking(s.ranking, s.loading, errText)
-}
-
-// activationOnly answers a key that works with Activation Energy only.
-func (m *Model) activationOnly(b key.Binding) tea.Cmd {
-	return notifyErr(fmt.Errorf("%s (%s) works with the activation retriever; %s switches", b.Help().Key, b.Help().Desc, m.km.Retriever.Help().Key))
 }
 
 // copyRoute copies the selected hit's debug Cypher, the query `--format

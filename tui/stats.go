@@ -264,8 +264,9 @@ func (v *statsView) ShortHelp() []key.Binding { return []key.Binding{closeHelp("
 func (v *statsView) Close() {}
 
 // openStats puts the metrics on top, scrolled to their start.
-func (m *Model) openStats() {
+func (m *Model) openStats() tea.Cmd {
 	m.push(m.statsView)
 	m.statsView.refresh()
 	m.statsView.vp.GotoTop()
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
@@ -219,66 +220,89 @@ func (t *treePane) Update(msg tea.Msg) tea.Cmd {
 		if t.searching {
 			return t.searchKey(msg)
 		}
-		switch {
-		case key.Matches(msg, t.km.Search):
-			t.searching = true
-			t.search.SetValue(t.query)
-			t.search.CursorEnd()
-			t.setContent()
-			return t.search.Focus()
-		case key.Matches(msg, t.km.NextMatch):
-			return t.jumpMatch(1)
-		case key.Matches(msg, t.km.PrevMatch):
-			return t.jumpMatch(-1)
-		case key.Matches(msg, t.km.NextEnd):
-			return t.jumpTo(1, func(r treeRow) bool { return r.end }, "no path end")
-		case key.Matches(msg, t.km.PrevEnd):
-			return t.jumpTo(-1, func(r treeRow) bool { return r.end }, "no path end")
-		case key.Matches(msg, t.km.NextLoser), key.Matches(msg, t.km.PrevLoser):
-			if !t.builder.explain {
-				return notify("no losers shown: " + t.km.Explain.Help().Key + " shows them")
-			}
-			d := 1
-			if key.Matches(msg, t.km.PrevLoser) {
-				d = -1
-			}
-			return t.jumpTo(d, func(r treeRow) bool { return r.key.loser >= 0 }, "no losing candidate")
-		case key.Matches(msg, t.km.NextChange), key.Matches(msg, t.km.PrevChange):
-			d := 1
-			if key.Matches(msg, t.km.PrevChange) {
-				d = -1
-			}
-			if t.trees == nil || t.trees.base == nil {
-				return notify("no baseline yet: the next run is compared with this one (" + t.km.Pin.Help().Key + " pins it)")
-			}
-			return t.jumpTo(d, func(r treeRow) bool { return r.change }, "no change since the "+t.trees.base.label+" run")
-		case key.Matches(msg, t.km.CollapseAll):
-			t.foldAll()
-		case key.Matches(msg, t.km.ExpandAll):
-			clear(t.builder.folded)
-			t.built = -1
-			t.refresh()
-		case key.Matches(msg, t.km.Up):
-			t.move(-1)
-		case key.Matches(msg, t.km.Down):
-			t.move(1)
-		case key.Matches(msg, t.km.PageUp):
-			t.move(-max(1, t.h/2))
-		case key.Matches(msg, t.km.PageDown):
-			t.move(max(1, t.h/2))
-		case key.Matches(msg, t.km.Top):
-			t.move(-len(t.sels))
-		case key.Matches(msg, t.km.Bottom):
-			t.move(len(t.sels))
-		case key.Matches(msg, t.km.Toggle):
-			k, _ := t.selectedKey()
-			t.fold(!t.builder.folded[k])
-		case key.Matches(msg, t.km.Expand):
-			t.fold(false)
-		case key.Matches(msg, t.km.Collapse):
-			t.collapse()
+		cmd, _ := keymap.Dispatch(t, msg, t.commands(), notify)
+		return cmd
+	}
+	return nil
+}
+
+// treeCommand is a key of the tree; its refusals are notes, not errors.
+type treeCommand = keymap.Command[*treePane, tea.Cmd]
+
+// losersHidden refuses the loser jumps while the losers are not shown.
+func losersHidden(t *treePane, _ key.Binding) string {
+	if !t.builder.explain {
+		return "no losers shown: " + t.km.Explain.Help().Key + " shows them"
+	}
+	return ""
+}
+
+// noBaseline refuses the change jumps while no run is compared with.
+func noBaseline(t *treePane, _ key.Binding) string {
+	if t.trees == nil || t.trees.base == nil {
+		return "no baseline yet: the next run is compared with this one (" + t.km.Pin.Help().Key + " pins it)"
+	}
+	return ""
+}
+
+// commands are the tree's keys (search typing aside: searchKey).
+func (t *treePane) commands() []treeCommand {
+	km := t.km
+	isEnd := func(r treeRow) bool { return r.end }
+	isLoser := func(r treeRow) bool { return r.key.loser >= 0 }
+	isChange := func(r treeRow) bool { return r.change }
+	changes := func(d int) func(*treePane) tea.Cmd {
+		return func(t *treePane) tea.Cmd {
+			return t.jumpTo(d, isChange, "no change since the "+t.trees.base.label+" run")
 		}
 	}
+	moves := func(d func(*treePane) int) func(*treePane) tea.Cmd {
+		return func(t *treePane) tea.Cmd { t.move(d(t)); return nil }
+	}
+	page := func(t *treePane) int { return max(1, t.h/2) }
+	all := func(t *treePane) int { return len(t.sels) }
+	return []treeCommand{
+		{Binding: km.Search, Run: (*treePane).startSearch},
+		{Binding: km.NextMatch, Run: func(t *treePane) tea.Cmd { return t.jumpMatch(1) }},
+		{Binding: km.PrevMatch, Run: func(t *treePane) tea.Cmd { return t.jumpMatch(-1) }},
+		{Binding: km.NextEnd, Run: func(t *treePane) tea.Cmd { return t.jumpTo(1, isEnd, "no path end") }},
+		{Binding: km.PrevEnd, Run: func(t *treePane) tea.Cmd { return t.jumpTo(-1, isEnd, "no path end") }},
+		{Binding: km.NextLoser, Disabled: losersHidden, Run: func(t *treePane) tea.Cmd { return t.jumpTo(1, isLoser, "no losing candidate") }},
+		{Binding: km.PrevLoser, Disabled: losersHidden, Run: func(t *treePane) tea.Cmd { return t.jumpTo(-1, isLoser, "no losing candidate") }},
+		{Binding: km.NextChange, Disabled: noBaseline, Run: changes(1)},
+		{Binding: km.PrevChange, Disabled: noBaseline, Run: changes(-1)},
+		{Binding: km.CollapseAll, Run: func(t *treePane) tea.Cmd { t.foldAll(); return nil }},
+		{Binding: km.ExpandAll, Run: (*treePane).unfoldAll},
+		{Binding: km.Up, Run: moves(func(*treePane) int { return -1 })},
+		{Binding: km.Down, Run: moves(func(*treePane) int { return 1 })},
+		{Binding: km.PageUp, Run: moves(func(t *treePane) int { return -page(t) })},
+		{Binding: km.PageDown, Run: moves(page)},
+		{Binding: km.Top, Run: moves(func(t *treePane) int { return -all(t) })},
+		{Binding: km.Bottom, Run: moves(all)},
+		{Binding: km.Toggle, Run: func(t *treePane) tea.Cmd {
+			k, _ := t.selectedKey()
+			t.fold(!t.builder.folded[k])
+			return nil
+		}},
+		{Binding: km.Expand, Run: func(t *treePane) tea.Cmd { t.fold(false); return nil }},
+		{Binding: km.Collapse, Run: func(t *treePane) tea.Cmd { t.collapse(); return nil }},
+	}
+}
+
+// startSearch opens the search input on the last query.
+func (t *treePane) startSearch() tea.Cmd {
+	t.searching = true
+	t.search.SetValue(t.query)
+	t.search.CursorEnd()
+	t.setContent()
+	return t.search.Focus()
+}
+
+// unfoldAll unfolds every node.
+func (t *treePane) unfoldAll() tea.Cmd {
+	clear(t.builder.folded)
+	t.built = -1
+	t.refresh()
 	return nil
 }
 

@@ -1,0 +1,43 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOneRefusalWhereOnlyActivationRuns: on a source with no graph reads
+// but Activation Energy's, x (switch retriever), X (the picker) and a tick
+// of a ranking retriever in the picker are refused with the same sentence
+// (errOnlyActivation), which names the other retrievers: x used to say
+// "for the expansion", from when the expansion was the only other one.
+// Nothing changes: the retriever stays activation, the picker stays shut.
+func TestOneRefusalWhereOnlyActivationRuns(t *testing.T) {
+	const want = "only activation can run here: this source offers no graph reads for the other retrievers"
+	h := demoHarness(t)
+	h.m.runs.nb = nil
+	h.focusPane(focusTree) // no text taken
+	for _, k := range []string{"x", "X"} {
+		h.keys(k)
+		h.settle()
+		if s := h.lastStatus(); s.text != want || !s.isErr {
+			t.Errorf("%s: status %q (error %v), want %q", k, s.text, s.isErr, want)
+		}
+		if h.m.retriever != "activation" || h.m.top() != nil {
+			t.Errorf("%s: retriever %s, overlay %v: want activation and none", k, h.m.retriever, h.m.top())
+		}
+	}
+	// The picker itself, opened where reads exist and then losing them:
+	// its tick of a ranking retriever says the same.
+	h2 := demoHarness(t)
+	h2.focusPane(focusTree)
+	h2.keys("X")
+	if h2.m.top() != h2.m.picker {
+		t.Fatalf("X did not open the picker")
+	}
+	h2.m.picker.rankers = false
+	h2.keys("j", " ")
+	h2.settle()
+	if s := h2.lastStatus(); !strings.Contains(s.text, want) {
+		t.Errorf("picker tick: status %q, want %q", s.text, want)
+	}
+}
