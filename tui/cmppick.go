@@ -134,16 +134,16 @@ func (m *Model) openPicker() tea.Cmd {
 func (m *Model) applyPicked(names []string) tea.Cmd {
 	blur := m.focused().Blur()
 	if len(names) < 2 { // never a combining retriever alone: the picker refuses it
-		m.cmp.shown = nil
-		m.retriever = names[0]
+		m.show(names[0], nil)
 		focus := m.focused().Focus()
 		m.showChosen()
 		return m.restartIfInputsChanged(tea.Batch(blur, focus, notify("retriever: "+m.retriever)))
 	}
-	m.cmp.shown = names
-	if !slices.Contains(names, m.retriever) {
-		m.retriever = firstWithParams(names)
+	chosen := m.retriever
+	if !slices.Contains(names, chosen) {
+		chosen = firstWithParams(names)
 	}
+	m.show(chosen, names)
 	for _, n := range names {
 		if combining(n) {
 			// What it combines changed with the columns: it runs again.
@@ -183,7 +183,7 @@ func (m *Model) nextCompared() tea.Cmd {
 			break
 		}
 	}
-	m.retriever = m.cmp.shown[i]
+	m.show(m.cmp.shown[i], m.cmp.shown)
 	focus := m.focused().Focus()
 	return tea.Batch(blur, focus, notify("parameters: "+m.retriever))
 }

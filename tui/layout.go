@@ -7,7 +7,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/memoria-graph/memoria/internal/textsafe"
 )
 
 // rect is a pane's place on the screen (outer size, frame included).
@@ -136,26 +135,10 @@ func (m *Model) View() string {
 
 // statusView renders the status bar from the state the root and the tree
 // pane own; for the expansion, its run's state and statistics.
-func (m *Model) statusView() string {
-	if m.comparing() {
-		return m.status.line(m.compareStatus())
-	}
-	if m.ranks() {
-		return m.status.line(rankingStatus(m.st, m.slot()))
-	}
-	return m.status.View(m.actRun().trees, m.tree.Explain())
-}
+func (m *Model) statusView() string { return m.view.status() }
 
 // paramsTitle names the parameters pane after the chosen retriever.
-func (m *Model) paramsTitle() string {
-	if m.comparing() {
-		return "Parameters · " + m.retriever + " (" + m.km.Retriever.Help().Key + ": next)"
-	}
-	if m.ranks() {
-		return "Parameters · " + m.retriever
-	}
-	return "Thresholds"
-}
+func (m *Model) paramsTitle() string { return m.view.paramsTitle() }
 
 // shortHelp is the help line's keys: the top overlay's, else the focused
 // pane's and the global ones that work there.
@@ -170,43 +153,7 @@ func (m *Model) box(f focus, title string, r rect) string {
 	return m.st.Box(title, m.pane(f).View(), r.w, r.h, m.focus == f)
 }
 
-func (m *Model) treeTitle() string {
-	var parts []string
-	parts = append(parts, "Results")
-	if m.comparing() {
-		parts = append(parts, "compare")
-		if m.cmp.k > 0 {
-			parts = append(parts, fmt.Sprintf("top %d", m.cmp.k))
-		}
-		if p := m.cmp.Position(); p != "" {
-			parts = append(parts, p)
-		}
-		return strings.Join(append(parts, "by "+m.cmp.sortName()), " · ")
-	}
-	if m.ranks() {
-		parts = append(parts, m.retriever)
-		if s := m.slot(); s.started {
-			parts = append(parts, fmt.Sprintf("run %d", s.id))
-		}
-		if p := m.ranked.Position(); p != "" {
-			parts = append(parts, p)
-		}
-		return strings.Join(parts, " · ")
-	}
-	if m.actRun().trees != nil {
-		parts = append(parts, fmt.Sprintf("run %d", m.actRun().id))
-		if p := m.tree.Position(); p != "" {
-			parts = append(parts, p)
-		}
-		if len(m.actRun().tags) > 0 {
-			parts = append(parts, "tags "+textsafe.Escape(strings.Join(m.actRun().tags, ",")))
-		}
-	}
-	if m.tree.Explain() {
-		parts = append(parts, "explain")
-	}
-	return strings.Join(parts, " · ")
-}
+func (m *Model) treeTitle() string { return m.view.title() }
 
 // tooSmall reports whether the window is below the smallest size that works
 // (a size of 0×0 means none was reported yet: the layout's own 80×24).

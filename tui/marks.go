@@ -102,18 +102,7 @@ func markGlyph(g int) string {
 // node under the cursor.
 func (m *Model) markTarget() (string, bool) {
 	if m.focus == focusTree {
-		switch {
-		case m.comparing():
-			if r, ok := m.cmp.Selected(); ok {
-				return r.id, true
-			}
-			return "", false
-		case m.ranks():
-			if h, ok := m.ranked.Selected(); ok {
-				return h.NodeID, true
-			}
-			return "", false
-		}
+		return m.view.markTarget()
 	}
 	return m.whyTarget()
 }

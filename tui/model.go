@@ -77,8 +77,10 @@ type Model struct {
 	// runs holds each retriever's run slot and what runs them (run.go).
 	runs *runner
 	// retriever is the chosen retriever, whose parameters, results and
-	// detail are shown.
+	// detail are shown; view shows its results, or the compare view's
+	// (show sets both).
 	retriever string
+	view      resultView
 }
 
 // newModel builds the root model; opts must already be completed.
@@ -95,7 +97,6 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		ranked:    newRankPane(c),
 		cmp:       newCmpPane(c, opts.Compare),
 		picker:    newRetrieverPicker(c),
-		retriever: opts.Retriever,
 		tree:      newTreePane(c),
 		detail:    newDetailPane(c, validityKeys(opts.Mapping)),
 		status:    newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
@@ -115,6 +116,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 			m.ranked.panels[name] = newRankParamsPanel(c, newSpecSet(p))
 		}
 	}
+	m.show(opts.Retriever, m.cmp.shown)
 	m.seeds.Focus()
 	m.resize(80, 24)
 	return m
@@ -148,15 +150,7 @@ func (m *Model) rankPanel() *rankParamsPanel { return m.ranked.panels[m.retrieve
 
 // restart re-runs the chosen retriever with the current seeds, tags and
 // its parameters (the other retriever's run is left as it is).
-func (m *Model) restart() tea.Cmd {
-	if m.comparing() {
-		return m.restartCompared(false)
-	}
-	if m.ranks() {
-		return m.restartRanking()
-	}
-	return m.restartActivation()
-}
+func (m *Model) restart() tea.Cmd { return m.view.restart() }
 
 // restartActivation cancels Activation Energy's run in flight and starts
 // one with the current seeds, tags and thresholds. Explore runs inside the
@@ -228,7 +222,7 @@ func (m *Model) afterTreeChange(newRun bool) {
 // is chosen the pane is its hit's (syncHit): Activation Energy's events
 // leave it alone.
 func (m *Model) syncDetail() {
-	if m.ranks() || m.comparing() {
+	if !m.showsTree() {
 		return
 	}
 	k, _ := m.tree.selectedKey()
@@ -343,12 +337,9 @@ func (m *Model) typing() bool {
 	case focusTags:
 		return m.tags.Typing()
 	case focusTree:
-		return !m.ranks() && !m.comparing() && m.tree.Typing()
+		return m.view.typing()
 	case focusParams:
-		if m.ranks() {
-			return m.rankPanel().Typing()
-		}
-		return m.params.Typing()
+		return m.view.params().Typing()
 	}
 	return false
 }
@@ -397,13 +388,7 @@ func (m *Model) paneKey(msg tea.KeyMsg) tea.Cmd {
 	cmd := m.focused().Update(msg)
 	switch m.focus {
 	case focusTree:
-		if m.comparing() {
-			m.syncCompareDetail()
-		} else if m.ranks() {
-			cmd = tea.Batch(cmd, m.syncHit())
-		} else {
-			m.syncDetail()
-		}
+		cmd = tea.Batch(cmd, m.view.follow())
 	case focusTags:
 		m.resize(m.w, m.h) // the chips may need more or fewer lines
 	}
@@ -423,9 +408,13 @@ func (m *Model) paneKey(msg tea.KeyMsg) tea.Cmd {
 // changed since the current run started (a key, or leaving a pane with a
 // score typed, changed them).
 func (m *Model) restartIfInputsChanged(cmd tea.Cmd) tea.Cmd {
-	if m.comparing() {
-		return tea.Batch(cmd, m.restartCompared(true))
-	}
+	return m.view.restartIfInputsChanged(cmd)
+}
+
+// restartSlotIfChanged adds a restart of the chosen retriever to cmd when
+// the seeds or tags changed since its run started, or it never ran and
+// there are seeds.
+func (m *Model) restartSlotIfChanged(cmd tea.Cmd) tea.Cmd {
 	s := m.slot()
 	changed := m.seeds.Version() != s.seedsV || m.tags.Version() != s.tagsV
 	if changed || (!s.started && len(m.seeds.Seeds()) > 0) {

@@ -238,7 +238,7 @@ func (m *Model) switchRetriever() tea.Cmd {
 	blur := m.focused().Blur()
 	names := Retrievers()
 	i := slices.Index(names, m.retriever)
-	m.retriever = names[(i+1)%len(names)]
+	m.show(names[(i+1)%len(names)], nil)
 	focus := m.focused().Focus()
 	var sync tea.Cmd
 	if m.ranks() {
