@@ -261,45 +261,14 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.detail.Redraw()
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-	case runStartedMsg:
-		if !m.actRun().current(msg.id) {
-			return m, nil
-		}
-		if msg.err != nil {
-			m.actRun().err = msg.err
-			m.refreshIfComparing()
-			for _, st := range m.actRun().trees.seeds {
-				st.state, st.err = seedFailed, msg.err.Error()
-			}
-			m.actRun().trees.version++
-			m.afterTreeChange(false)
-			return m, notifyErr(msg.err)
-		}
-		m.actRun().ch, m.actRun().heldBefore = msg.ch, msg.held
-		return m, nextEventCmd(msg.id, msg.ch, m.runs.held)
-	case runEventMsg:
-		if !m.actRun().current(msg.id) || m.actRun().ch == nil {
-			return m, nil // a superseded run: never shown
-		}
-		m.actRun().trees.apply(msg.ev)
-		m.afterTreeChange(false)
-		return m, nextEventCmd(msg.id, m.actRun().ch, m.runs.held)
-	case runClosedMsg:
-		if m.actRun().current(msg.id) {
-			m.actRun().stop()
-			m.refreshIfComparing()
-			if m.runs.held != nil {
-				return m, notify(snapshotStatus(m.actRun().heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
-			}
-		}
+	case runReply:
+		return m, m.runs.route(m, msg)
 	case whyDoneMsg, whyTickMsg:
 		return m, m.toOverlay(m.why, msg)
 	case sweepMsg:
 		return m, m.toOverlay(m.sweep, msg)
 	case snapshotResetMsg:
 		return m, m.restartActivation()
-	case rankingMsg:
-		return m, m.applyRanking(msg)
 	case pickedMsg:
 		return m, m.applyPicked(msg.names)
 	case hitContextMsg:

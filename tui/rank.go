@@ -140,13 +140,15 @@ func (m *Model) startRanking(name string) tea.Cmd {
 	return tea.Batch(m.syncHit(), rankingCmd(ctx, s.ref(), m.runs.nb, q, s.params))
 }
 
-// applyRanking shows the answer of the chosen ranking retriever's current
-// run and drops any other (a run of a retriever not shown keeps its
-// answer in its slot, shown when it is chosen again).
-func (m *Model) applyRanking(msg rankingMsg) tea.Cmd {
-	s, ok := m.runs.slots[msg.ref.retriever]
-	if !ok || !s.current(msg.ref) || msg.ref.retriever == activation.Name {
-		return nil // superseded: never shown
+func (msg rankingMsg) run() runRef { return msg.ref }
+
+// apply shows the answer of a ranking retriever's current run (runner.route
+// dropped any other): in its compare column, or in the results pane when
+// it is the chosen one (a run of a retriever not shown keeps its answer in
+// its slot, shown when it is chosen again).
+func (msg rankingMsg) apply(m *Model, s *runSlot) tea.Cmd {
+	if msg.ref.retriever == activation.Name {
+		return nil // Activation Energy's run answers by events
 	}
 	s.stop()
 	if m.comparing() && slices.Contains(m.cmp.shown, msg.ref.retriever) {

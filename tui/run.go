@@ -79,6 +79,74 @@ func (r *runner) stop() {
 	r.hitCtx.stop()
 }
 
+// runReply is the envelope of every reply of a run's background work
+// (runStartedMsg, runEventMsg, runClosedMsg, rankingMsg): the run it
+// answers, by slot (the retriever's name) and id, and what applying it
+// does. The root routes every one the same way (runner.route): a reply
+// whose run is not its slot's current one is dropped, so a superseded run
+// is never shown; the others apply themselves to their slot.
+type runReply interface {
+	tea.Msg
+	run() runRef
+	apply(m *Model, s *runSlot) tea.Cmd
+}
+
+// route drops r when its run is not its slot's current one, else applies
+// it.
+func (r *runner) route(m *Model, reply runReply) tea.Cmd {
+	s, ok := r.slots[reply.run().retriever]
+	if !ok || !s.current(reply.run()) {
+		return nil // a superseded run: never shown
+	}
+	return reply.apply(m, s)
+}
+
+func (msg runStartedMsg) run() runRef { return msg.id }
+func (msg runEventMsg) run() runRef   { return msg.id }
+func (msg runClosedMsg) run() runRef  { return msg.id }
+
+// apply starts reading the run's events, or shows why it could not start.
+func (msg runStartedMsg) apply(m *Model, s *runSlot) tea.Cmd {
+	if s.name != activation.Name {
+		return nil
+	}
+	if msg.err != nil {
+		s.err = msg.err
+		m.refreshIfComparing()
+		for _, st := range s.trees.seeds {
+			st.state, st.err = seedFailed, msg.err.Error()
+		}
+		s.trees.version++
+		m.afterTreeChange(false)
+		return notifyErr(msg.err)
+	}
+	s.ch, s.heldBefore = msg.ch, msg.held
+	return nextEventCmd(msg.id, msg.ch, m.runs.held)
+}
+
+// apply grows the trees by one event and reads the next.
+func (msg runEventMsg) apply(m *Model, s *runSlot) tea.Cmd {
+	if s.name != activation.Name || s.ch == nil {
+		return nil // stopped: its events are no longer read
+	}
+	s.trees.apply(msg.ev)
+	m.afterTreeChange(false)
+	return nextEventCmd(msg.id, s.ch, m.runs.held)
+}
+
+// apply ends the run; on a snapshot it says what the run read.
+func (msg runClosedMsg) apply(m *Model, s *runSlot) tea.Cmd {
+	if s.name != activation.Name {
+		return nil
+	}
+	s.stop()
+	m.refreshIfComparing()
+	if m.runs.held != nil {
+		return notify(snapshotStatus(s.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
+	}
+	return nil
+}
+
 // runSlot is the state of one retriever's run: the one in flight, or the
 // last one once it ended. The runner holds one per retriever (runner.slots,
 // keyed by name); its messages carry the slot's name and id (runRef), and
