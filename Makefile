@@ -79,8 +79,8 @@ FUZZTIME ?= 20s
 fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./graph/apoc/
 	$(GO) test -run='^$$' -fuzz='^FuzzParseRelCond$$' -fuzztime=$(FUZZTIME) ./graph/
-	$(GO) test -run='^$$' -fuzz='^FuzzParseQueries$$' -fuzztime=$(FUZZTIME) ./internal/eval/
-	$(GO) test -run='^$$' -fuzz='^FuzzParseQrels$$' -fuzztime=$(FUZZTIME) ./internal/eval/
+	$(GO) test -run='^$$' -fuzz='^FuzzParseQueries$$' -fuzztime=$(FUZZTIME) ./retriever/eval/
+	$(GO) test -run='^$$' -fuzz='^FuzzParseQrels$$' -fuzztime=$(FUZZTIME) ./retriever/eval/
 	$(GO) test -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./internal/experiment/
 
 clean:

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // scaleSeeds are the five seeds of the 1M-edge benchmarks
@@ -115,7 +115,7 @@ func expansionArgs(base []string) []string {
 }
 
 // BenchmarkCommands1M runs the commands an analyst runs on the 100k-node,
-// 1M-edge generated graph (internal/testkit/randgraph.Scale(100_000, 1_000_000,
+// 1M-edge generated graph (testkit/randgraph.Scale(100_000, 1_000_000,
 // 2.5, 1)), five seeds, default thresholds, each as the built binary with
 // its defaults, the file's load included: `explore`, the default
 // min-activation `sweep` (the explorer's s), a `--from 0.001 --to 0.05

@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
-	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
 	"github.com/memoria-graph/memoria/retriever/expansion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/scale1m"
 )
 
 // BenchmarkNeo4jRetrievers1M compares, in one run on one server, the typed

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
 )
 
 // hang bounds a run of the binary that must end by itself, far above any

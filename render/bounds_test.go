@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoria-graph/memoria/internal/eval"
+	"github.com/memoria-graph/memoria/retriever/eval"
 )
 
 // TestNumWidthBounded: a number shown for people is never wider than 16

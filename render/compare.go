@@ -7,9 +7,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/overlap"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/overlap"
 )
 
 // CompareJSON is `memoria compare --format json`: one object and a newline,

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/overlap"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/overlap"
 )
 
 // compareRanking is a ranking named name of nodes in that order, ranked 1,
@@ -34,7 +34,7 @@ func compareOf(t *testing.T, k int, rankings ...retriever.Ranking) overlap.Resul
 	return res
 }
 
-// TestCompareText: three rankings cut at k = 3 (internal/overlap's tests
+// TestCompareText: three rankings cut at k = 3 (retriever/overlap's tests
 // work the numbers):
 //
 //	activation  A B Z D  → A B Z

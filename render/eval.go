@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memoria-graph/memoria/internal/eval"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/eval"
 )
 
 // EvalJSON is `memoria eval --format json`: one object and a newline,

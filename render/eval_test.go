@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoria-graph/memoria/internal/eval"
+	"github.com/memoria-graph/memoria/retriever/eval"
 )
 
-// evalReport is two retrievers over two queries (internal/eval's
+// evalReport is two retrievers over two queries (retriever/eval's
 // TestEvaluate works its numbers), with a relevant node and a seed the
 // graph lacks, a query of the qrels the set lacks, and hostile text in a
 // query id and a node id.

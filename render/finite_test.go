@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoria-graph/memoria/internal/overlap"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/overlap"
 )
 
 // TestJSONRefusesNonFinite: the expansion's worked ranking with hit 2's

@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	goldenfile "github.com/memoria-graph/memoria/internal/testkit/golden"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	goldenfile "github.com/memoria-graph/memoria/testkit/golden"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
-// golden compares got with testdata/<name>.golden (internal/testkit/golden; -update
+// golden compares got with testdata/<name>.golden (testkit/golden; -update
 // rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()

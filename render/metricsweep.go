@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memoria-graph/memoria/internal/eval"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/eval"
 )
 
 // MetricSweep is `memoria sweep --queries` (docs/EVALUATION.md, "Metric

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoria-graph/memoria/internal/eval"
+	"github.com/memoria-graph/memoria/retriever/eval"
 )
 
 // TestBar: x / full of width cells in eighths, rounded, padded: 0.5 of 20

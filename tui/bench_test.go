@@ -233,7 +233,7 @@ func compareRankings() []retriever.Ranking {
 // BenchmarkCompareResult1000 is the compare view's redraw when a result
 // arrives on a 1,000-row union (issue 20's target: within 16 ms): Update
 // with one retriever's rankingMsg (the table rebuilt through
-// internal/overlap, sorted, the detail's side-by-side columns for the
+// retriever/overlap, sorted, the detail's side-by-side columns for the
 // selected row), then View. The expansion, spreading activation and ppr are
 // compared (compareRankings); each iteration one of them answers a run.
 func BenchmarkCompareResult1000(b *testing.B) {

@@ -10,16 +10,16 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/overlap"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/overlap"
 )
 
 // The compare view (docs/EXPLORER.md, "Compare view"): with two or more
 // retrievers picked (X, or `memoria --retrievers A,B`), the results pane is
-// a table of the union of their top K (internal/overlap: rows in its union
+// a table of the union of their top K (retriever/overlap: rows in its union
 // order, a column per retriever with the node's rank there), and the
 // detail pane shows the selected node's provenance under each retriever
 // side by side. Each retriever keeps its own run slot: a parameter change
@@ -106,7 +106,7 @@ func tableK(rs []retriever.Ranking) int {
 
 // cmpRefresh rebuilds the table from the compared retrievers' slots and
 // shows the selected row in the detail pane. The union and the ranks come
-// from internal/overlap over the rankings that are in.
+// from retriever/overlap over the rankings that are in.
 func (m *Model) cmpRefresh() {
 	cols := make([]cmpColumn, len(m.cmp.shown))
 	var names []string

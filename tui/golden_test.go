@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	goldenfile "github.com/memoria-graph/memoria/internal/testkit/golden"
+	goldenfile "github.com/memoria-graph/memoria/testkit/golden"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
 
-// golden compares got with testdata/name.golden (internal/testkit/golden; -update
+// golden compares got with testdata/name.golden (testkit/golden; -update
 // rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()

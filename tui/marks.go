@@ -8,11 +8,11 @@ import (
 	"slices"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/memoria-graph/memoria/internal/eval"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/retriever/eval"
 	"github.com/memoria-graph/memoria/retriever/rankwhy"
 )
 
@@ -21,7 +21,7 @@ import (
 // highly relevant (grade 2), again unmarked. With marks, the results of the
 // retriever shown measure themselves against them: ✓ on every relevant
 // hit, the found line (relevant found, recall@markK and nDCG@markK of the
-// ranking, internal/eval's trec_eval definitions), and the relevant nodes
+// ranking, retriever/eval's trec_eval definitions), and the relevant nodes
 // the results lack, each with its why-not, asked in the background one
 // node at a time (a question per node, under the judgement's id and a
 // cancellable context; answers of an earlier judgement are dropped). The

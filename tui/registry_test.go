@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoria-graph/memoria/internal/testkit/toyretriever"
 	"github.com/memoria-graph/memoria/retriever/registry"
+	"github.com/memoria-graph/memoria/testkit/toyretriever"
 )
 
 // TestPickerShowsARegisteredRetriever: a retriever registered with no
-// other edit (the toy "degree", internal/testkit/toyretriever) is in the
+// other edit (the toy "degree", testkit/toyretriever) is in the
 // picker, last; ticking it beside Activation Energy opens the compare view
 // with a degree column that runs and fills, and its parameter panel lists
 // its table (MIN_DEGREE, TOP_K K), a step of which changes a copy.

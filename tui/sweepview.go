@@ -8,12 +8,12 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/memoria-graph/memoria/internal/eval"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
+	"github.com/memoria-graph/memoria/retriever/eval"
 )
 
 // sweepMsg is one update of sweep id: a snapshot of the sweep so far
@@ -184,7 +184,7 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 // scoreSweep measures each point of the finished sweep s against the marks:
 // the point's results (Sweep.Replay, which explores again only where a
 // seed's result changes) projected as a ranking (activation.Ranking), its
-// recall@markK and nDCG@markK (internal/eval). final, the sweep's last
+// recall@markK and nDCG@markK (retriever/eval). final, the sweep's last
 // update, comes back with the scores and with recall and nDCG charted
 // after the sweep's own charts (render.SweepTextWith).
 func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map[string]int, final sweepMsg) (sweepMsg, error) {

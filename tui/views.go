@@ -8,10 +8,10 @@ import (
 	"github.com/memoria-graph/memoria/internal/textsafe"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/memoria-graph/memoria/internal/overlap"
 	"github.com/memoria-graph/memoria/render/subgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/overlap"
 )
 
 // resultView is one of the three ways the results are shown: Activation

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // TestMetricsTrianglePendant: the triangle A–B–C with D hanging off C (and

@@ -12,8 +12,8 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
 )
 
 // TestCatalogMatchesInMemory: on the demo graph the Neo4j catalog answers

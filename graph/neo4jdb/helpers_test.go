@@ -7,14 +7,14 @@ import (
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
 )
 
 // The tests that need a server are in package neo4jdb_test: they load
 // graphs with graph/neo4jload and expand with
 // retriever/activation/onneo4j, which both import neo4jdb. They share the
-// server as internal/testkit/neo4jfix says.
+// server as testkit/neo4jfix says.
 func TestMain(m *testing.M) { neo4jtest.Main(m) }
 
 // fx is the shared server, loaded with neo4jload.

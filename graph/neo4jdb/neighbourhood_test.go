@@ -9,7 +9,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
 )
 
 // TestNeighbourhoodFrozenServer: the reads every retriever but Activation

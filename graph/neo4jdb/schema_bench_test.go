@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
-	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/scale1m"
 )
 
 // BenchmarkCheckSchema1M is what opening a graph through a schema mapping

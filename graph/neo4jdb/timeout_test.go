@@ -10,7 +10,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
 )
 
 // hang bounds a call that must return by itself: far above any deadline

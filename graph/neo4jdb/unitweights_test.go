@@ -17,7 +17,7 @@ import (
 // range index on DIRECTED's weight exists, then true; a DIRECTED weight of
 // 2 makes it false again, and a weight of 7 on a type LightRAG does not
 // traverse does not. Graphiti's mapping needs no index. It needs a Neo4j
-// 5 (internal/testkit/neo4jtest; with CI=true it fails rather than skips
+// 5 (testkit/neo4jtest; with CI=true it fails rather than skips
 // without one), and writes through the package's fixture (fx.Cypher), so
 // that a later test asking for the demo graph gets it loaded again.
 func TestUnitWeightsOnNeo4j(t *testing.T) {

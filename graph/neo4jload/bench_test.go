@@ -15,9 +15,9 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
-	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/testkit/peakmem"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // EnvBenchData is the variable BenchmarkNeo4jScale of
@@ -28,7 +28,7 @@ import (
 const EnvBenchData = "MEMORIA_BENCH_DATA"
 
 // BenchmarkLoadFile is `memoria load` of the generated 100k-node /
-// 1M-relationship APOC file (internal/testkit/randgraph.Scale(100_000, 1_000_000,
+// 1M-relationship APOC file (testkit/randgraph.Scale(100_000, 1_000_000,
 // 2.5, 1), the graph of BenchmarkNeo4jScale) into an empty database of a
 // server with `make neo4j`'s settings (1 GB page cache, 2 GB heap, full
 // JIT): PrepareFile (the check pass), then Plan.Load (the file read again

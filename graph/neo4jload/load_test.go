@@ -16,11 +16,11 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
 )
 
 func counts(t testing.TB, src *neo4jdb.Source) (int64, int64) {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // fileDump renders g as neo4jtest.Dump renders the database that holds

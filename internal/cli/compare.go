@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memoria-graph/memoria/internal/overlap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/render/subgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/overlap"
 )
 
 const compareUsage = `Usage: memoria compare [source flags] --seed ID[=SCORE]... [--tags a,b]

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/overlap"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
-	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/fusion"
+	"github.com/memoria-graph/memoria/retriever/overlap"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/scale1m"
 )
 
 // BenchmarkCompare1M is `memoria compare` with its defaults (the four

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoria-graph/memoria/internal/testkit/golden"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/golden"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // corpusRetrievers are the retrievers the command corpus runs, written out

@@ -9,8 +9,8 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
 )
 
 // parallelGraph is an APOC file with two parallel RELATES edges on each of

@@ -18,11 +18,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/eval"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/eval"
 )
 
 const evalUsage = `Usage: memoria eval [source flags] --queries Q.jsonl [--qrels FILE]

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // BenchmarkEvalDemo is `memoria eval` of the demo query set (8 queries)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/memoria-graph/memoria/internal/eval"
+	"github.com/memoria-graph/memoria/retriever/eval"
 )
 
 // demoQueries is the demo graph's query set (docs/DEMO_GRAPH.md, "Queries

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoria-graph/memoria/internal/testkit/golden"
+	"github.com/memoria-graph/memoria/testkit/golden"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 )

@@ -10,9 +10,9 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/memoria-graph/memoria/internal/eval"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/retriever/eval"
 )
 
 // readInput opens the file of --flag and hands it to parse as a stream

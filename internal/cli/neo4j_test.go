@@ -16,7 +16,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
 )
 
 // TestMain runs the package's tests with one shared Neo4j test server,

@@ -8,8 +8,8 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
-	"github.com/memoria-graph/memoria/internal/testkit/toyretriever"
 	"github.com/memoria-graph/memoria/retriever/registry"
+	"github.com/memoria-graph/memoria/testkit/toyretriever"
 )
 
 // naiveDegree is the toy retriever worked independently from the APOC

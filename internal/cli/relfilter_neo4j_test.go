@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // hostileKind is a relationship property value, and a --rel-where value,

@@ -28,6 +28,7 @@ import (
 	"math"
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
 // Mode is what a page shows.
@@ -37,7 +38,7 @@ const (
 	// ModeActivation is Activation Energy's results: kept hops with T, w,
 	// tag_sim and d, and the candidates that lost or fell below the
 	// threshold.
-	ModeActivation Mode = "activation"
+	ModeActivation Mode = activation.Name
 	// ModeRanking is one ranking retriever's hits and their routes.
 	ModeRanking Mode = "ranking"
 	// ModeCompare is several rankings over one query, each retriever's hits

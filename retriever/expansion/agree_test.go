@@ -8,10 +8,10 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/naiveexp"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/testkit/naiveexp"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // RandomCase is a random typed graph with random seeds and parameters.

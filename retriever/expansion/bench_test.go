@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
-	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/testkit/peakmem"
+	"github.com/memoria-graph/memoria/testkit/scale1m"
 )
 
 // BenchmarkExpansion1M is the expansion as `explore --retriever expansion`

@@ -8,12 +8,12 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/tinygraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/testkit/tinygraph"
 )
 
-// The hand-worked graphs and checks are internal/testkit/tinygraph's.
+// The hand-worked graphs and checks are testkit/tinygraph's.
 type rel = tinygraph.Rel
 
 var (

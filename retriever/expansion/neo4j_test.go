@@ -14,10 +14,10 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
 )
 
 // Tests on the shared server run one after another: they replace its data.
@@ -92,7 +92,7 @@ func relText(r graph.Rel) string {
 //     order: they are compared as text, sorted, within such a run);
 //   - three random expansions each (H 1–3, random f, δ, K and table
 //     changes) rank exactly alike on both engines and as the naive
-//     implementation does (internal/testkit/naiveexp), scores to the bit.
+//     implementation does (testkit/naiveexp), scores to the bit.
 func TestEnginesAgreeOnExpansion(t *testing.T) {
 	for i := range 25 {
 		r := rand.New(rand.NewSource(int64(5000 + i)))

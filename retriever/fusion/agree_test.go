@@ -6,9 +6,9 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/memoria-graph/memoria/internal/testkit/naivefusion"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/fusion"
+	"github.com/memoria-graph/memoria/testkit/naivefusion"
 )
 
 // randomLists are one to four rankings under distinct retriever names,

@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
-	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/ppr"
+	"github.com/memoria-graph/memoria/testkit/peakmem"
+	"github.com/memoria-graph/memoria/testkit/scale1m"
 )
 
 // BenchmarkPPR1M is personalized PageRank as `explore --retriever ppr`
 // runs it by default (d 0.5, ε 1e-6, K 10) from the five benchmark seeds
-// on the embedded engine's 1M graph (internal/testkit/scale1m), and with ε 1e-4 and 1e-5 for comparison. It
+// on the embedded engine's 1M graph (testkit/scale1m), and with ε 1e-4 and 1e-5 for comparison. It
 // reports the relationships read, pushes, rounds, reads, nodes weighed
 // and nodes read per run, the residual mass (the error bound), and one
 // more run's peak heap above the heap before it (peakmem.Report: base-MB

@@ -11,10 +11,10 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/ppr"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
 )
 
 // Tests on the shared server run one after another: they replace its data.
@@ -61,7 +61,7 @@ func sameRanking(t *testing.T, label string, a, b retriever.Ranking) {
 // on both engines, scores and shares to the bit, with the same
 // statistics (so the same pushes, rounds and reads), routes and feeders,
 // and within the error bound of the power iteration
-// (internal/testkit/naiveppr); and each hit's feeders query, as --format
+// (testkit/naiveppr); and each hit's feeders query, as --format
 // cypher prints it, returns on Neo4j exactly the hit and its feeders
 // (neo4jfix.FeedersOnNeo4j).
 func TestEnginesAgreeOnPPR(t *testing.T) {

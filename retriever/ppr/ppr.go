@@ -33,7 +33,9 @@ const Name = "ppr"
 
 // state is one run's push: nodes are numbered in the order first met (the
 // found seeds first, in query order); the k found seeds are nodes 0 to
-// k−1, and every per-seed array holds k values per node.
+// k−1. The push moves the total residual; the seeds' parts of it are
+// computed afterwards by replaying the pushes (order) one seed at a time
+// (replay), so a run holds a few values per node whatever k is.
 type state struct {
 	d, eps float64
 	k      int
@@ -51,9 +53,13 @@ type state struct {
 	byNum []int32          // node numbers + 1 by NodeRef.Num, with fast; 0 but at nums
 	nums  []int32          // by node, its NodeRef.Num, with fast
 
-	n  []node
-	rs []float64 // residual by seed (k per node)
-	ms []float64 // mass pushed out, by seed (k per node)
+	n     []node
+	order []int32 // the pushes, in the order made
+
+	// est and out are, once the run has ended (sumSeeds), each node's
+	// estimate and all the mass pushed out of it: the sums of its seeds'
+	// parts in query order.
+	est, out []float64
 
 	nbr []int32 // adjacency entries: node u's are lo to hi
 	wt  []float64
@@ -61,12 +67,16 @@ type state struct {
 	scratch
 
 	touched, pushes, rounds, reads, relsRead, weighed int
+	routeScans                                        int // adjacency entries route looked at (for a test)
 }
 
 // scratch is what a run works in and keeps nothing in: reused from round
 // to round and, through states, from run to run.
 type scratch struct {
-	tmp                                  []float64       // the pushed node's residual by seed
+	rsS, msS                             []float64       // one seed's residual and mass pushed out, by node (replay)
+	outs, heap                           []int32         // the nodes a replay pushed; its positions to come
+	visited                              int             // the pushes the last replay visited
+	pushesOf, pushAt                     []int32         // each node's positions in order (indexPushes)
 	received, next, cands, toRead, which []int32         // of run and weigh
 	refs                                 []graph.NodeRef // the nodes a read asks for
 	nums                                 []int32         // the same by number
@@ -109,10 +119,9 @@ func (st *state) reset(d, eps float64, k int, fast graph.NumberedArcs, nodeNums 
 	clear(st.index)
 	*st = state{
 		d: d, eps: eps, k: k, p: st.p[:0], fast: fast, index: st.index, refs: st.refs[:0],
-		byNum: st.byNum, nums: st.nums[:0], n: st.n[:0], rs: st.rs[:0], ms: st.ms[:0],
+		byNum: st.byNum, nums: st.nums[:0], n: st.n[:0], order: st.order[:0], est: st.est[:0], out: st.out[:0],
 		nbr: st.nbr[:0], wt: st.wt[:0], scratch: st.scratch,
 	}
-	st.tmp = slices.Grow(st.tmp[:0], k)[:k]
 }
 
 // node is what the push keeps of one node.
@@ -172,19 +181,28 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 		}
 		st.n[t].first = 0
 		st.n[t].rtot = st.p[t]
-		st.rs[t*k+t] = st.p[t]
 		st.touched++
 	}
 	if err := st.run(ctx, r); err != nil {
 		return retriever.Ranking{}, err
 	}
+	if k > 0 && st.pushes == 0 {
+		return retriever.Ranking{}, st.nonePushed(ctx, r)
+	}
 	hits, err := st.hits(ctx, r, p.TopK)
 	if err != nil {
 		return retriever.Ranking{}, err
 	}
+	if afterRun != nil {
+		afterRun(st)
+	}
 	kept, _ := retriever.Rank(hits, 0)
 	return retriever.Ranking{Retriever: Name, Params: p.Fields(), Seeds: seeds, Hits: kept, Stats: st.stats()}, nil
 }
+
+// afterRun, when set (by the package's tests only), sees each run's state
+// once its hits are built.
+var afterRun func(*state)
 
 // addRef numbers a node first met, without fast.
 func (st *state) addRef(ref graph.NodeRef) int32 {
@@ -204,10 +222,6 @@ func (st *state) addNum(num int32) int32 {
 func (st *state) addNode() int32 {
 	u := int32(len(st.n))
 	st.n = append(st.n, node{first: -1})
-	for range st.k {
-		st.rs = append(st.rs, 0)
-		st.ms = append(st.ms, 0)
-	}
 	return u
 }
 
@@ -243,8 +257,6 @@ func (st *state) grow(n int) {
 		st.refs = slices.Grow(st.refs, n)
 	}
 	st.n = slices.Grow(st.n, n)
-	st.rs = slices.Grow(st.rs, n*st.k)
-	st.ms = slices.Grow(st.ms, n*st.k)
 }
 
 // threshold is what u's residual is compared with: ε × W(u), ε for a
@@ -308,6 +320,10 @@ func (st *state) run(ctx context.Context, r graph.Reader) error {
 		st.sortByID(cands)
 		next = next[:0]
 		for _, u := range cands {
+			if st.pushes >= maxPushes {
+				return fmt.Errorf("the push did not end within %d pushes (ppr.MaxPushes, %s), residual mass %.3g left: raise --epsilon or lower --damping",
+					maxPushes, maxPushesAt, st.residualMass())
+			}
 			next = st.push(u, round, next)
 		}
 		if len(cands) > 0 {
@@ -357,7 +373,76 @@ func (st *state) weigh(ctx context.Context, r graph.Reader, us []int32) error {
 		n.hasW, n.w, n.clean = true, got[i].Total, got[i].Clean
 	}
 	st.weighed += len(which)
+	for _, u := range which {
+		if n := &st.n[u]; n.clean && n.w > 0 && st.eps*n.w < MinThreshold {
+			return st.tooLight(ctx, r, u)
+		}
+	}
 	return nil
+}
+
+// heaviest is the heaviest of the RELATES relationships of u that r lets
+// through (under a filter W(u) counts them all), as text, or "" when there
+// is none.
+func (st *state) heaviest(ctx context.Context, r graph.Reader, u int32) (string, error) {
+	rels, err := r.Around(ctx, []graph.NodeRef{st.ref(u)})
+	if err != nil {
+		return "", err
+	}
+	var best *graph.Rel
+	bestW := -1.0
+	for i, rel := range rels {
+		if rel.Edge.Type != graph.Relates {
+			continue
+		}
+		w, err := weightOf(rel)
+		if err != nil {
+			return "", err
+		}
+		if w > bestW {
+			best, bestW = &rels[i], w
+		}
+	}
+	if best == nil {
+		return "", nil
+	}
+	return fmt.Sprintf("(%s)-[:%s]-(%s), weight %v", strconv.Quote(best.Edge.SourceID), best.Edge.Type,
+		strconv.Quote(best.Edge.TargetID), bestW), nil
+}
+
+// tooLight is the error for a node u whose threshold ε × W(u) is below
+// MinThreshold, naming its heaviest relationship.
+func (st *state) tooLight(ctx context.Context, r graph.Reader, u int32) error {
+	rel, err := st.heaviest(ctx, r, u)
+	if err != nil {
+		return err
+	}
+	if rel != "" {
+		rel = " (the heaviest: " + rel + ")"
+	}
+	return fmt.Errorf("node %s: its RELATES relationships weigh %v in all%s, and its push threshold ε × W = %v × %v is below %v, the least normal float (ppr.MinThreshold, %s): a residual there could stop shrinking and the push never end; raise --epsilon or those weights",
+		strconv.Quote(st.id(u)), st.n[u].w, rel, st.eps, st.n[u].w, MinThreshold, minThresholdAt)
+}
+
+// nonePushed is the error for a run in which no seed's residual reached
+// its threshold (ε × W large against the restart mass: weights far above
+// 1, or many seeds), so that no node has an estimate: it names the first
+// seed, its numbers and its heaviest relationship.
+func (st *state) nonePushed(ctx context.Context, r graph.Reader) error {
+	n := &st.n[0]
+	if n.w == 0 {
+		return fmt.Errorf("seed %s: no node was pushed: its residual p = %v is below its threshold ε = %v (it has no RELATES relationship the walk takes), and so is every other seed's, so no node has an estimate: lower --epsilon",
+			strconv.Quote(st.id(0)), st.p[0], st.eps)
+	}
+	rel, err := st.heaviest(ctx, r, 0)
+	if err != nil {
+		return err
+	}
+	if rel != "" {
+		rel = ", the heaviest " + rel
+	}
+	return fmt.Errorf("seed %s: no node was pushed: its residual p = %v is below its threshold ε × W = %v × %v = %v (W: its RELATES relationships' weights%s), and so is every other seed's, so no node has an estimate: lower --epsilon or scale the weights down",
+		strconv.Quote(st.id(0)), st.p[0], st.eps, n.w, st.threshold(0), rel)
 }
 
 // readAround reads the relationships of us (one Arcs read) and keeps the
@@ -367,9 +452,13 @@ func (st *state) weigh(ctx context.Context, r graph.Reader, us []int32) error {
 // run stops there.
 func (st *state) readAround(ctx context.Context, r graph.Reader, us []int32) error {
 	var dirty []graph.NodeRef
+	first := int32(-1)
 	for _, u := range us {
 		if !st.n[u].clean {
 			dirty = append(dirty, st.ref(u))
+			if first < 0 {
+				first = u
+			}
 		}
 	}
 	if len(dirty) > 0 {
@@ -385,7 +474,14 @@ func (st *state) readAround(ctx context.Context, r graph.Reader, us []int32) err
 				return err
 			}
 		}
-		return fmt.Errorf("node %s: its relationships' weights add up to more than a float can hold", strconv.Quote(dirty[0].Node.ID))
+		rel, err := st.heaviest(ctx, r, first)
+		if err != nil {
+			return err
+		}
+		if rel != "" {
+			rel = " (the heaviest: " + rel + ")"
+		}
+		return fmt.Errorf("node %s: its relationships' weights add up to more than a float can hold%s", strconv.Quote(st.id(first)), rel)
 	}
 	if st.fast != nil {
 		return st.readNumbered(ctx, us)
@@ -497,27 +593,20 @@ func weightOf(r graph.Rel) (float64, error) {
 	return w, err
 }
 
-// push moves u's residual: (1 − d) of it to u's estimate (kept as the
-// mass pushed out, ms), d of it along u's relationships in proportion to
-// their weights, or back to the restart distribution when u is dangling.
-// Every seed's part moves alike. Nodes that receive mass are appended to
-// next once.
+// push moves u's residual: (1 − d) of it to u's estimate (the mass
+// pushed out, kept by seed only when replayed), d of it along u's
+// relationships in proportion to their weights, or back to the restart
+// distribution when u is dangling. Every seed's part moves alike (replay
+// moves them). Nodes that receive mass are appended to next once; u is
+// appended to the pushes' order.
 func (st *state) push(u int32, round int32, next []int32) []int32 {
 	k := st.k
 	m := st.n[u].rtot
 	st.n[u].rtot = 0
-	for s := range k {
-		x := st.rs[int(u)*k+s]
-		st.tmp[s] = x
-		st.rs[int(u)*k+s] = 0
-		st.ms[int(u)*k+s] += x
-	}
+	st.order = append(st.order, u)
 	st.pushes++
 	receive := func(v int32, f float64) {
 		st.n[v].rtot += f * m
-		for s := range k {
-			st.rs[int(v)*k+s] += f * st.tmp[s]
-		}
 		if st.n[v].first < 0 {
 			st.n[v].first = round
 			st.touched++
@@ -547,41 +636,289 @@ type scored struct {
 	id    string
 }
 
-// share is seed s's share of u's estimate: (1 − d) × the mass of s
-// pushed out of u.
-func (st *state) share(u int32, s int) float64 {
-	return (1 - st.d) * st.ms[int(u)*st.k+s]
-}
-
-func (st *state) estimate(u int32) float64 {
-	x := 0.0
-	for s := range st.k {
-		if sh := st.share(u, s); sh != 0 {
-			x += sh
+// replay pushes seed s's part of the residual again, alone: the run's
+// pushes in their order, each moving s's part of the pushed node's
+// residual as push moved all of it, with the same operations (the same
+// factors, d × w / W(u) or d × p(t), times the part) in the same order.
+// The push is linear and its decisions were taken on the total, so each
+// seed's part ends as it would have had every node kept k residuals, to
+// the bit (docs/RETRIEVERS.md, "The seeds' shares"). A push of a node
+// where s's part is 0 moves nothing and is skipped. It returns the nodes
+// s's part was pushed out of (st.msS holds how much, by node);
+// clearReplay readies the arrays for the next seed.
+//
+// With few seeds (at most scanSeeds) it walks the whole list of pushes
+// for each; with more, it visits only the pushes of nodes holding some of
+// s's part (replayHeap), so that a seed whose mass stays in a corner of
+// the graph costs that corner's pushes, not all of them: the same pushes
+// in the same order, so the same bits. When the last seed's replay
+// visited at least 1/scanShare of the pushes (the seeds' masses mix, as
+// through dangling seeds, which send every push back to all the seeds),
+// the next walks the list again, which is cheaper there.
+func (st *state) replay(s int) []int32 {
+	if len(st.rsS) < len(st.n) {
+		st.rsS = make([]float64, len(st.n))
+		st.msS = make([]float64, len(st.n))
+	}
+	if st.k > scanSeeds && (scanShare == 0 || st.visited*scanShare < len(st.order)) {
+		return st.replayHeap(s)
+	}
+	rs, ms, outs := st.rsS, st.msS, st.outs[:0]
+	rs[s] = st.p[s]
+	st.visited = 0
+	for _, u := range st.order {
+		x := rs[u]
+		if x == 0 {
+			continue
+		}
+		st.visited++
+		rs[u] = 0
+		if ms[u] == 0 {
+			outs = append(outs, u)
+		}
+		ms[u] += x
+		if st.n[u].w == 0 {
+			for t := range st.k {
+				rs[t] += st.d * st.p[t] * x
+			}
+			continue
+		}
+		w := st.n[u].w
+		for j := st.n[u].lo; j < st.n[u].hi; j++ {
+			rs[st.nbr[j]] += st.d * st.wt[j] / w * x
 		}
 	}
-	return x
+	st.outs = outs
+	return outs
+}
+
+// scanSeeds is the most seeds for which replay walks the whole list of
+// pushes per seed: on the 1M benchmark's five seeds, whose mass mixes,
+// the walk is 2–3 ms cheaper per run than the heap; with thousands of
+// seeds on as many pairs the heap is 50 times faster. scanShare is
+// replay's switch back to the walk (0: never). Variables so that the
+// package's tests can run each way.
+var scanSeeds, scanShare = 16, 4
+
+// replayHeap is replay visiting, in order, only the pushes of nodes
+// holding some of s's part, taken from a heap of positions in st.order (a
+// node is put on it, at its next push, when its part turns from 0 to
+// more). indexPushes must have run.
+func (st *state) replayHeap(s int) []int32 {
+	rs, ms, outs, h := st.rsS, st.msS, st.outs[:0], st.heap[:0]
+	rs[s] = st.p[s]
+	if rs[s] != 0 {
+		h = st.schedule(h, int32(s), -1)
+	}
+	st.visited = 0
+	for len(h) > 0 {
+		var i int32
+		i, h = popMin(h)
+		st.visited++
+		u := st.order[i]
+		x := rs[u] // not 0: u was put on the heap when it turned so
+		rs[u] = 0
+		if ms[u] == 0 {
+			outs = append(outs, u)
+		}
+		ms[u] += x
+		if st.n[u].w == 0 {
+			for t := range int32(st.k) {
+				was := rs[t]
+				rs[t] += st.d * st.p[t] * x
+				if was == 0 && rs[t] != 0 {
+					h = st.schedule(h, t, i)
+				}
+			}
+			continue
+		}
+		w := st.n[u].w
+		for j := st.n[u].lo; j < st.n[u].hi; j++ {
+			v := st.nbr[j]
+			was := rs[v]
+			rs[v] += st.d * st.wt[j] / w * x
+			if was == 0 && rs[v] != 0 {
+				h = st.schedule(h, v, i)
+			}
+		}
+	}
+	st.outs, st.heap = outs, h
+	return outs
+}
+
+// indexPushes lists each node's positions in st.order, ascending: node
+// u's are st.pushAt[st.pushesOf[u]:st.pushesOf[u+1]].
+func (st *state) indexPushes() {
+	n := len(st.n)
+	st.pushesOf = slices.Grow(st.pushesOf[:0], n+1)[:n+1]
+	clear(st.pushesOf)
+	for _, u := range st.order {
+		st.pushesOf[u+1]++
+	}
+	for u := 1; u <= n; u++ {
+		st.pushesOf[u] += st.pushesOf[u-1]
+	}
+	st.pushAt = slices.Grow(st.pushAt[:0], len(st.order))[:len(st.order)]
+	for i, u := range st.order { // pushesOf[u] walks to u's end …
+		st.pushAt[st.pushesOf[u]] = int32(i)
+		st.pushesOf[u]++
+	}
+	for u := n; u > 0; u-- { // … and back to its start
+		st.pushesOf[u] = st.pushesOf[u-1]
+	}
+	st.pushesOf[0] = 0
+}
+
+// schedule puts on h node v's first push after position i, if it has one.
+func (st *state) schedule(h []int32, v, i int32) []int32 {
+	at := st.pushAt[st.pushesOf[v]:st.pushesOf[v+1]]
+	k, _ := slices.BinarySearch(at, i+1)
+	if k == len(at) {
+		return h
+	}
+	h = append(h, at[k])
+	for c := len(h) - 1; c > 0; {
+		p := (c - 1) / 2
+		if h[p] <= h[c] {
+			break
+		}
+		h[p], h[c] = h[c], h[p]
+		c = p
+	}
+	return h
+}
+
+// popMin takes the least position off the heap h.
+func popMin(h []int32) (int32, []int32) {
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for c := 0; ; {
+		l, m := 2*c+1, c
+		if l < len(h) && h[l] < h[m] {
+			m = l
+		}
+		if l+1 < len(h) && h[l+1] < h[m] {
+			m = l + 1
+		}
+		if m == c {
+			break
+		}
+		h[c], h[m] = h[m], h[c]
+		c = m
+	}
+	return top, h
+}
+
+// clearReplay zeroes what replay(s) left in st.rsS and st.msS: the nodes it
+// pushed out of, and those they pushed to (the seeds, from a dangling
+// node).
+func (st *state) clearReplay(s int, outs []int32) {
+	st.rsS[s] = 0
+	for _, u := range outs {
+		st.msS[u] = 0
+		if st.n[u].w == 0 {
+			clear(st.rsS[:st.k])
+			continue
+		}
+		for j := st.n[u].lo; j < st.n[u].hi; j++ {
+			st.rsS[st.nbr[j]] = 0
+		}
+	}
+}
+
+// sumSeeds replays every seed's part (replay) and adds the parts up in
+// query order: each node's estimate (its nonzero shares, (1 − d) × the
+// mass of s pushed out of it) in st.est, all the mass pushed out of it in
+// st.out. It stops between seeds when ctx is done.
+func (st *state) sumSeeds(ctx context.Context) error {
+	st.est = slices.Grow(st.est[:0], len(st.n))[:len(st.n)]
+	st.out = slices.Grow(st.out[:0], len(st.n))[:len(st.n)]
+	clear(st.est)
+	clear(st.out)
+	if st.k > scanSeeds {
+		st.indexPushes()
+	}
+	for s := range st.k {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		outs := st.replay(s)
+		for _, u := range outs {
+			m := st.msS[u]
+			st.out[u] += m
+			if sh := (1 - st.d) * m; sh != 0 {
+				st.est[u] += sh
+			}
+		}
+		st.clearReplay(s, outs)
+	}
+	return nil
+}
+
+// terms are the seeds' shares of the kept nodes cands, in query order,
+// zero shares left out: one more replay per seed (one seed's share is
+// the estimate itself). It stops between seeds when ctx is done.
+func (st *state) terms(ctx context.Context, cands []scored) ([][]retriever.Term, error) {
+	terms := make([][]retriever.Term, len(cands))
+	if st.k == 1 {
+		for i, c := range cands {
+			terms[i] = []retriever.Term{{Name: "share(" + st.id(0) + ")", Value: st.est[c.u]}}
+		}
+		return terms, nil
+	}
+	at := make(map[int32]int, len(cands))
+	for i, c := range cands {
+		at[c.u] = i
+		terms[i] = []retriever.Term{}
+	}
+	for s := range st.k {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		outs := st.replay(s)
+		for _, u := range outs {
+			i, ok := at[u]
+			if !ok {
+				continue
+			}
+			if sh := (1 - st.d) * st.msS[u]; sh != 0 {
+				terms[i] = append(terms[i], retriever.Term{Name: "share(" + st.id(int32(s)) + ")", Value: sh})
+			}
+		}
+		st.clearReplay(s, outs)
+	}
+	return terms, nil
 }
 
 // hits ranks every node with an estimate and builds the top K: terms
 // (the seeds' shares), route (fed-most relationships back to a seed), and
 // properties (one Details read).
 func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retriever.Hit, error) {
+	if err := st.sumSeeds(ctx); err != nil {
+		return nil, err
+	}
 	var cands []scored
 	for u := range int32(len(st.n)) {
-		if x := st.estimate(u); x > 0 {
+		if x := st.est[u]; x > 0 {
 			cands = append(cands, scored{u, x, st.id(u)})
 		}
 	}
 	cands = retriever.Best(cands, topK, func(a, b scored) int { return retriever.Compare(a.score, a.id, b.score, b.id) })
+	terms, err := st.terms(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
 	hits := make([]retriever.Hit, len(cands))
 	ids := make([]string, len(cands))
 	entries := make([][][2]int32, len(cands))
 	fed := make([][][2]int32, len(cands))
 	var all [][2]int32
+	feeder := map[int32]int32{}
 	for i, c := range cands {
 		ids[i] = c.id
-		entries[i] = st.route(c.u)
+		entries[i] = st.route(c.u, feeder)
 		fed[i] = st.feeders(c.u)
 		all = append(append(all, entries[i]...), fed[i]...)
 	}
@@ -604,7 +941,7 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 		if !ok {
 			return nil, fmt.Errorf("node %s: gone from the graph during the read", strconv.Quote(ids[i]))
 		}
-		hits[i] = st.hitOf(c, node, entries[i], fed[i], rels)
+		hits[i] = st.hitOf(c, node, terms[i], entries[i], fed[i], rels)
 	}
 	return hits, nil
 }
@@ -625,7 +962,7 @@ func (st *state) feeders(u int32) [][2]int32 {
 		if x == u || st.n[x].w == 0 {
 			continue
 		}
-		p := st.pushed(x)
+		p := st.out[x]
 		if p == 0 {
 			continue
 		}
@@ -655,28 +992,42 @@ const maxFeeders = 3
 // most mass to it, d × pushed(x) × w / W(x) (on a tie the smaller id of
 // x, then the first relationship in graph.SortRels order). A node first
 // reached in round t was reached by a push of a node first reached
-// before, so the chain ends at a seed (round 0).
-func (st *state) route(u int32) [][2]int32 {
+// before, so the chain ends at a seed (round 0). Each node's feeder is
+// found once per run and kept in feeder (by node; −1 for none), so the
+// routes of many hits through one hub read its adjacency once.
+func (st *state) route(u int32, feeder map[int32]int32) [][2]int32 {
 	var back [][2]int32
 	for st.n[u].first > 0 {
-		best, bestFlow, bestJ := int32(-1), -1.0, int32(-1)
-		for j := st.n[u].lo; j < st.n[u].hi; j++ {
-			x := st.nbr[j]
-			if st.n[x].first < 0 || st.n[x].first >= st.n[u].first || st.n[x].w == 0 {
-				continue
-			}
-			flow := st.pushed(x) * st.wt[j] / st.n[x].w
-			if flow > bestFlow || (flow == bestFlow && st.id(x) < st.id(best)) {
-				best, bestFlow, bestJ = x, flow, j
-			}
+		j, ok := feeder[u]
+		if !ok {
+			j = st.feederOf(u)
+			feeder[u] = j
 		}
-		if best < 0 {
+		if j < 0 {
 			break // cannot happen (see above); the route stops short
 		}
-		back = append(back, [2]int32{u, bestJ})
-		u = best
+		back = append(back, [2]int32{u, j})
+		u = st.nbr[j]
 	}
 	return back
+}
+
+// feederOf is the adjacency entry of u's feeder on its route (route), −1
+// for none.
+func (st *state) feederOf(u int32) int32 {
+	best, bestFlow, bestJ := int32(-1), -1.0, int32(-1)
+	for j := st.n[u].lo; j < st.n[u].hi; j++ {
+		st.routeScans++
+		x := st.nbr[j]
+		if st.n[x].first < 0 || st.n[x].first >= st.n[u].first || st.n[x].w == 0 {
+			continue
+		}
+		flow := st.out[x] * st.wt[j] / st.n[x].w
+		if flow > bestFlow || (flow == bestFlow && st.id(x) < st.id(best)) {
+			best, bestFlow, bestJ = x, flow, j
+		}
+	}
+	return bestJ
 }
 
 // relsOf reads in full the relationships of adjacency entries (each a
@@ -752,29 +1103,15 @@ func (st *state) relsOf(ctx context.Context, r graph.Reader, entries [][2]int32)
 	return out, nil
 }
 
-// pushed is the mass pushed out of u, all seeds.
-func (st *state) pushed(u int32) float64 {
-	x := 0.0
-	for s := range st.k {
-		x += st.ms[int(u)*st.k+s]
-	}
-	return x
-}
-
 // hitOf builds a kept node's hit. Its terms are the seeds' shares, in
 // query order, zero shares left out: the score is their sum.
-func (st *state) hitOf(c scored, node graph.Node, route, fed [][2]int32, rels map[[2]int32]*graph.Rel) retriever.Hit {
+func (st *state) hitOf(c scored, node graph.Node, terms []retriever.Term, route, fed [][2]int32, rels map[[2]int32]*graph.Rel) retriever.Hit {
 	labels := node.Labels
 	if labels == nil {
 		labels = []string{}
 	}
 	hit := retriever.Hit{NodeID: c.id, Score: c.score, Labels: labels, Node: node, Route: []retriever.Hop{},
-		Terms: []retriever.Term{}, TermsAdd: true}
-	for s := range st.k {
-		if sh := st.share(c.u, s); sh != 0 {
-			hit.Terms = append(hit.Terms, retriever.Term{Name: "share(" + st.id(int32(s)) + ")", Value: sh})
-		}
-	}
+		Terms: terms, TermsAdd: true}
 	// hop is entry e (a fed node's relationship to its feeder) turned
 	// round, from the feeder; factor is what it carried.
 	hop := func(e [2]int32, factor func(x int32, w float64) float64) retriever.Hop {
@@ -784,7 +1121,7 @@ func (st *state) hitOf(c scored, node graph.Node, route, fed [][2]int32, rels ma
 		return retriever.Hop{From: edge.SourceID, To: edge.TargetID, Type: edge.Type, Weight: w, Factor: factor(x, w), Edge: edge}
 	}
 	for _, e := range fed {
-		hit.Feeders = append(hit.Feeders, hop(e, func(x int32, w float64) float64 { return st.d * st.pushed(x) * w / st.n[x].w }))
+		hit.Feeders = append(hit.Feeders, hop(e, func(x int32, w float64) float64 { return st.d * st.out[x] * w / st.n[x].w }))
 	}
 	if c.u < int32(st.k) {
 		hit.Seed, hit.Origin = hit.NodeID, retriever.OriginInitial
@@ -807,11 +1144,7 @@ func (st *state) stats() retriever.Fields {
 	// differs between engines) cannot change the bits: each residual
 	// rounded up to a multiple of 2⁻⁶² (the mass is 1 in all, so the sum
 	// fits), which keeps the total a bound.
-	var units uint64
-	for i := range st.n {
-		units += uint64(math.Ceil(math.Ldexp(st.n[i].rtot, 62)))
-	}
-	res := math.Ldexp(float64(units), -62)
+	res := st.residualMass()
 	return retriever.Fields{
 		{Name: "seeds_found", Value: st.k},
 		{Name: "nodes_touched", Value: st.touched},
@@ -823,6 +1156,15 @@ func (st *state) stats() retriever.Fields {
 		{Name: "relationships_read", Value: st.relsRead},
 		{Name: "residual_mass", Value: res},
 	}
+}
+
+// residualMass is the residual left, added as stats says.
+func (st *state) residualMass() float64 {
+	var units uint64
+	for i := range st.n {
+		units += uint64(math.Ceil(math.Ldexp(st.n[i].rtot, 62)))
+	}
+	return math.Ldexp(float64(units), -62)
 }
 
 func (st *state) countRead() int {

@@ -9,10 +9,10 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/naivespread"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/spreading"
+	"github.com/memoria-graph/memoria/testkit/naivespread"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // dims is the length of the random graphs' embeddings and query vectors.

@@ -7,17 +7,17 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
-	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
-	"github.com/memoria-graph/memoria/internal/testkit/tinygraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/spreading"
+	"github.com/memoria-graph/memoria/testkit/peakmem"
+	"github.com/memoria-graph/memoria/testkit/scale1m"
+	"github.com/memoria-graph/memoria/testkit/tinygraph"
 )
 
 // BenchmarkSpreading1M is spreading activation as `explore --retriever
 // spreading` runs it by default (P 2, D 0.7, θ 0.05, α 0.7, E 20, K 10,
 // no query vector) from the five benchmark seeds on the embedded engine's
-// 1M graph (internal/testkit/scale1m). It reports the relationships read
+// 1M graph (testkit/scale1m). It reports the relationships read
 // and the candidates scored per run, and one more run's peak heap above
 // the heap before it (peakmem.Report: base-MB is the graph's own).
 func BenchmarkSpreading1M(b *testing.B) {

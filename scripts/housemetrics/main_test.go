@@ -109,7 +109,7 @@ func TestCleanHouse(t *testing.T) {
 		"retriever/registry/registry.go": "package registry\n\nimport _ \"example.com/clean/retriever/ppr\"\n",
 		"graph/g.go":                     "package graph\n\nimport _ \"example.com/clean/internal/textsafe\"\n\n" + body("g", 120),
 		"internal/textsafe/t.go":         "package textsafe\n",
-		"internal/testkit/k/k.go":        "package k\n\nimport _ \"example.com/clean/tui\"\n",
+		"testkit/k/k.go":                 "package k\n\nimport _ \"example.com/clean/tui\"\n",
 		"tui/model.go":                   "package tui\n\ntype Model struct {\n\ta, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t int\n}\n\n" + body("f", 80),
 	})
 	figs, err := analyse(root)

@@ -12,10 +12,10 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/testkit/peakmem"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // Benchmark graph: 100k nodes, 1M RELATES relationships.
@@ -26,7 +26,7 @@ const (
 
 func benchTag(i int) string { return randgraph.ScaleTag(i) }
 
-// genAPOC is the benchmark graph (internal/testkit/randgraph.Scale, hub power 2.5).
+// genAPOC is the benchmark graph (testkit/randgraph.Scale, hub power 2.5).
 func genAPOC(n, m int, seed uint64) []byte { return randgraph.Scale(n, m, 2.5, seed) }
 
 // benchFile writes the benchmark graph to a temporary file once; the

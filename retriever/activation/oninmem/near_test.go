@@ -10,8 +10,8 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // randomNear is a random Near over the nodes ids and the request's frontier:
@@ -38,7 +38,7 @@ func randomNear(r *rand.Rand, ids []string, frontier []activation.FrontierInput)
 	return near
 }
 
-// TestExpandNear: on 40 random graphs (internal/testkit/randgraph) with random
+// TestExpandNear: on 40 random graphs (testkit/randgraph) with random
 // requests (frontier, visited ids, query tags, MIN_ACTIVATION, sometimes
 // no threshold at all, as why reads) and random Nears, ExpandNear returns
 // exactly ExpandFrontier's candidates that the Near keeps, in order

@@ -11,10 +11,10 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/naive"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/testkit/naive"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // randomGraph is a randgraph graph of 40 to 80 nodes, dense enough (3 to 5

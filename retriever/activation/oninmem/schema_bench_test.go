@@ -14,9 +14,9 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/testkit/peakmem"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // resultsKey writes explorations' paths as text (seed, then each hop's

@@ -14,18 +14,18 @@ import (
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/naive"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
+	"github.com/memoria-graph/memoria/testkit/naive"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // agreeGraphs is how many random graphs TestEnginesAgree compares.
 const agreeGraphs = 60
 
-// TestEnginesAgree: on 60 random graphs (internal/testkit/randgraph: 15 to 200
+// TestEnginesAgree: on 60 random graphs (testkit/randgraph: 15 to 200
 // nodes with hubs, parallel and identical parallel edges, self-loops,
 // missing weights, integer weights, grid ties, untagged and empty-tagged
 // edges, duplicated tags, MENTIONS edges, unlabelled nodes), loaded into
@@ -41,7 +41,7 @@ const agreeGraphs = 60
 // on both engines, so the edge recorded for a kept hop is the same, an
 // integer weight 1 next to a float 1.0 included; only edges whose EdgeKey
 // is equal too, identical parallel edges, are compared as a multiset). The naive reference
-// (internal/testkit/naive) must agree on the paths and on every level's
+// (testkit/naive) must agree on the paths and on every level's
 // candidates and fates too. Neo4j runs both ways: the fast path (New: id
 // indexes and element ids) and the specification's Cypher (NewSeedCypher).
 func TestEnginesAgree(t *testing.T) {

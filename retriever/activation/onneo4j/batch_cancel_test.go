@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
 )
 
 // batchIdle reports whether b's loop has ended and no exploration is

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
 )
 
 // TestSeedsShareEachLevel: five seeds explored together on the demo graph

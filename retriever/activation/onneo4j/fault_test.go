@@ -13,10 +13,10 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
 )
 
 // TestConnectServerDown: Connect to a closed port on 127.0.0.1 fails within

@@ -9,12 +9,12 @@ import (
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
 )
 
-// The tests that need a server share it as internal/testkit/neo4jfix says.
+// The tests that need a server share it as testkit/neo4jfix says.
 func TestMain(m *testing.M) { neo4jtest.Main(m) }
 
 // fx is the shared server, loaded with neo4jload.

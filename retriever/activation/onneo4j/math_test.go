@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
 )
 
 // Query tags of scenario A (docs/DEMO_GRAPH.md).

@@ -8,9 +8,9 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // randomNear is a random activation.Near over the nodes ids and the
@@ -37,7 +37,7 @@ func randomNear(r *rand.Rand, ids []string, frontier []activation.FrontierInput)
 	return near
 }
 
-// TestExpandNearAgrees: on 12 random graphs (internal/testkit/randgraph: parallel
+// TestExpandNearAgrees: on 12 random graphs (testkit/randgraph: parallel
 // and identical parallel edges, self-loops, missing and integer weights,
 // MENTIONS edges...), loaded into Neo4j and into the memory engine, random
 // requests (randomRequest, half of them with no threshold, as why reads)

@@ -9,9 +9,9 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
 )
 
 func planOperators(t *testing.T, d neo4j.DriverWithContext, query string, params map[string]any) []string {

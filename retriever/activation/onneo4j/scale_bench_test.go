@@ -11,18 +11,18 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
-	"github.com/memoria-graph/memoria/internal/testkit/scale1m"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/scale1m"
 )
 
 // BenchmarkNeo4jScale is docs/ALGORITHM.md's fast path against the
 // specification's Cypher on graphs of real size, in one run, on a server
 // with `make neo4j`'s settings (1 GB page cache, 2 GB heap, full JIT):
 //
-//   - uniform: internal/testkit/randgraph.Scale, 100k nodes, 1M RELATES (hub power
+//   - uniform: testkit/randgraph.Scale, 100k nodes, 1M RELATES (hub power
 //     2.5: the largest hub about 1% of the relationships);
 //   - hubs: 100k nodes, 200k RELATES, hub power 2 (hubs of several hundred,
 //     like a real memory graph's).

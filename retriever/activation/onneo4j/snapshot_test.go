@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
-// TestSnapshotReplaysExactly: on 8 random graphs (internal/testkit/randgraph, as
+// TestSnapshotReplaysExactly: on 8 random graphs (testkit/randgraph, as
 // in TestEnginesAgree: hubs, parallel edges, self-loops, missing and integer
 // weights, untagged edges, unlabelled nodes), 6 random explorations each
 // run on the fast path (the server answers every level) and through one

@@ -7,10 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/testkit/neo4jfix"
 )
 
 // TestWhyKnowsItsElementIDs: why.Explain reads from both ends

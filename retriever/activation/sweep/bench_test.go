@@ -11,11 +11,11 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
+	"github.com/memoria-graph/memoria/testkit/peakmem"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // benchSweep runs a 100-point MIN_ACTIVATION sweep (a log grid from 0.0001
@@ -60,7 +60,7 @@ func BenchmarkSweepDemo(b *testing.B) {
 }
 
 // BenchmarkSweep1M: 100 points, 5 seeds, on a generated 100k-node /
-// 1M-edge graph (internal/testkit/randgraph.Scale(100_000, 1_000_000, 2.5, 1)).
+// 1M-edge graph (testkit/randgraph.Scale(100_000, 1_000_000, 2.5, 1)).
 // Target (docs/PERFORMANCE.md): ≤ 300 ms per sweep.
 func BenchmarkSweep1M(b *testing.B) {
 	be, seeds, tags := scaleCase(b)
@@ -92,7 +92,7 @@ func scaleCase(b *testing.B) (activation.Backend, []retriever.Seed, []string) {
 // value's point) and the snapshot after the whole grid (the chart over the
 // whole range: the explorer's first full chart; target ≤ 200 ms) were
 // ready, the explorations run, the points, whether the range came out
-// exact, and the peak heap above the graph's (internal/testkit/peakmem).
+// exact, and the peak heap above the graph's (testkit/peakmem).
 func BenchmarkSweepDefault1M(b *testing.B) {
 	be, seeds, tags := scaleCase(b)
 	from, to, steps := DefaultRange(MinActivation)

@@ -12,10 +12,10 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // nonMonotoneGraph is the worked example of docs/ALGORITHM.md "Sweeps and
@@ -114,7 +114,7 @@ func values(s *Sweep) []float64 {
 	return out
 }
 
-// randomCase is a random graph (internal/testkit/randgraph, 15 to 60 nodes) on the
+// randomCase is a random graph (testkit/randgraph, 15 to 60 nodes) on the
 // memory engine with up to 3 seeds drawn from its nodes and 0 to 2 query
 // tags.
 func randomCase(t *testing.T, r *rand.Rand) (activation.Backend, []retriever.Seed, []string) {

@@ -13,14 +13,14 @@ import (
 
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
-// randomCase is a random question set: a graph of internal/testkit/randgraph with
+// randomCase is a random question set: a graph of testkit/randgraph with
 // some weights raised above 1 (up to 8, so that a hop into a node of low
 // degree can multiply energy, as in TestClaimed), one to three seeds (now
 // and then one the graph lacks, or one given twice), up to three query
@@ -351,7 +351,7 @@ func hops(g *inmem.Graph, seeds []retriever.Seed) []int {
 }
 
 // TestReadsLess holds the point of reading from both ends: on a generated
-// graph of 3,000 nodes and 30,000 relationships (internal/testkit/randgraph.Scale,
+// graph of 3,000 nodes and 30,000 relationships (testkit/randgraph.Scale,
 // the benchmark's generator) with the benchmark's five seeds and tags at
 // the defaults, for the first three nodes (in id order) at 1, 2, 3 and 4
 // hops from the nearest seed that are not in the result, Explain gives the

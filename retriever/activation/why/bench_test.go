@@ -11,15 +11,15 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/peakmem"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/testkit/peakmem"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // bench1M is the benchmark graph of retriever/activation/oninmem's 1M
-// benchmarks: internal/testkit/randgraph.Scale(100_000, 1_000_000, 2.5, 1),
+// benchmarks: testkit/randgraph.Scale(100_000, 1_000_000, 2.5, 1),
 // written to a temporary file and loaded as the program loads a file.
 var bench1M = sync.OnceValues(func() (*inmem.Graph, error) {
 	f, err := os.CreateTemp("", "memoria-why-bench-*.jsonl")
@@ -45,7 +45,7 @@ var bench1M = sync.OnceValues(func() (*inmem.Graph, error) {
 // in id order that is not in the result; when no node is 5 hops out, the
 // farthest, which the sub-benchmark's name says), and beside it explores
 // the same seeds as `memoria explore` does. Each reports ns/op, the peak
-// heap above the heap before the operation (peak-MB, internal/testkit/peakmem)
+// heap above the heap before the operation (peak-MB, testkit/peakmem)
 // and, for why, the neighbourhoods it read (read), the rows (candidates)
 // they returned (rows) and the route's length (hops).
 // BenchmarkReferenceWhy1M asks the same questions through the whole-ball

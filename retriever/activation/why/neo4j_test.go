@@ -13,12 +13,12 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
@@ -46,7 +46,7 @@ func summary(a why.Answer) string {
 // 0.01) and of testdata/claimed.jsonl, the answer on Neo4j, through the fast path and
 // through a snapshot, is the memory engine's, energies to the bit (so every
 // verdict kind is compared on the real server). It needs a Neo4j 5
-// (internal/testkit/neo4jtest; with CI=true it fails rather than skips without one).
+// (testkit/neo4jtest; with CI=true it fails rather than skips without one).
 func TestEnginesAgree(t *testing.T) {
 	srv := neo4jtest.Shared(t)
 	if err := srv.WipeAllowed(); err != nil {
@@ -114,7 +114,7 @@ func readFile(t *testing.T, path string) string {
 // ids and node properties as Neo4j returns them included). The
 // backward side starts at the node asked about and reads nodes no
 // exploration reached from a seed, which both Neo4j expanders address by
-// the element ids of earlier reads. It needs a Neo4j 5 (internal/testkit/neo4jtest;
+// the element ids of earlier reads. It needs a Neo4j 5 (testkit/neo4jtest;
 // with CI=true it fails rather than skips without one).
 func TestAgreesWithReferenceOnNeo4j(t *testing.T) {
 	srv := neo4jtest.Shared(t)
@@ -158,7 +158,7 @@ func TestAgreesWithReferenceOnNeo4j(t *testing.T) {
 // than by hop count alone (hideUnit) on the same server. The answer
 // follows the data and the index: a RELATES of weight 1.5 makes it false,
 // so does one of −0.5, and without the index it is false (not known)
-// whatever the weights. It needs a Neo4j 5 (internal/testkit/neo4jtest;
+// whatever the weights. It needs a Neo4j 5 (testkit/neo4jtest;
 // with CI=true it fails rather than skips without one).
 func TestPrunesOnNeo4j(t *testing.T) {
 	srv := neo4jtest.Shared(t)

@@ -8,13 +8,13 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
-	"github.com/memoria-graph/memoria/internal/testkit/naive"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
-	"github.com/memoria-graph/memoria/internal/testkit/tinygraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/testkit/naive"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/tinygraph"
 )
 
 // TestPruneKeepsEveryBestRoute: pruning by energy (docs/ALGORITHM.md, "Why

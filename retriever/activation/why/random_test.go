@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
-	"github.com/memoria-graph/memoria/internal/testkit/naive"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/testkit/naive"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // bruteBest is the highest final T over every simple RELATES route of at
@@ -87,7 +87,7 @@ func bruteRoutes(g *naive.Graph, seeds []retriever.Seed, target string, tags []s
 	}
 }
 
-// TestBestRouteIsBest: on 30 random graphs (internal/testkit/randgraph, 12 to 30
+// TestBestRouteIsBest: on 30 random graphs (testkit/randgraph, 12 to 30
 // nodes, MAX_DEPTH 1 to 4), for every node, the answer is kept exactly
 // when a seed's result holds it, unreachable exactly when listing every
 // simple route finds none, and otherwise its route's final T equals the

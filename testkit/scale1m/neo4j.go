@@ -11,8 +11,8 @@ import (
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // Neo4j starts a Neo4j server with `make neo4j`'s settings (1 GB page

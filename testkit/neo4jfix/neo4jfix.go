@@ -1,6 +1,6 @@
 // Package neo4jfix is what the Neo4j-backed tests of graph/neo4jdb,
 // graph/neo4jload and retriever/activation/onneo4j share: the shared test
-// server (internal/testkit/neo4jtest) with a fixture graph loaded on it,
+// server (testkit/neo4jtest) with a fixture graph loaded on it,
 // direct Cypher for graphs the loader would refuse, and the helpers that
 // expand and explore on it.
 //
@@ -41,9 +41,9 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
-	"github.com/memoria-graph/memoria/internal/testkit/neo4jtest"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/testkit/neo4jtest"
 )
 
 // Loader replaces whatever the database behind src holds with g (a wiping

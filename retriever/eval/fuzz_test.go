@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/memoria-graph/memoria/internal/eval"
+	"github.com/memoria-graph/memoria/retriever/eval"
 )
 
 // lineCount is the number of lines a bufio.Scanner finds in data.

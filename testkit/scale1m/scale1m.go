@@ -13,8 +13,8 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/inmem"
-	"github.com/memoria-graph/memoria/internal/testkit/randgraph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/testkit/randgraph"
 )
 
 // Seeds are the five seeds every 1M-edge benchmark uses
