@@ -25,9 +25,12 @@ const (
 	focusCount
 )
 
-// component is what every pane provides. The root never touches a pane's
-// fields: it moves the keyboard with Focus and Blur, and feeds data through
-// methods (SetTrees, SetSubject...).
+// component is what every pane provides. The root moves the keyboard with
+// Focus and Blur and feeds data through methods (SetTrees, SetSubject...);
+// what every pane shares (styles, keymap, naming, marks, metrics) is their
+// Common, not handed round by the root. The panes are still in this
+// package, so the compiler does not yet stop the root from reading a
+// pane's fields (docs/ARCHITECTURE.md, "The explorer's components").
 type component interface {
 	Update(tea.Msg) tea.Cmd
 	View() string
