@@ -48,3 +48,37 @@ func Dispatch[S, R any](s S, msg fmt.Stringer, cmds []Command[S, R], refuse func
 	}
 	return r, false
 }
+
+// Usable is the bindings of bs that work in state s, in their order: those
+// whose command in cmds (the first with the same keys) is not disabled
+// there, and those no command has. A help line lists them, so it offers
+// only what would not be refused.
+func Usable[S, R any](s S, cmds []Command[S, R], bs ...key.Binding) []key.Binding {
+	var out []key.Binding
+	for _, b := range bs {
+		ok := true
+		for _, c := range cmds {
+			if sameKeys(c.Binding, b) {
+				ok = c.DisabledReason(s) == ""
+				break
+			}
+		}
+		if ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func sameKeys(a, b key.Binding) bool {
+	ka, kb := a.Keys(), b.Keys()
+	if len(ka) != len(kb) {
+		return false
+	}
+	for i := range ka {
+		if ka[i] != kb[i] {
+			return false
+		}
+	}
+	return true
+}

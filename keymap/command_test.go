@@ -61,3 +61,33 @@ func TestDispatch(t *testing.T) {
 		t.Errorf("a command without Disabled is never refused: %q", why)
 	}
 }
+
+// TestUsable: with "a" refused in state 2 and "b" never, Usable(2, a, b, c)
+// keeps b and c (c has no command: nothing refuses it) and drops a; in
+// state 0 it keeps all three, in their order.
+func TestUsable(t *testing.T) {
+	a := key.NewBinding(key.WithKeys("a"))
+	b := key.NewBinding(key.WithKeys("b"))
+	c := key.NewBinding(key.WithKeys("c"))
+	cmds := []Command[int, string]{
+		{Binding: a, Disabled: func(s int, _ key.Binding) string {
+			if s == 2 {
+				return "off"
+			}
+			return ""
+		}},
+		{Binding: b},
+	}
+	keys := func(bs []key.Binding) (out []string) {
+		for _, b := range bs {
+			out = append(out, b.Keys()...)
+		}
+		return out
+	}
+	if got := keys(Usable(2, cmds, a, b, c)); len(got) != 2 || got[0] != "b" || got[1] != "c" {
+		t.Errorf("state 2: %v, want [b c]", got)
+	}
+	if got := keys(Usable(0, cmds, a, b, c)); len(got) != 3 || got[0] != "a" {
+		t.Errorf("state 0: %v, want [a b c]", got)
+	}
+}

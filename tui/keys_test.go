@@ -41,3 +41,43 @@ func TestOneRefusalWhereOnlyActivationRuns(t *testing.T) {
 		t.Errorf("picker tick: status %q, want %q", s.text, want)
 	}
 }
+
+// TestTreeHelpFollowsRefusals: the tree's help line offers n/N (to a
+// match) and > (to a change) exactly when their keys would not be
+// refused: after the first run there is no search and no baseline, so
+// neither is offered and n says "no search: / searches the results";
+// after a search for "data" n/N are offered; after p pins the run (a
+// baseline) > is offered too. The line and the refusal read the same rule
+// (noSearch, noBaseline).
+func TestTreeHelpFollowsRefusals(t *testing.T) {
+	h := demoHarness(t)
+	h.focusPane(focusTree)
+	offered := func(k string) bool {
+		for _, b := range h.m.shortHelp() {
+			if b.Help().Key == k {
+				return true
+			}
+		}
+		return false
+	}
+	if offered("n") || offered("N") || offered(">") {
+		t.Fatalf("before a search and a baseline the line offers n, N or >: %v", h.m.shortHelp())
+	}
+	h.keys("n")
+	h.settle()
+	if s := h.lastStatus(); s.text != "no search: / searches the results" {
+		t.Fatalf("n before a search: status %q", s.text)
+	}
+	h.keys("/")
+	h.typeText("data")
+	h.keys("enter")
+	h.settle()
+	if !offered("n") || !offered("N") || offered(">") {
+		t.Fatalf("after a search: n %v, N %v, > %v; want n and N only", offered("n"), offered("N"), offered(">"))
+	}
+	h.keys("p")
+	h.settle()
+	if !offered(">") {
+		t.Fatalf("after pinning the line does not offer >: %v", h.m.shortHelp())
+	}
+}

@@ -237,6 +237,14 @@ func losersHidden(t *treePane, _ key.Binding) string {
 	return ""
 }
 
+// noSearch refuses the match jumps before a search.
+func noSearch(t *treePane, _ key.Binding) string {
+	if t.query == "" {
+		return "no search: " + t.km.Search.Help().Key + " searches the results"
+	}
+	return ""
+}
+
 // noBaseline refuses the change jumps while no run is compared with.
 func noBaseline(t *treePane, _ key.Binding) string {
 	if t.trees == nil || t.trees.base == nil {
@@ -263,8 +271,8 @@ func (t *treePane) commands() []treeCommand {
 	all := func(t *treePane) int { return len(t.sels) }
 	return []treeCommand{
 		{Binding: km.Search, Run: (*treePane).startSearch},
-		{Binding: km.NextMatch, Run: func(t *treePane) tea.Cmd { return t.jumpMatch(1) }},
-		{Binding: km.PrevMatch, Run: func(t *treePane) tea.Cmd { return t.jumpMatch(-1) }},
+		{Binding: km.NextMatch, Disabled: noSearch, Run: func(t *treePane) tea.Cmd { return t.jumpMatch(1) }},
+		{Binding: km.PrevMatch, Disabled: noSearch, Run: func(t *treePane) tea.Cmd { return t.jumpMatch(-1) }},
 		{Binding: km.NextEnd, Run: func(t *treePane) tea.Cmd { return t.jumpTo(1, isEnd, "no path end") }},
 		{Binding: km.PrevEnd, Run: func(t *treePane) tea.Cmd { return t.jumpTo(-1, isEnd, "no path end") }},
 		{Binding: km.NextLoser, Disabled: losersHidden, Run: func(t *treePane) tea.Cmd { return t.jumpTo(1, isLoser, "no losing candidate") }},
@@ -439,12 +447,9 @@ func (t *treePane) ShortHelp() []key.Binding {
 		return []key.Binding{t.km.Submit, t.km.Cancel}
 	}
 	keys := []key.Binding{t.km.Up, t.km.Down, t.km.Toggle, t.km.Collapse, t.km.Explain, t.km.Search}
-	if t.query != "" {
-		keys = append(keys, t.km.NextMatch, t.km.PrevMatch)
-	}
-	if t.trees != nil && t.trees.base != nil {
-		keys = append(keys, t.km.NextChange)
-	}
+	// The jumps to a match and to a change only once they would work
+	// (their commands' refusals: noSearch, noBaseline).
+	keys = append(keys, keymap.Usable(t, t.commands(), t.km.NextMatch, t.km.PrevMatch, t.km.NextChange)...)
 	return append(keys, t.km.NextEnd, t.km.CollapseAll, t.km.ExpandAll, t.km.WhyNot, t.km.Mark, t.km.Pin, t.km.CopyPath)
 }
 
@@ -537,9 +542,6 @@ func (t *treePane) matchesAny() bool {
 // jumpMatch moves to the next (d = 1) or previous (d = -1) match,
 // wrapping around.
 func (t *treePane) jumpMatch(d int) tea.Cmd {
-	if t.query == "" {
-		return notify("no search: " + t.km.Search.Help().Key + " searches the results")
-	}
 	return t.jumpTo(d, func(r treeRow) bool { _, _, ok := t.match(r); return ok }, "no row matches "+t.query)
 }
 
