@@ -206,6 +206,12 @@ func Default() KeyMap {
 	}
 }
 
+// CloseHelp is the help line's entry for the key that closes an overlay:
+// esc, shown as keys (the overlay's own key too: "esc/X").
+func CloseHelp(keys string) key.Binding {
+	return key.NewBinding(key.WithKeys("esc"), key.WithHelp(keys, "close"))
+}
+
 // Global returns the bindings that work in every pane.
 func (k KeyMap) Global() []key.Binding {
 	return []key.Binding{k.NextPane, k.PrevPane, k.Retriever, k.PickRetrievers, k.Explain, k.NameBy, k.Stats, k.Pin, k.Sweep, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.ExportPage, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}

@@ -7,115 +7,30 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 	"github.com/memoria-graph/memoria/retriever/rankwhy"
 	"github.com/memoria-graph/memoria/retriever/registry"
+	"github.com/memoria-graph/memoria/tui/overlays/picker"
 )
 
-// retrieverPicker is the overlay X opens: every retriever with a tick box;
-// space ticks, enter applies (one ticked: that retriever alone, as x
-// chooses; two or more: the compare view with them, in this order), esc
-// leaves everything as it was. It applies through a message (pickedMsg),
-// so the root changes the view in its own Update.
-type retrieverPicker struct {
-	*Common
-	ticked  []bool // by index in Retrievers
-	cursor  int
-	rankers bool // the source serves the ranking retrievers
-	w, h    int
-}
-
-// pickedMsg is the picker's choice, in Retrievers order.
-type pickedMsg struct{ names []string }
-
-func newRetrieverPicker(c *Common) *retrieverPicker {
-	return &retrieverPicker{Common: c, ticked: make([]bool, len(CompareRetrievers()))}
-}
-
-// open ticks the retrievers shown now.
-func (p *retrieverPicker) open(shown []string, rankers bool) {
-	p.rankers = rankers
-	p.ticked = make([]bool, len(CompareRetrievers()))
-	for i, name := range CompareRetrievers() {
-		p.ticked[i] = slices.Contains(shown, name)
+// pickerRows are the picker's rows: every retriever of the registry, with
+// the purpose of those that combine the others.
+func pickerRows() []picker.Retriever {
+	var rows []picker.Retriever
+	for _, name := range CompareRetrievers() {
+		r := picker.Retriever{Name: name, Combining: combining(name)}
+		if spec, ok := registry.Lookup(name); ok && r.Combining {
+			r.Purpose = spec.Purpose
+		}
+		rows = append(rows, r)
 	}
+	return rows
 }
-
-func (p *retrieverPicker) Update(msg tea.Msg) (bool, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return false, nil
-	}
-	switch {
-	case key.Matches(k, p.km.Cancel) || key.Matches(k, p.km.PickRetrievers):
-		return true, nil
-	case key.Matches(k, p.km.Up):
-		p.cursor = max(0, p.cursor-1)
-	case key.Matches(k, p.km.Down):
-		p.cursor = min(len(CompareRetrievers())-1, p.cursor+1)
-	case key.Matches(k, p.km.PickToggle):
-		if CompareRetrievers()[p.cursor] != activation.Name && !p.rankers {
-			return false, notifyErr(errOnlyActivation)
-		}
-		p.ticked[p.cursor] = !p.ticked[p.cursor]
-	case key.Matches(k, p.km.Submit):
-		var names []string
-		for i, on := range p.ticked {
-			if on {
-				names = append(names, CompareRetrievers()[i])
-			}
-		}
-		if len(names) == 0 {
-			return false, notifyErr(errors.New("tick at least one retriever (space), then enter"))
-		}
-		for _, n := range names {
-			if combining(n) && len(names) < 3 {
-				return false, notifyErr(fmt.Errorf("%s fuses the other retrievers ticked: tick two or more besides it", n))
-			}
-		}
-		return true, func() tea.Msg { return pickedMsg{names: names} }
-	}
-	return false, nil
-}
-
-func (p *retrieverPicker) Title() string {
-	return "Retrievers · space ticks, enter applies (two or more: compare view), esc leaves"
-}
-
-func (p *retrieverPicker) View() string {
-	lines := []string{p.st.Dim.Render("Tick one to show it alone, or several to compare their rankings side by side."), ""}
-	for i, name := range CompareRetrievers() {
-		box := "[ ]"
-		if i < len(p.ticked) && p.ticked[i] {
-			box = "[x]"
-		}
-		row := fmt.Sprintf("%s %s", box, textsafe.Escape(name))
-		if spec, ok := registry.Lookup(name); ok && combining(name) {
-			row += p.st.Dim.Render("  (" + spec.Purpose + " of the others ticked; compare view only)")
-		}
-		if i == p.cursor {
-			lines = append(lines, p.st.Selected.Render(fit(glyphSelected+" "+row, p.w)))
-			continue
-		}
-		lines = append(lines, "  "+row)
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (p *retrieverPicker) SetSize(w, h int) { p.w, p.h = w, h }
-
-func (p *retrieverPicker) ShortHelp() []key.Binding {
-	return []key.Binding{p.km.Up, p.km.Down, p.km.PickToggle, p.km.Submit, closeHelp("esc/X")}
-}
-
-func (p *retrieverPicker) Close() {}
 
 // openPicker puts the retriever picker on top, the retrievers shown now
 // ticked.
@@ -124,7 +39,11 @@ func (m *Model) openPicker() tea.Cmd {
 	if !m.comparing() {
 		shown = []string{m.retriever}
 	}
-	m.picker.open(shown, m.runs.nb != nil)
+	var off error
+	if m.runs.nb == nil {
+		off = errOnlyActivation
+	}
+	m.picker.Open(shown, off)
 	m.push(m.picker)
 	return nil
 }

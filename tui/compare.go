@@ -478,12 +478,12 @@ func compareLines(st *Styles, names *naming, s cmpSubject, w int) []string {
 			out = append(out, strings.Split(b, "\n")...)
 		}
 	}
-	return append(out, propertyLines(st, st.r.NewStyle().Width(w).Render, s.row.node)...)
+	return append(out, propertyLines(st, st.R.NewStyle().Width(w).Render, s.row.node)...)
 }
 
 // compareBlock is column c's part of the detail, wrapped to w.
 func compareBlock(st *Styles, s cmpSubject, c, w int) []string {
-	wrap := st.r.NewStyle().Width(w).Render
+	wrap := st.R.NewStyle().Width(w).Render
 	col := s.cols[c]
 	out := []string{st.Title.Render(fit(textsafe.Escape(col.name), w))}
 	switch col.state {

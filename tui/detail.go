@@ -200,7 +200,7 @@ func (d *detailPane) render() {
 // (textsafe.Escape). The head names the node as names says and keeps its
 // id beside the name: here the id identifies it.
 func detailLines(st *Styles, names *naming, s detailSubject, w int, validity []string) []string {
-	wrap := st.r.NewStyle().Width(w)
+	wrap := st.R.NewStyle().Width(w)
 	var out []string
 	add := func(l ...string) { out = append(out, l...) }
 	head := nodeHead(st, names, s.node)

@@ -26,15 +26,16 @@ func TestOneRefusalWhereOnlyActivationRuns(t *testing.T) {
 			t.Errorf("%s: retriever %s, overlay %v: want activation and none", k, h.m.retriever, h.m.top())
 		}
 	}
-	// The picker itself, opened where reads exist and then losing them:
-	// its tick of a ranking retriever says the same.
+	// The picker itself, opened as the root opens it on such a source
+	// (X refuses first, so it is opened by hand here): its tick of a
+	// ranking retriever says the same.
 	h2 := demoHarness(t)
 	h2.focusPane(focusTree)
 	h2.keys("X")
 	if h2.m.top() != h2.m.picker {
 		t.Fatalf("X did not open the picker")
 	}
-	h2.m.picker.rankers = false
+	h2.m.picker.Open([]string{"activation"}, errOnlyActivation)
 	h2.keys("j", " ")
 	h2.settle()
 	if s := h2.lastStatus(); !strings.Contains(s.text, want) {

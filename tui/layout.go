@@ -59,7 +59,7 @@ func (m *Model) resize(w, h int) {
 	leftW := max(34, min(64, w/4))
 	var l layout
 	paramsH := 4 + m.st.Pane.GetVerticalFrameSize() + 1
-	iw, _ := m.st.inner(leftW, 0)
+	iw, _ := m.st.Inner(leftW, 0)
 	tagsH := 2 + m.tags.ChipLines(iw) + m.st.Pane.GetVerticalFrameSize() + 1
 	l.params = rect{0, bodyH - paramsH, leftW, paramsH}
 	l.tags = rect{0, bodyH - paramsH - tagsH, leftW, tagsH}
@@ -80,22 +80,22 @@ func (m *Model) resize(w, h int) {
 		f focus
 		r rect
 	}{{focusSeeds, l.seeds}, {focusTags, l.tags}, {focusParams, l.params}, {focusTree, l.tree}, {focusDetail, l.detail}} {
-		iw, ih := m.st.inner(p.r.w, p.r.h)
+		iw, ih := m.st.Inner(p.r.w, p.r.h)
 		m.pane(p.f).SetSize(max(0, iw), max(0, ih))
 	}
 	// The other retriever's panes take the same places: sized now, they
 	// are ready when it is chosen.
-	iw, ih := m.st.inner(l.params.w, l.params.h)
+	iw, ih := m.st.Inner(l.params.w, l.params.h)
 	m.params.SetSize(max(0, iw), max(0, ih))
 	for _, p := range m.ranked.panels {
 		p.SetSize(max(0, iw), max(0, ih))
 	}
-	iw, ih = m.st.inner(l.tree.w, l.tree.h)
+	iw, ih = m.st.Inner(l.tree.w, l.tree.h)
 	m.tree.SetSize(max(0, iw), max(0, ih))
 	m.ranked.SetSize(max(0, iw), max(0, ih))
 	m.cmp.SetSize(max(0, iw), max(0, ih))
 	m.status.SetSize(w, statusH)
-	iw, ih = m.st.inner(l.full())
+	iw, ih = m.st.Inner(l.full())
 	for _, o := range m.overlays {
 		o.SetSize(iw, ih) // a closed one is sized when it opens (push)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/overlays/picker"
 )
 
 // focus names the pane that receives keys.
@@ -70,11 +71,11 @@ type Model struct {
 	// (overlay.go). helpView, why, sweep, statsView and picker are the
 	// overlays, open or not.
 	overlays  []overlay
-	helpView  *helpView        // the full help
-	why       *whyPanel        // the why-not panel (whynot.go)
-	sweep     *sweepView       // the sweep (sweepview.go)
-	statsView *statsView       // the graph's metrics (stats.go)
-	picker    *retrieverPicker // picks the retrievers shown (cmppick.go)
+	helpView  *helpView     // the full help
+	why       *whyPanel     // the why-not panel (whynot.go)
+	sweep     *sweepView    // the sweep (sweepview.go)
+	statsView *statsView    // the graph's metrics (stats.go)
+	picker    *picker.Model // picks the retrievers shown (tui/overlays/picker)
 	lay       layout
 
 	// runs holds each retriever's run slot and what runs them (run.go).
@@ -99,7 +100,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		params:    newParamsPanel(c, opts.Params),
 		ranked:    newRankPane(c),
 		cmp:       newCmpPane(c, opts.Compare),
-		picker:    newRetrieverPicker(c),
+		picker:    picker.New(km, st, pickerRows()),
 		tree:      newTreePane(c),
 		detail:    newDetailPane(c, validityKeys(opts.Mapping)),
 		status:    newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
@@ -272,8 +273,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.toOverlay(m.sweep, msg)
 	case snapshotResetMsg:
 		return m, m.restartActivation()
-	case pickedMsg:
-		return m, m.applyPicked(msg.names)
+	case picker.PickedMsg:
+		return m, m.applyPicked(msg.Names)
+	case picker.RefusedMsg:
+		return m, notifyErr(msg.Err)
 	case hitContextMsg:
 		m.applyHitContext(msg)
 	case marksWhyMsg:

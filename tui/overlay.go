@@ -66,7 +66,7 @@ func (m *Model) isOpen(o overlay) bool {
 func (m *Model) push(o overlay) {
 	m.remove(o)
 	m.overlays = append(m.overlays, o)
-	o.SetSize(m.st.inner(m.lay.full()))
+	o.SetSize(m.st.Inner(m.lay.full()))
 }
 
 // pop takes o off the stack, wherever it is, and closes it.
@@ -150,9 +150,7 @@ var scrollHelp = key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("â†‘/â†
 
 // closeHelp is the help line's entry for the keys that close an overlay
 // (keys as text only: the overlay matches the keymap's bindings).
-func closeHelp(keys string) key.Binding {
-	return key.NewBinding(key.WithKeys("esc"), key.WithHelp(keys, "close"))
-}
+func closeHelp(keys string) key.Binding { return keymap.CloseHelp(keys) }
 
 // helpView is the full help: every key of the keymap under its pane's
 // heading (fullHelp), scrollable. ? or esc closes it.

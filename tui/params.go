@@ -51,7 +51,7 @@ type valueEdit struct {
 }
 
 func newValueEdit(c *Common) valueEdit {
-	return valueEdit{Common: c, input: c.st.newInput("", "")}
+	return valueEdit{Common: c, input: c.st.NewInput("", "")}
 }
 
 // Typing reports whether a value is being typed.

@@ -521,7 +521,7 @@ type hitSubject struct {
 // (render.Formula), how it was reached, its 1-hop context (which the
 // ranking does not use) and its properties. Graph text is escaped.
 func hitLines(st *Styles, names *naming, s hitSubject, w int, validity []string) []string {
-	wrap := st.r.NewStyle().Width(w).Render
+	wrap := st.R.NewStyle().Width(w).Render
 	h := s.hit
 	plain, named := render.Formula(h)
 	out := []string{

@@ -61,8 +61,8 @@ type seedPicker struct {
 
 func newSeedPicker(c *Common, cat graph.Catalog, maxSeeds int, seeds []retriever.Seed) *seedPicker {
 	st := c.st
-	f := st.newInput("/ ", "filter nodes")
-	sc := st.newInput("R = ", "")
+	f := st.NewInput("/ ", "filter nodes")
+	sc := st.NewInput("R = ", "")
 	sc.CharLimit = 12
 	return &seedPicker{Common: c, cat: cat, maxSeeds: maxSeeds,
 		known: map[string]graph.NodeSummary{}, filter: f, score: sc,

@@ -193,7 +193,7 @@ func fullHelp(km keymap.KeyMap, st *Styles, w int) string {
 			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cur...))
 			cur, width = nil, 0
 		}
-		cur = append(cur, st.r.NewStyle().PaddingRight(3).Render(c))
+		cur = append(cur, st.R.NewStyle().PaddingRight(3).Render(c))
 		width += cw
 	}
 	rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cur...))

@@ -49,7 +49,7 @@ type tagInput struct {
 
 func newTagInput(c *Common, cat graph.Catalog, tags []string) *tagInput {
 	km, st := c.km, c.st
-	in := st.newInput("+ ", "type a tag")
+	in := st.NewInput("+ ", "type a tag")
 	in.ShowSuggestions = true
 	in.KeyMap.AcceptSuggestion = km.AcceptTag
 	in.KeyMap.NextSuggestion = km.NextSuggestion

@@ -44,7 +44,7 @@ type treePane struct {
 func newTreePane(c *Common) *treePane {
 	return &treePane{Common: c, built: -1,
 		builder: rowBuilder{st: c.st, folded: map[rowKey]bool{}, names: c.names, stats: c.stats, marks: c.marks},
-		search:  c.st.newInput("/ ", "search the results")}
+		search:  c.st.NewInput("/ ", "search the results")}
 }
 
 // Typing reports whether the search input takes the keys.
@@ -428,7 +428,7 @@ func (t *treePane) View() string {
 		}
 	}
 	h := t.listHeight()
-	out := t.st.r.NewStyle().Width(t.w).Height(h).MaxHeight(h).MaxWidth(t.w).Render(strings.Join(lines, "\n"))
+	out := t.st.R.NewStyle().Width(t.w).Height(h).MaxHeight(h).MaxWidth(t.w).Render(strings.Join(lines, "\n"))
 	if head, foot := t.judged.view(t.st, t.w, t.h); len(head) > 0 {
 		out = strings.Join(append(append(head, out), foot...), "\n")
 	}
