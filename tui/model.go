@@ -11,6 +11,7 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
 )
 
@@ -71,11 +72,11 @@ type Model struct {
 	// (overlay.go). helpView, why, sweep, statsView and picker are the
 	// overlays, open or not.
 	overlays  []overlay
-	helpView  *helpView     // the full help
-	why       *whyPanel     // the why-not panel (whynot.go)
-	sweep     *sweepView    // the sweep (sweepview.go)
-	statsView *statsView    // the graph's metrics (stats.go)
-	picker    *picker.Model // picks the retrievers shown (tui/overlays/picker)
+	helpView  *helpview.Model // the full help (tui/overlays/helpview)
+	why       *whyPanel       // the why-not panel (whynot.go)
+	sweep     *sweepView      // the sweep (sweepview.go)
+	statsView *statsView      // the graph's metrics (stats.go)
+	picker    *picker.Model   // picks the retrievers shown (tui/overlays/picker)
 	lay       layout
 
 	// runs holds each retriever's run slot and what runs them (run.go).
@@ -104,7 +105,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		tree:      newTreePane(c),
 		detail:    newDetailPane(c, validityKeys(opts.Mapping)),
 		status:    newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
-		helpView:  newHelpView(c, mappingNote(opts.Mapping)),
+		helpView:  helpview.New(km, st, mappingNote(opts.Mapping)),
 		why:       newWhyPanel(c),
 		sweep:     newSweepView(c),
 		statsView: newStatsView(c, opts.Source.Describe()),
