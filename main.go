@@ -1,5 +1,7 @@
-// Command memoria is a terminal explorer for the Activation Energy graph
-// retriever. See README.md.
+// Command memoria is a terminal explorer, and a command line, for the graph
+// retrievers of AI-agent memory systems: it runs them over a memory graph
+// (Neo4j, or a file in its embedded engine), shows why each kept or
+// dropped a memory, and measures them against labels. See README.md.
 package main
 
 import (

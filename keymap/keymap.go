@@ -18,8 +18,9 @@ type KeyMap struct {
 	NextPane  key.Binding
 	PrevPane  key.Binding
 	Explain   key.Binding
-	// Retriever switches the retriever (Activation Energy, the typed
-	// expansion): its parameters, results and detail are shown.
+	// Retriever switches to the next retriever of the registry (Activation
+	// Energy, then each ranking retriever): its parameters, results and
+	// detail are shown.
 	Retriever key.Binding
 	// NameBy chooses which property names nodes in every pane.
 	NameBy key.Binding

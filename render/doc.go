@@ -1,8 +1,10 @@
-// Package render turns retriever results into the formats people and tools
-// read: a D3 node-link graph (ToD3), an LLM context block (ToLLMContext),
-// paste-ready Cypher to replay a path in Neo4j Browser (DebugCypher), a
-// plain-text tree (Tree) and the transfer-energy arithmetic of one hop
-// (EnergyFormula, TagBreakdown). It implements the exporters of
+// Package render turns what the retrievers return into the formats people
+// and tools read: Activation Energy's results (a D3 node-link graph, an LLM
+// context block, a plain-text tree, debug and check Cypher per path, the
+// transfer-energy arithmetic of one hop), any retriever's ranking (JSON,
+// text, D3, LLM context, Cypher per hit), comparisons of rankings, why-not
+// answers (retriever/rankwhy's and Activation Energy's), sweeps,
+// evaluation reports and graph metrics. It implements the exporters of
 // docs/EXPORTS.md.
 //
 // Every function is pure: it reads only its arguments, never mutates them,

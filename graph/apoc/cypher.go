@@ -44,93 +44,137 @@ func WriteCypher(w io.Writer, g *Graph) error {
 	if err := Validate(g); err != nil {
 		return err
 	}
-	// Nodes by internal id, and which nodes need the temporary key.
-	byInternal := make(map[string]int, len(g.Nodes))
-	for i := range g.Nodes {
-		byInternal[g.Nodes[i].InternalID] = i
+	cw := newCypherWriter(w, g)
+	cw.b = fmt.Appendf(cw.b, "// A memoria graph: %d nodes, %d relationships.\n", len(g.Nodes), len(g.Rels))
+	cw.b = append(cw.b, "// Run it on an empty database: paste it into Neo4j Browser or pipe it into cypher-shell.\n"...)
+	cw.b = appendIndexes(cw.b, g)
+	if err := cw.nodes(); err != nil {
+		return err
 	}
-	needTmp := make([]bool, len(g.Nodes))
+	if err := cw.rels(); err != nil {
+		return err
+	}
+	if cw.tmpKey != "" {
+		b := append(cw.b, "\n// Drop the temporary key of nodes without an id.\nMATCH (n) WHERE n."...)
+		b = cypherlit.AppendName(b, cw.tmpKey)
+		b = append(b, " IS NOT NULL REMOVE n."...)
+		b = cypherlit.AppendName(b, cw.tmpKey)
+		cw.b = append(b, ";\n"...)
+	}
+	if err := cw.flush(); err != nil {
+		return err
+	}
+	return cw.bw.Flush()
+}
+
+// cypherWriter writes one graph's Cypher script: nodes are found by their
+// internal id (byInternal); a node that has no id but ends a relationship
+// gets the temporary key tmpKey (needTmp; "" when no node needs one) so
+// that its relationships can find it.
+type cypherWriter struct {
+	g          *Graph
+	byInternal map[string]int
+	needTmp    []bool
+	tmpKey     string
+	bw         *bufio.Writer
+	b          []byte // written to bw by flush
+}
+
+func newCypherWriter(w io.Writer, g *Graph) *cypherWriter {
+	cw := &cypherWriter{g: g, byInternal: make(map[string]int, len(g.Nodes)), needTmp: make([]bool, len(g.Nodes)),
+		bw: bufio.NewWriterSize(w, 1<<16)}
+	for i := range g.Nodes {
+		cw.byInternal[g.Nodes[i].InternalID] = i
+	}
 	anyTmp := false
 	for i := range g.Rels {
 		for _, end := range [2]string{g.Rels[i].Start, g.Rels[i].End} {
-			n := byInternal[end]
+			n := cw.byInternal[end]
 			if _, ok := g.Nodes[n].Properties["id"].(string); !ok {
-				needTmp[n], anyTmp = true, true
+				cw.needTmp[n], anyTmp = true, true
 			}
 		}
 	}
-	tmpKey := ""
 	if anyTmp {
-		tmpKey = unusedKey(g, "_memoria_export_id")
+		cw.tmpKey = unusedKey(g, "_memoria_export_id")
 	}
+	return cw
+}
 
-	bw := bufio.NewWriterSize(w, 1<<16)
-	var b []byte
-	flush := func() error {
-		_, err := bw.Write(b)
-		b = b[:0]
-		return err
+func (cw *cypherWriter) flush() error {
+	_, err := cw.bw.Write(cw.b)
+	cw.b = cw.b[:0]
+	return err
+}
+
+// flushFull flushes the buffer once it holds 32 KiB.
+func (cw *cypherWriter) flushFull() error {
+	if len(cw.b) > 1<<15 {
+		return cw.flush()
 	}
-	b = fmt.Appendf(b, "// A memoria graph: %d nodes, %d relationships.\n", len(g.Nodes), len(g.Rels))
-	b = append(b, "// Run it on an empty database: paste it into Neo4j Browser or pipe it into cypher-shell.\n"...)
+	return nil
+}
 
-	// Indexes, one per label of a node with an id.
-	var labels []string
-	seen := map[string]bool{}
+// appendIndexes appends the index statements, one per label of a node
+// with an id, and the wait for them; nothing when no node has an id.
+func appendIndexes(b []byte, g *Graph) []byte {
+	withID := false
 	for i := range g.Nodes {
-		if _, ok := g.Nodes[i].Properties["id"].(string); !ok {
-			continue
-		}
-		for _, l := range g.Nodes[i].Labels {
-			if !seen[l] {
-				seen[l] = true
-				labels = append(labels, l)
-			}
+		if _, ok := g.Nodes[i].Properties["id"].(string); ok && len(g.Nodes[i].Labels) > 0 {
+			withID = true
+			break
 		}
 	}
-	if len(labels) > 0 {
-		labels = IndexLabels(g)
-		b = append(b, "\n// Indexes on the node id of each label (docs/ALGORITHM.md, \"The Cypher\").\n"...)
-		for _, st := range IndexStatements(labels) {
-			b = append(append(b, st...), ";\n"...)
-		}
-		b = append(b, "CALL db.awaitIndexes();\n"...)
+	if !withID {
+		return b
 	}
+	b = append(b, "\n// Indexes on the node id of each label (docs/ALGORITHM.md, \"The Cypher\").\n"...)
+	for _, st := range IndexStatements(IndexLabels(g)) {
+		b = append(append(b, st...), ";\n"...)
+	}
+	return append(b, "CALL db.awaitIndexes();\n"...)
+}
 
-	if len(g.Nodes) > 0 {
-		b = append(b, "\n// Nodes.\n"...)
+// nodes writes a CREATE per node.
+func (cw *cypherWriter) nodes() error {
+	if len(cw.g.Nodes) > 0 {
+		cw.b = append(cw.b, "\n// Nodes.\n"...)
 	}
 	var err error
-	for i := range g.Nodes {
-		n := &g.Nodes[i]
-		b = append(b, "CREATE ("...)
-		b = appendLabelList(b, n.Labels)
+	for i := range cw.g.Nodes {
+		n := &cw.g.Nodes[i]
+		cw.b = append(cw.b, "CREATE ("...)
+		cw.b = appendLabelList(cw.b, n.Labels)
 		extra := ""
-		if needTmp[i] {
+		if cw.needTmp[i] {
 			extra = n.InternalID
 		}
-		if b, err = appendPropMap(b, n.Properties, tmpKey, extra, len(n.Labels) > 0); err != nil {
+		if cw.b, err = appendPropMap(cw.b, n.Properties, cw.tmpKey, extra, len(n.Labels) > 0); err != nil {
 			return fmt.Errorf("node %s: %w", showID(n.InternalID), err)
 		}
-		b = append(b, ");\n"...)
-		if len(b) > 1<<15 {
-			if err := flush(); err != nil {
-				return err
-			}
+		cw.b = append(cw.b, ");\n"...)
+		if err := cw.flushFull(); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
+// rels writes a MATCH of its ends and a CREATE per relationship.
+func (cw *cypherWriter) rels() error {
+	g := cw.g
 	if len(g.Rels) > 0 {
-		b = append(b, "\n// Relationships.\n"...)
+		cw.b = append(cw.b, "\n// Relationships.\n"...)
 	}
+	var err error
 	for i := range g.Rels {
 		r := &g.Rels[i]
-		start, end := &g.Nodes[byInternal[r.Start]], &g.Nodes[byInternal[r.End]]
-		b = append(b, "MATCH "...)
-		b = appendNodeRef(b, "a", start, tmpKey)
+		start, end := &g.Nodes[cw.byInternal[r.Start]], &g.Nodes[cw.byInternal[r.End]]
+		b := append(cw.b, "MATCH "...)
+		b = appendNodeRef(b, "a", start, cw.tmpKey)
 		if r.Start != r.End {
 			b = append(b, ", "...)
-			b = appendNodeRef(b, "b", end, tmpKey)
+			b = appendNodeRef(b, "b", end, cw.tmpKey)
 		}
 		b = append(b, " CREATE (a)-[:"...)
 		b = cypherlit.AppendName(b, r.Type)
@@ -142,23 +186,12 @@ func WriteCypher(w io.Writer, g *Graph) error {
 		} else {
 			b = append(b, "]->(a);\n"...)
 		}
-		if len(b) > 1<<15 {
-			if err := flush(); err != nil {
-				return err
-			}
+		cw.b = b
+		if err := cw.flushFull(); err != nil {
+			return err
 		}
 	}
-	if anyTmp {
-		b = append(b, "\n// Drop the temporary key of nodes without an id.\nMATCH (n) WHERE n."...)
-		b = cypherlit.AppendName(b, tmpKey)
-		b = append(b, " IS NOT NULL REMOVE n."...)
-		b = cypherlit.AppendName(b, tmpKey)
-		b = append(b, ";\n"...)
-	}
-	if err := flush(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return nil
 }
 
 // MemoryLabels are the six node labels of the memory graph's data model

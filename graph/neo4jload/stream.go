@@ -110,117 +110,14 @@ func (l *loader) stream(ctx context.Context) (phase string, err error) {
 	l.eids = make([]string, p.Nodes)
 	w := l.startWriters(ctx)
 	defer w.close()
-
-	// sent marks the groups of identical relationships already sent (with
-	// the first of them), when some group has more than one.
-	var sent map[relKey]bool
+	st := &streaming{l: l, w: w, nodeBuf: map[*nodeGroup]*buffer{}, relBuf: map[*relType]*buffer{}, phase: "writing nodes"}
 	if p.groups != nil {
-		sent = make(map[relKey]bool, len(p.groups))
-	}
-	var nodeBufs, relBufs []*buffer
-	nodeBuf := make(map[*nodeGroup]*buffer)
-	relBuf := make(map[*relType]*buffer)
-	nodesDone := false
-	nodesSeen, relsSeen := 0, 0
-	phase = "writing nodes"
-
-	finishNodes := func() error {
-		for _, b := range nodeBufs {
-			if err := l.flushNodes(w, b); err != nil {
-				return err
-			}
-		}
-		if err := w.wait(); err != nil {
-			return err
-		}
-		if nodesSeen != p.Nodes {
-			return fmt.Errorf("%w: %d nodes, %d before", errChanged, nodesSeen, p.Nodes)
-		}
-		for i, eid := range l.eids {
-			if eid == "" {
-				return fmt.Errorf("the server returned no element id for node %q", p.nodes[i].id)
-			}
-		}
-		nodesDone = true
-		phase = "writing relationships"
-		return nil
-	}
-	onNode := func(n apoc.Node) error {
-		if nodesDone {
-			return nil
-		}
-		i, err := p.nodeOf(n.InternalID)
-		if err != nil {
-			return err
-		}
-		pn := p.nodes[i]
-		if id, _ := n.Properties["id"].(string); id != pn.id || !slices.Equal(n.Labels, pn.grp.labels) {
-			return fmt.Errorf("%w: node %s is not the node it was", errChanged, strconv.Quote(n.InternalID))
-		}
-		nodesSeen++
-		b, ok := nodeBuf[pn.grp]
-		if !ok {
-			b = &buffer{grp: pn.grp}
-			nodeBuf[pn.grp] = b
-			nodeBufs = append(nodeBufs, b)
-		}
-		b.rows = append(b.rows, map[string]any{"i": int64(i), "id": pn.id, "props": n.Properties})
-		if len(b.rows) < l.opt.BatchSize {
-			return nil
-		}
-		return l.flushNodes(w, b)
-	}
-	onRel := func(r apoc.Relationship) error {
-		if !nodesDone {
-			if !p.nodesFirst {
-				return nil // a later pass writes the relationships
-			}
-			if err := finishNodes(); err != nil {
-				return err
-			}
-		}
-		relsSeen++
-		k := int64(1)
-		if sent != nil {
-			key := p.key(&r)
-			if k = p.groups[key]; k == 0 {
-				return fmt.Errorf("%w: relationship %s is new", errChanged, strconv.Quote(r.InternalID))
-			}
-			if sent[key] {
-				return nil // its group was sent with the first of them
-			}
-			sent[key] = true
-		}
-		s, err := p.nodeOf(r.Start)
-		if err != nil {
-			return err
-		}
-		e, err := p.nodeOf(r.End)
-		if err != nil {
-			return err
-		}
-		rt := p.byType[r.Type]
-		if rt == nil {
-			return fmt.Errorf("%w: relationship type %q is new", errChanged, r.Type)
-		}
-		b, ok := relBuf[rt]
-		if !ok {
-			b = &buffer{rt: rt}
-			relBuf[rt] = b
-			relBufs = append(relBufs, b)
-		}
-		// i keeps rows apart in the aggregation of relsQuery.
-		b.rows = append(b.rows, map[string]any{"i": int64(len(b.rows)), "s": l.eids[s], "e": l.eids[e], "props": r.Properties, "k": k})
-		b.total += k
-		if len(b.rows) < l.opt.BatchSize {
-			return nil
-		}
-		return l.flushRels(w, b)
+		st.sent = make(map[relKey]bool, len(p.groups))
 	}
 	// A writer's failure stops the reading with that failure, which is
 	// the one to report (not the reader's "line N:" around it).
-	read := func(onNode func(apoc.Node) error, onRel func(apoc.Relationship) error) error {
-		err := p.read(onNode, onRel)
+	read := func() error {
+		err := p.read(st.onNode, st.onRel)
 		if werr := w.first(); werr != nil {
 			return werr
 		}
@@ -229,31 +126,152 @@ func (l *loader) stream(ctx context.Context) (phase string, err error) {
 		}
 		return err
 	}
-	if err := read(onNode, onRel); err != nil {
-		return phase, err
+	if err := read(); err != nil {
+		return st.phase, err
 	}
-	if !nodesDone {
-		if err := finishNodes(); err != nil {
-			return phase, err
+	if !st.nodesDone {
+		if err := st.finishNodes(); err != nil {
+			return st.phase, err
 		}
 		if !p.nodesFirst {
-			if err := read(onNode, onRel); err != nil {
-				return phase, err
+			if err := read(); err != nil {
+				return st.phase, err
 			}
 		}
 	}
-	for _, b := range relBufs {
+	for _, b := range st.relBufs {
 		if err := l.flushRels(w, b); err != nil {
-			return phase, err
+			return st.phase, err
 		}
 	}
 	if err := w.wait(); err != nil {
-		return phase, err
+		return st.phase, err
 	}
-	if relsSeen != p.Rels {
-		return phase, fmt.Errorf("%w: %d relationships, %d before", errChanged, relsSeen, p.Rels)
+	if st.relsSeen != p.Rels {
+		return st.phase, fmt.Errorf("%w: %d relationships, %d before", errChanged, st.relsSeen, p.Rels)
 	}
 	return "", nil
+}
+
+// streaming is one stream's state: the writers, the rows buffered per
+// node group and per relationship type (in the order first met), the
+// groups of identical relationships already sent (with the first of them,
+// when some group has more than one), what was seen, and the phase.
+type streaming struct {
+	l                   *loader
+	w                   *writers
+	sent                map[relKey]bool
+	nodeBufs, relBufs   []*buffer
+	nodeBuf             map[*nodeGroup]*buffer
+	relBuf              map[*relType]*buffer
+	nodesDone           bool
+	nodesSeen, relsSeen int
+	phase               string
+}
+
+// finishNodes writes the nodes still buffered, waits for every node's
+// write and checks that each got its element id.
+func (st *streaming) finishNodes() error {
+	l, p := st.l, st.l.plan
+	for _, b := range st.nodeBufs {
+		if err := l.flushNodes(st.w, b); err != nil {
+			return err
+		}
+	}
+	if err := st.w.wait(); err != nil {
+		return err
+	}
+	if st.nodesSeen != p.Nodes {
+		return fmt.Errorf("%w: %d nodes, %d before", errChanged, st.nodesSeen, p.Nodes)
+	}
+	for i, eid := range l.eids {
+		if eid == "" {
+			return fmt.Errorf("the server returned no element id for node %q", p.nodes[i].id)
+		}
+	}
+	st.nodesDone = true
+	st.phase = "writing relationships"
+	return nil
+}
+
+// onNode buffers a node's row, and writes its group's batch when full.
+func (st *streaming) onNode(n apoc.Node) error {
+	if st.nodesDone {
+		return nil
+	}
+	p := st.l.plan
+	i, err := p.nodeOf(n.InternalID)
+	if err != nil {
+		return err
+	}
+	pn := p.nodes[i]
+	if id, _ := n.Properties["id"].(string); id != pn.id || !slices.Equal(n.Labels, pn.grp.labels) {
+		return fmt.Errorf("%w: node %s is not the node it was", errChanged, strconv.Quote(n.InternalID))
+	}
+	st.nodesSeen++
+	b, ok := st.nodeBuf[pn.grp]
+	if !ok {
+		b = &buffer{grp: pn.grp}
+		st.nodeBuf[pn.grp] = b
+		st.nodeBufs = append(st.nodeBufs, b)
+	}
+	b.rows = append(b.rows, map[string]any{"i": int64(i), "id": pn.id, "props": n.Properties})
+	if len(b.rows) < st.l.opt.BatchSize {
+		return nil
+	}
+	return st.l.flushNodes(st.w, b)
+}
+
+// onRel buffers a relationship's row (once for a group of identical ones,
+// k counting them), and writes its type's batch when full; the nodes are
+// finished first.
+func (st *streaming) onRel(r apoc.Relationship) error {
+	p := st.l.plan
+	if !st.nodesDone {
+		if !p.nodesFirst {
+			return nil // a later pass writes the relationships
+		}
+		if err := st.finishNodes(); err != nil {
+			return err
+		}
+	}
+	st.relsSeen++
+	k := int64(1)
+	if st.sent != nil {
+		key := p.key(&r)
+		if k = p.groups[key]; k == 0 {
+			return fmt.Errorf("%w: relationship %s is new", errChanged, strconv.Quote(r.InternalID))
+		}
+		if st.sent[key] {
+			return nil // its group was sent with the first of them
+		}
+		st.sent[key] = true
+	}
+	s, err := p.nodeOf(r.Start)
+	if err != nil {
+		return err
+	}
+	e, err := p.nodeOf(r.End)
+	if err != nil {
+		return err
+	}
+	rt := p.byType[r.Type]
+	if rt == nil {
+		return fmt.Errorf("%w: relationship type %q is new", errChanged, r.Type)
+	}
+	b, ok := st.relBuf[rt]
+	if !ok {
+		b = &buffer{rt: rt}
+		st.relBuf[rt] = b
+		st.relBufs = append(st.relBufs, b)
+	}
+	// i keeps rows apart in the aggregation of relsQuery.
+	b.rows = append(b.rows, map[string]any{"i": int64(len(b.rows)), "s": st.l.eids[s], "e": st.l.eids[e], "props": r.Properties, "k": k})
+	b.total += k
+	if len(b.rows) < st.l.opt.BatchSize {
+		return nil
+	}
+	return st.l.flushRels(st.w, b)
 }
 
 // flushNodes hands b's rows to a writer as one batch (two, when some of

@@ -152,8 +152,10 @@ Explorer options (memoria without a command; it needs a terminal):
   --out-dir DIR      directory for exported D3 and LLM-context files (default .)
   --seed ID[=SCORE]  preselect a seed (repeatable; SCORE defaults to 1)
   --tags a,b         preselect query tags
-  Thresholds: --max-depth, --min-activation, --tag-sim-floor, --max-branches,
-  as for explore.
+  --retriever NAME   open with this retriever (default activation)
+  --retrievers A,B   open the compare view with these retrievers
+  --experiment FILE  reopen a saved experiment (S saves one)
+  Thresholds and every retriever's parameters as for explore.
 
 Exit codes: 0 done, 1 runtime error (a timeout included), 2 usage error;
 SIGINT (ctrl+c), SIGTERM and SIGHUP end any command at once with 130, 143

@@ -26,7 +26,7 @@ Jaccard overlap of their top K and the rank-biased overlap (RBO, p = 0.9).
 Every retriever runs with its own flags (--max-depth for Activation Energy,
 --max-hops for the expansion, ...); --top-k is each ranking retriever's K
 and the depth of the comparison. --rerank signals reranks each ranking
-(fusion's after fusing) by seed 001's multi-signal score before they are
+(fusion's after fusing) by the multi-signal score before they are
 compared (--signal-weights, --recency-lambda, --now, --per-label-top,
 --query-vector; docs/RETRIEVERS.md, "Reranking by signals").
 

@@ -49,6 +49,9 @@ func corpusCases() map[string][]string {
 		"random-ppr":        {"explore", "--graph", "$GRAPH", "--seed", "N000011=0.95", "--retriever", "ppr", "--format", "tree", "--damping", "0.8"},
 		"random-fusion":     {"explore", "--graph", "$GRAPH", "--seed", "N000011=0.95", "--retriever", "fusion", "--format", "ranking", "--fuse", "ppr,spreading", "--rrf-k", "10"},
 		"random-activation": {"explore", "--graph", "$GRAPH", "--seed", "N000011=0.95", "--format", "tree"},
+		"export-cypher":     {"export", "--format", "cypher"},
+		"export-graphml":    {"export", "--graph", "../../testdata/hostile.jsonl", "--format", "graphml"},
+		"export-hostile":    {"export", "--graph", "../../testdata/hostile.jsonl", "--format", "cypher"},
 	}
 	for _, cmd := range []string{"explore", "compare", "eval", "sweep", "why", "export", "stats", "load", "diff"} {
 		c["help-"+cmd] = []string{cmd, "--help"}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -23,6 +24,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/eval"
+	"github.com/memoria-graph/memoria/retriever/registry"
 )
 
 const evalUsage = `Usage: memoria eval [source flags] --queries Q.jsonl [--qrels FILE]
@@ -57,26 +59,33 @@ Flags:
 // evalDefaultKs are --k's default cut-offs.
 const evalDefaultKs = "5,10"
 
-func runEval(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet(env, "eval", evalUsage)
-	var q queryFlags
-	q.register(fs, "not for eval: each query's seeds come from --queries")
-	var rf retrieverFlags
-	rf.register(fs)
-	var rr rerankFlags
-	rr.register(fs)
+// evalFlags are eval's flags: the bundle every running command shares
+// (its seeds, tags and query vector come from the query set instead) and
+// its own.
+type evalFlags struct {
+	runFlags
+	queries, qrels, list, kList, format, outDir string
+	// names and ks are --retrievers and --k as check read them.
+	names []string
+	ks    []int
+}
+
+func (e *evalFlags) register(fs *flag.FlagSet) {
+	e.runFlags.register(fs, "not for eval: each query's seeds come from --queries", true)
 	fs.Lookup("tags").Usage = "not for eval: each query's tags come from --queries"
 	fs.Lookup("query-vector").Usage = "not for eval: each query's query_vector comes from --queries"
 	fs.Lookup("retriever").Usage = "not for eval: --retrievers lists them"
-	queries := fs.String("queries", "", "the query set, JSON lines in `FILE` (required)")
-	qrelsFile := fs.String("qrels", "", "relevance grades from a TREC qrels `FILE` (qid 0 docid rel), beside the query set's")
-	list := fs.String("retrievers", strings.Join(retrieverNames(), ","), "the `retrievers` to measure, comma-separated, the first the one the others are compared with: "+strings.Join(retrieverNames(), ", "))
-	kList := fs.String("k", evalDefaultKs, "the cut-offs `K,...` of P@k, Recall@k and nDCG@k, each at least 1")
-	format := fs.String("format", "text", "output `format`: text, json or trec")
-	outDir := fs.String("out", "", "with --format trec: the `DIR` the run files and qrels go to (made if missing)")
-	if err := parse(fs, env, args); err != nil {
-		return err
-	}
+	fs.StringVar(&e.queries, "queries", "", "the query set, JSON lines in `FILE` (required)")
+	fs.StringVar(&e.qrels, "qrels", "", "relevance grades from a TREC qrels `FILE` (qid 0 docid rel), beside the query set's")
+	fs.StringVar(&e.list, "retrievers", strings.Join(retrieverNames(), ","), "the `retrievers` to measure, comma-separated, the first the one the others are compared with: "+strings.Join(retrieverNames(), ", "))
+	fs.StringVar(&e.kList, "k", evalDefaultKs, "the cut-offs `K,...` of P@k, Recall@k and nDCG@k, each at least 1")
+	fs.StringVar(&e.format, "format", "text", "output `format`: text, json or trec")
+	fs.StringVar(&e.outDir, "out", "", "with --format trec: the `DIR` the run files and qrels go to (made if missing)")
+}
+
+// check refuses what eval cannot do with the flags given and reads
+// --retrievers and --k.
+func (e *evalFlags) check(fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
 		return usagef("eval: unexpected argument %s (the queries go in --queries)", textsafe.Quote(fs.Arg(0)))
 	}
@@ -86,60 +95,73 @@ func runEval(ctx context.Context, args []string, env Env) error {
 			return usagef("eval: --%s does not apply: %s", f[0], f[1])
 		}
 	}
-	if *queries == "" {
+	if e.queries == "" {
 		return usagef("eval: --queries FILE is required")
 	}
-	names, err := listedRetrievers(fs, "eval", *list, 1, &rf, &rr)
-	if err != nil {
+	var err error
+	if e.names, err = listedRetrievers(fs, "eval", e.list, 1, &e.rf, &e.rr); err != nil {
 		return err
 	}
-	ks, err := parseKs("eval", *kList)
-	if err != nil {
+	if e.ks, err = parseKs("eval", e.kList); err != nil {
 		return err
 	}
 	switch {
-	case *format != "text" && *format != "json" && *format != "trec":
-		return usagef("eval: unknown --format %s (want text, json or trec)", textsafe.Quote(*format))
-	case *format == "trec" && *outDir == "":
+	case e.format != "text" && e.format != "json" && e.format != "trec":
+		return usagef("eval: unknown --format %s (want text, json or trec)", textsafe.Quote(e.format))
+	case e.format == "trec" && e.outDir == "":
 		return usagef("eval: --format trec writes files: give --out DIR")
-	case *format != "trec" && *outDir != "":
+	case e.format != "trec" && e.outDir != "":
 		return usagef("eval: --out applies to --format trec")
 	}
-	set, unjudged, err := readQuerySet("eval", *queries, *qrelsFile)
+	return nil
+}
+
+func runEval(ctx context.Context, args []string, env Env) error {
+	var e evalFlags
+	if err := parseCommand(env, "eval", evalUsage, args, &e); err != nil {
+		return err
+	}
+	set, unjudged, err := readQuerySet("eval", e.queries, e.qrels)
 	if err != nil {
 		return err
 	}
-	if maxK := slices.Max(ks); maxK > rf.topK && slices.ContainsFunc(names, func(n string) bool { return n != activation.Name }) {
-		fmt.Fprintf(env.Stderr, "memoria: eval: --k %d is above --top-k %d: the ranking retrievers return at most %d hits, and P@%d counts the rest as not relevant\n", maxK, rf.topK, rf.topK, maxK)
+	if maxK := slices.Max(e.ks); maxK > e.rf.topK && slices.ContainsFunc(e.names, func(n string) bool { return n != registry.Activation }) {
+		fmt.Fprintf(env.Stderr, "memoria: eval: --k %d is above --top-k %d: the ranking retrievers return at most %d hits, and P@%d counts the rest as not relevant\n", maxK, e.rf.topK, e.rf.topK, maxK)
 	}
-	g, closeSource, err := openRankings(ctx, env, &q, &rf)
+	g, closeSource, err := openRankings(ctx, env, &e.q, &e.rf)
 	if err != nil {
 		return err
 	}
 	defer closeSource()
-	runs, failed, err := evalRuns(ctx, "eval", g, &rf, &rr, names, set)
+	runs, failed, err := evalRuns(ctx, "eval", g, &e.rf, &e.rr, e.names, set)
 	if err != nil {
 		return err
 	}
-	outcomes := make([][]eval.Outcome, len(names))
-	for i := range names {
+	outcomes := make([][]eval.Outcome, len(e.names))
+	for i := range e.names {
 		outcomes[i] = make([]eval.Outcome, len(set))
 		for j := range set {
 			outcomes[i][j] = runs[j][i].outcome()
 		}
 	}
-	rep := eval.Evaluate(set, names, outcomes, ks)
+	rep := eval.Evaluate(set, e.names, outcomes, e.ks)
 	rep.UnjudgedQrels = unjudged
 	if rep.Missing, err = missingNodes(ctx, g.nb, set); err != nil {
 		return err
 	}
-	switch *format {
+	return cmp.Or(e.write(env, rep, set, runs), failed)
+}
+
+// write prints the report in eval's format (trec: the run files and qrels
+// into --out, the nodes the graph lacks said on stderr).
+func (e *evalFlags) write(env Env, rep eval.Report, set []eval.Query, runs [][]scored) error {
+	switch e.format {
 	case "json":
 		b, err := render.EvalJSON(rep)
 		if err == nil {
 			_, err = env.Stdout.Write(b)
 		}
-		return cmp.Or(err, failed)
+		return err
 	case "trec":
 		for _, m := range rep.Missing {
 			what := "relevant node"
@@ -148,10 +170,10 @@ func runEval(ctx context.Context, args []string, env Env) error {
 			}
 			fmt.Fprintf(env.Stderr, "memoria: eval: query %s: %s %s is not in the graph\n", textsafe.Quote(m.Query), what, render.DisplayID(m.NodeID))
 		}
-		return cmp.Or(writeTrec(*outDir, names, set, runs, env.Stdout), failed)
+		return writeTrec(e.outDir, e.names, set, runs, env.Stdout)
 	}
-	_, err = io.WriteString(env.Stdout, render.EvalText(rep))
-	return cmp.Or(err, failed)
+	_, err := io.WriteString(env.Stdout, render.EvalText(rep))
+	return err
 }
 
 // parseKs reads cmd's --k: positive integers, each once, in the order

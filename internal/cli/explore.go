@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/render/subgraph"
@@ -53,7 +55,7 @@ cypher (a query per hit: its feeders' when it has some, else its route's),
 html (the hits beyond --top-k, from a run twice as deep, dashed; without
 --rerank) and graphml.
 
---rerank signals reranks the ranking by seed 001's multi-signal score
+--rerank signals reranks the ranking by the multi-signal score
 (--signal-weights, --recency-lambda, --now, --per-label-top, and
 --query-vector for sem; docs/RETRIEVERS.md, "Reranking by signals"); with
 Activation Energy it prints --format ranking only (the default then).
@@ -76,106 +78,124 @@ func orList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
-func runExplore(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet(env, "explore", exploreUsage)
-	var q queryFlags
-	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
-	var rf retrieverFlags
-	rf.register(fs)
-	var rr rerankFlags
-	rr.register(fs)
-	format := fs.String("format", "", "output `format`: "+orList(formats)+" (default json; ranking\n"+
+// exploreFlags are explore's flags: the bundle every running command
+// shares and its own output flags.
+type exploreFlags struct {
+	runFlags
+	format, form string
+	trace        bool
+}
+
+func (x *exploreFlags) register(fs *flag.FlagSet) {
+	x.runFlags.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)", true)
+	fs.StringVar(&x.format, "format", "", "output `format`: "+orList(formats)+" (default json; ranking\n"+
 		"with any other --retriever)")
-	form := fs.String("cypher-form", "browser", "with --format cypher or check, the paste-ready `form`: browser (Neo4j Browser),\n"+
+	fs.StringVar(&x.form, "cypher-form", "browser", "with --format cypher or check, the paste-ready `form`: browser (Neo4j Browser),\n"+
 		"shell (cypher-shell) or driver (one JSON object per query: query and parameters)")
-	trace := fs.Bool("trace", false, "with --format json, add each result's levels: every candidate with its fate, the near\n"+
+	fs.BoolVar(&x.trace, "trace", false, "with --format json, add each result's levels: every candidate with its fate, the near\n"+
 		"misses below the threshold and what each node's other neighbours were (docs/EXPORTS.md)")
-	fs.IntVar(&q.opts.NearMisses, "near-misses", activation.DefaultNearMisses, "near misses kept per node and level with --trace (`K`, 0-100)")
-	if err := parse(fs, env, args); err != nil {
+	fs.IntVar(&x.q.opts.NearMisses, "near-misses", activation.DefaultNearMisses, "near misses kept per node and level with --trace (`K`, 0-100)")
+}
+
+// check refuses what explore cannot do with the flags given, and settles
+// the format (json for Activation Energy, else ranking).
+func (x *exploreFlags) check(fs *flag.FlagSet) error {
+	if err := x.requireSeeds(fs, "explore", "seeds go in --seed"); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("explore: unexpected argument %q (seeds go in --seed)", fs.Arg(0))
-	}
-	if len(q.seeds) == 0 {
-		return usagef("explore: at least one --seed is required")
-	}
-	if err := rf.check(fs, "explore"); err != nil {
+	if err := x.rf.check(fs, "explore"); err != nil {
 		return err
 	}
-	if err := rr.check(fs, "explore", rf.vector); err != nil {
+	if err := x.rr.check(fs, "explore", x.rf.vector); err != nil {
 		return err
 	}
-	if *format == "" {
-		*format = "json"
-		if rf.name != registry.Activation || rr.on() {
-			*format = "ranking"
+	ranking := x.rf.name != registry.Activation
+	if x.format == "" {
+		x.format = "json"
+		if ranking || x.rr.on() {
+			x.format = "ranking"
 		}
 	}
-	if rr.on() && rf.name == registry.Activation && *format != "ranking" {
-		return usagef("explore: --rerank signals reranks Activation Energy's ranking: --format ranking only (--format %s prints its own results)", *format)
-	}
-	if !slices.Contains(formats, *format) {
-		return usagef("explore: unknown --format %q (want one of %s)", *format, strings.Join(formats, ", "))
-	}
-	drawn := slices.Contains(drawnFormats, *format)
-	if rf.name != registry.Activation && !slices.Contains(rankingFormats, *format) && !drawn {
-		return usagef("explore: --format %s is Activation Energy's; --retriever %s prints %s", *format, rf.name, orList(append(slices.Clone(rankingFormats), drawnFormats...)))
-	}
-	if !slices.Contains(render.CypherForms, render.CypherForm(*form)) {
-		return usagef("explore: unknown --cypher-form %q (want browser, shell or driver)", *form)
-	}
+	switch {
+	case x.rr.on() && !ranking && x.format != "ranking":
+		return usagef("explore: --rerank signals reranks Activation Energy's ranking: --format ranking only (--format %s prints its own results)", x.format)
+	case !slices.Contains(formats, x.format):
+		return usagef("explore: unknown --format %q (want one of %s)", x.format, strings.Join(formats, ", "))
+	case ranking && !slices.Contains(rankingFormats, x.format) && !slices.Contains(drawnFormats, x.format):
+		return usagef("explore: --format %s is Activation Energy's; --retriever %s prints %s", x.format, x.rf.name, orList(append(slices.Clone(rankingFormats), drawnFormats...)))
+	case !slices.Contains(render.CypherForms, render.CypherForm(x.form)):
+		return usagef("explore: unknown --cypher-form %q (want browser, shell or driver)", x.form)
 	// A flag that changes nothing is refused rather than ignored
 	// (docs/CLI.md, "Exploring").
-	if isSet(fs, "cypher-form") && *format != "cypher" && *format != "check" {
+	case isSet(fs, "cypher-form") && x.format != "cypher" && x.format != "check":
 		return usagef("explore: --cypher-form applies to --format cypher or check")
-	}
-	if isSet(fs, "near-misses") && !*trace {
+	case isSet(fs, "near-misses") && !x.trace:
 		return usagef("explore: --near-misses applies to --trace")
 	}
-	source, err := q.open(ctx, env)
+	return nil
+}
+
+func runExplore(ctx context.Context, args []string, env Env) error {
+	var x exploreFlags
+	if err := parseCommand(env, "explore", exploreUsage, args, &x); err != nil {
+		return err
+	}
+	source, err := x.q.open(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
-	rq := retriever.Query{Seeds: q.seeds, Tags: splitTags(q.tags)}
-	deep := 0 // html and graphml: a ranking retriever runs to 2K, its hits beyond K the losers
-	if rf.name != registry.Activation {
-		if *format == "html" && !rr.on() {
-			deep = rf.topK
-			rf.topK = twice(deep)
-		}
-		g, err := newRankings(env, &q, &rf, source)
-		if err != nil {
-			return err
-		}
-		r, err := g.of(ctx, rf.name, rq, 0)
-		if err == nil {
-			r, err = rr.apply(r)
-		}
-		if err != nil {
-			return err
-		}
-		if drawn {
-			return writeRankingSubgraph(r, deep, *format, env.Stdout)
-		}
-		return printRanking(r, *format, render.CypherFor(schemaOf(source)), render.CypherForm(*form), env.Stdout)
+	if x.rf.name != registry.Activation {
+		return x.rank(ctx, env, source)
 	}
-	if *trace && *format != "json" {
+	return x.exploreActivation(ctx, env, source)
+}
+
+// rank runs a ranking retriever for explore and prints its ranking; html
+// and graphml draw it, html from a run to 2K whose hits beyond K are the
+// losers.
+func (x *exploreFlags) rank(ctx context.Context, env Env, source graph.Source) error {
+	deep := 0
+	if x.format == "html" && !x.rr.on() {
+		deep = x.rf.topK
+		x.rf.topK = twice(deep)
+	}
+	g, err := newRankings(env, &x.q, &x.rf, source)
+	if err != nil {
+		return err
+	}
+	r, err := g.of(ctx, x.rf.name, x.query(), 0)
+	if err == nil {
+		r, err = x.rr.apply(r)
+	}
+	if err != nil {
+		return err
+	}
+	if slices.Contains(drawnFormats, x.format) {
+		return writeRankingSubgraph(r, deep, x.format, env.Stdout)
+	}
+	return printRanking(r, x.format, render.CypherFor(schemaOf(source)), render.CypherForm(x.form), env.Stdout)
+}
+
+// exploreActivation explores with Activation Energy and prints its
+// results as they come.
+func (x *exploreFlags) exploreActivation(ctx context.Context, env Env, source graph.Source) error {
+	if x.trace && x.format != "json" {
 		return usagef("explore: --trace needs --format json")
 	}
 	// A trace needs an engine that reads whole neighbourhoods: on Neo4j,
 	// the snapshot (its one round trip per level brings the near misses).
-	backend, err := q.cliBackend(ctx, env, source, *trace || *format == "html")
+	backend, err := x.q.cliBackend(ctx, env, source, x.trace || x.format == "html")
 	if err != nil {
 		return err
 	}
-	r, err := activation.New(backend, q.cfg, q.opts)
+	r, err := activation.New(backend, x.q.cfg, x.q.opts)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	return explore(ctx, r, q.seeds, splitTags(q.tags), exploreOutput{format: *format, trace: *trace, minActivation: q.cfg.MinActivation,
-		form: render.CypherForm(*form), cypher: render.CypherFor(schemaOf(source)), floor: q.cfg.TagSimFloor, cfg: q.cfg, rerank: &rr, filter: q.filter.f.String()}, env.Stdout)
+	q := x.q
+	return explore(ctx, r, q.seeds, splitTags(q.tags), exploreOutput{format: x.format, trace: x.trace, minActivation: q.cfg.MinActivation,
+		form: render.CypherForm(x.form), cypher: render.CypherFor(schemaOf(source)), floor: q.cfg.TagSimFloor, cfg: q.cfg, rerank: &x.rr, filter: q.filter.f.String()}, env.Stdout)
 }
 
 // exploreOutput is how explore prints.

@@ -14,6 +14,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/graph/neo4jload"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
 	"github.com/memoria-graph/memoria/internal/textsafe"
@@ -74,17 +75,8 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(files) == 0:
-		return usagef("load: which file? (memoria load FILE --uri URI)")
-	case len(files) > 1:
-		return usagef("load: one file at a time, got %q and %q", files[0], files[1])
-	}
-	if *batch < 1 {
-		return usagef("load: --batch must be at least 1, got %d", *batch)
-	}
-	if *writers < 1 {
-		return usagef("load: --writers must be at least 1, got %d", *writers)
+	if err := checkLoadArgs(files, *batch, *writers); err != nil {
+		return err
 	}
 	st, ok, err := nf.settings(env)
 	if err != nil {
@@ -123,20 +115,8 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	cancel()
 
 	if *wipe {
-		nodes, rels, err := src.Counts(ctx)
-		if err != nil {
-			return fmt.Errorf("counting what --wipe may delete: %w", err)
-		}
-		fmt.Fprintf(env.Stderr, "--wipe: %s holds %d nodes and %d relationships; once %s is loaded, every node, relationship and label it does not hold will be deleted\n",
-			where, nodes, rels, path)
-		if !*yes && nodes+rels > 0 {
-			ok, err := confirm(env, "Load "+path+" and then delete what it does not hold? [y/N] ")
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return errors.New("load: cancelled; nothing deleted or loaded")
-			}
+		if err := confirmWipe(ctx, env, src, where, path, *yes); err != nil {
+			return err
 		}
 	}
 	opt := neo4jload.LoadOptions{BatchSize: *batch, Writers: *writers, Wipe: *wipe}
@@ -159,6 +139,44 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	_, err = fmt.Fprintf(env.Stdout, "loaded %s into %s in %s\n%s",
 		path, where, time.Since(start).Round(time.Millisecond), loadSummary(stats))
 	return err
+}
+
+// checkLoadArgs refuses a load of no file or several, and a batch size or
+// a count of writers below 1.
+func checkLoadArgs(files []string, batch, writers int) error {
+	switch {
+	case len(files) == 0:
+		return usagef("load: which file? (memoria load FILE --uri URI)")
+	case len(files) > 1:
+		return usagef("load: one file at a time, got %q and %q", files[0], files[1])
+	case batch < 1:
+		return usagef("load: --batch must be at least 1, got %d", batch)
+	case writers < 1:
+		return usagef("load: --writers must be at least 1, got %d", writers)
+	}
+	return nil
+}
+
+// confirmWipe says what --wipe may delete from the database (where) and,
+// without --yes, asks before a load that will delete anything.
+func confirmWipe(ctx context.Context, env Env, src *neo4jdb.Source, where, path string, yes bool) error {
+	nodes, rels, err := src.Counts(ctx)
+	if err != nil {
+		return fmt.Errorf("counting what --wipe may delete: %w", err)
+	}
+	fmt.Fprintf(env.Stderr, "--wipe: %s holds %d nodes and %d relationships; once %s is loaded, every node, relationship and label it does not hold will be deleted\n",
+		where, nodes, rels, path)
+	if yes || nodes+rels == 0 {
+		return nil
+	}
+	ok, err := confirm(env, "Load "+path+" and then delete what it does not hold? [y/N] ")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("load: cancelled; nothing deleted or loaded")
+	}
+	return nil
 }
 
 // conflictHint tells how to load a file refused for a label conflict, the

@@ -30,7 +30,7 @@ type rerankFlags struct {
 
 func (f *rerankFlags) register(fs *flag.FlagSet) {
 	f.p = signals.DefaultParams()
-	fs.StringVar(&f.mode, "rerank", "none", "how to rerank each ranking, a `mode`: none or signals (seed 001's w_sem × sem + w_time × recency +\n"+
+	fs.StringVar(&f.mode, "rerank", "none", "how to rerank each ranking, a `mode`: none or signals (the multi-signal w_sem × sem + w_time × recency +\n"+
 		"w_sal × salience, docs/RETRIEVERS.md)")
 	fs.Func("signal-weights", "with --rerank signals: the weights `w_sem,w_time,w_sal`, each in [0, 1], summing to 1\n"+
 		"(default 0.3,0.3,0.4)", func(v string) error {

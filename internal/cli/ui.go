@@ -15,7 +15,6 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/registry"
 	"github.com/memoria-graph/memoria/tui"
 )
@@ -32,40 +31,49 @@ parameters whichever retriever opens.
 Flags:
 `
 
-func runUI(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet(env, "memoria", uiUsage)
-	var q queryFlags
-	q.register(fs, "preselect a seed `ID[=SCORE]` (repeatable)")
-	maxSeeds := fs.Int("max-seeds", 5, "most seeds that can be picked at once")
-	noColor := fs.Bool("no-color", false, "no colours (also when $NO_COLOR is set)")
-	outDir := fs.String("out-dir", ".", "`directory` for exported D3 and LLM-context files and saved experiments")
-	expFile := fs.String("experiment", "", "reopen a saved experiment `FILE` (its seeds, tags, thresholds and results; S saves one)")
-	var rf retrieverFlags
-	rf.register(fs)
-	compareList := fs.String("retrievers", "", "open the compare view with these `retrievers` (two or more, comma-separated: "+strings.Join(registry.Names(), ", ")+"; fusion fuses the others listed)")
-	if err := parse(fs, env, args); err != nil {
-		return err
-	}
+// uiFlags are the explorer's flags: the source, seeds, tags and
+// thresholds, every retriever's parameters, and its own.
+type uiFlags struct {
+	runFlags
+	maxSeeds                     int
+	noColor                      bool
+	outDir, expFile, compareList string
+	compared                     []string               // --retrievers as check read it
+	exp                          *experiment.Experiment // --experiment's, read by check
+}
+
+func (u *uiFlags) register(fs *flag.FlagSet) {
+	u.q.register(fs, "preselect a seed `ID[=SCORE]` (repeatable)")
+	fs.IntVar(&u.maxSeeds, "max-seeds", 5, "most seeds that can be picked at once")
+	fs.BoolVar(&u.noColor, "no-color", false, "no colours (also when $NO_COLOR is set)")
+	fs.StringVar(&u.outDir, "out-dir", ".", "`directory` for exported D3 and LLM-context files and saved experiments")
+	fs.StringVar(&u.expFile, "experiment", "", "reopen a saved experiment `FILE` (its seeds, tags, thresholds and results; S saves one)")
+	u.rf.register(fs)
+	fs.StringVar(&u.compareList, "retrievers", "", "open the compare view with these `retrievers` (two or more, comma-separated: "+strings.Join(registry.Names(), ", ")+"; fusion fuses the others listed)")
+}
+
+// check refuses what the explorer cannot open with the flags given, reads
+// --retrievers and the experiment file, which sets the seeds and
+// thresholds.
+func (u *uiFlags) check(fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
 		return usagef("unknown command %q (see memoria --help)", fs.Arg(0))
 	}
-	if err := rf.checkUI(fs); err != nil {
+	if err := u.rf.checkUI(fs); err != nil {
 		return err
 	}
-	var compared []string
-	if *compareList != "" {
+	if u.compareList != "" {
 		var err error
-		if compared, err = parseRetrieverList("", *compareList, registry.Names(), 2); err != nil {
+		if u.compared, err = parseRetrieverList("", u.compareList, registry.Names(), 2); err != nil {
 			return err
 		}
-		for _, n := range compared {
-			if len(rf.combined(n)) > 0 && len(compared) < 3 {
-				return usagef("--retrievers %s: %s fuses the other retrievers listed, and needs two or more besides it", *compareList, n)
+		for _, n := range u.compared {
+			if len(u.rf.combined(n)) > 0 && len(u.compared) < 3 {
+				return usagef("--retrievers %s: %s fuses the other retrievers listed, and needs two or more besides it", u.compareList, n)
 			}
 		}
 	}
-	var exp *experiment.Experiment
-	if *expFile != "" {
+	if u.expFile != "" {
 		var clash []string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
@@ -76,51 +84,37 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		if len(clash) > 0 {
 			return usagef("--experiment sets the seeds, tags and thresholds: drop %s", strings.Join(clash, ", "))
 		}
-		e, err := readExperiment(*expFile)
+		e, err := readExperiment(u.expFile)
 		if err != nil {
 			return err
 		}
-		exp = &e
-		q.seeds, q.cfg = e.Seeds, e.Params
-		*maxSeeds = max(*maxSeeds, len(e.Seeds))
+		u.exp = &e
+		u.q.seeds, u.q.cfg = e.Seeds, e.Params
+		u.maxSeeds = max(u.maxSeeds, len(e.Seeds))
 	}
-	if *maxSeeds < 1 {
-		return usagef("--max-seeds must be at least 1, got %d", *maxSeeds)
+	if u.maxSeeds < 1 {
+		return usagef("--max-seeds must be at least 1, got %d", u.maxSeeds)
 	}
-	if len(q.seeds) > *maxSeeds {
-		return usagef("%d seeds given but --max-seeds is %d", len(q.seeds), *maxSeeds)
+	if len(u.q.seeds) > u.maxSeeds {
+		return usagef("%d seeds given but --max-seeds is %d", len(u.q.seeds), u.maxSeeds)
 	}
-	plain := *noColor || env.Getenv("NO_COLOR") != ""
-	source, err := openForUI(ctx, &q, env, plain)
+	return nil
+}
+
+func runUI(ctx context.Context, args []string, env Env) error {
+	var u uiFlags
+	if err := parseCommand(env, "memoria", uiUsage, args, &u); err != nil {
+		return err
+	}
+	plain := u.noColor || env.Getenv("NO_COLOR") != ""
+	source, err := openForUI(ctx, &u.q, env, plain)
 	if err != nil {
 		return err
 	}
 	defer source.Close(context.WithoutCancel(ctx))
-	backend, notice, err := q.backend(ctx, source, true)
+	opts, err := u.options(ctx, source)
 	if err != nil {
 		return err
-	}
-	tags := splitTags(q.tags)
-	var pinned, saved []activation.Result
-	var pinnedCfg activation.Params
-	var pinnedTags []string
-	var marks map[string]int
-	if exp != nil {
-		tags, pinned, saved, marks = exp.Tags, exp.Pinned, exp.Current, exp.Marks // a tag may hold a comma
-		if exp.PinnedParams != nil {
-			pinnedCfg, pinnedTags = *exp.PinnedParams, exp.PinnedTags
-		}
-		notice = joinNotices(experimentNotice(ctx, *expFile, *exp, source), notice)
-	}
-	// The graph reads of every retriever but Activation Energy: without
-	// them the explorer runs Activation Energy only.
-	nb, nbErr := neighbourhoodFor(source, q.filter.f)
-	var unfiltered graph.Neighbourhood
-	if q.filter.f.Active() {
-		unfiltered, _ = neighbourhoodFor(source, graph.RelFilter{}) // nb's engine: no error
-	}
-	if nbErr != nil && (rf.name != activation.Name || len(compared) > 0) {
-		return nbErr
 	}
 	if !isTerminal(env.Stdin) || !isTerminal(env.Stdout) {
 		// Bubble Tea would switch a pipe to the alternate screen (escape
@@ -130,32 +124,40 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		// silent server is still reported as such.
 		return usagef("the explorer needs a terminal, and stdin or stdout is not one; for scripts use 'memoria explore --seed ID --format json' (see memoria --help)")
 	}
-	return tui.Run(ctx, tui.Options{
-		Source:        source,
-		Backend:       backend,
-		Params:        q.cfg,
-		RunOptions:    q.opts,
-		Seeds:         q.seeds,
-		Tags:          tags,
-		MaxSeeds:      *maxSeeds,
-		NoColor:       plain,
-		In:            env.Stdin,
-		Out:           env.Stdout,
-		OutDir:        *outDir,
-		Notice:        notice,
-		Pinned:        pinned,
-		Saved:         saved,
-		PinnedParams:  pinnedCfg,
-		PinnedTags:    pinnedTags,
-		Marks:         marks,
-		Retriever:     rf.name,
-		Compare:       compared,
-		Settings:      rf.all(),
-		Neighbourhood: nb,
-		Filter:        q.filter.f.String(),
-		Unfiltered:    unfiltered,
-		Mapping:       schemaOf(source),
-	})
+	opts.NoColor, opts.In, opts.Out = plain, env.Stdin, env.Stdout
+	return tui.Run(ctx, opts)
+}
+
+// options are the explorer's options over source: the backend, the
+// experiment's tags, pinned and saved results and marks, and the graph
+// reads of every retriever but Activation Energy (without which it runs
+// Activation Energy only).
+func (u *uiFlags) options(ctx context.Context, source graph.Source) (tui.Options, error) {
+	q := &u.q
+	backend, notice, err := q.backend(ctx, source, true)
+	if err != nil {
+		return tui.Options{}, err
+	}
+	opts := tui.Options{Source: source, Backend: backend, Params: q.cfg, RunOptions: q.opts, Seeds: q.seeds, Tags: splitTags(q.tags),
+		MaxSeeds: u.maxSeeds, OutDir: u.outDir, Retriever: u.rf.name, Compare: u.compared, Settings: u.rf.all(),
+		Filter: q.filter.f.String(), Mapping: schemaOf(source)}
+	if exp := u.exp; exp != nil {
+		opts.Tags, opts.Pinned, opts.Saved, opts.Marks = exp.Tags, exp.Pinned, exp.Current, exp.Marks // a tag may hold a comma
+		if exp.PinnedParams != nil {
+			opts.PinnedParams, opts.PinnedTags = *exp.PinnedParams, exp.PinnedTags
+		}
+		notice = joinNotices(experimentNotice(ctx, u.expFile, *exp, source), notice)
+	}
+	opts.Notice = notice
+	nb, nbErr := neighbourhoodFor(source, q.filter.f)
+	if q.filter.f.Active() {
+		opts.Unfiltered, _ = neighbourhoodFor(source, graph.RelFilter{}) // nb's engine: no error
+	}
+	if nbErr != nil && (u.rf.name != registry.Activation || len(u.compared) > 0) {
+		return tui.Options{}, nbErr
+	}
+	opts.Neighbourhood = nb
+	return opts, nil
 }
 
 // checkUI checks --retriever and every retriever's flags for the explorer,

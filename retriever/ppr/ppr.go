@@ -1056,26 +1056,9 @@ func (st *state) relsOf(ctx context.Context, r graph.Reader, entries [][2]int32)
 	}
 	st.reads++
 	st.relsRead += len(rels)
-	type key struct {
-		u  int32
-		to string
-		w  float64
-	}
-	uOf := make(map[string]int32, len(seen))
-	for u := range seen {
-		uOf[st.id(u)] = u
-	}
-	alike := map[key][]int{}
-	for i, rel := range rels {
-		if rel.Edge.Type != graph.Relates {
-			continue
-		}
-		w, err := weightOf(rel)
-		if err != nil {
-			return nil, err
-		}
-		k := key{uOf[rel.Edge.SourceID], rel.Edge.TargetID, w}
-		alike[k] = append(alike[k], i)
+	alike, err := retriever.GroupParallel(rels, weightOf)
+	if err != nil {
+		return nil, err
 	}
 	var ptrs []*graph.Rel
 	for _, e := range entries {
@@ -1089,13 +1072,12 @@ func (st *state) relsOf(ctx context.Context, r graph.Reader, entries [][2]int32)
 				n++
 			}
 		}
-		list := alike[key{u, st.id(st.nbr[j]), st.wt[j]}]
-		if n >= len(list) {
-			return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): gone from the graph during the read",
-				strconv.Quote(st.id(u)), graph.Relates, strconv.Quote(st.id(st.nbr[j])))
+		rel, err := alike.Nth(st.id(u), st.id(st.nbr[j]), st.wt[j], n)
+		if err != nil {
+			return nil, err
 		}
-		out[e] = &rels[list[n]]
-		ptrs = append(ptrs, &rels[list[n]])
+		out[e] = rel
+		ptrs = append(ptrs, rel)
 	}
 	if err := r.Details(ctx, nil, ptrs); err != nil {
 		return nil, err

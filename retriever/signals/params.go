@@ -45,7 +45,7 @@ type Params struct {
 	PerLabelTop []Cap
 }
 
-// DefaultParams are seed 001's: weights 0.3, 0.3, 0.4, λ = 0.02, no query
+// DefaultParams are docs/RETRIEVERS.md's: weights 0.3, 0.3, 0.4, λ = 0.02, no query
 // vector, no caps. Now is left zero: the caller sets it.
 func DefaultParams() Params {
 	return Params{Weights: Weights{Sem: 0.3, Time: 0.3, Salience: 0.4}, Lambda: 0.02}

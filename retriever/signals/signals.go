@@ -1,4 +1,4 @@
-// Package signals reranks any retriever's ranking by seed 001's
+// Package signals reranks any retriever's ranking by the
 // multi-signal score (docs/RETRIEVERS.md, "Reranking by signals"):
 //
 //	final = w_sem × sem + w_time × recency + w_sal × salience

@@ -503,21 +503,9 @@ func (s *run) relsOf(ctx context.Context, r graph.Reader, cs []contrib) (map[[2]
 	if err != nil {
 		return nil, err
 	}
-	type key struct {
-		from, to string
-		w        float64
-	}
-	alike := map[key][]int{}
-	for i, rel := range around {
-		if rel.Edge.Type != graph.Relates {
-			continue
-		}
-		w, err := weightOf(rel)
-		if err != nil {
-			return nil, err
-		}
-		k := key{rel.Edge.SourceID, rel.Edge.TargetID, w}
-		alike[k] = append(alike[k], i)
+	alike, err := retriever.GroupParallel(around, weightOf)
+	if err != nil {
+		return nil, err
 	}
 	picked := make([]graph.Rel, 0, len(cs))
 	var ids [][2]int
@@ -531,17 +519,15 @@ func (s *run) relsOf(ctx context.Context, r graph.Reader, cs []contrib) (map[[2]
 		}
 		done[id] = true
 		snd, rcv := s.sender(c), s.receiver(c)
-		k := key{snd, rcv, c.w}
+		from, to := snd, rcv
 		if fromReceiver(c) {
-			k = key{rcv, snd, c.w}
+			from, to = rcv, snd
 		}
-		list := alike[k]
-		n := s.nth(c)
-		if n >= len(list) {
-			return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): gone from the graph during the read",
-				strconv.Quote(snd), graph.Relates, strconv.Quote(rcv))
+		found, err := alike.Nth(from, to, c.w, s.nth(c))
+		if err != nil {
+			return nil, err
 		}
-		rel := around[list[n]]
+		rel := *found
 		rel.Edge.SourceID, rel.Edge.TargetID = snd, rcv
 		picked = append(picked, rel)
 		ids = append(ids, id)

@@ -88,7 +88,7 @@ func TestFakeHouse(t *testing.T) {
 		{"case clauses over a retriever's name (activation, ppr) outside retriever/: 1", []string{`internal/cli/run.go:5 case "ppr"`}},
 		{"string literals equal to a retriever's name outside retriever/: 2", []string{`internal/cli/run.go:5 "ppr"`, `render/r.go:3 "activation"`}},
 		{"fields of the explorer's root model (Model, tui/model.go:3): 21 (target ≤ 20)", nil},
-		{"functions over 80 lines in tui/ and internal/cli/, over 120 elsewhere (non-test, 0 hot loops allowed): 2", []string{"graph/long.go:3 g 121", "tui/long.go:3 f 81"}},
+		{"functions over 80 lines in tui/ and internal/cli/, over 120 elsewhere (non-test, 2 hot loops allowed): 2", []string{"graph/long.go:3 g 121", "tui/long.go:3 f 81"}},
 		{"imports from a lower layer up to a higher one", []string{"graph/up.go:3 graph (graph) imports render (render)", "experimental: a package no layer holds (add it to layerOf)"}},
 	}
 	for i, w := range want {

@@ -203,29 +203,7 @@ func startLocal(ctx context.Context, c config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("neo4jtest: %w", err)
 	}
-	args := []string{launcher, "run", "--port", fmt.Sprint(c.port), "--pagecache", c.pageCache, "--work-dir", workDir}
-	if c.auth {
-		args = append(args, "--auth", c.user+":"+c.password)
-	}
-	if c.dataDir != "" {
-		args = append(args, "--data", c.dataDir)
-	}
-	args = append(args, c.extraArgs...)
-
-	cmd := exec.Command("bash", args...)
-	cmd.Env = os.Environ()
-	switch {
-	case os.Getenv(EnvJavaOpts) != "":
-	case c.fullJIT:
-		cmd.Env = append(cmd.Env, EnvJavaOpts+"=-Xms"+c.heap+" -Xmx"+c.heap+" -XX:+UseG1GC -XX:+DisplayVMOutputToStderr")
-	default:
-		cmd.Env = append(cmd.Env, EnvJavaOpts+"=-Xms64m -Xmx"+c.heap+
-			" -XX:+UseSerialGC -XX:+DisplayVMOutputToStderr -XX:TieredStopAtLevel=1")
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid:   true,            // own process group: Stop signals launcher.sh and java alike
-		Pdeathsig: syscall.SIGTERM, // dies with us (see the locked thread below)
-	}
+	cmd := launcherCmd(launcher, workDir, c)
 	// Plain os.Pipes (not StdinPipe/StdoutPipe), so that cmd.Wait never races with our
 	// reads. The child's stdin reaches EOF when this process exits: the launcher then
 	// shuts Neo4j down.
@@ -284,6 +262,44 @@ func startLocal(ctx context.Context, c config) (*Server, error) {
 	}
 	s.pgid = cmd.Process.Pid
 
+	return s.awaitURI(ctx, stdoutR, c.startTimeout)
+}
+
+// launcherCmd is the launcher's command for c, working in workDir: its
+// flags, its JVM options (unless $NEO4J_LAUNCHER_JAVA_OPTS sets them) and
+// a process group of its own that dies with this process.
+func launcherCmd(launcher, workDir string, c config) *exec.Cmd {
+	args := []string{launcher, "run", "--port", fmt.Sprint(c.port), "--pagecache", c.pageCache, "--work-dir", workDir}
+	if c.auth {
+		args = append(args, "--auth", c.user+":"+c.password)
+	}
+	if c.dataDir != "" {
+		args = append(args, "--data", c.dataDir)
+	}
+	args = append(args, c.extraArgs...)
+
+	cmd := exec.Command("bash", args...)
+	cmd.Env = os.Environ()
+	switch {
+	case os.Getenv(EnvJavaOpts) != "":
+	case c.fullJIT:
+		cmd.Env = append(cmd.Env, EnvJavaOpts+"=-Xms"+c.heap+" -Xmx"+c.heap+" -XX:+UseG1GC -XX:+DisplayVMOutputToStderr")
+	default:
+		cmd.Env = append(cmd.Env, EnvJavaOpts+"=-Xms64m -Xmx"+c.heap+
+			" -XX:+UseSerialGC -XX:+DisplayVMOutputToStderr -XX:TieredStopAtLevel=1")
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid:   true,            // own process group: Stop signals launcher.sh and java alike
+		Pdeathsig: syscall.SIGTERM, // dies with us (see the locked thread in startLocal)
+	}
+	return cmd
+}
+
+// awaitURI waits for the launcher to print its bolt:// URI on stdout
+// (read, then drained, by a goroutine of its own), at most timeout; a
+// launcher that exits first, or is too slow, is killed, and its output
+// is in the error.
+func (s *Server) awaitURI(ctx context.Context, stdoutR *os.File, timeout time.Duration) (*Server, error) {
 	uriCh := make(chan string, 1)
 	go func() {
 		defer stdoutR.Close()
@@ -302,7 +318,7 @@ func startLocal(ctx context.Context, c config) (*Server, error) {
 		}
 	}()
 
-	timer := time.NewTimer(c.startTimeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	fail := func(why string) (*Server, error) {
 		s.terminate(syscall.SIGKILL, 0)
@@ -316,7 +332,7 @@ func startLocal(ctx context.Context, c config) (*Server, error) {
 		}
 		s.URI = uri
 	case <-timer.C:
-		return fail(fmt.Sprintf("printed no URI within %v", c.startTimeout))
+		return fail(fmt.Sprintf("printed no URI within %v", timeout))
 	case <-ctx.Done():
 		return fail("start cancelled: " + ctx.Err().Error())
 	}
