@@ -3,7 +3,10 @@
 // KeyMap it was built with, so bindings can be changed in one place.
 package keymap
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+)
 
 // KeyMap lists every binding of the terminal explorer. Arrows and vim keys
 // both work; tab and shift+tab move between panes.
@@ -205,6 +208,21 @@ func Default() KeyMap {
 		Submit: b([]string{"enter"}, "enter", "confirm"),
 		Cancel: b([]string{"esc"}, "esc", "cancel / leave input"),
 	}
+}
+
+// CloseHelp is the help line's entry for the key that closes an overlay:
+// esc, shown as keys (the overlay's own key too: "esc/X").
+func CloseHelp(keys string) key.Binding {
+	return key.NewBinding(key.WithKeys("esc"), key.WithHelp(keys, "close"))
+}
+
+// ScrollHelp is the help line's entry for an overlay's arrows.
+var ScrollHelp = key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll"))
+
+// ViewportKeys are the keys that scroll an overlay's content (a bubbles
+// viewport): up, down and the page keys.
+func (k KeyMap) ViewportKeys() viewport.KeyMap {
+	return viewport.KeyMap{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown}
 }
 
 // Global returns the bindings that work in every pane.

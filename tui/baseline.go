@@ -168,18 +168,18 @@ func (rt *resultTrees) summarize() {
 // baseline is what the current run is compared with: the pinned run, else
 // the previous complete one (nil before the second run).
 func (m *Model) baseline() *baseline {
-	if m.pinned != nil {
-		return m.pinned
+	if m.runs.pinned != nil {
+		return m.runs.pinned
 	}
-	return m.prev
+	return m.runs.prev
 }
 
 // togglePin pins the current run as the baseline of the runs that follow,
 // or, when one is pinned, unpins it (runs compare with the previous run
 // again).
 func (m *Model) togglePin() tea.Cmd {
-	if m.pinned != nil {
-		m.pinned = nil
+	if m.runs.pinned != nil {
+		m.runs.pinned = nil
 		if m.actRun().trees != nil {
 			m.actRun().trees.setBase(m.baseline())
 			m.afterTreeChange(false)
@@ -190,7 +190,7 @@ func (m *Model) togglePin() tea.Cmd {
 	if b == nil {
 		return notifyErr(errors.New("nothing to pin: wait until every seed's run has finished"))
 	}
-	m.pinned = b
+	m.runs.pinned = b
 	m.actRun().trees.setBase(b)
 	m.afterTreeChange(false)
 	return notify(fmt.Sprintf("pinned run %d: later runs are compared with it (%s unpins)", m.actRun().id, m.km.Pin.Help().Key))

@@ -248,7 +248,7 @@ func BenchmarkCompareResult1000(b *testing.B) {
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
 	rs := compareRankings()
 	for i, name := range names {
-		s := m.runs[name]
+		s := m.runs.slots[name]
 		s.started, s.ranking = true, &rs[i]
 	}
 	m.cmpRefresh()
@@ -260,14 +260,14 @@ func BenchmarkCompareResult1000(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		name := names[i%len(names)]
-		s := m.runs[name]
+		s := m.runs.slots[name]
 		s.id++
 		s.loading = true // its run in flight
 		m.Update(rankingMsg{ref: s.ref(), ranking: rs[i%len(names)]})
 		_ = m.View()
 	}
 	b.StopTimer()
-	if n := len(m.cmp.rows); n != 1000 || m.runs[names[0]].loading {
-		b.Fatalf("%d rows, loading %v", n, m.runs[names[0]].loading)
+	if n := len(m.cmp.rows); n != 1000 || m.runs.slots[names[0]].loading {
+		b.Fatalf("%d rows, loading %v", n, m.runs.slots[names[0]].loading)
 	}
 }

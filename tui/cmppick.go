@@ -7,127 +7,45 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 	"github.com/memoria-graph/memoria/retriever/rankwhy"
 	"github.com/memoria-graph/memoria/retriever/registry"
+	"github.com/memoria-graph/memoria/tui/overlays/picker"
 )
 
-// retrieverPicker is the overlay X opens: every retriever with a tick box;
-// space ticks, enter applies (one ticked: that retriever alone, as x
-// chooses; two or more: the compare view with them, in this order), esc
-// leaves everything as it was. It applies through a message (pickedMsg),
-// so the root changes the view in its own Update.
-type retrieverPicker struct {
-	km      keymap.KeyMap
-	st      *Styles
-	ticked  []bool // by index in Retrievers
-	cursor  int
-	rankers bool // the source serves the ranking retrievers
-	w, h    int
-}
-
-// pickedMsg is the picker's choice, in Retrievers order.
-type pickedMsg struct{ names []string }
-
-func newRetrieverPicker(km keymap.KeyMap, st *Styles) *retrieverPicker {
-	return &retrieverPicker{km: km, st: st, ticked: make([]bool, len(CompareRetrievers()))}
-}
-
-// open ticks the retrievers shown now.
-func (p *retrieverPicker) open(shown []string, rankers bool) {
-	p.rankers = rankers
-	p.ticked = make([]bool, len(CompareRetrievers()))
-	for i, name := range CompareRetrievers() {
-		p.ticked[i] = slices.Contains(shown, name)
+// pickerRows are the picker's rows: every retriever of the registry, with
+// the purpose of those that combine the others.
+func pickerRows() []picker.Retriever {
+	var rows []picker.Retriever
+	for _, name := range CompareRetrievers() {
+		r := picker.Retriever{Name: name, Combining: combining(name)}
+		if spec, ok := registry.Lookup(name); ok && r.Combining {
+			r.Purpose = spec.Purpose
+		}
+		rows = append(rows, r)
 	}
+	return rows
 }
-
-func (p *retrieverPicker) Update(msg tea.Msg) (bool, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return false, nil
-	}
-	switch {
-	case key.Matches(k, p.km.Cancel) || key.Matches(k, p.km.PickRetrievers):
-		return true, nil
-	case key.Matches(k, p.km.Up):
-		p.cursor = max(0, p.cursor-1)
-	case key.Matches(k, p.km.Down):
-		p.cursor = min(len(CompareRetrievers())-1, p.cursor+1)
-	case key.Matches(k, p.km.PickToggle):
-		if CompareRetrievers()[p.cursor] != activation.Name && !p.rankers {
-			return false, notifyErr(errors.New("only activation can run here: this source offers no graph reads for the other retrievers"))
-		}
-		p.ticked[p.cursor] = !p.ticked[p.cursor]
-	case key.Matches(k, p.km.Submit):
-		var names []string
-		for i, on := range p.ticked {
-			if on {
-				names = append(names, CompareRetrievers()[i])
-			}
-		}
-		if len(names) == 0 {
-			return false, notifyErr(errors.New("tick at least one retriever (space), then enter"))
-		}
-		for _, n := range names {
-			if combining(n) && len(names) < 3 {
-				return false, notifyErr(fmt.Errorf("%s fuses the other retrievers ticked: tick two or more besides it", n))
-			}
-		}
-		return true, func() tea.Msg { return pickedMsg{names: names} }
-	}
-	return false, nil
-}
-
-func (p *retrieverPicker) Title() string {
-	return "Retrievers · space ticks, enter applies (two or more: compare view), esc leaves"
-}
-
-func (p *retrieverPicker) View() string {
-	lines := []string{p.st.Dim.Render("Tick one to show it alone, or several to compare their rankings side by side."), ""}
-	for i, name := range CompareRetrievers() {
-		box := "[ ]"
-		if i < len(p.ticked) && p.ticked[i] {
-			box = "[x]"
-		}
-		row := fmt.Sprintf("%s %s", box, textsafe.Escape(name))
-		if spec, ok := registry.Lookup(name); ok && combining(name) {
-			row += p.st.Dim.Render("  (" + spec.Purpose + " of the others ticked; compare view only)")
-		}
-		if i == p.cursor {
-			lines = append(lines, p.st.Selected.Render(fit(glyphSelected+" "+row, p.w)))
-			continue
-		}
-		lines = append(lines, "  "+row)
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (p *retrieverPicker) SetSize(w, h int) { p.w, p.h = w, h }
-
-func (p *retrieverPicker) ShortHelp() []key.Binding {
-	return []key.Binding{p.km.Up, p.km.Down, p.km.PickToggle, p.km.Submit, closeHelp("esc/X")}
-}
-
-func (p *retrieverPicker) Close() {}
 
 // openPicker puts the retriever picker on top, the retrievers shown now
 // ticked.
-func (m *Model) openPicker() {
-	shown := m.compare
+func (m *Model) openPicker() tea.Cmd {
+	shown := m.cmp.shown
 	if !m.comparing() {
 		shown = []string{m.retriever}
 	}
-	m.picker.open(shown, m.nb != nil)
+	var off error
+	if m.runs.nb == nil {
+		off = errOnlyActivation
+	}
+	m.picker.Open(shown, off)
 	m.push(m.picker)
+	return nil
 }
 
 // applyPicked opens the compare view with names (two or more), or shows
@@ -135,24 +53,24 @@ func (m *Model) openPicker() {
 func (m *Model) applyPicked(names []string) tea.Cmd {
 	blur := m.focused().Blur()
 	if len(names) < 2 { // never a combining retriever alone: the picker refuses it
-		m.compare = nil
-		m.retriever = names[0]
+		m.show(names[0], nil)
 		focus := m.focused().Focus()
 		m.showChosen()
 		return m.restartIfInputsChanged(tea.Batch(blur, focus, notify("retriever: "+m.retriever)))
 	}
-	m.compare = names
-	if !slices.Contains(names, m.retriever) {
-		m.retriever = firstWithParams(names)
+	chosen := m.retriever
+	if !slices.Contains(names, chosen) {
+		chosen = firstWithParams(names)
 	}
+	m.show(chosen, names)
 	for _, n := range names {
 		if combining(n) {
 			// What it combines changed with the columns: it runs again.
-			m.runs[n].seedsV = -1
+			m.runs.slots[n].seedsV = -1
 		}
 	}
-	m.hitCtx.stop()
-	m.hitCtx.run, m.hitCtx.node = runRef{}, ""
+	m.runs.hitCtx.stop()
+	m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
 	focus := m.focused().Focus()
 	m.cmpRefresh()
 	note := notify(fmt.Sprintf("comparing %s (%s: parameters of the next one)", strings.Join(names, ", "), m.km.Retriever.Help().Key))
@@ -166,9 +84,9 @@ func (m *Model) showChosen() tea.Cmd {
 		m.showSlotRanking()
 		return m.syncHit()
 	}
-	m.hitCtx.stop()
-	m.hitCtx.run, m.hitCtx.node = runRef{}, ""
-	m.selKey, _ = m.tree.selectedKey()
+	m.runs.hitCtx.stop()
+	m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
+	m.tree.detailKey, _ = m.tree.selectedKey()
 	m.detail.Show(m.subject())
 	return nil
 }
@@ -177,14 +95,14 @@ func (m *Model) showChosen() tea.Cmd {
 // shown (x in the compare view); the table stays.
 func (m *Model) nextCompared() tea.Cmd {
 	blur := m.focused().Blur()
-	i := slices.Index(m.compare, m.retriever)
-	for range m.compare {
-		i = (i + 1) % len(m.compare)
-		if !combining(m.compare[i]) {
+	i := slices.Index(m.cmp.shown, m.retriever)
+	for range m.cmp.shown {
+		i = (i + 1) % len(m.cmp.shown)
+		if !combining(m.cmp.shown[i]) {
 			break
 		}
 	}
-	m.retriever = m.compare[i]
+	m.show(m.cmp.shown[i], m.cmp.shown)
 	focus := m.focused().Focus()
 	return tea.Batch(blur, focus, notify("parameters: "+m.retriever))
 }
@@ -193,12 +111,12 @@ func (m *Model) nextCompared() tea.Cmd {
 // copied by the caller, tags), thresholds and every retriever's
 // parameters, about node; the caller adds the retrievers asked and their K.
 func (m *Model) newWhyJob(seeds []retriever.Seed, node string) whyJob {
-	j := whyJob{nb: m.nb, unfiltered: m.unfiltered, filter: m.filter, backend: safeBackend{m.backend}, act: m.params.Config(), opts: m.runOpts,
+	j := whyJob{nb: m.runs.nb, unfiltered: m.runs.unfiltered, filter: m.runs.filter, backend: safeBackend{m.runs.backend}, act: m.params.Config(), opts: m.runs.opts,
 		q: retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, params: map[string]retriever.Settings{}, k: map[string]int{}, node: node}
-	for name, p := range m.rankers {
+	for name, p := range m.ranked.panels {
 		j.params[name] = p.Params().Settings()
 	}
-	for name := range m.combiners {
+	for name := range m.cmp.combiners {
 		j.params[name] = m.combinerParams(name)
 	}
 	return j
@@ -293,7 +211,7 @@ func (m *Model) askCompareWhy() tea.Cmd {
 		return notifyErr(errors.New("nothing selected: pick a row of the compare table"))
 	}
 	seeds := m.seeds.Seeds()
-	if len(seeds) == 0 || m.nb == nil {
+	if len(seeds) == 0 || m.runs.nb == nil {
 		return notifyErr(errors.New("why needs seeds: pick one in the node list first"))
 	}
 	j := m.newWhyJob(seeds, r.id)

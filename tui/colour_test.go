@@ -79,7 +79,7 @@ func TestStylesColourOnLightAndDark(t *testing.T) {
 			t.Errorf("noColor: %s renders a colour: %q", name, got)
 		}
 	}
-	in := plain.newInput("+ ", "type a tag")
+	in := plain.NewInput("+ ", "type a tag")
 	if got := in.View(); strings.Contains(got, "38;5;") {
 		t.Errorf("noColor: the text input's placeholder is coloured: %q", got)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -28,7 +27,7 @@ import (
 // table is rebuilt from the slots whenever an answer arrives.
 
 // comparing reports whether the compare view is open.
-func (m *Model) comparing() bool { return len(m.compare) >= 2 }
+func (m *Model) comparing() bool { return len(m.cmp.shown) >= 2 }
 
 // Column states of the compare table.
 const (
@@ -62,7 +61,7 @@ type cmpRow struct {
 // Activation Energy's is its finished run projected as a ranking
 // (activation.Ranking), computed once per run.
 func (m *Model) columnRanking(name string) (*retriever.Ranking, int) {
-	s := m.runs[name]
+	s := m.runs.slots[name]
 	if name == activation.Name {
 		switch {
 		case s.err != nil:
@@ -109,10 +108,10 @@ func tableK(rs []retriever.Ranking) int {
 // shows the selected row in the detail pane. The union and the ranks come
 // from retriever/overlap over the rankings that are in.
 func (m *Model) cmpRefresh() {
-	cols := make([]cmpColumn, len(m.compare))
+	cols := make([]cmpColumn, len(m.cmp.shown))
 	var names []string
 	var rankings []retriever.Ranking
-	for i, name := range m.compare {
+	for i, name := range m.cmp.shown {
 		r, state := m.columnRanking(name)
 		cols[i] = cmpColumn{name: name, state: state}
 		if state == colIn {
@@ -173,15 +172,18 @@ func compareRows(cols []cmpColumn, res overlap.Result, rankings []retriever.Rank
 
 // cmpPane is the compare view's results pane: the table.
 type cmpPane struct {
-	km    keymap.KeyMap
-	st    *Styles
-	names *naming
-	stats *graphStats
-	marks *markSet // the relevance marks: ✓ beside a marked node (marks.go)
-	cols  []cmpColumn
-	k     int
-	rows  []cmpRow // in the order shown
-	err   string
+	*Common
+	// shown holds the retrievers compared, in column order (two or
+	// more; nil: the view is closed).
+	shown []string
+	// combiners are the parameters of the retrievers that combine the
+	// others compared (fusion), by name; what each combines is set to the
+	// other compared retrievers when it runs (combinerParams).
+	combiners map[string]retriever.Settings
+	cols      []cmpColumn
+	k         int
+	rows      []cmpRow // in the order shown
+	err       string
 	// sortBy is the column the rows are sorted by: 0 the union order, 1
 	// the node id, 2+i retriever column i's rank (nodes it lacks last,
 	// then the union order).
@@ -191,7 +193,9 @@ type cmpPane struct {
 	focusFlag
 }
 
-func newCmpPane(km keymap.KeyMap, st *Styles) *cmpPane { return &cmpPane{km: km, st: st} }
+func newCmpPane(c *Common, shown []string) *cmpPane {
+	return &cmpPane{Common: c, shown: slices.Clone(shown), combiners: map[string]retriever.Settings{}}
+}
 
 // set shows new rows, sorted as chosen, the cursor kept on the same node
 // when it is still there.
@@ -474,12 +478,12 @@ func compareLines(st *Styles, names *naming, s cmpSubject, w int) []string {
 			out = append(out, strings.Split(b, "\n")...)
 		}
 	}
-	return append(out, propertyLines(st, st.r.NewStyle().Width(w).Render, s.row.node)...)
+	return append(out, propertyLines(st, st.R.NewStyle().Width(w).Render, s.row.node)...)
 }
 
 // compareBlock is column c's part of the detail, wrapped to w.
 func compareBlock(st *Styles, s cmpSubject, c, w int) []string {
-	wrap := st.r.NewStyle().Width(w).Render
+	wrap := st.R.NewStyle().Width(w).Render
 	col := s.cols[c]
 	out := []string{st.Title.Render(fit(textsafe.Escape(col.name), w))}
 	switch col.state {
@@ -525,8 +529,8 @@ func (m *Model) refreshIfComparing() {
 func (m *Model) restartCompared(staleOnly bool) tea.Cmd {
 	var cmds []tea.Cmd
 	seeds := len(m.seeds.Seeds())
-	for _, name := range m.compare {
-		s := m.runs[name]
+	for _, name := range m.cmp.shown {
+		s := m.runs.slots[name]
 		stale := s.seedsV != m.seeds.Version() || s.tagsV != m.tags.Version() || (!s.started && seeds > 0)
 		if staleOnly && !stale {
 			continue
@@ -542,23 +546,6 @@ func (m *Model) restartCompared(staleOnly bool) tea.Cmd {
 	}
 	m.cmpRefresh()
 	return tea.Batch(cmds...)
-}
-
-// compareKey takes the keys that mean something else in the compare view:
-// w asks why the retrievers that lack the selected node do, and the keys
-// of a single retriever's results (copies, exports, the sweep, the pin)
-// say they work with one retriever shown. ok is false for other keys.
-func (m *Model) compareKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	km := m.km
-	if key.Matches(msg, km.WhyNot) && (m.focus == focusTree || m.focus == focusDetail) {
-		return m.askCompareWhy(), true
-	}
-	for _, b := range []key.Binding{km.CopyPath, km.CopyAll, km.Explain, km.Pin, km.SaveExperiment, km.Sweep, km.CopyCheck, km.ExportD3, km.ExportLLM, km.Reread} {
-		if key.Matches(msg, b) {
-			return notifyErr(fmt.Errorf("%s (%s) works with one retriever shown; %s picks one", b.Help().Key, b.Help().Desc, km.PickRetrievers.Help().Key)), true
-		}
-	}
-	return nil, false
 }
 
 // compareStatus is the status line in the compare view: each column's
@@ -592,12 +579,12 @@ func (m *Model) compareStatus() []string {
 // compared, in column order.
 func (m *Model) combinerParams(name string) retriever.Settings {
 	var others []string
-	for _, n := range m.compare {
+	for _, n := range m.cmp.shown {
 		if !combining(n) {
 			others = append(others, n)
 		}
 	}
-	return m.combiners[name].WithCombined(others)
+	return m.cmp.combiners[name].WithCombined(others)
 }
 
 // recombine re-runs the combining retrievers the compare view has: a
@@ -607,7 +594,7 @@ func (m *Model) recombine() tea.Cmd {
 		return nil
 	}
 	var cmds []tea.Cmd
-	for _, n := range m.compare {
+	for _, n := range m.cmp.shown {
 		if combining(n) {
 			cmds = append(cmds, m.startCombiner(n))
 		}
@@ -621,7 +608,7 @@ func (m *Model) recombine() tea.Cmd {
 // parameters, whyJob's runs) and combines their rankings, as `memoria
 // explore --retriever fusion` does.
 func (m *Model) startCombiner(name string) tea.Cmd {
-	s := m.runs[name]
+	s := m.runs.slots[name]
 	s.stop()
 	s.id++
 	s.seedsV, s.tagsV, s.started = m.seeds.Version(), m.tags.Version(), true
@@ -629,7 +616,7 @@ func (m *Model) startCombiner(name string) tea.Cmd {
 	seeds := m.seeds.Seeds()
 	p := m.combinerParams(name)
 	combined, _, _ := p.Spec().Combines(p)
-	if len(seeds) == 0 || m.nb == nil || len(combined) == 0 {
+	if len(seeds) == 0 || m.runs.nb == nil || len(combined) == 0 {
 		m.cmpRefresh()
 		return nil
 	}

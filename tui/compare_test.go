@@ -233,8 +233,8 @@ func TestPickerOpensAndLeavesTheCompareView(t *testing.T) {
 	}
 	h.keys("down", " ", "enter")
 	h.settle()
-	if !h.m.comparing() || strings.Join(h.m.compare, ",") != "activation,expansion" {
-		t.Fatalf("compare %v, want activation,expansion", h.m.compare)
+	if !h.m.comparing() || strings.Join(h.m.cmp.shown, ",") != "activation,expansion" {
+		t.Fatalf("compare %v, want activation,expansion", h.m.cmp.shown)
 	}
 	h.waitCompared()
 	if got := len(h.m.cmp.rows); got != 8 {
@@ -243,7 +243,7 @@ func TestPickerOpensAndLeavesTheCompareView(t *testing.T) {
 	h.keys("X", "up", " ", "enter")
 	h.settle()
 	if h.m.comparing() || h.m.retriever != expansion.Name {
-		t.Fatalf("compare %v, retriever %s; want the expansion alone", h.m.compare, h.m.retriever)
+		t.Fatalf("compare %v, retriever %s; want the expansion alone", h.m.cmp.shown, h.m.retriever)
 	}
 	if hit, ok := h.m.ranked.Selected(); !ok || hit.NodeID != "N2006" {
 		t.Errorf("results pane: %+v %v, want the expansion's ranking", hit, ok)
@@ -309,13 +309,13 @@ func TestCompareFusionColumn(t *testing.T) {
 	if got := h.m.cmp.cell(r, 2, true); got != "#4 0.03101" {
 		t.Errorf("fusion's N2005 cell %q, want #4 0.03101", got)
 	}
-	actID, fuseID := h.m.actRun().id, h.m.runs[fusion.Name].id
+	actID, fuseID := h.m.actRun().id, h.m.runs.slots[fusion.Name].id
 	h.focusPane(focusParams)
 	h.keys("home", "j", "-") // the expansion's FACTOR f
 	h.waitCompared()
-	if h.m.actRun().id != actID || h.m.runs[fusion.Name].id != fuseID+1 {
+	if h.m.actRun().id != actID || h.m.runs.slots[fusion.Name].id != fuseID+1 {
 		t.Errorf("run ids: activation %d → %d, fusion %d → %d; want activation unchanged, fusion +1",
-			actID, h.m.actRun().id, fuseID, h.m.runs[fusion.Name].id)
+			actID, h.m.actRun().id, fuseID, h.m.runs.slots[fusion.Name].id)
 	}
 	// x steps through the retrievers with parameters only.
 	h.keys("x")

@@ -418,7 +418,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 	if !h.m.isOpen(h.m.helpView) {
 		t.Fatal("? did not open the help")
 	}
-	full := fullHelp(h.m.km, h.m.st, h.m.helpView.vp.Width)
+	full := fullHelp(h.m.km, h.m.st, h.m.helpView.Width())
 	golden(t, "help_80x24", full)
 	for _, g := range h.m.km.All() {
 		for _, b := range g {

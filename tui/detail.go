@@ -11,7 +11,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -44,16 +43,13 @@ type detailSubject struct {
 // detailPane shows the selected node's properties and the transfer energy
 // that reached it, worked out in numbers.
 type detailPane struct {
-	km      keymap.KeyMap
-	st      *Styles
+	*Common
 	vp      viewport.Model
 	subject *detailSubject
 	// hit is a ranking retriever's selected hit (set instead of subject).
 	hit *hitSubject
 	// cmp is the compare view's selected row (set instead of both).
-	cmp   *cmpSubject
-	names *naming     // which property names the node (naming.go)
-	stats *graphStats // the node's degree (stats.go); nil: none
+	cmp *cmpSubject
 	// validity are the relationship properties that say when a fact held
 	// (graph.Schema's ValidAt and InvalidAt: Graphiti's valid_at and
 	// invalid_at), shown for each hop of the node's route; nil: none.
@@ -62,7 +58,8 @@ type detailPane struct {
 	focusFlag
 }
 
-func newDetailPane(km keymap.KeyMap, st *Styles) *detailPane {
+func newDetailPane(c *Common, validity []string) *detailPane {
+	km := c.km
 	vp := viewport.New(0, 0)
 	vp.MouseWheelEnabled = true
 	vp.KeyMap = viewport.KeyMap{
@@ -70,7 +67,7 @@ func newDetailPane(km keymap.KeyMap, st *Styles) *detailPane {
 		HalfPageUp: key.NewBinding(key.WithDisabled()), HalfPageDown: key.NewBinding(key.WithDisabled()),
 		Left: key.NewBinding(key.WithDisabled()), Right: key.NewBinding(key.WithDisabled()),
 	}
-	return &detailPane{km: km, st: st, vp: vp}
+	return &detailPane{Common: c, vp: vp, validity: validity}
 }
 
 // SetSize sets the inner size.
@@ -139,19 +136,9 @@ func (d *detailPane) SetCompare(c *cmpSubject) {
 	d.render()
 }
 
-// SetNaming names the node as nm says (shared with the other panes) and
-// redraws. Call it again after nm changed.
-func (d *detailPane) SetNaming(nm *naming) {
-	d.names = nm
-	d.render()
-}
-
-// SetStats gives the node's degree as stats says and redraws. Call it
-// again after stats changed.
-func (d *detailPane) SetStats(stats *graphStats) {
-	d.stats = stats
-	d.render()
-}
+// Redraw renders the node again: the naming or its degree (Common's
+// names, stats) changed.
+func (d *detailPane) Redraw() { d.render() }
 
 // subjectID is the id of the node shown ("" when none).
 func (d *detailPane) subjectID() string {
@@ -213,7 +200,7 @@ func (d *detailPane) render() {
 // (textsafe.Escape). The head names the node as names says and keeps its
 // id beside the name: here the id identifies it.
 func detailLines(st *Styles, names *naming, s detailSubject, w int, validity []string) []string {
-	wrap := st.r.NewStyle().Width(w)
+	wrap := st.R.NewStyle().Width(w)
 	var out []string
 	add := func(l ...string) { out = append(out, l...) }
 	head := nodeHead(st, names, s.node)

@@ -10,7 +10,7 @@ import (
 )
 
 // expSlot is the expansion's run slot.
-func (h *harness) expSlot() *runSlot { return h.m.runs[expansion.Name] }
+func (h *harness) expSlot() *runSlot { return h.m.runs.slots[expansion.Name] }
 
 // waitRanking waits for the expansion's current run to answer.
 func (h *harness) waitRanking() {
@@ -247,7 +247,7 @@ func TestStaleResultsDropped(t *testing.T) {
 	// A context answer of an earlier read.
 	h.pickRetriever(expansion.Name)
 	h.selectHit("N2003")
-	seq := h.m.hitCtx.seq
+	seq := h.m.runs.hitCtx.seq
 	h.send(hitContextMsg{seq: seq - 1, node: "N2003", found: true, hops: []expansion.ContextHop{{Type: "BOGUS"}}})
 	if strings.Contains(hitDetailText(h), "BOGUS") {
 		t.Fatal("a stale context was shown")

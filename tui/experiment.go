@@ -56,11 +56,11 @@ func (m *Model) saveExperiment() tea.Cmd {
 	}
 	e := experiment.Experiment{
 		SavedAt: m.now(), Seeds: seeds, Tags: append([]string(nil), m.actRun().tags...), Params: m.actRun().cfg,
-		Pinned: resultsOf(m.pinned, seeds), Current: resultsOf(cur, seeds), Marks: m.marks.snapshot(),
+		Pinned: resultsOf(m.runs.pinned, seeds), Current: resultsOf(cur, seeds), Marks: m.marks.snapshot(),
 	}
-	if m.pinned != nil {
-		cfg := m.pinned.cfg
-		e.PinnedParams, e.PinnedTags = &cfg, append([]string{}, m.pinned.tags...)
+	if m.runs.pinned != nil {
+		cfg := m.runs.pinned.cfg
+		e.PinnedParams, e.PinnedTags = &cfg, append([]string{}, m.runs.pinned.tags...)
 	}
 	src, ctx, dir := m.source, m.ctx, m.outDir
 	name := "memoria-experiment-" + e.SavedAt.Format("20060102-150405") + ".json"

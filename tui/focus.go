@@ -13,18 +13,9 @@ func (m *Model) pane(f focus) component {
 	case focusTags:
 		return m.tags
 	case focusParams:
-		if m.ranks() {
-			return m.rankPanel()
-		}
-		return m.params
+		return m.view.params()
 	case focusTree:
-		if m.comparing() {
-			return m.cmp
-		}
-		if m.ranks() {
-			return m.ranked
-		}
-		return m.tree
+		return m.view.results()
 	}
 	return m.detail
 }
@@ -49,10 +40,8 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	}{{focusTree, m.lay.tree}, {focusDetail, m.lay.detail}, {focusSeeds, m.lay.seeds}} {
 		if r.rect.contains(msg.X, msg.Y) {
 			cmd := m.pane(r.f).Update(msg)
-			if r.f == focusTree && m.comparing() {
-				m.syncCompareDetail()
-			} else if r.f == focusTree {
-				cmd = tea.Batch(cmd, m.syncHit())
+			if r.f == focusTree && !m.showsTree() {
+				cmd = tea.Batch(cmd, m.view.follow())
 			}
 			return cmd
 		}

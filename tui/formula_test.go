@@ -149,7 +149,7 @@ func readFormula(t *testing.T, h *harness) (terms []float64, op string, score fl
 func TestRankingFormulasCheckByHand(t *testing.T) {
 	h := demoHarness(t)
 	h.pickRetriever(spreading.Name)
-	s := h.m.runs[spreading.Name]
+	s := h.m.runs.slots[spreading.Name]
 	h.waitFor("spreading's ranking", func() bool { return !s.loading && (s.ranking != nil || s.err != nil) })
 	h.focusPane(focusParams)
 	for range 4 {
@@ -208,7 +208,7 @@ func TestRankingFormulasCheckByHand(t *testing.T) {
 	h = newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{demoSeed, {NodeID: "N2001", Score: 0.3}}, Tags: demoTags})
 	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 	h.pickRetriever(ppr.Name)
-	s = h.m.runs[ppr.Name]
+	s = h.m.runs.slots[ppr.Name]
 	h.waitFor("ppr's ranking", func() bool { return !s.loading && (s.ranking != nil || s.err != nil) })
 	h.focusPane(focusParams)
 	h.keys("+") // DAMPING d 0.5 → 0.55

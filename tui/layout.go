@@ -7,7 +7,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/memoria-graph/memoria/internal/textsafe"
 )
 
 // rect is a pane's place on the screen (outer size, frame included).
@@ -60,7 +59,7 @@ func (m *Model) resize(w, h int) {
 	leftW := max(34, min(64, w/4))
 	var l layout
 	paramsH := 4 + m.st.Pane.GetVerticalFrameSize() + 1
-	iw, _ := m.st.inner(leftW, 0)
+	iw, _ := m.st.Inner(leftW, 0)
 	tagsH := 2 + m.tags.ChipLines(iw) + m.st.Pane.GetVerticalFrameSize() + 1
 	l.params = rect{0, bodyH - paramsH, leftW, paramsH}
 	l.tags = rect{0, bodyH - paramsH - tagsH, leftW, tagsH}
@@ -81,26 +80,26 @@ func (m *Model) resize(w, h int) {
 		f focus
 		r rect
 	}{{focusSeeds, l.seeds}, {focusTags, l.tags}, {focusParams, l.params}, {focusTree, l.tree}, {focusDetail, l.detail}} {
-		iw, ih := m.st.inner(p.r.w, p.r.h)
+		iw, ih := m.st.Inner(p.r.w, p.r.h)
 		m.pane(p.f).SetSize(max(0, iw), max(0, ih))
 	}
 	// The other retriever's panes take the same places: sized now, they
 	// are ready when it is chosen.
-	iw, ih := m.st.inner(l.params.w, l.params.h)
+	iw, ih := m.st.Inner(l.params.w, l.params.h)
 	m.params.SetSize(max(0, iw), max(0, ih))
-	for _, p := range m.rankers {
+	for _, p := range m.ranked.panels {
 		p.SetSize(max(0, iw), max(0, ih))
 	}
-	iw, ih = m.st.inner(l.tree.w, l.tree.h)
+	iw, ih = m.st.Inner(l.tree.w, l.tree.h)
 	m.tree.SetSize(max(0, iw), max(0, ih))
 	m.ranked.SetSize(max(0, iw), max(0, ih))
 	m.cmp.SetSize(max(0, iw), max(0, ih))
 	m.status.SetSize(w, statusH)
-	iw, ih = m.st.inner(l.full())
+	iw, ih = m.st.Inner(l.full())
 	for _, o := range m.overlays {
 		o.SetSize(iw, ih) // a closed one is sized when it opens (push)
 	}
-	m.help.Width = w
+	m.status.help.Width = w
 }
 
 // View lays out the panes, the status bar and the help line. It does no I/O
@@ -130,32 +129,16 @@ func (m *Model) View() string {
 		}
 		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	}
-	helpLine := ansi.Truncate(m.help.ShortHelpView(m.shortHelp()), max(m.w, minWidth), "…")
+	helpLine := ansi.Truncate(m.status.help.ShortHelpView(m.shortHelp()), max(m.w, minWidth), "…")
 	return lipgloss.JoinVertical(lipgloss.Left, body, m.statusView(), helpLine)
 }
 
 // statusView renders the status bar from the state the root and the tree
 // pane own; for the expansion, its run's state and statistics.
-func (m *Model) statusView() string {
-	if m.comparing() {
-		return m.status.line(m.compareStatus())
-	}
-	if m.ranks() {
-		return m.status.line(rankingStatus(m.st, m.slot()))
-	}
-	return m.status.View(m.actRun().trees, m.tree.Explain())
-}
+func (m *Model) statusView() string { return m.view.status() }
 
 // paramsTitle names the parameters pane after the chosen retriever.
-func (m *Model) paramsTitle() string {
-	if m.comparing() {
-		return "Parameters · " + m.retriever + " (" + m.km.Retriever.Help().Key + ": next)"
-	}
-	if m.ranks() {
-		return "Parameters · " + m.retriever
-	}
-	return "Thresholds"
-}
+func (m *Model) paramsTitle() string { return m.view.paramsTitle() }
 
 // shortHelp is the help line's keys: the top overlay's, else the focused
 // pane's and the global ones that work there.
@@ -170,43 +153,7 @@ func (m *Model) box(f focus, title string, r rect) string {
 	return m.st.Box(title, m.pane(f).View(), r.w, r.h, m.focus == f)
 }
 
-func (m *Model) treeTitle() string {
-	var parts []string
-	parts = append(parts, "Results")
-	if m.comparing() {
-		parts = append(parts, "compare")
-		if m.cmp.k > 0 {
-			parts = append(parts, fmt.Sprintf("top %d", m.cmp.k))
-		}
-		if p := m.cmp.Position(); p != "" {
-			parts = append(parts, p)
-		}
-		return strings.Join(append(parts, "by "+m.cmp.sortName()), " · ")
-	}
-	if m.ranks() {
-		parts = append(parts, m.retriever)
-		if s := m.slot(); s.started {
-			parts = append(parts, fmt.Sprintf("run %d", s.id))
-		}
-		if p := m.ranked.Position(); p != "" {
-			parts = append(parts, p)
-		}
-		return strings.Join(parts, " · ")
-	}
-	if m.actRun().trees != nil {
-		parts = append(parts, fmt.Sprintf("run %d", m.actRun().id))
-		if p := m.tree.Position(); p != "" {
-			parts = append(parts, p)
-		}
-		if len(m.actRun().tags) > 0 {
-			parts = append(parts, "tags "+textsafe.Escape(strings.Join(m.actRun().tags, ",")))
-		}
-	}
-	if m.tree.Explain() {
-		parts = append(parts, "explain")
-	}
-	return strings.Join(parts, " · ")
-}
+func (m *Model) treeTitle() string { return m.view.title() }
 
 // tooSmall reports whether the window is below the smallest size that works
 // (a size of 0×0 means none was reported yet: the layout's own 80×24).

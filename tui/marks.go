@@ -102,18 +102,7 @@ func markGlyph(g int) string {
 // node under the cursor.
 func (m *Model) markTarget() (string, bool) {
 	if m.focus == focusTree {
-		switch {
-		case m.comparing():
-			if r, ok := m.cmp.Selected(); ok {
-				return r.id, true
-			}
-			return "", false
-		case m.ranks():
-			if h, ok := m.ranked.Selected(); ok {
-				return h.NodeID, true
-			}
-			return "", false
-		}
+		return m.view.markTarget()
 	}
 	return m.whyTarget()
 }
@@ -293,7 +282,7 @@ func (m *Model) whyAsker(ranking *retriever.Ranking) whyAsker {
 	}
 	if !m.ranks() {
 		s := m.actRun()
-		cfg := why.Config{Backend: safeBackend{m.backend}, Params: s.cfg, Options: m.runOpts,
+		cfg := why.Config{Backend: safeBackend{m.runs.backend}, Params: s.cfg, Options: m.runs.opts,
 			Seeds: seeds, Tags: slices.Clone(s.tags)}
 		return func(ctx context.Context, id string) string {
 			c := cfg
@@ -305,7 +294,7 @@ func (m *Model) whyAsker(ranking *retriever.Ranking) whyAsker {
 			return string(a.Verdict) + ": " + render.WhyDetail(a)
 		}
 	}
-	if m.nb == nil {
+	if m.runs.nb == nil {
 		return nil
 	}
 	name := m.retriever

@@ -4,18 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"slices"
-	"time"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/overlays/helpview"
+	"github.com/memoria-graph/memoria/tui/overlays/picker"
 )
 
 // focus names the pane that receives keys.
@@ -30,9 +27,12 @@ const (
 	focusCount
 )
 
-// component is what every pane provides. The root never touches a pane's
-// fields: it moves the keyboard with Focus and Blur, and feeds data through
-// methods (SetTrees, SetSubject...).
+// component is what every pane provides. The root moves the keyboard with
+// Focus and Blur and feeds data through methods (SetTrees, SetSubject...);
+// what every pane shares (styles, keymap, naming, marks, metrics) is their
+// Common, not handed round by the root. The panes are still in this
+// package, so the compiler does not yet stop the root from reading a
+// pane's fields (docs/ARCHITECTURE.md, "The explorer's components").
 type component interface {
 	Update(tea.Msg) tea.Cmd
 	View() string
@@ -46,148 +46,83 @@ type component interface {
 	ShortHelp() []key.Binding
 }
 
-// Model is the root model: it routes keys by focus, owns the run (its
-// runSlot) and lays the panes out.
+// Model is the root model: it keeps the focus, the overlay stack and which
+// retriever's results are shown, routes keys by focus and background
+// replies by run slot (runner), and lays the components out. Everything
+// the components share is in Common, embedded here and in each of them.
 type Model struct {
-	ctx     context.Context
-	source  graph.Source
-	km      keymap.KeyMap
-	st      *Styles
-	backend activation.Backend
-	runOpts activation.Options
-	out     io.Writer
-	outDir  string
-	now     func() time.Time
-	notice  string // shown on the status line when the explorer opens
-
-	// held reads the snapshot's counters when the backend is one (else
-	// nil).
-	held func() snapshotState
+	*Common
 
 	seeds  *seedPicker
-	names  *naming // which property names nodes in every pane
 	tags   *tagInput
 	params *paramsPanel
+	// The results views: Activation Energy's tree, the chosen ranking
+	// retriever's list with every ranking retriever's parameters panel
+	// (rank.go), the compare table with the retrievers it compares
+	// (compare.go); detail shows the selected row of the one shown.
 	tree   *treePane
+	ranked *rankPane
+	cmp    *cmpPane
 	detail *detailPane
 	status *statusBar
-	help   help.Model
 
 	focus focus
 	// overlays is the stack of open overlays, the top last: the order
 	// they were opened in is their priority, for keys and drawing alike
-	// (overlay.go). helpView, why and sweep are the overlays, open or not.
+	// (overlay.go). helpView, why, sweep, statsView and picker are the
+	// overlays, open or not.
 	overlays  []overlay
-	helpView  *helpView  // the full help
-	why       *whyPanel  // the why-not panel (whynot.go)
-	sweep     *sweepView // the sweep (sweepview.go)
-	statsView *statsView // the graph's metrics (stats.go)
-	// stats is the graph's metrics, loaded once when the explorer opens,
-	// and the degrees looked up (stats.go); the panes share it.
-	stats *graphStats
-	w, h  int
-	lay   layout
+	helpView  *helpview.Model // the full help (tui/overlays/helpview)
+	why       *whyPanel       // the why-not panel (whynot.go)
+	sweep     *sweepView      // the sweep (sweepview.go)
+	statsView *statsView      // the graph's metrics (stats.go)
+	picker    *picker.Model   // picks the retrievers shown (tui/overlays/picker)
+	lay       layout
 
-	// runs holds each retriever's run, keyed by its name (activation.Name,
-	// expansion.Name): the one in flight or the last one (run.go). A
-	// parameter change re-runs only its own retriever.
-	runs map[string]*runSlot
-	// compare holds the retrievers of the compare view, in column order
-	// (two or more; nil: the view is closed), cmp its table (compare.go)
-	// and picker the overlay that picks them (cmppick.go). In the view,
-	// retriever is the one whose parameters are shown.
-	compare []string
-	cmp     *cmpPane
-	picker  *retrieverPicker
-	// combiners are the parameters of the retrievers that combine the
-	// others compared (fusion), by name; what each combines is set to the
-	// other compared retrievers when it runs (combinerParams).
-	combiners map[string]retriever.Settings
+	// runs holds each retriever's run slot and what runs them (run.go).
+	runs *runner
 	// retriever is the chosen retriever, whose parameters, results and
-	// detail are shown; nb the graph reads of every retriever but
-	// Activation Energy (nil: only Activation Energy can run).
+	// detail are shown; view shows its results, or the compare view's
+	// (show sets both).
 	retriever string
-	nb        graph.Neighbourhood
-	// unfiltered and filter: Options.Unfiltered and Options.Filter.
-	unfiltered graph.Neighbourhood
-	filter     string
-	// The ranking retrievers' panes: the parameters of each (keyed by
-	// name) and the ranked list of the chosen one (rank.go); hitCtx the
-	// read of the selected hit's 1-hop context.
-	rankers map[string]*rankParamsPanel
-	ranked  *rankPane
-	hitCtx  hitContextRead
-	selKey  rowKey
-	// prev is the last complete run before the current one, pinned the run
-	// the analyst pinned: each run is compared with pinned, else prev.
-	prev, pinned *baseline
-	// form is how copies are written (Neo4j Browser, cypher-shell, driver).
-	form render.CypherForm
-	// cypher writes the copied debug and check queries by the graph's
-	// schema mapping (Options.Mapping).
-	cypher render.Cypher
-	// marks are the analyst's relevance marks, and judged the judgement
-	// of the results shown against them (marks.go).
-	marks  *markSet
-	judged *judgement
+	view      resultView
 }
 
 // newModel builds the root model; opts must already be completed.
 func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	km := keymap.Default()
+	c := &Common{ctx: ctx, source: opts.Source, km: km, st: st, out: opts.Out, outDir: opts.OutDir, now: opts.Now,
+		names: &naming{}, stats: newGraphStats(), marks: newMarkSet(opts.Marks), judged: &judgement{},
+		form: render.FormBrowser, cypher: render.CypherFor(opts.Mapping)}
 	m := &Model{
-		ctx: ctx, source: opts.Source, km: km, st: st, backend: opts.Backend, runOpts: opts.RunOptions, out: opts.Out, outDir: opts.OutDir, now: opts.Now,
-		notice: opts.Notice, held: heldFunc(opts.Backend),
-		seeds:      newSeedPicker(ctx, km, st, opts.Source, opts.MaxSeeds, opts.Seeds),
-		tags:       newTagInput(ctx, km, st, opts.Source, opts.Tags),
-		params:     newParamsPanel(km, st, opts.Params),
-		rankers:    map[string]*rankParamsPanel{},
-		ranked:     newRankPane(km, st),
-		cmp:        newCmpPane(km, st),
-		picker:     newRetrieverPicker(km, st),
-		compare:    slices.Clone(opts.Compare),
-		combiners:  map[string]retriever.Settings{},
-		retriever:  opts.Retriever,
-		nb:         opts.Neighbourhood,
-		unfiltered: opts.Unfiltered,
-		filter:     opts.Filter,
-		tree:       newTreePane(km, st),
-		detail:     newDetailPane(km, st),
-		status:     &statusBar{st: st, backend: opts.Source.Describe(), filter: filterNote(opts.Filter), schema: mappingNote(opts.Mapping)},
-		help:       newHelp(st),
-		helpView:   newHelpView(km, st, mappingNote(opts.Mapping)),
-		why:        newWhyPanel(km),
-		sweep:      newSweepView(km, st),
-		focus:      focusSeeds,
-		runs:       map[string]*runSlot{},
-		form:       render.FormBrowser,
-		cypher:     render.CypherFor(opts.Mapping),
+		Common:    c,
+		seeds:     newSeedPicker(c, opts.Source, opts.MaxSeeds, opts.Seeds),
+		tags:      newTagInput(c, opts.Source, opts.Tags),
+		params:    newParamsPanel(c, opts.Params),
+		ranked:    newRankPane(c),
+		cmp:       newCmpPane(c, opts.Compare),
+		picker:    picker.New(km, st, pickerRows()),
+		tree:      newTreePane(c),
+		detail:    newDetailPane(c, validityKeys(opts.Mapping)),
+		status:    newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
+		helpView:  helpview.New(km, st, mappingNote(opts.Mapping)),
+		why:       newWhyPanel(c),
+		sweep:     newSweepView(c),
+		statsView: newStatsView(c, opts.Source.Describe()),
+		focus:     focusSeeds,
+		runs: newRunner(opts.Backend, opts.RunOptions, opts.Neighbourhood, opts.Unfiltered, opts.Filter,
+			baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags),
+			baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)),
 	}
 	for name, p := range opts.settings {
 		if combining(name) {
-			m.combiners[name] = p
+			m.cmp.combiners[name] = p
 		} else {
-			m.rankers[name] = newRankParamsPanel(km, st, newSpecSet(p))
+			m.ranked.panels[name] = newRankParamsPanel(c, newSpecSet(p))
 		}
 	}
-	m.detail.validity = validityKeys(opts.Mapping)
-	for _, name := range CompareRetrievers() {
-		m.runs[name] = &runSlot{name: name}
-	}
-	m.stats = newGraphStats()
-	m.statsView = newStatsView(km, st, m.stats, opts.Source.Describe())
-	m.tree.SetStats(m.stats)
-	m.ranked.SetStats(m.stats)
-	m.cmp.stats = m.stats
-	m.detail.SetStats(m.stats)
-	m.marks, m.judged = newMarkSet(opts.Marks), &judgement{}
-	m.tree.SetMarks(m.marks, m.judged)
-	m.ranked.marks, m.ranked.judged = m.marks, m.judged
-	m.cmp.marks, m.seeds.marks = m.marks, m.marks
-	m.pinned = baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags)
-	m.prev = baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)
+	m.show(opts.Retriever, m.cmp.shown)
 	m.seeds.Focus()
-	m.shareNaming()
 	m.resize(80, 24)
 	return m
 }
@@ -196,8 +131,8 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 // given.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.ctx, m.source), m.stats.start(m.ctx, m.source)}
-	if m.notice != "" {
-		cmds = append(cmds, notify(m.notice))
+	if m.status.notice != "" {
+		cmds = append(cmds, notify(m.status.notice))
 	}
 	if len(m.seeds.Seeds()) > 0 {
 		cmds = append(cmds, m.restart())
@@ -206,29 +141,21 @@ func (m *Model) Init() tea.Cmd {
 }
 
 // actRun is Activation Energy's run slot.
-func (m *Model) actRun() *runSlot { return m.runs[activation.Name] }
+func (m *Model) actRun() *runSlot { return m.runs.slots[activation.Name] }
 
 // slot is the chosen retriever's run slot.
-func (m *Model) slot() *runSlot { return m.runs[m.retriever] }
+func (m *Model) slot() *runSlot { return m.runs.slots[m.retriever] }
 
 // ranks reports whether the chosen retriever is a ranking one (every one
 // but Activation Energy).
 func (m *Model) ranks() bool { return m.retriever != activation.Name }
 
 // rankPanel is the chosen ranking retriever's parameters panel.
-func (m *Model) rankPanel() *rankParamsPanel { return m.rankers[m.retriever] }
+func (m *Model) rankPanel() *rankParamsPanel { return m.ranked.panels[m.retriever] }
 
 // restart re-runs the chosen retriever with the current seeds, tags and
 // its parameters (the other retriever's run is left as it is).
-func (m *Model) restart() tea.Cmd {
-	if m.comparing() {
-		return m.restartCompared(false)
-	}
-	if m.ranks() {
-		return m.restartRanking()
-	}
-	return m.restartActivation()
-}
+func (m *Model) restart() tea.Cmd { return m.view.restart() }
 
 // restartActivation cancels Activation Energy's run in flight and starts
 // one with the current seeds, tags and thresholds. Explore runs inside the
@@ -243,7 +170,7 @@ func (m *Model) restartActivation() tea.Cmd {
 	seeds, tags, cfg := m.seeds.Seeds(), m.tags.Tags(), m.params.Config()
 	m.actRun().cfg, m.actRun().tags = cfg, retriever.NormalizeTags(tags)
 	if b := newBaseline(m.actRun().trees, "previous"); b != nil {
-		m.prev = b // the run being replaced, when it was complete
+		m.runs.prev = b // the run being replaced, when it was complete
 	}
 	if len(seeds) == 0 {
 		m.actRun().trees = nil
@@ -256,7 +183,7 @@ func (m *Model) restartActivation() tea.Cmd {
 	m.actRun().trees.cfg, m.actRun().trees.tags = cfg, m.actRun().tags
 	m.actRun().trees.setBase(m.baseline())
 	m.afterTreeChange(true)
-	return startRunCmd(ctx, m.actRun().ref(), m.backend, m.held, cfg, m.runOpts, seeds, tags)
+	return startRunCmd(ctx, m.actRun().ref(), m.runs.backend, m.runs.held, cfg, m.runs.opts, seeds, tags)
 }
 
 // startSweep sweeps the threshold selected in the thresholds panel for the
@@ -267,19 +194,14 @@ func (m *Model) startSweep() tea.Cmd {
 		return notifyErr(errors.New("nothing to sweep: pick a seed first"))
 	}
 	param := sweepParams[m.params.Selected()]
-	cmd := m.sweep.start(m.ctx, m.backend, m.runOpts, m.params.Config(), param, seeds, m.tags.Tags(), m.marks.snapshot())
+	cmd := m.sweep.start(m.ctx, m.runs.backend, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.marks.snapshot())
 	m.push(m.sweep)
 	return cmd
 }
 
 // stopRun cancels every retriever's run in flight and the read of a
 // hit's context, if any.
-func (m *Model) stopRun() {
-	for _, s := range m.runs {
-		s.stop()
-	}
-	m.hitCtx.stop()
-}
+func (m *Model) stopRun() { m.runs.stop() }
 
 // quit cancels all work in flight (the run, a question, a sweep) and ends
 // the program.
@@ -305,12 +227,12 @@ func (m *Model) afterTreeChange(newRun bool) {
 // is chosen the pane is its hit's (syncHit): Activation Energy's events
 // leave it alone.
 func (m *Model) syncDetail() {
-	if m.ranks() || m.comparing() {
+	if !m.showsTree() {
 		return
 	}
 	k, _ := m.tree.selectedKey()
-	if k != m.selKey {
-		m.selKey = k
+	if k != m.tree.detailKey {
+		m.tree.detailKey = k
 		m.detail.Show(m.subject())
 		return
 	}
@@ -339,52 +261,23 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case degreesMsg:
 		if m.stats.applyDegrees(msg) {
-			m.tree.SetStats(m.stats) // a hub beyond the metrics' list
+			m.tree.Rebuild() // a hub beyond the metrics' list
 		}
-		m.detail.SetStats(m.stats)
+		m.detail.Redraw()
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-	case runStartedMsg:
-		if !m.actRun().current(msg.id) {
-			return m, nil
-		}
-		if msg.err != nil {
-			m.actRun().err = msg.err
-			m.refreshIfComparing()
-			for _, st := range m.actRun().trees.seeds {
-				st.state, st.err = seedFailed, msg.err.Error()
-			}
-			m.actRun().trees.version++
-			m.afterTreeChange(false)
-			return m, notifyErr(msg.err)
-		}
-		m.actRun().ch, m.actRun().heldBefore = msg.ch, msg.held
-		return m, nextEventCmd(msg.id, msg.ch, m.held)
-	case runEventMsg:
-		if !m.actRun().current(msg.id) || m.actRun().ch == nil {
-			return m, nil // a superseded run: never shown
-		}
-		m.actRun().trees.apply(msg.ev)
-		m.afterTreeChange(false)
-		return m, nextEventCmd(msg.id, m.actRun().ch, m.held)
-	case runClosedMsg:
-		if m.actRun().current(msg.id) {
-			m.actRun().stop()
-			m.refreshIfComparing()
-			if m.held != nil {
-				return m, notify(snapshotStatus(m.actRun().heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
-			}
-		}
+	case runReply:
+		return m, m.runs.route(m, msg)
 	case whyDoneMsg, whyTickMsg:
 		return m, m.toOverlay(m.why, msg)
 	case sweepMsg:
 		return m, m.toOverlay(m.sweep, msg)
 	case snapshotResetMsg:
 		return m, m.restartActivation()
-	case rankingMsg:
-		return m, m.applyRanking(msg)
-	case pickedMsg:
-		return m, m.applyPicked(msg.names)
+	case picker.PickedMsg:
+		return m, m.applyPicked(msg.Names)
+	case picker.RefusedMsg:
+		return m, notifyErr(msg.Err)
 	case hitContextMsg:
 		m.applyHitContext(msg)
 	case marksWhyMsg:
@@ -420,12 +313,9 @@ func (m *Model) typing() bool {
 	case focusTags:
 		return m.tags.Typing()
 	case focusTree:
-		return !m.ranks() && !m.comparing() && m.tree.Typing()
+		return m.view.typing()
 	case focusParams:
-		if m.ranks() {
-			return m.rankPanel().Typing()
-		}
-		return m.params.Typing()
+		return m.view.params().Typing()
 	}
 	return false
 }
@@ -458,99 +348,23 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.PrevPane):
 		return m.restartIfInputsChanged(m.setFocus((m.focus + focusCount - 1) % focusCount))
 	}
-	if !m.typing() && key.Matches(msg, km.ExportPage) {
-		return m.exportPage()
-	}
-	if !m.typing() && m.comparing() {
-		if cmd, ok := m.compareKey(msg); ok {
+	if !m.typing() {
+		if cmd, ok := m.commandKey(msg); ok {
 			return cmd
 		}
 	}
-	if !m.typing() && m.ranks() && !m.comparing() {
-		switch {
-		case key.Matches(msg, km.CopyPath):
-			return m.copyRoute()
-		case key.Matches(msg, km.CopyAll):
-			return m.copyAllRoutes()
-		}
-		for _, b := range []key.Binding{km.Explain, km.Pin, km.SaveExperiment, km.Sweep, km.CopyCheck, km.ExportD3, km.ExportLLM, km.Reread} {
-			if key.Matches(msg, b) {
-				return m.activationOnly(b)
-			}
-		}
-		if key.Matches(msg, km.WhyNot) && (m.focus == focusTree || m.focus == focusSeeds) {
-			return m.activationOnly(km.WhyNot)
-		}
-	}
-	if !m.typing() && key.Matches(msg, km.Mark) && (m.focus == focusTree || m.focus == focusSeeds) {
-		return m.toggleMark()
-	}
-	if !m.typing() {
-		switch {
-		case key.Matches(msg, km.Retriever):
-			return m.switchRetriever()
-		case key.Matches(msg, km.PickRetrievers):
-			if m.nb == nil {
-				return notifyErr(errors.New("only activation can run here: this source offers no graph reads for the other retrievers"))
-			}
-			m.openPicker()
-			return nil
-		case key.Matches(msg, km.Quit):
-			return m.quit()
-		case key.Matches(msg, km.Help):
-			m.openHelp()
-			return nil
-		case key.Matches(msg, km.NameBy):
-			return m.changeNaming()
-		case key.Matches(msg, km.Stats):
-			m.openStats()
-			return nil
-		case key.Matches(msg, km.Explain):
-			m.tree.ToggleExplain()
-			m.syncDetail()
-			return nil
-		case key.Matches(msg, km.Pin):
-			return m.togglePin()
-		case key.Matches(msg, km.SaveExperiment):
-			return m.saveExperiment()
-		case key.Matches(msg, km.Sweep):
-			return m.startSweep()
-		case key.Matches(msg, km.CopyCheck):
-			return m.copyCheck()
-		case key.Matches(msg, km.CopyForm):
-			return m.cycleForm()
-		case key.Matches(msg, km.WhyNot) && (m.focus == focusTree || m.focus == focusSeeds):
-			return m.askWhy()
-		case key.Matches(msg, km.CopyPath):
-			return m.copyPath()
-		case key.Matches(msg, km.CopyAll):
-			return m.copyAll()
-		case key.Matches(msg, km.ExportD3):
-			return m.export("d3")
-		case key.Matches(msg, km.ExportLLM):
-			return m.export("llm")
-		case key.Matches(msg, km.Reread):
-			if s, ok := m.backend.(snapshotter); ok {
-				// The run in flight is stopped first: it must neither refill
-				// the snapshot after the reset nor report against it.
-				m.actRun().stop()
-				m.actRun().id++
-				return resetSnapshotCmd(s)
-			}
-			return notify("nothing to re-read: this graph is in memory")
-		}
-	}
+	return m.paneKey(msg)
+}
+
+// paneKey gives msg to the focused pane, then follows what it changed: the
+// detail of the new selection, the tags' lines, and a re-run of the
+// retriever whose parameters, seeds or tags changed.
+func (m *Model) paneKey(msg tea.KeyMsg) tea.Cmd {
 	cfg, versions := m.params.Config(), m.rankVersions()
 	cmd := m.focused().Update(msg)
 	switch m.focus {
 	case focusTree:
-		if m.comparing() {
-			m.syncCompareDetail()
-		} else if m.ranks() {
-			cmd = tea.Batch(cmd, m.syncHit())
-		} else {
-			m.syncDetail()
-		}
+		cmd = tea.Batch(cmd, m.view.follow())
 	case focusTags:
 		m.resize(m.w, m.h) // the chips may need more or fewer lines
 	}
@@ -570,9 +384,13 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 // changed since the current run started (a key, or leaving a pane with a
 // score typed, changed them).
 func (m *Model) restartIfInputsChanged(cmd tea.Cmd) tea.Cmd {
-	if m.comparing() {
-		return tea.Batch(cmd, m.restartCompared(true))
-	}
+	return m.view.restartIfInputsChanged(cmd)
+}
+
+// restartSlotIfChanged adds a restart of the chosen retriever to cmd when
+// the seeds or tags changed since its run started, or it never ran and
+// there are seeds.
+func (m *Model) restartSlotIfChanged(cmd tea.Cmd) tea.Cmd {
 	s := m.slot()
 	changed := m.seeds.Version() != s.seedsV || m.tags.Version() != s.tagsV
 	if changed || (!s.started && len(m.seeds.Seeds()) > 0) {

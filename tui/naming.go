@@ -156,19 +156,7 @@ const nameWidth = 60
 // changeNaming cycles the choice and redraws every pane that names nodes.
 func (m *Model) changeNaming() tea.Cmd {
 	msg := m.names.next()
-	m.tree.SetNaming(m.names)
-	m.ranked.SetNaming(m.names)
-	m.cmp.names = m.names
-	m.detail.SetNaming(m.names)
+	m.tree.Rebuild()
+	m.detail.Redraw()
 	return notify(msg)
-}
-
-// shareNaming gives the panes the model's naming.
-func (m *Model) shareNaming() {
-	m.names = &naming{}
-	m.seeds.SetNaming(m.names)
-	m.tree.SetNaming(m.names)
-	m.ranked.SetNaming(m.names)
-	m.cmp.names = m.names
-	m.detail.SetNaming(m.names)
 }

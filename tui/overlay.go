@@ -4,8 +4,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
-	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 )
 
@@ -66,7 +64,7 @@ func (m *Model) isOpen(o overlay) bool {
 func (m *Model) push(o overlay) {
 	m.remove(o)
 	m.overlays = append(m.overlays, o)
-	o.SetSize(m.st.inner(m.lay.full()))
+	o.SetSize(m.st.Inner(m.lay.full()))
 }
 
 // pop takes o off the stack, wherever it is, and closes it.
@@ -121,9 +119,10 @@ func (m *Model) overlayKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // openHelp puts the full help on top, scrolled to its start.
-func (m *Model) openHelp() {
+func (m *Model) openHelp() tea.Cmd {
 	m.push(m.helpView)
-	m.helpView.open()
+	m.helpView.Open()
+	return nil
 }
 
 // overlayHelp is the help line while o is on top: its keys, then ? (unless
@@ -140,69 +139,13 @@ func (m *Model) overlayHelp(o overlay) []key.Binding {
 // up, down and page keys scroll it, and so does the wheel.
 func newOverlayViewport(km keymap.KeyMap) viewport.Model {
 	vp := viewport.New(0, 0)
-	vp.KeyMap = viewport.KeyMap{Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown}
+	vp.KeyMap = km.ViewportKeys()
 	return vp
 }
 
 // scrollHelp is the help line's entry for an overlay's arrows.
-var scrollHelp = key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll"))
+var scrollHelp = keymap.ScrollHelp
 
 // closeHelp is the help line's entry for the keys that close an overlay
 // (keys as text only: the overlay matches the keymap's bindings).
-func closeHelp(keys string) key.Binding {
-	return key.NewBinding(key.WithKeys("esc"), key.WithHelp(keys, "close"))
-}
-
-// helpView is the full help: every key of the keymap under its pane's
-// heading (fullHelp), scrollable. ? or esc closes it.
-type helpView struct {
-	km keymap.KeyMap
-	st *Styles
-	vp viewport.Model
-	// schema describes Options.Mapping (mappingNote): a line atop the
-	// keys when the graph was read through a mapping.
-	schema string
-}
-
-func newHelpView(km keymap.KeyMap, st *Styles, schema string) *helpView {
-	return &helpView{km: km, st: st, vp: newOverlayViewport(km), schema: schema}
-}
-
-// content is the keys, after the mapping's line when there is one.
-func (v *helpView) content(w int) string {
-	keys := fullHelp(v.km, v.st, w)
-	if v.schema == "" {
-		return keys
-	}
-	line := ansi.Wrap(textsafe.Escape("This graph is read through the "+v.schema), max(w, 20), "")
-	return v.st.Info.Render(line) + "\n\n" + keys
-}
-
-// open lays the keys out for the current width, from the top.
-func (v *helpView) open() {
-	v.vp.SetContent(v.content(v.vp.Width))
-	v.vp.GotoTop()
-}
-
-func (v *helpView) Update(msg tea.Msg) (bool, tea.Cmd) {
-	if k, ok := msg.(tea.KeyMsg); ok && (key.Matches(k, v.km.Help) || key.Matches(k, v.km.Cancel)) {
-		return true, nil
-	}
-	var cmd tea.Cmd
-	v.vp, cmd = v.vp.Update(msg) // scroll; other keys wait
-	return false, cmd
-}
-
-func (v *helpView) Title() string { return "Keys (? or esc to close, ↑/↓ to scroll)" }
-
-func (v *helpView) View() string { return v.vp.View() }
-
-// SetSize lays the keys out again for the new width.
-func (v *helpView) SetSize(w, h int) {
-	v.vp.Width, v.vp.Height = w, h
-	v.vp.SetContent(v.content(w)) // keeps the scroll
-}
-
-func (v *helpView) ShortHelp() []key.Binding { return []key.Binding{closeHelp("?/esc"), scrollHelp} }
-
-func (v *helpView) Close() {}
+func closeHelp(keys string) key.Binding { return keymap.CloseHelp(keys) }

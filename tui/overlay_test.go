@@ -126,7 +126,7 @@ func TestWheelScrollsTheTopOverlay(t *testing.T) {
 	h.keys("?")
 	x, y := h.m.lay.seeds.x+2, h.m.lay.seeds.y+2 // over the node list
 	h.send(tea.MouseMsg{X: x, Y: y, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
-	if h.m.helpView.vp.YOffset == 0 {
+	if h.m.helpView.Offset() == 0 {
 		t.Fatal("the wheel did not scroll the help")
 	}
 	h.keys("esc")

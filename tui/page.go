@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,9 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/memoria-graph/memoria/render/subgraph"
-	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
-	"github.com/memoria-graph/memoria/retriever/overlap"
 )
 
 // exportPage writes the self-contained HTML page (render/subgraph) of what
@@ -20,44 +17,9 @@ import (
 // retriever's hits, or Activation Energy's paths. The page is built and
 // written in a command, from copies taken here.
 func (m *Model) exportPage() tea.Cmd {
-	var page func() (subgraph.Graph, error)
-	var what string
-	switch {
-	case m.comparing():
-		var names []string
-		var rankings []retriever.Ranking
-		for _, name := range m.compare {
-			if r, state := m.columnRanking(name); state == colIn {
-				names, rankings = append(names, name), append(rankings, *r)
-			}
-		}
-		if len(rankings) == 0 {
-			return notifyErr(errors.New("no column is in yet: the page shows the rankings once they are"))
-		}
-		what = plural(len(rankings), "ranking") + " compared"
-		page = func() (subgraph.Graph, error) {
-			res, err := overlap.Compare(names, rankings, tableK(rankings))
-			return subgraph.FromCompare(rankings, res), err
-		}
-	case m.ranks():
-		s := m.slot()
-		if s.ranking == nil {
-			return notifyErr(fmt.Errorf("no %s ranking yet: pick a seed", m.retriever))
-		}
-		r := *s.ranking
-		what = m.retriever + "'s " + plural(len(r.Hits), "hit")
-		page = func() (subgraph.Graph, error) { return subgraph.FromRanking(r, 0), nil }
-	default:
-		run := m.actRun()
-		res := run.trees.results()
-		if len(res) == 0 {
-			return notifyErr(errors.New("no results to draw yet: pick a seed"))
-		}
-		cfg, tags, filter, losers := run.cfg, run.tags, m.filter, run.trees.losers()
-		what = plural(len(res), "seed") + " of " + activation.Name
-		page = func() (subgraph.Graph, error) {
-			return subgraph.FromActivation(subgraph.ActivationRun{Results: res, Levels: losers, Params: cfg, Tags: tags, Filter: filter}), nil
-		}
+	page, what, err := m.view.page()
+	if err != nil {
+		return notifyErr(err)
 	}
 	dir, stamp := m.outDir, m.now().Format("20060102-150405")
 	return safeCmd(func() tea.Msg {

@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever/activation"
 )
 
@@ -31,8 +30,7 @@ const (
 
 // paramsPanel shows the four thresholds and steps them with keys.
 type paramsPanel struct {
-	km      keymap.KeyMap
-	st      *Styles
+	*Common
 	cfg     activation.Params
 	cursor  int
 	focused bool
@@ -40,20 +38,20 @@ type paramsPanel struct {
 	valueEdit
 }
 
-func newParamsPanel(km keymap.KeyMap, st *Styles, cfg activation.Params) *paramsPanel {
-	return &paramsPanel{km: km, st: st, cfg: cfg, valueEdit: newValueEdit(km, st)}
+func newParamsPanel(c *Common, cfg activation.Params) *paramsPanel {
+	return &paramsPanel{Common: c, cfg: cfg, valueEdit: newValueEdit(c)}
 }
 
 // valueEdit is the typing of a parameter panel's selected value: while
 // editing, input takes the keys.
 type valueEdit struct {
-	km      keymap.KeyMap
+	*Common
 	editing bool
 	input   textinput.Model
 }
 
-func newValueEdit(km keymap.KeyMap, st *Styles) valueEdit {
-	return valueEdit{km: km, input: st.newInput("", "")}
+func newValueEdit(c *Common) valueEdit {
+	return valueEdit{Common: c, input: c.st.NewInput("", "")}
 }
 
 // Typing reports whether a value is being typed.

@@ -80,7 +80,7 @@ func hitContextCmd(ctx context.Context, seq int, nb graph.Neighbourhood, id stri
 func (m *Model) rankVersions() string {
 	var b strings.Builder
 	for _, name := range Retrievers() {
-		if p, ok := m.rankers[name]; ok {
+		if p, ok := m.ranked.panels[name]; ok {
 			fmt.Fprintf(&b, "%s=%d;", name, p.Version())
 		}
 	}
@@ -113,23 +113,23 @@ func (m *Model) restartRanking() tea.Cmd { return m.startRanking(m.retriever) }
 // one with copies of the current seeds, tags and its parameters; in the
 // compare view its column shows it running, else the results pane does.
 func (m *Model) startRanking(name string) tea.Cmd {
-	s := m.runs[name]
+	s := m.runs.slots[name]
 	s.stop()
 	s.id++
 	s.seedsV, s.tagsV, s.started = m.seeds.Version(), m.tags.Version(), true
-	s.params, s.ranking, s.err = m.rankers[name].Params(), nil, nil
+	s.params, s.ranking, s.err = m.ranked.panels[name].Params(), nil, nil
 	seeds := m.seeds.Seeds()
 	if m.comparing() {
-		if len(seeds) == 0 || m.nb == nil {
+		if len(seeds) == 0 || m.runs.nb == nil {
 			m.cmpRefresh()
 			return nil
 		}
 		ctx, cancel := context.WithCancel(m.ctx)
 		s.cancel, s.loading = cancel, true
 		m.cmpRefresh()
-		return rankingCmd(ctx, s.ref(), m.nb, retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, s.params)
+		return rankingCmd(ctx, s.ref(), m.runs.nb, retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, s.params)
 	}
-	if len(seeds) == 0 || m.nb == nil {
+	if len(seeds) == 0 || m.runs.nb == nil {
 		m.ranked.SetRanking(nil, false, "")
 		return m.syncHit()
 	}
@@ -137,19 +137,21 @@ func (m *Model) startRanking(name string) tea.Cmd {
 	s.cancel, s.loading = cancel, true
 	m.ranked.SetRanking(nil, true, "")
 	q := retriever.Query{Seeds: seeds, Tags: m.tags.Tags()} // both copies
-	return tea.Batch(m.syncHit(), rankingCmd(ctx, s.ref(), m.nb, q, s.params))
+	return tea.Batch(m.syncHit(), rankingCmd(ctx, s.ref(), m.runs.nb, q, s.params))
 }
 
-// applyRanking shows the answer of the chosen ranking retriever's current
-// run and drops any other (a run of a retriever not shown keeps its
-// answer in its slot, shown when it is chosen again).
-func (m *Model) applyRanking(msg rankingMsg) tea.Cmd {
-	s, ok := m.runs[msg.ref.retriever]
-	if !ok || !s.current(msg.ref) || msg.ref.retriever == activation.Name {
-		return nil // superseded: never shown
+func (msg rankingMsg) run() runRef { return msg.ref }
+
+// apply shows the answer of a ranking retriever's current run (runner.route
+// dropped any other): in its compare column, or in the results pane when
+// it is the chosen one (a run of a retriever not shown keeps its answer in
+// its slot, shown when it is chosen again).
+func (msg rankingMsg) apply(m *Model, s *runSlot) tea.Cmd {
+	if msg.ref.retriever == activation.Name {
+		return nil // Activation Energy's run answers by events
 	}
 	s.stop()
-	if m.comparing() && slices.Contains(m.compare, msg.ref.retriever) {
+	if m.comparing() && slices.Contains(m.cmp.shown, msg.ref.retriever) {
 		// The table follows: its column is rebuilt, the others stay.
 		if msg.err != nil {
 			s.err = msg.err
@@ -188,20 +190,20 @@ func (m *Model) syncHit() tea.Cmd {
 	s := m.slot()
 	hit, ok := m.ranked.Selected()
 	if !ok {
-		m.hitCtx.stop()
-		m.hitCtx.run, m.hitCtx.node = runRef{}, ""
+		m.runs.hitCtx.stop()
+		m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
 		m.detail.ShowHit(nil)
 		return nil
 	}
-	if m.hitCtx.run == s.ref() && m.hitCtx.node == hit.NodeID && m.detail.hit != nil {
+	if m.runs.hitCtx.run == s.ref() && m.runs.hitCtx.node == hit.NodeID && m.detail.hit != nil {
 		return nil
 	}
-	m.hitCtx.stop()
-	m.hitCtx.seq++
-	m.hitCtx.run, m.hitCtx.node = s.ref(), hit.NodeID
+	m.runs.hitCtx.stop()
+	m.runs.hitCtx.seq++
+	m.runs.hitCtx.run, m.runs.hitCtx.node = s.ref(), hit.NodeID
 	m.detail.ShowHit(&hitSubject{hit: hit, loading: true})
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.hitCtx.cancel = cancel
+	m.runs.hitCtx.cancel = cancel
 	cr := s.params.Settings()
 	if !cr.HasContext() {
 		h := *m.detail.hit
@@ -209,16 +211,16 @@ func (m *Model) syncHit() tea.Cmd {
 		m.detail.SetHit(&h)
 		return nil
 	}
-	return hitContextCmd(ctx, m.hitCtx.seq, m.nb, hit.NodeID, cr)
+	return hitContextCmd(ctx, m.runs.hitCtx.seq, m.runs.nb, hit.NodeID, cr)
 }
 
 // applyHitContext shows the context of the current read; an answer of an
 // earlier read is dropped.
 func (m *Model) applyHitContext(msg hitContextMsg) {
-	if msg.seq != m.hitCtx.seq || m.detail.hit == nil || m.detail.hit.hit.NodeID != msg.node {
+	if msg.seq != m.runs.hitCtx.seq || m.detail.hit == nil || m.detail.hit.hit.NodeID != msg.node {
 		return
 	}
-	m.hitCtx.stop()
+	m.runs.hitCtx.stop()
 	h := *m.detail.hit
 	h.loading, h.hops, h.found, h.err = false, msg.hops, msg.found, ""
 	if msg.err != nil {
@@ -229,27 +231,25 @@ func (m *Model) applyHitContext(msg hitContextMsg) {
 
 // switchRetriever chooses the next retriever: its parameters, results and
 // detail are shown, and it runs when the seeds or tags changed since its
-// last run (the other's run is kept as it is).
+// last run (the other's run is kept as it is). Its key is refused where
+// only Activation Energy can run (needsReads).
 func (m *Model) switchRetriever() tea.Cmd {
-	if m.nb == nil {
-		return notifyErr(errors.New("only activation can run here: this source offers no graph reads for the expansion"))
-	}
 	if m.comparing() {
 		return m.nextCompared()
 	}
 	blur := m.focused().Blur()
 	names := Retrievers()
 	i := slices.Index(names, m.retriever)
-	m.retriever = names[(i+1)%len(names)]
+	m.show(names[(i+1)%len(names)], nil)
 	focus := m.focused().Focus()
 	var sync tea.Cmd
 	if m.ranks() {
 		m.showSlotRanking()
 		sync = m.syncHit()
 	} else {
-		m.hitCtx.stop()
-		m.hitCtx.run, m.hitCtx.node = runRef{}, ""
-		m.selKey, _ = m.tree.selectedKey()
+		m.runs.hitCtx.stop()
+		m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
+		m.tree.detailKey, _ = m.tree.selectedKey()
 		m.detail.Show(m.subject())
 	}
 	note := notify(fmt.Sprintf("retriever: %s (%s switches)", m.retriever, m.km.Retriever.Help().Key))
@@ -265,11 +265,6 @@ func (m *Model) showSlotRanking() {
 		errText = s.err.Error()
 	}
 	m.ranked.SetRanking(s.ranking, s.loading, errText)
-}
-
-// activationOnly answers a key that works with Activation Energy only.
-func (m *Model) activationOnly(b key.Binding) tea.Cmd {
-	return notifyErr(fmt.Errorf("%s (%s) works with the activation retriever; %s switches", b.Help().Key, b.Help().Desc, m.km.Retriever.Help().Key))
 }
 
 // copyRoute copies the selected hit's debug Cypher, the query `--format
@@ -327,14 +322,9 @@ func (m *Model) copyAllRoutes() tea.Cmd {
 // rankPane is the results pane of a ranking retriever: one row per hit,
 // in rank order (rank, score, name, seed, how it was reached).
 type rankPane struct {
-	km    keymap.KeyMap
-	st    *Styles
-	names *naming
-	stats *graphStats // which hits are hubs (stats.go); nil: none
-	// marks and judged are the relevance marks and the judgement of the
-	// ranking against them (marks.go).
-	marks   *markSet
-	judged  *judgement
+	*Common
+	// panels are the parameters of each ranking retriever, by name.
+	panels  map[string]*rankParamsPanel
 	ranking *retriever.Ranking
 	loading bool
 	err     string
@@ -344,10 +334,9 @@ type rankPane struct {
 	focusFlag
 }
 
-func newRankPane(km keymap.KeyMap, st *Styles) *rankPane { return &rankPane{km: km, st: st} }
-
-// SetStats shares the graph's metrics (which hits are hubs).
-func (p *rankPane) SetStats(s *graphStats) { p.stats = s }
+func newRankPane(c *Common) *rankPane {
+	return &rankPane{Common: c, panels: map[string]*rankParamsPanel{}}
+}
 
 // SetRanking shows r (nil: none yet, loading or failed with err); the
 // selection stays on the same node when r has it.
@@ -366,9 +355,6 @@ func (p *rankPane) SetRanking(r *retriever.Ranking, loading bool, err string) {
 		}
 	}
 }
-
-// SetNaming names the hits as nm says.
-func (p *rankPane) SetNaming(nm *naming) { p.names = nm }
 
 // Selected is the hit under the cursor.
 func (p *rankPane) Selected() (retriever.Hit, bool) {
@@ -535,7 +521,7 @@ type hitSubject struct {
 // (render.Formula), how it was reached, its 1-hop context (which the
 // ranking does not use) and its properties. Graph text is escaped.
 func hitLines(st *Styles, names *naming, s hitSubject, w int, validity []string) []string {
-	wrap := st.r.NewStyle().Width(w).Render
+	wrap := st.R.NewStyle().Width(w).Render
 	h := s.hit
 	plain, named := render.Formula(h)
 	out := []string{

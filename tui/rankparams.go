@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -42,8 +41,7 @@ type paramSet interface {
 // and steps or types them, as the thresholds panel does Activation
 // Energy's. The root re-runs that retriever when Version moves.
 type rankParamsPanel struct {
-	km      keymap.KeyMap
-	st      *Styles
+	*Common
 	p       paramSet
 	version int
 	cursor  int
@@ -53,8 +51,8 @@ type rankParamsPanel struct {
 	valueEdit
 }
 
-func newRankParamsPanel(km keymap.KeyMap, st *Styles, p paramSet) *rankParamsPanel {
-	return &rankParamsPanel{km: km, st: st, p: p, valueEdit: newValueEdit(km, st)}
+func newRankParamsPanel(c *Common, p paramSet) *rankParamsPanel {
+	return &rankParamsPanel{Common: c, p: p, valueEdit: newValueEdit(c)}
 }
 
 // Params returns the current parameters (a value never changed in place).

@@ -26,15 +26,15 @@ func TestPickerShowsARegisteredRetriever(t *testing.T) {
 	}
 	h.keys("down", "down", "down", "down", "down", " ", "enter")
 	h.settle()
-	if strings.Join(h.m.compare, ",") != "activation,degree" {
-		t.Fatalf("compare %v, want activation,degree", h.m.compare)
+	if strings.Join(h.m.cmp.shown, ",") != "activation,degree" {
+		t.Fatalf("compare %v, want activation,degree", h.m.cmp.shown)
 	}
 	h.waitCompared()
-	s := h.m.runs["degree"]
+	s := h.m.runs.slots["degree"]
 	if s.err != nil || s.ranking == nil || len(s.ranking.Hits) == 0 {
 		t.Fatalf("degree's column: err %v, ranking %+v", s.err, s.ranking)
 	}
-	p := h.m.rankers["degree"].Params()
+	p := h.m.ranked.panels["degree"].Params()
 	if p.Rows() != 2 || p.Name(0) != "MIN_DEGREE" || p.Name(1) != "TOP_K K" || p.Value(0) != "1" {
 		t.Errorf("degree's panel: %d rows, %q=%q, %q", p.Rows(), p.Name(0), p.Value(0), p.Name(1))
 	}

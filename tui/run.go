@@ -41,8 +41,114 @@ type (
 	errMsg struct{ err error }
 )
 
+// runner owns the runs: one slot per retriever, what runs Activation
+// Energy (its backend and options, the snapshot's counters), the graph
+// reads of the others (nb: nil when only Activation Energy can run here;
+// unfiltered and filter: Options.Unfiltered and Options.Filter), the read
+// of a ranked hit's context, and the baselines a run is compared with
+// (prev the last complete run before the current one, pinned the run the
+// analyst pinned: each run is compared with pinned, else prev).
+type runner struct {
+	slots      map[string]*runSlot
+	backend    activation.Backend
+	opts       activation.Options
+	held       func() snapshotState // the snapshot's counters (nil: no snapshot)
+	nb         graph.Neighbourhood
+	unfiltered graph.Neighbourhood
+	filter     string
+	hitCtx     hitContextRead
+	prev       *baseline
+	pinned     *baseline
+}
+
+func newRunner(backend activation.Backend, opts activation.Options, nb, unfiltered graph.Neighbourhood, filter string, pinned, saved *baseline) *runner {
+	r := &runner{slots: map[string]*runSlot{}, backend: backend, opts: opts, held: heldFunc(backend),
+		nb: nb, unfiltered: unfiltered, filter: filter, pinned: pinned, prev: saved}
+	for _, name := range CompareRetrievers() {
+		r.slots[name] = &runSlot{name: name}
+	}
+	return r
+}
+
+// stop cancels every retriever's run in flight and the read of a hit's
+// context, if any.
+func (r *runner) stop() {
+	for _, s := range r.slots {
+		s.stop()
+	}
+	r.hitCtx.stop()
+}
+
+// runReply is the envelope of every reply of a run's background work
+// (runStartedMsg, runEventMsg, runClosedMsg, rankingMsg): the run it
+// answers, by slot (the retriever's name) and id, and what applying it
+// does. The root routes every one the same way (runner.route): a reply
+// whose run is not its slot's current one is dropped, so a superseded run
+// is never shown; the others apply themselves to their slot.
+type runReply interface {
+	tea.Msg
+	run() runRef
+	apply(m *Model, s *runSlot) tea.Cmd
+}
+
+// route drops r when its run is not its slot's current one, else applies
+// it.
+func (r *runner) route(m *Model, reply runReply) tea.Cmd {
+	s, ok := r.slots[reply.run().retriever]
+	if !ok || !s.current(reply.run()) {
+		return nil // a superseded run: never shown
+	}
+	return reply.apply(m, s)
+}
+
+func (msg runStartedMsg) run() runRef { return msg.id }
+func (msg runEventMsg) run() runRef   { return msg.id }
+func (msg runClosedMsg) run() runRef  { return msg.id }
+
+// apply starts reading the run's events, or shows why it could not start.
+func (msg runStartedMsg) apply(m *Model, s *runSlot) tea.Cmd {
+	if s.name != activation.Name {
+		return nil
+	}
+	if msg.err != nil {
+		s.err = msg.err
+		m.refreshIfComparing()
+		for _, st := range s.trees.seeds {
+			st.state, st.err = seedFailed, msg.err.Error()
+		}
+		s.trees.version++
+		m.afterTreeChange(false)
+		return notifyErr(msg.err)
+	}
+	s.ch, s.heldBefore = msg.ch, msg.held
+	return nextEventCmd(msg.id, msg.ch, m.runs.held)
+}
+
+// apply grows the trees by one event and reads the next.
+func (msg runEventMsg) apply(m *Model, s *runSlot) tea.Cmd {
+	if s.name != activation.Name || s.ch == nil {
+		return nil // stopped: its events are no longer read
+	}
+	s.trees.apply(msg.ev)
+	m.afterTreeChange(false)
+	return nextEventCmd(msg.id, s.ch, m.runs.held)
+}
+
+// apply ends the run; on a snapshot it says what the run read.
+func (msg runClosedMsg) apply(m *Model, s *runSlot) tea.Cmd {
+	if s.name != activation.Name {
+		return nil
+	}
+	s.stop()
+	m.refreshIfComparing()
+	if m.runs.held != nil {
+		return notify(snapshotStatus(s.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
+	}
+	return nil
+}
+
 // runSlot is the state of one retriever's run: the one in flight, or the
-// last one once it ended. The root holds one per retriever (Model.runs,
+// last one once it ended. The runner holds one per retriever (runner.slots,
 // keyed by name); its messages carry the slot's name and id (runRef), and
 // a message whose run is not the slot's current one is dropped (a
 // superseded run is never shown).

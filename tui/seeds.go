@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 )
@@ -31,16 +29,12 @@ const (
 // seedPicker lists the graph's nodes (filtered and ranked: graph/filter.go) and holds the seeds
 // with their scores R.
 type seedPicker struct {
-	km       keymap.KeyMap
-	st       *Styles
-	ctx      context.Context
+	*Common
 	cat      graph.Catalog
 	maxSeeds int
 
 	all, match nodeStream // the unfiltered list; server matches of the filter
 	known      map[string]graph.NodeSummary
-	names      *naming  // which property names a node (naming.go)
-	marks      *markSet // the relevance marks, ✓ beside marked nodes (marks.go)
 	visible    []graph.NodeSummary
 	cursor     int
 	offset     int // first visible row
@@ -65,11 +59,12 @@ type seedPicker struct {
 	w, h    int
 }
 
-func newSeedPicker(ctx context.Context, km keymap.KeyMap, st *Styles, cat graph.Catalog, maxSeeds int, seeds []retriever.Seed) *seedPicker {
-	f := st.newInput("/ ", "filter nodes")
-	sc := st.newInput("R = ", "")
+func newSeedPicker(c *Common, cat graph.Catalog, maxSeeds int, seeds []retriever.Seed) *seedPicker {
+	st := c.st
+	f := st.NewInput("/ ", "filter nodes")
+	sc := st.NewInput("R = ", "")
 	sc.CharLimit = 12
-	return &seedPicker{km: km, st: st, ctx: ctx, cat: cat, maxSeeds: maxSeeds,
+	return &seedPicker{Common: c, cat: cat, maxSeeds: maxSeeds,
 		known: map[string]graph.NodeSummary{}, filter: f, score: sc,
 		debounce: filterDebounce, tick: tea.Tick,
 		seeds: append([]retriever.Seed(nil), seeds...)}
@@ -119,10 +114,6 @@ func (p *seedPicker) Seeds() []retriever.Seed {
 
 // Version changes whenever the seeds or their scores change.
 func (p *seedPicker) Version() int { return p.version }
-
-// SetNaming names the listed nodes and the seeds as nm says (shared with
-// the other panes); rows are named as they are drawn.
-func (p *seedPicker) SetNaming(nm *naming) { p.names = nm }
 
 // Title is the pane's title: the seeds chosen out of the most allowed.
 func (p *seedPicker) Title() string { return fmt.Sprintf("Seeds %d/%d", len(p.seeds), p.maxSeeds) }

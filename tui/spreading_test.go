@@ -25,7 +25,7 @@ import (
 func TestSpreadingInTheExplorer(t *testing.T) {
 	h := demoHarness(t)
 	h.pickRetriever(spreading.Name)
-	s := h.m.runs[spreading.Name]
+	s := h.m.runs.slots[spreading.Name]
 	h.waitFor("spreading's ranking", func() bool { return !s.loading && (s.ranking != nil || s.err != nil) })
 	h.settle()
 	if s.err != nil || len(s.ranking.Hits) < 2 {
@@ -97,7 +97,7 @@ func TestSpreadingInTheExplorer(t *testing.T) {
 func TestPPRInTheExplorer(t *testing.T) {
 	h := demoHarness(t)
 	h.pickRetriever(ppr.Name)
-	s := h.m.runs[ppr.Name]
+	s := h.m.runs.slots[ppr.Name]
 	h.waitFor("ppr's ranking", func() bool { return !s.loading && (s.ranking != nil || s.err != nil) })
 	h.settle()
 	if s.err != nil || len(s.ranking.Hits) < 5 {
@@ -121,11 +121,11 @@ func TestPPRInTheExplorer(t *testing.T) {
 	if d := hitDetailText(h); !strings.Contains(d, "Fed most by") || !strings.Contains(d, "– N2006 -[RELATES w=0.82]- brought "+render.Num(n2003.Feeders[0].Factor)) {
 		t.Errorf("N2003's detail:\n%s", d)
 	}
-	spread := h.m.runs[spreading.Name].id
+	spread := h.m.runs.slots[spreading.Name].id
 	h.focusPane(focusParams)
 	h.keys("down", "+")
-	if s.id != 2 || h.m.runs[spreading.Name].id != spread {
-		t.Fatalf("runs: ppr %d, spreading %d → %d", s.id, spread, h.m.runs[spreading.Name].id)
+	if s.id != 2 || h.m.runs.slots[spreading.Name].id != spread {
+		t.Fatalf("runs: ppr %d, spreading %d → %d", s.id, spread, h.m.runs.slots[spreading.Name].id)
 	}
 	h.waitFor("the re-run", func() bool { return !s.loading })
 	if p := s.params.Settings().Raw().(ppr.Params); p.Epsilon != 1e-5 {

@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 )
 
@@ -206,23 +205,21 @@ func (m *Model) wantDegree() tea.Cmd {
 // statsArrived redraws what shows hubs and degrees after the metrics (or a
 // degree) arrived.
 func (m *Model) statsArrived() {
-	m.tree.SetStats(m.stats)
-	m.detail.SetStats(m.stats)
+	m.tree.Rebuild()
+	m.detail.Redraw()
 	m.statsView.refresh()
 }
 
 // statsView is the overlay of the metrics (M): render.StatsText of the
 // source's metrics, scrollable, or where their computation is.
 type statsView struct {
-	km    keymap.KeyMap
-	st    *Styles
-	stats *graphStats
-	src   string // the source's description
-	vp    viewport.Model
+	*Common
+	src string // the source's description
+	vp  viewport.Model
 }
 
-func newStatsView(km keymap.KeyMap, st *Styles, stats *graphStats, src string) *statsView {
-	return &statsView{km: km, st: st, stats: stats, src: src, vp: newOverlayViewport(km)}
+func newStatsView(c *Common, src string) *statsView {
+	return &statsView{Common: c, src: src, vp: newOverlayViewport(c.km)}
 }
 
 // refresh lays the content out again (the metrics arrived, or the size
@@ -267,8 +264,9 @@ func (v *statsView) ShortHelp() []key.Binding { return []key.Binding{closeHelp("
 func (v *statsView) Close() {}
 
 // openStats puts the metrics on top, scrolled to their start.
-func (m *Model) openStats() {
+func (m *Model) openStats() tea.Cmd {
 	m.push(m.statsView)
 	m.statsView.refresh()
 	m.statsView.vp.GotoTop()
+	return nil
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 )
 
 // statusMsg puts a one-line message on the status bar.
@@ -36,11 +36,17 @@ func notifyErr(err error) tea.Cmd {
 // and are passed to View.
 type statusBar struct {
 	st      *Styles
+	help    help.Model // the focused pane's keys (helpKeys)
+	notice  string     // shown when the explorer opens (Options.Notice)
 	backend string
 	filter  string // the relationship filter's note, shown after the backend ("" for none)
 	schema  string // the schema mapping's description, shown before the filter ("" for memoria's own)
 	msg     statusMsg
 	w       int
+}
+
+func newStatusBar(st *Styles, backend, filter, schema, notice string) *statusBar {
+	return &statusBar{st: st, help: newHelp(st), backend: backend, filter: filter, schema: schema, notice: notice}
 }
 
 // SetSize sets the width (the bar is two lines high).
@@ -161,38 +167,8 @@ func (h helpKeys) ShortHelp() []key.Binding {
 // FullHelp lists every key of the keymap.
 func (h helpKeys) FullHelp() [][]key.Binding { return h.km.All() }
 
-// fullHelp lays out every group of keys (keymap.Groups) as a column under
-// its pane's heading, as many columns side by side as fit in width w, the
-// rows of columns one under the other.
-func fullHelp(km keymap.KeyMap, st *Styles, w int) string {
-	var cols []string
-	for _, g := range km.Groups() {
-		kw := 0
-		for _, b := range g.Keys {
-			kw = max(kw, ansi.StringWidth(b.Help().Key))
-		}
-		lines := []string{st.Title.Render(g.Title)}
-		for _, b := range g.Keys {
-			k := b.Help().Key
-			lines = append(lines, st.Key.Bold(true).Render(k)+strings.Repeat(" ", kw-ansi.StringWidth(k)+1)+st.Dim.Render(b.Help().Desc))
-		}
-		cols = append(cols, strings.Join(lines, "\n"))
-	}
-	var rows []string
-	var cur []string
-	width := 0
-	for _, c := range cols {
-		cw := lipgloss.Width(c) + 3
-		if len(cur) > 0 && width+cw > w {
-			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cur...))
-			cur, width = nil, 0
-		}
-		cur = append(cur, st.r.NewStyle().PaddingRight(3).Render(c))
-		width += cw
-	}
-	rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cur...))
-	return strings.Join(rows, "\n\n")
-}
+// fullHelp lays out every key under its pane's heading (helpview.Keys).
+func fullHelp(km keymap.KeyMap, st *Styles, w int) string { return helpview.Keys(km, st, w) }
 
 func newHelp(st *Styles) help.Model {
 	h := help.New()

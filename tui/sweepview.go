@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -54,8 +53,7 @@ type sweepScore struct {
 // keeps what has arrived; esc again (or s) closes the view. A stale update
 // (another sweep started, or the view closed) is dropped.
 type sweepView struct {
-	km      keymap.KeyMap
-	st      *Styles
+	*Common
 	vp      viewport.Model
 	id      int
 	cancel  context.CancelFunc
@@ -69,8 +67,8 @@ type sweepView struct {
 	scores []sweepScore
 }
 
-func newSweepView(km keymap.KeyMap, st *Styles) *sweepView {
-	return &sweepView{km: km, st: st, vp: newOverlayViewport(km)}
+func newSweepView(c *Common) *sweepView {
+	return &sweepView{Common: c, vp: newOverlayViewport(c.km)}
 }
 
 // sweepParams maps the thresholds panel's rows to the swept parameter.

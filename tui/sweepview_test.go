@@ -39,7 +39,7 @@ func TestSweepOverlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := sweep.Run(context.Background(), sweep.Config{Backend: h.src, Params: h.m.params.Config(), Options: h.m.runOpts,
+	want, err := sweep.Run(context.Background(), sweep.Config{Backend: h.src, Params: h.m.params.Config(), Options: h.m.runs.opts,
 		Seeds: []retriever.Seed{demoSeed}, Tags: demoTags, Param: sweep.MinActivation, Values: values, Breakpoints: true, Budget: sweepBudget})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestSweepStreamsAndStops(t *testing.T) {
 	free := &atomic.Int64{}
 	free.Store(24)
 	st := NewStyles(nil, true)
-	v := newSweepView(keymap.Default(), &st)
+	v := newSweepView(&Common{km: keymap.Default(), st: &st})
 	v.vp.Width, v.vp.Height = 100, 40
 	seeds := []retriever.Seed{{NodeID: "N000011", Score: 0.95}, {NodeID: "N007824", Score: 0.9}, {NodeID: "N015637", Score: 0.85}}
 	cmd := v.start(context.Background(), gatedBackend{oninmem.New(g), free}, activation.DefaultOptions(), activation.DefaultParams(),

@@ -12,7 +12,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever"
 )
 
@@ -32,9 +31,7 @@ func loadTagsCmd(ctx context.Context, cat graph.Catalog) tea.Cmd {
 // tagInput chooses the query tags: a text input completing from the graph's
 // tags, the chosen ones shown as chips.
 type tagInput struct {
-	km     keymap.KeyMap
-	st     *Styles
-	ctx    context.Context
+	*Common
 	cat    graph.Catalog
 	input  textinput.Model
 	known  []graph.TagCount
@@ -50,14 +47,15 @@ type tagInput struct {
 	w, h    int
 }
 
-func newTagInput(ctx context.Context, km keymap.KeyMap, st *Styles, cat graph.Catalog, tags []string) *tagInput {
-	in := st.newInput("+ ", "type a tag")
+func newTagInput(c *Common, cat graph.Catalog, tags []string) *tagInput {
+	km, st := c.km, c.st
+	in := st.NewInput("+ ", "type a tag")
 	in.ShowSuggestions = true
 	in.KeyMap.AcceptSuggestion = km.AcceptTag
 	in.KeyMap.NextSuggestion = km.NextSuggestion
 	in.KeyMap.PrevSuggestion = km.PrevSuggestion
 	in.KeyMap.DeleteWordBackward = key.NewBinding(key.WithKeys("alt+backspace", "ctrl+w"))
-	return &tagInput{km: km, st: st, ctx: ctx, cat: cat, input: in, chip: -1,
+	return &tagInput{Common: c, cat: cat, input: in, chip: -1,
 		chosen: retriever.NormalizeTags(tags), counts: map[string]int{}, shown: map[string]string{}}
 }
 

@@ -17,8 +17,7 @@ import (
 // rendered once per change (cached) and handed to a bubbles viewport, so
 // View costs only the visible lines.
 type treePane struct {
-	km      keymap.KeyMap
-	st      *Styles
+	*Common
 	trees   *resultTrees
 	builder rowBuilder
 	rows    []treeRow
@@ -30,23 +29,22 @@ type treePane struct {
 	off     int
 	w, h    int
 	focused bool
-	built   int // trees version the rows were built from (-1: stale)
+	// detailKey is the row the detail pane was last shown for
+	// (syncDetail keeps its scroll while it stays).
+	detailKey rowKey
+	built     int // trees version the rows were built from (-1: stale)
 
 	// Search in the results: the input while typing, the query (matched
 	// case-insensitively against each row's text) once entered.
 	search    textinput.Model
 	searching bool
 	query     string
-
-	// judged is what the results show of the relevance marks (marks.go):
-	// the found line above the rows, the relevant nodes not found below.
-	judged *judgement
 }
 
-func newTreePane(km keymap.KeyMap, st *Styles) *treePane {
-	return &treePane{km: km, st: st, built: -1,
-		builder: rowBuilder{st: st, folded: map[rowKey]bool{}},
-		search:  st.newInput("/ ", "search the results")}
+func newTreePane(c *Common) *treePane {
+	return &treePane{Common: c, built: -1,
+		builder: rowBuilder{st: c.st, folded: map[rowKey]bool{}, names: c.names, stats: c.stats, marks: c.marks},
+		search:  c.st.NewInput("/ ", "search the results")}
 }
 
 // Typing reports whether the search input takes the keys.
@@ -109,30 +107,10 @@ func (t *treePane) SetTrees(rt *resultTrees) {
 	t.refresh()
 }
 
-// SetNaming names the nodes as nm says (shared with the other panes) and
-// rebuilds the rows: cached ones name nodes the old way. Call it again
-// after nm changed.
-func (t *treePane) SetNaming(nm *naming) {
-	t.builder.names = nm
+// Rebuild renders every row again: the naming or the graph's metrics
+// (Common's names, stats) changed, and cached rows show them the old way.
+func (t *treePane) Rebuild() {
 	t.builder.reset()
-	t.built = -1
-	t.refresh()
-}
-
-// SetStats marks hubs as stats says and rebuilds the rows (cached ones
-// were rendered without the marks). Call it again after stats changed.
-func (t *treePane) SetStats(stats *graphStats) {
-	t.builder.stats = stats
-	t.builder.reset()
-	t.built = -1
-	t.refresh()
-}
-
-// SetMarks shows the relevance marks (✓ on marked nodes) and the
-// judgement of the results against them; call MarksChanged when either
-// changed.
-func (t *treePane) SetMarks(marks *markSet, judged *judgement) {
-	t.builder.marks, t.judged = marks, judged
 	t.built = -1
 	t.refresh()
 }
@@ -242,66 +220,97 @@ func (t *treePane) Update(msg tea.Msg) tea.Cmd {
 		if t.searching {
 			return t.searchKey(msg)
 		}
-		switch {
-		case key.Matches(msg, t.km.Search):
-			t.searching = true
-			t.search.SetValue(t.query)
-			t.search.CursorEnd()
-			t.setContent()
-			return t.search.Focus()
-		case key.Matches(msg, t.km.NextMatch):
-			return t.jumpMatch(1)
-		case key.Matches(msg, t.km.PrevMatch):
-			return t.jumpMatch(-1)
-		case key.Matches(msg, t.km.NextEnd):
-			return t.jumpTo(1, func(r treeRow) bool { return r.end }, "no path end")
-		case key.Matches(msg, t.km.PrevEnd):
-			return t.jumpTo(-1, func(r treeRow) bool { return r.end }, "no path end")
-		case key.Matches(msg, t.km.NextLoser), key.Matches(msg, t.km.PrevLoser):
-			if !t.builder.explain {
-				return notify("no losers shown: " + t.km.Explain.Help().Key + " shows them")
-			}
-			d := 1
-			if key.Matches(msg, t.km.PrevLoser) {
-				d = -1
-			}
-			return t.jumpTo(d, func(r treeRow) bool { return r.key.loser >= 0 }, "no losing candidate")
-		case key.Matches(msg, t.km.NextChange), key.Matches(msg, t.km.PrevChange):
-			d := 1
-			if key.Matches(msg, t.km.PrevChange) {
-				d = -1
-			}
-			if t.trees == nil || t.trees.base == nil {
-				return notify("no baseline yet: the next run is compared with this one (" + t.km.Pin.Help().Key + " pins it)")
-			}
-			return t.jumpTo(d, func(r treeRow) bool { return r.change }, "no change since the "+t.trees.base.label+" run")
-		case key.Matches(msg, t.km.CollapseAll):
-			t.foldAll()
-		case key.Matches(msg, t.km.ExpandAll):
-			clear(t.builder.folded)
-			t.built = -1
-			t.refresh()
-		case key.Matches(msg, t.km.Up):
-			t.move(-1)
-		case key.Matches(msg, t.km.Down):
-			t.move(1)
-		case key.Matches(msg, t.km.PageUp):
-			t.move(-max(1, t.h/2))
-		case key.Matches(msg, t.km.PageDown):
-			t.move(max(1, t.h/2))
-		case key.Matches(msg, t.km.Top):
-			t.move(-len(t.sels))
-		case key.Matches(msg, t.km.Bottom):
-			t.move(len(t.sels))
-		case key.Matches(msg, t.km.Toggle):
-			k, _ := t.selectedKey()
-			t.fold(!t.builder.folded[k])
-		case key.Matches(msg, t.km.Expand):
-			t.fold(false)
-		case key.Matches(msg, t.km.Collapse):
-			t.collapse()
+		cmd, _ := keymap.Dispatch(t, msg, t.commands(), notify)
+		return cmd
+	}
+	return nil
+}
+
+// treeCommand is a key of the tree; its refusals are notes, not errors.
+type treeCommand = keymap.Command[*treePane, tea.Cmd]
+
+// losersHidden refuses the loser jumps while the losers are not shown.
+func losersHidden(t *treePane, _ key.Binding) string {
+	if !t.builder.explain {
+		return "no losers shown: " + t.km.Explain.Help().Key + " shows them"
+	}
+	return ""
+}
+
+// noSearch refuses the match jumps before a search.
+func noSearch(t *treePane, _ key.Binding) string {
+	if t.query == "" {
+		return "no search: " + t.km.Search.Help().Key + " searches the results"
+	}
+	return ""
+}
+
+// noBaseline refuses the change jumps while no run is compared with.
+func noBaseline(t *treePane, _ key.Binding) string {
+	if t.trees == nil || t.trees.base == nil {
+		return "no baseline yet: the next run is compared with this one (" + t.km.Pin.Help().Key + " pins it)"
+	}
+	return ""
+}
+
+// commands are the tree's keys (search typing aside: searchKey).
+func (t *treePane) commands() []treeCommand {
+	km := t.km
+	isEnd := func(r treeRow) bool { return r.end }
+	isLoser := func(r treeRow) bool { return r.key.loser >= 0 }
+	isChange := func(r treeRow) bool { return r.change }
+	changes := func(d int) func(*treePane) tea.Cmd {
+		return func(t *treePane) tea.Cmd {
+			return t.jumpTo(d, isChange, "no change since the "+t.trees.base.label+" run")
 		}
 	}
+	moves := func(d func(*treePane) int) func(*treePane) tea.Cmd {
+		return func(t *treePane) tea.Cmd { t.move(d(t)); return nil }
+	}
+	page := func(t *treePane) int { return max(1, t.h/2) }
+	all := func(t *treePane) int { return len(t.sels) }
+	return []treeCommand{
+		{Binding: km.Search, Run: (*treePane).startSearch},
+		{Binding: km.NextMatch, Disabled: noSearch, Run: func(t *treePane) tea.Cmd { return t.jumpMatch(1) }},
+		{Binding: km.PrevMatch, Disabled: noSearch, Run: func(t *treePane) tea.Cmd { return t.jumpMatch(-1) }},
+		{Binding: km.NextEnd, Run: func(t *treePane) tea.Cmd { return t.jumpTo(1, isEnd, "no path end") }},
+		{Binding: km.PrevEnd, Run: func(t *treePane) tea.Cmd { return t.jumpTo(-1, isEnd, "no path end") }},
+		{Binding: km.NextLoser, Disabled: losersHidden, Run: func(t *treePane) tea.Cmd { return t.jumpTo(1, isLoser, "no losing candidate") }},
+		{Binding: km.PrevLoser, Disabled: losersHidden, Run: func(t *treePane) tea.Cmd { return t.jumpTo(-1, isLoser, "no losing candidate") }},
+		{Binding: km.NextChange, Disabled: noBaseline, Run: changes(1)},
+		{Binding: km.PrevChange, Disabled: noBaseline, Run: changes(-1)},
+		{Binding: km.CollapseAll, Run: func(t *treePane) tea.Cmd { t.foldAll(); return nil }},
+		{Binding: km.ExpandAll, Run: (*treePane).unfoldAll},
+		{Binding: km.Up, Run: moves(func(*treePane) int { return -1 })},
+		{Binding: km.Down, Run: moves(func(*treePane) int { return 1 })},
+		{Binding: km.PageUp, Run: moves(func(t *treePane) int { return -page(t) })},
+		{Binding: km.PageDown, Run: moves(page)},
+		{Binding: km.Top, Run: moves(func(t *treePane) int { return -all(t) })},
+		{Binding: km.Bottom, Run: moves(all)},
+		{Binding: km.Toggle, Run: func(t *treePane) tea.Cmd {
+			k, _ := t.selectedKey()
+			t.fold(!t.builder.folded[k])
+			return nil
+		}},
+		{Binding: km.Expand, Run: func(t *treePane) tea.Cmd { t.fold(false); return nil }},
+		{Binding: km.Collapse, Run: func(t *treePane) tea.Cmd { t.collapse(); return nil }},
+	}
+}
+
+// startSearch opens the search input on the last query.
+func (t *treePane) startSearch() tea.Cmd {
+	t.searching = true
+	t.search.SetValue(t.query)
+	t.search.CursorEnd()
+	t.setContent()
+	return t.search.Focus()
+}
+
+// unfoldAll unfolds every node.
+func (t *treePane) unfoldAll() tea.Cmd {
+	clear(t.builder.folded)
+	t.built = -1
+	t.refresh()
 	return nil
 }
 
@@ -419,7 +428,7 @@ func (t *treePane) View() string {
 		}
 	}
 	h := t.listHeight()
-	out := t.st.r.NewStyle().Width(t.w).Height(h).MaxHeight(h).MaxWidth(t.w).Render(strings.Join(lines, "\n"))
+	out := t.st.R.NewStyle().Width(t.w).Height(h).MaxHeight(h).MaxWidth(t.w).Render(strings.Join(lines, "\n"))
 	if head, foot := t.judged.view(t.st, t.w, t.h); len(head) > 0 {
 		out = strings.Join(append(append(head, out), foot...), "\n")
 	}
@@ -438,12 +447,9 @@ func (t *treePane) ShortHelp() []key.Binding {
 		return []key.Binding{t.km.Submit, t.km.Cancel}
 	}
 	keys := []key.Binding{t.km.Up, t.km.Down, t.km.Toggle, t.km.Collapse, t.km.Explain, t.km.Search}
-	if t.query != "" {
-		keys = append(keys, t.km.NextMatch, t.km.PrevMatch)
-	}
-	if t.trees != nil && t.trees.base != nil {
-		keys = append(keys, t.km.NextChange)
-	}
+	// The jumps to a match and to a change only once they would work
+	// (their commands' refusals: noSearch, noBaseline).
+	keys = append(keys, keymap.Usable(t, t.commands(), t.km.NextMatch, t.km.PrevMatch, t.km.NextChange)...)
 	return append(keys, t.km.NextEnd, t.km.CollapseAll, t.km.ExpandAll, t.km.WhyNot, t.km.Mark, t.km.Pin, t.km.CopyPath)
 }
 
@@ -536,9 +542,6 @@ func (t *treePane) matchesAny() bool {
 // jumpMatch moves to the next (d = 1) or previous (d = -1) match,
 // wrapping around.
 func (t *treePane) jumpMatch(d int) tea.Cmd {
-	if t.query == "" {
-		return notify("no search: " + t.km.Search.Help().Key + " searches the results")
-	}
 	return t.jumpTo(d, func(r treeRow) bool { _, _, ok := t.match(r); return ok }, "no row matches "+t.query)
 }
 

@@ -250,8 +250,8 @@ func Run(ctx context.Context, opts Options) (err error) {
 	// AdaptiveColors of NewStyles) now, before Bubble Tea reads the input:
 	// lipgloss would otherwise ask on the first View, and the answer
 	// would arrive as keys.
-	if m.st.r.ColorProfile() != termenv.Ascii {
-		m.st.r.HasDarkBackground()
+	if m.st.R.ColorProfile() != termenv.Ascii {
+		m.st.R.HasDarkBackground()
 	}
 	raw := opts.Out
 	if raw == nil {

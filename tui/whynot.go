@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 	"github.com/memoria-graph/memoria/retriever/rankwhy"
@@ -28,7 +27,7 @@ import (
 // keyboard: esc or w closes it and cancels a question still running,
 // arrows scroll.
 type whyPanel struct {
-	km     keymap.KeyMap
+	*Common
 	seq    int                // id of the current question
 	cancel context.CancelFunc // set while the question runs
 	node   string
@@ -60,8 +59,8 @@ func whyTick(cmd tea.Cmd) tea.Cmd {
 	}
 }
 
-func newWhyPanel(km keymap.KeyMap) *whyPanel {
-	return &whyPanel{km: km, vp: newOverlayViewport(km)}
+func newWhyPanel(c *Common) *whyPanel {
+	return &whyPanel{Common: c, vp: newOverlayViewport(c.km)}
 }
 
 // whyDoneMsg carries the answer to question id.
@@ -117,7 +116,7 @@ func (m *Model) askWhy() tea.Cmd {
 	if len(seeds) == 0 {
 		return notifyErr(errors.New("why needs seeds: pick one in the node list first"))
 	}
-	cfg := why.Config{Backend: safeBackend{m.backend}, Params: m.params.Config(), Options: m.runOpts,
+	cfg := why.Config{Backend: safeBackend{m.runs.backend}, Params: m.params.Config(), Options: m.runs.opts,
 		Seeds: seeds, Tags: m.tags.Tags(), NodeID: node} // Seeds and Tags return copies
 	cmd := m.why.ask(m.ctx, cfg)
 	m.push(m.why)
