@@ -153,7 +153,7 @@ func (msg runClosedMsg) apply(m *Model, s *runSlot) tea.Cmd {
 // a message whose run is not the slot's current one is dropped (a
 // superseded run is never shown).
 type runSlot struct {
-	name   string             // the retriever (activation.Name, expansion.Name)
+	name   string             // the retriever (its name in the registry)
 	id     int                // the current run's id; each start takes the next
 	cancel context.CancelFunc // cancels the run in flight (nil when none)
 	// seedsV and tagsV are the versions of the seeds and tags the current
