@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -31,6 +32,7 @@ func EvalJSON(rep eval.Report) ([]byte, error) {
 		Against string           `json:"against"`
 		Diff    retriever.Fields `json:"diff"`
 		P       retriever.Fields `json:"p"`
+		PHolm   retriever.Fields `json:"p_holm"`
 	}
 	type query struct {
 		ID           string           `json:"id"`
@@ -45,6 +47,7 @@ func EvalJSON(rep eval.Report) ([]byte, error) {
 		Mean             retriever.Fields `json:"mean"`
 		MeanHits         float64          `json:"mean_hits"`
 		MeanContextChars float64          `json:"mean_context_chars"`
+		CI               retriever.Fields `json:"ci"`
 		Versus           *versus          `json:"versus_first"`
 		Queries          []query          `json:"queries"`
 	}
@@ -66,9 +69,17 @@ func EvalJSON(rep eval.Report) ([]byte, error) {
 	}
 	runs := make([]run, len(rep.Runs))
 	for i, r := range rep.Runs {
-		out := run{Retriever: r.Retriever, Mean: fields(r.Mean), MeanHits: r.MeanHits, MeanContextChars: r.MeanContextChars, Queries: []query{}}
+		out := run{Retriever: r.Retriever, Mean: fields(r.Mean), MeanHits: r.MeanHits, MeanContextChars: r.MeanContextChars, Queries: []query{},
+			CI: make(retriever.Fields, len(rep.Metrics))}
+		for m, metric := range rep.Metrics {
+			ci := [2]float64{}
+			if m < len(r.CI) {
+				ci = r.CI[m]
+			}
+			out.CI[m] = retriever.Field{Name: metric.Name(), Value: ci}
+		}
 		if r.Diff != nil {
-			out.Versus = &versus{Against: rep.Runs[0].Retriever, Diff: fields(r.Diff), P: fields(r.P)}
+			out.Versus = &versus{Against: rep.Runs[0].Retriever, Diff: fields(r.Diff), P: fields(r.P), PHolm: fields(r.PHolm)}
 		}
 		for _, row := range r.Rows {
 			out.Queries = append(out.Queries, query{row.Query, fields(row.Values), row.Hits, row.ContextChars, row.Found, row.Relevant})
@@ -92,6 +103,11 @@ func EvalJSON(rep eval.Report) ([]byte, error) {
 			Permutations int    `json:"permutations"`
 			Seed         uint64 `json:"seed"`
 		} `json:"randomization"`
+		Bootstrap struct {
+			Resamples int    `json:"resamples"`
+			Seed      uint64 `json:"seed"`
+		} `json:"bootstrap"`
+		Alpha         float64   `json:"alpha"`
 		Runs          []run     `json:"runs"`
 		Missing       []missing `json:"missing"`
 		UnjudgedQrels []string  `json:"unjudged_qrels"`
@@ -100,7 +116,11 @@ func EvalJSON(rep eval.Report) ([]byte, error) {
 			Permutations int    `json:"permutations"`
 			Seed         uint64 `json:"seed"`
 		}{rep.Permutations, rep.Seed},
-		Runs: runs, Missing: miss, UnjudgedQrels: unjudged})
+		Bootstrap: struct {
+			Resamples int    `json:"resamples"`
+			Seed      uint64 `json:"seed"`
+		}{eval.Resamples, eval.BootstrapSeed},
+		Alpha: rep.Alpha, Runs: runs, Missing: miss, UnjudgedQrels: unjudged})
 }
 
 // EvalText is the report as text tables: the mean of each metric and the
@@ -136,13 +156,31 @@ func EvalText(rep eval.Report) string {
 		rows = append(rows, append(row, strconv.FormatFloat(r.MeanHits, 'f', 1, 64), strconv.FormatFloat(r.MeanContextChars, 'f', 0, 64)))
 	}
 	writeTable(&b, rows)
+	fmt.Fprintf(&b, "95%% bootstrap interval of each mean (%d resamples of the queries, seed %d)\n", eval.Resamples, eval.BootstrapSeed)
+	rows = [][]string{head}
+	for _, r := range rep.Runs {
+		cells := make([]string, len(r.CI))
+		for i, ci := range r.CI {
+			cells[i] = fmt.Sprintf("%.4f–%.4f", ci[0], ci[1])
+		}
+		rows = append(rows, append([]string{textsafe.Escape(r.Retriever)}, cells...))
+	}
+	writeTable(&b, rows)
 	if len(rep.Runs) > 1 {
-		fmt.Fprintf(&b, "against %s: mean difference, and p of a two-sided paired randomization test (%d permutations, seed %d)\n",
+		fmt.Fprintf(&b, "against %s: mean difference, and p of a two-sided paired randomization test (%d permutations, seed %d);\n",
 			textsafe.Escape(rep.Runs[0].Retriever), rep.Permutations, rep.Seed)
+		fmt.Fprintf(&b, "p_holm: p adjusted by Holm–Bonferroni over the %d comparisons of each metric, * below --significance %s\n", len(rep.Runs)-1, Num(rep.Alpha))
 		rows = [][]string{append([]string{"retriever", ""}, head[1:]...)}
 		for _, r := range rep.Runs[1:] {
 			rows = append(rows, append([]string{textsafe.Escape(r.Retriever), "diff"}, metricCells(r.Diff, "%+.4f")...))
 			rows = append(rows, append([]string{"", "p"}, metricCells(r.P, "%.4f")...))
+			holm := metricCells(r.PHolm, "%.4f")
+			for i := range holm {
+				if r.PHolm[i] < rep.Alpha {
+					holm[i] += "*"
+				}
+			}
+			rows = append(rows, append([]string{"", "p_holm"}, holm...))
 		}
 		writeTable(&b, rows)
 	}
@@ -211,4 +249,58 @@ func writeTable(b *strings.Builder, rows [][]string) {
 		}
 		b.WriteString("\n")
 	}
+}
+
+// EvalMarkdown is the report as the Markdown table a person pastes into a
+// report: a row per retriever (or run) with each metric's mean, the best
+// mean of each metric in bold (every one that ties it), a † after a mean
+// whose difference from the first row survives Holm's adjustment below
+// the report's alpha, and a note saying so.
+func EvalMarkdown(rep eval.Report) string {
+	var b strings.Builder
+	b.WriteString("| retriever |")
+	sep := "|---|"
+	for _, m := range rep.Metrics {
+		b.WriteString(" " + m.Name() + " |")
+		sep += "---:|"
+	}
+	b.WriteString("\n" + sep + "\n")
+	best := make([]float64, len(rep.Metrics))
+	for m := range best {
+		best[m] = math.Inf(-1)
+		for _, r := range rep.Runs {
+			best[m] = max(best[m], r.Mean[m])
+		}
+	}
+	for _, r := range rep.Runs {
+		b.WriteString("| " + markdownCell(r.Retriever) + " |")
+		for m, v := range r.Mean {
+			cell := fmt.Sprintf("%.4f", v)
+			if v == best[m] {
+				cell = "**" + cell + "**"
+			}
+			if r.PHolm != nil && r.PHolm[m] < rep.Alpha {
+				cell += " †"
+			}
+			b.WriteString(" " + cell + " |")
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\n%d queries. Bold: the best mean of each metric. †: differs from %s, p < %s after Holm–Bonferroni over %d comparisons (two-sided paired randomization test, %d permutations).\n",
+		rep.Queries, markdownCell(rep.Runs[0].Retriever), Num(rep.Alpha), max(0, len(rep.Runs)-1), rep.Permutations)
+	return b.String()
+}
+
+// markdownCell is s escaped for a Markdown table cell: its terminal-unsafe
+// runes as textsafe escapes them, and |, `, *, _ and \ behind a backslash.
+func markdownCell(s string) string {
+	s = textsafe.Escape(s)
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("|`*_\\[]<>", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

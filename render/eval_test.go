@@ -76,3 +76,23 @@ func TestEvalJSON(t *testing.T) {
 		t.Errorf("metrics out of order: %s", js)
 	}
 }
+
+// TestEvalMarkdown: three rows over two metrics, by hand: the best mean of
+// each metric bold (A's 0.5 on the first, a tie of B and C at 0.8 on the
+// second, both bold); a † where the Holm-adjusted p is below alpha 0.05
+// (B's first metric, 0.03; C's 0.06 is not); the row name's | and * escaped.
+func TestEvalMarkdown(t *testing.T) {
+	rep := eval.Report{Metrics: eval.Metrics([]int{1})[:2], Queries: 12, Permutations: 10000, Alpha: 0.05, Runs: []eval.Run{
+		{Retriever: "A", Mean: []float64{0.5, 0.4}},
+		{Retriever: "B|*x", Mean: []float64{0.25, 0.8}, PHolm: []float64{0.03, 0.2}},
+		{Retriever: "C", Mean: []float64{0.3, 0.8}, PHolm: []float64{0.06, 0.5}},
+	}}
+	want := "| retriever | P@1 | recall@1 |\n|---|---:|---:|\n" +
+		"| A | **0.5000** | 0.4000 |\n" +
+		"| B\\|\\*x | 0.2500 † | **0.8000** |\n" +
+		"| C | 0.3000 | **0.8000** |\n" +
+		"\n12 queries. Bold: the best mean of each metric. †: differs from A, p < 0.05 after Holm–Bonferroni over 2 comparisons (two-sided paired randomization test, 10000 permutations).\n"
+	if got := EvalMarkdown(rep); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -67,6 +67,8 @@ type evalFlags struct {
 	queries, qrels, list, kList, format, outDir string
 	// runFiles are the --run files (other systems' runs, each a row).
 	runFiles []string
+	// alpha marks the differences that survive Holm's adjustment.
+	alpha float64
 	// names and ks are --retrievers and --k as check read them.
 	names []string
 	ks    []int
@@ -81,7 +83,9 @@ func (e *evalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.qrels, "qrels", "", "relevance grades from a TREC qrels `FILE` (qid 0 docid rel), beside the query set's")
 	fs.StringVar(&e.list, "retrievers", strings.Join(retrieverNames(), ","), "the `retrievers` to measure, comma-separated, the first the one the others are compared with: "+strings.Join(retrieverNames(), ", "))
 	fs.StringVar(&e.kList, "k", evalDefaultKs, "the cut-offs `K,...` of P@k, Recall@k and nDCG@k, each at least 1")
-	fs.StringVar(&e.format, "format", "text", "output `format`: text, json or trec")
+	fs.StringVar(&e.format, "format", "text", "output `format`: text, json, markdown or trec")
+	fs.Float64Var(&e.alpha, "significance", eval.DefaultAlpha, "the level `α` below which a Holm-adjusted p marks a difference from the first row, in (0, 1)\n"+
+		"(--alpha is spreading activation's)")
 	fs.StringVar(&e.outDir, "out", "", "with --format trec: the `DIR` the run files and qrels go to (made if missing)")
 	fs.Func("run", "another system's ranking: a TREC run `FILE` (qid Q0 docno rank score tag; a run per tag) or a retrieval\n"+
 		"log FILE.jsonl ({\"query\", \"hits\": [{\"node_id\", \"score\"}]} a line), a row beside the retrievers (repeatable;\n"+
@@ -120,8 +124,10 @@ func (e *evalFlags) check(fs *flag.FlagSet) error {
 		return err
 	}
 	switch {
-	case e.format != "text" && e.format != "json" && e.format != "trec":
-		return usagef("eval: unknown --format %s (want text, json or trec)", textsafe.Quote(e.format))
+	case !slices.Contains([]string{"text", "json", "markdown", "trec"}, e.format):
+		return usagef("eval: unknown --format %s (want text, json, markdown or trec)", textsafe.Quote(e.format))
+	case !(e.alpha > 0 && e.alpha < 1):
+		return usagef("eval: --significance must be in (0, 1), got %v", e.alpha)
 	case e.format == "trec" && e.outDir == "":
 		return usagef("eval: --format trec writes files: give --out DIR")
 	case e.format != "trec" && e.outDir != "":
@@ -175,7 +181,11 @@ func runEval(ctx context.Context, args []string, env Env) error {
 // write prints the report in eval's format (trec: the run files and qrels
 // into --out, the nodes the graph lacks said on stderr).
 func (e *evalFlags) write(env Env, rep eval.Report, set []eval.Query, runs [][]scored) error {
+	rep.Alpha = e.alpha
 	switch e.format {
+	case "markdown":
+		_, err := io.WriteString(env.Stdout, render.EvalMarkdown(rep))
+		return err
 	case "json":
 		b, err := render.EvalJSON(rep)
 		if err == nil {

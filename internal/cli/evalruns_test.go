@@ -125,3 +125,77 @@ func TestEvalRunRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalHonestComparisons: eval of ppr, spreading and expansion on the
+// demo query set. Each p_holm is Holm's adjustment of the two p of its
+// metric (recomputed here: sorted, the smaller × 2, the larger × 1, each at
+// least the one before, at most 1); the markdown table bolds each metric's
+// best mean and marks † exactly the cells whose p_holm is below
+// --significance; every mean lies inside its bootstrap interval.
+func TestEvalHonestComparisons(t *testing.T) {
+	args := []string{"eval", "--queries", "../../testdata/demo-queries.jsonl", "--retrievers", "ppr,spreading,expansion", "--k", "10"}
+	code, out, errs := run(t, append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var rep struct {
+		Metrics []string `json:"metrics"`
+		Runs    []struct {
+			Retriever string                `json:"retriever"`
+			Mean      map[string]float64    `json:"mean"`
+			CI        map[string][2]float64 `json:"ci"`
+			Versus    *struct {
+				P     map[string]float64 `json:"p"`
+				PHolm map[string]float64 `json:"p_holm"`
+			} `json:"versus_first"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range rep.Metrics {
+		p1, p2 := rep.Runs[1].Versus.P[m], rep.Runs[2].Versus.P[m]
+		lo, hi := min(p1, p2), max(p1, p2)
+		adjLo, adjHi := min(1, 2*lo), max(min(1, 2*lo), hi)
+		want1, want2 := adjHi, adjHi
+		if p1 <= p2 {
+			want1 = adjLo
+		} else {
+			want2 = adjLo
+		}
+		if rep.Runs[1].Versus.PHolm[m] != want1 || rep.Runs[2].Versus.PHolm[m] != want2 {
+			t.Errorf("%s: p %v %v, p_holm %v %v, want %v %v", m, p1, p2, rep.Runs[1].Versus.PHolm[m], rep.Runs[2].Versus.PHolm[m], want1, want2)
+		}
+		for _, r := range rep.Runs {
+			if ci := r.CI[m]; !(ci[0] <= r.Mean[m] && r.Mean[m] <= ci[1]) {
+				t.Errorf("%s %s: mean %v outside %v", r.Retriever, m, r.Mean[m], ci)
+			}
+		}
+	}
+	code, md, errs := run(t, append(args, "--format", "markdown", "--significance", "0.05")...)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	for i, r := range rep.Runs {
+		line := ""
+		for _, l := range strings.Split(md, "\n") {
+			if strings.HasPrefix(l, "| "+r.Retriever+" |") {
+				line = l
+			}
+		}
+		cells := strings.Split(strings.Trim(line, "| "), " | ")[1:]
+		for j, m := range rep.Metrics {
+			best := true
+			for _, o := range rep.Runs {
+				best = best && o.Mean[m] <= r.Mean[m]
+			}
+			marked := i > 0 && r.Versus.PHolm[m] < 0.05
+			if strings.Contains(cells[j], "**") != best || strings.Contains(cells[j], "†") != marked {
+				t.Errorf("%s %s: cell %q, best %v, marked %v", r.Retriever, m, cells[j], best, marked)
+			}
+		}
+	}
+	if code, _, errs := run(t, append(args, "--significance", "1")...); code != ExitUsage || !strings.Contains(errs, "--significance must be in (0, 1)") {
+		t.Errorf("--significance 1: exit %d, %s", code, errs)
+	}
+}

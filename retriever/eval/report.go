@@ -37,6 +37,13 @@ type Run struct {
 	// first run.
 	Diff []float64
 	P    []float64
+	// PHolm are P adjusted by Holm–Bonferroni over the comparisons of
+	// every row against the first, metric by metric (Holm); nil for the
+	// first run.
+	PHolm []float64
+	// CI is each metric's 95% bootstrap interval of the mean
+	// (BootstrapCI: Resamples, BootstrapSeed).
+	CI [][2]float64
 }
 
 // Missing is a node a query names that the graph does not hold: a seed,
@@ -59,7 +66,10 @@ type Report struct {
 	// Permutations and Seed are the randomization test's.
 	Permutations int
 	Seed         uint64
-	Runs         []Run
+	// Alpha is the level below which an adjusted p (Run.PHolm) marks a
+	// difference as significant (DefaultAlpha unless the caller sets it).
+	Alpha float64
+	Runs  []Run
 	// Missing are the nodes queries name that the graph lacks (the caller
 	// fills them in), by query, then node id.
 	Missing []Missing
@@ -73,7 +83,7 @@ type Report struct {
 // metric of Metrics(ks) per query, its mean, the cost, and each run
 // against the first by RandomizationTest (Permutations rounds, Seed).
 func Evaluate(queries []Query, names []string, outcomes [][]Outcome, ks []int) Report {
-	rep := Report{Metrics: Metrics(ks), Queries: len(queries), Permutations: Permutations, Seed: Seed}
+	rep := Report{Metrics: Metrics(ks), Queries: len(queries), Permutations: Permutations, Seed: Seed, Alpha: DefaultAlpha}
 	for _, q := range queries {
 		rep.Judged += len(q.Relevant)
 		rep.Relevant += q.NumRelevant()
@@ -114,7 +124,22 @@ func Evaluate(queries []Query, names []string, outcomes [][]Outcome, ks []int) R
 				run.P[m] = RandomizationTest(perMetric[0][m], perMetric[r][m], Permutations, Seed)
 			}
 		}
+		run.CI = BootstrapCI(perMetric[r], Resamples, BootstrapSeed)
 		rep.Runs = append(rep.Runs, run)
+	}
+	if len(rep.Runs) > 1 {
+		for m := range rep.Metrics {
+			ps := make([]float64, len(rep.Runs)-1)
+			for r := range ps {
+				ps[r] = rep.Runs[r+1].P[m]
+			}
+			for r, adj := range Holm(ps) {
+				if rep.Runs[r+1].PHolm == nil {
+					rep.Runs[r+1].PHolm = make([]float64, len(rep.Metrics))
+				}
+				rep.Runs[r+1].PHolm[m] = adj
+			}
+		}
 	}
 	return rep
 }
