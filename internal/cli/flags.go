@@ -231,7 +231,7 @@ var paramFlags = []struct{ words, flag string }{
 	{"max hops", "max-hops"}, {"expansion factor", "expansion-factor"}, {"depth decay", "depth-decay"},
 	{"top k", "top-k"}, {"type weight", "type-weight"}, {"pulses", "pulses"}, {"decay", "decay"},
 	{"threshold", "threshold"}, {"alpha", "alpha"}, {"entity penalty above", "entity-penalty-above"},
-	{"initial", "initial"}, {"damping", "damping"}, {"epsilon", "epsilon"}, {"fuse depth", "fuse-depth"},
+	{"initial", "initial"}, {"damping", "damping"}, {"epsilon", "epsilon"}, {"fuse depth", "fuse-depth"}, {"fuse weights", "fuse-weights"},
 	{"rrf k", "rrf-k"},
 }
 

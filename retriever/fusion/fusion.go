@@ -142,9 +142,14 @@ func fused(lists []retriever.Ranking, p Params, id string, e *in) retriever.Hit 
 		if own.Origin == retriever.OriginInitial {
 			h.Origin = retriever.OriginInitial
 		}
-		v := 1 / (p.K + float64(r))
+		w := p.weight(name)
+		v := w / (p.K + float64(r))
 		h.Score += v
-		h.Terms = append(h.Terms, retriever.Term{Name: name + " 1/(" + k + "+" + strconv.Itoa(r) + ")", Value: v})
+		num := "1"
+		if w != 1 {
+			num = strconv.FormatFloat(w, 'g', -1, 64)
+		}
+		h.Terms = append(h.Terms, retriever.Term{Name: name + " " + num + "/(" + k + "+" + strconv.Itoa(r) + ")", Value: v})
 		h.Detail = append(h.Detail, retriever.Field{Name: name + "_rank", Value: r}, retriever.Field{Name: name + "_score", Value: own.Score})
 	}
 	h.Detail = append(h.Detail, retriever.Field{Name: "best_list", Value: p.Fuse[e.best]})

@@ -330,3 +330,58 @@ func TestParseFuse(t *testing.T) {
 		}
 	}
 }
+
+// TestWeightedFusion, by hand: A ranks x, y; B ranks y, z; k = 0.
+// Plain RRF: x = 1/1 = 1, y = 1/2 + 1/1 = 1.5, z = 1/2 = 0.5: y, x, z.
+// Weighted A = 2, B = 0.5: x = 2/1 = 2, y = 2/2 + 0.5/1 = 1.5, z = 0.5/2 =
+// 0.25: x, y, z; y's terms read "A 2/(0+2)" and "B 0.5/(0+1)". A weight of
+// 1 everywhere is plain RRF, bit for bit, and reports no fuse_weights.
+func TestWeightedFusion(t *testing.T) {
+	list := func(name string, ids ...string) retriever.Ranking {
+		r := retriever.Ranking{Retriever: name}
+		for i, id := range ids {
+			r.Hits = append(r.Hits, retriever.Hit{Rank: i + 1, NodeID: id, Score: 1 / float64(i+1), Origin: retriever.OriginExpanded})
+		}
+		return r
+	}
+	lists := []retriever.Ranking{list("A", "x", "y"), list("B", "y", "z")}
+	p := fusion.Params{Fuse: []string{"A", "B"}, Depth: 10, K: 0, TopK: 10}
+	plain, err := fusion.Fuse(lists, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := hitIDs(plain); ids != "y x z" {
+		t.Errorf("plain: %s", ids)
+	}
+	p.Weights = map[string]float64{"A": 2, "B": 0.5}
+	w, err := fusion.Fuse(lists, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := hitIDs(w); ids != "x y z" || w.Hits[0].Score != 2 || w.Hits[1].Score != 1.5 || w.Hits[2].Score != 0.25 {
+		t.Errorf("weighted: %s %+v", ids, w.Hits)
+	}
+	if terms := w.Hits[1].Terms; len(terms) != 2 || terms[0].Name != "A 2/(0+2)" || terms[1].Name != "B 0.5/(0+1)" {
+		t.Errorf("y's terms %+v", terms)
+	}
+	if _, ok := w.Params.Get("fuse_weights"); !ok {
+		t.Error("weighted ranking reports no fuse_weights")
+	}
+	p.Weights = map[string]float64{"A": 1}
+	ones, _ := fusion.Fuse(lists, p)
+	if _, ok := ones.Params.Get("fuse_weights"); ok || hitIDs(ones) != "y x z" || ones.Hits[0].Score != plain.Hits[0].Score {
+		t.Errorf("weights of 1: %+v", ones)
+	}
+	p.Weights = map[string]float64{"C": 1, "A": -1}
+	if _, err := fusion.Fuse(lists, p); err == nil || !strings.Contains(err.Error(), `fuse weights name "C", which fuse does not list`) || !strings.Contains(err.Error(), `fuse weights give "A" -1: each must be a finite number of at least 0`) {
+		t.Errorf("bad weights: %v", err)
+	}
+}
+
+func hitIDs(r retriever.Ranking) string {
+	ids := make([]string, len(r.Hits))
+	for i, h := range r.Hits {
+		ids[i] = h.NodeID
+	}
+	return strings.Join(ids, " ")
+}

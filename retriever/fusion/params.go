@@ -3,8 +3,10 @@ package fusion
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/memoria-graph/memoria/retriever"
@@ -27,6 +29,50 @@ type Params struct {
 	K float64
 	// TopK is how many fused hits are kept: at least 1.
 	TopK int
+	// Weights weigh each fused ranking's terms (weighted RRF: a hit at rank
+	// r of ranking A brings Weights[A] / (k + r)), by retriever name; a
+	// ranking not in it weighs 1, so nil is plain RRF. Each a finite number
+	// of at least 0, naming a ranking of Fuse.
+	Weights map[string]float64
+}
+
+// weight is ranking name's weight (1 unless Weights says otherwise).
+func (p Params) weight(name string) float64 {
+	if w, ok := p.Weights[name]; ok {
+		return w
+	}
+	return 1
+}
+
+// weighted says whether some weight is not 1.
+func (p Params) weighted() bool {
+	for _, w := range p.Weights {
+		if w != 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseWeights reads --fuse-weights' items, NAME=W each.
+func ParseWeights(items []string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, it := range items {
+		name, v, ok := strings.Cut(it, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("%q is not NAME=WEIGHT", it)
+		}
+		w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q: the weight is not a number", it)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("%q is weighed twice", name)
+		}
+		out[name] = w
+	}
+	return out, nil
 }
 
 // DefaultParams fuse activation, expansion, spreading and ppr, each to
@@ -49,6 +95,15 @@ func (p Params) Validate() error {
 	}
 	if p.TopK < 1 {
 		errs = append(errs, fmt.Errorf("top k must be at least 1, got %d", p.TopK))
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Weights)) {
+		w := p.Weights[name]
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			errs = append(errs, fmt.Errorf("fuse weights give %q %v: each must be a finite number of at least 0", name, w))
+		}
+		if !slices.Contains(p.Fuse, name) {
+			errs = append(errs, fmt.Errorf("fuse weights name %q, which fuse does not list", name))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -98,10 +153,18 @@ func ParseFuse(s string) ([]string, error) {
 
 // Fields are the parameters as a ranking reports them.
 func (p Params) Fields() retriever.Fields {
-	return retriever.Fields{
+	f := retriever.Fields{
 		{Name: "fuse", Value: slices.Clone(p.Fuse)},
 		{Name: "fuse_depth", Value: p.Depth},
 		{Name: "rrf_k", Value: p.K},
 		{Name: "top_k", Value: p.TopK},
 	}
+	if p.weighted() {
+		w := make(retriever.Fields, len(p.Fuse))
+		for i, name := range p.Fuse {
+			w[i] = retriever.Field{Name: name, Value: p.weight(name)}
+		}
+		f = append(f, retriever.Field{Name: "fuse_weights", Value: w})
+	}
+	return f
 }

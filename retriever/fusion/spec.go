@@ -3,6 +3,7 @@ package fusion
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -29,10 +30,11 @@ var Spec = retriever.Define(retriever.Definition[Params]{
 	},
 	Validate: Params.Validate,
 	Equal: func(a, b Params) bool {
-		return slices.Equal(a.Fuse, b.Fuse) && a.Depth == b.Depth && a.K == b.K && a.TopK == b.TopK
+		return slices.Equal(a.Fuse, b.Fuse) && a.Depth == b.Depth && a.K == b.K && a.TopK == b.TopK && maps.Equal(a.Weights, b.Weights)
 	},
 	Clone: func(p Params) Params {
 		p.Fuse = slices.Clone(p.Fuse)
+		p.Weights = maps.Clone(p.Weights)
 		return p
 	},
 	Fields:  Params.Fields,
@@ -56,8 +58,20 @@ var Spec = retriever.Define(retriever.Definition[Params]{
 			f.Edit(func(p *Params) { p.Fuse = names })
 			return nil
 		})
+		fs.Func("fuse-weights", "fusion: weigh each fused ranking, `NAME=W,...` (weighted RRF: a hit at rank r brings W/(k + r);\n"+
+			"default 1 each)", func(v string) error {
+			items, err := f.List(v, "weight")
+			if err != nil {
+				return err
+			}
+			w, err := ParseWeights(items)
+			if err == nil {
+				f.Edit(func(p *Params) { p.Weights = w })
+			}
+			return err
+		})
 	},
-	FlagNames: []string{"fuse"},
+	FlagNames: []string{"fuse", "fuse-weights"},
 	// Every node it ranks is in the union of its lists.
 	Bound:       func(r retriever.Ranking, _ int) int { return retriever.StatInt(r, "union") },
 	Combines:    func(p Params) ([]string, int) { return slices.Clone(p.Fuse), p.Depth },
