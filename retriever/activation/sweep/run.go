@@ -127,10 +127,12 @@ func (s *Sweep) ExactTo() float64 { return min(s.ExactUntil, s.To) }
 // says which part is exact.
 //
 // A seed is explored on its own, and a point never explores a seed whose
-// result it already knows: a run of the seed at u saw candidates whose
-// smallest T is next (all above u). A candidate is kept only if T >
-// MIN_ACTIVATION (docs/ALGORITHM.md rule 3), so at any v with u ≤ v < next
-// the run decides exactly as at u, and its result is the one at u. So the
+// result it already knows: a run of the seed at u saw candidates (all
+// above u), and next is the lowest T among them whose dropping changes
+// the run (changeAt: a kept candidate's, or a parent's last when it kept
+// nothing). A candidate is kept only if T > MIN_ACTIVATION
+// (docs/ALGORITHM.md rule 3), so at any v with u ≤ v < next the run drops
+// only losers, decides as at u, and its result is the one at u. So the
 // seed's result is a step function of MIN_ACTIVATION whose steps are found
 // one exploration each by following next upward: exploring from a value x
 // and following next until it passes y gives every value in [x, y] where
