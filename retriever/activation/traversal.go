@@ -159,9 +159,9 @@ func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesB
 	if len(all) > 0 {
 		up.Outcomes = make([]Outcome, 0, len(all))
 	}
-	claimedBy := make(map[string]string)
-	kept := make(map[string][]Candidate)
-	had := make(map[string]bool)
+	claimedBy := make(map[string]string, len(all))
+	kept := make(map[string][]Candidate, len(frontier))
+	had := make(map[string]bool, len(frontier))
 	for _, k := range order {
 		c := *all[k]
 		had[c.ParentID] = true

@@ -2,9 +2,7 @@ package sweep
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"hash/fnv"
 	"math"
 	"slices"
 	"sync"
@@ -49,17 +47,8 @@ func newStep(v, next float64, res activation.Result) *step {
 // every value: docs/ALGORITHM.md rule 4), so their other properties need
 // not be hashed. Two results with the same fingerprint print alike.
 func fingerprint(r activation.Result) [16]byte {
-	h := fnv.New128a()
-	var buf [8]byte
-	str := func(s string) {
-		binary.LittleEndian.PutUint64(buf[:], uint64(len(s)))
-		h.Write(buf[:])
-		h.Write([]byte(s))
-	}
-	num := func(u uint64) {
-		binary.LittleEndian.PutUint64(buf[:], u)
-		h.Write(buf[:])
-	}
+	h := newHash128()
+	str, num := h.str, h.num
 	str(string(r.TerminatedReason))
 	str(r.Error)
 	num(uint64(r.MaxDepthReached))
@@ -81,9 +70,7 @@ func fingerprint(r activation.Result) [16]byte {
 			num(math.Float64bits(s.TransferEnergy))
 		}
 	}
-	var out [16]byte
-	h.Sum(out[:0])
-	return out
+	return h.sum()
 }
 
 // A sweep reads the graph through one memo per seed (memoBackend): its
