@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -108,5 +109,36 @@ func TestStepEndsWhereAParentLosesItsLastCandidate(t *testing.T) {
 	}
 	if s.Explorations != 3 {
 		t.Errorf("%d explorations, want 3", s.Explorations)
+	}
+}
+
+// TestBudgetSparesTheDecade: a time budget spent at once (1 ns) still
+// leaves [current/Decade, current×Decade] exact. nonMonotoneGraph, seed S,
+// the default current value 0.005, values 0.0001 and 0.1: the decade is
+// [0.0005, 0.05], which holds the breakpoints 0.003266 and 0.02828
+// (TestNonMonotoneMinActivation's working), so both are points, and the
+// exact part reaches from 0.0005 or lower to above 0.05. Without the
+// decade the first run of the search is refused: the exact part is the
+// current value's step alone, [0.005, 0.02828).
+func TestBudgetSparesTheDecade(t *testing.T) {
+	s, err := Run(context.Background(), Config{
+		Backend: load(t, nonMonotoneGraph), Params: activation.DefaultParams(), Options: activation.DefaultOptions(),
+		Seeds: []retriever.Seed{{NodeID: "S", Score: 1}}, Param: MinActivation,
+		Values: []float64{0.0001, 0.1}, Breakpoints: true, Budget: time.Nanosecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ExactFrom > 0.0005 || s.ExactUntil <= 0.05 {
+		t.Fatalf("exact part [%v, %v), stopped %q; want it to hold [0.0005, 0.05]", s.ExactFrom, s.ExactUntil, s.Stopped)
+	}
+	var breaks []float64
+	for _, p := range s.Points {
+		if p.Breakpoint && p.Value < 0.05 {
+			breaks = append(breaks, p.Value)
+		}
+	}
+	if len(breaks) != 2 || !near(breaks[0], 0.04/math.Sqrt2*0.2/math.Sqrt(3)) || !near(breaks[1], 0.04/math.Sqrt2) {
+		t.Errorf("breakpoints below 0.05: %v, want 0.003266 and 0.02828", breaks)
 	}
 }
