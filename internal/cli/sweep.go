@@ -241,6 +241,9 @@ func (t *thresholdSweep) run(ctx context.Context, env Env, p sweep.Param, vals [
 	return nil
 }
 
+// sweepHeapFloor is the lowest soft memory limit holdHeapToLoad sets.
+const sweepHeapFloor = 64 << 20
+
 // holdHeapToLoad sets a soft memory limit (runtime/debug.SetMemoryLimit)
 // of what the process holds now, just after loading a graph file, or of
 // the collector's current goal when that is higher, and returns the
@@ -252,11 +255,12 @@ func (t *thresholdSweep) run(ctx context.Context, env Env, p sweep.Param, vals [
 // sooner instead, so the sweep stays within what the load already needed.
 // It is soft: when the live heap needs more, the heap grows past it and
 // the collector spends at most half the CPU trying (the runtime's cap),
-// and a lower GOMEMLIMIT is kept.
+// and a lower GOMEMLIMIT is kept. It is never below sweepHeapFloor, so
+// that a sweep on a small graph is not made to collect all the time.
 func holdHeapToLoad() func() {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	limit := max(ms.HeapSys-ms.HeapReleased, ms.NextGC)
+	limit := max(ms.HeapSys-ms.HeapReleased, ms.NextGC, sweepHeapFloor)
 	old := debug.SetMemoryLimit(-1)
 	if limit > math.MaxInt64 || int64(limit) >= old {
 		return func() {}

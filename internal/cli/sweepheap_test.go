@@ -10,7 +10,8 @@ import (
 // TestHoldHeapToLoad: with no limit set (GOMEMLIMIT unset: the runtime's
 // math.MaxInt64), holdHeapToLoad sets one no lower than the collector's
 // current goal (so it never asks for less than the default rule already
-// allows) and its function puts math.MaxInt64 back; with a lower limit
+// allows) nor than sweepHeapFloor, and its function puts math.MaxInt64
+// back; with a lower limit
 // already set (1 MiB: below the collector's smallest goal, 4 MB), it keeps
 // that one.
 func TestHoldHeapToLoad(t *testing.T) {
@@ -20,8 +21,8 @@ func TestHoldHeapToLoad(t *testing.T) {
 	runtime.ReadMemStats(&ms)
 	restore := holdHeapToLoad()
 	got := debug.SetMemoryLimit(-1)
-	if got == math.MaxInt64 || uint64(got) < ms.NextGC*9/10 {
-		t.Errorf("limit %d, want one set, near or above the goal %d", got, ms.NextGC)
+	if got == math.MaxInt64 || uint64(got) < ms.NextGC*9/10 || got < sweepHeapFloor {
+		t.Errorf("limit %d, want one set, near or above the goal %d and at least %d", got, ms.NextGC, sweepHeapFloor)
 	}
 	restore()
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
