@@ -127,8 +127,9 @@ func expansionArgs(base []string) []string {
 // `why --retriever ppr` on a node it cuts, and `why` on nodes 1, 3 and 5
 // hops from the nearest seed. Each iteration runs them all, so every
 // ratio compares runs of the same minutes. Reported per command: wall
-// time (ms), peak RSS (MB, the kernel's maxrss of the child), and the
-// ratio of each to explore's. The default sweep runs again without the
+// time (ms), peak RSS (MB, the kernel's maxrss of the child), CPU time
+// (user + system, ms: what a busy machine disturbs least), and the ratio
+// of each to explore's. The default sweep runs again without the
 // query tags (sweep-untagged, beside explore-untagged, its yardstick), and
 // each default sweep reports the exact part it reached within its budget
 // (-exact-from, -exact-to, the worst iteration's). Targets
@@ -220,6 +221,7 @@ func BenchmarkCommands1M(b *testing.B) {
 	exact := map[string][][2]float64{}
 	ms := make([][]float64, len(cmds))
 	rss := make([][]float64, len(cmds))
+	cpu := make([][]float64, len(cmds))
 	for b.Loop() {
 		for k, c := range cmds {
 			cmd := exec.Command(bin, c.args...)
@@ -235,7 +237,9 @@ func BenchmarkCommands1M(b *testing.B) {
 				b.Fatalf("%s: %v\n%.2000s", c.name, err, out.String())
 			}
 			ms[k] = append(ms[k], float64(el.Microseconds())/1000)
-			rss[k] = append(rss[k], float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)/1024)
+			ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+			rss[k] = append(rss[k], float64(ru.Maxrss)/1024)
+			cpu[k] = append(cpu[k], float64(time.Duration(ru.Utime.Nano()+ru.Stime.Nano()).Microseconds())/1000)
 			if strings.HasPrefix(c.name, "sweep-default") || c.name == "sweep-untagged" {
 				lines := strings.SplitN(out.String(), "\n", 3)[:2]
 				for _, line := range lines {
@@ -255,6 +259,7 @@ func BenchmarkCommands1M(b *testing.B) {
 	for k, c := range cmds {
 		b.ReportMetric(med(ms[k]), c.name+"-ms")
 		b.ReportMetric(med(rss[k]), c.name+"-MB")
+		b.ReportMetric(med(cpu[k]), c.name+"-cpu-ms")
 		if c.name == "explore-untagged" {
 			yard = k
 			continue
@@ -266,6 +271,7 @@ func BenchmarkCommands1M(b *testing.B) {
 		if k != y {
 			b.ReportMetric(med(ms[k])/med(ms[y]), c.name+"-x-time")
 			b.ReportMetric(med(rss[k])/med(rss[y]), c.name+"-x-rss")
+			b.ReportMetric(med(cpu[k])/med(cpu[y]), c.name+"-x-cpu")
 		}
 	}
 	// The exact part of each sweep within the default budget, the worst of
