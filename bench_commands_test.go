@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,9 +127,15 @@ func expansionArgs(base []string) []string {
 // `why --retriever ppr` on a node it cuts, and `why` on nodes 1, 3 and 5
 // hops from the nearest seed. Each iteration runs them all, so every
 // ratio compares runs of the same minutes. Reported per command: wall
-// time (ms), peak RSS (MB, the kernel's maxrss of the child), and the
-// ratio of each to explore's. Targets (docs/PERFORMANCE.md): the default
-// sweep ≤ 1.5× explore in time and RSS; why ≤ 1.3×.
+// time (ms), peak RSS (MB, the kernel's maxrss of the child), CPU time
+// (user + system, ms: what a busy machine disturbs least), and the ratio
+// of each to explore's. The default sweep runs again without the
+// query tags (sweep-untagged, beside explore-untagged, its yardstick), and
+// each default sweep reports the exact part it reached within its budget
+// (-exact-from, -exact-to, the worst iteration's). Targets
+// (docs/PERFORMANCE.md): the default sweep ≤ 1.5× explore in time and
+// RSS, tagged and untagged, exact over at least [0.0005, 0.05]; why ≤
+// 1.3×.
 // MEMORIA_BENCH_COMMANDS, a regular expression, runs only the commands
 // whose names it matches, beside explore (e.g. '^why-[0-9]').
 func BenchmarkCommands1M(b *testing.B) {
@@ -164,6 +171,12 @@ func BenchmarkCommands1M(b *testing.B) {
 	cmds := []command{
 		{"explore", append([]string{"explore"}, base...)},
 		{"sweep-default", append([]string{"sweep", "--param", "min-activation"}, base...)},
+		// The same five seeds without query tags, as the seeds alone are
+		// typed: every tag_sim is 1, so runs reach further and the
+		// default range holds about seven times the breakpoints (1,498
+		// against 183). Their ratios are to explore-untagged's.
+		{"explore-untagged", append([]string{"explore"}, untagged(base)...)},
+		{"sweep-untagged", append([]string{"sweep", "--param", "min-activation"}, untagged(base)...)},
 		{"sweep-steps100", append([]string{"sweep", "--param", "min-activation", "--from", "0.001", "--to", "0.05", "--steps", "100"}, base...)},
 		// The typed expansion as `explore --retriever expansion` runs it
 		// (H = 1, its default), and at H = 2; the graph's relationships are
@@ -205,8 +218,10 @@ func BenchmarkCommands1M(b *testing.B) {
 		}
 		cmds = slices.DeleteFunc(cmds, func(c command) bool { return c.name != "explore" && !re.MatchString(c.name) })
 	}
+	exact := map[string][][2]float64{}
 	ms := make([][]float64, len(cmds))
 	rss := make([][]float64, len(cmds))
+	cpu := make([][]float64, len(cmds))
 	for b.Loop() {
 		for k, c := range cmds {
 			cmd := exec.Command(bin, c.args...)
@@ -222,11 +237,16 @@ func BenchmarkCommands1M(b *testing.B) {
 				b.Fatalf("%s: %v\n%.2000s", c.name, err, out.String())
 			}
 			ms[k] = append(ms[k], float64(el.Microseconds())/1000)
-			rss[k] = append(rss[k], float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)/1024)
-			if c.name == "sweep-default" {
-				for _, line := range strings.SplitN(out.String(), "\n", 3)[:2] {
-					b.Logf("sweep-default: %s", line)
+			ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+			rss[k] = append(rss[k], float64(ru.Maxrss)/1024)
+			cpu[k] = append(cpu[k], float64(time.Duration(ru.Utime.Nano()+ru.Stime.Nano()).Microseconds())/1000)
+			if strings.HasPrefix(c.name, "sweep-default") || c.name == "sweep-untagged" {
+				lines := strings.SplitN(out.String(), "\n", 3)[:2]
+				for _, line := range lines {
+					b.Logf("%s: %s", c.name, line)
 				}
+				lo, hi := exactPart(lines[1])
+				exact[c.name] = append(exact[c.name], [2]float64{lo, hi})
 			}
 		}
 	}
@@ -235,15 +255,63 @@ func BenchmarkCommands1M(b *testing.B) {
 		slices.Sort(s)
 		return s[len(s)/2]
 	}
+	yard := 0 // explore's row, or explore-untagged's for the untagged rows
 	for k, c := range cmds {
 		b.ReportMetric(med(ms[k]), c.name+"-ms")
 		b.ReportMetric(med(rss[k]), c.name+"-MB")
-		if k > 0 {
-			b.ReportMetric(med(ms[k])/med(ms[0]), c.name+"-x-time")
-			b.ReportMetric(med(rss[k])/med(rss[0]), c.name+"-x-rss")
+		b.ReportMetric(med(cpu[k]), c.name+"-cpu-ms")
+		if c.name == "explore-untagged" {
+			yard = k
+			continue
+		}
+		y := 0
+		if strings.HasSuffix(c.name, "-untagged") {
+			y = yard
+		}
+		if k != y {
+			b.ReportMetric(med(ms[k])/med(ms[y]), c.name+"-x-time")
+			b.ReportMetric(med(rss[k])/med(rss[y]), c.name+"-x-rss")
+			b.ReportMetric(med(cpu[k])/med(cpu[y]), c.name+"-x-cpu")
 		}
 	}
+	// The exact part of each sweep within the default budget, the worst of
+	// the iterations (the highest low end, the lowest high end). Target
+	// (docs/PERFORMANCE.md): at least [current/10, current×10] =
+	// [0.0005, 0.05] around the default 0.005.
+	for name, parts := range exact {
+		lo, hi := 0.0, math.Inf(1)
+		for _, p := range parts {
+			lo, hi = max(lo, p[0]), min(hi, p[1])
+		}
+		b.ReportMetric(lo, name+"-exact-from")
+		b.ReportMetric(hi, name+"-exact-to")
+	}
 	b.Logf("why targets: %v at %v hops", targets, dists)
+}
+
+// untagged is base without its --tags.
+func untagged(base []string) []string { return expansionArgs(base) }
+
+// exactPart reads the exact part from a text sweep's second line: "exact
+// over the whole range" (the default range, 0.0001 to 0.1), "exact in
+// A…B; …", or nothing exact (0, 0).
+func exactPart(line string) (float64, float64) {
+	if strings.HasPrefix(line, "exact over the whole range") {
+		return 0.0001, 0.1
+	}
+	var lo, hi float64
+	rest, ok := strings.CutPrefix(line, "exact in ")
+	if !ok {
+		return 0, 0
+	}
+	a, b, _ := strings.Cut(strings.SplitN(rest, ";", 2)[0], "…")
+	if _, err := fmt.Sscan(a, &lo); err != nil {
+		return 0, 0
+	}
+	if _, err := fmt.Sscan(b, &hi); err != nil {
+		return 0, 0
+	}
+	return lo, hi
 }
 
 // writeScaleQueries writes n queries for the scale graph to dir/name

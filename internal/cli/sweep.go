@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
+	"time"
 
+	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -58,16 +62,16 @@ Flags:
 
 func runSweep(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet(env, "sweep", sweepUsage)
-	var q queryFlags
-	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
+	var t thresholdSweep
+	t.q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
 	param := fs.String("param", "", "the `parameter` to sweep: min-activation, max-branches, tag-sim-floor or max-depth")
-	values := fs.String("values", "", "comma-separated `values` to explore (no breakpoints are added)")
-	from := fs.Float64("from", 0, "first value of the grid (default: the parameter's range)")
-	to := fs.Float64("to", 0, "last value of the grid (default: the parameter's range)")
-	steps := fs.Int("steps", 0, "number of grid points (default: the parameter's)")
-	format := fs.String("format", "text", "output `format`: text, json or csv")
-	maxPoints := fs.Int("max-points", sweep.DefaultMaxPoints, "most `explorations` spent looking for min-activation breakpoints (each adds at most one point)")
-	budget := fs.Duration("budget", sweep.DefaultBudget, "most `time` spent looking for min-activation breakpoints; 0 for no limit")
+	fs.StringVar(&t.values, "values", "", "comma-separated `values` to explore (no breakpoints are added)")
+	fs.Float64Var(&t.from, "from", 0, "first value of the grid (default: the parameter's range)")
+	fs.Float64Var(&t.to, "to", 0, "last value of the grid (default: the parameter's range)")
+	fs.IntVar(&t.steps, "steps", 0, "number of grid points (default: the parameter's)")
+	fs.StringVar(&t.format, "format", "text", "output `format`: text, json or csv")
+	fs.IntVar(&t.maxPoints, "max-points", sweep.DefaultMaxPoints, "most `explorations` spent looking for min-activation breakpoints (each adds at most one point)")
+	fs.DurationVar(&t.budget, "budget", sweep.DefaultBudget, "most `time` spent looking for min-activation breakpoints; 0 for no limit")
 	var rf retrieverFlags
 	rf.register(fs)
 	var rr rerankFlags
@@ -79,86 +83,123 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	t.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { t.set[f.Name] = true })
 	if fs.NArg() > 0 {
 		return usagef("sweep: unexpected argument %q (seeds go in --seed)", fs.Arg(0))
 	}
-	if set["queries"] {
-		return metricSweepCmd(ctx, env, fs, &q, &rf, &rr, set, *param, *values, *from, *to, *steps, *queries, *qrelsFile, *kList, *format)
+	if t.set["queries"] {
+		return metricSweepCmd(ctx, env, fs, &t.q, &rf, &rr, t.set, *param, t.values, t.from, t.to, t.steps, *queries, *qrelsFile, *kList, t.format)
 	}
 	for _, f := range []string{"qrels", "k", "retriever", "rerank"} {
-		if set[f] {
+		if t.set[f] {
 			return usagef("sweep: --%s applies to a metric sweep: give --queries FILE", f)
 		}
 	}
 	if err := refuseUnlisted(fs, "sweep", "a sweep without --queries varies Activation Energy's thresholds", []string{activation.Name}); err != nil {
 		return err
 	}
-	if !q.hasSeeds() {
-		return usagef("sweep: at least one --seed is required")
-	}
-	if *param == "" {
-		return usagef("sweep: --param is required (min-activation, max-branches, tag-sim-floor or max-depth)")
-	}
-	p, err := sweep.ParseParam(*param)
+	p, err := t.check(*param)
 	if err != nil {
-		return usagef("sweep: --param: %v", err)
+		return err
 	}
-	if *maxPoints < 1 {
-		return usagef("sweep: --max-points must be at least 1, got %d", *maxPoints)
+	vals, err := t.grid(p)
+	if err != nil {
+		return err
 	}
-	if *budget < 0 {
-		return usagef("sweep: --budget must not be negative, got %v", *budget)
+	return t.run(ctx, env, p, vals)
+}
+
+// thresholdSweep is a sweep of one of Activation Energy's thresholds
+// (without --queries): its flags, as runSweep parsed them.
+type thresholdSweep struct {
+	q                queryFlags
+	values, format   string
+	from, to         float64
+	steps, maxPoints int
+	budget           time.Duration
+	set              map[string]bool // the flags given
+}
+
+// check refuses a threshold sweep's flags that cannot go together and
+// returns the parameter.
+func (t *thresholdSweep) check(param string) (sweep.Param, error) {
+	if !t.q.hasSeeds() {
+		return "", usagef("sweep: at least one --seed is required")
 	}
-	if *format != "text" && *format != "json" && *format != "csv" {
-		return usagef("sweep: unknown --format %q (want text, json or csv)", *format)
+	if param == "" {
+		return "", usagef("sweep: --param is required (min-activation, max-branches, tag-sim-floor or max-depth)")
+	}
+	p, err := sweep.ParseParam(param)
+	if err != nil {
+		return "", usagef("sweep: --param: %v", err)
+	}
+	if t.maxPoints < 1 {
+		return "", usagef("sweep: --max-points must be at least 1, got %d", t.maxPoints)
+	}
+	if t.budget < 0 {
+		return "", usagef("sweep: --budget must not be negative, got %v", t.budget)
+	}
+	if t.format != "text" && t.format != "json" && t.format != "csv" {
+		return "", usagef("sweep: unknown --format %q (want text, json or csv)", t.format)
 	}
 	// The thresholds as given first: a value of --values is checked with
 	// them (sweep.Param.Set), and must not take the blame for theirs.
-	if err := q.checkThresholds(); err != nil {
-		return err
+	if err := t.q.checkThresholds(); err != nil {
+		return "", err
 	}
-	var vals []float64
-	if set["values"] {
-		if set["from"] || set["to"] || set["steps"] {
-			return usagef("sweep: give --values or --from/--to/--steps, not both")
-		}
-		items, err := listItems(*values, "value")
+	if t.set["values"] && (t.set["from"] || t.set["to"] || t.set["steps"]) {
+		return "", usagef("sweep: give --values or --from/--to/--steps, not both")
+	}
+	return p, nil
+}
+
+// grid is the values asked: --values, or --from/--to/--steps over the
+// parameter's default range (sweep.DefaultRange), each valid for p.
+func (t *thresholdSweep) grid(p sweep.Param) ([]float64, error) {
+	if t.set["values"] {
+		items, err := listItems(t.values, "value")
 		if err != nil {
-			return usagef("sweep: --values: %v", err)
+			return nil, usagef("sweep: --values: %v", err)
 		}
+		var vals []float64
 		for i, f := range items {
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil {
-				return usagef("sweep: --values: item %d, %q, is not a number", i+1, f)
+				return nil, usagef("sweep: --values: item %d, %q, is not a number", i+1, f)
 			}
-			if _, err := p.Set(q.cfg, v); err != nil {
-				return usagef("sweep: --values: item %d: %v", i+1, err)
+			if _, err := p.Set(t.q.cfg, v); err != nil {
+				return nil, usagef("sweep: --values: item %d: %v", i+1, err)
 			}
 			vals = append(vals, v)
 		}
-	} else {
-		lo, hi, n := sweep.DefaultRange(p)
-		if set["from"] {
-			lo = *from
-		}
-		if set["to"] {
-			hi = *to
-		}
-		if set["steps"] {
-			n = *steps
-		}
-		if vals, err = sweep.Grid(p, lo, hi, n); err != nil {
-			return usagef("sweep: %v", err)
-		}
-		for _, v := range vals {
-			if _, err := p.Set(q.cfg, v); err != nil {
-				return usagef("sweep: --from/--to: %v", err)
-			}
+		return vals, nil
+	}
+	lo, hi, n := sweep.DefaultRange(p)
+	if t.set["from"] {
+		lo = t.from
+	}
+	if t.set["to"] {
+		hi = t.to
+	}
+	if t.set["steps"] {
+		n = t.steps
+	}
+	vals, err := sweep.Grid(p, lo, hi, n)
+	if err != nil {
+		return nil, usagef("sweep: %v", err)
+	}
+	for _, v := range vals {
+		if _, err := p.Set(t.q.cfg, v); err != nil {
+			return nil, usagef("sweep: --from/--to: %v", err)
 		}
 	}
-	source, err := q.open(ctx, env)
+	return vals, nil
+}
+
+// run opens the source, sweeps p over vals and prints the sweep.
+func (t *thresholdSweep) run(ctx context.Context, env Env, p sweep.Param, vals []float64) error {
+	source, err := t.q.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -166,13 +207,16 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	// On Neo4j a snapshot: each frontier node's relationships are read
 	// once, and every other run replays them (docs/ALGORITHM.md,
 	// "Replaying from a snapshot"), so no point sends a query of its own.
-	backend, err := q.cliBackend(ctx, env, source, true)
+	backend, err := t.q.cliBackend(ctx, env, source, true)
 	if err != nil {
 		return err
 	}
+	if _, inMemory := source.(*inmem.Graph); inMemory {
+		defer holdHeapToLoad()()
+	}
 	s, err := sweep.Run(ctx, sweep.Config{
-		Backend: backend, Params: q.cfg, Options: q.opts, Seeds: q.seeds, Tags: splitTags(q.tags),
-		Param: p, Values: vals, Breakpoints: !set["values"], MaxPoints: *maxPoints, Budget: *budget,
+		Backend: backend, Params: t.q.cfg, Options: t.q.opts, Seeds: t.q.seeds, Tags: splitTags(t.q.tags),
+		Param: p, Values: vals, Breakpoints: !t.set["values"], MaxPoints: t.maxPoints, Budget: t.budget,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -180,7 +224,7 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 		}
 		return usageError{"sweep: " + err.Error()}
 	}
-	if err := writeSweep(ctx, env.Stdout, s, *format); err != nil {
+	if err := writeSweep(ctx, env.Stdout, s, t.format); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -195,6 +239,34 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 		return fmt.Errorf("sweep: seed %s ended in error at %s %v%s: %s", render.DisplayID(f.SeedID), p, f.Value, more, textsafe.Escape(f.Error))
 	}
 	return nil
+}
+
+// sweepHeapFloor is the lowest soft memory limit holdHeapToLoad sets.
+const sweepHeapFloor = 64 << 20
+
+// holdHeapToLoad sets a soft memory limit (runtime/debug.SetMemoryLimit)
+// of what the process holds now, just after loading a graph file, or of
+// the collector's current goal when that is higher, and returns the
+// function that puts the limit back. A sweep's runs make garbage fast,
+// and by the collector's default rule (GOGC, the heap may double what is
+// live) its peak would grow with the runs in flight at each collection:
+// on the 1M-edge graph 350–370 MB against the 240 MB that loading the
+// graph took (docs/PERFORMANCE.md). Under the limit the collector runs
+// sooner instead, so the sweep stays within what the load already needed.
+// It is soft: when the live heap needs more, the heap grows past it and
+// the collector spends at most half the CPU trying (the runtime's cap),
+// and a lower GOMEMLIMIT is kept. It is never below sweepHeapFloor, so
+// that a sweep on a small graph is not made to collect all the time.
+func holdHeapToLoad() func() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	limit := max(ms.HeapSys-ms.HeapReleased, ms.NextGC, sweepHeapFloor)
+	old := debug.SetMemoryLimit(-1)
+	if limit > math.MaxInt64 || int64(limit) >= old {
+		return func() {}
+	}
+	debug.SetMemoryLimit(int64(limit))
+	return func() { debug.SetMemoryLimit(old) }
 }
 
 // writeSweep prints s; JSON lines stream point by point (Sweep.Replay).

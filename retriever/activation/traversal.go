@@ -74,8 +74,29 @@ func buildFrontierInputs(frontier []frontierNode) []FrontierInput {
 	return in
 }
 
-// groupByParent groups candidates by parent id, keeping their order.
+// groupByParent groups candidates by parent id, keeping their order. The
+// groups share cands's array when each parent's candidates are contiguous
+// (as every expander lists them), so no candidate is copied; callers
+// only read them.
 func groupByParent(cands []Candidate) map[string][]Candidate {
+	out := make(map[string][]Candidate)
+	for i := 0; i < len(cands); {
+		j := i + 1
+		for j < len(cands) && cands[j].ParentID == cands[i].ParentID {
+			j++
+		}
+		if _, again := out[cands[i].ParentID]; again {
+			return groupByParentCopy(cands)
+		}
+		out[cands[i].ParentID] = cands[i:j:j]
+		i = j
+	}
+	return out
+}
+
+// groupByParentCopy is groupByParent for candidates whose parents
+// interleave.
+func groupByParentCopy(cands []Candidate) map[string][]Candidate {
 	out := make(map[string][]Candidate)
 	for _, c := range cands {
 		out[c.ParentID] = append(out[c.ParentID], c)
@@ -87,7 +108,7 @@ func groupByParent(cands []Candidate) map[string][]Candidate {
 // then parent id, then neighbour id. Parallel edges that tie on all three
 // are ordered by EdgeKey, so the edge a kept hop records does not depend on
 // the order a connector's storage returned them in.
-func claimOrder(a, b Candidate) int {
+func claimOrder(a, b *Candidate) int {
 	if c := cmp.Compare(b.TransferEnergy, a.TransferEnergy); c != 0 {
 		return c
 	}
@@ -109,21 +130,40 @@ func claimOrder(a, b Candidate) int {
 // node kept nothing exact: below threshold (with its best near miss), all
 // neighbours visited (docs/ALGORITHM.md rule 6).
 func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesByParent map[string][]Candidate, x Expansion) frontierUpdate {
-	var all []Candidate
+	n := 0
 	for _, f := range frontier {
-		for _, c := range candidatesByParent[f.NodeID] {
-			if _, seen := s.visited[c.NeighborNode.ID]; !seen {
-				all = append(all, c)
+		n += len(candidatesByParent[f.NodeID])
+	}
+	all := make([]*Candidate, 0, n)
+	for _, f := range frontier {
+		cs := candidatesByParent[f.NodeID]
+		for i := range cs {
+			if _, seen := s.visited[cs[i].NeighborNode.ID]; !seen {
+				all = append(all, &cs[i])
 			}
 		}
 	}
-	slices.SortStableFunc(all, claimOrder)
+	// Stable in claimOrder: the positions sorted, ties by position, so
+	// that no 256-byte candidate is moved (a stable sort of the
+	// candidates themselves took half of a sweep's CPU at 10^6 edges,
+	// docs/PERFORMANCE.md).
+	order := make([]int32, len(all))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		return cmp.Or(claimOrder(all[a], all[b]), cmp.Compare(a, b))
+	})
 
 	var up frontierUpdate
-	claimedBy := make(map[string]string)
-	kept := make(map[string][]Candidate)
-	had := make(map[string]bool)
-	for _, c := range all {
+	if len(all) > 0 {
+		up.Outcomes = make([]Outcome, 0, len(all))
+	}
+	claimedBy := make(map[string]string, len(all))
+	kept := make(map[string][]Candidate, len(frontier))
+	had := make(map[string]bool, len(frontier))
+	for _, k := range order {
+		c := *all[k]
 		had[c.ParentID] = true
 		o := Outcome{Candidate: c}
 		switch winner, taken := claimedBy[c.NeighborNode.ID]; {

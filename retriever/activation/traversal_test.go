@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -242,5 +243,26 @@ func TestEdgeKey(t *testing.T) {
 	n2 := graph.Edge{Properties: map[string]any{"weight": math.NaN(), "note": "y"}}
 	if EdgeKey(n1) == EdgeKey(n2) || EdgeKey(n1) != `{"note":"x","weight":NaN}` {
 		t.Errorf("NaN keys %q and %q", EdgeKey(n1), EdgeKey(n2))
+	}
+}
+
+// TestGroupByParentKeepsOrder: contiguous parents (A A B) and interleaved
+// ones (A B A, the copying path) both group each parent's candidates in
+// their input order: A → [X, Y], B → [Z].
+func TestGroupByParentKeepsOrder(t *testing.T) {
+	for _, in := range [][]Candidate{
+		{cand("A", "X", 0.3), cand("A", "Y", 0.2), cand("B", "Z", 0.1)},
+		{cand("A", "X", 0.3), cand("B", "Z", 0.1), cand("A", "Y", 0.2)},
+	} {
+		g := groupByParent(in)
+		var got []string
+		for _, p := range []string{"A", "B"} {
+			for _, c := range g[p] {
+				got = append(got, p+"→"+c.NeighborNode.ID)
+			}
+		}
+		if len(g) != 2 || strings.Join(got, " ") != "A→X A→Y B→Z" {
+			t.Errorf("groups of %d parents: %v, want A→X A→Y B→Z", len(g), got)
+		}
 	}
 }

@@ -2,9 +2,7 @@ package sweep
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"hash/fnv"
 	"math"
 	"slices"
 	"sync"
@@ -49,17 +47,8 @@ func newStep(v, next float64, res activation.Result) *step {
 // every value: docs/ALGORITHM.md rule 4), so their other properties need
 // not be hashed. Two results with the same fingerprint print alike.
 func fingerprint(r activation.Result) [16]byte {
-	h := fnv.New128a()
-	var buf [8]byte
-	str := func(s string) {
-		binary.LittleEndian.PutUint64(buf[:], uint64(len(s)))
-		h.Write(buf[:])
-		h.Write([]byte(s))
-	}
-	num := func(u uint64) {
-		binary.LittleEndian.PutUint64(buf[:], u)
-		h.Write(buf[:])
-	}
+	h := newHash128()
+	str, num := h.str, h.num
 	str(string(r.TerminatedReason))
 	str(r.Error)
 	num(uint64(r.MaxDepthReached))
@@ -81,9 +70,7 @@ func fingerprint(r activation.Result) [16]byte {
 			num(math.Float64bits(s.TransferEnergy))
 		}
 	}
-	var out [16]byte
-	h.Sum(out[:0])
-	return out
+	return h.sum()
 }
 
 // A sweep reads the graph through one memo per seed (memoBackend): its
@@ -93,8 +80,8 @@ func fingerprint(r activation.Result) [16]byte {
 // cost on the memory engine.
 
 // exploreOne runs seed alone at value v of cfg.Param, untraced, and returns
-// its result and the smallest transfer energy among the candidates of its
-// levels (+Inf when there were none).
+// its result and next: the lowest MIN_ACTIVATION above v at which the run
+// can decide otherwise (+Inf when there is none; changeAt).
 func exploreOne(ctx context.Context, cfg Config, backend activation.Backend, tags []string, seed retriever.Seed, v float64) (activation.Result, float64, error) {
 	ps, err := cfg.Param.Set(cfg.Params, v)
 	if err != nil {
@@ -113,9 +100,7 @@ func exploreOne(ctx context.Context, cfg Config, backend activation.Backend, tag
 	for ev := range ch {
 		switch ev.Kind {
 		case activation.EventLevel:
-			for _, o := range ev.Level.Outcomes {
-				next = min(next, o.Candidate.TransferEnergy)
-			}
+			next = min(next, changeAt(ev.Level.Outcomes))
 		case activation.EventResult:
 			res = *ev.Result
 		}
@@ -127,6 +112,48 @@ func exploreOne(ctx context.Context, cfg Config, backend activation.Backend, tag
 		return res, 0, context.Canceled
 	}
 	return res, next, nil
+}
+
+// changeAt is the lowest MIN_ACTIVATION at which a level's candidates
+// (outcomes) decide otherwise, +Inf when none does: raising MIN_ACTIVATION
+// to m drops the candidates with T ≤ m (docs/ALGORITHM.md rule 3), and
+// dropping a losing candidate (claimed, or over its parent's MAX_BRANCHES)
+// changes no other candidate's fate (rule 4: it claimed nothing and took no
+// branch), so the level, and every level after it, stays as it was. Two
+// drops change something: a kept candidate's (the lowest kept T), and the
+// last candidate of a parent that kept nothing (its path then ends with no
+// candidates instead of all claimed: rule 6; the highest T among that
+// parent's candidates). Below the lower of the two the run's result is the
+// same, so a sweep's step reaches that far, not merely to the lowest T of
+// any candidate: most candidates lose, and each skipped one is a run saved.
+func changeAt(outcomes []activation.Outcome) float64 {
+	at := math.Inf(1)
+	type parent struct {
+		kept bool
+		top  float64
+	}
+	var parents map[string]parent
+	for _, o := range outcomes {
+		t := o.Candidate.TransferEnergy
+		if o.Fate == activation.FateKept {
+			at = min(at, t)
+		}
+		if parents == nil {
+			parents = map[string]parent{}
+		}
+		p, ok := parents[o.Candidate.ParentID]
+		if !ok || p.top < t {
+			p.top = t
+		}
+		p.kept = p.kept || o.Fate == activation.FateKept
+		parents[o.Candidate.ParentID] = p
+	}
+	for _, p := range parents {
+		if !p.kept {
+			at = min(at, p.top)
+		}
+	}
+	return at
 }
 
 // explore runs seed si at v and keeps the step.

@@ -2,8 +2,7 @@ package sweep
 
 import (
 	"context"
-	"encoding/binary"
-	"hash/fnv"
+	"hash/maphash"
 	"math"
 	"sync"
 
@@ -51,16 +50,8 @@ func newMemo() *memo {
 // excepted. The visited set is hashed without sorting it: the sum of each
 // id's hash, which does not depend on the map's order.
 func levelKey(req activation.ExpandRequest) [16]byte {
-	h := fnv.New128a()
-	var buf [8]byte
-	num := func(u uint64) {
-		binary.LittleEndian.PutUint64(buf[:], u)
-		h.Write(buf[:])
-	}
-	str := func(s string) {
-		num(uint64(len(s)))
-		h.Write([]byte(s))
-	}
+	h := newHash128()
+	str, num := h.str, h.num
 	num(uint64(len(req.Frontier)))
 	for _, f := range req.Frontier {
 		str(f.NodeID)
@@ -68,9 +59,7 @@ func levelKey(req activation.ExpandRequest) [16]byte {
 	}
 	var sumA, sumB uint64
 	for id := range req.Visited {
-		a := fnv.New64a()
-		a.Write([]byte(id))
-		x := a.Sum64()
+		x := maphash.String(hashSeedA, id)
 		sumA += x
 		sumB += x*0x9e3779b97f4a7c15 + uint64(len(id))
 	}
@@ -82,9 +71,7 @@ func levelKey(req activation.ExpandRequest) [16]byte {
 		str(t)
 	}
 	num(math.Float64bits(req.TagSimFloor))
-	var out [16]byte
-	h.Sum(out[:0])
-	return out
+	return h.sum()
 }
 
 // memoBackend opens expanders that read through m. They are plain

@@ -35,7 +35,8 @@ type Config struct {
 	// adds at most one point); 0 means DefaultMaxPoints.
 	MaxPoints int
 	// Budget caps the time spent looking for breakpoints, counted from the
-	// end of the values asked; 0 means none.
+	// end of the values asked; 0 means none. It does not stop the search
+	// before the decade around the current value is exact (Decade).
 	Budget time.Duration
 	// Progress, when set, receives a snapshot of the sweep so far: after
 	// the current value, after each value asked and after each stretch of
@@ -50,8 +51,15 @@ type Config struct {
 // DefaultBudget is the time `memoria sweep` spends looking for
 // breakpoints unless --budget says otherwise: enough to make the default
 // range exact on the 1M-edge benchmark graph (docs/PERFORMANCE.md), short
-// enough that the command stays interactive on any graph.
+// enough that the command stays interactive on any graph; the decade
+// around the current value is made exact whatever it is (Decade).
 const DefaultBudget = 1500 * time.Millisecond
+
+// Decade is how far around the current value (a factor on each side) a
+// MIN_ACTIVATION sweep with breakpoints is always made exact, within the
+// range, whatever its Budget: [current/10, current×10]. Only MaxPoints
+// stops the search before that; the budget then counts on beyond it.
+const Decade = 10
 
 // DefaultMaxPoints is the default cap on the explorations a sweep spends
 // on breakpoints.
@@ -123,14 +131,17 @@ func (s *Sweep) ExactTo() float64 { return min(s.ExactUntil, s.To) }
 // Run sweeps: it explores every seed at the current value and at each value
 // asked, then (MIN_ACTIVATION with Breakpoints) adds the breakpoints,
 // nearest the current value first and outward in both directions, until
-// the range is exact or MaxPoints or Budget is spent; the returned Sweep
-// says which part is exact.
+// the range is exact or MaxPoints or Budget is spent (Budget only once
+// [current/Decade, current×Decade] is exact); the returned Sweep says
+// which part is exact.
 //
 // A seed is explored on its own, and a point never explores a seed whose
-// result it already knows: a run of the seed at u saw candidates whose
-// smallest T is next (all above u). A candidate is kept only if T >
-// MIN_ACTIVATION (docs/ALGORITHM.md rule 3), so at any v with u ≤ v < next
-// the run decides exactly as at u, and its result is the one at u. So the
+// result it already knows: a run of the seed at u saw candidates (all
+// above u), and next is the lowest T among them whose dropping changes
+// the run (changeAt: a kept candidate's, or a parent's last when it kept
+// nothing). A candidate is kept only if T > MIN_ACTIVATION
+// (docs/ALGORITHM.md rule 3), so at any v with u ≤ v < next the run drops
+// only losers, decides as at u, and its result is the one at u. So the
 // seed's result is a step function of MIN_ACTIVATION whose steps are found
 // one exploration each by following next upward: exploring from a value x
 // and following next until it passes y gives every value in [x, y] where
@@ -173,9 +184,11 @@ type engine struct {
 	workers int
 	start   time.Time
 
-	// The breakpoint budget.
+	// The breakpoint budget. The deadline applies once the decade
+	// around the current value is exact (timed).
 	left     int
 	deadline time.Time
+	timed    bool
 
 	// The exact part: [lo, min(reach)).
 	lo, hi   float64
@@ -304,7 +317,10 @@ func (e *engine) breakpoints(ctx context.Context) error {
 		from = math.SmallestNonzeroFloat64 // a log stretch needs a positive floor; below it only 0 is left
 	}
 	widthUp, widthDown := math.Ln10/8, math.Ln10/8
+	floorLo, floorHi := max(e.asked[0], anchor/Decade), min(to, anchor*Decade)
 	for !(e.lo <= e.asked[0] && e.hi > to) {
+		// Set before the stretch's goroutines start, read by spend.
+		e.timed = e.lo <= floorLo && e.hi > floorHi
 		down := e.lo > e.asked[0] && (e.hi > to || math.Log(anchor/e.lo) <= math.Log(e.hi/anchor))
 		var (
 			most int
@@ -414,12 +430,13 @@ func (e *engine) chain(ctx context.Context, si int, v float64, done func(float64
 	return v, n, nil
 }
 
-// spend takes one exploration from the budget; false when it is spent.
+// spend takes one exploration from the budget; false when it is spent
+// (the time only once the decade around the current value is exact).
 // Called from the seeds' goroutines: the count is shared under a lock.
 func (e *engine) spend() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.left <= 0 || (!e.deadline.IsZero() && time.Now().After(e.deadline)) {
+	if e.left <= 0 || (e.timed && !e.deadline.IsZero() && time.Now().After(e.deadline)) {
 		return false
 	}
 	e.left--
