@@ -99,6 +99,17 @@ func (h Head) NodeKey(name string) bool {
 	return false
 }
 
+// EdgeKey reports whether the head declares an edge property of this
+// name.
+func (h Head) EdgeKey(name string) bool {
+	for _, k := range h.Keys {
+		if (k.For == "edge" || k.For == "all") && k.prop() == name {
+			return true
+		}
+	}
+	return false
+}
+
 // EdgeTypes reports whether the edges carry a type (an edge key `label`
 // without a <desc>, APOC's and memoria's GraphML).
 func (h Head) EdgeTypes() bool {

@@ -59,7 +59,10 @@ func (f *schemaFlags) setFlag(name string) bool {
 // clusters or source_id reads as lightrag, said on stderr. The lightrag
 // preset on a file whose edges carry no type (NetworkX's) traverses every
 // edge (RELATES) and keeps every node (GraphML has no label base), unless
-// --traverse-types or --node-label says otherwise.
+// --traverse-types or --node-label says otherwise; a weight or tags key
+// the file does not declare (nano-graphrag has no keywords) is a graph
+// without weights (each weighs the preset's 1) or tags, unless
+// --weight-property or --tags-property names it.
 func (s *sourceFlags) graphMLSchema(env Env, schema graph.Schema, head graphml.Head) (graph.Schema, error) {
 	if !s.schema.given() {
 		why := ""
@@ -83,6 +86,14 @@ func (s *sourceFlags) graphMLSchema(env Env, schema graph.Schema, head graphml.H
 		}
 		if !s.schema.setFlag("node-label") {
 			schema.NodeLabel = ""
+		}
+		// A key the file does not declare (nano-graphrag has no
+		// keywords) is a graph without it, not a refusal.
+		if !head.EdgeKey(schema.TagsProperty) && !s.schema.setFlag("tags-property") {
+			schema.TagsProperty = ""
+		}
+		if !head.EdgeKey(schema.WeightProperty) && !s.schema.setFlag("weight-property") {
+			schema.WeightProperty = ""
 		}
 	}
 	return schema, nil
