@@ -353,4 +353,3 @@ func TestMemoriaLists(t *testing.T) {
 		t.Errorf("another's: %#v", g.Nodes[0].Properties["v"])
 	}
 }
-
