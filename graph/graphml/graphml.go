@@ -387,6 +387,8 @@ func eofIn(err error, rd *reader, what string) error {
 // end; child elements are refused.
 func (rd *reader) text() (string, error) {
 	var b []byte
+	var one string // the text when it is one token (the usual case): no copy into b
+	n := 0
 	for {
 		t, err := rd.token()
 		if err != nil {
@@ -394,8 +396,18 @@ func (rd *reader) text() (string, error) {
 		}
 		switch x := t.(type) {
 		case xml.CharData:
-			b = append(b, x...)
+			if n++; n == 1 {
+				one = string(x)
+			} else {
+				if n == 2 {
+					b = append(b, one...)
+				}
+				b = append(b, x...)
+			}
 		case xml.EndElement:
+			if n <= 1 {
+				return one, nil
+			}
 			return string(b), nil
 		case xml.StartElement:
 			return "", rd.errorf("<%s> inside a value, which holds text only", x.Name.Local)
@@ -499,7 +511,7 @@ func (rd *reader) node(se xml.StartElement) (apoc.Node, error) {
 	if rd.fillID {
 		n.Properties[rd.opt.IDProperty] = id
 	}
-	err := rd.data("node", "<node id="+strconv.Quote(id)+">", func(k Key, v any) {
+	err := rd.data("node", func() string { return "<node id=" + strconv.Quote(id) + ">" }, func(k Key, v any) {
 		if k.Name == "labels" && k.Desc == "" {
 			if s, ok := v.(string); ok {
 				n.Labels = splitLabels(s)
@@ -515,9 +527,9 @@ func (rd *reader) node(se xml.StartElement) (apoc.Node, error) {
 func (rd *reader) edge(se xml.StartElement) (apoc.Relationship, error) {
 	src, okS := attr(se, "source")
 	dst, okT := attr(se, "target")
-	what := fmt.Sprintf("<edge source=%s target=%s>", strconv.Quote(src), strconv.Quote(dst))
+	what := func() string { return fmt.Sprintf("<edge source=%s target=%s>", strconv.Quote(src), strconv.Quote(dst)) }
 	if !okS || !okT {
-		return apoc.Relationship{}, rd.errorf("%s lacks its source or target", what)
+		return apoc.Relationship{}, rd.errorf("%s lacks its source or target", what())
 	}
 	r := apoc.Relationship{InternalID: "e" + strconv.Itoa(rd.edges), Type: graph.Relates, Start: src, End: dst, Properties: map[string]any{}}
 	rd.edges++
@@ -535,11 +547,11 @@ func (rd *reader) edge(se xml.StartElement) (apoc.Relationship, error) {
 
 // data reads the children of a node or edge: its <data>, typed by their
 // keys, handed to put.
-func (rd *reader) data(domain, what string, put func(Key, any)) error {
+func (rd *reader) data(domain string, what func() string, put func(Key, any)) error {
 	for {
 		t, err := rd.token()
 		if err != nil {
-			return eofIn(err, rd, what)
+			return eofIn(err, rd, what())
 		}
 		switch x := t.(type) {
 		case xml.EndElement:
@@ -551,7 +563,7 @@ func (rd *reader) data(domain, what string, put func(Key, any)) error {
 					return err
 				}
 			case "graph":
-				return rd.errorf("a nested <graph> in %s: memoria reads flat graphs", what)
+				return rd.errorf("a nested <graph> in %s: memoria reads flat graphs", what())
 			default: // <desc>, <port>, another namespace's element
 				if err := rd.skip(); err != nil {
 					return err
@@ -562,15 +574,15 @@ func (rd *reader) data(domain, what string, put func(Key, any)) error {
 }
 
 // datum reads one <data>.
-func (rd *reader) datum(x xml.StartElement, domain, what string, put func(Key, any)) error {
+func (rd *reader) datum(x xml.StartElement, domain string, what func() string, put func(Key, any)) error {
 	line := rd.line()
 	id, _ := attr(x, "key")
 	k, ok := rd.keys[id]
 	if !ok {
-		return &apoc.ParseError{Line: line, Msg: fmt.Sprintf("%s: <data key=%s> names a key not declared", what, strconv.Quote(id))}
+		return &apoc.ParseError{Line: line, Msg: fmt.Sprintf("%s: <data key=%s> names a key not declared", what(), strconv.Quote(id))}
 	}
 	if k.For != domain && k.For != "all" {
-		return &apoc.ParseError{Line: line, Msg: fmt.Sprintf("%s: <data key=%s> names a key declared for %s", what, strconv.Quote(id), k.For)}
+		return &apoc.ParseError{Line: line, Msg: fmt.Sprintf("%s: <data key=%s> names a key declared for %s", what(), strconv.Quote(id), k.For)}
 	}
 	if k.Name == "" {
 		return rd.skip() // yEd's graphics and the like
@@ -581,7 +593,7 @@ func (rd *reader) datum(x xml.StartElement, domain, what string, put func(Key, a
 	}
 	v, err := rd.value(k, s)
 	if err != nil {
-		return &apoc.ParseError{Line: line, Msg: fmt.Sprintf("%s: <data key=%s> (%s, %s): %v", what, strconv.Quote(id), strconv.Quote(k.prop()), k.Type, err)}
+		return &apoc.ParseError{Line: line, Msg: fmt.Sprintf("%s: <data key=%s> (%s, %s): %v", what(), strconv.Quote(id), strconv.Quote(k.prop()), k.Type, err)}
 	}
 	put(k, v)
 	return nil
