@@ -527,7 +527,9 @@ func (rd *reader) node(se xml.StartElement) (apoc.Node, error) {
 func (rd *reader) edge(se xml.StartElement) (apoc.Relationship, error) {
 	src, okS := attr(se, "source")
 	dst, okT := attr(se, "target")
-	what := func() string { return fmt.Sprintf("<edge source=%s target=%s>", strconv.Quote(src), strconv.Quote(dst)) }
+	what := func() string {
+		return fmt.Sprintf("<edge source=%s target=%s>", strconv.Quote(src), strconv.Quote(dst))
+	}
 	if !okS || !okT {
 		return apoc.Relationship{}, rd.errorf("%s lacks its source or target", what())
 	}
