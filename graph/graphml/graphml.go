@@ -25,7 +25,9 @@
 //     or undirected) changes nothing of that, as memoria's retrievers walk
 //     RELATES both ways. Its type is its `label` data when the file declares
 //     an edge key `label` without a <desc> (APOC's and memoria's GraphML),
-//     else RELATES. Its internal id is "e" and its place in the file.
+//     else RELATES. Its internal id is its place among the edges, from 0
+//     (decimal, as APOC numbers relationships, which the checker and the
+//     engine store without a map).
 //   - The node key `labels` without a <desc> (":A:B", APOC's and memoria's)
 //     is the node's labels.
 //   - In a document memoria wrote (its <desc> starts "memoria"), a string
@@ -511,7 +513,7 @@ func (rd *reader) node(se xml.StartElement) (apoc.Node, error) {
 	if rd.fillID {
 		n.Properties[rd.opt.IDProperty] = id
 	}
-	err := rd.data("node", func() string { return "<node id=" + strconv.Quote(id) + ">" }, func(k Key, v any) {
+	err := rd.data("node", elemName{id: id}, func(k Key, v any) {
 		if k.Name == "labels" && k.Desc == "" {
 			if s, ok := v.(string); ok {
 				n.Labels = splitLabels(s)
@@ -527,13 +529,11 @@ func (rd *reader) node(se xml.StartElement) (apoc.Node, error) {
 func (rd *reader) edge(se xml.StartElement) (apoc.Relationship, error) {
 	src, okS := attr(se, "source")
 	dst, okT := attr(se, "target")
-	what := func() string {
-		return fmt.Sprintf("<edge source=%s target=%s>", strconv.Quote(src), strconv.Quote(dst))
-	}
+	what := elemName{edge: true, id: src, target: dst}
 	if !okS || !okT {
-		return apoc.Relationship{}, rd.errorf("%s lacks its source or target", what())
+		return apoc.Relationship{}, rd.errorf("%s lacks its source or target", what.what())
 	}
-	r := apoc.Relationship{InternalID: "e" + strconv.Itoa(rd.edges), Type: graph.Relates, Start: src, End: dst, Properties: map[string]any{}}
+	r := apoc.Relationship{InternalID: strconv.Itoa(rd.edges), Type: graph.Relates, Start: src, End: dst, Properties: map[string]any{}}
 	rd.edges++
 	err := rd.data("edge", what, func(k Key, v any) {
 		if k.Name == "label" && k.Desc == "" {
@@ -547,13 +547,26 @@ func (rd *reader) edge(se xml.StartElement) (apoc.Relationship, error) {
 	return r, err
 }
 
+// elemName names a node or an edge in a refusal, built only then.
+type elemName struct {
+	edge       bool
+	id, target string // a node's id; an edge's source and target
+}
+
+func (e elemName) what() string {
+	if e.edge {
+		return fmt.Sprintf("<edge source=%s target=%s>", strconv.Quote(e.id), strconv.Quote(e.target))
+	}
+	return "<node id=" + strconv.Quote(e.id) + ">"
+}
+
 // data reads the children of a node or edge: its <data>, typed by their
 // keys, handed to put.
-func (rd *reader) data(domain string, what func() string, put func(Key, any)) error {
+func (rd *reader) data(domain string, what elemName, put func(Key, any)) error {
 	for {
 		t, err := rd.token()
 		if err != nil {
-			return eofIn(err, rd, what())
+			return eofIn(err, rd, what.what())
 		}
 		switch x := t.(type) {
 		case xml.EndElement:
@@ -565,7 +578,7 @@ func (rd *reader) data(domain string, what func() string, put func(Key, any)) er
 					return err
 				}
 			case "graph":
-				return rd.errorf("a nested <graph> in %s: memoria reads flat graphs", what())
+				return rd.errorf("a nested <graph> in %s: memoria reads flat graphs", what.what())
 			default: // <desc>, <port>, another namespace's element
 				if err := rd.skip(); err != nil {
 					return err
@@ -576,15 +589,15 @@ func (rd *reader) data(domain string, what func() string, put func(Key, any)) er
 }
 
 // datum reads one <data>.
-func (rd *reader) datum(x xml.StartElement, domain string, what func() string, put func(Key, any)) error {
+func (rd *reader) datum(x xml.StartElement, domain string, what elemName, put func(Key, any)) error {
 	line := rd.line()
 	id, _ := attr(x, "key")
 	k, ok := rd.keys[id]
 	if !ok {
-		return &apoc.ParseError{Line: line, Msg: fmt.Sprintf("%s: <data key=%s> names a key not declared", what(), strconv.Quote(id))}
+		return &apoc.ParseError{Line: line, Msg: fmt.Sprintf("%s: <data key=%s> names a key not declared", what.what(), strconv.Quote(id))}
 	}
 	if k.For != domain && k.For != "all" {
-		return &apoc.ParseError{Line: line, Msg: fmt.Sprintf("%s: <data key=%s> names a key declared for %s", what(), strconv.Quote(id), k.For)}
+		return &apoc.ParseError{Line: line, Msg: fmt.Sprintf("%s: <data key=%s> names a key declared for %s", what.what(), strconv.Quote(id), k.For)}
 	}
 	if k.Name == "" {
 		return rd.skip() // yEd's graphics and the like
@@ -595,7 +608,7 @@ func (rd *reader) datum(x xml.StartElement, domain string, what func() string, p
 	}
 	v, err := rd.value(k, s)
 	if err != nil {
-		return &apoc.ParseError{Line: line, Msg: fmt.Sprintf("%s: <data key=%s> (%s, %s): %v", what(), strconv.Quote(id), strconv.Quote(k.prop()), k.Type, err)}
+		return &apoc.ParseError{Line: line, Msg: fmt.Sprintf("%s: <data key=%s> (%s, %s): %v", what.what(), strconv.Quote(id), strconv.Quote(k.prop()), k.Type, err)}
 	}
 	put(k, v)
 	return nil

@@ -97,7 +97,7 @@ func TestLightRAGFile(t *testing.T) {
 	}
 	for i, we := range want.Graph.Edges {
 		r := g.Rels[i]
-		if r.Start != we.Source || r.End != we.Target || r.Type != "RELATES" || r.InternalID != "e"+strconv.Itoa(i) {
+		if r.Start != we.Source || r.End != we.Target || r.Type != "RELATES" || r.InternalID != strconv.Itoa(i) {
 			t.Errorf("edge %d: %+v, want %q -> %q", i, r, we.Source, we.Target)
 		}
 		for _, d := range we.Data {
@@ -209,7 +209,7 @@ func TestRefusals(t *testing.T) {
 	t.Run("edge to an undeclared node", func(t *testing.T) {
 		refusal(t, keys+`<node id="a"/>
 <edge source="a" target="b"/>
-</graph></graphml>`, "line 6", `relationship e0 ends at unknown node b`)
+</graph></graphml>`, "line 6", `relationship 0 ends at unknown node b`)
 	})
 	t.Run("data with an undeclared key", func(t *testing.T) {
 		refusal(t, keys+`<node id="a">

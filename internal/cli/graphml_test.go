@@ -323,7 +323,7 @@ func TestGraphMLRefusedByCLI(t *testing.T) {
 	}
 	p = writeFile(t, "dangling.graphml", "<graphml><graph>\n<node id=\"a\"/>\n<edge source=\"a\" target=\"zz\"/></graph></graphml>")
 	code, out, errs = run(t, "export", "--graph", p)
-	if code != 1 || out != "" || !strings.Contains(errs, "dangling.graphml: line 3: relationship e0 ends at unknown node zz") {
+	if code != 1 || out != "" || !strings.Contains(errs, "dangling.graphml: line 3: relationship 0 ends at unknown node zz") {
 		t.Errorf("dangling edge: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	code, _, errs = run(t, "stats", "--weight-scale", "log")
