@@ -85,7 +85,12 @@ func BenchmarkGraphMLLoad1M(b *testing.B) {
 		b.Fatal(err)
 	}
 	f.Close()
+	apocSize := len(data)
 	data = nil
+	gmlInfo, err := os.Stat(gmlPath)
+	if err != nil {
+		b.Fatal(err)
+	}
 	s := graph.MemoriaSchema()
 	s.TagsSeparator = ","
 	loadAPOC := func() (*inmem.Graph, error) { return inmem.LoadFileProgress(apocPath, nil) }
@@ -125,4 +130,6 @@ func BenchmarkGraphMLLoad1M(b *testing.B) {
 	b.ReportMetric(float64(pa)/(1<<20), "apoc-peak-MB")
 	b.ReportMetric(float64(pg)/(1<<20), "graphml-peak-MB")
 	b.ReportMetric(float64(pg)/float64(pa), "mem-ratio")
+	b.ReportMetric(float64(apocSize)/1e6, "apoc-file-MB")
+	b.ReportMetric(float64(gmlInfo.Size())/1e6, "graphml-file-MB")
 }

@@ -331,3 +331,23 @@ func TestGraphMLRefusedByCLI(t *testing.T) {
 		t.Errorf("--weight-scale log: exit %d: %s", code, errs)
 	}
 }
+
+// TestWeightScaleKeepsStored: --weight-scale max changes the weight the
+// retrievers walk (TestGraphMLLightRAGRetrievers), not the property:
+// export still writes the edge "LOLLMS" - "PARISNEO" with its stored
+// weight 35.0 and "GPT4ALL" - "LOLLMZ" with 8.0, and stderr names the
+// divisor, 35.
+func TestWeightScaleKeepsStored(t *testing.T) {
+	code, out, errs := run(t, "export", "--graph", lightragGraphML, "--weight-scale", "max")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{`"weight":35.0},"start":{"id":"\"LOLLMS\""},"end":{"id":"\"PARISNEO\""}`, `"weight":8.0},"start":{"id":"\"GPT4ALL\""}`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("export lacks %s", want)
+		}
+	}
+	if !strings.Contains(errs, "every traversed weight divided by 35, the largest") {
+		t.Errorf("stderr: %s", errs)
+	}
+}
