@@ -436,91 +436,13 @@ func (rd *reader) skip() error {
 
 // body reads the graph's nodes and edges.
 func (rd *reader) body(onNode func(apoc.Node) error, onRel func(apoc.Relationship) error) error {
-	// The XML is read in one goroutine (produce) and checked and handed
-	// over in this one, in file order, batchSize elements at a time: the
-	// two halves of a load take about as long as each other's third, and
-	// a machine of two cores runs them side by side.
-	out := make(chan []item, 4)
-	free := make(chan []item, 6)
-	done := make(chan struct{})
-	var perr error
-	go func() {
-		perr = rd.produce(out, free, done)
-		close(out)
-	}()
-	var cerr error
-	stop := func(err error) {
-		cerr = err
-		close(done)
-	}
-	for batch := range out {
-		for i := 0; i < len(batch) && cerr == nil; i++ {
-			it := &batch[i]
-			if it.rel {
-				if rd.check.Rel(it.line, &it.r) && rd.check.OK() {
-					if err := onRel(it.r); err != nil {
-						stop(fmt.Errorf("line %d: %w", it.line, err))
-					}
-				}
-			} else if rd.check.Node(it.line, &it.n) && rd.check.OK() {
-				if err := onNode(it.n); err != nil {
-					stop(fmt.Errorf("line %d: %w", it.line, err))
-				}
-			}
-			if cerr == nil && rd.check.Full() {
-				stop(rd.check.Errors())
-			}
-		}
-		clear(batch)
-		select {
-		case free <- batch[:0]:
-		default:
-		}
-	}
-	if cerr != nil {
-		return cerr // it came before whatever stopped the reading
-	}
-	return perr
-}
-
-// batchSize is how many elements go from the reading goroutine to the
-// checking one at a time.
-const batchSize = 512
-
-// item is one node or edge read, with its line.
-type item struct {
-	line int
-	rel  bool
-	n    apoc.Node
-	r    apoc.Relationship
-}
-
-// produce reads the graph's nodes and edges into batches sent on out,
-// until the graph ends, a problem of the XML, or done.
-func (rd *reader) produce(out chan<- []item, free <-chan []item, done <-chan struct{}) error {
-	batch := make([]item, 0, batchSize)
-	send := func() bool {
-		select {
-		case out <- batch:
-		case <-done:
-			return false
-		}
-		select {
-		case batch = <-free:
-		default:
-			batch = make([]item, 0, batchSize)
-		}
-		return true
-	}
 	for {
 		t, err := rd.token()
 		if err != nil {
-			send()
 			return eofIn(err, rd, "<graph>")
 		}
 		switch x := t.(type) {
 		case xml.EndElement:
-			send()
 			return rd.rest()
 		case xml.StartElement:
 			line := rd.line()
@@ -528,28 +450,32 @@ func (rd *reader) produce(out chan<- []item, free <-chan []item, done <-chan str
 			case "node":
 				n, err := rd.node(x)
 				if err != nil {
-					send()
 					return err
 				}
-				batch = append(batch, item{line: line, n: n})
+				if rd.check.Node(line, &n) && rd.check.OK() {
+					if err := onNode(n); err != nil {
+						return fmt.Errorf("line %d: %w", line, err)
+					}
+				}
 			case "edge":
 				r, err := rd.edge(x)
 				if err != nil {
-					send()
 					return err
 				}
-				batch = append(batch, item{line: line, rel: true, r: r})
+				if rd.check.Rel(line, &r) && rd.check.OK() {
+					if err := onRel(r); err != nil {
+						return fmt.Errorf("line %d: %w", line, err)
+					}
+				}
 			case "hyperedge":
-				send()
 				return rd.errorf("a <hyperedge>: memoria reads edges of two ends only")
 			default:
 				if err := rd.skip(); err != nil {
-					send()
 					return err
 				}
 			}
-			if len(batch) == batchSize && !send() {
-				return nil
+			if rd.check.Full() {
+				return rd.check.Errors()
 			}
 		}
 	}
