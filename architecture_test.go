@@ -22,6 +22,7 @@ var allowedImports = map[string][]string{
 	"graph":                        {},
 	"graph/apoc":                   {"graph", "internal/cypherlit", "internal/textsafe"},
 	"graph/inmem":                  {"graph", "graph/apoc"},
+	"graph/graphml":                {"graph", "graph/apoc"},
 	"graph/neo4jdb":                {"graph", "graph/apoc", "internal/cypherlit", "internal/retry"},
 	"graph/neo4jload":              {"graph", "graph/apoc", "graph/neo4jdb", "internal/cypherlit", "internal/retry"},
 	"retriever":                    {"graph"},

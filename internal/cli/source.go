@@ -28,18 +28,35 @@ type sourceFlags struct {
 	// explorer's loading screen); otherwise a terminal's stderr shows it
 	// (stderrProgress), and nothing else does.
 	progress func(inmem.Progress)
+	// weightScale is --weight-scale: none or max (weightscale.go).
+	weightScale string
 }
 
 func (s *sourceFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.graph, "graph", "", "APOC JSON-lines `FILE` to explore in memory (default: the embedded demo graph)")
+	fs.StringVar(&s.graph, "graph", "", "APOC JSON-lines or GraphML `FILE` (LightRAG's, nano-graphrag's, memoria export's)\n"+
+		"to explore in memory (default: the embedded demo graph)")
 	s.neo4jFlags.register(fs)
 	s.schema.register(fs)
+	fs.StringVar(&s.weightScale, "weight-scale", "none", "none: traversed weights as stored; max: each divided by the largest,\n"+
+		"so that they lie in (0, 1] (LightRAG's merged weights run to 20 and more); files and the demo graph")
 }
 
 // open returns the chosen source. The Neo4j source is used when --uri or
 // $NEO4J_URI is set and no --graph is given; it reads the database the
 // flags name.
 func (s *sourceFlags) open(ctx context.Context, env Env) (graph.Source, error) {
+	if s.weightScale != "none" && s.weightScale != "max" && s.weightScale != "" {
+		return nil, usagef("--weight-scale %s: want none or max", textsafe.Quote(s.weightScale))
+	}
+	src, err := s.openUnscaled(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	return s.scaleWeights(ctx, env, src)
+}
+
+// openUnscaled opens the source, its weights as stored.
+func (s *sourceFlags) openUnscaled(ctx context.Context, env Env) (graph.Source, error) {
 	if s.graph != "" && s.uri != "" {
 		return nil, usagef("--graph and --uri both given: choose one source")
 	}
@@ -59,7 +76,12 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 			sp := newStderrProgress(env.Stderr, s.graph)
 			report, finish = sp.report, sp.finish
 		}
-		g, err := inmem.LoadFileSchema(s.graph, schema, report)
+		var g *inmem.Graph
+		if isGraphML(s.graph) {
+			g, err = s.loadGraphML(env, schema, report)
+		} else {
+			g, err = inmem.LoadFileSchema(s.graph, schema, report)
+		}
 		finish() // before any message, on a line of its own
 		if err != nil {
 			return nil, fmt.Errorf("loading %s: %w", s.graph, err)
