@@ -28,8 +28,10 @@ type sourceFlags struct {
 	// explorer's loading screen); otherwise a terminal's stderr shows it
 	// (stderrProgress), and nothing else does.
 	progress func(inmem.Progress)
-	// weightScale is --weight-scale: none or max (weightscale.go).
+	// weightScale is --weight-scale: none or max (weightscale.go);
+	// hinted says the checker's weight warning carried its hint.
 	weightScale string
+	hinted      bool
 }
 
 func (s *sourceFlags) register(fs *flag.FlagSet) {
@@ -37,7 +39,7 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 		"to explore in memory (default: the embedded demo graph)")
 	s.neo4jFlags.register(fs)
 	s.schema.register(fs)
-	fs.StringVar(&s.weightScale, "weight-scale", "none", "none: traversed weights as stored; max: each divided by the largest,\n"+
+	fs.StringVar(&s.weightScale, "weight-scale", "none", "`how` the traversed weights are walked: none, as stored; max, each divided by the largest,\n"+
 		"so that they lie in (0, 1] (LightRAG's merged weights run to 20 and more); files and the demo graph")
 }
 
@@ -86,7 +88,7 @@ func (s *sourceFlags) openUnscaled(ctx context.Context, env Env) (graph.Source, 
 		if err != nil {
 			return nil, fmt.Errorf("loading %s: %w", s.graph, err)
 		}
-		printWarnings(env.Stderr, s.graph, g.Report())
+		printWarnings(env.Stderr, s.graph, s.hintWeights(g))
 		printNotes(env.Stderr, s.graph, g.Notes())
 		return g, nil
 	}

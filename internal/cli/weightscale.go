@@ -3,9 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/apoc"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 )
@@ -36,9 +39,32 @@ func (s *sourceFlags) scaleWeights(ctx context.Context, env Env, src graph.Sourc
 		}
 		return g, nil
 	}
-	if largest := g.MaxWeight(); largest > 1 {
-		fmt.Fprintln(env.Stderr, textsafe.Escape(fmt.Sprintf("memoria: %s: traversed weights run to %s, above 1, where Activation Energy's rules expect [0, 1]: --weight-scale max divides each by the largest",
-			name, strconv.FormatFloat(largest, 'g', -1, 64))))
+	if largest := g.MaxWeight(); largest > 1 && !s.hinted {
+		fmt.Fprintln(env.Stderr, textsafe.Escape(fmt.Sprintf("memoria: %s: traversed weights run to %s, above 1, where Activation Energy's rules expect [0, 1]: %s",
+			name, strconv.FormatFloat(largest, 'g', -1, 64), weightScaleHint)))
 	}
 	return g, nil
+}
+
+// weightScaleHint is the hint where traversed weights exceed 1.
+const weightScaleHint = "--weight-scale max divides each by the largest"
+
+// hintWeights is g's report with the hint added to the checker's warning
+// of weights outside the specification's range when one exceeds 1 and
+// --weight-scale is not max (scaleWeights then prints no line of its
+// own).
+func (s *sourceFlags) hintWeights(g *inmem.Graph) apoc.Report {
+	rep := g.Report()
+	if s.weightScale == "max" || g.MaxWeight() <= 1 {
+		return rep
+	}
+	warns := slices.Clone(rep.Warnings)
+	for i, w := range warns {
+		if strings.HasPrefix(w.What, "RELATES weights outside") {
+			warns[i].Example += "; " + weightScaleHint
+			s.hinted = true
+		}
+	}
+	rep.Warnings = warns
+	return rep
 }
