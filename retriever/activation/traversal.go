@@ -134,12 +134,23 @@ func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesB
 	for _, f := range frontier {
 		n += len(candidatesByParent[f.NodeID])
 	}
+	// Each parent by its place in the frontier (the first, should an id
+	// come twice), so that the claim needs no map but claimedBy.
+	fidx := make(map[string]int32, len(frontier))
+	for i, f := range frontier {
+		if _, ok := fidx[f.NodeID]; !ok {
+			fidx[f.NodeID] = int32(i)
+		}
+	}
 	all := make([]*Candidate, 0, n)
+	par := make([]int32, 0, n) // all[k]'s parent's place
 	for _, f := range frontier {
+		fi := fidx[f.NodeID]
 		cs := candidatesByParent[f.NodeID]
 		for i := range cs {
 			if _, seen := s.visited[cs[i].NeighborNode.ID]; !seen {
 				all = append(all, &cs[i])
+				par = append(par, fi)
 			}
 		}
 	}
@@ -160,32 +171,46 @@ func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesB
 		up.Outcomes = make([]Outcome, 0, len(all))
 	}
 	claimedBy := make(map[string]string, len(all))
-	kept := make(map[string][]Candidate, len(frontier))
-	had := make(map[string]bool, len(frontier))
+	nkept := make([]int, len(frontier))
+	had := make([]bool, len(frontier))
+	var keptOrder []int32 // the kept, in claim order
 	for _, k := range order {
-		c := *all[k]
-		had[c.ParentID] = true
-		o := Outcome{Candidate: c}
+		c, fi := all[k], par[k]
+		had[fi] = true
+		o := Outcome{Candidate: *c}
 		switch winner, taken := claimedBy[c.NeighborNode.ID]; {
 		case taken:
 			o.Fate, o.ClaimedBy = FateClaimed, winner
-		case len(kept[c.ParentID]) >= s.maxBranches:
+		case nkept[fi] >= s.maxBranches:
 			o.Fate = FateBranchLimit
 		default:
 			o.Fate = FateKept
 			claimedBy[c.NeighborNode.ID] = c.ParentID
-			kept[c.ParentID] = append(kept[c.ParentID], c)
+			nkept[fi]++
+			keptOrder = append(keptOrder, k)
 		}
 		up.Outcomes = append(up.Outcomes, o)
 	}
+	// Each parent's kept, in claim order: keptBy[start[fi]:start[fi+1]].
+	start := make([]int, len(frontier)+1)
+	for fi, c := range nkept {
+		start[fi+1] = start[fi] + c
+	}
+	next := slices.Clone(start)
+	keptBy := make([]*Candidate, len(keptOrder))
+	for _, k := range keptOrder {
+		keptBy[next[par[k]]] = all[k]
+		next[par[k]]++
+	}
 
 	for _, f := range frontier {
-		ks := kept[f.NodeID]
+		fi := fidx[f.NodeID]
+		ks := keptBy[start[fi]:start[fi+1]]
 		if len(ks) == 0 {
 			if len(f.Path.Steps) > 0 {
 				p := f.Path
 				p.EndReason = EndNoCandidates
-				if had[f.NodeID] {
+				if had[fi] {
 					p.EndReason = EndAllClaimed
 				} else if t, ok := x.Tallies[f.NodeID]; ok {
 					switch {
@@ -207,7 +232,7 @@ func (s *traversalState) SelectNextFrontier(frontier []frontierNode, candidatesB
 			up.Next = append(up.Next, frontierNode{
 				NodeID:     c.NeighborNode.ID,
 				Activation: c.TransferEnergy,
-				Path:       f.Path.Extend(StepFromCandidate(f.Node, c)),
+				Path:       f.Path.Extend(StepFromCandidate(f.Node, *c)),
 				Node:       c.NeighborNode,
 			})
 			up.NewlyVisited = append(up.NewlyVisited, c.NeighborNode.ID)

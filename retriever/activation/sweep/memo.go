@@ -116,10 +116,21 @@ func (e memoExpander) ExpandFrontier(ctx context.Context, req activation.ExpandR
 	l, hit := e.m.levels[k]
 	e.m.mu.Unlock()
 	if hit && req.MinActivation >= l.min {
-		out := make([]activation.Candidate, 0, len(l.cands))
-		for _, c := range l.cands {
-			if c.TransferEnergy > req.MinActivation {
-				out = append(out, c)
+		// The rows as kept when the threshold drops none of them (most
+		// levels, walking a seed's steps upward): the caller only reads
+		// them.
+		i := 0
+		for i < len(l.cands) && l.cands[i].TransferEnergy > req.MinActivation {
+			i++
+		}
+		if i == len(l.cands) {
+			return l.cands, nil
+		}
+		out := make([]activation.Candidate, i, len(l.cands))
+		copy(out, l.cands[:i])
+		for k := i + 1; k < len(l.cands); k++ {
+			if l.cands[k].TransferEnergy > req.MinActivation {
+				out = append(out, l.cands[k])
 			}
 		}
 		return out, nil
