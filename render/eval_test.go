@@ -35,7 +35,10 @@ func TestEvalText(t *testing.T) {
 	for _, want := range []string{
 		"2 queries, 3 judged nodes, 3 relevant (grade ≥ 1)",
 		"first      0.5000  0.2500  0.2500    0.2500    0.5000  0.3801  0.5000  0.4167  1.5   12",
-		"second     diff  +0.0000  +0.2500  +0.0000   +0.5000   -0.2500  +0.1254  +0.2500  +0.0833",
+		"second     diff    +0.0000  +0.2500  +0.0000   +0.5000   -0.2500  +0.1254  +0.2500  +0.0833",
+		// One comparison: Holm leaves each p as it is.
+		"           p_holm  1.0000   1.0000   1.0000    1.0000    1.0000   1.0000   1.0000   1.0000",
+		"second     0.0000–1.0000  0.5000–0.5000",
 		`q2\x1b[31m  0.0000`, `q2\x1b[31m seed "Z\a z"`, "ignored: the qrels judge queries the query set lacks: q9",
 	} {
 		if !strings.Contains(text, want) {
