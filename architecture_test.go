@@ -62,6 +62,7 @@ var allowedImports = map[string][]string{
 	"testkit/scale1m":              {"graph", "graph/apoc", "graph/inmem", "graph/neo4jdb", "graph/neo4jload", "testkit/neo4jtest", "testkit/randgraph", "retriever"},
 	"testkit/neo4jtest":            {"graph"},
 	"testkit/neo4jfix":             {"graph", "graph/apoc", "render", "graph/neo4jdb", "retriever", "retriever/activation", "internal/cypherlit", "testkit/neo4jtest"},
+	"testkit/endless":              {},
 	"testkit/golden":               {},
 	"testkit/toyretriever":         {"graph", "retriever"},
 	"testkit/peakmem":              {},

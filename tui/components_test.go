@@ -52,10 +52,10 @@ func TestStepLinear(t *testing.T) {
 	for _, c := range []struct{ v, up, down float64 }{
 		{0.15, 0.2, 0.1}, {0.17, 0.2, 0.15}, {0, 0.05, 0}, {1, 1, 0.95}, {0.95, 1, 0.9},
 	} {
-		if got := stepLinear(c.v, 0.05, 1, 0, 1); got != c.up {
+		if got := retriever.StepLinear(c.v, 0.05, 1, 0, 1); got != c.up {
 			t.Errorf("up from %v = %v, want %v", c.v, got, c.up)
 		}
-		if got := stepLinear(c.v, 0.05, -1, 0, 1); got != c.down {
+		if got := retriever.StepLinear(c.v, 0.05, -1, 0, 1); got != c.down {
 			t.Errorf("down from %v = %v, want %v", c.v, got, c.down)
 		}
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/memoria-graph/memoria/retriever"
 	"math"
 	"strconv"
 	"strings"
@@ -171,7 +172,7 @@ func (p *paramsPanel) step(dir int) {
 	case paramMinAct:
 		c.MinActivation = stepLog(c.MinActivation, dir)
 	case paramFloor:
-		c.TagSimFloor = stepLinear(c.TagSimFloor, 0.05, dir, 0, 1)
+		c.TagSimFloor = retriever.StepLinear(c.TagSimFloor, 0.05, dir, 0, 1)
 	case paramBranches:
 		c.MaxBranches = clampInt(c.MaxBranches+dir, 1, maxBranchesLimit)
 	}
@@ -212,22 +213,6 @@ func stepLog(v float64, dir int) float64 {
 		}
 	}
 	return logGrid[0]
-}
-
-// stepLinear moves v to the next multiple of step above or below it,
-// clamped to [lo, hi].
-func stepLinear(v, step float64, dir int, lo, hi float64) float64 {
-	const eps = 1e-9
-	k := v / step
-	var n float64
-	if dir > 0 {
-		n = math.Floor(k+eps) + 1
-	} else {
-		n = math.Ceil(k-eps) - 1
-	}
-	out := n * step
-	out, _ = strconv.ParseFloat(strconv.FormatFloat(out, 'f', 6, 64), 64) // 0.15000000000000002 → 0.15
-	return math.Max(lo, math.Min(hi, out))
 }
 
 // paramNames are the thresholds' names, by row.

@@ -283,7 +283,7 @@ func (p *seedPicker) stepScore(dir int) tea.Cmd {
 	if i < 0 {
 		return cmd
 	}
-	v := stepLinear(p.seeds[i].Score, scoreStep, dir, scoreStep, 1)
+	v := retriever.StepLinear(p.seeds[i].Score, scoreStep, dir, scoreStep, 1)
 	id := p.seeds[i].NodeID
 	if v == p.seeds[i].Score {
 		// Say so: the status line otherwise kept an older message

@@ -1,35 +1,11 @@
 package apoc
 
 import (
-	"errors"
+	"github.com/memoria-graph/memoria/testkit/endless"
 	"runtime"
 	"strings"
 	"testing"
 )
-
-// endless is a reader that never ends: pattern again and again. It counts
-// what it served and, past stop bytes, fails with errRanPast, so that a
-// decoder that does not enforce its line limit fails the test rather than
-// filling the memory.
-type endless struct {
-	pattern []byte
-	served  int64
-	stop    int64
-}
-
-var errRanPast = errors.New("the test's endless reader was read past its stop: no limit was enforced")
-
-func (e *endless) Read(p []byte) (int, error) {
-	if e.served >= e.stop {
-		return 0, errRanPast
-	}
-	n := 0
-	for n < len(p) {
-		n += copy(p[n:], e.pattern[int((e.served+int64(n))%int64(len(e.pattern))):])
-	}
-	e.served += int64(n)
-	return n, nil
-}
 
 // TestLineLimit: a line longer than MaxLine is refused while it is read,
 // naming the limit and the line, in bounded memory. Before, the decoder
@@ -44,7 +20,7 @@ func (e *endless) Read(p []byte) (int, error) {
 // the test's reading). A line of exactly the limit is read (here, with a limit of
 // 1 KiB, a node padded with spaces to 1024 bytes and its newline).
 func TestLineLimit(t *testing.T) {
-	r := &endless{pattern: []byte{0}, stop: 4 * MaxLine}
+	r := &endless.Reader{Pattern: []byte{0}, Stop: 4 * MaxLine}
 	var a, b runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&a)
@@ -53,8 +29,8 @@ func TestLineLimit(t *testing.T) {
 	if err == nil || err.Error() != "line 2: longer than 64 MiB, the longest line memoria reads" {
 		t.Errorf("endless line: %v", err)
 	}
-	if r.served > MaxLine+1<<17 || b.TotalAlloc-a.TotalAlloc > 2*MaxLine+1<<20 {
-		t.Errorf("endless line: read %d bytes, allocated %d", r.served, b.TotalAlloc-a.TotalAlloc)
+	if r.Served > MaxLine+1<<17 || b.TotalAlloc-a.TotalAlloc > 2*MaxLine+1<<20 {
+		t.Errorf("endless line: read %d bytes, allocated %d", r.Served, b.TotalAlloc-a.TotalAlloc)
 	}
 
 	exact := nodeA + strings.Repeat(" ", 1024-len(nodeA)) + "\n"
@@ -71,7 +47,7 @@ func TestLineLimit(t *testing.T) {
 // prefixed reads first, then r.
 type prefixed struct {
 	first []byte
-	r     *endless
+	r     *endless.Reader
 }
 
 func (p *prefixed) Read(b []byte) (int, error) {

@@ -2,34 +2,11 @@ package experiment
 
 import (
 	"bytes"
-	"errors"
+	"github.com/memoria-graph/memoria/testkit/endless"
 	"io"
 	"strings"
 	"testing"
 )
-
-// endless is a reader that never ends: pattern again and again. Past stop
-// bytes it fails with errRanPast, so that a Read that does not enforce
-// its limit fails the test rather than filling the memory.
-type endless struct {
-	pattern []byte
-	served  int64
-	stop    int64
-}
-
-var errRanPast = errors.New("the test's endless reader was read past its stop: no limit was enforced")
-
-func (e *endless) Read(p []byte) (int, error) {
-	if e.served >= e.stop {
-		return 0, errRanPast
-	}
-	n := 0
-	for n < len(p) {
-		n += copy(p[n:], e.pattern[int((e.served+int64(n))%int64(len(e.pattern))):])
-	}
-	e.served += int64(n)
-	return n, nil
-}
 
 // TestReadBounded: Read streams the file and refuses it where it breaks,
 // or once it passes MaxFile. Before, it read the whole file first
@@ -40,15 +17,15 @@ func (e *endless) Read(p []byte) (int, error) {
 // list of tags, JSON that never ends, is refused once it passes MaxFile
 // (128 MiB), having read at most MaxFile + 1 bytes.
 func TestReadBounded(t *testing.T) {
-	zeros := &endless{pattern: []byte{0}, stop: 4 * MaxFile}
+	zeros := &endless.Reader{Pattern: []byte{0}, Stop: 4 * MaxFile}
 	_, err := Read(zeros, "zero")
-	if err == nil || !strings.HasPrefix(err.Error(), "experiment zero line 1: not JSON: ") || zeros.served > 4096 {
-		t.Errorf("endless NUL bytes: %v, read %d bytes", err, zeros.served)
+	if err == nil || !strings.HasPrefix(err.Error(), "experiment zero line 1: not JSON: ") || zeros.Served > 4096 {
+		t.Errorf("endless NUL bytes: %v, read %d bytes", err, zeros.Served)
 	}
-	tags := &endless{pattern: []byte(`"stockout", `), stop: 4 * MaxFile}
+	tags := &endless.Reader{Pattern: []byte(`"stockout", `), Stop: 4 * MaxFile}
 	_, err = Read(io.MultiReader(strings.NewReader(`{"memoria_experiment": 1, "tags": [`), tags), "tags")
-	if err == nil || err.Error() != "experiment tags: the file goes on past 128 MiB, the largest experiment file memoria reads" || tags.served > MaxFile+1 {
-		t.Errorf("endless tags: %v, read %d bytes", err, tags.served)
+	if err == nil || err.Error() != "experiment tags: the file goes on past 128 MiB, the largest experiment file memoria reads" || tags.Served > MaxFile+1 {
+		t.Errorf("endless tags: %v, read %d bytes", err, tags.Served)
 	}
 }
 

@@ -2,36 +2,12 @@ package eval
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/memoria-graph/memoria/testkit/endless"
 	"runtime"
 	"strings"
 	"testing"
 )
-
-// endless is a reader that never ends: pattern again and again. It counts
-// what it served and, past stop bytes, fails with errRanPast, so that a
-// reader that does not enforce its limit fails the test rather than
-// filling the memory.
-type endless struct {
-	pattern []byte
-	served  int64
-	stop    int64
-}
-
-var errRanPast = errors.New("the test's endless reader was read past its stop: no limit was enforced")
-
-func (e *endless) Read(p []byte) (int, error) {
-	if e.served >= e.stop {
-		return 0, errRanPast
-	}
-	n := 0
-	for n < len(p) {
-		n += copy(p[n:], e.pattern[int((e.served+int64(n))%int64(len(e.pattern))):])
-	}
-	e.served += int64(n)
-	return n, nil
-}
 
 // allocated is the bytes f allocated (runtime.MemStats.TotalAlloc).
 func allocated(f func()) uint64 {
@@ -58,42 +34,42 @@ func allocated(f func()) uint64 {
 // newline) is refused at the file limit, line limit/64 + 1: with the
 // limit 1 MiB that is line 16385, and at most the limit is read.
 func TestReadLimits(t *testing.T) {
-	zeros := &endless{pattern: []byte{0}, stop: 4 * MaxQueryLine}
+	zeros := &endless.Reader{Pattern: []byte{0}, Stop: 4 * MaxQueryLine}
 	var err error
 	n := allocated(func() { _, err = ParseQueries(zeros) })
 	if err == nil || err.Error() != "line 1: longer than 16 MiB, the longest line of a query set" {
 		t.Errorf("endless line: %v", err)
 	}
-	if zeros.served > MaxQueryLine+MaxQueryLine/2 || n > 2*MaxQueryLine+1<<20 {
-		t.Errorf("endless line: read %d bytes and allocated %d, want at most about 16 MiB and 32 MiB", zeros.served, n)
+	if zeros.Served > MaxQueryLine+MaxQueryLine/2 || n > 2*MaxQueryLine+1<<20 {
+		t.Errorf("endless line: read %d bytes and allocated %d, want at most about 16 MiB and 32 MiB", zeros.Served, n)
 	}
 
-	zeros = &endless{pattern: []byte{0}, stop: 4 * MaxQrelsLine}
+	zeros = &endless.Reader{Pattern: []byte{0}, Stop: 4 * MaxQrelsLine}
 	n = allocated(func() { _, err = ParseQrels(zeros) })
 	if err == nil || err.Error() != "line 1: longer than 1 MiB, the longest line of a qrels file" {
 		t.Errorf("qrels, endless line: %v", err)
 	}
-	if zeros.served > MaxQrelsLine+MaxQrelsLine/2 || n > 2*MaxQrelsLine+1<<20 {
-		t.Errorf("qrels, endless line: read %d bytes and allocated %d, want at most about 1 MiB and 2 MiB", zeros.served, n)
+	if zeros.Served > MaxQrelsLine+MaxQrelsLine/2 || n > 2*MaxQrelsLine+1<<20 {
+		t.Errorf("qrels, endless line: read %d bytes and allocated %d, want at most about 1 MiB and 2 MiB", zeros.Served, n)
 	}
 
 	blank := []byte(strings.Repeat(" ", 63) + "\n")
 	for _, c := range []struct {
 		what  string
-		parse func(*endless) error
+		parse func(*endless.Reader) error
 	}{
-		{"query set", func(r *endless) error { _, err := parseQueries(r, 1<<10, 1<<20); return err }},
-		{"qrels file", func(r *endless) error { _, err := parseQrels(r, 1<<10, 1<<20); return err }},
+		{"query set", func(r *endless.Reader) error { _, err := parseQueries(r, 1<<10, 1<<20); return err }},
+		{"qrels file", func(r *endless.Reader) error { _, err := parseQrels(r, 1<<10, 1<<20); return err }},
 	} {
-		lines := &endless{pattern: blank, stop: 4 << 20}
+		lines := &endless.Reader{Pattern: blank, Stop: 4 << 20}
 		err := c.parse(lines)
 		want := fmt.Sprintf("line 16385: the file goes on past 1 MiB, the largest %s memoria reads", c.what)
 		if err == nil || err.Error() != want {
 			t.Errorf("%s of endless blank lines: %v, want %s", c.what, err, want)
 		}
-		if lines.served > 1<<20+1 { // the limit and the byte that told it was passed
+		if lines.Served > 1<<20+1 { // the limit and the byte that told it was passed
 
-			t.Errorf("%s of endless blank lines: read %d bytes, past the limit", c.what, lines.served)
+			t.Errorf("%s of endless blank lines: read %d bytes, past the limit", c.what, lines.Served)
 		}
 	}
 	// The exported readers hold the documented limits.

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"github.com/memoria-graph/memoria/testkit/endless"
 	"io"
 	"slices"
 	"strings"
@@ -90,12 +91,12 @@ func TestBadRuns(t *testing.T) {
 // limits made small here, as the real ones are 1 MiB and 1 GiB; the
 // test's endless reader fails past 64 KiB, had no limit held).
 func TestRunLimits(t *testing.T) {
-	_, err := parseRunFile(&endless{pattern: []byte("x"), stop: 1 << 16}, 1<<10, 1<<20)
+	_, err := parseRunFile(&endless.Reader{Pattern: []byte("x"), Stop: 1 << 16}, 1<<10, 1<<20)
 	var le *LineError
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "longer than 1 KiB") {
 		t.Errorf("a line without end: %v", err)
 	}
-	lines := io.MultiReader(strings.NewReader("q Q0 d 1 1 A\n"), &endless{pattern: []byte("\n"), stop: 1 << 16})
+	lines := io.MultiReader(strings.NewReader("q Q0 d 1 1 A\n"), &endless.Reader{Pattern: []byte("\n"), Stop: 1 << 16})
 	if _, err := parseRunFile(lines, 1<<10, 1<<12); err == nil || !strings.Contains(err.Error(), "the file goes on past 4 KiB") {
 		t.Errorf("endless lines: %v", err)
 	}
