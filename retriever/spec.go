@@ -437,10 +437,6 @@ func (p Settings) With(flag string, v float64) Settings {
 	return Settings{spec: p.spec, v: pm.set(p.value(), v)}
 }
 
-// WithRaw returns the settings holding raw, the retriever's own
-// parameters value.
-func (p Settings) WithRaw(raw any) Settings { return Settings{spec: p.spec, v: p.spec.clone(raw)} }
-
 // Validate names every parameter out of its range.
 func (p Settings) Validate() error { return p.spec.validate(p.value()) }
 

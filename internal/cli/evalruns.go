@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -135,20 +134,13 @@ func (e *evalFlags) withRuns(env Env, set []eval.Query, outcomes [][]eval.Outcom
 // checkRuns refuses --run where it cannot apply: without --queries, eval
 // measures runs alone and needs --qrels, and runs no retriever.
 func (e *evalFlags) checkRuns(retrieversSet bool) error {
-	if e.queries != "" || len(e.runFiles) == 0 {
+	switch {
+	case e.queries != "" || len(e.runFiles) == 0:
 		return nil
+	case e.qrels == "":
+		return usagef("eval: --run without --queries measures the runs against --qrels: give --qrels FILE")
+	case retrieversSet:
+		return usagef("eval: --retrievers runs retrievers on a graph, which needs --queries; without it eval measures the --run files alone")
 	}
-	return cmp.Or(
-		func() error {
-			if e.qrels == "" {
-				return usagef("eval: --run without --queries measures the runs against --qrels: give --qrels FILE")
-			}
-			return nil
-		}(),
-		func() error {
-			if retrieversSet {
-				return usagef("eval: --retrievers runs retrievers on a graph, which needs --queries; without it eval measures the --run files alone")
-			}
-			return nil
-		}())
+	return nil
 }

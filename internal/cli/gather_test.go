@@ -80,7 +80,7 @@ func TestGatherCommand(t *testing.T) {
 // text output quoted, never raw.
 func TestGatherHostileQuery(t *testing.T) {
 	code, out, errs := run(t, "gather", "--graph", "../../testdata/hostile.jsonl", "--query", "evil\x1b]0;title\x07 text", "--match", "bm25,fuzzy,token")
-	if code != 0 && code != ExitUsage {
+	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	if strings.ContainsAny(out+errs, "\x1b\x07\r") {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -236,7 +237,7 @@ func (r SystemRun) Outcomes(queries []Query) []Outcome {
 // trec_eval leaves it out of its averages.
 func QueriesOf(qrels Qrels) []Query {
 	var out []Query
-	for _, qid := range slices.Sorted(mapsKeys(qrels)) {
+	for _, qid := range slices.Sorted(maps.Keys(qrels)) {
 		q := Query{ID: qid, Relevant: map[string]int{}}
 		for doc, j := range qrels[qid] {
 			q.Relevant[doc] = j.Grade
@@ -246,14 +247,4 @@ func QueriesOf(qrels Qrels) []Query {
 		}
 	}
 	return out
-}
-
-func mapsKeys(q Qrels) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range q {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -176,18 +177,8 @@ func (fd *field) add(u int32, v any) {
 	for _, t := range toks {
 		freq[t]++
 	}
-	for _, t := range slices.Sorted(mapKeys(freq)) {
+	for _, t := range slices.Sorted(maps.Keys(freq)) {
 		fd.postings[t] = append(fd.postings[t], posting{u, freq[t]})
-	}
-}
-
-func mapKeys(m map[string]int32) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 
@@ -439,13 +430,7 @@ func abs(x int) int { return max(x, -x) }
 // over fields and distinct query words, then divides by the best.
 func (ix *Index) bm25List(qt []string) []entry {
 	raw := map[int32]float64{}
-	distinct := slices.Compact(slices.Sorted(func(yield func(string) bool) {
-		for _, t := range qt {
-			if !yield(t) {
-				return
-			}
-		}
-	}))
+	distinct := slices.Compact(slices.Sorted(slices.Values(qt)))
 	for _, fd := range ix.bm25 {
 		if fd.holders == 0 {
 			continue
