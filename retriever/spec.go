@@ -359,6 +359,22 @@ func (s *Spec) Bound(r Ranking, seeds int) int {
 	return s.bound(r, seeds)
 }
 
+// WholeRankingK is the K at which a retriever that declares no Bound
+// (Definition.Bound) is run to see its whole ranking.
+const WholeRankingK = 100_000
+
+// WholeK is the K at which the retriever, whose ranking at K = k is r (for
+// a query of seeds seeds), ranks every node it reaches: its Bound, or
+// WholeRankingK when it declares none, and never below k. The why-not and
+// eval's "where the relevant nodes went" read the whole ranking at it.
+func (s *Spec) WholeK(r Ranking, seeds, k int) int {
+	b := s.Bound(r, seeds)
+	if b == 0 {
+		b = WholeRankingK
+	}
+	return max(b, k)
+}
+
 // RegisterFlags registers the retriever's flags on fs, writing into *p:
 // each row of the table (numbers as numbers, words as words, the current
 // value as the default; a word's usage says its default itself) and the
