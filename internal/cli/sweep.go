@@ -9,7 +9,6 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"time"
 
@@ -312,25 +311,7 @@ func metricSweepCmd(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 	}
 	grid := func(sp sweepable) ([]float64, error) {
 		if set["values"] {
-			var vals []float64
-			items, err := listItems(values, "value")
-			if err != nil {
-				return nil, fmt.Errorf("--values: %w", err)
-			}
-			for i, f := range items {
-				v, err := strconv.ParseFloat(f, 64)
-				if err != nil {
-					return nil, fmt.Errorf("--values: item %d, %q, is not a number", i+1, f)
-				}
-				// A fraction was cut to its whole part when set, and
-				// the point labelled with the fraction.
-				if sp.integer && v != math.Trunc(v) {
-					return nil, fmt.Errorf("--values: item %d: %s takes whole numbers, got %s", i+1, sp.flag, f)
-				}
-				vals = append(vals, v)
-			}
-			slices.Sort(vals)
-			return slices.Compact(vals), nil
+			return parseValues(values, sp)
 		}
 		lo, hi, n := sp.from, sp.to, sp.steps
 		if set["from"] {
