@@ -146,7 +146,7 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 		return err
 	}
 	defer closeSource()
-	ms := render.MetricSweep{Retriever: rf.name, Param: sp.flag, Queries: len(set), Ks: ks, Metrics: eval.Metrics(ks)}
+	ms := render.MetricSweep{Retriever: rf.name, Param: sp.flag, Queries: len(set), Ks: ks, Metrics: eval.Metrics(ks), Width: chartWidth(env)}
 	var failed error // the first value's seeds that ended in error (printed, then exit 1)
 	for _, v := range vals {
 		if err := setSwept("sweep", fs, q, rf, names, sp, v); err != nil {

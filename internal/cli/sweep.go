@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
@@ -223,7 +224,7 @@ func (t *thresholdSweep) run(ctx context.Context, env Env, p sweep.Param, vals [
 		}
 		return usageError{"sweep: " + err.Error()}
 	}
-	if err := writeSweep(ctx, env.Stdout, s, t.format); err != nil {
+	if err := writeSweep(ctx, env.Stdout, s, t.format, chartWidth(env)); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -268,8 +269,24 @@ func holdHeapToLoad() func() {
 	return func() { debug.SetMemoryLimit(old) }
 }
 
-// writeSweep prints s; JSON lines stream point by point (Sweep.Replay).
-func writeSweep(ctx context.Context, out io.Writer, s *sweep.Sweep, format string) error {
+// chartWidth is the width a chart on stdout fills (docs/CLI.md, "Threshold
+// sweeps"): the terminal's, else $COLUMNS when it is a number of at least
+// 20, else render.DefaultChartWidth.
+func chartWidth(env Env) int {
+	if f, ok := env.Stdout.(interface{ Fd() uintptr }); ok && isTerminal(env.Stdout) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w >= 20 {
+			return w
+		}
+	}
+	if w, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil && w >= 20 {
+		return w
+	}
+	return render.DefaultChartWidth
+}
+
+// writeSweep prints s, its text's charts width columns wide; JSON lines
+// stream point by point (Sweep.Replay).
+func writeSweep(ctx context.Context, out io.Writer, s *sweep.Sweep, format string, width int) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(textsafe.JSONWriter{W: out})
@@ -281,7 +298,7 @@ func writeSweep(ctx context.Context, out io.Writer, s *sweep.Sweep, format strin
 		_, err := io.WriteString(out, render.SweepCSV(s))
 		return err
 	}
-	_, err := io.WriteString(out, render.SweepText(s))
+	_, err := io.WriteString(out, render.SweepTextWith(s, width))
 	return err
 }
 
