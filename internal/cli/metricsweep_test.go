@@ -136,3 +136,19 @@ func TestMetricSweepFusionWeight(t *testing.T) {
 		}
 	}
 }
+
+// TestChartWidth: off a terminal the charts fill $COLUMNS when it is a
+// number of at least 20, else render.DefaultChartWidth (100).
+func TestChartWidth(t *testing.T) {
+	for cols, want := range map[string]int{"160": 160, "20": 20, "19": 100, "wide": 100, "": 100} {
+		env := Env{Stdout: &strings.Builder{}, Getenv: func(k string) string {
+			if k == "COLUMNS" {
+				return cols
+			}
+			return ""
+		}}
+		if got := chartWidth(env); got != want {
+			t.Errorf("COLUMNS=%q: width %d, want %d", cols, got, want)
+		}
+	}
+}
