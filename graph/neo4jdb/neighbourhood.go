@@ -99,6 +99,12 @@ type txReader struct {
 	// (schema.go).
 	m   *mapping
 	src *Source
+
+	// checked is set once Strengths has asked whether the source's kept
+	// strengths are current (strengthCache.current); gen and keep are
+	// its answer.
+	checked, keep bool
+	gen           uint64
 }
 
 // where is the reader's filter predicate on r, its parameters added to
@@ -260,7 +266,9 @@ RETURN ref, size(ws) AS count, ws[0] AS least,
 }
 
 // Strengths reads the nodes' strengths over relType in one query
-// (graph.Reader).
+// (graph.Reader), for the nodes whose strengths the source does not keep
+// from an earlier read of the same database (strengthCache; the same
+// values, kept as read).
 func (r *txReader) Strengths(ctx context.Context, nodes []graph.NodeRef, relType string, missing float64) ([]graph.Strength, error) {
 	out := make([]graph.Strength, len(nodes))
 	query, params := StrengthsQuery(relType), map[string]any{"missing": missing}
@@ -268,15 +276,52 @@ func (r *txReader) Strengths(ctx context.Context, nodes []graph.NodeRef, relType
 		params["missing"] = r.m.missing(relType, missing)
 		query = r.m.strengthsQuery(relType, params)
 	}
-	rows, err := r.rowsByRef(ctx, query, nodes, params)
+	if len(nodes) == 0 {
+		return out, nil
+	}
+	c := &r.src.strengths
+	if !r.checked {
+		gen, keep, err := c.current(ctx, r.src)
+		if err != nil {
+			return nil, err
+		}
+		r.checked, r.gen, r.keep = true, gen, keep
+	}
+	fparams := map[string]any{}
+	key := strengthKey(r.src.database, query, params, r.where(fparams), fparams)
+	ask := nodes
+	var miss []int
+	if r.keep {
+		miss = c.lookup(key, nodes, out)
+		ask = make([]graph.NodeRef, len(miss))
+		for j, i := range miss {
+			ask[j] = nodes[i]
+		}
+	}
+	if len(ask) == 0 {
+		return out, nil
+	}
+	rows, err := r.rowsByRef(ctx, query, ask, params)
 	if err != nil {
 		return nil, err
 	}
-	for i, n := range nodes {
-		out[i] = graph.Strength{Clean: true}
-		if row, ok := rows[n.Ref]; ok {
-			out[i] = strengthOf(row)
+	c.read.Add(int64(len(rows)))
+	got := make(map[string]graph.Strength, len(rows))
+	for ref, row := range rows {
+		got[ref] = strengthOf(row)
+	}
+	for j, n := range ask {
+		i := j
+		if miss != nil {
+			i = miss[j]
 		}
+		out[i] = graph.Strength{Clean: true}
+		if w, ok := got[n.Ref]; ok {
+			out[i] = w
+		}
+	}
+	if r.keep {
+		c.put(key, r.gen, got)
 	}
 	return out, nil
 }

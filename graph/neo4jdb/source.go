@@ -113,6 +113,10 @@ type Source struct {
 	// schema is the mapping the reads follow (schema.go; the zero value
 	// is memoria's own).
 	schema graph.Schema
+
+	// strengths keeps what Strengths reads for later reads on the same
+	// database (strengths.go).
+	strengths strengthCache
 }
 
 var _ graph.Source = (*Source)(nil)
