@@ -4,10 +4,10 @@ package neo4jdb
 // which need onneo4j and neo4jload and so cannot be in package neo4jdb.
 var PlainValue = plainValue
 
-// SetStrengthBound lowers the bound on the strengths s keeps
-// (MaxKeptStrengths) for a test of it.
-func SetStrengthBound(s *Source, n int) {
-	s.strengths.mu.Lock()
-	defer s.strengths.mu.Unlock()
-	s.strengths.bound = n
+// SetKeptBounds lowers the bounds on the strengths and the arcs s keeps
+// (MaxKeptStrengths, MaxKeptArcs) for a test of them.
+func SetKeptBounds(s *Source, strengths, arcs int) {
+	s.kept.mu.Lock()
+	defer s.kept.mu.Unlock()
+	s.kept.strengths.bound, s.kept.arcs.bound = strengths, arcs
 }

@@ -114,9 +114,9 @@ type Source struct {
 	// is memoria's own).
 	schema graph.Schema
 
-	// strengths keeps what Strengths reads for later reads on the same
-	// database (strengths.go).
-	strengths strengthCache
+	// kept keeps what Strengths and Arcs read for later reads on the
+	// same database (kept.go).
+	kept *keptReads
 }
 
 var _ graph.Source = (*Source)(nil)
@@ -210,7 +210,7 @@ func newSource(driver neo4j.DriverWithContext, database, description string) *So
 		description = fmt.Sprintf("Neo4j %s (%s)", uri, db)
 	}
 	return &Source{driver: driver, database: database, desc: description, ec: errCtx{uri: uri, database: database},
-		connectTimeout: DefaultConnectTimeout, queryTimeout: DefaultQueryTimeout}
+		connectTimeout: DefaultConnectTimeout, queryTimeout: DefaultQueryTimeout, kept: newKeptReads()}
 }
 
 func redact(uri string) string {

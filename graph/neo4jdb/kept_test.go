@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -43,6 +44,30 @@ func strengthsOf(t *testing.T, nb graph.Neighbourhood, ids []string, missing flo
 	return out
 }
 
+// arcsOf reads the arcs of the nodes ids (all in the graph) over RELATES
+// through nb, as "from>to:weight" in the order Arcs gives them.
+func arcsOf(t *testing.T, nb graph.Neighbourhood, ids []string) []string {
+	t.Helper()
+	var out []string
+	err := nb.Read(context.Background(), func(r graph.Reader) error {
+		refs, err := r.Nodes(context.Background(), ids)
+		if err != nil {
+			return err
+		}
+		arcs, err := r.Arcs(context.Background(), refs, graph.Relates, 0.01)
+		out = out[:0]
+		for _, a := range arcs {
+			out = append(out, fmt.Sprintf("%s>%s:%v", refs[a.From].Node.ID, a.To.Node.ID, a.Weight))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out) // the order of one node's arcs follows element ids
+	return out
+}
+
 // TestStrengthsKept: a Source keeps the strengths its readers read, for
 // every later read of the same table, and reads again after any change of
 // what W is computed from. The graph, written by hand: a–b RELATES weight
@@ -59,9 +84,13 @@ func strengthsOf(t *testing.T, nb graph.Neighbourhood, ids []string, missing flo
 //     the same W as unfiltered (a filter leaves strengths the graph's) but
 //     another table, 3 read (9);
 //   - another Source on the same database keeps its own: 3 read there;
+//   - the arcs likewise (ArcsRead, ArcsKept): 3 nodes read, 6 arcs kept;
+//     none read again; under the filter another table (3 more read, 3
+//     more kept: a–b both ways and c's empty list);
 //   - a write (a–b's weight set to 1.0): the next read reads again (12),
 //     W(a) = 0.25 + 1 = 1.25, W(b) = 0.01 + 1 = 1.01, W(c) 0.26, and the
-//     tables read before are dropped (3 kept).
+//     tables read before are dropped (3 kept); the arcs too (9 read, 6
+//     kept, a–b weighing 1).
 //
 // Each expected value is graph.SumWeights of the weights listed, the one
 // rule both engines follow.
@@ -94,6 +123,28 @@ func TestStrengthsKept(t *testing.T) {
 	check("filtered", neo4jdb.Filtered(src, filter), 0.01, base, 9, 9)
 	check("filtered again", neo4jdb.Filtered(src, filter), 0.01, base, 9, 9)
 
+	// The arcs, by hand: a's to b (0.5) and c (0.25), b's to a (0.5) and
+	// c (missing: 0.01), c's to a (0.25) and b (0.01); under the filter
+	// (weight >= 0.3) a's to b and b's to a, c none (an empty list, kept
+	// at a cost of 1).
+	all := []string{"a>b:0.5", "a>c:0.25", "b>a:0.5", "b>c:0.01", "c>a:0.25", "c>b:0.01"}
+	arcs := func(step string, nb graph.Neighbourhood, want []string, read int64, kept int) {
+		t.Helper()
+		if got := arcsOf(t, nb, ids); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: arcs %v, want %v", step, got, want)
+		}
+		if n := src.ArcsRead(); n != read {
+			t.Errorf("%s: %d nodes' arcs read from the server in all, want %d", step, n, read)
+		}
+		if n := src.ArcsKept(); n != kept {
+			t.Errorf("%s: %d arcs kept, want %d", step, n, kept)
+		}
+	}
+	arcs("arcs", neo4jdb.NewNeighbourhood(src), all, 3, 6)
+	arcs("arcs again", neo4jdb.NewNeighbourhood(src), all, 3, 6)
+	arcs("arcs filtered", neo4jdb.Filtered(src, filter), []string{"a>b:0.5", "b>a:0.5"}, 6, 9)
+	arcs("arcs filtered again", neo4jdb.Filtered(src, filter), []string{"a>b:0.5", "b>a:0.5"}, 6, 9)
+
 	other := neo4jdb.NewSource(d, "", "")
 	if got := strengthsOf(t, neo4jdb.NewNeighbourhood(other), ids, 0.01); fmt.Sprint(got) != fmt.Sprint(base) || other.StrengthsRead() != 3 {
 		t.Errorf("another source: strengths %v, %d read; want %v, 3", got, other.StrengthsRead(), base)
@@ -101,16 +152,20 @@ func TestStrengthsKept(t *testing.T) {
 
 	fx.Cypher(t, d, "MATCH (:Memory {id: 'a'})-[r]->(:Memory {id: 'b'}) SET r.weight = 1.0", nil)
 	check("after a write", neo4jdb.NewNeighbourhood(src), 0.01, []float64{sum(1, 0.25), sum(1, 0.01), sum(0.25, 0.01)}, 12, 3)
+	arcs("arcs after a write", neo4jdb.NewNeighbourhood(src), []string{"a>b:1", "a>c:0.25", "b>a:1", "b>c:0.01", "c>a:0.25", "c>b:0.01"}, 9, 6)
 }
 
 // TestStrengthBound: with the bound lowered to 2 (MaxKeptStrengths), a
 // read of the three nodes of TestStrengthsKept's graph keeps 2 of them,
 // and the same read again reads the third from the server only (3 + 1 =
 // 4 read), with the same values; a read of another table (missing 0.1)
-// drops the first table to make room: 2 kept, 3 more read (7). Then,
-// through personalized PageRank on the demo graph with the bound at 5,
-// the source never keeps more than 5 and every run ranks to the bit as a
-// run on a source that keeps nothing from before.
+// drops the first table to make room: 2 kept, 3 more read (7). The arcs
+// with their bound at 3 (MaxKeptArcs): each node has 2, so one node's
+// are kept (2) and the next would pass 3; the same read again reads the
+// other two nodes only (3 + 2 = 5), with the same arcs. Then, through
+// personalized PageRank on the demo graph with both bounds at 5, the
+// source keeps 5 strengths and at most 5 arcs, and every run ranks to the
+// bit as a run on a source that keeps nothing from before.
 func TestStrengthBound(t *testing.T) {
 	d := fx.Driver(t)
 	fx.Cypher(t, d, "MATCH (n) DETACH DELETE n", nil)
@@ -118,7 +173,7 @@ func TestStrengthBound(t *testing.T) {
 	       (a)-[:RELATES {weight: 0.5}]->(b), (a)-[:RELATES {weight: 0.25}]->(c), (b)-[:RELATES]->(c)`, nil)
 	ids := []string{"a", "b", "c"}
 	src := neo4jdb.NewSource(d, "", "")
-	neo4jdb.SetStrengthBound(src, 2)
+	neo4jdb.SetKeptBounds(src, 2, 3)
 	nb := neo4jdb.NewNeighbourhood(src)
 	first := strengthsOf(t, nb, ids, 0.01)
 	if src.StrengthsKept() != 2 || src.StrengthsRead() != 3 {
@@ -132,15 +187,23 @@ func TestStrengthBound(t *testing.T) {
 		t.Errorf("another table: %d kept, %d read; want 2, 7", src.StrengthsKept(), src.StrengthsRead())
 	}
 
+	all := arcsOf(t, nb, ids)
+	if src.ArcsKept() != 2 || src.ArcsRead() != 3 {
+		t.Errorf("arcs: %d kept, %d read; want 2, 3", src.ArcsKept(), src.ArcsRead())
+	}
+	if again := arcsOf(t, nb, ids); fmt.Sprint(again) != fmt.Sprint(all) || len(all) != 6 || src.ArcsKept() != 2 || src.ArcsRead() != 5 {
+		t.Errorf("arcs again: %v (first %v), %d kept, %d read; want 6 arcs, 2, 5", again, all, src.ArcsKept(), src.ArcsRead())
+	}
+
 	demo := fx.Demo(t)
-	neo4jdb.SetStrengthBound(demo, 5)
+	neo4jdb.SetKeptBounds(demo, 5, 5)
 	want := rankJSON(t, fx.Demo(t), graph.RelFilter{})
 	for run := range 3 {
 		if got := rankJSON(t, demo, graph.RelFilter{}); got != want {
 			t.Fatalf("run %d with the bound at 5:\n%s\nwant\n%s", run+1, got, want)
 		}
-		if n := demo.StrengthsKept(); n != 5 {
-			t.Errorf("run %d: %d strengths kept, want the bound, 5", run+1, n)
+		if n, a := demo.StrengthsKept(), demo.ArcsKept(); n != 5 || a > 5 || a == 0 {
+			t.Errorf("run %d: %d strengths kept, want the bound, 5; %d arcs, want 1 to 5", run+1, n, a)
 		}
 	}
 }
@@ -176,8 +239,8 @@ func rankWeighed(t *testing.T, src *neo4jdb.Source, f graph.RelFilter) (string, 
 // TestPPRStrengthsKept: personalized PageRank on the demo graph (ε 1e-6,
 // five seeds). The first run on a source reads from the server the
 // strength of each node it weighs, once (StrengthsRead = its
-// nodes_weighed); a second run reads none and ranks to the bit as the
-// first, and as a run on another source, which keeps nothing from before.
+// nodes_weighed), and arcs; a second run reads neither and ranks to the
+// bit as the first, and as a run on another source, which keeps nothing from before.
 // A run under a relationship filter reads its nodes again (its own table)
 // and ranks as the same filtered run on another source. After a write to
 // the database (every weight of N2006's RELATES relationships set to 0.3)
@@ -190,11 +253,18 @@ func TestPPRStrengthsKept(t *testing.T) {
 	if n := src.StrengthsRead(); n != weighed || n == 0 {
 		t.Fatalf("first run: %d strengths read, %d nodes weighed", n, weighed)
 	}
+	arcsRead := src.ArcsRead()
+	if arcsRead == 0 {
+		t.Fatal("first run: no arcs read")
+	}
 	if again := rankJSON(t, src, graph.RelFilter{}); again != first {
 		t.Errorf("second run:\n%s\nfirst:\n%s", again, first)
 	}
 	if n := src.StrengthsRead(); n != weighed {
 		t.Errorf("second run: %d strengths read in all, want %d (none more)", n, weighed)
+	}
+	if n := src.ArcsRead(); n != arcsRead {
+		t.Errorf("second run: %d nodes' arcs read in all, want %d (none more)", n, arcsRead)
 	}
 	if fresh := rankJSON(t, fx.Demo(t), graph.RelFilter{}); fresh != first {
 		t.Errorf("on another source:\n%s\nkept:\n%s", fresh, first)
