@@ -18,6 +18,42 @@ import (
 type Query struct {
 	Seeds []Seed
 	Tags  []string
+	// Probe are node ids whose place in the retriever's whole ranking
+	// (every node it scores, before the cut at K) the caller asks about: a
+	// retriever that answers puts those it ranks in Ranking.Probed, at no
+	// cost beyond a look-up each (eval's "where the relevant nodes went",
+	// docs/EVALUATION.md). Nil asks nothing.
+	Probe []string
+}
+
+// Probing is q.Probe as a set; nil when it asks nothing.
+func (q Query) Probing() map[string]bool {
+	if q.Probe == nil {
+		return nil
+	}
+	want := make(map[string]bool, len(q.Probe))
+	for _, id := range q.Probe {
+		want[id] = true
+	}
+	return want
+}
+
+// ProbedOf are the ids of want among a retriever's n scored candidates
+// (id(i) the i-th's), sorted: a Ranking's Probed. Nil when want is nil,
+// and never nil otherwise, so that a caller can tell "none ranked" from
+// "not asked".
+func ProbedOf(want map[string]bool, n int, id func(i int) string) []string {
+	if want == nil {
+		return nil
+	}
+	out := []string{}
+	for i := range n {
+		if x := id(i); want[x] {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Validate checks the seeds (ValidateSeeds) and that no seed id repeats.
@@ -187,6 +223,10 @@ type Ranking struct {
 	Seeds  []SeedStatus `json:"seeds"`
 	Hits   []Hit        `json:"hits"`
 	Stats  Fields       `json:"stats"`
+	// Probed are the ids of the query's Probe that the retriever's whole
+	// ranking holds (ProbedOf); nil when it was not asked, or does not
+	// answer (the caller then runs it at its whole-ranking K: Spec.WholeK).
+	Probed []string `json:"-"`
 }
 
 // Compare is the ranking rule's order of two hits, by their scores and node

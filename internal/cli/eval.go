@@ -412,6 +412,7 @@ func evalQuery(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankF
 		return nil
 	}
 	rq := query.Retriever()
+	rq.Probe = relevantNonSeeds(query) // where each ranked the ones it missed: relevantBelow
 	out, deep, err := g.comparedDeep(ctx, names, rq, rf.topK)
 	if err != nil {
 		return fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
@@ -438,15 +439,34 @@ func evalQuery(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankF
 	return nil
 }
 
+// relevantNonSeeds are the ids of query's relevant nodes (grade ≥ 1) that
+// are not its seeds, sorted.
+func relevantNonSeeds(query eval.Query) []string {
+	seeds := map[string]bool{}
+	for _, s := range query.Seeds {
+		seeds[s.NodeID] = true
+	}
+	out := []string{}
+	for id, grade := range query.Relevant {
+		if grade >= 1 && !seeds[id] {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // relevantBelow are the relevant nodes of query that retriever name's
-// whole ranking holds below its top k (top, as compared returned it;
-// deep, the lists a combining retriever combined): where eval's "cut"
-// comes from (docs/EVALUATION.md, "Where the relevant nodes went").
-// Activation Energy's ranking is never cut at a K, and a ranking of fewer
-// than k hits is whole, so neither is run again; otherwise, when a
-// relevant node that is not a seed is missing from the top k, the
-// retriever ranks again at its whole-ranking K (retriever.Spec.WholeK),
-// a combining one by combining the same lists again.
+// whole ranking holds below its top k (top, as compared returned it, run
+// with the relevant nodes as its query's Probe; deep, the lists a
+// combining retriever combined): where eval's "cut" comes from
+// (docs/EVALUATION.md, "Where the relevant nodes went"). Activation
+// Energy's ranking is never cut at a K, and a ranking of fewer than k hits
+// is whole; a retriever that answered the probe (Ranking.Probed) said
+// which it ranks. Otherwise, when a relevant node that is not a seed is
+// missing from the top k, the retriever ranks again at its whole-ranking
+// K (retriever.Spec.WholeK), a combining one by combining the same lists
+// again.
 func relevantBelow(ctx context.Context, g *rankings, name string, rq retriever.Query, k int, top retriever.Ranking, deep map[string]retriever.Ranking, query eval.Query) ([]string, error) {
 	if name == activation.Name || len(top.Hits) < k {
 		return nil, nil
@@ -466,6 +486,10 @@ func relevantBelow(ctx context.Context, g *rankings, name string, rq retriever.Q
 	}
 	if len(missing) == 0 {
 		return nil, nil
+	}
+	if top.Probed != nil {
+		ranked := setOfIDs(top.Probed)
+		return slices.DeleteFunc(missing, func(id string) bool { return !ranked[id] }), nil
 	}
 	p := g.rf.settings(name)
 	spec := p.Spec()

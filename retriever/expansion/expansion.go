@@ -122,6 +122,7 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 			}
 		}
 	}
+	probed := retriever.ProbedOf(q.Probing(), len(cands), func(i int) string { return cands[i].id })
 	best := retriever.Best(cands, p.TopK, func(a, b scored) int { return retriever.Compare(a.score, a.id, b.score, b.id) })
 	shown, err := details(ctx, r, best, layers)
 	if err != nil {
@@ -144,6 +145,7 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 		Seeds:     seeds,
 		Hits:      kept,
 		Stats:     stats(layer0, kept, droppedSeeds, skipped, selfLoops, read),
+		Probed:    probed,
 	}, nil
 }
 

@@ -189,7 +189,7 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 	if k > 0 && st.pushes == 0 {
 		return retriever.Ranking{}, st.nonePushed(ctx, r)
 	}
-	hits, err := st.hits(ctx, r, p.TopK)
+	hits, probed, err := st.hits(ctx, r, p.TopK, q.Probing())
 	if err != nil {
 		return retriever.Ranking{}, err
 	}
@@ -197,7 +197,7 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 		afterRun(st)
 	}
 	kept, _ := retriever.Rank(hits, 0)
-	return retriever.Ranking{Retriever: Name, Params: p.Fields(), Seeds: seeds, Hits: kept, Stats: st.stats()}, nil
+	return retriever.Ranking{Retriever: Name, Params: p.Fields(), Seeds: seeds, Hits: kept, Stats: st.stats(), Probed: probed}, nil
 }
 
 // afterRun, when set (by the package's tests only), sees each run's state
@@ -894,10 +894,11 @@ func (st *state) terms(ctx context.Context, cands []scored) ([][]retriever.Term,
 
 // hits ranks every node with an estimate and builds the top K: terms
 // (the seeds' shares), route (fed-most relationships back to a seed), and
-// properties (one Details read).
-func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retriever.Hit, error) {
+// properties (one Details read); probed are the ids of want among every
+// node ranked (retriever.ProbedOf).
+func (st *state) hits(ctx context.Context, r graph.Reader, topK int, want map[string]bool) (_ []retriever.Hit, probed []string, _ error) {
 	if err := st.sumSeeds(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var cands []scored
 	for u := range int32(len(st.n)) {
@@ -905,10 +906,11 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 			cands = append(cands, scored{u, x, st.id(u)})
 		}
 	}
+	probed = retriever.ProbedOf(want, len(cands), func(i int) string { return cands[i].id })
 	cands = retriever.Best(cands, topK, func(a, b scored) int { return retriever.Compare(a.score, a.id, b.score, b.id) })
 	terms, err := st.terms(ctx, cands)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hits := make([]retriever.Hit, len(cands))
 	ids := make([]string, len(cands))
@@ -924,13 +926,13 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 	}
 	rels, err := st.relsOf(ctx, r, all)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The push met the hits as arcs' other ends, which carry no labels
 	// or properties: one lookup by id brings them.
 	found, err := r.Nodes(ctx, ids)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	nodes := make(map[string]graph.Node, len(found))
 	for _, f := range found {
@@ -939,11 +941,11 @@ func (st *state) hits(ctx context.Context, r graph.Reader, topK int) ([]retrieve
 	for i, c := range cands {
 		node, ok := nodes[ids[i]]
 		if !ok {
-			return nil, fmt.Errorf("node %s: gone from the graph during the read", strconv.Quote(ids[i]))
+			return nil, nil, fmt.Errorf("node %s: gone from the graph during the read", strconv.Quote(ids[i]))
 		}
 		hits[i] = st.hitOf(c, node, terms[i], entries[i], fed[i], rels)
 	}
-	return hits, nil
+	return hits, probed, nil
 }
 
 // feeders is u's Hit.Feeders as entries of u's adjacency: the

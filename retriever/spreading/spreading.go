@@ -134,6 +134,7 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 	if err != nil {
 		return retriever.Ranking{}, err
 	}
+	probed := retriever.ProbedOf(q.Probing(), len(cands), func(i int) string { return cands[i].n.ref.Node.ID })
 	kept := retriever.Best(cands, p.TopK, func(a, b *scored) int {
 		return retriever.Compare(a.final, a.n.ref.Node.ID, b.final, b.n.ref.Node.ID)
 	})
@@ -164,6 +165,7 @@ func retrieve(ctx context.Context, r graph.Reader, q retriever.Query, p Params) 
 		Params:    p.Fields(),
 		Seeds:     seeds,
 		Hits:      hits,
+		Probed:    probed,
 		Stats: retriever.Fields{
 			{Name: "seeds_found", Value: len(refOf)},
 			{Name: "nodes_activated", Value: len(s.nodes)},
