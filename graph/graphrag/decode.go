@@ -252,7 +252,8 @@ func (d *decoder) entities(t *table, cols map[string]*column) error {
 
 // wrap names the row of an error the engine returned (errStop passes).
 func (t *table) wrap(row int64, err error) error {
-	if err == nil || errors.Is(err, errStop) {
+	var re *rowError
+	if err == nil || errors.Is(err, errStop) || errors.As(err, &re) {
 		return err
 	}
 	return &rowError{t.name, row, err.Error()}

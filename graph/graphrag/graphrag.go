@@ -45,8 +45,10 @@ package graphrag
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -218,8 +220,8 @@ func openTable(path string, c *counter) (t *table, err error) {
 func (t *table) columns(need, opt map[string]want) (map[string]*column, error) {
 	cols := map[string]*column{}
 	for _, m := range []map[string]want{need, opt} {
-		for name, w := range m {
-			c, ok, err := lookup(t.pf.Schema(), name, w)
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			c, ok, err := lookup(t.pf.Schema(), name, m[name])
 			switch {
 			case err != nil:
 				return nil, fmt.Errorf("%s: %v", t.name, err)

@@ -1,6 +1,7 @@
 package graphrag
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -267,5 +268,98 @@ func TestOlderNames(t *testing.T) {
 	}
 	if _, ok := Find(copyAs(t, "entities.parquet", "", "communities.parquet", "")); ok {
 		t.Error("a folder without relationships is not GraphRAG's output")
+	}
+}
+
+// TestRowGroupsAndPages: tables cut into row groups of 3 rows and pages of
+// 64 bytes, so that a row's list of entity ids runs over pages and the
+// columns change pages at different rows, with null cells (no type: no
+// label; no description; a null list and an empty one; an id naming no
+// entity) read as their second reading (byHand) does: the column reader
+// keeps its columns in step across pages and row groups.
+func TestRowGroupsAndPages(t *testing.T) {
+	dir := t.TempDir()
+	var ents []parquetgraph.Entity
+	var rels []parquetgraph.Relationship
+	var coms []parquetgraph.Community
+	var ids []string
+	for i := range 20 {
+		id := "entity-" + strconv.Itoa(i)
+		e := parquetgraph.Entity{ID: parquetgraph.S(id), Title: parquetgraph.S("T" + strconv.Itoa(i)), HumanReadableID: parquetgraph.I(int64(i))}
+		if i%3 != 0 {
+			e.Type = parquetgraph.S("TYPE" + strconv.Itoa(i%4))
+		}
+		if i%2 == 0 {
+			e.Description = parquetgraph.S(strings.Repeat("d", i))
+		}
+		ents = append(ents, e)
+		ids = append(ids, id)
+		rels = append(rels, parquetgraph.Relationship{Source: e.Title, Target: parquetgraph.S("T" + strconv.Itoa((i*7+1)%23)), Weight: parquetgraph.F(float64(i) / 4)})
+	}
+	// T22 again: a second relationship naming a title the entities lack.
+	rels = append(rels, parquetgraph.Relationship{Source: parquetgraph.S("T1"), Target: parquetgraph.S("T22")})
+	for i := range 7 {
+		c := parquetgraph.Community{Title: parquetgraph.S("Community " + strconv.Itoa(i)), Level: parquetgraph.I(int64(i % 2))}
+		switch i % 3 {
+		case 0:
+			c.EntityIDs = ids[i : i+9]
+		case 1:
+			c.EntityIDs = []string{}
+		}
+		if i == 5 {
+			c.EntityIDs = []string{"nobody", ids[19]}
+		}
+		coms = append(coms, c)
+	}
+	texts := []parquetgraph.TextUnit{{ID: parquetgraph.S("u0"), Text: parquetgraph.S("x"), EntityIDs: ids}, {ID: parquetgraph.S("u1")}}
+	for _, err := range []error{
+		parquetgraph.Write(filepath.Join(dir, "entities.parquet"), ents, 3, 64),
+		parquetgraph.Write(filepath.Join(dir, "relationships.parquet"), rels, 3, 64),
+		parquetgraph.Write(filepath.Join(dir, "communities.parquet"), coms, 3, 64),
+		parquetgraph.Write(filepath.Join(dir, "text_units.parquet"), texts, 1, 64),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := decode(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := byHand(t, dir)
+	same(t, got, want)
+	// By hand: T(i) relates to T((7i+1) mod 23), which is T20, T21 or
+	// T22 (not entities) for i = 6, 16, 3 (7i ≡ 19, 20, 21 mod 23), and
+	// T1 to T22 once more: 3 titles, named by 4 relationships.
+	if got.sum.UnknownInCommunities != 1 || got.sum.MissingTitles != 3 || got.sum.MissingRels != 4 || got.sum.InCommunity != 9+9+9+1 || got.sum.Mentions != 20 {
+		t.Errorf("summary %+v: want 1 unknown id, 3 titles T20-T22 missing in 4 relationships, 28 IN_COMMUNITY, 20 MENTIONS", got.sum)
+	}
+}
+
+// TestCorruptPage: dulce's entities with bytes of its title column's
+// pages overwritten (past their page header) is refused naming the table,
+// not a panic.
+func TestCorruptPage(t *testing.T) {
+	dir := copyAs(t, "entities.parquet", "relationships.parquet", "", "")
+	p := filepath.Join(dir, "entities.parquet")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, _ := pf.Schema().Lookup("title")
+	start := pf.Metadata().RowGroups[0].Columns[leaf.ColumnIndex].MetaData.DictionaryPageOffset + 30
+	for i := start; i < start+200; i++ {
+		b[i] = 0xff
+	}
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = decode(t, dir)
+	if err == nil || !strings.HasPrefix(err.Error(), "entities.parquet") {
+		t.Errorf("got %v", err)
 	}
 }
