@@ -3,10 +3,9 @@
 // older create_final_entities.parquet and create_final_relationships.parquet;
 // communities.parquet and text_units.parquet when present) into the APOC
 // nodes and relationships the embedded engine builds from
-// (docs/RETRIEVERS.md, "Other schemas", and docs/EXPORTS.md, "GraphRAG's
-// parquet tables"). It reads each table row group by row group, each
-// column a page at a time, in step: only a page of each column read is
-// held, never a table.
+// (docs/RETRIEVERS.md, "Other schemas" and "GraphRAG's output folder"). It
+// reads each table row group by row group, each column a page at a time,
+// in step: only a page of each column read is held, never a table.
 //
 // What it makes of them:
 //

@@ -17,7 +17,7 @@ import (
 const errNotGraphRAG = "is a directory without GraphRAG's entities.parquet and relationships.parquet, nor an APOC JSON-lines file"
 
 // loadGraphRAG loads the GraphRAG output folder --graph names
-// (docs/EXPORTS.md, "GraphRAG's parquet tables"): without --schema it
+// (docs/RETRIEVERS.md, "GraphRAG's output folder"): without --schema it
 // reads as graphrag (with the mapping flags given over it), said on
 // stderr; the titles the entities lack and the ids that name no entity
 // are counted there too.
