@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -361,5 +362,32 @@ func TestCorruptPage(t *testing.T) {
 	_, err = decode(t, dir)
 	if err == nil || !strings.HasPrefix(err.Error(), "entities.parquet") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestFooterLongerThanFile: entities.parquet whose footer length (the 4
+// bytes before the closing PAR1) claims 469,762,048 bytes of a 19,483-byte
+// file is refused before parquet-go allocates them: the reading allocates
+// less than 16 MiB in all (it allocated 448 MiB).
+func TestFooterLongerThanFile(t *testing.T) {
+	dir := copyAs(t, "entities.parquet", "relationships.parquet", "", "")
+	p := filepath.Join(dir, "entities.parquet")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(b[len(b)-8:], []byte{0, 0, 0, 0x1c})
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	_, err = decode(t, dir)
+	runtime.ReadMemStats(&m1)
+	if err == nil || err.Error() != "entities.parquet: not a parquet file: its footer claims 469762048 bytes, more than the file holds" {
+		t.Errorf("got %v", err)
+	}
+	if a := m1.TotalAlloc - m0.TotalAlloc; a > 16<<20 {
+		t.Errorf("%d MiB allocated", a>>20)
 	}
 }
