@@ -278,6 +278,9 @@ func (d *decoder) end(t *table, row int64, c *column) (int32, error) {
 // relationships reads the relationships table.
 func (d *decoder) relationships(t *table, cols map[string]*column) error {
 	src, dst, weight, desc := cols["source"], cols["target"], cols[d.opt.Weight], cols["description"]
+	if desc == weight {
+		desc = nil // the weight column is the description's: read once a row
+	}
 	return t.rows(cols, func(row int64) error {
 		start, err := d.end(t, row, src)
 		if err != nil {

@@ -246,6 +246,9 @@ func (t *table) columns(need, opt map[string]want) (map[string]*column, error) {
 	cols := map[string]*column{}
 	for _, m := range []map[string]want{need, opt} {
 		for _, name := range slices.Sorted(maps.Keys(m)) {
+			if _, dup := cols[name]; dup {
+				continue // needed, and read once (--weight-property description)
+			}
 			c, ok, err := lookup(t.pf.Schema(), name, m[name])
 			switch {
 			case err != nil:

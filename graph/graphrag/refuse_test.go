@@ -168,3 +168,27 @@ func TestRefusedNothingLoaded(t *testing.T) {
 		t.Errorf("got %v, %v", g, err)
 	}
 }
+
+// numericDescription is a relationships table whose description is a
+// number.
+type numericDescription struct {
+	Source      string  `parquet:"source"`
+	Target      string  `parquet:"target"`
+	Description float64 `parquet:"description"`
+}
+
+// TestWeightColumnIsDescription: with the weight read from the
+// description column (--weight-property description), the column is read
+// once a row: the relationships weigh 0.5, 0.25 and 0.125 as written (it
+// was read twice a row, taking row 1's value into row 0 and running out of
+// values at row 2).
+func TestWeightColumnIsDescription(t *testing.T) {
+	dir := folder(t, abc, rows("relationships.parquet", numericDescription{"A", "B", 0.5}, numericDescription{"B", "C", 0.25}, numericDescription{"A", "C", 0.125}))
+	f, _ := Find(dir)
+	var ws []any
+	_, _, err := Decode(f, apoc.MappedRules, Options{Weight: "description"}, func(apoc.Node) error { return nil },
+		func(r apoc.Relationship) error { ws = append(ws, r.Properties["description"]); return nil }, nil)
+	if err != nil || len(ws) != 3 || ws[0] != 0.5 || ws[1] != 0.25 || ws[2] != 0.125 {
+		t.Errorf("got %v, %v", ws, err)
+	}
+}
