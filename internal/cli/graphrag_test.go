@@ -245,3 +245,30 @@ func TestGraphRAGRefusedByCLI(t *testing.T) {
 		t.Errorf("no target: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestGraphRAGProjectRoot: --graph names a GraphRAG project whose tables
+// are in its output/ folder (where `graphrag index` writes them): it reads
+// as the folder does (56 nodes), stderr naming output/entities.parquet.
+func TestGraphRAGProjectRoot(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "output")
+	if err := os.Mkdir(out, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"entities.parquet", "relationships.parquet", "communities.parquet", "text_units.parquet"} {
+		b, err := os.ReadFile(filepath.Join(dulceFolder, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, errs := run(t, "stats", "--graph", root, "--format", "json")
+	if code != 0 || !strings.Contains(strings.Join(strings.Fields(stdout), ""), `"nodes":56`) {
+		t.Fatalf("exit %d: %s\n%s", code, stdout, errs)
+	}
+	if !strings.Contains(errs, "it holds GraphRAG's output/entities.parquet, output/relationships.parquet, output/communities.parquet, output/text_units.parquet") {
+		t.Errorf("stderr: %s", errs)
+	}
+}

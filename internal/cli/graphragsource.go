@@ -17,7 +17,8 @@ import (
 const errNotGraphRAG = "is a directory without GraphRAG's entities.parquet and relationships.parquet, nor an APOC JSON-lines file"
 
 // loadGraphRAG loads the GraphRAG output folder --graph names
-// (docs/RETRIEVERS.md, "GraphRAG's output folder"): without --schema it
+// (docs/RETRIEVERS.md, "GraphRAG's output folder"; or a GraphRAG
+// project whose output/ holds them): without --schema it
 // reads as graphrag (with the mapping flags given over it), said on
 // stderr; the titles the entities lack and the ids that name no entity
 // are counted there too.
@@ -32,7 +33,7 @@ func (s *sourceFlags) loadGraphRAG(env Env, schema graph.Schema, f graphrag.Fold
 		if f.Communities != "" || f.TextUnits != "" {
 			hint = " (--traverse-types RELATES," + graphrag.InCommunity + "," + graphrag.Mentions + " walks the communities and text units too)"
 		}
-		fmt.Fprintln(env.Stderr, textsafe.Escape("memoria: "+s.graph+": read as --schema graphrag: it holds GraphRAG's "+tableNames(f)+hint))
+		fmt.Fprintln(env.Stderr, textsafe.Escape("memoria: "+s.graph+": read as --schema graphrag: it holds GraphRAG's "+tableNames(f, s.graph)+hint))
 	}
 	var sum graphrag.Summary
 	g, err := inmem.LoadRead(s.graph, f.Size(), schema, report, func(rules apoc.Rules, onNode func(apoc.Node) error, onRel func(apoc.Relationship) error, read func(int64)) (apoc.Report, error) {
@@ -48,12 +49,17 @@ func (s *sourceFlags) loadGraphRAG(env Env, schema graph.Schema, f graphrag.Fold
 	return g, nil
 }
 
-// tableNames lists the tables a folder holds.
-func tableNames(f graphrag.Folder) string {
+// tableNames lists the tables a folder holds, by their paths under root
+// (--graph: the folder, or a project whose tables are in output/).
+func tableNames(f graphrag.Folder, root string) string {
 	var names []string
 	for _, p := range []string{f.Entities, f.Relationships, f.Communities, f.TextUnits} {
 		if p != "" {
-			names = append(names, filepath.Base(p))
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				rel = filepath.Base(p)
+			}
+			names = append(names, rel)
 		}
 	}
 	return strings.Join(names, ", ")

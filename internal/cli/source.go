@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
@@ -74,6 +75,9 @@ func (s *sourceFlags) openUnscaled(ctx context.Context, env Env) (graph.Source, 
 		var folder graphrag.Folder
 		if isDir(s.graph) {
 			f, ok := graphrag.Find(s.graph)
+			if !ok { // a GraphRAG project's root: its tables in output/
+				f, ok = graphrag.Find(filepath.Join(s.graph, "output"))
+			}
 			if !ok {
 				return nil, fmt.Errorf("loading %s: %s", s.graph, errNotGraphRAG)
 			}
