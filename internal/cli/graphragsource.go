@@ -49,6 +49,15 @@ func (s *sourceFlags) loadGraphRAG(env Env, schema graph.Schema, f graphrag.Fold
 	return g, nil
 }
 
+// findGraphRAG finds GraphRAG's tables in dir, or in its output/ (a
+// GraphRAG project's root).
+func findGraphRAG(dir string) (graphrag.Folder, bool) {
+	if f, ok := graphrag.Find(dir); ok {
+		return f, true
+	}
+	return graphrag.Find(filepath.Join(dir, "output"))
+}
+
 // tableNames lists the tables a folder holds, by their paths under root
 // (--graph: the folder, or a project whose tables are in output/).
 func tableNames(f graphrag.Folder, root string) string {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
@@ -74,10 +73,7 @@ func (s *sourceFlags) openUnscaled(ctx context.Context, env Env) (graph.Source, 
 	if s.graph != "" {
 		var folder graphrag.Folder
 		if isDir(s.graph) {
-			f, ok := graphrag.Find(s.graph)
-			if !ok { // a GraphRAG project's root: its tables in output/
-				f, ok = graphrag.Find(filepath.Join(s.graph, "output"))
-			}
+			f, ok := findGraphRAG(s.graph)
 			if !ok {
 				return nil, fmt.Errorf("loading %s: %s", s.graph, errNotGraphRAG)
 			}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/charmbracelet/x/term"
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/graph/graphrag"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/internal/textsafe"
@@ -241,7 +240,7 @@ func openForUI(ctx context.Context, q *queryFlags, env Env, noColor bool) (graph
 	var size int64
 	if fi, err := os.Stat(q.src.graph); err == nil && fi.Mode().IsRegular() {
 		size = fi.Size()
-	} else if f, ok := graphrag.Find(q.src.graph); ok && err == nil {
+	} else if f, ok := findGraphRAG(q.src.graph); ok && err == nil {
 		size = f.Size() // GraphRAG's tables
 	}
 	err := tui.Load(ctx, tui.LoadOptions{Name: q.src.graph, Total: size, NoColor: noColor, In: env.Stdin, Out: env.Stdout},
