@@ -23,6 +23,7 @@ var allowedImports = map[string][]string{
 	"graph/apoc":                   {"graph", "internal/cypherlit", "internal/textsafe"},
 	"graph/inmem":                  {"graph", "graph/apoc"},
 	"graph/graphml":                {"graph", "graph/apoc"},
+	"graph/graphrag":               {"graph", "graph/apoc"},
 	"graph/neo4jdb":                {"graph", "graph/apoc", "internal/cypherlit", "internal/retry"},
 	"graph/neo4jload":              {"graph", "graph/apoc", "graph/neo4jdb", "internal/cypherlit", "internal/retry"},
 	"retriever":                    {"graph"},
@@ -67,6 +68,7 @@ var allowedImports = map[string][]string{
 	"testkit/golden":               {},
 	"testkit/toyretriever":         {"graph", "retriever"},
 	"testkit/peakmem":              {},
+	"testkit/parquetgraph":         {"graph/apoc"},
 	"internal/cli":                 nil, // the wiring: anything
 	"scripts/housemetrics":         {},
 	"":                             {"internal/cli"},

@@ -73,10 +73,11 @@ const (
 	SchemaMemoria  = "memoria"
 	SchemaLightRAG = "lightrag"
 	SchemaGraphiti = "graphiti"
+	SchemaGraphRAG = "graphrag"
 )
 
 // SchemaPresets are the names Preset knows.
-var SchemaPresets = []string{SchemaMemoria, SchemaLightRAG, SchemaGraphiti}
+var SchemaPresets = []string{SchemaMemoria, SchemaLightRAG, SchemaGraphiti, SchemaGraphRAG}
 
 // MemoriaSchema is memoria's own shape: nodes keyed by `id`, RELATES
 // traversed, `weight` (each retriever's rule when missing) and a `tags`
@@ -97,6 +98,11 @@ func MemoriaSchema() Schema {
 //     1.0) and no tags (every hop's tag similarity is then TAG_SIM_FLOOR,
 //     or 1 without query tags), and `invalid_at`: a fact invalidated
 //     before now is absent (`valid_at` is shown beside it).
+//   - graphrag: Microsoft GraphRAG's output tables as graph/graphrag reads
+//     them: entities keyed by `title`, every node (an entity's label is its
+//     type), RELATES relationships with `weight` (1.0 when missing,
+//     GraphRAG's own default) and no tags; the communities' IN_COMMUNITY
+//     and the text units' MENTIONS are not traversed.
 func Preset(name string) (Schema, bool) {
 	one := 1.0
 	switch name {
@@ -108,6 +114,8 @@ func Preset(name string) (Schema, bool) {
 	case SchemaGraphiti:
 		return Schema{Name: name, IDProperty: "uuid", Traverse: []string{"RELATES_TO"}, DefaultWeight: &one,
 			NodeLabel: "Entity", InvalidAt: "invalid_at", ValidAt: "valid_at"}, true
+	case SchemaGraphRAG:
+		return Schema{Name: name, IDProperty: "title", Traverse: []string{Relates}, WeightProperty: "weight", DefaultWeight: &one}, true
 	}
 	return Schema{}, false
 }

@@ -13,6 +13,12 @@ import (
 // after the first problem, the checker's report or the problems by line.
 type DecodeFunc func(r io.Reader, rules apoc.Rules, onNode func(apoc.Node) error, onRel func(apoc.Relationship) error) (apoc.Report, error)
 
+// ReadFunc reads a graph held in several files (GraphRAG's parquet tables:
+// graph/graphrag) with DecodeFunc's contract; it calls read with the bytes
+// it has read so far, as often as it likes and at least once at the end
+// (a report goes out each time they have grown by progressStep).
+type ReadFunc func(rules apoc.Rules, onNode func(apoc.Node) error, onRel func(apoc.Relationship) error, read func(n int64)) (apoc.Report, error)
+
 // LoadFileDecoder is LoadFileSchema for a file that decode reads: memoria's
 // own schema builds as LoadFileProgress does (by apoc.FileRules), another
 // is translated as LoadSchema does (by apoc.MappedRules), each element as
@@ -23,27 +29,41 @@ func LoadFileDecoder(path string, s graph.Schema, report func(Progress), decode 
 		return nil, err
 	}
 	defer f.Close()
+	return LoadRead(path, total, s, report, func(rules apoc.Rules, onNode func(apoc.Node) error, onRel func(apoc.Relationship) error, read func(int64)) (apoc.Report, error) {
+		cr := &countingReader{r: f, report: read}
+		rep, err := decode(cr, rules, onNode, onRel)
+		read(cr.n)
+		return rep, err
+	})
+}
+
+// LoadRead is LoadFileDecoder for a graph that rd reads from wherever it
+// is (name names it in messages; total is its size in bytes, 0 when
+// unknown): each element is built or translated as it is handed over.
+func LoadRead(name string, total int64, s graph.Schema, report func(Progress), rd ReadFunc) (*Graph, error) {
 	var b *builder
 	rules, onNode, onRel := apoc.FileRules, (func(apoc.Node) error)(nil), (func(apoc.Relationship) error)(nil)
 	var mp *mapper
 	if s.IsDefault() {
-		b = newBuilder(path)
+		b = newBuilder(name)
 		onNode, onRel = b.addNode, b.addRel
 	} else {
 		if err := s.Validate(); err != nil {
 			return nil, err
 		}
-		mp = newMapper(path, s)
+		mp = newMapper(name, s)
 		b = mp.b
 		rules, onNode, onRel = apoc.MappedRules, mp.node, mp.rel
 	}
-	cr := &countingReader{r: f}
-	if report != nil {
-		cr.report = func(n int64) {
+	var n, last int64
+	read := func(bytes int64) {
+		n = bytes
+		if report != nil && n-last >= progressStep {
+			last = n
 			report(Progress{Bytes: n, Total: total, Nodes: len(b.g.nodeInternal), Rels: len(b.g.relStart)})
 		}
 	}
-	rep, err := decode(cr, rules, onNode, onRel)
+	rep, err := rd(rules, onNode, onRel, read)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +78,7 @@ func LoadFileDecoder(path string, s graph.Schema, report func(Progress), decode 
 		return nil, err
 	}
 	if report != nil {
-		report(Progress{Bytes: cr.n, Total: max(total, cr.n), Nodes: len(g.nodeInternal), Rels: len(g.relStart)})
+		report(Progress{Bytes: n, Total: max(total, n), Nodes: len(g.nodeInternal), Rels: len(g.relStart)})
 	}
 	return g, nil
 }

@@ -273,16 +273,17 @@ func TestRelTypesKeptAndExcluded(t *testing.T) {
 	})
 }
 
-// TestGraphIsADirectory: a graph file that is a directory is refused
-// naming it and saying so, with no line number: the loader blamed "line
-// 1: read DIR: is a directory", a line the directory does not have.
+// TestGraphIsADirectory: a graph file that is a directory without
+// GraphRAG's tables is refused naming it and saying so, with no line
+// number: the loader blamed "line 1: read DIR: is a directory", a line the
+// directory does not have. load reads APOC files only.
 func TestGraphIsADirectory(t *testing.T) {
 	dir := t.TempDir()
 	refuses(t, []badInput{
 		{[]string{"stats", "--graph", dir}, ExitRuntime,
-			"memoria: loading " + dir + ": is a directory, not an APOC JSON-lines file\n"},
+			"memoria: loading " + dir + ": is a directory without GraphRAG's entities.parquet and relationships.parquet, nor an APOC JSON-lines file\n"},
 		{[]string{"explore", "--seed", "N2006", "--graph", dir}, ExitRuntime,
-			"memoria: loading " + dir + ": is a directory, not an APOC JSON-lines file\n"},
+			"memoria: loading " + dir + ": is a directory without GraphRAG's entities.parquet and relationships.parquet, nor an APOC JSON-lines file\n"},
 		{[]string{"load", dir, "--uri", "bolt://127.0.0.1:1"}, ExitRuntime,
 			"memoria: " + dir + ": nothing loaded: is a directory, not an APOC JSON-lines file\n"},
 	})

@@ -351,3 +351,19 @@ func TestWeightScaleKeepsStored(t *testing.T) {
 		t.Errorf("stderr: %s", errs)
 	}
 }
+
+// TestGraphMLQueryLightRAGFields: --query on LightRAG's file, the lightrag
+// preset chosen by its keys, gathers by lightrag's fields (entity_id /
+// description): "LOLLMS" is the id "LOLLMS" with its quotes, an exact
+// match, the first seed at R 1. The gather stage read memoria's fields (name, title / text,
+// description, summary) when the preset was chosen by the file, and put
+// "LOLLMS ELF SERVER` first from the descriptions.
+func TestGraphMLQueryLightRAGFields(t *testing.T) {
+	code, _, errs := run(t, "explore", "--graph", lightragGraphML, "--query", "LOLLMS", "--retriever", "ppr", "--format", "ranking")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, `--query gathered 3 seeds: "\"LOLLMS\"" (R 1), `) {
+		t.Errorf("stderr: %s", errs)
+	}
+}

@@ -77,6 +77,7 @@ func (s *sourceFlags) graphMLSchema(env Env, schema graph.Schema, head graphml.H
 		if why != "" {
 			p, _ := graph.Preset(graph.SchemaLightRAG)
 			schema = p
+			s.schema.preset = graph.SchemaLightRAG // the gather stage's fields follow it
 			fmt.Fprintln(env.Stderr, textsafe.Escape("memoria: "+s.graph+": read as --schema lightrag: "+why+" (--schema memoria reads it as memoria's own shape)"))
 		}
 	}

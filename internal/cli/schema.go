@@ -40,13 +40,14 @@ var schemaFlagNames = []string{"id-property", "traverse-types", "weight-property
 
 func (f *schemaFlags) register(fs *flag.FlagSet) {
 	f.fs = fs
-	fs.StringVar(&f.preset, "schema", graph.SchemaMemoria, "the graph's `shape`: memoria, lightrag or graphiti (a preset of the flags below;\n"+
+	fs.StringVar(&f.preset, "schema", graph.SchemaMemoria, "the graph's `shape`: memoria, lightrag, graphiti or graphrag (a preset of the flags below;\n"+
 		"docs/RETRIEVERS.md \"Other schemas\"), on files, the demo graph and Neo4j")
-	fs.StringVar(&f.idProperty, "id-property", "", "the node `property` that keys a node (memoria: id, lightrag: entity_id, graphiti: uuid)")
+	fs.StringVar(&f.idProperty, "id-property", "", "the node `property` that keys a node (memoria: id, lightrag: entity_id, graphiti: uuid,\n"+
+		"graphrag: title)")
 	fs.StringVar(&f.traverseTypes, "traverse-types", "", "the comma-separated relationship `types` the retrievers traverse as RELATES,\n"+
-		"degree counting these only (memoria: RELATES, lightrag: DIRECTED, graphiti: RELATES_TO); not --rel-types, the filter")
-	fs.StringVar(&f.weightProperty, "weight-property", "", "the relationship `property` holding the weight ('' for none; memoria and lightrag: weight)")
-	fs.StringVar(&f.defaultWeight, "default-weight", "", "the `weight` of a traversed relationship without one, at least 0 (lightrag and graphiti: 1;\n"+
+		"degree counting these only (memoria and graphrag: RELATES, lightrag: DIRECTED, graphiti: RELATES_TO); not --rel-types, the filter")
+	fs.StringVar(&f.weightProperty, "weight-property", "", "the relationship `property` holding the weight ('' for none; memoria, lightrag and graphrag: weight)")
+	fs.StringVar(&f.defaultWeight, "default-weight", "", "the `weight` of a traversed relationship without one, at least 0 (lightrag, graphiti and graphrag: 1;\n"+
 		"memoria: each retriever's own rule)")
 	fs.StringVar(&f.tagsProperty, "tags-property", "", "the relationship `property` holding the tags ('' for none; memoria: tags, lightrag: keywords)")
 	fs.StringVar(&f.tagsSeparator, "tags-separator", "", "the `separator` splitting a tags string into tags (lightrag: ,); a list stays a list")

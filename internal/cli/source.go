@@ -10,6 +10,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/graphrag"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/textsafe"
@@ -35,8 +36,8 @@ type sourceFlags struct {
 }
 
 func (s *sourceFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.graph, "graph", "", "APOC JSON-lines or GraphML `FILE` (LightRAG's, nano-graphrag's, memoria export's)\n"+
-		"to explore in memory (default: the embedded demo graph)")
+	fs.StringVar(&s.graph, "graph", "", "APOC JSON-lines or GraphML `FILE` (LightRAG's, nano-graphrag's, memoria export's),\n"+
+		"or GraphRAG's output folder of parquet tables, to explore in memory (default: the embedded demo graph)")
 	s.neo4jFlags.register(fs)
 	s.schema.register(fs)
 	fs.StringVar(&s.weightScale, "weight-scale", "none", "`how` the traversed weights are walked: none, as stored; max, each divided by the largest,\n"+
@@ -70,8 +71,13 @@ func (s *sourceFlags) openUnscaled(ctx context.Context, env Env) (graph.Source, 
 		return nil, err
 	}
 	if s.graph != "" {
+		var folder graphrag.Folder
 		if isDir(s.graph) {
-			return nil, fmt.Errorf("loading %s: %s", s.graph, errIsDir)
+			f, ok := findGraphRAG(s.graph)
+			if !ok {
+				return nil, fmt.Errorf("loading %s: %s", s.graph, errNotGraphRAG)
+			}
+			folder = f
 		}
 		report, finish := s.progress, func() {}
 		if report == nil && isTerminal(env.Stderr) {
@@ -79,9 +85,12 @@ func (s *sourceFlags) openUnscaled(ctx context.Context, env Env) (graph.Source, 
 			report, finish = sp.report, sp.finish
 		}
 		var g *inmem.Graph
-		if isGraphML(s.graph) {
+		switch {
+		case folder.Dir != "":
+			g, err = s.loadGraphRAG(env, schema, folder, report)
+		case isGraphML(s.graph):
 			g, err = s.loadGraphML(env, schema, report)
-		} else {
+		default:
 			g, err = inmem.LoadFileSchema(s.graph, schema, report)
 		}
 		finish() // before any message, on a line of its own

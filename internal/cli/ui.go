@@ -240,6 +240,8 @@ func openForUI(ctx context.Context, q *queryFlags, env Env, noColor bool) (graph
 	var size int64
 	if fi, err := os.Stat(q.src.graph); err == nil && fi.Mode().IsRegular() {
 		size = fi.Size()
+	} else if f, ok := findGraphRAG(q.src.graph); ok && err == nil {
+		size = f.Size() // GraphRAG's tables
 	}
 	err := tui.Load(ctx, tui.LoadOptions{Name: q.src.graph, Total: size, NoColor: noColor, In: env.Stdin, Out: env.Stdout},
 		func(report func(tui.LoadProgress)) error {

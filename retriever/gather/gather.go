@@ -44,7 +44,8 @@ type Fields struct {
 // Preset is the fields of a schema (docs/RETRIEVERS.md, "Other schemas"):
 // memoria's own (name, title / text, description, summary / embedding),
 // lightrag (entity_id / description), graphiti (name / summary /
-// name_embedding); ok is false for another name.
+// name_embedding), graphrag (title / description); ok is false for
+// another name.
 func Preset(schema string) (Fields, bool) {
 	switch schema {
 	case "", "memoria":
@@ -53,6 +54,8 @@ func Preset(schema string) (Fields, bool) {
 		return Fields{Names: []string{"entity_id"}, Texts: []string{"description"}}, true
 	case "graphiti":
 		return Fields{Names: []string{"name"}, Texts: []string{"summary"}, Embedding: "name_embedding"}, true
+	case "graphrag":
+		return Fields{Names: []string{"title"}, Texts: []string{"description"}}, true
 	}
 	return Fields{}, false
 }
