@@ -81,23 +81,23 @@ func (m *Model) copyPath() tea.Cmd {
 		}
 		var qs []render.DebugQuery
 		if st.result != nil {
-			qs = m.cypher.DebugCypherAll(*st.result)
+			qs = m.Cypher.DebugCypherAll(*st.result)
 		}
 		if len(qs) == 0 {
 			return notifyErr(fmt.Errorf("seed %s has no completed paths yet", st.seed.NodeID))
 		}
-		return copyCmd(m.out, render.Script(qs, m.form), fmt.Sprintf("Cypher for %s of seed %s%s", plural(len(qs), "path"), st.seed.NodeID, m.formNote()))
+		return copyCmd(m.Out, render.Script(qs, m.Form), fmt.Sprintf("Cypher for %s of seed %s%s", plural(len(qs), "path"), st.seed.NodeID, m.formNote()))
 	}
-	return copyCmd(m.out, m.cypher.DebugCypher(p).In(m.form), fmt.Sprintf("Cypher for %s (%d nodes)%s", what, len(p.NodeIDs()), m.formNote()))
+	return copyCmd(m.Out, m.Cypher.DebugCypher(p).In(m.Form), fmt.Sprintf("Cypher for %s (%d nodes)%s", what, len(p.NodeIDs()), m.formNote()))
 }
 
 // formNote names the copy form on the status line when it is not the
 // default (Neo4j Browser's).
 func (m *Model) formNote() string {
-	if m.form == render.FormBrowser {
+	if m.Form == render.FormBrowser {
 		return ""
 	}
-	return ", " + string(m.form) + " form"
+	return ", " + string(m.Form) + " form"
 }
 
 // copyCheck copies the query that recomputes each hop of the selected path
@@ -116,23 +116,23 @@ func (m *Model) copyCheck() tea.Cmd {
 		from := st.base.from
 		score, tags, floor = st.base.result.Seed.Score, from.tags, from.cfg.TagSimFloor
 	}
-	q := m.cypher.CheckCypher(p, score, tags, floor)
-	return copyCmd(m.out, q.In(m.form), fmt.Sprintf("check query for %s%s: expect %s, each with same = true (none: the path is no longer in the graph)",
+	q := m.Cypher.CheckCypher(p, score, tags, floor)
+	return copyCmd(m.Out, q.In(m.Form), fmt.Sprintf("check query for %s%s: expect %s, each with same = true (none: the path is no longer in the graph)",
 		what, m.formNote(), plural(len(p.Steps), "row")))
 }
 
 // cycleForm switches the copy form: Neo4j Browser, cypher-shell, driver.
 func (m *Model) cycleForm() tea.Cmd {
-	i := slices.Index(render.CypherForms, m.form)
-	m.form = render.CypherForms[(i+1)%len(render.CypherForms)]
-	return notify("copies are now in the " + string(m.form) + " form")
+	i := slices.Index(render.CypherForms, m.Form)
+	m.Form = render.CypherForms[(i+1)%len(render.CypherForms)]
+	return notify("copies are now in the " + string(m.Form) + " form")
 }
 
 // copyAll copies every completed path's Cypher as one script in the copy
 // form.
 func (m *Model) copyAll() tea.Cmd {
 	res := m.actRun().trees.results()
-	qs := m.cypher.DebugCypherAll(res...)
+	qs := m.Cypher.DebugCypherAll(res...)
 	if len(qs) == 0 {
 		return notifyErr(fmt.Errorf("no completed paths to copy yet"))
 	}
@@ -140,7 +140,7 @@ func (m *Model) copyAll() tea.Cmd {
 	if m.running() {
 		what += " finished so far"
 	}
-	return copyCmd(m.out, render.Script(qs, m.form), what)
+	return copyCmd(m.Out, render.Script(qs, m.Form), what)
 }
 
 // export writes the D3 JSON or the LLM context of the current results.
@@ -149,7 +149,7 @@ func (m *Model) export(kind string) tea.Cmd {
 	if len(res) == 0 {
 		return notifyErr(fmt.Errorf("no results to export yet: pick a seed"))
 	}
-	dir, now := m.outDir, m.now()
+	dir, now := m.OutDir, m.Now()
 	return safeCmd(func() tea.Msg {
 		var data []byte
 		var name string

@@ -193,7 +193,7 @@ func (m *Model) togglePin() tea.Cmd {
 	m.runs.pinned = b
 	m.actRun().trees.setBase(b)
 	m.afterTreeChange(false)
-	return notify(fmt.Sprintf("pinned run %d: later runs are compared with it (%s unpins)", m.actRun().id, m.km.Pin.Help().Key))
+	return notify(fmt.Sprintf("pinned run %d: later runs are compared with it (%s unpins)", m.actRun().id, m.KM.Pin.Help().Key))
 }
 
 // changeText says how the selected node differs from the baseline, for the

@@ -217,7 +217,7 @@ func TestSaveAndReopenExperiment(t *testing.T) {
 	h.runDone()
 	h.keys("S")
 	h.settle()
-	path := filepath.Join(h.m.outDir, "memoria-experiment-20260302-093100.json")
+	path := filepath.Join(h.m.OutDir, "memoria-experiment-20260302-093100.json")
 	if s := h.lastStatus(); s.isErr || !strings.Contains(s.text, "saved the experiment to "+path) {
 		t.Fatalf("status %+v", s)
 	}

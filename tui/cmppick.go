@@ -73,7 +73,7 @@ func (m *Model) applyPicked(names []string) tea.Cmd {
 	m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
 	focus := m.focused().Focus()
 	m.cmpRefresh()
-	note := notify(fmt.Sprintf("comparing %s (%s: parameters of the next one)", strings.Join(names, ", "), m.km.Retriever.Help().Key))
+	note := notify(fmt.Sprintf("comparing %s (%s: parameters of the next one)", strings.Join(names, ", "), m.KM.Retriever.Help().Key))
 	return m.restartIfInputsChanged(tea.Batch(blur, focus, note))
 }
 
@@ -228,7 +228,7 @@ func (m *Model) askCompareWhy() tea.Cmd {
 	if len(j.names) == 0 {
 		return notify(fmt.Sprintf("every compared retriever has %s in its top %d", render.DisplayID(r.id), m.cmp.k))
 	}
-	cmd := m.why.start(m.ctx, r.id, func(ctx context.Context, id int) tea.Cmd { return rankWhyCmd(ctx, id, j) })
+	cmd := m.why.start(m.Ctx, r.id, func(ctx context.Context, id int) tea.Cmd { return rankWhyCmd(ctx, id, j) })
 	m.push(m.why)
 	return cmd
 }

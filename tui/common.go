@@ -20,27 +20,27 @@ import (
 // handing it round. A pane's own size (its w, h fields) shadows the
 // explorer's.
 type Common struct {
-	ctx    context.Context
-	source graph.Source
-	km     keymap.KeyMap
-	st     *Styles
-	// w, h is the explorer's size (the terminal's).
-	w, h int
-	// names is which property names nodes in every pane (naming.go).
-	names *naming
-	// marks are the analyst's relevance marks, and judged the judgement
+	Ctx    context.Context
+	Source graph.Source
+	KM     keymap.KeyMap
+	St     *Styles
+	// W, H is the explorer's size (the terminal's).
+	W, H int
+	// Names is which property names nodes in every pane (naming.go).
+	Names *naming
+	// Marks are the analyst's relevance marks, and Judged the judgement
 	// of the results shown against them (marks.go).
-	marks  *markSet
-	judged *judgement
-	// stats is the graph's metrics, loaded once when the explorer opens,
+	Marks  *markSet
+	Judged *judgement
+	// Stats is the graph's metrics, loaded once when the explorer opens,
 	// and the degrees looked up (stats.go).
-	stats *graphStats
-	// form is how copies are written (Neo4j Browser, cypher-shell,
-	// driver); cypher writes the copied debug and check queries by the
+	Stats *graphStats
+	// Form is how copies are written (Neo4j Browser, cypher-shell,
+	// driver); Cypher writes the copied debug and check queries by the
 	// graph's schema mapping (Options.Mapping).
-	form   render.CypherForm
-	cypher render.Cypher
-	out    io.Writer
-	outDir string
-	now    func() time.Time
+	Form   render.CypherForm
+	Cypher render.Cypher
+	Out    io.Writer
+	OutDir string
+	Now    func() time.Time
 }

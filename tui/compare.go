@@ -267,7 +267,7 @@ func (p *cmpPane) SetSize(w, h int) { p.w, p.h = w, h }
 
 // Update moves the cursor and sorts (o) when focused; the wheel anywhere.
 func (p *cmpPane) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyMsg); ok && p.focused && key.Matches(k, p.km.SortColumn) {
+	if k, ok := msg.(tea.KeyMsg); ok && p.focused && key.Matches(k, p.KM.SortColumn) {
 		sel, _ := p.Selected()
 		p.sortBy = (p.sortBy + 1) % (len(p.cols) + 2)
 		p.sort()
@@ -279,7 +279,7 @@ func (p *cmpPane) Update(msg tea.Msg) tea.Cmd {
 		return notify("compare table sorted by " + p.sortName())
 	}
 	if len(p.rows) > 0 {
-		moveCursor(p.km, msg, p.focused, &p.cursor, len(p.rows), max(1, p.h-2))
+		moveCursor(p.KM, msg, p.focused, &p.cursor, len(p.rows), max(1, p.h-2))
 	}
 	return nil
 }
@@ -317,7 +317,7 @@ func (p *cmpPane) header() string {
 		b.WriteString(" " + fit(name, cw-1))
 	}
 	nameW := max(4, p.w-2-len(p.cols)*cw)
-	return p.st.Title.Render(fit("  "+fit(node, nameW)+b.String(), p.w))
+	return p.St.Title.Render(fit("  "+fit(node, nameW)+b.String(), p.w))
 }
 
 // ansiFit cuts s to w cells (with …) without padding it.
@@ -352,14 +352,14 @@ func (p *cmpPane) row(r cmpRow, selected bool) string {
 	if r.only {
 		mark = glyphOnly
 	}
-	name := textsafe.Escape(p.names.nodeLead(r.node))
+	name := textsafe.Escape(p.Names.nodeLead(r.node))
 	if r.node.ID == "" {
 		name = render.DisplayID(r.id)
 	}
-	if p.stats.isHub(r.id) {
-		name += " " + p.st.HubMark
+	if p.Stats.isHub(r.id) {
+		name += " " + p.St.HubMark
 	}
-	if g := p.marks.grade(r.id); g > 0 {
+	if g := p.Marks.grade(r.id); g > 0 {
 		name = markGlyph(g) + " " + name
 	}
 	if l := r.node.Label(); l != "" {
@@ -378,14 +378,14 @@ func (p *cmpPane) row(r cmpRow, selected bool) string {
 func (p *cmpPane) View() string {
 	switch {
 	case p.err != "":
-		return p.st.Error.Render(fit(textsafe.Escape(oneLine(p.err)), p.w))
+		return p.St.Error.Render(fit(textsafe.Escape(oneLine(p.err)), p.w))
 	case len(p.rows) == 0:
 		for _, c := range p.cols {
 			if c.state == colRunning {
-				return p.header() + "\n" + p.st.Running.Render("⟳ ranking…")
+				return p.header() + "\n" + p.St.Running.Render("⟳ ranking…")
 			}
 		}
-		return p.header() + "\n" + p.st.Dim.Render("pick a seed to compare the retrievers")
+		return p.header() + "\n" + p.St.Dim.Render("pick a seed to compare the retrievers")
 	}
 	h := max(1, p.h-1)
 	if p.cursor < p.off {
@@ -398,7 +398,7 @@ func (p *cmpPane) View() string {
 	lines = append(lines, p.header())
 	for i := p.off; i < min(len(p.rows), p.off+h); i++ {
 		if i == p.cursor {
-			lines = append(lines, p.st.Selected.Render(fit(glyphSelected+p.row(p.rows[i], true), p.w)))
+			lines = append(lines, p.St.Selected.Render(fit(glyphSelected+p.row(p.rows[i], true), p.w)))
 			continue
 		}
 		lines = append(lines, fit(" "+p.row(p.rows[i], false), p.w))
@@ -408,7 +408,7 @@ func (p *cmpPane) View() string {
 
 // ShortHelp lists the table's keys.
 func (p *cmpPane) ShortHelp() []key.Binding {
-	return []key.Binding{p.km.Up, p.km.Down, p.km.SortColumn, p.km.WhyNot, p.km.Mark, p.km.PickRetrievers}
+	return []key.Binding{p.KM.Up, p.KM.Down, p.KM.SortColumn, p.KM.WhyNot, p.KM.Mark, p.KM.PickRetrievers}
 }
 
 // cmpSubject is what the detail pane shows in the compare view: the
@@ -556,13 +556,13 @@ func (m *Model) compareStatus() []string {
 		name := textsafe.Escape(c.name)
 		switch c.state {
 		case colRunning:
-			parts = append(parts, m.st.Running.Render("⟳ "+name))
+			parts = append(parts, m.St.Running.Render("⟳ "+name))
 		case colFailed:
-			parts = append(parts, m.st.Error.Render("✗ "+name))
+			parts = append(parts, m.St.Error.Render("✗ "+name))
 		case colIn:
-			parts = append(parts, m.st.OK.Render("✓ "+name))
+			parts = append(parts, m.St.OK.Render("✓ "+name))
 		default:
-			parts = append(parts, m.st.Dim.Render(name))
+			parts = append(parts, m.St.Dim.Render(name))
 		}
 	}
 	only := 0
@@ -571,7 +571,7 @@ func (m *Model) compareStatus() []string {
 			only++
 		}
 	}
-	return append(parts, m.st.Dim.Render(fmt.Sprintf("%d nodes · %d found by one only (%s)", len(m.cmp.rows), only, glyphOnly)))
+	return append(parts, m.St.Dim.Render(fmt.Sprintf("%d nodes · %d found by one only (%s)", len(m.cmp.rows), only, glyphOnly)))
 }
 
 // combinerParams is the parameters of name, a retriever that combines
@@ -620,7 +620,7 @@ func (m *Model) startCombiner(name string) tea.Cmd {
 		m.cmpRefresh()
 		return nil
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(m.Ctx)
 	s.cancel, s.loading = cancel, true
 	m.cmpRefresh()
 	j, ref := m.newWhyJob(seeds, ""), s.ref()

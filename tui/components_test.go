@@ -366,7 +366,7 @@ func TestCopyPath(t *testing.T) {
 // timestamped names, leaving no temporary files.
 func TestExport(t *testing.T) {
 	h := demoHarness(t)
-	dir := h.m.outDir
+	dir := h.m.OutDir
 	h.keys("d")
 	h.settle()
 	d3 := filepath.Join(dir, "memoria-d3-20260302-093100.json")
@@ -418,9 +418,9 @@ func TestHelpListsEveryKey(t *testing.T) {
 	if !h.m.isOpen(h.m.helpView) {
 		t.Fatal("? did not open the help")
 	}
-	full := fullHelp(h.m.km, h.m.st, h.m.helpView.Width())
+	full := fullHelp(h.m.KM, h.m.St, h.m.helpView.Width())
 	golden(t, "help_80x24", full)
-	for _, g := range h.m.km.All() {
+	for _, g := range h.m.KM.All() {
 		for _, b := range g {
 			if !strings.Contains(full, b.Help().Desc) {
 				t.Errorf("help lacks %q", b.Help().Desc)
@@ -430,7 +430,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 	// Columns sit side by side, so check each heading's column: the
 	// heading's cell column is where its keys' lines start.
 	lines := strings.Split(full, "\n")
-	for _, g := range h.m.km.Groups() {
+	for _, g := range h.m.KM.Groups() {
 		found := false
 		for i, l := range lines {
 			at := strings.Index(l, g.Title)
@@ -848,7 +848,7 @@ func TestNodeTextAsInCLI(t *testing.T) {
 // whatever file had the name.
 func TestExportNeverOverwrites(t *testing.T) {
 	h := demoHarness(t)
-	dir := h.m.outDir
+	dir := h.m.OutDir
 	mine := filepath.Join(dir, "memoria-d3-20260302-093100-3.json")
 	for i, want := range []string{"memoria-d3-20260302-093100.json", "memoria-d3-20260302-093100-2.json", "memoria-d3-20260302-093100-4.json"} {
 		if i == 2 {

@@ -59,7 +59,7 @@ type detailPane struct {
 }
 
 func newDetailPane(c *Common, validity []string) *detailPane {
-	km := c.km
+	km := c.KM
 	vp := viewport.New(0, 0)
 	vp.MouseWheelEnabled = true
 	vp.KeyMap = viewport.KeyMap{
@@ -155,7 +155,7 @@ func (d *detailPane) subjectID() string {
 
 // withDegree puts the degree line (graphStats.detailLine) under the head.
 func (d *detailPane) withDegree(lines []string) []string {
-	l := d.stats.detailLine(d.st, d.subjectID())
+	l := d.Stats.detailLine(d.St, d.subjectID())
 	if l == "" || len(lines) == 0 {
 		return lines
 	}
@@ -180,18 +180,18 @@ func (d *detailPane) render() {
 		return
 	}
 	if d.cmp != nil {
-		d.vp.SetContent(strings.Join(d.withDegree(compareLines(d.st, d.names, *d.cmp, d.w)), "\n"))
+		d.vp.SetContent(strings.Join(d.withDegree(compareLines(d.St, d.Names, *d.cmp, d.w)), "\n"))
 		return
 	}
 	if d.hit != nil {
-		d.vp.SetContent(strings.Join(d.withDegree(hitLines(d.st, d.names, *d.hit, d.w, d.validity)), "\n"))
+		d.vp.SetContent(strings.Join(d.withDegree(hitLines(d.St, d.Names, *d.hit, d.w, d.validity)), "\n"))
 		return
 	}
 	if d.subject == nil {
-		d.vp.SetContent(d.st.Dim.Render("select a node in the results to see its properties and energy"))
+		d.vp.SetContent(d.St.Dim.Render("select a node in the results to see its properties and energy"))
 		return
 	}
-	d.vp.SetContent(strings.Join(d.withDegree(detailLines(d.st, d.names, *d.subject, d.w, d.validity)), "\n"))
+	d.vp.SetContent(strings.Join(d.withDegree(detailLines(d.St, d.Names, *d.subject, d.w, d.validity)), "\n"))
 }
 
 // detailLines builds the explanation, wrapped to width w, with the
@@ -394,5 +394,5 @@ func pluralWord(n int, one, many string) string {
 
 // ShortHelp lists the pane's keys.
 func (d *detailPane) ShortHelp() []key.Binding {
-	return []key.Binding{d.km.Up, d.km.Down, d.km.PageUp, d.km.PageDown}
+	return []key.Binding{d.KM.Up, d.KM.Down, d.KM.PageUp, d.KM.PageDown}
 }

@@ -25,7 +25,7 @@ func hitDetailText(h *harness) string {
 	if h.m.detail.hit == nil {
 		return ""
 	}
-	return strings.Join(hitLines(h.m.st, h.m.names, *h.m.detail.hit, 400, h.m.detail.validity), "\n")
+	return strings.Join(hitLines(h.m.St, h.m.Names, *h.m.detail.hit, 400, h.m.detail.validity), "\n")
 }
 
 // selectHit moves the results' cursor to the hit of node id.

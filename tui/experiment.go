@@ -55,14 +55,14 @@ func (m *Model) saveExperiment() tea.Cmd {
 		seeds = append(seeds, st.seed)
 	}
 	e := experiment.Experiment{
-		SavedAt: m.now(), Seeds: seeds, Tags: append([]string(nil), m.actRun().tags...), Params: m.actRun().cfg,
-		Pinned: resultsOf(m.runs.pinned, seeds), Current: resultsOf(cur, seeds), Marks: m.marks.snapshot(),
+		SavedAt: m.Now(), Seeds: seeds, Tags: append([]string(nil), m.actRun().tags...), Params: m.actRun().cfg,
+		Pinned: resultsOf(m.runs.pinned, seeds), Current: resultsOf(cur, seeds), Marks: m.Marks.snapshot(),
 	}
 	if m.runs.pinned != nil {
 		cfg := m.runs.pinned.cfg
 		e.PinnedParams, e.PinnedTags = &cfg, append([]string{}, m.runs.pinned.tags...)
 	}
-	src, ctx, dir := m.source, m.ctx, m.outDir
+	src, ctx, dir := m.Source, m.Ctx, m.OutDir
 	name := "memoria-experiment-" + e.SavedAt.Format("20060102-150405") + ".json"
 	return safeCmd(func() tea.Msg {
 		fp, err := fingerprint(ctx, src)

@@ -144,5 +144,5 @@ func detailText(h *harness) string {
 	if s == nil {
 		return ""
 	}
-	return strings.Join(detailLines(h.m.st, h.m.names, *s, 400, h.m.detail.validity), "\n")
+	return strings.Join(detailLines(h.m.St, h.m.Names, *s, 400, h.m.detail.validity), "\n")
 }

@@ -30,7 +30,7 @@ func needsReads(m *Model, _ key.Binding) string {
 // oneShown refuses, in the compare view, a key of one retriever's results.
 func oneShown(m *Model, b key.Binding) string {
 	if m.comparing() {
-		return fmt.Sprintf("%s (%s) works with one retriever shown; %s picks one", b.Help().Key, b.Help().Desc, m.km.PickRetrievers.Help().Key)
+		return fmt.Sprintf("%s (%s) works with one retriever shown; %s picks one", b.Help().Key, b.Help().Desc, m.KM.PickRetrievers.Help().Key)
 	}
 	return ""
 }
@@ -42,7 +42,7 @@ func activationOnly(m *Model, b key.Binding) string {
 		return why
 	}
 	if m.ranks() {
-		return fmt.Sprintf("%s (%s) works with the activation retriever; %s switches", b.Help().Key, b.Help().Desc, m.km.Retriever.Help().Key)
+		return fmt.Sprintf("%s (%s) works with the activation retriever; %s switches", b.Help().Key, b.Help().Desc, m.KM.Retriever.Help().Key)
 	}
 	return ""
 }
@@ -66,7 +66,7 @@ func focusIn(fs ...focus) func(*Model) bool {
 // retriever (askCompareWhy); on the seeds or Activation Energy's tree it
 // asks Activation Energy (askWhy).
 func (m *Model) rootCommands() []rootCommand {
-	km := m.km
+	km := m.KM
 	only := func(b key.Binding, run func(*Model) tea.Cmd) rootCommand {
 		return rootCommand{Binding: b, Disabled: activationOnly, Run: run}
 	}

@@ -114,9 +114,9 @@ func (m *Model) toggleMark() tea.Cmd {
 	if !ok {
 		return notifyErr(errors.New("nothing selected: pick a node in the results or the node list to mark it"))
 	}
-	g := m.marks.cycle(id)
+	g := m.Marks.cycle(id)
 	m.marksChanged()
-	key := m.km.Mark.Help().Key
+	key := m.KM.Mark.Help().Key
 	switch g {
 	case 0:
 		return notify(fmt.Sprintf("unmarked %s", render.DisplayID(id)))
@@ -192,10 +192,10 @@ type whyAsker func(ctx context.Context, id string) string
 // from the ranking shown (Activation Energy's run projected as a ranking),
 // and the why-not of the relevant nodes it lacks, asked one at a time.
 func (m *Model) judge() tea.Cmd {
-	j := m.judged
+	j := m.Judged
 	slot := m.slot()
 	ranking, state := m.columnRanking(m.retriever)
-	k := judgeKey{retriever: m.retriever, run: slot.id, state: state, marks: m.marks.version, compare: m.comparing()}
+	k := judgeKey{retriever: m.retriever, run: slot.id, state: state, marks: m.Marks.version, compare: m.comparing()}
 	if k == j.key {
 		return nil
 	}
@@ -209,7 +209,7 @@ func (m *Model) judge() tea.Cmd {
 		}
 	}()
 	relevant := 0
-	for _, g := range m.marks.grades {
+	for _, g := range m.Marks.grades {
 		if g >= 1 {
 			relevant++
 		}
@@ -233,7 +233,7 @@ func (m *Model) judge() tea.Cmd {
 	for i, h := range ranking.Hits {
 		ids[i], in[h.NodeID] = h.NodeID, true
 	}
-	judged := m.marks.grades
+	judged := m.Marks.grades
 	found := 0
 	for _, id := range slices.Sorted(maps.Keys(judged)) {
 		if judged[id] < 1 {
@@ -260,7 +260,7 @@ func (m *Model) judge() tea.Cmd {
 		}
 		return nil
 	}
-	return j.next(m.ctx, 0)
+	return j.next(m.Ctx, 0)
 }
 
 // next asks the i-th relevant node not found, under a new context.
@@ -341,7 +341,7 @@ func marksWhyCmd(ctx context.Context, seq, i int, id string, ask whyAsker) tea.C
 // applyMarksWhy shows an answer of the current judgement and asks the next
 // node's; an answer of an earlier judgement is dropped.
 func (m *Model) applyMarksWhy(msg marksWhyMsg) tea.Cmd {
-	j := m.judged
+	j := m.Judged
 	if msg.seq != j.seq || j.cancel == nil || msg.i >= len(j.missing) {
 		return nil
 	}
@@ -351,7 +351,7 @@ func (m *Model) applyMarksWhy(msg marksWhyMsg) tea.Cmd {
 		j.stop()
 		return nil
 	}
-	return j.next(m.ctx, msg.i+1)
+	return j.next(m.Ctx, msg.i+1)
 }
 
 // view is the judgement as the results pane draws it in w cells and at

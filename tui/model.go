@@ -91,9 +91,9 @@ type Model struct {
 // newModel builds the root model; opts must already be completed.
 func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	km := keymap.Default()
-	c := &Common{ctx: ctx, source: opts.Source, km: km, st: st, out: opts.Out, outDir: opts.OutDir, now: opts.Now,
-		names: &naming{}, stats: newGraphStats(), marks: newMarkSet(opts.Marks), judged: &judgement{},
-		form: render.FormBrowser, cypher: render.CypherFor(opts.Mapping)}
+	c := &Common{Ctx: ctx, Source: opts.Source, KM: km, St: st, Out: opts.Out, OutDir: opts.OutDir, Now: opts.Now,
+		Names: &naming{}, Stats: newGraphStats(), Marks: newMarkSet(opts.Marks), Judged: &judgement{},
+		Form: render.FormBrowser, Cypher: render.CypherFor(opts.Mapping)}
 	m := &Model{
 		Common:    c,
 		seeds:     newSeedPicker(c, opts.Source, opts.MaxSeeds, opts.Seeds),
@@ -130,7 +130,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 // Init loads the node list and the tags, and starts a run when seeds were
 // given.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.ctx, m.source), m.stats.start(m.ctx, m.source)}
+	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.Ctx, m.Source), m.Stats.start(m.Ctx, m.Source)}
 	if m.status.notice != "" {
 		cmds = append(cmds, notify(m.status.notice))
 	}
@@ -177,7 +177,7 @@ func (m *Model) restartActivation() tea.Cmd {
 		m.afterTreeChange(true)
 		return nil
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(m.Ctx)
 	m.actRun().cancel = cancel
 	m.actRun().trees = newResultTrees(seeds)
 	m.actRun().trees.cfg, m.actRun().trees.tags = cfg, m.actRun().tags
@@ -194,7 +194,7 @@ func (m *Model) startSweep() tea.Cmd {
 		return notifyErr(errors.New("nothing to sweep: pick a seed first"))
 	}
 	param := sweepParams[m.params.Selected()]
-	cmd := m.sweep.start(m.ctx, m.runs.backend, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.marks.snapshot())
+	cmd := m.sweep.start(m.Ctx, m.runs.backend, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.Marks.snapshot())
 	m.push(m.sweep)
 	return cmd
 }
@@ -208,8 +208,8 @@ func (m *Model) stopRun() { m.runs.stop() }
 func (m *Model) quit() tea.Cmd {
 	m.closeOverlays()
 	m.stopRun()
-	m.stats.stop()
-	m.judged.stop()
+	m.Stats.stop()
+	m.Judged.stop()
 	return tea.Quit
 }
 
@@ -253,14 +253,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case statsMsg:
-		if m.stats.apply(msg) {
+		if m.Stats.apply(msg) {
 			m.statsArrived()
 			if msg.err != nil {
 				return m, notifyErr(fmt.Errorf("computing the graph's metrics: %w", msg.err))
 			}
 		}
 	case degreesMsg:
-		if m.stats.applyDegrees(msg) {
+		if m.Stats.applyDegrees(msg) {
 			m.tree.Rebuild() // a hub beyond the metrics' list
 		}
 		m.detail.Redraw()
@@ -290,7 +290,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			return m, notifyErr(fmt.Errorf("listing the nodes' properties to name them by: %w", msg.err))
 		}
-		m.names.setKeys(msg.keys)
+		m.Names.setKeys(msg.keys)
 	case statusMsg, errMsg:
 		return m, m.status.Update(msg)
 	case tea.MouseMsg:
@@ -330,7 +330,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
-	km := m.km
+	km := m.KM
 	switch {
 	case key.Matches(msg, km.ForceQuit):
 		return m.quit()
@@ -366,7 +366,7 @@ func (m *Model) paneKey(msg tea.KeyMsg) tea.Cmd {
 	case focusTree:
 		cmd = tea.Batch(cmd, m.view.follow())
 	case focusTags:
-		m.resize(m.w, m.h) // the chips may need more or fewer lines
+		m.resize(m.W, m.H) // the chips may need more or fewer lines
 	}
 	// Each panel holds its own retriever's parameters: a change re-runs
 	// that retriever only.

@@ -155,7 +155,7 @@ const nameWidth = 60
 
 // changeNaming cycles the choice and redraws every pane that names nodes.
 func (m *Model) changeNaming() tea.Cmd {
-	msg := m.names.next()
+	msg := m.Names.next()
 	m.tree.Rebuild()
 	m.detail.Redraw()
 	return notify(msg)

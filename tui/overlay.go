@@ -64,7 +64,7 @@ func (m *Model) isOpen(o overlay) bool {
 func (m *Model) push(o overlay) {
 	m.remove(o)
 	m.overlays = append(m.overlays, o)
-	o.SetSize(m.st.Inner(m.lay.full()))
+	o.SetSize(m.St.Inner(m.lay.full()))
 }
 
 // pop takes o off the stack, wherever it is, and closes it.
@@ -109,9 +109,9 @@ func (m *Model) toOverlay(o overlay, msg tea.Msg) tea.Cmd {
 func (m *Model) overlayKey(msg tea.KeyMsg) tea.Cmd {
 	o := m.top()
 	switch {
-	case key.Matches(msg, m.km.Quit):
+	case key.Matches(msg, m.KM.Quit):
 		return m.quit()
-	case key.Matches(msg, m.km.Help) && o != overlay(m.helpView):
+	case key.Matches(msg, m.KM.Help) && o != overlay(m.helpView):
 		m.openHelp()
 		return nil
 	}
@@ -130,9 +130,9 @@ func (m *Model) openHelp() tea.Cmd {
 func (m *Model) overlayHelp(o overlay) []key.Binding {
 	keys := append([]key.Binding(nil), o.ShortHelp()...)
 	if o != overlay(m.helpView) {
-		keys = append(keys, m.km.Help)
+		keys = append(keys, m.KM.Help)
 	}
-	return append(keys, m.km.Quit)
+	return append(keys, m.KM.Quit)
 }
 
 // newOverlayViewport is an overlay's scrollable content: the keymap's

@@ -21,7 +21,7 @@ func (m *Model) exportPage() tea.Cmd {
 	if err != nil {
 		return notifyErr(err)
 	}
-	dir, stamp := m.outDir, m.now().Format("20060102-150405")
+	dir, stamp := m.OutDir, m.Now().Format("20060102-150405")
 	return safeCmd(func() tea.Msg {
 		g, err := page()
 		if err != nil {

@@ -31,7 +31,7 @@ func TestExportPage(t *testing.T) {
 	h := demoHarness(t)
 	h.keys("o")
 	h.settle()
-	first := filepath.Join(h.m.outDir, "memoria-page-20260302-093100.html")
+	first := filepath.Join(h.m.OutDir, "memoria-page-20260302-093100.html")
 	if st := h.lastStatus(); st.isErr || !strings.Contains(st.text, first) || !strings.Contains(st.text, "1 seed of activation") {
 		t.Fatalf("status = %+v", st)
 	}
@@ -41,7 +41,7 @@ func TestExportPage(t *testing.T) {
 	c := compareDemo(t)
 	c.keys("o")
 	c.settle()
-	second := filepath.Join(c.m.outDir, "memoria-page-20260302-093100.html")
+	second := filepath.Join(c.m.OutDir, "memoria-page-20260302-093100.html")
 	if st := c.lastStatus(); st.isErr || !strings.Contains(st.text, second) || !strings.Contains(st.text, "2 rankings compared") {
 		t.Fatalf("compare status = %+v", st)
 	}
@@ -50,7 +50,7 @@ func TestExportPage(t *testing.T) {
 	}
 	c.keys("o")
 	c.settle()
-	if _, err := os.Stat(filepath.Join(c.m.outDir, "memoria-page-20260302-093100-2.html")); err != nil {
+	if _, err := os.Stat(filepath.Join(c.m.OutDir, "memoria-page-20260302-093100-2.html")); err != nil {
 		t.Errorf("the second page of the same second: %v", err)
 	}
 }

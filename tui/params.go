@@ -52,7 +52,7 @@ type valueEdit struct {
 }
 
 func newValueEdit(c *Common) valueEdit {
-	return valueEdit{Common: c, input: c.st.NewInput("", "")}
+	return valueEdit{Common: c, input: c.St.NewInput("", "")}
 }
 
 // Typing reports whether a value is being typed.
@@ -79,7 +79,7 @@ func (v *valueEdit) drop(name string) tea.Cmd {
 	}
 	raw := v.input.Value()
 	v.endEdit()
-	return notify(fmt.Sprintf("%s not changed: %q was not confirmed with %s", name, raw, v.km.Submit.Help().Key))
+	return notify(fmt.Sprintf("%s not changed: %q was not confirmed with %s", name, raw, v.KM.Submit.Help().Key))
 }
 
 // editKey handles a key while a value is typed: enter gives the trimmed
@@ -87,10 +87,10 @@ func (v *valueEdit) drop(name string) tea.Cmd {
 // stays in the input so the value can be fixed); esc drops it.
 func (v *valueEdit) editKey(k tea.KeyMsg, name string, apply func(raw string) error) tea.Cmd {
 	switch {
-	case key.Matches(k, v.km.Cancel):
+	case key.Matches(k, v.KM.Cancel):
 		v.endEdit()
 		return nil
-	case key.Matches(k, v.km.Submit):
+	case key.Matches(k, v.KM.Submit):
 		if err := apply(strings.TrimSpace(v.input.Value())); err != nil {
 			return notifyErr(fmt.Errorf("%s: %w", name, err))
 		}
@@ -107,15 +107,15 @@ func (v *valueEdit) editKey(k tea.KeyMsg, name string, apply func(raw string) er
 // row, and the edit key opens the input on its value.
 func (v *valueEdit) rowKey(k tea.KeyMsg, cursor *int, n int, value func() string, step func(dir int)) tea.Cmd {
 	switch {
-	case key.Matches(k, v.km.EditParam):
+	case key.Matches(k, v.KM.EditParam):
 		return v.begin(value())
-	case key.Matches(k, v.km.Up):
+	case key.Matches(k, v.KM.Up):
 		*cursor = (*cursor + n - 1) % n
-	case key.Matches(k, v.km.Down):
+	case key.Matches(k, v.KM.Down):
 		*cursor = (*cursor + 1) % n
-	case key.Matches(k, v.km.Increase):
+	case key.Matches(k, v.KM.Increase):
 		step(+1)
-	case key.Matches(k, v.km.Decrease):
+	case key.Matches(k, v.KM.Decrease):
 		step(-1)
 	}
 	return nil
@@ -272,8 +272,8 @@ func (p *paramsPanel) View() string {
 	}
 	var lines []string
 	for i := range paramCount {
-		mark, name := "  ", p.st.Key.Render(fmt.Sprintf("%-14s", names[i]))
-		val := p.st.Value.Render(vals[i])
+		mark, name := "  ", p.St.Key.Render(fmt.Sprintf("%-14s", names[i]))
+		val := p.St.Value.Render(vals[i])
 		if i == p.cursor && p.focused && p.editing {
 			lines = append(lines, glyphSelected+" "+fmt.Sprintf("%-14s ", names[i])+p.input.View())
 			continue
@@ -281,7 +281,7 @@ func (p *paramsPanel) View() string {
 		if i == p.cursor && p.focused {
 			mark = glyphSelected + " "
 			line := fmt.Sprintf("%s%-14s ‹ %s ›", mark, names[i], vals[i])
-			lines = append(lines, p.st.Selected.Render(line))
+			lines = append(lines, p.St.Selected.Render(line))
 			continue
 		}
 		lines = append(lines, mark+name+" "+"  "+val)
@@ -292,7 +292,7 @@ func (p *paramsPanel) View() string {
 // ShortHelp lists the panel's main keys.
 func (p *paramsPanel) ShortHelp() []key.Binding {
 	if p.editing {
-		return []key.Binding{p.km.Submit, p.km.Cancel}
+		return []key.Binding{p.KM.Submit, p.KM.Cancel}
 	}
-	return []key.Binding{p.km.Up, p.km.Down, p.km.Increase, p.km.Decrease, p.km.EditParam}
+	return []key.Binding{p.KM.Up, p.KM.Down, p.KM.Increase, p.KM.Decrease, p.KM.EditParam}
 }

@@ -124,7 +124,7 @@ func (m *Model) startRanking(name string) tea.Cmd {
 			m.cmpRefresh()
 			return nil
 		}
-		ctx, cancel := context.WithCancel(m.ctx)
+		ctx, cancel := context.WithCancel(m.Ctx)
 		s.cancel, s.loading = cancel, true
 		m.cmpRefresh()
 		return rankingCmd(ctx, s.ref(), m.runs.nb, retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, s.params)
@@ -133,7 +133,7 @@ func (m *Model) startRanking(name string) tea.Cmd {
 		m.ranked.SetRanking(nil, false, "")
 		return m.syncHit()
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(m.Ctx)
 	s.cancel, s.loading = cancel, true
 	m.ranked.SetRanking(nil, true, "")
 	q := retriever.Query{Seeds: seeds, Tags: m.tags.Tags()} // both copies
@@ -202,7 +202,7 @@ func (m *Model) syncHit() tea.Cmd {
 	m.runs.hitCtx.seq++
 	m.runs.hitCtx.run, m.runs.hitCtx.node = s.ref(), hit.NodeID
 	m.detail.ShowHit(&hitSubject{hit: hit, loading: true})
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(m.Ctx)
 	m.runs.hitCtx.cancel = cancel
 	cr := s.params.Settings()
 	if !cr.HasContext() {
@@ -252,7 +252,7 @@ func (m *Model) switchRetriever() tea.Cmd {
 		m.tree.detailKey, _ = m.tree.selectedKey()
 		m.detail.Show(m.subject())
 	}
-	note := notify(fmt.Sprintf("retriever: %s (%s switches)", m.retriever, m.km.Retriever.Help().Key))
+	note := notify(fmt.Sprintf("retriever: %s (%s switches)", m.retriever, m.KM.Retriever.Help().Key))
 	return m.restartIfInputsChanged(tea.Batch(blur, focus, sync, note))
 }
 
@@ -276,19 +276,19 @@ func (m *Model) copyRoute() tea.Cmd {
 	if !ok {
 		return notifyErr(errors.New("nothing selected: pick a hit in the results first"))
 	}
-	q, ok := m.cypher.HitCypher(hit)
+	q, ok := m.Cypher.HitCypher(hit)
 	if !ok {
 		return notifyErr(fmt.Errorf("%s is an initial hit (a seed scored by its R): it has no route to copy", hit.NodeID))
 	}
 	if q.Feeders {
-		return copyCmd(m.out, q.In(m.form), fmt.Sprintf("Cypher for %s and its %s (%s)%s", hit.NodeID,
+		return copyCmd(m.Out, q.In(m.Form), fmt.Sprintf("Cypher for %s and its %s (%s)%s", hit.NodeID,
 			plural(len(hit.Feeders), "feeder"), strings.Join(q.NodeIDs[1:], ", "), m.formNote()))
 	}
 	ids := []string{hit.Route[0].From}
 	for _, h := range hit.Route {
 		ids = append(ids, h.To)
 	}
-	return copyCmd(m.out, q.In(m.form),
+	return copyCmd(m.Out, q.In(m.Form),
 		fmt.Sprintf("Cypher for route %s (%d nodes)%s", arrowPath(ids), len(ids), m.formNote()))
 }
 
@@ -299,7 +299,7 @@ func (m *Model) copyAllRoutes() tea.Cmd {
 	if s.ranking == nil {
 		return notifyErr(errors.New("no ranking to copy yet: pick a seed"))
 	}
-	qs := m.cypher.RankingCypher(*s.ranking)
+	qs := m.Cypher.RankingCypher(*s.ranking)
 	if len(qs) == 0 {
 		return notifyErr(errors.New("no expanded hits: initial hits have no route"))
 	}
@@ -316,7 +316,7 @@ func (m *Model) copyAllRoutes() tea.Cmd {
 	case fed > 0:
 		what = plural(fed, "hit") + " with feeders and " + plural(len(qs)-fed, "route")
 	}
-	return copyCmd(m.out, render.Script(qs, m.form), fmt.Sprintf("Cypher for all %s%s", what, m.formNote()))
+	return copyCmd(m.Out, render.Script(qs, m.Form), fmt.Sprintf("Cypher for all %s%s", what, m.formNote()))
 }
 
 // rankPane is the results pane of a ranking retriever: one row per hit,
@@ -380,7 +380,7 @@ func (p *rankPane) Update(msg tea.Msg) tea.Cmd {
 	if p.ranking == nil || len(p.ranking.Hits) == 0 {
 		return nil
 	}
-	moveCursor(p.km, msg, p.focused, &p.cursor, len(p.ranking.Hits), max(1, p.h-2))
+	moveCursor(p.KM, msg, p.focused, &p.cursor, len(p.ranking.Hits), max(1, p.h-2))
 	return nil
 }
 
@@ -422,14 +422,14 @@ func moveCursor(km keymap.KeyMap, msg tea.Msg, focused bool, cursor *int, n, pag
 // Graph text is escaped (names and labels with textsafe, ids with
 // DisplayID inside render's texts).
 func (p *rankPane) rankRow(h retriever.Hit) string {
-	name := textsafe.Escape(p.names.nodeLead(h.Node))
-	if p.stats.isHub(h.NodeID) {
-		name += " " + p.st.HubMark
+	name := textsafe.Escape(p.Names.nodeLead(h.Node))
+	if p.Stats.isHub(h.NodeID) {
+		name += " " + p.St.HubMark
 	}
 	if l := h.Node.Label(); l != "" {
 		name += " " + textsafe.Escape(l)
 	}
-	if g := p.marks.grade(h.NodeID); g > 0 {
+	if g := p.Marks.grade(h.NodeID); g > 0 {
 		name = markGlyph(g) + " " + name
 	}
 	return fmt.Sprintf("#%-3d %-8s %s  seed %s  %s", h.Rank, render.Num(h.Score), name, render.DisplayID(h.Seed), render.HowReached(h))
@@ -439,15 +439,15 @@ func (p *rankPane) rankRow(h retriever.Hit) string {
 func (p *rankPane) View() string {
 	switch {
 	case p.err != "":
-		return p.st.Error.Render(fit(textsafe.Escape(oneLine(p.err)), p.w))
+		return p.St.Error.Render(fit(textsafe.Escape(oneLine(p.err)), p.w))
 	case p.loading:
-		return p.st.Running.Render("⟳ ranking…")
+		return p.St.Running.Render("⟳ ranking…")
 	case p.ranking == nil:
-		return p.st.Dim.Render("pick a seed to rank its neighbourhood")
+		return p.St.Dim.Render("pick a seed to rank its neighbourhood")
 	case len(p.ranking.Hits) == 0:
-		return p.st.Dim.Render("no hits: no seed was found")
+		return p.St.Dim.Render("no hits: no seed was found")
 	}
-	head, foot := p.judged.view(p.st, p.w, p.h)
+	head, foot := p.Judged.view(p.St, p.w, p.h)
 	h := max(1, p.h-len(head)-len(foot))
 	if p.cursor < p.off {
 		p.off = p.cursor
@@ -459,7 +459,7 @@ func (p *rankPane) View() string {
 	for i := p.off; i < min(len(p.ranking.Hits), p.off+h); i++ {
 		row := p.rankRow(p.ranking.Hits[i])
 		if i == p.cursor {
-			lines = append(lines, p.st.Selected.Render(fit(glyphSelected+" "+row, p.w)))
+			lines = append(lines, p.St.Selected.Render(fit(glyphSelected+" "+row, p.w)))
 			continue
 		}
 		lines = append(lines, fit("  "+row, p.w))
@@ -475,7 +475,7 @@ func (p *rankPane) View() string {
 
 // ShortHelp lists the pane's keys.
 func (p *rankPane) ShortHelp() []key.Binding {
-	return []key.Binding{p.km.Up, p.km.Down, p.km.Mark, p.km.CopyPath, p.km.Retriever}
+	return []key.Binding{p.KM.Up, p.KM.Down, p.KM.Mark, p.KM.CopyPath, p.KM.Retriever}
 }
 
 // rankingStatus is the status line's words for a ranking run: running, the

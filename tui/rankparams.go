@@ -123,13 +123,13 @@ func (e *rankParamsPanel) View() string {
 		case i == e.cursor && e.focused && e.editing:
 			lines = append(lines, glyphSelected+" "+name+" "+e.input.View())
 		case i == e.cursor && e.focused:
-			lines = append(lines, e.st.Selected.Render(fmt.Sprintf("%s %s ‹ %s › %s", glyphSelected, name, val, e.p.Range(i))))
+			lines = append(lines, e.St.Selected.Render(fmt.Sprintf("%s %s ‹ %s › %s", glyphSelected, name, val, e.p.Range(i))))
 		default:
-			lines = append(lines, "  "+e.st.Key.Render(name)+"   "+e.st.Value.Render(val))
+			lines = append(lines, "  "+e.St.Key.Render(name)+"   "+e.St.Value.Render(val))
 		}
 	}
 	if e.off+h < n && len(lines) > 0 {
-		lines[len(lines)-1] += e.st.Dim.Render(fmt.Sprintf("  ↓ %d more", n-e.off-h))
+		lines[len(lines)-1] += e.St.Dim.Render(fmt.Sprintf("  ↓ %d more", n-e.off-h))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -137,7 +137,7 @@ func (e *rankParamsPanel) View() string {
 // ShortHelp lists the panel's main keys.
 func (e *rankParamsPanel) ShortHelp() []key.Binding {
 	if e.editing {
-		return []key.Binding{e.km.Submit, e.km.Cancel}
+		return []key.Binding{e.KM.Submit, e.KM.Cancel}
 	}
-	return []key.Binding{e.km.Up, e.km.Down, e.km.Increase, e.km.Decrease, e.km.EditParam}
+	return []key.Binding{e.KM.Up, e.KM.Down, e.KM.Increase, e.KM.Decrease, e.KM.EditParam}
 }

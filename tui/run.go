@@ -142,7 +142,7 @@ func (msg runClosedMsg) apply(m *Model, s *runSlot) tea.Cmd {
 	s.stop()
 	m.refreshIfComparing()
 	if m.runs.held != nil {
-		return notify(snapshotStatus(s.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
+		return notify(snapshotStatus(s.heldBefore, msg.held, m.Now(), m.KM.Reread.Help().Key))
 	}
 	return nil
 }

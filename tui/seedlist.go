@@ -70,7 +70,7 @@ func (s *nodeStream) stop() {
 func (p *seedPicker) startStream(s *nodeStream, filter string) tea.Cmd {
 	s.stop()
 	p.seq++
-	ctx, cancel := context.WithCancel(p.ctx)
+	ctx, cancel := context.WithCancel(p.Ctx)
 	*s = nodeStream{filter: filter, seq: p.seq, ctx: ctx, cancel: cancel}
 	return p.fetch(s)
 }
@@ -101,7 +101,7 @@ func (p *seedPicker) loaded(msg nodesLoadedMsg) tea.Cmd {
 		if msg.filter != "" {
 			what = fmt.Sprintf("searching nodes for %q", msg.filter)
 		}
-		return notifyErr(fmt.Errorf("%s: %w (%s or scrolling down retries)", what, msg.err, p.km.Reload.Help().Key))
+		return notifyErr(fmt.Errorf("%s: %w (%s or scrolling down retries)", what, msg.err, p.KM.Reload.Help().Key))
 	}
 	s.nodes = append(s.nodes, msg.nodes...)
 	s.more = msg.more

@@ -60,7 +60,7 @@ type seedPicker struct {
 }
 
 func newSeedPicker(c *Common, cat graph.Catalog, maxSeeds int, seeds []retriever.Seed) *seedPicker {
-	st := c.st
+	st := c.St
 	f := st.NewInput("/ ", "filter nodes")
 	sc := st.NewInput("R = ", "")
 	sc.CharLimit = 12
@@ -160,13 +160,13 @@ func (p *seedPicker) Update(msg tea.Msg) tea.Cmd {
 
 func (p *seedPicker) updateFilter(msg tea.KeyMsg) tea.Cmd {
 	switch {
-	case key.Matches(msg, p.km.Cancel):
+	case key.Matches(msg, p.KM.Cancel):
 		p.filter.SetValue("")
 		p.filter.Blur()
-	case key.Matches(msg, p.km.Submit):
+	case key.Matches(msg, p.KM.Submit):
 		p.filter.Blur()
 		return nil
-	case key.Matches(msg, p.km.Reload):
+	case key.Matches(msg, p.KM.Reload):
 		return p.reload()
 	case msg.Type == tea.KeyUp || msg.Type == tea.KeyDown:
 		return p.updateList(msg)
@@ -180,34 +180,34 @@ func (p *seedPicker) updateFilter(msg tea.KeyMsg) tea.Cmd {
 
 func (p *seedPicker) updateList(msg tea.KeyMsg) tea.Cmd {
 	switch {
-	case key.Matches(msg, p.km.Filter):
+	case key.Matches(msg, p.KM.Filter):
 		return p.filter.Focus()
-	case key.Matches(msg, p.km.Cancel):
+	case key.Matches(msg, p.KM.Cancel):
 		if p.filter.Value() != "" {
 			p.filter.SetValue("")
 			return p.filterChanged()
 		}
-	case key.Matches(msg, p.km.Up):
+	case key.Matches(msg, p.KM.Up):
 		p.moveTo(p.cursor - 1)
-	case key.Matches(msg, p.km.Down):
+	case key.Matches(msg, p.KM.Down):
 		p.moveTo(p.cursor + 1)
-	case key.Matches(msg, p.km.PageUp):
+	case key.Matches(msg, p.KM.PageUp):
 		p.moveTo(p.cursor - p.listHeight())
-	case key.Matches(msg, p.km.PageDown):
+	case key.Matches(msg, p.KM.PageDown):
 		p.moveTo(p.cursor + p.listHeight())
-	case key.Matches(msg, p.km.Top):
+	case key.Matches(msg, p.KM.Top):
 		p.moveTo(0)
-	case key.Matches(msg, p.km.Bottom):
+	case key.Matches(msg, p.KM.Bottom):
 		p.moveTo(len(p.visible) - 1)
-	case key.Matches(msg, p.km.ToggleSeed):
+	case key.Matches(msg, p.KM.ToggleSeed):
 		return p.toggle()
-	case key.Matches(msg, p.km.ScoreUp):
+	case key.Matches(msg, p.KM.ScoreUp):
 		return p.stepScore(+1)
-	case key.Matches(msg, p.km.ScoreDown):
+	case key.Matches(msg, p.KM.ScoreDown):
 		return p.stepScore(-1)
-	case key.Matches(msg, p.km.EditScore):
+	case key.Matches(msg, p.KM.EditScore):
 		return p.startEdit()
-	case key.Matches(msg, p.km.Reload):
+	case key.Matches(msg, p.KM.Reload):
 		return p.reload()
 	}
 	return p.maybeLoad()
@@ -311,10 +311,10 @@ func (p *seedPicker) startEdit() tea.Cmd {
 // cursor to another row, so the row under the cursor is not used.
 func (p *seedPicker) updateScoreInput(msg tea.KeyMsg) tea.Cmd {
 	switch {
-	case key.Matches(msg, p.km.Cancel):
+	case key.Matches(msg, p.KM.Cancel):
 		p.endEdit()
 		return nil
-	case key.Matches(msg, p.km.Submit):
+	case key.Matches(msg, p.KM.Submit):
 		raw := strings.TrimSpace(p.score.Value())
 		v, err := parseScore(raw)
 		if err != nil {
@@ -377,7 +377,7 @@ func (p *seedPicker) View() string {
 	case p.filter.Focused() || p.filter.Value() != "":
 		lines = append(lines, p.filter.View())
 	default:
-		lines = append(lines, p.st.Dim.Render(fmt.Sprintf("/ filter · seeds %d/%d", len(p.seeds), p.maxSeeds)))
+		lines = append(lines, p.St.Dim.Render(fmt.Sprintf("/ filter · seeds %d/%d", len(p.seeds), p.maxSeeds)))
 	}
 	h := p.listHeight()
 	end := min(len(p.visible), p.offset+h)
@@ -390,9 +390,9 @@ func (p *seedPicker) View() string {
 		case p.all.loading || p.match.loading:
 			msg = "loading…"
 		case s.err != nil:
-			msg = "could not list nodes: " + p.km.Reload.Help().Key + " retries"
+			msg = "could not list nodes: " + p.KM.Reload.Help().Key + " retries"
 		}
-		lines = append(lines, p.st.Dim.Render(msg))
+		lines = append(lines, p.St.Dim.Render(msg))
 	}
 	lines = append(lines, make([]string, max(0, h+1-len(lines)))...)
 	lines = append(lines, p.footer())
@@ -406,11 +406,11 @@ func (p *seedPicker) footer() string {
 	case s.loading:
 		more = " · loading…"
 	case s.err != nil:
-		more = " · failed: " + p.km.Reload.Help().Key + " retries"
+		more = " · failed: " + p.KM.Reload.Help().Key + " retries"
 	case s.more:
 		more = " · more ↓"
 	}
-	return p.st.Dim.Render(fmt.Sprintf("%d/%d%s", min(p.cursor+1, len(p.visible)), len(p.visible), more))
+	return p.St.Dim.Render(fmt.Sprintf("%d/%d%s", min(p.cursor+1, len(p.visible)), len(p.visible), more))
 }
 
 // row draws one node of the list: its name (naming.go: the id unless a
@@ -421,8 +421,8 @@ func (p *seedPicker) row(n graph.NodeSummary, selected bool) string {
 	if i := p.seedIndex(n.ID); i >= 0 {
 		box, r = "[x]", " R="+render.Num(p.seeds[i].Score)
 	}
-	id, label := textsafe.Escape(p.names.summaryLead(n)), ""
-	if g := p.marks.grade(n.ID); g > 0 {
+	id, label := textsafe.Escape(p.Names.summaryLead(n)), ""
+	if g := p.Marks.grade(n.ID); g > 0 {
 		id += " " + markGlyph(g)
 	}
 	if len(n.Labels) > 0 {
@@ -430,25 +430,25 @@ func (p *seedPicker) row(n graph.NodeSummary, selected bool) string {
 	}
 	text := textsafe.Escape(render.Truncate(strings.Join(strings.Fields(n.Text), " "), seedTextWidth))
 	if selected && p.focused {
-		return p.st.Selected.Render(fit(glyphSelected+" "+box+" "+id+r+label+"  "+text, p.w))
+		return p.St.Selected.Render(fit(glyphSelected+" "+box+" "+id+r+label+"  "+text, p.w))
 	}
 	mark := "  "
 	if selected {
 		mark = glyphSelected + " "
 	}
-	return mark + box + " " + p.st.ID.Render(id) + p.st.Metric.Render(r) + p.st.Label.Render(label) + "  " + p.st.Dim.Render(text)
+	return mark + box + " " + p.St.ID.Render(id) + p.St.Metric.Render(r) + p.St.Label.Render(label) + "  " + p.St.Dim.Render(text)
 }
 
 // ShortHelp lists the picker's main keys.
 func (p *seedPicker) ShortHelp() []key.Binding {
 	var keys []key.Binding
 	if p.Typing() {
-		keys = []key.Binding{p.km.Submit, p.km.Cancel}
+		keys = []key.Binding{p.KM.Submit, p.KM.Cancel}
 	} else {
-		keys = []key.Binding{p.km.Filter, p.km.ToggleSeed, p.km.ScoreUp, p.km.ScoreDown, p.km.EditScore}
+		keys = []key.Binding{p.KM.Filter, p.KM.ToggleSeed, p.KM.ScoreUp, p.KM.ScoreDown, p.KM.EditScore}
 	}
 	if p.shown().err != nil && !p.editing {
-		keys = append(keys, p.km.Reload)
+		keys = append(keys, p.KM.Reload)
 	}
 	return keys
 }

@@ -191,15 +191,15 @@ func trimTenths(p float64) string {
 // wantDegree starts the lookup of the detail pane's node, if it needs one.
 func (m *Model) wantDegree() tea.Cmd {
 	id := m.detail.subjectID()
-	if m.stats.need(id) == "" {
+	if m.Stats.need(id) == "" {
 		return nil
 	}
-	mr, ok := m.source.(graph.MetricsReader)
+	mr, ok := m.Source.(graph.MetricsReader)
 	if !ok {
 		return nil
 	}
-	m.stats.asked[id] = true
-	return degreeCmd(m.ctx, mr, []string{id})
+	m.Stats.asked[id] = true
+	return degreeCmd(m.Ctx, mr, []string{id})
 }
 
 // statsArrived redraws what shows hubs and degrees after the metrics (or a
@@ -219,7 +219,7 @@ type statsView struct {
 }
 
 func newStatsView(c *Common, src string) *statsView {
-	return &statsView{Common: c, src: src, vp: newOverlayViewport(c.km)}
+	return &statsView{Common: c, src: src, vp: newOverlayViewport(c.KM)}
 }
 
 // refresh lays the content out again (the metrics arrived, or the size
@@ -227,21 +227,21 @@ func newStatsView(c *Common, src string) *statsView {
 func (v *statsView) refresh() { v.vp.SetContent(v.content()) }
 
 func (v *statsView) content() string {
-	head := v.st.Dim.Render("graph  " + textsafe.Escape(v.src))
-	switch v.stats.state {
+	head := v.St.Dim.Render("graph  " + textsafe.Escape(v.src))
+	switch v.Stats.state {
 	case statsLoading:
-		return head + "\n\n" + v.st.Running.Render("⟳ computing the graph's metrics…")
+		return head + "\n\n" + v.St.Running.Render("⟳ computing the graph's metrics…")
 	case statsFailed:
-		return head + "\n\n" + v.st.Error.Render("✗ "+textsafe.Escape(oneLine(v.stats.err)))
+		return head + "\n\n" + v.St.Error.Render("✗ "+textsafe.Escape(oneLine(v.Stats.err)))
 	case statsUnsupported:
-		return head + "\n\n" + v.st.Dim.Render("this source computes no metrics")
+		return head + "\n\n" + v.St.Dim.Render("this source computes no metrics")
 	}
-	return head + "\n\n" + render.StatsText(v.stats.m) + "\n" +
-		v.st.Dim.Render("hubs are marked "+v.st.HubMark+" in the results; the detail pane gives each node's degree")
+	return head + "\n\n" + render.StatsText(v.Stats.m) + "\n" +
+		v.St.Dim.Render("hubs are marked "+v.St.HubMark+" in the results; the detail pane gives each node's degree")
 }
 
 func (v *statsView) Update(msg tea.Msg) (bool, tea.Cmd) {
-	if k, ok := msg.(tea.KeyMsg); ok && (key.Matches(k, v.km.Stats) || key.Matches(k, v.km.Cancel)) {
+	if k, ok := msg.(tea.KeyMsg); ok && (key.Matches(k, v.KM.Stats) || key.Matches(k, v.KM.Cancel)) {
 		return true, nil
 	}
 	var cmd tea.Cmd

@@ -68,7 +68,7 @@ type sweepView struct {
 }
 
 func newSweepView(c *Common) *sweepView {
-	return &sweepView{Common: c, vp: newOverlayViewport(c.km)}
+	return &sweepView{Common: c, vp: newOverlayViewport(c.KM)}
 }
 
 // sweepParams maps the thresholds panel's rows to the swept parameter.
@@ -99,7 +99,7 @@ func (v *sweepView) start(parent context.Context, backend activation.Backend, op
 	v.line = fmt.Sprintf("sweeping %s for %s… (esc stops it and keeps what has arrived)", param, plural(len(seeds), "seed"))
 	ctx, cancel := context.WithCancel(parent)
 	v.cancel = cancel
-	v.vp.SetContent(v.st.Running.Render(v.line))
+	v.vp.SetContent(v.St.Running.Render(v.line))
 	v.vp.GotoTop()
 	id := v.id
 	seeds, tags = append([]retriever.Seed(nil), seeds...), append([]string(nil), tags...)
@@ -280,7 +280,7 @@ func (v *sweepView) update(msg sweepMsg) tea.Cmd {
 		v.show()
 		return notify(fmt.Sprintf("stopped the sweep of %s: what had arrived stays", msg.param))
 	case msg.err != nil:
-		v.vp.SetContent(v.st.Error.Render("sweep failed: " + textsafe.Escape(msg.err.Error())))
+		v.vp.SetContent(v.St.Error.Render("sweep failed: " + textsafe.Escape(msg.err.Error())))
 		return notifyErr(fmt.Errorf("sweep of %s: %w", msg.param, msg.err))
 	}
 	return notify(v.line)
@@ -289,7 +289,7 @@ func (v *sweepView) update(msg sweepMsg) tea.Cmd {
 // show puts the latest snapshot in the viewport, keeping the scroll.
 func (v *sweepView) show() {
 	off := v.vp.YOffset
-	v.vp.SetContent(v.st.Running.Render(v.line) + "\n\n" + v.text)
+	v.vp.SetContent(v.St.Running.Render(v.line) + "\n\n" + v.text)
 	v.vp.SetYOffset(off)
 }
 
@@ -312,11 +312,11 @@ func (v *sweepView) Close() {
 // or closes the view (done), and the sweep key closes it.
 func (v *sweepView) key(msg tea.KeyMsg) (bool, tea.Cmd) {
 	switch {
-	case key.Matches(msg, v.km.Cancel) && v.running:
+	case key.Matches(msg, v.KM.Cancel) && v.running:
 		v.stopped = true
 		v.stop()
 		return false, nil
-	case key.Matches(msg, v.km.Cancel) || key.Matches(msg, v.km.Sweep):
+	case key.Matches(msg, v.KM.Cancel) || key.Matches(msg, v.KM.Sweep):
 		return true, nil
 	}
 	var cmd tea.Cmd

@@ -103,7 +103,7 @@ func TestSweepStreamsAndStops(t *testing.T) {
 	free := &atomic.Int64{}
 	free.Store(24)
 	st := NewStyles(nil, true)
-	v := newSweepView(&Common{km: keymap.Default(), st: &st})
+	v := newSweepView(&Common{KM: keymap.Default(), St: &st})
 	v.vp.Width, v.vp.Height = 100, 40
 	seeds := []retriever.Seed{{NodeID: "N000011", Score: 0.95}, {NodeID: "N007824", Score: 0.9}, {NodeID: "N015637", Score: 0.85}}
 	cmd := v.start(context.Background(), gatedBackend{oninmem.New(g), free}, activation.DefaultOptions(), activation.DefaultParams(),

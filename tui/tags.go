@@ -48,7 +48,7 @@ type tagInput struct {
 }
 
 func newTagInput(c *Common, cat graph.Catalog, tags []string) *tagInput {
-	km, st := c.km, c.st
+	km, st := c.KM, c.St
 	in := st.NewInput("+ ", "type a tag")
 	in.ShowSuggestions = true
 	in.KeyMap.AcceptSuggestion = km.AcceptTag
@@ -60,7 +60,7 @@ func newTagInput(c *Common, cat graph.Catalog, tags []string) *tagInput {
 }
 
 // Init loads the graph's tags.
-func (t *tagInput) Init() tea.Cmd { return loadTagsCmd(t.ctx, t.cat) }
+func (t *tagInput) Init() tea.Cmd { return loadTagsCmd(t.Ctx, t.cat) }
 
 // SetSize sets the inner size.
 func (t *tagInput) SetSize(w, h int) {
@@ -126,37 +126,37 @@ func (t *tagInput) key(msg tea.KeyMsg) tea.Cmd {
 	empty := t.input.Value() == ""
 	if t.chip >= 0 {
 		switch {
-		case key.Matches(msg, t.km.RemoveChip):
+		case key.Matches(msg, t.KM.RemoveChip):
 			return t.remove(t.chip)
-		case key.Matches(msg, t.km.ChipLeft):
+		case key.Matches(msg, t.KM.ChipLeft):
 			t.chip = max(0, t.chip-1)
 			return nil
-		case key.Matches(msg, t.km.ChipRight):
+		case key.Matches(msg, t.KM.ChipRight):
 			t.chip++
 			if t.chip >= len(t.chosen) {
 				t.chip = -1
 			}
 			return nil
-		case key.Matches(msg, t.km.Cancel):
+		case key.Matches(msg, t.KM.Cancel):
 			t.chip = -1
 			return nil
 		}
 		t.chip = -1 // typing leaves the chips
 	}
 	switch {
-	case key.Matches(msg, t.km.AddTag):
+	case key.Matches(msg, t.KM.AddTag):
 		return t.add()
-	case empty && key.Matches(msg, t.km.RemoveLastTag):
+	case empty && key.Matches(msg, t.KM.RemoveLastTag):
 		if len(t.chosen) == 0 {
 			return nil
 		}
 		return t.remove(len(t.chosen) - 1)
-	case empty && key.Matches(msg, t.km.ChipLeft):
+	case empty && key.Matches(msg, t.KM.ChipLeft):
 		if len(t.chosen) > 0 {
 			t.chip = len(t.chosen) - 1
 		}
 		return nil
-	case key.Matches(msg, t.km.Cancel):
+	case key.Matches(msg, t.KM.Cancel):
 		t.input.SetValue("")
 		return nil
 	}
@@ -220,13 +220,13 @@ func (t *tagInput) chips() []string {
 	for i, c := range t.chosen {
 		c = textsafe.Escape(c)
 		if i == t.chip {
-			chips = append(chips, t.st.ChipSel.Render("["+glyphSelected+c+"]"))
+			chips = append(chips, t.St.ChipSel.Render("["+glyphSelected+c+"]"))
 		} else {
-			chips = append(chips, t.st.Chip.Render("["+c+"]"))
+			chips = append(chips, t.St.Chip.Render("["+c+"]"))
 		}
 	}
 	if len(chips) == 0 {
-		chips = []string{t.st.Dim.Render("no tags: every edge has tag_sim 1")}
+		chips = []string{t.St.Dim.Render("no tags: every edge has tag_sim 1")}
 	}
 	return chips
 }
@@ -251,15 +251,15 @@ func (t *tagInput) suggestions() string {
 		}
 		s := fmt.Sprintf("%s (%d)", shown, tc.Count)
 		if shown == cur && v != "" {
-			parts = append(parts, t.st.Info.Render(glyphSelected+s))
+			parts = append(parts, t.St.Info.Render(glyphSelected+s))
 		} else {
-			parts = append(parts, t.st.Dim.Render(s))
+			parts = append(parts, t.St.Dim.Render(s))
 		}
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return ansi.Truncate(strings.Join(parts, t.st.Dim.Render(" · ")), max(0, t.w), "…")
+	return ansi.Truncate(strings.Join(parts, t.St.Dim.Render(" · ")), max(0, t.w), "…")
 }
 
 // wrapItems lays styled items, separated by spaces, on up to maxLines lines
@@ -287,5 +287,5 @@ func wrapItems(items []string, w, maxLines int) []string {
 
 // ShortHelp lists the input's main keys.
 func (t *tagInput) ShortHelp() []key.Binding {
-	return []key.Binding{t.km.AddTag, t.km.AcceptTag, t.km.NextSuggestion, t.km.RemoveLastTag, t.km.ChipLeft}
+	return []key.Binding{t.KM.AddTag, t.KM.AcceptTag, t.KM.NextSuggestion, t.KM.RemoveLastTag, t.KM.ChipLeft}
 }

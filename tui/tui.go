@@ -211,7 +211,7 @@ const workGrace = 3 * time.Second
 
 // Output is the locked writer the model writes OSC 52 sequences to: give it
 // to tea.WithOutput.
-func (m *Model) Output() io.Writer { return m.out }
+func (m *Model) Output() io.Writer { return m.Out }
 
 // Run opens the explorer on the terminal and returns when the user quits or
 // ctx ends (a cancelled ctx is a normal way to stop: nil). It handles no
@@ -250,8 +250,8 @@ func Run(ctx context.Context, opts Options) (err error) {
 	// AdaptiveColors of NewStyles) now, before Bubble Tea reads the input:
 	// lipgloss would otherwise ask on the first View, and the answer
 	// would arrive as keys.
-	if m.st.R.ColorProfile() != termenv.Ascii {
-		m.st.R.HasDarkBackground()
+	if m.St.R.ColorProfile() != termenv.Ascii {
+		m.St.R.HasDarkBackground()
 	}
 	raw := opts.Out
 	if raw == nil {

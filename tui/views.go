@@ -150,7 +150,7 @@ func (v rankingView) restartIfInputsChanged(cmd tea.Cmd) tea.Cmd {
 	return v.m.restartSlotIfChanged(cmd)
 }
 
-func (v rankingView) status() string { return v.m.status.line(rankingStatus(v.m.st, v.m.slot())) }
+func (v rankingView) status() string { return v.m.status.line(rankingStatus(v.m.St, v.m.slot())) }
 
 func (v rankingView) title() string {
 	m := v.m
@@ -200,7 +200,7 @@ func (v compareView) follow() tea.Cmd {
 }
 
 func (v compareView) paramsTitle() string {
-	return "Parameters · " + v.m.retriever + " (" + v.m.km.Retriever.Help().Key + ": next)"
+	return "Parameters · " + v.m.retriever + " (" + v.m.KM.Retriever.Help().Key + ": next)"
 }
 
 func (v compareView) status() string { return v.m.status.line(v.m.compareStatus()) }

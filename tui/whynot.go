@@ -60,7 +60,7 @@ func whyTick(cmd tea.Cmd) tea.Cmd {
 }
 
 func newWhyPanel(c *Common) *whyPanel {
-	return &whyPanel{Common: c, vp: newOverlayViewport(c.km)}
+	return &whyPanel{Common: c, vp: newOverlayViewport(c.KM)}
 }
 
 // whyDoneMsg carries the answer to question id.
@@ -118,7 +118,7 @@ func (m *Model) askWhy() tea.Cmd {
 	}
 	cfg := why.Config{Backend: safeBackend{m.runs.backend}, Params: m.params.Config(), Options: m.runs.opts,
 		Seeds: seeds, Tags: m.tags.Tags(), NodeID: node} // Seeds and Tags return copies
-	cmd := m.why.ask(m.ctx, cfg)
+	cmd := m.why.ask(m.Ctx, cfg)
 	m.push(m.why)
 	return cmd
 }
@@ -151,7 +151,7 @@ func (w *whyPanel) Update(msg tea.Msg) (bool, tea.Cmd) {
 	case whyTickMsg:
 		return false, w.tick(msg)
 	case tea.KeyMsg:
-		if key.Matches(msg, w.km.Cancel) || key.Matches(msg, w.km.WhyNot) {
+		if key.Matches(msg, w.KM.Cancel) || key.Matches(msg, w.KM.WhyNot) {
 			return true, nil
 		}
 	}
