@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // copyCmd writes text to the terminal's clipboard with an OSC 52 escape
@@ -24,11 +25,11 @@ import (
 // no command to emit a raw sequence (Printf/Println print text above the
 // program), hence the shared lock.
 func copyCmd(out io.Writer, text, what string) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		if _, err := io.WriteString(out, osc52.New(text).String()); err != nil {
-			return statusMsg{text: "copy failed: " + err.Error(), isErr: true}
+			return common.StatusMsg{Text: "copy failed: " + err.Error(), IsErr: true}
 		}
-		return statusMsg{text: "copied " + what}
+		return common.StatusMsg{Text: "copied " + what}
 	})
 }
 
@@ -77,14 +78,14 @@ func (m *Model) copyPath() tea.Cmd {
 	p, st, what, ok := m.selectedPath()
 	if !ok {
 		if st == nil {
-			return notifyErr(fmt.Errorf("nothing selected: pick a node in the results first"))
+			return common.NotifyErr(fmt.Errorf("nothing selected: pick a node in the results first"))
 		}
 		var qs []render.DebugQuery
 		if st.result != nil {
 			qs = m.Cypher.DebugCypherAll(*st.result)
 		}
 		if len(qs) == 0 {
-			return notifyErr(fmt.Errorf("seed %s has no completed paths yet", st.seed.NodeID))
+			return common.NotifyErr(fmt.Errorf("seed %s has no completed paths yet", st.seed.NodeID))
 		}
 		return copyCmd(m.Out, render.Script(qs, m.Form), fmt.Sprintf("Cypher for %s of seed %s%s", plural(len(qs), "path"), st.seed.NodeID, m.formNote()))
 	}
@@ -109,7 +110,7 @@ func (m *Model) formNote() string {
 func (m *Model) copyCheck() tea.Cmd {
 	p, st, what, ok := m.selectedPath()
 	if !ok {
-		return notifyErr(fmt.Errorf("select a node below a seed (or a loser): a seed's row has no hop to check"))
+		return common.NotifyErr(fmt.Errorf("select a node below a seed (or a loser): a seed's row has no hop to check"))
 	}
 	score, tags, floor := st.seed.Score, m.actRun().tags, m.actRun().cfg.TagSimFloor
 	if _, _, ghost := m.tree.selectedGhost(); ghost {
@@ -125,7 +126,7 @@ func (m *Model) copyCheck() tea.Cmd {
 func (m *Model) cycleForm() tea.Cmd {
 	i := slices.Index(render.CypherForms, m.Form)
 	m.Form = render.CypherForms[(i+1)%len(render.CypherForms)]
-	return notify("copies are now in the " + string(m.Form) + " form")
+	return common.Notify("copies are now in the " + string(m.Form) + " form")
 }
 
 // copyAll copies every completed path's Cypher as one script in the copy
@@ -134,7 +135,7 @@ func (m *Model) copyAll() tea.Cmd {
 	res := m.actRun().trees.results()
 	qs := m.Cypher.DebugCypherAll(res...)
 	if len(qs) == 0 {
-		return notifyErr(fmt.Errorf("no completed paths to copy yet"))
+		return common.NotifyErr(fmt.Errorf("no completed paths to copy yet"))
 	}
 	what := fmt.Sprintf("Cypher for all %s%s", plural(len(qs), "path"), m.formNote())
 	if m.running() {
@@ -147,10 +148,10 @@ func (m *Model) copyAll() tea.Cmd {
 func (m *Model) export(kind string) tea.Cmd {
 	res := m.actRun().trees.results()
 	if len(res) == 0 {
-		return notifyErr(fmt.Errorf("no results to export yet: pick a seed"))
+		return common.NotifyErr(fmt.Errorf("no results to export yet: pick a seed"))
 	}
 	dir, now := m.OutDir, m.Now()
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		var data []byte
 		var name string
 		stamp := now.Format("20060102-150405")
@@ -158,7 +159,7 @@ func (m *Model) export(kind string) tea.Cmd {
 		case "d3":
 			b, err := json.MarshalIndent(render.ToD3(res...), "", "  ")
 			if err != nil {
-				return errMsg{err}
+				return common.ErrMsg{Err: err}
 			}
 			data, name = append(b, '\n'), "memoria-d3-"+stamp+".json"
 		default:
@@ -166,9 +167,9 @@ func (m *Model) export(kind string) tea.Cmd {
 		}
 		path, err := writeNew(dir, name, data)
 		if err != nil {
-			return errMsg{fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)}
+			return common.ErrMsg{Err: fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)}
 		}
-		return statusMsg{text: fmt.Sprintf("wrote %s (%d bytes, %s)", path, len(data), plural(len(res), "seed"))}
+		return common.StatusMsg{Text: fmt.Sprintf("wrote %s (%d bytes, %s)", path, len(data), plural(len(res), "seed"))}
 	})
 }
 

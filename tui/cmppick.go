@@ -15,6 +15,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 	"github.com/memoria-graph/memoria/retriever/rankwhy"
 	"github.com/memoria-graph/memoria/retriever/registry"
+	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
 )
 
@@ -56,7 +57,7 @@ func (m *Model) applyPicked(names []string) tea.Cmd {
 		m.show(names[0], nil)
 		focus := m.focused().Focus()
 		m.showChosen()
-		return m.restartIfInputsChanged(tea.Batch(blur, focus, notify("retriever: "+m.retriever)))
+		return m.restartIfInputsChanged(tea.Batch(blur, focus, common.Notify("retriever: "+m.retriever)))
 	}
 	chosen := m.retriever
 	if !slices.Contains(names, chosen) {
@@ -73,7 +74,7 @@ func (m *Model) applyPicked(names []string) tea.Cmd {
 	m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
 	focus := m.focused().Focus()
 	m.cmpRefresh()
-	note := notify(fmt.Sprintf("comparing %s (%s: parameters of the next one)", strings.Join(names, ", "), m.KM.Retriever.Help().Key))
+	note := common.Notify(fmt.Sprintf("comparing %s (%s: parameters of the next one)", strings.Join(names, ", "), m.KM.Retriever.Help().Key))
 	return m.restartIfInputsChanged(tea.Batch(blur, focus, note))
 }
 
@@ -104,7 +105,7 @@ func (m *Model) nextCompared() tea.Cmd {
 	}
 	m.show(m.cmp.shown[i], m.cmp.shown)
 	focus := m.focused().Focus()
-	return tea.Batch(blur, focus, notify("parameters: "+m.retriever))
+	return tea.Batch(blur, focus, common.Notify("parameters: "+m.retriever))
 }
 
 // newWhyJob is a job with copies of the current query (seeds already
@@ -185,7 +186,7 @@ func (j whyJob) config() rankwhy.Config {
 // rankWhyCmd answers the job inside the command: for each retriever asked,
 // its verdict on the node at its K (internal/rankwhy), in order.
 func rankWhyCmd(ctx context.Context, id int, j whyJob) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		e, err := rankwhy.New(ctx, j.config(), j.node)
 		if err != nil {
 			return whyDoneMsg{id: id, err: err}
@@ -208,11 +209,11 @@ func rankWhyCmd(ctx context.Context, id int, j whyJob) tea.Cmd {
 func (m *Model) askCompareWhy() tea.Cmd {
 	r, ok := m.cmp.Selected()
 	if !ok {
-		return notifyErr(errors.New("nothing selected: pick a row of the compare table"))
+		return common.NotifyErr(errors.New("nothing selected: pick a row of the compare table"))
 	}
 	seeds := m.seeds.Seeds()
 	if len(seeds) == 0 || m.runs.nb == nil {
-		return notifyErr(errors.New("why needs seeds: pick one in the node list first"))
+		return common.NotifyErr(errors.New("why needs seeds: pick one in the node list first"))
 	}
 	j := m.newWhyJob(seeds, r.id)
 	for c, col := range m.cmp.cols {
@@ -226,7 +227,7 @@ func (m *Model) askCompareWhy() tea.Cmd {
 		}
 	}
 	if len(j.names) == 0 {
-		return notify(fmt.Sprintf("every compared retriever has %s in its top %d", render.DisplayID(r.id), m.cmp.k))
+		return common.Notify(fmt.Sprintf("every compared retriever has %s in its top %d", render.DisplayID(r.id), m.cmp.k))
 	}
 	cmd := m.why.start(m.Ctx, r.id, func(ctx context.Context, id int) tea.Cmd { return rankWhyCmd(ctx, id, j) })
 	m.push(m.why)

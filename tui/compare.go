@@ -15,6 +15,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/overlap"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // The compare view (docs/EXPLORER.md, "Compare view"): with two or more
@@ -276,7 +277,7 @@ func (p *cmpPane) Update(msg tea.Msg) tea.Cmd {
 				p.cursor = i
 			}
 		}
-		return notify("compare table sorted by " + p.sortName())
+		return common.Notify("compare table sorted by " + p.sortName())
 	}
 	if len(p.rows) > 0 {
 		moveCursor(p.KM, msg, p.focused, &p.cursor, len(p.rows), max(1, p.h-2))
@@ -352,15 +353,15 @@ func (p *cmpPane) row(r cmpRow, selected bool) string {
 	if r.only {
 		mark = glyphOnly
 	}
-	name := textsafe.Escape(p.Names.nodeLead(r.node))
+	name := textsafe.Escape(p.Names.NodeLead(r.node))
 	if r.node.ID == "" {
 		name = render.DisplayID(r.id)
 	}
-	if p.Stats.isHub(r.id) {
+	if p.Stats != nil && p.Stats.IsHub(r.id) {
 		name += " " + p.St.HubMark
 	}
-	if g := p.Marks.grade(r.id); g > 0 {
-		name = markGlyph(g) + " " + name
+	if g := p.Marks.Grade(r.id); g > 0 {
+		name = common.MarkGlyph(g) + " " + name
 	}
 	if l := r.node.Label(); l != "" {
 		name += " " + textsafe.Escape(l)
@@ -624,7 +625,7 @@ func (m *Model) startCombiner(name string) tea.Cmd {
 	s.cancel, s.loading = cancel, true
 	m.cmpRefresh()
 	j, ref := m.newWhyJob(seeds, ""), s.ref()
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		r, err := j.config().Run(ctx, name, 0)
 		return rankingMsg{ref: ref, ranking: r, err: err}
 	})

@@ -122,7 +122,7 @@ func TestSeedToggleAndScore(t *testing.T) {
 	if s := h.m.seeds.Seeds(); len(s) != 1 || s[0] != (retriever.Seed{NodeID: "N2006", Score: 1}) {
 		t.Fatalf("seeds = %+v", s)
 	}
-	if st := h.lastStatus().text; !strings.Contains(st, "added seed N2006 with R 1 ") {
+	if st := h.lastStatus().Text; !strings.Contains(st, "added seed N2006 with R 1 ") {
 		t.Errorf("status %q", st)
 	}
 	if h.m.actRun().trees == nil || h.m.actRun().trees.seeds[0].state != seedDone {
@@ -138,7 +138,7 @@ func TestSeedToggleAndScore(t *testing.T) {
 		if s := h.m.seeds.seeds[0].Score; s != c.r {
 			t.Fatalf("%s: R = %v, want %v", c.key, s, c.r)
 		}
-		if st := h.lastStatus().text; !strings.HasPrefix(st, c.status) {
+		if st := h.lastStatus().Text; !strings.HasPrefix(st, c.status) {
 			t.Errorf("%s to R %v: status %q, want %q", c.key, c.r, st, c.status)
 		}
 	}
@@ -174,7 +174,7 @@ func TestInvalidScoreRefused(t *testing.T) {
 		h.keys("enter")
 		h.settle()
 		st := h.lastStatus()
-		if !st.isErr || !strings.Contains(st.text, `"`+bad+`"`) {
+		if !st.IsErr || !strings.Contains(st.Text, `"`+bad+`"`) {
 			t.Errorf("%s: status %+v", bad, st)
 		}
 		if s := h.m.seeds.seeds[0].Score; s != 0.85 {
@@ -199,7 +199,7 @@ func TestSeedLimit(t *testing.T) {
 	if n := len(h.m.seeds.seeds); n != 2 {
 		t.Fatalf("seeds = %d, want 2", n)
 	}
-	if st := h.lastStatus(); !st.isErr || !strings.Contains(st.text, "at most 2 seeds") || !strings.Contains(st.text, "N2002") {
+	if st := h.lastStatus(); !st.IsErr || !strings.Contains(st.Text, "at most 2 seeds") || !strings.Contains(st.Text, "N2002") {
 		t.Fatalf("status = %+v", st)
 	}
 }
@@ -349,12 +349,12 @@ func TestCopyPath(t *testing.T) {
 	if !strings.Contains(h.out.String(), seq) {
 		t.Fatalf("output lacks the OSC 52 sequence for\n%s\ngot %q", want, h.out.String())
 	}
-	if st := h.lastStatus().text; st != "copied Cypher for path N2006→N2003→N2001 (3 nodes)" {
+	if st := h.lastStatus().Text; st != "copied Cypher for path N2006→N2003→N2001 (3 nodes)" {
 		t.Fatalf("status = %q", st)
 	}
 	h.keys("Y")
 	h.settle()
-	if st := h.lastStatus().text; st != "copied Cypher for all 3 paths" {
+	if st := h.lastStatus().Text; st != "copied Cypher for all 3 paths" {
 		t.Fatalf("status = %q", st)
 	}
 	if !strings.Contains(h.out.String(), base64.StdEncoding.EncodeToString([]byte("// Path 1: N2006 -> N2003 -> N2001 -> N2010\n"))[:40]) {
@@ -370,7 +370,7 @@ func TestExport(t *testing.T) {
 	h.keys("d")
 	h.settle()
 	d3 := filepath.Join(dir, "memoria-d3-20260302-093100.json")
-	if st := h.lastStatus(); st.isErr || !strings.Contains(st.text, d3) {
+	if st := h.lastStatus(); st.IsErr || !strings.Contains(st.Text, d3) {
 		t.Fatalf("status = %+v", st)
 	}
 	b, err := os.ReadFile(d3)
@@ -504,7 +504,7 @@ func TestScoreEditFollowsItsSeed(t *testing.T) {
 	if got["N2006"] != 0.42 || got["T4005"] != 0.85 {
 		t.Fatalf("scores = %v, want N2006 0.42 and T4005 0.85", got)
 	}
-	if st := h.lastStatus(); st.isErr || st.text != "N2006: R = 0.42" {
+	if st := h.lastStatus(); st.IsErr || st.Text != "N2006: R = 0.42" {
 		t.Fatalf("status = %+v", st)
 	}
 }
@@ -527,7 +527,7 @@ func TestTabAppliesValidScore(t *testing.T) {
 	if h.m.actRun().id != run+1 || h.m.actRun().trees.seeds[0].seed.Score != 0.6 {
 		t.Fatalf("no new run with R 0.6 (runs %d)", h.m.actRun().id-run)
 	}
-	if st := h.lastStatus(); st.isErr || st.text != "N2006: R = 0.6" {
+	if st := h.lastStatus(); st.IsErr || st.Text != "N2006: R = 0.6" {
 		t.Fatalf("status = %+v", st)
 	}
 }
@@ -548,7 +548,7 @@ func TestTabAbandonsInvalidScore(t *testing.T) {
 		t.Fatalf("R = %v, runs %d: want 0.85 and no new run", s, h.m.actRun().id-run)
 	}
 	st := h.lastStatus()
-	if !st.isErr || !strings.Contains(st.text, "score edit for N2006 abandoned, R stays 0.85") || !strings.Contains(st.text, `"1.5"`) {
+	if !st.IsErr || !strings.Contains(st.Text, "score edit for N2006 abandoned, R stays 0.85") || !strings.Contains(st.Text, `"1.5"`) {
 		t.Fatalf("status = %+v", st)
 	}
 }
@@ -667,7 +667,7 @@ func TestFirstPageRetried(t *testing.T) {
 	failed := func(when string) {
 		t.Helper()
 		st := h.lastStatus()
-		if !st.isErr || !strings.Contains(st.text, "listing nodes: "+errFakeList.Error()) || !strings.Contains(st.text, "ctrl+r") {
+		if !st.IsErr || !strings.Contains(st.Text, "listing nodes: "+errFakeList.Error()) || !strings.Contains(st.Text, "ctrl+r") {
 			t.Fatalf("%s: status %+v", when, st)
 		}
 		if p.all.err == nil || len(p.all.nodes) != 0 || !strings.Contains(p.View(), "could not list nodes: ctrl+r retries") {
@@ -713,7 +713,7 @@ func TestFilterSearchRetried(t *testing.T) {
 	h.typeText("N2017")
 	src.failLists(2)
 	h.settle()
-	if st := h.lastStatus(); !st.isErr || !strings.Contains(st.text, `searching nodes for "N2017": `+errFakeList.Error()) {
+	if st := h.lastStatus(); !st.IsErr || !strings.Contains(st.Text, `searching nodes for "N2017": `+errFakeList.Error()) {
 		t.Fatalf("status %+v", st)
 	}
 	h.keys("space")
@@ -761,8 +761,8 @@ func TestFilterCancelsSupersededSearch(t *testing.T) {
 		t.Fatal("the N20 search was not cancelled when the filter changed")
 	}
 	h.settle() // the N20 search returns its error; N201's waits
-	if st := h.lastStatus(); st.isErr {
-		t.Fatalf("the cancelled search's error was shown: %q", st.text)
+	if st := h.lastStatus(); st.IsErr {
+		t.Fatalf("the cancelled search's error was shown: %q", st.Text)
 	}
 	calls = src.filteredCalls()
 	if len(calls) != 2 || calls[1].filter != "N201" {
@@ -859,7 +859,7 @@ func TestExportNeverOverwrites(t *testing.T) {
 		h.keys("d")
 		h.settle()
 		path := filepath.Join(dir, want)
-		if st := h.lastStatus(); st.isErr || !strings.Contains(st.text, "wrote "+path+" ") {
+		if st := h.lastStatus(); st.IsErr || !strings.Contains(st.Text, "wrote "+path+" ") {
 			t.Fatalf("export %d: status %+v, want %s", i+1, st, path)
 		}
 		if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), `"N2010"`) {

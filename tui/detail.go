@@ -155,7 +155,7 @@ func (d *detailPane) subjectID() string {
 
 // withDegree puts the degree line (graphStats.detailLine) under the head.
 func (d *detailPane) withDegree(lines []string) []string {
-	l := d.Stats.detailLine(d.St, d.subjectID())
+	l := d.Stats.DetailLine(d.St, d.subjectID())
 	if l == "" || len(lines) == 0 {
 		return lines
 	}
@@ -235,7 +235,7 @@ func detailLines(st *Styles, names *naming, s detailSubject, w int, validity []s
 	}
 	hops := make([]routeHop, len(s.route))
 	for i, step := range s.route {
-		hops[i] = routeHop{from: names.nodeLead(step.FromNode), to: names.nodeLead(step.ToNode), props: step.Edge.Properties}
+		hops[i] = routeHop{from: names.NodeLead(step.FromNode), to: names.NodeLead(step.ToNode), props: step.Edge.Properties}
 	}
 	out = append(out, validityLines(st, wrap.Render, validity, hops)...)
 	return append(out, propertyLines(st, wrap.Render, s.node)...)
@@ -320,7 +320,7 @@ func propertyLines(st *Styles, wrap func(...string) string, n graph.Node) []stri
 // the id, then its label; all escaped.
 func nodeHead(st *Styles, names *naming, n graph.Node) string {
 	head := st.ID.Render(textsafe.Escape(n.ID))
-	if lead := names.nodeLead(n); lead != n.ID {
+	if lead := names.NodeLead(n); lead != n.ID {
 		head = st.ID.Render(textsafe.Escape(lead)) + st.Dim.Render(" (id "+textsafe.Escape(n.ID)+")")
 	}
 	if l := n.Label(); l != "" {

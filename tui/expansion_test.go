@@ -109,7 +109,7 @@ func TestExpansionRankedListAndDetail(t *testing.T) {
 
 	h.keys("y")
 	h.settle()
-	if s := h.lastStatus().text; s != "copied Cypher for route N2006→N2003 (2 nodes)" {
+	if s := h.lastStatus().Text; s != "copied Cypher for route N2006→N2003 (2 nodes)" {
 		t.Errorf("status %q", s)
 	}
 	if c := h.lastCopy(); !strings.Contains(c, "RELATES") || !strings.Contains(c, `"N2006"`) || !strings.Contains(c, `"N2003"`) {
@@ -117,7 +117,7 @@ func TestExpansionRankedListAndDetail(t *testing.T) {
 	}
 	h.keys("home", "y")
 	h.settle()
-	if s := h.lastStatus(); !s.isErr || !strings.Contains(s.text, "N2006 is an initial hit") {
+	if s := h.lastStatus(); !s.IsErr || !strings.Contains(s.Text, "N2006 is an initial hit") {
 		t.Errorf("y on an initial hit: %+v", s)
 	}
 }

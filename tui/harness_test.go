@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // Query tags and seed of the demo graph's scenario A (docs/DEMO_GRAPH.md).
@@ -269,7 +270,7 @@ func (h *harness) focusPane(f focus) {
 }
 
 // lastStatus is the status line's message.
-func (h *harness) lastStatus() statusMsg { return h.m.status.msg }
+func (h *harness) lastStatus() common.StatusMsg { return h.m.status.msg }
 
 // treeText is the tree's rows as plain text, one per line.
 func (h *harness) treeText() string {

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // rootCommand is a key the root takes before the focused pane (when no
@@ -97,7 +98,7 @@ func (m *Model) rootCommands() []rootCommand {
 }
 
 // refuse shows a command's reason for refusing on the status line.
-func refuse(reason string) tea.Cmd { return notifyErr(errors.New(reason)) }
+func refuse(reason string) tea.Cmd { return common.NotifyErr(errors.New(reason)) }
 
 // commandKey gives msg to the root's commands; ok is false when none took
 // it.
@@ -139,5 +140,5 @@ func (m *Model) reread() tea.Cmd {
 		m.actRun().id++
 		return resetSnapshotCmd(s)
 	}
-	return notify("nothing to re-read: this graph is in memory")
+	return common.Notify("nothing to re-read: this graph is in memory")
 }

@@ -15,7 +15,7 @@ import (
 
 // judgedText is the judgement as plain lines: the found line, then each
 // relevant node not found with its why-not.
-func (h *harness) judgedText() string { return strings.Join(h.m.Judged.judgedLines(), "\n") }
+func (h *harness) judgedText() string { return strings.Join(h.m.judgement().judgedLines(), "\n") }
 
 // TestMarking: scenario A ranks N2006, N2003, N2004, N2005, N2001, N2008,
 // N2010 (activation.Ranking of its run). m on N2003 in the tree marks it
@@ -36,12 +36,12 @@ func TestMarking(t *testing.T) {
 	h.selectTreeNode("N2003")
 	h.keys("m")
 	h.settle()
-	if g := h.m.Marks.grade("N2003"); g != 1 || !strings.Contains(h.lastStatus().text, "marked N2003 relevant (grade 1") {
-		t.Fatalf("grade %d, status %q", g, h.lastStatus().text)
+	if g := h.m.Marks.Grade("N2003"); g != 1 || !strings.Contains(h.lastStatus().Text, "marked N2003 relevant (grade 1") {
+		t.Fatalf("grade %d, status %q", g, h.lastStatus().Text)
 	}
 	h.selectTreeNode("N2010")
 	h.keys("m", "m")
-	if g := h.m.Marks.grade("N2010"); g != 2 {
+	if g := h.m.Marks.Grade("N2010"); g != 2 {
 		t.Fatalf("N2010 grade %d after m twice, want 2", g)
 	}
 	for _, id := range []string{"N2007", "N2012"} {
@@ -75,11 +75,11 @@ func TestMarking(t *testing.T) {
 	h.settle()
 	h.keys("m")
 	h.settle()
-	if g := h.m.Marks.grade("N2012"); g != 0 || !strings.Contains(h.lastStatus().text, "unmarked N2012") {
-		t.Fatalf("N2012 grade %d, status %q", g, h.lastStatus().text)
+	if g := h.m.Marks.Grade("N2012"); g != 0 || !strings.Contains(h.lastStatus().Text, "unmarked N2012") {
+		t.Fatalf("N2012 grade %d, status %q", g, h.lastStatus().Text)
 	}
 	// R = 3: recall 2/3; IDCG = 2 + 1/log2 3 + 1/log2 4 = 3.13093, nDCG = 1.29760 / 3.13093 = 0.41444.
-	if got := h.m.Judged.line; got != "relevant found 2 of 3 · recall@10 0.67 · nDCG@10 0.41" {
+	if got := h.m.judgement().line; got != "relevant found 2 of 3 · recall@10 0.67 · nDCG@10 0.41" {
 		t.Fatalf("after unmarking N2012: %q", got)
 	}
 }
@@ -115,7 +115,7 @@ func TestSaveAndReopenMarks(t *testing.T) {
 	}
 	re := newHarness(t, loadDemo(t), Options{Seeds: e.Seeds, Tags: e.Tags, Params: e.Params, Saved: e.Current, Marks: e.Marks})
 	re.runDone()
-	if got, want := re.m.Judged.line, "relevant found 2 of 2 · recall@10 1.00 · nDCG@10 0.49"; got != want {
+	if got, want := re.m.judgement().line, "relevant found 2 of 2 · recall@10 1.00 · nDCG@10 0.49"; got != want {
 		t.Fatalf("reopened: %q, want %q", got, want)
 	}
 	tree := re.treeText()
@@ -203,11 +203,11 @@ func TestMarksOnARanking(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{Retriever: expansion.Name, Seeds: []retriever.Seed{demoSeed}, Tags: demoTags,
 		Marks: map[string]int{"N2003": 1, "N2010": 2}})
 	h.settle()
-	if got, want := h.m.Judged.line, "relevant found 1 of 2 · recall@10 0.50 · nDCG@10 0.24"; got != want {
+	if got, want := h.m.judgement().line, "relevant found 1 of 2 · recall@10 0.50 · nDCG@10 0.24"; got != want {
 		t.Fatalf("found line %q, want %q", got, want)
 	}
-	if len(h.m.Judged.missing) != 1 || !strings.HasPrefix(h.m.Judged.missing[0].why, "unreached (no_route): N2010 is 3 hops from the nearest seed") {
-		t.Fatalf("not found: %+v", h.m.Judged.missing)
+	if len(h.m.judgement().missing) != 1 || !strings.HasPrefix(h.m.judgement().missing[0].why, "unreached (no_route): N2010 is 3 hops from the nearest seed") {
+		t.Fatalf("not found: %+v", h.m.judgement().missing)
 	}
 	if v := h.m.View(); !strings.Contains(v, "✓ N2003 AgentAnswer") || !strings.Contains(v, "✗ ✓✓ N2010 not found · unreached") {
 		t.Errorf("view:\n%s", v)
@@ -230,7 +230,7 @@ func TestMarksWhyDropsStale(t *testing.T) {
 	h.selectListNode("N2007")
 	h.keys("m")
 	h.settle()
-	j := h.m.Judged
+	j := h.m.judgement()
 	if len(j.missing) != 1 || !strings.HasPrefix(j.missing[0].why, "branch_limit") {
 		t.Fatalf("not found: %+v", j.missing)
 	}

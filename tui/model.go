@@ -11,6 +11,7 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
 )
@@ -92,7 +93,7 @@ type Model struct {
 func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	km := keymap.Default()
 	c := &Common{Ctx: ctx, Source: opts.Source, KM: km, St: st, Out: opts.Out, OutDir: opts.OutDir, Now: opts.Now,
-		Names: &naming{}, Stats: newGraphStats(), Marks: newMarkSet(opts.Marks), Judged: &judgement{},
+		Names: &naming{}, Stats: newGraphStats(), Marks: common.NewMarkSet(opts.Marks), Judged: &judgement{},
 		Form: render.FormBrowser, Cypher: render.CypherFor(opts.Mapping)}
 	m := &Model{
 		Common:    c,
@@ -130,9 +131,9 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 // Init loads the node list and the tags, and starts a run when seeds were
 // given.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.Ctx, m.Source), m.Stats.start(m.Ctx, m.Source)}
+	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.Ctx, m.Source), m.graphStats().start(m.Ctx, m.Source)}
 	if m.status.notice != "" {
-		cmds = append(cmds, notify(m.status.notice))
+		cmds = append(cmds, common.Notify(m.status.notice))
 	}
 	if len(m.seeds.Seeds()) > 0 {
 		cmds = append(cmds, m.restart())
@@ -191,10 +192,10 @@ func (m *Model) restartActivation() tea.Cmd {
 func (m *Model) startSweep() tea.Cmd {
 	seeds := m.seeds.Seeds()
 	if len(seeds) == 0 {
-		return notifyErr(errors.New("nothing to sweep: pick a seed first"))
+		return common.NotifyErr(errors.New("nothing to sweep: pick a seed first"))
 	}
 	param := sweepParams[m.params.Selected()]
-	cmd := m.sweep.start(m.Ctx, m.runs.backend, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.Marks.snapshot())
+	cmd := m.sweep.start(m.Ctx, m.runs.backend, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.Marks.Snapshot())
 	m.push(m.sweep)
 	return cmd
 }
@@ -208,8 +209,8 @@ func (m *Model) stopRun() { m.runs.stop() }
 func (m *Model) quit() tea.Cmd {
 	m.closeOverlays()
 	m.stopRun()
-	m.Stats.stop()
-	m.Judged.stop()
+	m.graphStats().stop()
+	m.judgement().stop()
 	return tea.Quit
 }
 
@@ -253,14 +254,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case statsMsg:
-		if m.Stats.apply(msg) {
+		if m.graphStats().apply(msg) {
 			m.statsArrived()
 			if msg.err != nil {
-				return m, notifyErr(fmt.Errorf("computing the graph's metrics: %w", msg.err))
+				return m, common.NotifyErr(fmt.Errorf("computing the graph's metrics: %w", msg.err))
 			}
 		}
 	case degreesMsg:
-		if m.Stats.applyDegrees(msg) {
+		if m.graphStats().applyDegrees(msg) {
 			m.tree.Rebuild() // a hub beyond the metrics' list
 		}
 		m.detail.Redraw()
@@ -277,7 +278,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case picker.PickedMsg:
 		return m, m.applyPicked(msg.Names)
 	case picker.RefusedMsg:
-		return m, notifyErr(msg.Err)
+		return m, common.NotifyErr(msg.Err)
 	case hitContextMsg:
 		m.applyHitContext(msg)
 	case marksWhyMsg:
@@ -288,10 +289,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.tags.Update(msg)
 	case nameKeysMsg:
 		if msg.err != nil {
-			return m, notifyErr(fmt.Errorf("listing the nodes' properties to name them by: %w", msg.err))
+			return m, common.NotifyErr(fmt.Errorf("listing the nodes' properties to name them by: %w", msg.err))
 		}
-		m.Names.setKeys(msg.keys)
-	case statusMsg, errMsg:
+		m.Names.SetKeys(msg.keys)
+	case common.StatusMsg, common.ErrMsg:
 		return m, m.status.Update(msg)
 	case tea.MouseMsg:
 		return m, m.mouse(msg)

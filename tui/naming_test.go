@@ -13,6 +13,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // loadFind is testdata/findnodes.jsonl behind the fake: a lexical graph's
@@ -125,8 +126,8 @@ func TestNameByCycles(t *testing.T) {
 	} {
 		h.keys("P")
 		h.settle()
-		if st := h.lastStatus(); st.text != step.status {
-			t.Fatalf("status %q, want %q", st.text, step.status)
+		if st := h.lastStatus(); st.Text != step.status {
+			t.Fatalf("status %q, want %q", st.Text, step.status)
 		}
 		named(step.lead)
 	}
@@ -172,7 +173,7 @@ func TestGoldenNamedFilter(t *testing.T) {
 	h.typeText("dog")
 	h.waitFor("the catalog's matches", func() bool { return len(p.match.nodes) > 0 })
 	h.keys("enter")
-	h.send(statusMsg{}, tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.send(common.StatusMsg{}, tea.WindowSizeMsg{Width: 120, Height: 40})
 	v := h.m.View()
 	checkSize(t, v, 120, 40)
 	golden(t, "named_filter_120x40", ansi.Strip(v))

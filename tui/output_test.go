@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // byteWriter writes each byte with its own call, yielding in between, as a
@@ -67,7 +68,7 @@ func TestCopyAndFramesShareOneLock(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for range 20 {
-			if msg := copyCmd(m.Out, "MATCH (n) RETURN n;", "test")(); msg.(statusMsg).isErr {
+			if msg := copyCmd(m.Out, "MATCH (n) RETURN n;", "test")(); msg.(common.StatusMsg).IsErr {
 				t.Error(msg)
 			}
 		}

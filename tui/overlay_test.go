@@ -26,7 +26,7 @@ func TestHelpOverARunningSweep(t *testing.T) {
 	if h.m.sweep.running || !strings.Contains(h.m.sweep.text, "^ min-activation 0.005") {
 		t.Fatalf("the sweep under the help did not finish: running %v, text:\n%s", h.m.sweep.running, h.m.sweep.text)
 	}
-	if st := h.lastStatus().text; !strings.HasPrefix(st, "swept ") {
+	if st := h.lastStatus().Text; !strings.HasPrefix(st, "swept ") {
 		t.Fatalf("status %q", st)
 	}
 	v := h.m.View()

@@ -32,7 +32,7 @@ func TestExportPage(t *testing.T) {
 	h.keys("o")
 	h.settle()
 	first := filepath.Join(h.m.OutDir, "memoria-page-20260302-093100.html")
-	if st := h.lastStatus(); st.isErr || !strings.Contains(st.text, first) || !strings.Contains(st.text, "1 seed of activation") {
+	if st := h.lastStatus(); st.IsErr || !strings.Contains(st.Text, first) || !strings.Contains(st.Text, "1 seed of activation") {
 		t.Fatalf("status = %+v", st)
 	}
 	if s := pageData(t, first); !strings.Contains(s, `"N2010"`) || !strings.Contains(s, `"N2007"`) || !strings.Contains(s, `"branch_limit"`) {
@@ -42,7 +42,7 @@ func TestExportPage(t *testing.T) {
 	c.keys("o")
 	c.settle()
 	second := filepath.Join(c.m.OutDir, "memoria-page-20260302-093100.html")
-	if st := c.lastStatus(); st.isErr || !strings.Contains(st.text, second) || !strings.Contains(st.text, "2 rankings compared") {
+	if st := c.lastStatus(); st.IsErr || !strings.Contains(st.Text, second) || !strings.Contains(st.Text, "2 rankings compared") {
 		t.Fatalf("compare status = %+v", st)
 	}
 	if s := pageData(t, second); !strings.Contains(s, `"N2007"`) || !strings.Contains(s, `"expansion"`) || !strings.Contains(s, `"activation"`) {

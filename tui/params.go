@@ -2,10 +2,12 @@ package tui
 
 import (
 	"fmt"
-	"github.com/memoria-graph/memoria/retriever"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/tui/common"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -79,7 +81,7 @@ func (v *valueEdit) drop(name string) tea.Cmd {
 	}
 	raw := v.input.Value()
 	v.endEdit()
-	return notify(fmt.Sprintf("%s not changed: %q was not confirmed with %s", name, raw, v.KM.Submit.Help().Key))
+	return common.Notify(fmt.Sprintf("%s not changed: %q was not confirmed with %s", name, raw, v.KM.Submit.Help().Key))
 }
 
 // editKey handles a key while a value is typed: enter gives the trimmed
@@ -92,7 +94,7 @@ func (v *valueEdit) editKey(k tea.KeyMsg, name string, apply func(raw string) er
 		return nil
 	case key.Matches(k, v.KM.Submit):
 		if err := apply(strings.TrimSpace(v.input.Value())); err != nil {
-			return notifyErr(fmt.Errorf("%s: %w", name, err))
+			return common.NotifyErr(fmt.Errorf("%s: %w", name, err))
 		}
 		v.endEdit()
 		return nil

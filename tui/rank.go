@@ -16,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/registry"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // Retrievers are the retrievers the explorer runs on their own, in the
@@ -60,7 +61,7 @@ type (
 // rankingCmd runs a ranking retriever inside the command, on a copy of
 // the query and its parameters (a paramSet never changes in place).
 func rankingCmd(ctx context.Context, ref runRef, nb graph.Neighbourhood, q retriever.Query, p paramSet) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		r, err := p.Run(ctx, nb, q)
 		return rankingMsg{ref: ref, ranking: r, err: err}
 	})
@@ -70,7 +71,7 @@ func rankingCmd(ctx context.Context, ref runRef, nb graph.Neighbourhood, q retri
 // retriever's parameters p (retriever.Settings.Context: the expansion's
 // "expand with context").
 func hitContextCmd(ctx context.Context, seq int, nb graph.Neighbourhood, id string, p retriever.Settings) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		hops, found, err := p.Context(ctx, nb, id)
 		return hitContextMsg{seq: seq, node: id, hops: hops, found: found, err: err}
 	})
@@ -156,7 +157,7 @@ func (msg rankingMsg) apply(m *Model, s *runSlot) tea.Cmd {
 		if msg.err != nil {
 			s.err = msg.err
 			m.cmpRefresh()
-			return notifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err))
+			return common.NotifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err))
 		}
 		r := msg.ranking
 		s.ranking = &r
@@ -166,10 +167,10 @@ func (msg rankingMsg) apply(m *Model, s *runSlot) tea.Cmd {
 	if msg.err != nil {
 		s.err = msg.err
 		if msg.ref.retriever != m.retriever {
-			return notifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err))
+			return common.NotifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err))
 		}
 		m.ranked.SetRanking(nil, false, msg.err.Error())
-		return tea.Batch(m.syncHit(), notifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err)))
+		return tea.Batch(m.syncHit(), common.NotifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err)))
 	}
 	r := msg.ranking
 	s.ranking = &r
@@ -252,7 +253,7 @@ func (m *Model) switchRetriever() tea.Cmd {
 		m.tree.detailKey, _ = m.tree.selectedKey()
 		m.detail.Show(m.subject())
 	}
-	note := notify(fmt.Sprintf("retriever: %s (%s switches)", m.retriever, m.KM.Retriever.Help().Key))
+	note := common.Notify(fmt.Sprintf("retriever: %s (%s switches)", m.retriever, m.KM.Retriever.Help().Key))
 	return m.restartIfInputsChanged(tea.Batch(blur, focus, sync, note))
 }
 
@@ -274,11 +275,11 @@ func (m *Model) showSlotRanking() {
 func (m *Model) copyRoute() tea.Cmd {
 	hit, ok := m.ranked.Selected()
 	if !ok {
-		return notifyErr(errors.New("nothing selected: pick a hit in the results first"))
+		return common.NotifyErr(errors.New("nothing selected: pick a hit in the results first"))
 	}
 	q, ok := m.Cypher.HitCypher(hit)
 	if !ok {
-		return notifyErr(fmt.Errorf("%s is an initial hit (a seed scored by its R): it has no route to copy", hit.NodeID))
+		return common.NotifyErr(fmt.Errorf("%s is an initial hit (a seed scored by its R): it has no route to copy", hit.NodeID))
 	}
 	if q.Feeders {
 		return copyCmd(m.Out, q.In(m.Form), fmt.Sprintf("Cypher for %s and its %s (%s)%s", hit.NodeID,
@@ -297,11 +298,11 @@ func (m *Model) copyRoute() tea.Cmd {
 func (m *Model) copyAllRoutes() tea.Cmd {
 	s := m.slot()
 	if s.ranking == nil {
-		return notifyErr(errors.New("no ranking to copy yet: pick a seed"))
+		return common.NotifyErr(errors.New("no ranking to copy yet: pick a seed"))
 	}
 	qs := m.Cypher.RankingCypher(*s.ranking)
 	if len(qs) == 0 {
-		return notifyErr(errors.New("no expanded hits: initial hits have no route"))
+		return common.NotifyErr(errors.New("no expanded hits: initial hits have no route"))
 	}
 	fed := 0
 	for _, q := range qs {
@@ -422,15 +423,15 @@ func moveCursor(km keymap.KeyMap, msg tea.Msg, focused bool, cursor *int, n, pag
 // Graph text is escaped (names and labels with textsafe, ids with
 // DisplayID inside render's texts).
 func (p *rankPane) rankRow(h retriever.Hit) string {
-	name := textsafe.Escape(p.Names.nodeLead(h.Node))
-	if p.Stats.isHub(h.NodeID) {
+	name := textsafe.Escape(p.Names.NodeLead(h.Node))
+	if p.Stats != nil && p.Stats.IsHub(h.NodeID) {
 		name += " " + p.St.HubMark
 	}
 	if l := h.Node.Label(); l != "" {
 		name += " " + textsafe.Escape(l)
 	}
-	if g := p.Marks.grade(h.NodeID); g > 0 {
-		name = markGlyph(g) + " " + name
+	if g := p.Marks.Grade(h.NodeID); g > 0 {
+		name = common.MarkGlyph(g) + " " + name
 	}
 	return fmt.Sprintf("#%-3d %-8s %s  seed %s  %s", h.Rank, render.Num(h.Score), name, render.DisplayID(h.Seed), render.HowReached(h))
 }
@@ -447,7 +448,7 @@ func (p *rankPane) View() string {
 	case len(p.ranking.Hits) == 0:
 		return p.St.Dim.Render("no hits: no seed was found")
 	}
-	head, foot := p.Judged.view(p.St, p.w, p.h)
+	head, foot := p.Judged.View(p.St, p.w, p.h)
 	h := max(1, p.h-len(head)-len(foot))
 	if p.cursor < p.off {
 		p.off = p.cursor

@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // filterDebounce is how long the filter must rest before the server is
@@ -36,7 +37,7 @@ type tickFunc func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 
 // listNodesCmd fetches one page inside a command.
 func listNodesCmd(ctx context.Context, cat graph.Catalog, seq int, filter string, offset int) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		nodes, more, err := cat.ListNodes(ctx, filter, offset, nodePageSize)
 		return nodesLoadedMsg{seq: seq, filter: filter, offset: offset, nodes: nodes, more: more, err: err}
 	})
@@ -101,7 +102,7 @@ func (p *seedPicker) loaded(msg nodesLoadedMsg) tea.Cmd {
 		if msg.filter != "" {
 			what = fmt.Sprintf("searching nodes for %q", msg.filter)
 		}
-		return notifyErr(fmt.Errorf("%s: %w (%s or scrolling down retries)", what, msg.err, p.KM.Reload.Help().Key))
+		return common.NotifyErr(fmt.Errorf("%s: %w (%s or scrolling down retries)", what, msg.err, p.KM.Reload.Help().Key))
 	}
 	s.nodes = append(s.nodes, msg.nodes...)
 	s.more = msg.more

@@ -13,6 +13,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 const (
@@ -95,7 +96,7 @@ func (p *seedPicker) Blur() tea.Cmd {
 	p.endEdit()
 	v, err := parseScore(raw)
 	if err != nil {
-		return notifyErr(fmt.Errorf("score edit for %s abandoned, R stays %s: %w", id, p.scoreOf(id), err))
+		return common.NotifyErr(fmt.Errorf("score edit for %s abandoned, R stays %s: %w", id, p.scoreOf(id), err))
 	}
 	return p.applyScore(id, v)
 }
@@ -254,14 +255,14 @@ func (p *seedPicker) toggle() tea.Cmd {
 	if i := p.seedIndex(n.ID); i >= 0 {
 		p.seeds = append(p.seeds[:i], p.seeds[i+1:]...)
 		p.version++
-		return notify(fmt.Sprintf("removed seed %s", n.ID))
+		return common.Notify(fmt.Sprintf("removed seed %s", n.ID))
 	}
 	if len(p.seeds) >= p.maxSeeds {
-		return notifyErr(fmt.Errorf("at most %d seeds: unselect one before adding %s", p.maxSeeds, n.ID))
+		return common.NotifyErr(fmt.Errorf("at most %d seeds: unselect one before adding %s", p.maxSeeds, n.ID))
 	}
 	p.seeds = append(p.seeds, retriever.Seed{NodeID: n.ID, Score: defaultSeedScore})
 	p.version++
-	return notify(fmt.Sprintf("added seed %s with R %s (+/- to change, r to type)", n.ID, render.Num(defaultSeedScore)))
+	return common.Notify(fmt.Sprintf("added seed %s with R %s (+/- to change, r to type)", n.ID, render.Num(defaultSeedScore)))
 }
 
 // currentSeed returns the row under the cursor and its index among the
@@ -273,7 +274,7 @@ func (p *seedPicker) currentSeed() (graph.NodeSummary, int, tea.Cmd) {
 	}
 	i := p.seedIndex(n.ID)
 	if i < 0 {
-		return n, -1, notifyErr(fmt.Errorf("%s is not a seed: press space to choose it first", n.ID))
+		return n, -1, common.NotifyErr(fmt.Errorf("%s is not a seed: press space to choose it first", n.ID))
 	}
 	return n, i, nil
 }
@@ -288,11 +289,11 @@ func (p *seedPicker) stepScore(dir int) tea.Cmd {
 	if v == p.seeds[i].Score {
 		// Say so: the status line otherwise kept an older message
 		// ("added seed … with R 1") that no longer held.
-		return notify(fmt.Sprintf("%s: R stays %s (R is in [%s, 1] by + and -)", id, render.Num(v), render.Num(scoreStep)))
+		return common.Notify(fmt.Sprintf("%s: R stays %s (R is in [%s, 1] by + and -)", id, render.Num(v), render.Num(scoreStep)))
 	}
 	p.seeds[i].Score = v
 	p.version++
-	return notify(fmt.Sprintf("%s: R = %s", id, render.Num(v)))
+	return common.Notify(fmt.Sprintf("%s: R = %s", id, render.Num(v)))
 }
 
 func (p *seedPicker) startEdit() tea.Cmd {
@@ -318,7 +319,7 @@ func (p *seedPicker) updateScoreInput(msg tea.KeyMsg) tea.Cmd {
 		raw := strings.TrimSpace(p.score.Value())
 		v, err := parseScore(raw)
 		if err != nil {
-			return notifyErr(err) // stay in the input so the value can be fixed
+			return common.NotifyErr(err) // stay in the input so the value can be fixed
 		}
 		id := p.editID
 		p.endEdit()
@@ -338,13 +339,13 @@ func (p *seedPicker) endEdit() {
 func (p *seedPicker) applyScore(id string, v float64) tea.Cmd {
 	i := p.seedIndex(id)
 	if i < 0 {
-		return notifyErr(fmt.Errorf("%s is no longer a seed: R %s not applied", id, exactNum(v)))
+		return common.NotifyErr(fmt.Errorf("%s is no longer a seed: R %s not applied", id, exactNum(v)))
 	}
 	if p.seeds[i].Score != v {
 		p.seeds[i].Score = v
 		p.version++
 	}
-	return notify(fmt.Sprintf("%s: R = %s", id, exactNum(v)))
+	return common.Notify(fmt.Sprintf("%s: R = %s", id, exactNum(v)))
 }
 
 // scoreOf is seed id's score as shown, "?" when id is not a seed.
@@ -421,9 +422,9 @@ func (p *seedPicker) row(n graph.NodeSummary, selected bool) string {
 	if i := p.seedIndex(n.ID); i >= 0 {
 		box, r = "[x]", " R="+render.Num(p.seeds[i].Score)
 	}
-	id, label := textsafe.Escape(p.Names.summaryLead(n)), ""
-	if g := p.Marks.grade(n.ID); g > 0 {
-		id += " " + markGlyph(g)
+	id, label := textsafe.Escape(p.Names.SummaryLead(n)), ""
+	if g := p.Marks.Grade(n.ID); g > 0 {
+		id += " " + common.MarkGlyph(g)
 	}
 	if len(n.Labels) > 0 {
 		label = " " + textsafe.Escape(n.Labels[0])

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // snapshotter is a backend that keeps what runs read from the server and
@@ -44,7 +45,7 @@ type snapshotResetMsg struct{}
 
 // resetSnapshotCmd forgets the snapshot off the UI goroutine.
 func resetSnapshotCmd(s snapshotter) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		s.Reset()
 		return snapshotResetMsg{}
 	})

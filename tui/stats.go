@@ -11,6 +11,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // Graph metrics in the explorer (docs/EXPLORER.md, "Graph metrics"): the
@@ -69,7 +70,7 @@ type degreesMsg struct {
 
 // statsCmd computes the metrics inside the command.
 func statsCmd(ctx context.Context, id int, mr graph.MetricsReader) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		m, err := mr.Metrics(ctx, graph.MetricsOptions{})
 		return statsMsg{id: id, m: m, err: err}
 	})
@@ -77,7 +78,7 @@ func statsCmd(ctx context.Context, id int, mr graph.MetricsReader) tea.Cmd {
 
 // degreeCmd looks the degrees of ids up inside the command.
 func degreeCmd(ctx context.Context, mr graph.MetricsReader, ids []string) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		d, err := mr.Degrees(ctx, ids)
 		return degreesMsg{ids: ids, degrees: d, err: err}
 	})
@@ -141,9 +142,9 @@ func (g *graphStats) applyDegrees(msg degreesMsg) (newHub bool) {
 	return newHub
 }
 
-// isHub reports whether the node id is a hub: a node the metrics list as
+// IsHub reports whether the node id is a hub: a node the metrics list as
 // one, or whose looked-up degree is a hub's (the list is capped).
-func (g *graphStats) isHub(id string) bool {
+func (g *graphStats) IsHub(id string) bool {
 	if g == nil || g.state != statsReady {
 		return false
 	}
@@ -162,9 +163,9 @@ func (g *graphStats) need(id string) string {
 	return id
 }
 
-// detailLine is the detail pane's line for node id: "degree 12, p99.2",
+// DetailLine is the detail pane's line for node id: "degree 12, p99.2",
 // with the hub mark for a hub; "" before the metrics (or without them).
-func (g *graphStats) detailLine(st *Styles, id string) string {
+func (g *graphStats) DetailLine(st *Styles, id string) string {
 	if g == nil || g.state != statsReady {
 		return ""
 	}
@@ -191,14 +192,14 @@ func trimTenths(p float64) string {
 // wantDegree starts the lookup of the detail pane's node, if it needs one.
 func (m *Model) wantDegree() tea.Cmd {
 	id := m.detail.subjectID()
-	if m.Stats.need(id) == "" {
+	if m.graphStats().need(id) == "" {
 		return nil
 	}
 	mr, ok := m.Source.(graph.MetricsReader)
 	if !ok {
 		return nil
 	}
-	m.Stats.asked[id] = true
+	m.graphStats().asked[id] = true
 	return degreeCmd(m.Ctx, mr, []string{id})
 }
 
@@ -228,15 +229,15 @@ func (v *statsView) refresh() { v.vp.SetContent(v.content()) }
 
 func (v *statsView) content() string {
 	head := v.St.Dim.Render("graph  " + textsafe.Escape(v.src))
-	switch v.Stats.state {
+	switch v.Stats.(*graphStats).state {
 	case statsLoading:
 		return head + "\n\n" + v.St.Running.Render("⟳ computing the graph's metrics…")
 	case statsFailed:
-		return head + "\n\n" + v.St.Error.Render("✗ "+textsafe.Escape(oneLine(v.Stats.err)))
+		return head + "\n\n" + v.St.Error.Render("✗ "+textsafe.Escape(oneLine(v.Stats.(*graphStats).err)))
 	case statsUnsupported:
 		return head + "\n\n" + v.St.Dim.Render("this source computes no metrics")
 	}
-	return head + "\n\n" + render.StatsText(v.Stats.m) + "\n" +
+	return head + "\n\n" + render.StatsText(v.Stats.(*graphStats).m) + "\n" +
 		v.St.Dim.Render("hubs are marked "+v.St.HubMark+" in the results; the detail pane gives each node's degree")
 }
 

@@ -51,8 +51,8 @@ func statsHarness(t *testing.T, src *fakeSource, opts Options) (*harness, *stats
 func TestHubMarkInTreeAndDetail(t *testing.T) {
 	h, ss := statsHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{{NodeID: "T3000", Score: 0.9}, demoSeed}, Tags: []string{"campaign"}})
 	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
-	if h.m.Stats.state != statsReady {
-		t.Fatalf("metrics state %d", h.m.Stats.state)
+	if h.m.graphStats().state != statsReady {
+		t.Fatalf("metrics state %d", h.m.graphStats().state)
 	}
 	tree := h.treeText()
 	for _, line := range strings.Split(tree, "\n") {
@@ -118,12 +118,12 @@ func TestStatsOverlayAndLoading(t *testing.T) {
 	src := loadDemo(t)
 	h := newHarness(t, src, Options{Seeds: []retriever.Seed{{NodeID: "T3000", Score: 0.9}}, Tags: []string{"campaign"}})
 	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
-	if h.m.Stats.state != statsUnsupported {
-		t.Fatalf("a source without metrics: state %d", h.m.Stats.state)
+	if h.m.graphStats().state != statsUnsupported {
+		t.Fatalf("a source without metrics: state %d", h.m.graphStats().state)
 	}
 	ss := &statsSource{fakeSource: src}
 	h.m.Source = ss
-	cmd := h.m.Stats.start(h.m.Ctx, ss)
+	cmd := h.m.graphStats().start(h.m.Ctx, ss)
 	h.keys("M")
 	if h.m.top() != overlay(h.m.statsView) || !strings.Contains(h.m.View(), "computing the graph's metrics") {
 		t.Fatalf("M while loading:\n%s", h.m.View())
@@ -131,8 +131,8 @@ func TestStatsOverlayAndLoading(t *testing.T) {
 	if strings.Contains(h.treeText(), "[hub]") {
 		t.Fatal("hub marked before the metrics arrived")
 	}
-	h.send(statsMsg{id: h.m.Stats.id + 1, m: graph.Metrics{Nodes: 1}})
-	if h.m.Stats.state != statsLoading {
+	h.send(statsMsg{id: h.m.graphStats().id + 1, m: graph.Metrics{Nodes: 1}})
+	if h.m.graphStats().state != statsLoading {
 		t.Fatal("a stale load's message was applied")
 	}
 	h.enqueue(cmd)
@@ -165,9 +165,9 @@ func TestStatsOverlayAndLoading(t *testing.T) {
 // escaped: the whole screen stays safe.
 func TestHostileStatsEscaped(t *testing.T) {
 	h, _ := statsHarness(t, loadHostile(t), Options{})
-	h.m.Stats.m.ByType = append(h.m.Stats.m.ByType, graph.TypeCount{Type: "EVIL" + hostileOSC52, Count: 1})
-	h.m.Stats.m.Hubs = append(h.m.Stats.m.Hubs, graph.NodeDegree{ID: hostileH0, Degree: 9})
-	h.m.Stats.m.HubDegree, h.m.Stats.m.HubCount = 9, 1
+	h.m.graphStats().m.ByType = append(h.m.graphStats().m.ByType, graph.TypeCount{Type: "EVIL" + hostileOSC52, Count: 1})
+	h.m.graphStats().m.Hubs = append(h.m.graphStats().m.Hubs, graph.NodeDegree{ID: hostileH0, Degree: 9})
+	h.m.graphStats().m.HubDegree, h.m.graphStats().m.HubCount = 9, 1
 	h.keys("M")
 	assertCleanView(t, h, "metrics overlay", h.m.statsView.content(), `EVIL\x1b]52;c;SEFDS0VE\a`, `"H0\x1b]52;c;SEFDS0VE\a" (9)`)
 }

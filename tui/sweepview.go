@@ -14,6 +14,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 	"github.com/memoria-graph/memoria/retriever/eval"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // sweepMsg is one update of sweep id: a snapshot of the sweep so far
@@ -108,7 +109,7 @@ func (v *sweepView) start(parent context.Context, backend activation.Backend, op
 		Seeds: seeds, Tags: tags, Param: param, Breakpoints: param == sweep.MinActivation, Budget: sweepBudget}
 	// The sweep starts in the command, not in Update: its goroutine then
 	// outlives the command and streams on ch.
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		go runSweep(ctx, ch, sweepMsg{id: id, ch: ch, param: param}, scfg, marks)
 		return waitSweep(ch)()
 	})
@@ -236,7 +237,7 @@ func sweepLine(s *sweep.Sweep) string {
 
 // waitSweep waits for the next update of a sweep.
 func waitSweep(ch <-chan sweepMsg) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		msg, ok := <-ch
 		if !ok {
 			return nil
@@ -278,12 +279,12 @@ func (v *sweepView) update(msg sweepMsg) tea.Cmd {
 	case msg.err != nil && v.stopped:
 		v.line = "stopped: " + v.line
 		v.show()
-		return notify(fmt.Sprintf("stopped the sweep of %s: what had arrived stays", msg.param))
+		return common.Notify(fmt.Sprintf("stopped the sweep of %s: what had arrived stays", msg.param))
 	case msg.err != nil:
 		v.vp.SetContent(v.St.Error.Render("sweep failed: " + textsafe.Escape(msg.err.Error())))
-		return notifyErr(fmt.Errorf("sweep of %s: %w", msg.param, msg.err))
+		return common.NotifyErr(fmt.Errorf("sweep of %s: %w", msg.param, msg.err))
 	}
-	return notify(v.line)
+	return common.Notify(v.line)
 }
 
 // show puts the latest snapshot in the viewport, keeping the scroll.

@@ -47,7 +47,7 @@ func TestSweepOverlay(t *testing.T) {
 	if got := h.m.sweep.text; got != render.SweepText(want) || !strings.Contains(got, "^ min-activation 0.005") {
 		t.Fatalf("overlay text:\n%s\nwant:\n%s", got, render.SweepText(want))
 	}
-	if st := h.lastStatus().text; !strings.HasPrefix(st, "swept ") || !strings.Contains(st, "exact over the whole range") {
+	if st := h.lastStatus().Text; !strings.HasPrefix(st, "swept ") || !strings.Contains(st, "exact over the whole range") {
 		t.Fatalf("status %q", st)
 	}
 	if v := h.m.View(); !strings.Contains(v, "Sweep min-activation") || !strings.Contains(v, "sweep min-activation:") {

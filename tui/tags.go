@@ -13,6 +13,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // tagsLoadedMsg carries Catalog.Tags.
@@ -22,7 +23,7 @@ type tagsLoadedMsg struct {
 }
 
 func loadTagsCmd(ctx context.Context, cat graph.Catalog) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		tags, err := cat.Tags(ctx)
 		return tagsLoadedMsg{tags: tags, err: err}
 	})
@@ -100,7 +101,7 @@ func (t *tagInput) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tagsLoadedMsg:
 		if msg.err != nil {
-			return notifyErr(fmt.Errorf("loading tags: %w", msg.err))
+			return common.NotifyErr(fmt.Errorf("loading tags: %w", msg.err))
 		}
 		t.known = msg.tags
 		names := make([]string, len(msg.tags))
@@ -183,14 +184,14 @@ func (t *tagInput) add() tea.Cmd {
 	}
 	t.input.SetValue("")
 	if slices.Contains(t.chosen, v) {
-		return notify(fmt.Sprintf("tag %s is already chosen", v))
+		return common.Notify(fmt.Sprintf("tag %s is already chosen", v))
 	}
 	t.chosen = append(t.chosen, v)
 	t.version++
 	if _, ok := t.counts[v]; !ok && len(t.known) > 0 {
-		return notify(fmt.Sprintf("added tag %s (no edge carries it)", v))
+		return common.Notify(fmt.Sprintf("added tag %s (no edge carries it)", v))
 	}
-	return notify(fmt.Sprintf("added tag %s", v))
+	return common.Notify(fmt.Sprintf("added tag %s", v))
 }
 
 func (t *tagInput) remove(i int) tea.Cmd {
@@ -203,7 +204,7 @@ func (t *tagInput) remove(i int) tea.Cmd {
 	if t.chip >= len(t.chosen) {
 		t.chip = len(t.chosen) - 1
 	}
-	return notify("removed tag " + gone)
+	return common.Notify("removed tag " + gone)
 }
 
 // maxChipLines is the most lines of chips shown.

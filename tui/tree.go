@@ -11,6 +11,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // treePane shows one result tree per seed, growing level by level. Rows are
@@ -71,7 +72,7 @@ func (t *treePane) listHeight() int {
 	if t.summary() != "" {
 		h--
 	}
-	head, foot := t.Judged.view(t.St, t.w, t.h)
+	head, foot := t.Judged.View(t.St, t.w, t.h)
 	return max(0, h-len(head)-len(foot))
 }
 
@@ -220,7 +221,7 @@ func (t *treePane) Update(msg tea.Msg) tea.Cmd {
 		if t.searching {
 			return t.searchKey(msg)
 		}
-		cmd, _ := keymap.Dispatch(t, msg, t.commands(), notify)
+		cmd, _ := keymap.Dispatch(t, msg, t.commands(), common.Notify)
 		return cmd
 	}
 	return nil
@@ -429,7 +430,7 @@ func (t *treePane) View() string {
 	}
 	h := t.listHeight()
 	out := t.St.R.NewStyle().Width(t.w).Height(h).MaxHeight(h).MaxWidth(t.w).Render(strings.Join(lines, "\n"))
-	if head, foot := t.Judged.view(t.St, t.w, t.h); len(head) > 0 {
+	if head, foot := t.Judged.View(t.St, t.w, t.h); len(head) > 0 {
 		out = strings.Join(append(append(head, out), foot...), "\n")
 	}
 	if sum := t.summary(); sum != "" && t.h > 1 {
@@ -484,7 +485,7 @@ func (t *treePane) searchKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, t.KM.Submit):
 		t.endSearch(false)
 		if t.query != "" && !t.matchesAny() {
-			return notify("no row matches " + t.query)
+			return common.Notify("no row matches " + t.query)
 		}
 		return nil
 	case key.Matches(msg, t.KM.Cancel):
@@ -573,7 +574,7 @@ func (t *treePane) jumpTo(d int, ok func(treeRow) bool, none string) tea.Cmd {
 			return nil
 		}
 	}
-	return notify(none)
+	return common.Notify(none)
 }
 
 // foldAll folds every node that has rows below it, the seeds included: one

@@ -13,6 +13,7 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 	"github.com/memoria-graph/memoria/retriever/rankwhy"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // whyPanel is the "why (not)" panel (docs/ALGORITHM.md, "Why not X"), an
@@ -76,7 +77,7 @@ type whyDoneMsg struct {
 // whyCmd asks the question inside the command, never in Update, with
 // copies of everything it needs.
 func whyCmd(ctx context.Context, id int, cfg why.Config) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		a, err := why.Explain(ctx, cfg)
 		return whyDoneMsg{id: id, answer: a, err: err}
 	})
@@ -110,11 +111,11 @@ func (m *Model) whyTarget() (string, bool) {
 func (m *Model) askWhy() tea.Cmd {
 	node, ok := m.whyTarget()
 	if !ok {
-		return notifyErr(errors.New("nothing selected: pick a node in the results or the node list"))
+		return common.NotifyErr(errors.New("nothing selected: pick a node in the results or the node list"))
 	}
 	seeds := m.seeds.Seeds()
 	if len(seeds) == 0 {
-		return notifyErr(errors.New("why needs seeds: pick one in the node list first"))
+		return common.NotifyErr(errors.New("why needs seeds: pick one in the node list first"))
 	}
 	cfg := why.Config{Backend: safeBackend{m.runs.backend}, Params: m.params.Config(), Options: m.runs.opts,
 		Seeds: seeds, Tags: m.tags.Tags(), NodeID: node} // Seeds and Tags return copies

@@ -1,0 +1,55 @@
+package common
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// StatusMsg puts a one-line message on the status bar.
+type StatusMsg struct {
+	Text  string
+	IsErr bool
+}
+
+// ErrMsg reports a failure (including a recovered panic) on the status line.
+type ErrMsg struct{ Err error }
+
+// Notify returns a command that shows text on the status line.
+func Notify(text string) tea.Cmd {
+	return func() tea.Msg { return StatusMsg{Text: text} }
+}
+
+// NotifyErr returns a command that shows err on the status line.
+func NotifyErr(err error) tea.Cmd {
+	return func() tea.Msg { return StatusMsg{Text: err.Error(), IsErr: true} }
+}
+
+// SafeCmd turns a panic in a command into an ErrMsg, so the program keeps
+// the terminal in order and shows the failure. Every component's
+// background work runs through it.
+func SafeCmd(f func() tea.Msg) tea.Cmd {
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = ErrMsg{fmt.Errorf("internal error: %v\n%s", r, FirstLines(string(debug.Stack()), 8))}
+			}
+		}()
+		return f()
+	}
+}
+
+// FirstLines is s up to its n-th newline (a stack cut short).
+func FirstLines(s string, n int) string {
+	lines := 0
+	for i := range len(s) {
+		if s[i] == '\n' {
+			lines++
+			if lines == n {
+				return s[:i]
+			}
+		}
+	}
+	return s
+}
