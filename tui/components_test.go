@@ -18,6 +18,7 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/components/seeds"
 )
 
 // TestStepLog checks the MIN_ACTIVATION 1-2-5 grid: one step from a grid
@@ -97,9 +98,9 @@ func TestParamsKeys(t *testing.T) {
 func (h *harness) pickerTo(id string) {
 	h.t.Helper()
 	h.focusPane(focusSeeds)
-	for i, n := range h.m.seeds.visible {
+	for i, n := range h.m.seeds.Visible() {
 		if n.ID == id {
-			h.m.seeds.moveTo(i)
+			h.m.seeds.MoveTo(i)
 			return
 		}
 	}
@@ -135,7 +136,7 @@ func TestSeedToggleAndScore(t *testing.T) {
 	}{{"+", 1, "N2006: R stays 1"}, {"-", 0.95, "N2006: R = 0.95"}, {"-", 0.9, "N2006: R = 0.9"}, {"+", 0.95, "N2006: R = 0.95"}} {
 		h.keys(c.key)
 		h.settle()
-		if s := h.m.seeds.seeds[0].Score; s != c.r {
+		if s := h.m.seeds.Seeds()[0].Score; s != c.r {
 			t.Fatalf("%s: R = %v, want %v", c.key, s, c.r)
 		}
 		if st := h.lastStatus().Text; !strings.HasPrefix(st, c.status) {
@@ -146,15 +147,15 @@ func TestSeedToggleAndScore(t *testing.T) {
 	h.typeText("0.42")
 	h.keys("enter")
 	h.settle()
-	if s := h.m.seeds.seeds[0].Score; s != 0.42 || h.m.seeds.editing {
-		t.Fatalf("R = %v (editing %v), want 0.42", s, h.m.seeds.editing)
+	if s := h.m.seeds.Seeds()[0].Score; s != 0.42 || h.m.seeds.Editing() {
+		t.Fatalf("R = %v (editing %v), want 0.42", s, h.m.seeds.Editing())
 	}
 	if h.m.actRun().trees.seeds[0].seed.Score != 0.42 {
 		t.Fatal("the run does not use the typed score")
 	}
 	h.keys("enter") // toggles N2006 off: no seeds, no run
 	h.settle()
-	if len(h.m.seeds.seeds) != 0 || h.m.actRun().trees != nil {
+	if len(h.m.seeds.Seeds()) != 0 || h.m.actRun().trees != nil {
 		t.Fatal("seed not removed")
 	}
 }
@@ -177,10 +178,10 @@ func TestInvalidScoreRefused(t *testing.T) {
 		if !st.IsErr || !strings.Contains(st.Text, `"`+bad+`"`) {
 			t.Errorf("%s: status %+v", bad, st)
 		}
-		if s := h.m.seeds.seeds[0].Score; s != 0.85 {
+		if s := h.m.seeds.Seeds()[0].Score; s != 0.85 {
 			t.Errorf("%s: R = %v", bad, s)
 		}
-		if !h.m.seeds.editing {
+		if !h.m.seeds.Editing() {
 			t.Errorf("%s: input closed", bad)
 		}
 		h.keys("esc")
@@ -196,7 +197,7 @@ func TestSeedLimit(t *testing.T) {
 		h.keys("space")
 		h.settle()
 	}
-	if n := len(h.m.seeds.seeds); n != 2 {
+	if n := len(h.m.seeds.Seeds()); n != 2 {
 		t.Fatalf("seeds = %d, want 2", n)
 	}
 	if st := h.lastStatus(); !st.IsErr || !strings.Contains(st.Text, "at most 2 seeds") || !strings.Contains(st.Text, "N2002") {
@@ -210,13 +211,13 @@ func TestSeedLimit(t *testing.T) {
 func TestPickerPagingAndFilter(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{})
 	p := h.m.seeds
-	if len(p.all.nodes) != 50 || !p.all.more {
-		t.Fatalf("first page: %d nodes, more %v", len(p.all.nodes), p.all.more)
+	if len(p.All().Nodes) != 50 || !p.All().More {
+		t.Fatalf("first page: %d nodes, more %v", len(p.All().Nodes), p.All().More)
 	}
 	h.keys("G")
 	h.settle()
-	if len(p.visible) != 57 || p.all.more {
-		t.Fatalf("after scrolling: %d nodes, more %v", len(p.visible), p.all.more)
+	if len(p.Visible()) != 57 || p.All().More {
+		t.Fatalf("after scrolling: %d nodes, more %v", len(p.Visible()), p.All().More)
 	}
 	calls := h.src.listCalls.Load()
 	h.keys("/")
@@ -226,22 +227,22 @@ func TestPickerPagingAndFilter(t *testing.T) {
 	}
 	h.typeText("2017")
 	h.settle()
-	if got := p.filter.Value(); got != "q2017" {
+	if got := p.FilterText(); got != "q2017" {
 		t.Fatalf("filter = %q", got)
 	}
 	h.keys("backspace", "backspace", "backspace", "backspace", "backspace")
 	h.typeText("N2017")
 	h.settle()
-	if len(p.visible) == 0 || p.visible[0].ID != "N2017" {
-		t.Fatalf("visible = %v", p.visible)
+	if len(p.Visible()) == 0 || p.Visible()[0].ID != "N2017" {
+		t.Fatalf("visible = %v", p.Visible())
 	}
 	if h.src.listCalls.Load() <= calls {
 		t.Fatal("no server-side search for the filter")
 	}
 	h.keys("enter", "space") // leave the filter, pick N2017
 	h.settle()
-	if len(p.seeds) != 1 || p.seeds[0].NodeID != "N2017" {
-		t.Fatalf("seeds = %+v", p.seeds)
+	if len(p.Seeds()) != 1 || p.Seeds()[0].NodeID != "N2017" {
+		t.Fatalf("seeds = %+v", p.Seeds())
 	}
 }
 
@@ -478,21 +479,21 @@ func TestScoreEditFollowsItsSeed(t *testing.T) {
 	// Leave the filter input (the server search is pending) and put the
 	// cursor on N2006 by hand: pickerTo would settle, applying the page.
 	h.keys("enter")
-	for i, n := range p.visible {
+	for i, n := range p.Visible() {
 		if n.ID == "N2006" {
-			p.moveTo(i)
+			p.MoveTo(i)
 		}
 	}
-	if n, _ := p.current(); n.ID != "N2006" || len(p.match.nodes) > 0 {
-		t.Fatalf("cursor on %s with %d server matches: want N2006 and none yet", n.ID, len(p.match.nodes))
+	if n, _ := p.Current(); n.ID != "N2006" || len(p.Match().Nodes) > 0 {
+		t.Fatalf("cursor on %s with %d server matches: want N2006 and none yet", n.ID, len(p.Match().Nodes))
 	}
 	h.keys("r")
 	for range 8 {
 		h.keys("backspace")
 	}
 	h.typeText("0.42")
-	h.waitFor("the server's matches", func() bool { return len(p.match.nodes) > 0 })
-	if n, _ := p.current(); n.ID == "N2006" {
+	h.waitFor("the server's matches", func() bool { return len(p.Match().Nodes) > 0 })
+	if n, _ := p.Current(); n.ID == "N2006" {
 		t.Fatalf("cursor still on N2006 after the page: the ranking the test relies on changed")
 	}
 	h.keys("enter")
@@ -567,12 +568,12 @@ func TestFilterDebounced(t *testing.T) {
 	src := loadDemo(t)
 	h := newHarness(t, src, Options{})
 	p := h.m.seeds
-	if p.debounce != filterDebounce || reflect.ValueOf(p.tick).Pointer() != reflect.ValueOf(tea.Tick).Pointer() {
-		t.Fatalf("the picker debounces %v with %v, want filterDebounce (%v) with tea.Tick", p.debounce, p.tick, filterDebounce)
+	if d, tick := p.Clock(); d != seeds.FilterDebounce || reflect.ValueOf(tick).Pointer() != reflect.ValueOf(tea.Tick).Pointer() {
+		t.Fatalf("the picker debounces %v with %v, want FilterDebounce (%v) with tea.Tick", d, tick, seeds.FilterDebounce)
 	}
 	const debounce = 200 * time.Millisecond
 	clock := &fakeClock{}
-	p.debounce, p.tick = debounce, clock.tick
+	p.SetClock(debounce, clock.tick)
 	h.focusPane(focusSeeds)
 	h.keys("/")
 	for i, r := range "N2017" {
@@ -602,8 +603,8 @@ func TestFilterDebounced(t *testing.T) {
 		t.Fatalf("%d server searches before the last edit's debounce ended", n)
 	}
 	fired = clock.advance(time.Millisecond)
-	if len(fired) != 1 || fired[0] != (filterTickMsg{id: p.edits}) {
-		t.Fatalf("at 200 ms fired %v, want the last edit's tick (id %d)", fired, p.edits)
+	if len(fired) != 1 || fired[0] != (seeds.FilterTickMsg{ID: p.Edits()}) {
+		t.Fatalf("at 200 ms fired %v, want the last edit's tick (id %d)", fired, p.Edits())
 	}
 	h.send(fired...)
 	h.settle()
@@ -615,8 +616,8 @@ func TestFilterDebounced(t *testing.T) {
 		}
 		t.Fatalf("server searches for %q, want one for \"N2017\"", fs)
 	}
-	if len(p.match.nodes) != 1 || len(p.visible) == 0 || p.visible[0].ID != "N2017" {
-		t.Fatalf("matches %v, visible %v", p.match.nodes, p.visible)
+	if len(p.Match().Nodes) != 1 || len(p.Visible()) == 0 || p.Visible()[0].ID != "N2017" {
+		t.Fatalf("matches %v, visible %v", p.Match().Nodes, p.Visible())
 	}
 }
 
@@ -635,16 +636,16 @@ func TestFilterNoMatchSearchedOnce(t *testing.T) {
 	h.keys("/")
 	h.typeText("qqzzxx")
 	h.settle()
-	if len(p.match.nodes) != 0 || p.match.loading || p.match.seq == 0 || len(p.visible) != 0 {
+	if len(p.Match().Nodes) != 0 || p.Match().Loading || p.Match().Seq == 0 || len(p.Visible()) != 0 {
 		t.Fatalf("stream seq %d loading %v with %v, visible %v: want a finished search with no match",
-			p.match.seq, p.match.loading, p.match.nodes, p.visible)
+			p.Match().Seq, p.Match().Loading, p.Match().Nodes, p.Visible())
 	}
 	h.keys("left", "right", "home", "end", "up", "down", "space")
 	h.settle()
 	h.keys("enter", "down", "up", "end", "G", "pgdown")
 	h.settle()
-	if p.filter.Value() != "qqzzxx " || p.filter.Focused() {
-		t.Fatalf("filter %q (focused %v), want \"qqzzxx \" and the list focused", p.filter.Value(), p.filter.Focused())
+	if p.FilterText() != "qqzzxx " || p.FilterFocused() {
+		t.Fatalf("filter %q (focused %v), want \"qqzzxx \" and the list focused", p.FilterText(), p.FilterFocused())
 	}
 	if n := src.listCalls.Load() - before; n != 1 {
 		t.Fatalf("%d ListNodes calls, want 1", n)
@@ -670,8 +671,8 @@ func TestFirstPageRetried(t *testing.T) {
 		if !st.IsErr || !strings.Contains(st.Text, "listing nodes: "+errFakeList.Error()) || !strings.Contains(st.Text, "ctrl+r") {
 			t.Fatalf("%s: status %+v", when, st)
 		}
-		if p.all.err == nil || len(p.all.nodes) != 0 || !strings.Contains(p.View(), "could not list nodes: ctrl+r retries") {
-			t.Fatalf("%s: err %v, %d nodes, picker:\n%s", when, p.all.err, len(p.all.nodes), p.View())
+		if p.All().Err == nil || len(p.All().Nodes) != 0 || !strings.Contains(p.View(), "could not list nodes: ctrl+r retries") {
+			t.Fatalf("%s: err %v, %d nodes, picker:\n%s", when, p.All().Err, len(p.All().Nodes), p.View())
 		}
 	}
 	failed("first page")
@@ -691,8 +692,8 @@ func TestFirstPageRetried(t *testing.T) {
 	if n := src.listCalls.Load() - calls; n != 2 {
 		t.Fatalf("ctrl+r: %d ListNodes calls in all, want 2", n)
 	}
-	if p.all.err != nil || len(p.all.nodes) != nodePageSize || !p.all.more || len(p.visible) != nodePageSize {
-		t.Fatalf("after ctrl+r: err %v, %d nodes (more %v), %d visible", p.all.err, len(p.all.nodes), p.all.more, len(p.visible))
+	if p.All().Err != nil || len(p.All().Nodes) != seeds.NodePageSize || !p.All().More || len(p.Visible()) != seeds.NodePageSize {
+		t.Fatalf("after ctrl+r: err %v, %d nodes (more %v), %d visible", p.All().Err, len(p.All().Nodes), p.All().More, len(p.Visible()))
 	}
 	if strings.Contains(p.View(), "retries") {
 		t.Fatalf("the failure is still shown:\n%s", p.View())
@@ -723,8 +724,8 @@ func TestFilterSearchRetried(t *testing.T) {
 	}
 	h.keys("down")
 	h.settle()
-	if n := len(src.filteredCalls()); n != 2 || p.match.err == nil {
-		t.Fatalf("↓ after the failure: %d searches (err %v), want a second, failing", n, p.match.err)
+	if n := len(src.filteredCalls()); n != 2 || p.Match().Err == nil {
+		t.Fatalf("↓ after the failure: %d searches (err %v), want a second, failing", n, p.Match().Err)
 	}
 	h.keys("ctrl+r")
 	h.settle()
@@ -732,8 +733,8 @@ func TestFilterSearchRetried(t *testing.T) {
 	if len(calls) != 3 || calls[2].filter != "N2017" {
 		t.Fatalf("ctrl+r: %d searches, want a third for N2017", len(calls))
 	}
-	if !p.filter.Focused() || p.match.err != nil || len(p.match.nodes) != 1 || len(p.visible) == 0 || p.visible[0].ID != "N2017" {
-		t.Fatalf("after ctrl+r: input focused %v, err %v, matches %v, visible %v", p.filter.Focused(), p.match.err, p.match.nodes, p.visible)
+	if !p.FilterFocused() || p.Match().Err != nil || len(p.Match().Nodes) != 1 || len(p.Visible()) == 0 || p.Visible()[0].ID != "N2017" {
+		t.Fatalf("after ctrl+r: input focused %v, err %v, matches %v, visible %v", p.FilterFocused(), p.Match().Err, p.Match().Nodes, p.Visible())
 	}
 }
 
@@ -771,8 +772,8 @@ func TestFilterCancelsSupersededSearch(t *testing.T) {
 	src.openLists()
 	h.settle()
 	p := h.m.seeds
-	if p.match.filter != "N201" || len(p.match.nodes) != 8 {
-		t.Fatalf("match stream %q with %d nodes, want N201 with N2010..N2017", p.match.filter, len(p.match.nodes))
+	if p.Match().Filter != "N201" || len(p.Match().Nodes) != 8 {
+		t.Fatalf("match stream %q with %d nodes, want N201 with N2010..N2017", p.Match().Filter, len(p.Match().Nodes))
 	}
 }
 
@@ -790,21 +791,21 @@ func TestStalePageDropped(t *testing.T) {
 	h.keys("/")
 	h.typeText("N20")
 	h.settle()
-	first := p.match.seq
+	first := p.Match().Seq
 	h.typeText("1")
 	h.keys("backspace")
-	if p.match.filter != "N20" || p.match.seq == first {
-		t.Fatalf("stream %q seq %d: want a new N20 stream", p.match.filter, p.match.seq)
+	if p.Match().Filter != "N20" || p.Match().Seq == first {
+		t.Fatalf("stream %q seq %d: want a new N20 stream", p.Match().Filter, p.Match().Seq)
 	}
-	stale := nodesLoadedMsg{seq: first, filter: "N20", offset: 0,
-		nodes: []graph.NodeSummary{{ID: "N2099", Text: "from the old search"}}}
+	stale := seeds.NodesLoadedMsg{Seq: first, Filter: "N20", Offset: 0,
+		Nodes: []graph.NodeSummary{{ID: "N2099", Text: "from the old search"}}}
 	h.send(stale)
-	if len(p.match.nodes) != 0 || p.known["N2099"].ID != "" {
-		t.Fatalf("the stale page was applied: %v", p.match.nodes)
+	if len(p.Match().Nodes) != 0 || p.Known("N2099") {
+		t.Fatalf("the stale page was applied: %v", p.Match().Nodes)
 	}
 	h.settle()
-	if len(p.match.nodes) != 18 {
-		t.Fatalf("the new N20 stream has %d nodes, want 18", len(p.match.nodes))
+	if len(p.Match().Nodes) != 18 {
+		t.Fatalf("the new N20 stream has %d nodes, want 18", len(p.Match().Nodes))
 	}
 }
 
@@ -919,7 +920,7 @@ func TestFocusMovesWithTab(t *testing.T) {
 	h.keys("/")
 	for range 2 * int(focusCount) {
 		h.keys("tab")
-		on := map[focus]bool{focusSeeds: h.m.seeds.focused, focusTags: h.m.tags.focused,
+		on := map[focus]bool{focusSeeds: h.m.seeds.Focused(), focusTags: h.m.tags.focused,
 			focusParams: h.m.params.focused, focusTree: h.m.tree.focused, focusDetail: h.m.detail.focused}
 		for f, v := range on {
 			if v != (f == h.m.focus) {

@@ -209,7 +209,7 @@ func (h *harness) waitFor(what string, cond func() bool) {
 	}
 }
 
-// fakeClock stands in for tea.Tick (seedPicker.tick): a timer asked for at
+// fakeClock stands in for tea.Tick (seeds.Picker.tick): a timer asked for at
 // the clock's time now with duration d fires at now+d, that is its message
 // is returned by advance once the test has moved the clock that far, never
 // before, and never by the wall clock.
@@ -303,13 +303,13 @@ func (h *harness) selectListNode(id string) {
 	h.focusPane(focusSeeds)
 	h.keys("home")
 	for range 100 {
-		if n, ok := h.m.seeds.current(); ok && n.ID == id {
+		if n, ok := h.m.seeds.Current(); ok && n.ID == id {
 			return
 		}
 		h.keys("down")
 		h.settle()
 	}
-	n, _ := h.m.seeds.current()
+	n, _ := h.m.seeds.Current()
 	h.t.Fatalf("%s not found in the node list (at %q)", id, n.ID)
 }
 

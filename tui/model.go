@@ -12,6 +12,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/seeds"
 	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
 )
@@ -54,7 +55,7 @@ type component interface {
 type Model struct {
 	*Common
 
-	seeds  *seedPicker
+	seeds  *seeds.Picker
 	tags   *tagInput
 	params *paramsPanel
 	// The results views: Activation Energy's tree, the chosen ranking
@@ -97,7 +98,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		Form: render.FormBrowser, Cypher: render.CypherFor(opts.Mapping)}
 	m := &Model{
 		Common:    c,
-		seeds:     newSeedPicker(c, opts.Source, opts.MaxSeeds, opts.Seeds),
+		seeds:     seeds.New(c, opts.Source, opts.MaxSeeds, opts.Seeds),
 		tags:      newTagInput(c, opts.Source, opts.Tags),
 		params:    newParamsPanel(c, opts.Params),
 		ranked:    newRankPane(c),
@@ -283,7 +284,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.applyHitContext(msg)
 	case marksWhyMsg:
 		return m, m.applyMarksWhy(msg)
-	case nodesLoadedMsg, filterTickMsg:
+	case seeds.NodesLoadedMsg, seeds.FilterTickMsg:
 		return m, m.seeds.Update(msg)
 	case tagsLoadedMsg:
 		return m, m.tags.Update(msg)

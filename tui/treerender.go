@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -384,14 +383,6 @@ func edgeMetrics(s *activation.Step) string {
 	}
 	return fmt.Sprintf("T=%s w=%s tag_sim=%s d=%d",
 		render.Num(s.TransferEnergy), render.Num(s.Weight), render.Num(s.TagSim), s.Degree)
-}
-
-// exactNum writes a number the user typed as it is (the shortest form that
-// reads back the same), where rounding it would hide the value: the score
-// editor and its messages. Everything the algorithm computed goes through
-// render.Num.
-func exactNum(v float64) string {
-	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // shortText is a node's display text on one line, cut to treeTextWidth

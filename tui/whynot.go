@@ -100,7 +100,7 @@ func (m *Model) whyTarget() (string, bool) {
 			return n.node.ID, true
 		}
 	case focusSeeds:
-		if n, ok := m.seeds.current(); ok {
+		if n, ok := m.seeds.Current(); ok {
 			return n.ID, true
 		}
 	}

@@ -3,6 +3,7 @@ package common
 import (
 	"fmt"
 	"runtime/debug"
+	"strconv"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -52,4 +53,12 @@ func FirstLines(s string, n int) string {
 		}
 	}
 	return s
+}
+
+// ExactNum writes a number the user typed as it is (the shortest form
+// that reads back the same), where rounding it would hide the value: the
+// score editor and its messages. Everything the algorithm computed goes
+// through render.Num.
+func ExactNum(v float64) string {
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }

@@ -1,4 +1,9 @@
-package tui
+// Package seeds is the explorer's seed picker (docs/EXPLORER.md): the graph's
+// nodes, listed page by page, filtered and ranked as the catalog ranks them,
+// and the seeds chosen among them with their scores R. It answers the root
+// through its methods (Seeds, Version) and the status messages of
+// tui/common; its pages and ticks are its own messages.
+package seeds
 
 import (
 	"fmt"
@@ -14,10 +19,12 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/theme"
 )
 
 const (
-	nodePageSize  = 50
+	// NodePageSize is how many nodes one ListNodes page holds.
+	NodePageSize  = 50
 	loadAheadRows = 10
 	// defaultSeedScore is a new seed's R: 1, as `memoria explore --seed ID`
 	// takes it (docs/EXPLORER.md), so the two front ends agree.
@@ -27,10 +34,10 @@ const (
 	seedTextWidth = 120
 )
 
-// seedPicker lists the graph's nodes (filtered and ranked: graph/filter.go) and holds the seeds
+// Picker lists the graph's nodes (filtered and ranked: graph/filter.go) and holds the seeds
 // with their scores R.
-type seedPicker struct {
-	*Common
+type Picker struct {
+	*common.Common
 	cat      graph.Catalog
 	maxSeeds int
 
@@ -40,14 +47,14 @@ type seedPicker struct {
 	cursor     int
 	offset     int // first visible row
 
-	// seq numbers node streams (nodesLoadedMsg.seq): a page whose stream
+	// seq numbers node streams (NodesLoadedMsg.seq): a page whose stream
 	// was replaced is dropped. edits numbers filter edits: only the last
-	// edit's tick starts a server search (filterTickMsg).
+	// edit's tick starts a server search (FilterTickMsg).
 	seq, edits int
 	// debounce is how long the filter rests before the server is searched
-	// (filterDebounce); tick starts that timer (tea.Tick). Tests set both.
+	// (FilterDebounce); tick starts that timer (tea.Tick). Tests set both.
 	debounce time.Duration
-	tick     tickFunc
+	tick     TickFunc
 
 	filter  textinput.Model
 	editing bool   // typing a score
@@ -60,24 +67,24 @@ type seedPicker struct {
 	w, h    int
 }
 
-func newSeedPicker(c *Common, cat graph.Catalog, maxSeeds int, seeds []retriever.Seed) *seedPicker {
+func New(c *common.Common, cat graph.Catalog, maxSeeds int, seeds []retriever.Seed) *Picker {
 	st := c.St
 	f := st.NewInput("/ ", "filter nodes")
 	sc := st.NewInput("R = ", "")
 	sc.CharLimit = 12
-	return &seedPicker{Common: c, cat: cat, maxSeeds: maxSeeds,
+	return &Picker{Common: c, cat: cat, maxSeeds: maxSeeds,
 		known: map[string]graph.NodeSummary{}, filter: f, score: sc,
-		debounce: filterDebounce, tick: tea.Tick,
+		debounce: FilterDebounce, tick: tea.Tick,
 		seeds: append([]retriever.Seed(nil), seeds...)}
 }
 
 // Init loads the first page of nodes.
-func (p *seedPicker) Init() tea.Cmd {
+func (p *Picker) Init() tea.Cmd {
 	return p.startStream(&p.all, "")
 }
 
 // Focus gives the picker the keyboard (the list; / opens the filter).
-func (p *seedPicker) Focus() tea.Cmd {
+func (p *Picker) Focus() tea.Cmd {
 	p.focused = true
 	return nil
 }
@@ -86,7 +93,7 @@ func (p *seedPicker) Focus() tea.Cmd {
 // stays and keeps filtering). A score being typed is applied to its seed
 // when it is valid; otherwise the edit is abandoned and the status line
 // says so: nothing typed is dropped silently.
-func (p *seedPicker) Blur() tea.Cmd {
+func (p *Picker) Blur() tea.Cmd {
 	p.focused = false
 	p.filter.Blur()
 	if !p.editing {
@@ -102,35 +109,35 @@ func (p *seedPicker) Blur() tea.Cmd {
 }
 
 // SetSize sets the inner size.
-func (p *seedPicker) SetSize(w, h int) {
+func (p *Picker) SetSize(w, h int) {
 	p.w, p.h = w, h
 	p.filter.Width = max(1, w-4)
 	p.clampOffset()
 }
 
 // Seeds returns a copy of the chosen seeds.
-func (p *seedPicker) Seeds() []retriever.Seed {
+func (p *Picker) Seeds() []retriever.Seed {
 	return append([]retriever.Seed(nil), p.seeds...)
 }
 
 // Version changes whenever the seeds or their scores change.
-func (p *seedPicker) Version() int { return p.version }
+func (p *Picker) Version() int { return p.version }
 
 // Title is the pane's title: the seeds chosen out of the most allowed.
-func (p *seedPicker) Title() string { return fmt.Sprintf("Seeds %d/%d", len(p.seeds), p.maxSeeds) }
+func (p *Picker) Title() string { return fmt.Sprintf("Seeds %d/%d", len(p.seeds), p.maxSeeds) }
 
 // Typing reports whether a text input of the picker has the keyboard.
-func (p *seedPicker) Typing() bool { return p.filter.Focused() || p.editing }
+func (p *Picker) Typing() bool { return p.filter.Focused() || p.editing }
 
 // listHeight is the number of node rows shown.
-func (p *seedPicker) listHeight() int { return max(1, p.h-2) }
+func (p *Picker) listHeight() int { return max(1, p.h-2) }
 
 // Update handles keys when focused and loaded pages at any time.
-func (p *seedPicker) Update(msg tea.Msg) tea.Cmd {
+func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case nodesLoadedMsg:
+	case NodesLoadedMsg:
 		return p.loaded(msg)
-	case filterTickMsg:
+	case FilterTickMsg:
 		return p.filterTick(msg)
 	case tea.MouseMsg:
 		if msg.Action != tea.MouseActionPress {
@@ -138,9 +145,9 @@ func (p *seedPicker) Update(msg tea.Msg) tea.Cmd {
 		}
 		switch msg.Button {
 		case tea.MouseButtonWheelUp:
-			p.moveTo(p.cursor - 3)
+			p.MoveTo(p.cursor - 3)
 		case tea.MouseButtonWheelDown:
-			p.moveTo(p.cursor + 3)
+			p.MoveTo(p.cursor + 3)
 			return p.maybeLoad()
 		}
 		return nil
@@ -159,7 +166,7 @@ func (p *seedPicker) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (p *seedPicker) updateFilter(msg tea.KeyMsg) tea.Cmd {
+func (p *Picker) updateFilter(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, p.KM.Cancel):
 		p.filter.SetValue("")
@@ -179,7 +186,7 @@ func (p *seedPicker) updateFilter(msg tea.KeyMsg) tea.Cmd {
 	return p.filterChanged()
 }
 
-func (p *seedPicker) updateList(msg tea.KeyMsg) tea.Cmd {
+func (p *Picker) updateList(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, p.KM.Filter):
 		return p.filter.Focus()
@@ -189,17 +196,17 @@ func (p *seedPicker) updateList(msg tea.KeyMsg) tea.Cmd {
 			return p.filterChanged()
 		}
 	case key.Matches(msg, p.KM.Up):
-		p.moveTo(p.cursor - 1)
+		p.MoveTo(p.cursor - 1)
 	case key.Matches(msg, p.KM.Down):
-		p.moveTo(p.cursor + 1)
+		p.MoveTo(p.cursor + 1)
 	case key.Matches(msg, p.KM.PageUp):
-		p.moveTo(p.cursor - p.listHeight())
+		p.MoveTo(p.cursor - p.listHeight())
 	case key.Matches(msg, p.KM.PageDown):
-		p.moveTo(p.cursor + p.listHeight())
+		p.MoveTo(p.cursor + p.listHeight())
 	case key.Matches(msg, p.KM.Top):
-		p.moveTo(0)
+		p.MoveTo(0)
 	case key.Matches(msg, p.KM.Bottom):
-		p.moveTo(len(p.visible) - 1)
+		p.MoveTo(len(p.visible) - 1)
 	case key.Matches(msg, p.KM.ToggleSeed):
 		return p.toggle()
 	case key.Matches(msg, p.KM.ScoreUp):
@@ -214,12 +221,12 @@ func (p *seedPicker) updateList(msg tea.KeyMsg) tea.Cmd {
 	return p.maybeLoad()
 }
 
-func (p *seedPicker) moveTo(i int) {
+func (p *Picker) MoveTo(i int) {
 	p.cursor = max(0, min(len(p.visible)-1, i))
 	p.clampOffset()
 }
 
-func (p *seedPicker) clampOffset() {
+func (p *Picker) clampOffset() {
 	h := p.listHeight()
 	if p.cursor < p.offset {
 		p.offset = p.cursor
@@ -230,15 +237,15 @@ func (p *seedPicker) clampOffset() {
 	p.offset = max(0, min(p.offset, len(p.visible)-h))
 }
 
-// current returns the node under the cursor.
-func (p *seedPicker) current() (graph.NodeSummary, bool) {
+// Current returns the node under the cursor.
+func (p *Picker) Current() (graph.NodeSummary, bool) {
 	if p.cursor < 0 || p.cursor >= len(p.visible) {
 		return graph.NodeSummary{}, false
 	}
 	return p.visible[p.cursor], true
 }
 
-func (p *seedPicker) seedIndex(id string) int {
+func (p *Picker) seedIndex(id string) int {
 	for i, s := range p.seeds {
 		if s.NodeID == id {
 			return i
@@ -247,8 +254,8 @@ func (p *seedPicker) seedIndex(id string) int {
 	return -1
 }
 
-func (p *seedPicker) toggle() tea.Cmd {
-	n, ok := p.current()
+func (p *Picker) toggle() tea.Cmd {
+	n, ok := p.Current()
 	if !ok {
 		return nil
 	}
@@ -267,8 +274,8 @@ func (p *seedPicker) toggle() tea.Cmd {
 
 // currentSeed returns the row under the cursor and its index among the
 // seeds, or a command that says why there is none to act on.
-func (p *seedPicker) currentSeed() (graph.NodeSummary, int, tea.Cmd) {
-	n, ok := p.current()
+func (p *Picker) currentSeed() (graph.NodeSummary, int, tea.Cmd) {
+	n, ok := p.Current()
 	if !ok {
 		return n, -1, nil
 	}
@@ -279,7 +286,7 @@ func (p *seedPicker) currentSeed() (graph.NodeSummary, int, tea.Cmd) {
 	return n, i, nil
 }
 
-func (p *seedPicker) stepScore(dir int) tea.Cmd {
+func (p *Picker) stepScore(dir int) tea.Cmd {
 	_, i, cmd := p.currentSeed()
 	if i < 0 {
 		return cmd
@@ -296,7 +303,7 @@ func (p *seedPicker) stepScore(dir int) tea.Cmd {
 	return common.Notify(fmt.Sprintf("%s: R = %s", id, render.Num(v)))
 }
 
-func (p *seedPicker) startEdit() tea.Cmd {
+func (p *Picker) startEdit() tea.Cmd {
 	n, i, cmd := p.currentSeed()
 	if i < 0 {
 		return cmd
@@ -310,7 +317,7 @@ func (p *seedPicker) startEdit() tea.Cmd {
 // updateScoreInput edits the score of the seed the edit started on
 // (editID): pages arriving meanwhile may re-rank the list and move the
 // cursor to another row, so the row under the cursor is not used.
-func (p *seedPicker) updateScoreInput(msg tea.KeyMsg) tea.Cmd {
+func (p *Picker) updateScoreInput(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, p.KM.Cancel):
 		p.endEdit()
@@ -330,28 +337,28 @@ func (p *seedPicker) updateScoreInput(msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-func (p *seedPicker) endEdit() {
+func (p *Picker) endEdit() {
 	p.editing, p.editID = false, ""
 	p.score.Blur()
 }
 
 // applyScore sets seed id's score R to v.
-func (p *seedPicker) applyScore(id string, v float64) tea.Cmd {
+func (p *Picker) applyScore(id string, v float64) tea.Cmd {
 	i := p.seedIndex(id)
 	if i < 0 {
-		return common.NotifyErr(fmt.Errorf("%s is no longer a seed: R %s not applied", id, exactNum(v)))
+		return common.NotifyErr(fmt.Errorf("%s is no longer a seed: R %s not applied", id, common.ExactNum(v)))
 	}
 	if p.seeds[i].Score != v {
 		p.seeds[i].Score = v
 		p.version++
 	}
-	return common.Notify(fmt.Sprintf("%s: R = %s", id, exactNum(v)))
+	return common.Notify(fmt.Sprintf("%s: R = %s", id, common.ExactNum(v)))
 }
 
 // scoreOf is seed id's score as shown, "?" when id is not a seed.
-func (p *seedPicker) scoreOf(id string) string {
+func (p *Picker) scoreOf(id string) string {
 	if i := p.seedIndex(id); i >= 0 {
-		return exactNum(p.seeds[i].Score)
+		return common.ExactNum(p.seeds[i].Score)
 	}
 	return "?"
 }
@@ -370,7 +377,7 @@ func parseScore(raw string) (float64, error) {
 }
 
 // View renders the filter line and the visible rows.
-func (p *seedPicker) View() string {
+func (p *Picker) View() string {
 	var lines []string
 	switch {
 	case p.editing:
@@ -400,7 +407,7 @@ func (p *seedPicker) View() string {
 	return strings.Join(lines, "\n")
 }
 
-func (p *seedPicker) footer() string {
+func (p *Picker) footer() string {
 	s := p.shown()
 	more := ""
 	switch {
@@ -417,7 +424,7 @@ func (p *seedPicker) footer() string {
 // row draws one node of the list: its name (naming.go: the id unless a
 // property names it), label and text, which come from the graph and are
 // escaped (textsafe.Escape).
-func (p *seedPicker) row(n graph.NodeSummary, selected bool) string {
+func (p *Picker) row(n graph.NodeSummary, selected bool) string {
 	box, r := "[ ]", ""
 	if i := p.seedIndex(n.ID); i >= 0 {
 		box, r = "[x]", " R="+render.Num(p.seeds[i].Score)
@@ -431,17 +438,17 @@ func (p *seedPicker) row(n graph.NodeSummary, selected bool) string {
 	}
 	text := textsafe.Escape(render.Truncate(strings.Join(strings.Fields(n.Text), " "), seedTextWidth))
 	if selected && p.focused {
-		return p.St.Selected.Render(fit(glyphSelected+" "+box+" "+id+r+label+"  "+text, p.w))
+		return p.St.Selected.Render(theme.Fit(theme.GlyphSelected+" "+box+" "+id+r+label+"  "+text, p.w))
 	}
 	mark := "  "
 	if selected {
-		mark = glyphSelected + " "
+		mark = theme.GlyphSelected + " "
 	}
 	return mark + box + " " + p.St.ID.Render(id) + p.St.Metric.Render(r) + p.St.Label.Render(label) + "  " + p.St.Dim.Render(text)
 }
 
 // ShortHelp lists the picker's main keys.
-func (p *seedPicker) ShortHelp() []key.Binding {
+func (p *Picker) ShortHelp() []key.Binding {
 	var keys []key.Binding
 	if p.Typing() {
 		keys = []key.Binding{p.KM.Submit, p.KM.Cancel}
