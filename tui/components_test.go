@@ -287,7 +287,7 @@ func TestTagInput(t *testing.T) {
 		t.Fatalf("ctrl+w left %v", h.m.tags.Tags())
 	}
 	h.typeText("q")
-	if h.quit || h.m.tags.input.Value() != "q" {
+	if h.quit || h.m.tags.Value() != "q" {
 		t.Fatalf("q did not type (quit %v)", h.quit)
 	}
 	h.settle()
@@ -920,7 +920,7 @@ func TestFocusMovesWithTab(t *testing.T) {
 	h.keys("/")
 	for range 2 * int(focusCount) {
 		h.keys("tab")
-		on := map[focus]bool{focusSeeds: h.m.seeds.Focused(), focusTags: h.m.tags.focused,
+		on := map[focus]bool{focusSeeds: h.m.seeds.Focused(), focusTags: h.m.tags.Focused(),
 			focusParams: h.m.params.focused, focusTree: h.m.tree.focused, focusDetail: h.m.detail.focused}
 		for f, v := range on {
 			if v != (f == h.m.focus) {

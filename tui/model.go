@@ -13,6 +13,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/memoria-graph/memoria/tui/components/seeds"
+	"github.com/memoria-graph/memoria/tui/components/tags"
 	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
 )
@@ -56,7 +57,7 @@ type Model struct {
 	*Common
 
 	seeds  *seeds.Picker
-	tags   *tagInput
+	tags   *tags.Input
 	params *paramsPanel
 	// The results views: Activation Energy's tree, the chosen ranking
 	// retriever's list with every ranking retriever's parameters panel
@@ -99,7 +100,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	m := &Model{
 		Common:    c,
 		seeds:     seeds.New(c, opts.Source, opts.MaxSeeds, opts.Seeds),
-		tags:      newTagInput(c, opts.Source, opts.Tags),
+		tags:      tags.New(c, opts.Source, opts.Tags),
 		params:    newParamsPanel(c, opts.Params),
 		ranked:    newRankPane(c),
 		cmp:       newCmpPane(c, opts.Compare),
@@ -286,7 +287,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.applyMarksWhy(msg)
 	case seeds.NodesLoadedMsg, seeds.FilterTickMsg:
 		return m, m.seeds.Update(msg)
-	case tagsLoadedMsg:
+	case tags.LoadedMsg:
 		return m, m.tags.Update(msg)
 	case nameKeysMsg:
 		if msg.err != nil {

@@ -1,4 +1,8 @@
-package tui
+// Package tags is the explorer's tag input (docs/EXPLORER.md): the query
+// tags chosen from the graph's, completed as typed and shown as chips. The
+// root reads it through its methods (Tags, Version); the graph's tags
+// arrive in its own message (LoadedMsg).
+package tags
 
 import (
 	"context"
@@ -14,25 +18,26 @@ import (
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/theme"
 )
 
-// tagsLoadedMsg carries Catalog.Tags.
-type tagsLoadedMsg struct {
-	tags []graph.TagCount
-	err  error
+// LoadedMsg carries Catalog.Tags.
+type LoadedMsg struct {
+	Tags []graph.TagCount
+	Err  error
 }
 
 func loadTagsCmd(ctx context.Context, cat graph.Catalog) tea.Cmd {
 	return common.SafeCmd(func() tea.Msg {
 		tags, err := cat.Tags(ctx)
-		return tagsLoadedMsg{tags: tags, err: err}
+		return LoadedMsg{Tags: tags, Err: err}
 	})
 }
 
-// tagInput chooses the query tags: a text input completing from the graph's
+// Input chooses the query tags: a text input completing from the graph's
 // tags, the chosen ones shown as chips.
-type tagInput struct {
-	*Common
+type Input struct {
+	*common.Common
 	cat    graph.Catalog
 	input  textinput.Model
 	known  []graph.TagCount
@@ -48,7 +53,7 @@ type tagInput struct {
 	w, h    int
 }
 
-func newTagInput(c *Common, cat graph.Catalog, tags []string) *tagInput {
+func New(c *common.Common, cat graph.Catalog, tags []string) *Input {
 	km, st := c.KM, c.St
 	in := st.NewInput("+ ", "type a tag")
 	in.ShowSuggestions = true
@@ -56,40 +61,40 @@ func newTagInput(c *Common, cat graph.Catalog, tags []string) *tagInput {
 	in.KeyMap.NextSuggestion = km.NextSuggestion
 	in.KeyMap.PrevSuggestion = km.PrevSuggestion
 	in.KeyMap.DeleteWordBackward = key.NewBinding(key.WithKeys("alt+backspace", "ctrl+w"))
-	return &tagInput{Common: c, cat: cat, input: in, chip: -1,
+	return &Input{Common: c, cat: cat, input: in, chip: -1,
 		chosen: retriever.NormalizeTags(tags), counts: map[string]int{}, shown: map[string]string{}}
 }
 
 // Init loads the graph's tags.
-func (t *tagInput) Init() tea.Cmd { return loadTagsCmd(t.Ctx, t.cat) }
+func (t *Input) Init() tea.Cmd { return loadTagsCmd(t.Ctx, t.cat) }
 
 // SetSize sets the inner size.
-func (t *tagInput) SetSize(w, h int) {
+func (t *Input) SetSize(w, h int) {
 	t.w, t.h = w, h
 	t.input.Width = max(1, w-4)
 }
 
 // Tags returns a copy of the chosen tags.
-func (t *tagInput) Tags() []string { return append([]string(nil), t.chosen...) }
+func (t *Input) Tags() []string { return append([]string(nil), t.chosen...) }
 
 // Version changes whenever the chosen tags change.
-func (t *tagInput) Version() int { return t.version }
+func (t *Input) Version() int { return t.version }
 
 // Title is the pane's title: the number of chosen tags.
-func (t *tagInput) Title() string { return fmt.Sprintf("Tags %d", len(t.chosen)) }
+func (t *Input) Title() string { return fmt.Sprintf("Tags %d", len(t.chosen)) }
 
 // Typing reports whether the input has the keyboard (always, when focused).
-func (t *tagInput) Typing() bool { return t.focused }
+func (t *Input) Typing() bool { return t.focused }
 
 // Focus gives the input the keyboard.
-func (t *tagInput) Focus() tea.Cmd {
+func (t *Input) Focus() tea.Cmd {
 	t.focused = true
 	return t.input.Focus()
 }
 
 // Blur takes the keyboard away. A half-typed tag stays in the input, shown,
 // and is added only with enter, so nothing is lost or applied silently.
-func (t *tagInput) Blur() tea.Cmd {
+func (t *Input) Blur() tea.Cmd {
 	t.focused = false
 	t.chip = -1
 	t.input.Blur()
@@ -97,15 +102,15 @@ func (t *tagInput) Blur() tea.Cmd {
 }
 
 // Update handles the tag list and keys when focused.
-func (t *tagInput) Update(msg tea.Msg) tea.Cmd {
+func (t *Input) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case tagsLoadedMsg:
-		if msg.err != nil {
-			return common.NotifyErr(fmt.Errorf("loading tags: %w", msg.err))
+	case LoadedMsg:
+		if msg.Err != nil {
+			return common.NotifyErr(fmt.Errorf("loading tags: %w", msg.Err))
 		}
-		t.known = msg.tags
-		names := make([]string, len(msg.tags))
-		for i, tc := range msg.tags {
+		t.known = msg.Tags
+		names := make([]string, len(msg.Tags))
+		for i, tc := range msg.Tags {
 			names[i] = textsafe.Escape(tc.Tag) // the input draws completions raw
 			t.counts[tc.Tag] = tc.Count
 			if _, taken := t.shown[names[i]]; !taken {
@@ -123,7 +128,7 @@ func (t *tagInput) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (t *tagInput) key(msg tea.KeyMsg) tea.Cmd {
+func (t *Input) key(msg tea.KeyMsg) tea.Cmd {
 	empty := t.input.Value() == ""
 	if t.chip >= 0 {
 		switch {
@@ -169,7 +174,7 @@ func (t *tagInput) key(msg tea.KeyMsg) tea.Cmd {
 // add chooses the typed tag: the value itself when the graph has it,
 // otherwise the highlighted suggestion, otherwise the text as typed; a
 // suggestion, or text equal to a tag's escaped form, stands for that tag.
-func (t *tagInput) add() tea.Cmd {
+func (t *Input) add() tea.Cmd {
 	v := strings.TrimSpace(t.input.Value())
 	if v == "" {
 		return nil
@@ -194,7 +199,7 @@ func (t *tagInput) add() tea.Cmd {
 	return common.Notify(fmt.Sprintf("added tag %s", v))
 }
 
-func (t *tagInput) remove(i int) tea.Cmd {
+func (t *Input) remove(i int) tea.Cmd {
 	if i < 0 || i >= len(t.chosen) {
 		return nil
 	}
@@ -212,16 +217,16 @@ const maxChipLines = 4
 
 // ChipLines is how many lines the chips need at inner width w (1 to
 // maxChipLines); the layout sizes the pane from it.
-func (t *tagInput) ChipLines(w int) int {
+func (t *Input) ChipLines(w int) int {
 	return min(maxChipLines, len(wrapItems(t.chips(), w, maxChipLines+1)))
 }
 
-func (t *tagInput) chips() []string {
+func (t *Input) chips() []string {
 	var chips []string
 	for i, c := range t.chosen {
 		c = textsafe.Escape(c)
 		if i == t.chip {
-			chips = append(chips, t.St.ChipSel.Render("["+glyphSelected+c+"]"))
+			chips = append(chips, t.St.ChipSel.Render("["+theme.GlyphSelected+c+"]"))
 		} else {
 			chips = append(chips, t.St.Chip.Render("["+c+"]"))
 		}
@@ -233,7 +238,7 @@ func (t *tagInput) chips() []string {
 }
 
 // View renders the chips, the input and the matching suggestions with counts.
-func (t *tagInput) View() string {
+func (t *Input) View() string {
 	lines := wrapItems(t.chips(), t.w, max(1, t.h-2))
 	lines = append(lines, t.input.View(), t.suggestions())
 	return strings.Join(lines, "\n")
@@ -241,7 +246,7 @@ func (t *tagInput) View() string {
 
 // suggestions lists tags matching the input (or the most frequent ones),
 // escaped, with their edge counts, the highlighted one marked.
-func (t *tagInput) suggestions() string {
+func (t *Input) suggestions() string {
 	v := strings.ToLower(strings.TrimSpace(t.input.Value()))
 	cur := t.input.CurrentSuggestion()
 	var parts []string
@@ -252,7 +257,7 @@ func (t *tagInput) suggestions() string {
 		}
 		s := fmt.Sprintf("%s (%d)", shown, tc.Count)
 		if shown == cur && v != "" {
-			parts = append(parts, t.St.Info.Render(glyphSelected+s))
+			parts = append(parts, t.St.Info.Render(theme.GlyphSelected+s))
 		} else {
 			parts = append(parts, t.St.Dim.Render(s))
 		}
@@ -287,6 +292,12 @@ func wrapItems(items []string, w, maxLines int) []string {
 }
 
 // ShortHelp lists the input's main keys.
-func (t *tagInput) ShortHelp() []key.Binding {
+func (t *Input) ShortHelp() []key.Binding {
 	return []key.Binding{t.KM.AddTag, t.KM.AcceptTag, t.KM.NextSuggestion, t.KM.RemoveLastTag, t.KM.ChipLeft}
 }
+
+// Value is the text typed in the input (a tag not added yet).
+func (t *Input) Value() string { return t.input.Value() }
+
+// Focused reports whether the input has the keyboard.
+func (t *Input) Focused() bool { return t.focused }
