@@ -44,8 +44,8 @@ func (m *Model) openPicker() tea.Cmd {
 	if m.runs.nb == nil {
 		off = errOnlyActivation
 	}
-	m.picker.Open(shown, off)
-	m.push(m.picker)
+	m.ov.picker.Open(shown, off)
+	m.push(m.ov.picker)
 	return nil
 }
 
@@ -229,8 +229,8 @@ func (m *Model) askCompareWhy() tea.Cmd {
 	if len(j.names) == 0 {
 		return common.Notify(fmt.Sprintf("every compared retriever has %s in its top %d", render.DisplayID(r.id), m.cmp.k))
 	}
-	cmd := m.why.start(m.Ctx, r.id, func(ctx context.Context, id int) tea.Cmd { return rankWhyCmd(ctx, id, j) })
-	m.push(m.why)
+	cmd := m.ov.why.start(m.Ctx, r.id, func(ctx context.Context, id int) tea.Cmd { return rankWhyCmd(ctx, id, j) })
+	m.push(m.ov.why)
 	return cmd
 }
 

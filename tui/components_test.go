@@ -416,10 +416,10 @@ func TestHelpListsEveryKey(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{})
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	h.keys("?")
-	if !h.m.isOpen(h.m.helpView) {
+	if !h.m.isOpen(h.m.ov.helpView) {
 		t.Fatal("? did not open the help")
 	}
-	full := fullHelp(h.m.KM, h.m.St, h.m.helpView.Width())
+	full := fullHelp(h.m.KM, h.m.St, h.m.ov.helpView.Width())
 	golden(t, "help_80x24", full)
 	for _, g := range h.m.KM.All() {
 		for _, b := range g {
@@ -455,7 +455,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 		t.Fatal("help not shown")
 	}
 	h.keys("esc")
-	if h.m.isOpen(h.m.helpView) {
+	if h.m.isOpen(h.m.ov.helpView) {
 		t.Fatal("esc did not close the help")
 	}
 }

@@ -32,10 +32,10 @@ func TestOneRefusalWhereOnlyActivationRuns(t *testing.T) {
 	h2 := demoHarness(t)
 	h2.focusPane(focusTree)
 	h2.keys("X")
-	if h2.m.top() != h2.m.picker {
+	if h2.m.top() != h2.m.ov.picker {
 		t.Fatalf("X did not open the picker")
 	}
-	h2.m.picker.Open([]string{"activation"}, errOnlyActivation)
+	h2.m.ov.picker.Open([]string{"activation"}, errOnlyActivation)
 	h2.keys("j", " ")
 	h2.settle()
 	if s := h2.lastStatus(); !strings.Contains(s.Text, want) {

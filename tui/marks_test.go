@@ -151,7 +151,7 @@ func TestSweepChartsRecall(t *testing.T) {
 	h.focusPane(focusParams)
 	h.keys("j", "s")
 	h.settle()
-	v := h.m.sweep
+	v := h.m.ov.sweep
 	if len(v.scores) < 25 {
 		t.Fatalf("%d points scored, want every point of the sweep (25 asked and the breakpoints); line %q", len(v.scores), v.line)
 	}

@@ -72,15 +72,10 @@ type Model struct {
 	focus focus
 	// overlays is the stack of open overlays, the top last: the order
 	// they were opened in is their priority, for keys and drawing alike
-	// (overlay.go). helpView, why, sweep, statsView and picker are the
-	// overlays, open or not.
-	overlays  []overlay
-	helpView  *helpview.Model // the full help (tui/overlays/helpview)
-	why       *whyPanel       // the why-not panel (whynot.go)
-	sweep     *sweepView      // the sweep (sweepview.go)
-	statsView *statsView      // the graph's metrics (stats.go)
-	picker    *picker.Model   // picks the retrievers shown (tui/overlays/picker)
-	lay       layout
+	// (overlay.go). ov holds the overlays, open or not.
+	overlays []overlay
+	ov       overlaySet
+	lay      layout
 
 	// runs holds each retriever's run slot and what runs them (run.go).
 	runs *runner
@@ -91,6 +86,16 @@ type Model struct {
 	view      resultView
 }
 
+// overlaySet is every overlay the root keeps for the explorer's life,
+// open or not.
+type overlaySet struct {
+	helpView  *helpview.Model // the full help (tui/overlays/helpview)
+	why       *whyPanel       // the why-not panel (whynot.go)
+	sweep     *sweepView      // the sweep (sweepview.go)
+	statsView *statsView      // the graph's metrics (stats.go)
+	picker    *picker.Model   // picks the retrievers shown (tui/overlays/picker)
+}
+
 // newModel builds the root model; opts must already be completed.
 func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	km := keymap.Default()
@@ -98,21 +103,18 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		Names: &naming{}, Stats: newGraphStats(), Marks: common.NewMarkSet(opts.Marks), Judged: &judgement{},
 		Form: render.FormBrowser, Cypher: render.CypherFor(opts.Mapping)}
 	m := &Model{
-		Common:    c,
-		seeds:     seeds.New(c, opts.Source, opts.MaxSeeds, opts.Seeds),
-		tags:      tags.New(c, opts.Source, opts.Tags),
-		params:    newParamsPanel(c, opts.Params),
-		ranked:    newRankPane(c),
-		cmp:       newCmpPane(c, opts.Compare),
-		picker:    picker.New(km, st, pickerRows()),
-		tree:      newTreePane(c),
-		detail:    newDetailPane(c, validityKeys(opts.Mapping)),
-		status:    newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
-		helpView:  helpview.New(km, st, mappingNote(opts.Mapping)),
-		why:       newWhyPanel(c),
-		sweep:     newSweepView(c),
-		statsView: newStatsView(c, opts.Source.Describe()),
-		focus:     focusSeeds,
+		Common: c,
+		seeds:  seeds.New(c, opts.Source, opts.MaxSeeds, opts.Seeds),
+		tags:   tags.New(c, opts.Source, opts.Tags),
+		params: newParamsPanel(c, opts.Params),
+		ranked: newRankPane(c),
+		cmp:    newCmpPane(c, opts.Compare),
+		tree:   newTreePane(c),
+		detail: newDetailPane(c, validityKeys(opts.Mapping)),
+		status: newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
+		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: newWhyPanel(c), sweep: newSweepView(c),
+			statsView: newStatsView(c, opts.Source.Describe()), picker: picker.New(km, st, pickerRows())},
+		focus: focusSeeds,
 		runs: newRunner(opts.Backend, opts.RunOptions, opts.Neighbourhood, opts.Unfiltered, opts.Filter,
 			baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags),
 			baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)),
@@ -197,8 +199,8 @@ func (m *Model) startSweep() tea.Cmd {
 		return common.NotifyErr(errors.New("nothing to sweep: pick a seed first"))
 	}
 	param := sweepParams[m.params.Selected()]
-	cmd := m.sweep.start(m.Ctx, m.runs.backend, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.Marks.Snapshot())
-	m.push(m.sweep)
+	cmd := m.ov.sweep.start(m.Ctx, m.runs.backend, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.Marks.Snapshot())
+	m.push(m.ov.sweep)
 	return cmd
 }
 
@@ -272,9 +274,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case runReply:
 		return m, m.runs.route(m, msg)
 	case whyDoneMsg, whyTickMsg:
-		return m, m.toOverlay(m.why, msg)
+		return m, m.toOverlay(m.ov.why, msg)
 	case sweepMsg:
-		return m, m.toOverlay(m.sweep, msg)
+		return m, m.toOverlay(m.ov.sweep, msg)
 	case snapshotResetMsg:
 		return m, m.restartActivation()
 	case picker.PickedMsg:

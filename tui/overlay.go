@@ -111,7 +111,7 @@ func (m *Model) overlayKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.KM.Quit):
 		return m.quit()
-	case key.Matches(msg, m.KM.Help) && o != overlay(m.helpView):
+	case key.Matches(msg, m.KM.Help) && o != overlay(m.ov.helpView):
 		m.openHelp()
 		return nil
 	}
@@ -120,8 +120,8 @@ func (m *Model) overlayKey(msg tea.KeyMsg) tea.Cmd {
 
 // openHelp puts the full help on top, scrolled to its start.
 func (m *Model) openHelp() tea.Cmd {
-	m.push(m.helpView)
-	m.helpView.Open()
+	m.push(m.ov.helpView)
+	m.ov.helpView.Open()
 	return nil
 }
 
@@ -129,7 +129,7 @@ func (m *Model) openHelp() tea.Cmd {
 // o is the help) and q.
 func (m *Model) overlayHelp(o overlay) []key.Binding {
 	keys := append([]key.Binding(nil), o.ShortHelp()...)
-	if o != overlay(m.helpView) {
+	if o != overlay(m.ov.helpView) {
 		keys = append(keys, m.KM.Help)
 	}
 	return append(keys, m.KM.Quit)

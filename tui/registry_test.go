@@ -18,10 +18,10 @@ func TestPickerShowsARegisteredRetriever(t *testing.T) {
 	h := demoHarness(t)
 	h.focusPane(focusTree)
 	h.keys("X")
-	if h.m.top() != overlay(h.m.picker) {
+	if h.m.top() != overlay(h.m.ov.picker) {
 		t.Fatal("X did not open the picker")
 	}
-	if v := h.m.picker.View(); !strings.Contains(v, "[ ] degree") {
+	if v := h.m.ov.picker.View(); !strings.Contains(v, "[ ] degree") {
 		t.Fatalf("the picker does not list degree:\n%s", v)
 	}
 	h.keys("down", "down", "down", "down", "down", " ", "enter")

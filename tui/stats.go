@@ -208,7 +208,7 @@ func (m *Model) wantDegree() tea.Cmd {
 func (m *Model) statsArrived() {
 	m.tree.Rebuild()
 	m.detail.Redraw()
-	m.statsView.refresh()
+	m.ov.statsView.refresh()
 }
 
 // statsView is the overlay of the metrics (M): render.StatsText of the
@@ -266,8 +266,8 @@ func (v *statsView) Close() {}
 
 // openStats puts the metrics on top, scrolled to their start.
 func (m *Model) openStats() tea.Cmd {
-	m.push(m.statsView)
-	m.statsView.refresh()
-	m.statsView.vp.GotoTop()
+	m.push(m.ov.statsView)
+	m.ov.statsView.refresh()
+	m.ov.statsView.vp.GotoTop()
 	return nil
 }

@@ -125,7 +125,7 @@ func TestStatsOverlayAndLoading(t *testing.T) {
 	h.m.Source = ss
 	cmd := h.m.graphStats().start(h.m.Ctx, ss)
 	h.keys("M")
-	if h.m.top() != overlay(h.m.statsView) || !strings.Contains(h.m.View(), "computing the graph's metrics") {
+	if h.m.top() != overlay(h.m.ov.statsView) || !strings.Contains(h.m.View(), "computing the graph's metrics") {
 		t.Fatalf("M while loading:\n%s", h.m.View())
 	}
 	if strings.Contains(h.treeText(), "[hub]") {
@@ -147,11 +147,11 @@ func TestStatsOverlayAndLoading(t *testing.T) {
 		t.Errorf("tree after the metrics:\n%s", h.treeText())
 	}
 	h.keys("?")
-	if h.m.top() != overlay(h.m.helpView) {
+	if h.m.top() != overlay(h.m.ov.helpView) {
 		t.Fatal("? did not open the help over the metrics")
 	}
 	h.keys("esc")
-	if h.m.top() != overlay(h.m.statsView) {
+	if h.m.top() != overlay(h.m.ov.statsView) {
 		t.Fatal("esc did not go back to the metrics")
 	}
 	h.keys("M")
@@ -169,5 +169,5 @@ func TestHostileStatsEscaped(t *testing.T) {
 	h.m.graphStats().m.Hubs = append(h.m.graphStats().m.Hubs, graph.NodeDegree{ID: hostileH0, Degree: 9})
 	h.m.graphStats().m.HubDegree, h.m.graphStats().m.HubCount = 9, 1
 	h.keys("M")
-	assertCleanView(t, h, "metrics overlay", h.m.statsView.content(), `EVIL\x1b]52;c;SEFDS0VE\a`, `"H0\x1b]52;c;SEFDS0VE\a" (9)`)
+	assertCleanView(t, h, "metrics overlay", h.m.ov.statsView.content(), `EVIL\x1b]52;c;SEFDS0VE\a`, `"H0\x1b]52;c;SEFDS0VE\a" (9)`)
 }

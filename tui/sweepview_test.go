@@ -30,7 +30,7 @@ func TestSweepOverlay(t *testing.T) {
 	h := demoHarness(t)
 	h.focusPane(focusParams)
 	h.keys("j", "s")
-	if !h.m.isOpen(h.m.sweep) || !h.m.sweep.running {
+	if !h.m.isOpen(h.m.ov.sweep) || !h.m.ov.sweep.running {
 		t.Fatal("s did not start a sweep")
 	}
 	h.settle()
@@ -44,7 +44,7 @@ func TestSweepOverlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := h.m.sweep.text; got != render.SweepText(want) || !strings.Contains(got, "^ min-activation 0.005") {
+	if got := h.m.ov.sweep.text; got != render.SweepText(want) || !strings.Contains(got, "^ min-activation 0.005") {
 		t.Fatalf("overlay text:\n%s\nwant:\n%s", got, render.SweepText(want))
 	}
 	if st := h.lastStatus().Text; !strings.HasPrefix(st, "swept ") || !strings.Contains(st, "exact over the whole range") {
@@ -54,21 +54,21 @@ func TestSweepOverlay(t *testing.T) {
 		t.Fatalf("overlay not on screen:\n%s", v)
 	}
 	h.keys("esc")
-	if h.m.isOpen(h.m.sweep) || strings.Contains(h.m.View(), "Sweep min-activation") {
+	if h.m.isOpen(h.m.ov.sweep) || strings.Contains(h.m.View(), "Sweep min-activation") {
 		t.Fatal("esc did not close the sweep")
 	}
 	// A sweep stopped (esc) stays open with what has arrived; esc again
 	// closes it, and its result, arriving later, is dropped.
 	h.keys("s")
-	stale := h.m.sweep.id
+	stale := h.m.ov.sweep.id
 	h.keys("esc")
-	if !h.m.isOpen(h.m.sweep) || h.m.sweep.running || !strings.Contains(h.m.sweep.Title(), "(stopped)") {
-		t.Fatalf("esc on a running sweep: open %v, running %v, title %q; want open, stopped", h.m.isOpen(h.m.sweep), h.m.sweep.running, h.m.sweep.Title())
+	if !h.m.isOpen(h.m.ov.sweep) || h.m.ov.sweep.running || !strings.Contains(h.m.ov.sweep.Title(), "(stopped)") {
+		t.Fatalf("esc on a running sweep: open %v, running %v, title %q; want open, stopped", h.m.isOpen(h.m.ov.sweep), h.m.ov.sweep.running, h.m.ov.sweep.Title())
 	}
 	h.keys("esc")
 	h.settle()
 	h.m.Update(sweepMsg{id: stale, param: sweep.MinActivation, text: "stale", final: true})
-	if h.m.isOpen(h.m.sweep) || h.m.sweep.text == "stale" {
+	if h.m.isOpen(h.m.ov.sweep) || h.m.ov.sweep.text == "stale" {
 		t.Fatal("a closed sweep's result was shown")
 	}
 }

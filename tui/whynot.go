@@ -119,8 +119,8 @@ func (m *Model) askWhy() tea.Cmd {
 	}
 	cfg := why.Config{Backend: safeBackend{m.runs.backend}, Params: m.params.Config(), Options: m.runs.opts,
 		Seeds: seeds, Tags: m.tags.Tags(), NodeID: node} // Seeds and Tags return copies
-	cmd := m.why.ask(m.Ctx, cfg)
-	m.push(m.why)
+	cmd := m.ov.why.ask(m.Ctx, cfg)
+	m.push(m.ov.why)
 	return cmd
 }
 
