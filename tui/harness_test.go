@@ -112,7 +112,7 @@ func keyMsg(k string) tea.KeyMsg {
 	names := map[string]tea.KeyType{
 		"enter": tea.KeyEnter, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab, "esc": tea.KeyEsc,
 		"backspace": tea.KeyBackspace, "delete": tea.KeyDelete, "up": tea.KeyUp, "down": tea.KeyDown,
-		"left": tea.KeyLeft, "right": tea.KeyRight, "ctrl+w": tea.KeyCtrlW, "ctrl+c": tea.KeyCtrlC, "ctrl+r": tea.KeyCtrlR,
+		"left": tea.KeyLeft, "right": tea.KeyRight, "ctrl+w": tea.KeyCtrlW, "ctrl+c": tea.KeyCtrlC, "ctrl+r": tea.KeyCtrlR, "ctrl+t": tea.KeyCtrlT,
 		"space": tea.KeySpace, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd,
 	}
 	if t, ok := names[k]; ok {

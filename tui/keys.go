@@ -93,6 +93,7 @@ func (m *Model) rootCommands() []rootCommand {
 		do(km.Help, (*Model).openHelp),
 		do(km.NameBy, (*Model).changeNaming),
 		do(km.Stats, (*Model).openStats),
+		{Binding: km.Ask, Disabled: noGather, Run: (*Model).openQuery},
 		do(km.CopyForm, (*Model).cycleForm),
 	}
 }

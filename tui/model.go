@@ -16,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/tui/components/tags"
 	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
+	"github.com/memoria-graph/memoria/tui/overlays/query"
 )
 
 // focus names the pane that receives keys.
@@ -94,6 +95,7 @@ type overlaySet struct {
 	sweep     *sweepView      // the sweep (sweepview.go)
 	statsView *statsView      // the graph's metrics (stats.go)
 	picker    *picker.Model   // picks the retrievers shown (tui/overlays/picker)
+	query     *query.Model    // the query line (tui/overlays/query)
 }
 
 // newModel builds the root model; opts must already be completed.
@@ -113,7 +115,8 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		detail: newDetailPane(c, validityKeys(opts.Mapping)),
 		status: newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
 		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: newWhyPanel(c), sweep: newSweepView(c),
-			statsView: newStatsView(c, opts.Source.Describe()), picker: picker.New(km, st, pickerRows())},
+			statsView: newStatsView(c, opts.Source.Describe()), picker: picker.New(km, st, pickerRows()),
+			query: query.New(km, st, queryConfig(ctx, opts))},
 		focus: focusSeeds,
 		runs: newRunner(opts.Backend, opts.RunOptions, opts.Neighbourhood, opts.Unfiltered, opts.Filter,
 			baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags),
@@ -279,6 +282,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.toOverlay(m.ov.sweep, msg)
 	case snapshotResetMsg:
 		return m, m.restartActivation()
+	case query.Msg:
+		return m, m.toOverlay(m.ov.query, msg)
+	case query.AppliedMsg:
+		return m, m.applyQuery(msg)
 	case picker.PickedMsg:
 		return m, m.applyPicked(msg.Names)
 	case picker.RefusedMsg:

@@ -108,6 +108,9 @@ func (m *Model) toOverlay(o overlay, msg tea.Msg) tea.Cmd {
 // comment above).
 func (m *Model) overlayKey(msg tea.KeyMsg) tea.Cmd {
 	o := m.top()
+	if t, ok := o.(typer); ok && t.Typing() {
+		return m.toOverlay(o, msg) // q and ? are letters of its text
+	}
 	switch {
 	case key.Matches(msg, m.KM.Quit):
 		return m.quit()
@@ -117,6 +120,9 @@ func (m *Model) overlayKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	return m.toOverlay(o, msg)
 }
+
+// typer is an overlay that takes text (the query line) while Typing.
+type typer interface{ Typing() bool }
 
 // openHelp puts the full help on top, scrolled to its start.
 func (m *Model) openHelp() tea.Cmd {

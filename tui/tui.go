@@ -20,6 +20,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/gather"
 	"github.com/memoria-graph/memoria/retriever/registry"
 	"github.com/muesli/termenv"
 )
@@ -97,6 +98,13 @@ type Options struct {
 	// check queries are written by it, and the detail pane shows its
 	// validity properties.
 	Mapping graph.Schema
+	// GatherFields are the node properties the query line (a) matches its
+	// question against (docs/EXPLORER.md, "Asking a question"); zero: the
+	// preset of Mapping's schema (gather.Preset). Gather is the gather's
+	// settings (matchers, --gather-min, --gather-rrf-k, --seed-k); zero:
+	// gather.DefaultOptions.
+	GatherFields gather.Fields
+	Gather       gather.Options
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string
@@ -155,6 +163,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if len(o.Seeds) > o.MaxSeeds {
 		return o, fmt.Errorf("tui: %d seeds given but at most %d are allowed", len(o.Seeds), o.MaxSeeds)
+	}
+	if len(o.GatherFields.Names) == 0 && len(o.GatherFields.Texts) == 0 && o.GatherFields.Embedding == "" {
+		o.GatherFields, _ = gather.Preset(o.Mapping.Name)
+	}
+	if o.Gather.SeedK == 0 {
+		o.Gather = gather.DefaultOptions()
 	}
 	if o.In == nil {
 		o.In = os.Stdin

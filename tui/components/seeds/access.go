@@ -1,9 +1,12 @@
 package seeds
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/retriever"
 )
 
 // What the root and the tests read of the picker: its state through these
@@ -65,3 +68,18 @@ func (p *Picker) Cursor() int { return p.cursor }
 // keyboard.
 func (p *Picker) FilterText() string  { return p.filter.Value() }
 func (p *Picker) FilterFocused() bool { return p.filter.Focused() }
+
+// Replace makes seeds the seeds (the query line's choice), each with its
+// R; it refuses more than the most allowed (Options.MaxSeeds) and leaves
+// the seeds as they were.
+func (p *Picker) Replace(seeds []retriever.Seed) error {
+	if len(seeds) > p.maxSeeds {
+		return fmt.Errorf("%d seeds chosen, at most %d (--max-seeds): untick some", len(seeds), p.maxSeeds)
+	}
+	if slices.Equal(seeds, p.seeds) {
+		return nil
+	}
+	p.seeds = slices.Clone(seeds)
+	p.version++
+	return nil
+}

@@ -301,3 +301,29 @@ func (t *Input) Value() string { return t.input.Value() }
 
 // Focused reports whether the input has the keyboard.
 func (t *Input) Focused() bool { return t.focused }
+
+// Known is the graph's tags as loaded, in the catalog's order (none until
+// they are).
+func (t *Input) Known() []string {
+	out := make([]string, len(t.known))
+	for i, tc := range t.known {
+		out[i] = tc.Tag
+	}
+	return out
+}
+
+// Choose adds the tags of tags not chosen yet, in their order, and returns
+// those it added (the query line's tags: docs/EXPLORER.md).
+func (t *Input) Choose(tags []string) []string {
+	var added []string
+	for _, v := range tags {
+		if v != "" && !slices.Contains(t.chosen, v) {
+			t.chosen = append(t.chosen, v)
+			added = append(added, v)
+		}
+	}
+	if len(added) > 0 {
+		t.version++
+	}
+	return added
+}
