@@ -21,32 +21,6 @@ import (
 	"github.com/memoria-graph/memoria/tui/components/seeds"
 )
 
-// TestStepLog checks the MIN_ACTIVATION 1-2-5 grid: one step from a grid
-// value goes to its neighbour (0.005 → 0.01 / 0.002; 0.001 → 0.0005), and
-// from a value between grid points to the nearest grid value in that
-// direction (0.003 → 0.005 / 0.002; 0.0015 → 0.002 / 0.001). The ends
-// stay put (1 up, 1e-6 down).
-func TestStepLog(t *testing.T) {
-	for _, c := range []struct{ v, up, down float64 }{
-		{0.005, 0.01, 0.002},
-		{0.0001, 0.0002, 0.00005},
-		{0.0002, 0.0005, 0.0001},
-		{0.001, 0.002, 0.0005},
-		{0.05, 0.1, 0.02},
-		{0.003, 0.005, 0.002},
-		{0.0015, 0.002, 0.001},
-		{1, 1, 0.5},
-		{1e-6, 2e-6, 1e-6},
-	} {
-		if got := stepLog(c.v, 1); got != c.up {
-			t.Errorf("stepLog(%v, +1) = %v, want %v", c.v, got, c.up)
-		}
-		if got := stepLog(c.v, -1); got != c.down {
-			t.Errorf("stepLog(%v, -1) = %v, want %v", c.v, got, c.down)
-		}
-	}
-}
-
 // TestStepLinear checks TAG_SIM_FLOOR's 0.05 steps in [0, 1]: 0.15 → 0.2 /
 // 0.1, off-grid 0.17 → 0.2 / 0.15, and clamping at both ends.
 func TestStepLinear(t *testing.T) {
@@ -921,7 +895,7 @@ func TestFocusMovesWithTab(t *testing.T) {
 	for range 2 * int(focusCount) {
 		h.keys("tab")
 		on := map[focus]bool{focusSeeds: h.m.seeds.Focused(), focusTags: h.m.tags.Focused(),
-			focusParams: h.m.params.focused, focusTree: h.m.tree.focused, focusDetail: h.m.detail.focused}
+			focusParams: h.m.params.Focused(), focusTree: h.m.tree.focused, focusDetail: h.m.detail.focused}
 		for f, v := range on {
 			if v != (f == h.m.focus) {
 				t.Fatalf("focus %d: pane %d focused = %v", h.m.focus, f, v)

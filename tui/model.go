@@ -12,6 +12,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/params"
 	"github.com/memoria-graph/memoria/tui/components/seeds"
 	"github.com/memoria-graph/memoria/tui/components/tags"
 	"github.com/memoria-graph/memoria/tui/overlays/helpview"
@@ -59,7 +60,7 @@ type Model struct {
 
 	seeds  *seeds.Picker
 	tags   *tags.Input
-	params *paramsPanel
+	params *params.Thresholds
 	// The results views: Activation Energy's tree, the chosen ranking
 	// retriever's list with every ranking retriever's parameters panel
 	// (rank.go), the compare table with the retrievers it compares
@@ -108,7 +109,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		Common: c,
 		seeds:  seeds.New(c, opts.Source, opts.MaxSeeds, opts.Seeds),
 		tags:   tags.New(c, opts.Source, opts.Tags),
-		params: newParamsPanel(c, opts.Params),
+		params: params.NewThresholds(c, opts.Params),
 		ranked: newRankPane(c),
 		cmp:    newCmpPane(c, opts.Compare),
 		tree:   newTreePane(c),
@@ -126,7 +127,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		if combining(name) {
 			m.cmp.combiners[name] = p
 		} else {
-			m.ranked.panels[name] = newRankParamsPanel(c, newSpecSet(p))
+			m.ranked.panels[name] = params.NewTable(c, params.NewSpecSet(p))
 		}
 	}
 	m.show(opts.Retriever, m.cmp.shown)
@@ -159,7 +160,7 @@ func (m *Model) slot() *runSlot { return m.runs.slots[m.retriever] }
 func (m *Model) ranks() bool { return m.retriever != activation.Name }
 
 // rankPanel is the chosen ranking retriever's parameters panel.
-func (m *Model) rankPanel() *rankParamsPanel { return m.ranked.panels[m.retriever] }
+func (m *Model) rankPanel() *params.Table { return m.ranked.panels[m.retriever] }
 
 // restart re-runs the chosen retriever with the current seeds, tags and
 // its parameters (the other retriever's run is left as it is).

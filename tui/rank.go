@@ -17,6 +17,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/registry"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/params"
 )
 
 // Retrievers are the retrievers the explorer runs on their own, in the
@@ -59,8 +60,8 @@ type (
 )
 
 // rankingCmd runs a ranking retriever inside the command, on a copy of
-// the query and its parameters (a paramSet never changes in place).
-func rankingCmd(ctx context.Context, ref runRef, nb graph.Neighbourhood, q retriever.Query, p paramSet) tea.Cmd {
+// the query and its parameters (a params.Set never changes in place).
+func rankingCmd(ctx context.Context, ref runRef, nb graph.Neighbourhood, q retriever.Query, p params.Set) tea.Cmd {
 	return common.SafeCmd(func() tea.Msg {
 		r, err := p.Run(ctx, nb, q)
 		return rankingMsg{ref: ref, ranking: r, err: err}
@@ -325,7 +326,7 @@ func (m *Model) copyAllRoutes() tea.Cmd {
 type rankPane struct {
 	*Common
 	// panels are the parameters of each ranking retriever, by name.
-	panels  map[string]*rankParamsPanel
+	panels  map[string]*params.Table
 	ranking *retriever.Ranking
 	loading bool
 	err     string
@@ -336,7 +337,7 @@ type rankPane struct {
 }
 
 func newRankPane(c *Common) *rankPane {
-	return &rankPane{Common: c, panels: map[string]*rankParamsPanel{}}
+	return &rankPane{Common: c, panels: map[string]*params.Table{}}
 }
 
 // SetRanking shows r (nil: none yet, loading or failed with err); the

@@ -9,6 +9,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/params"
 )
 
 // runRef names one run: its retriever (the slot it belongs to) and its id
@@ -171,7 +172,7 @@ type runSlot struct {
 
 	// A ranking retriever's run: its parameters, and once it answered its
 	// ranking or its error; loading while it runs.
-	params  paramSet
+	params  params.Set
 	ranking *retriever.Ranking
 	err     error
 	loading bool

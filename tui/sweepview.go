@@ -15,6 +15,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 	"github.com/memoria-graph/memoria/retriever/eval"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/params"
 )
 
 // sweepMsg is one update of sweep id: a snapshot of the sweep so far
@@ -73,8 +74,8 @@ func newSweepView(c *Common) *sweepView {
 }
 
 // sweepParams maps the thresholds panel's rows to the swept parameter.
-var sweepParams = [paramCount]sweep.Param{
-	paramDepth: sweep.MaxDepth, paramMinAct: sweep.MinActivation, paramFloor: sweep.TagSimFloor, paramBranches: sweep.MaxBranches,
+var sweepParams = [params.RowCount]sweep.Param{
+	params.RowDepth: sweep.MaxDepth, params.RowMinAct: sweep.MinActivation, params.RowFloor: sweep.TagSimFloor, params.RowBranches: sweep.MaxBranches,
 }
 
 // sweepBudget bounds the explorer's search for breakpoints; the view
