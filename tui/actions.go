@@ -87,7 +87,7 @@ func (m *Model) copyPath() tea.Cmd {
 		if len(qs) == 0 {
 			return common.NotifyErr(fmt.Errorf("seed %s has no completed paths yet", st.seed.NodeID))
 		}
-		return copyCmd(m.Out, render.Script(qs, m.Form), fmt.Sprintf("Cypher for %s of seed %s%s", plural(len(qs), "path"), st.seed.NodeID, m.formNote()))
+		return copyCmd(m.Out, render.Script(qs, m.Form), fmt.Sprintf("Cypher for %s of seed %s%s", common.Plural(len(qs), "path"), st.seed.NodeID, m.formNote()))
 	}
 	return copyCmd(m.Out, m.Cypher.DebugCypher(p).In(m.Form), fmt.Sprintf("Cypher for %s (%d nodes)%s", what, len(p.NodeIDs()), m.formNote()))
 }
@@ -119,7 +119,7 @@ func (m *Model) copyCheck() tea.Cmd {
 	}
 	q := m.Cypher.CheckCypher(p, score, tags, floor)
 	return copyCmd(m.Out, q.In(m.Form), fmt.Sprintf("check query for %s%s: expect %s, each with same = true (none: the path is no longer in the graph)",
-		what, m.formNote(), plural(len(p.Steps), "row")))
+		what, m.formNote(), common.Plural(len(p.Steps), "row")))
 }
 
 // cycleForm switches the copy form: Neo4j Browser, cypher-shell, driver.
@@ -137,7 +137,7 @@ func (m *Model) copyAll() tea.Cmd {
 	if len(qs) == 0 {
 		return common.NotifyErr(fmt.Errorf("no completed paths to copy yet"))
 	}
-	what := fmt.Sprintf("Cypher for all %s%s", plural(len(qs), "path"), m.formNote())
+	what := fmt.Sprintf("Cypher for all %s%s", common.Plural(len(qs), "path"), m.formNote())
 	if m.running() {
 		what += " finished so far"
 	}
@@ -169,7 +169,7 @@ func (m *Model) export(kind string) tea.Cmd {
 		if err != nil {
 			return common.ErrMsg{Err: fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)}
 		}
-		return common.StatusMsg{Text: fmt.Sprintf("wrote %s (%d bytes, %s)", path, len(data), plural(len(res), "seed"))}
+		return common.StatusMsg{Text: fmt.Sprintf("wrote %s (%d bytes, %s)", path, len(data), common.Plural(len(res), "seed"))}
 	})
 }
 

@@ -21,16 +21,12 @@ import (
 // the results or of the node list marks it relevant (grade 1), again
 // highly relevant (grade 2), again unmarked. With marks, the results of the
 // retriever shown measure themselves against them: ✓ on every relevant
-// hit, the found line (relevant found, recall@markK and nDCG@markK of the
+// hit, the found line (relevant found, recall@common.MarkK and nDCG@common.MarkK of the
 // ranking, retriever/eval's trec_eval definitions), and the relevant nodes
 // the results lack, each with its why-not, asked in the background one
 // node at a time (a question per node, under the judgement's id and a
 // cancellable context; answers of an earlier judgement are dropped). The
 // marks are saved in the experiment file and reopened with it.
-
-// markK is the cut-off of the found line's recall and nDCG, and of the
-// sweep's charts of them.
-const markK = 10
 
 // maxWhyMarks is the most relevant nodes not found whose why-not is asked;
 // the others are counted.
@@ -159,13 +155,13 @@ func (m *Model) judge() tea.Cmd {
 	}
 	switch state {
 	case colNone:
-		j.line = fmt.Sprintf("%s marked · pick a seed to measure the results", plural(relevant, "relevant node"))
+		j.line = fmt.Sprintf("%s marked · pick a seed to measure the results", common.Plural(relevant, "relevant node"))
 		return nil
 	case colRunning:
-		j.line = fmt.Sprintf("%s marked · measured when the %s run is in", plural(relevant, "relevant node"), m.retriever)
+		j.line = fmt.Sprintf("%s marked · measured when the %s run is in", common.Plural(relevant, "relevant node"), m.retriever)
 		return nil
 	case colFailed:
-		j.line = fmt.Sprintf("%s marked · the %s run failed", plural(relevant, "relevant node"), m.retriever)
+		j.line = fmt.Sprintf("%s marked · the %s run failed", common.Plural(relevant, "relevant node"), m.retriever)
 		return nil
 	}
 	ids := make([]string, len(ranking.Hits))
@@ -190,7 +186,7 @@ func (m *Model) judge() tea.Cmd {
 		j.missing = append(j.missing, missingMark{id: id, grade: judged[id]})
 	}
 	j.line = fmt.Sprintf("relevant found %d of %d · recall@%d %.2f · nDCG@%d %.2f", found, relevant,
-		markK, eval.Recall(ids, judged, markK), markK, eval.NDCG(ids, judged, markK))
+		common.MarkK, eval.Recall(ids, judged, common.MarkK), common.MarkK, eval.NDCG(ids, judged, common.MarkK))
 	if len(j.missing) == 0 {
 		return nil
 	}
@@ -321,7 +317,7 @@ func (j *judgement) View(st *Styles, w, h int) (head, foot []string) {
 		foot = append(foot, st.Dim.Render(fit(line, w)))
 	}
 	if rest := n - shown + j.more; rest > 0 {
-		foot = append(foot, st.Dim.Render(fit(fmt.Sprintf("… and %s not found", plural(rest, "more relevant node")), w)))
+		foot = append(foot, st.Dim.Render(fit(fmt.Sprintf("… and %s not found", common.Plural(rest, "more relevant node")), w)))
 	}
 	return head, foot
 }

@@ -284,7 +284,7 @@ func (m *Model) copyRoute() tea.Cmd {
 	}
 	if q.Feeders {
 		return copyCmd(m.Out, q.In(m.Form), fmt.Sprintf("Cypher for %s and its %s (%s)%s", hit.NodeID,
-			plural(len(hit.Feeders), "feeder"), strings.Join(q.NodeIDs[1:], ", "), m.formNote()))
+			common.Plural(len(hit.Feeders), "feeder"), strings.Join(q.NodeIDs[1:], ", "), m.formNote()))
 	}
 	ids := []string{hit.Route[0].From}
 	for _, h := range hit.Route {
@@ -311,12 +311,12 @@ func (m *Model) copyAllRoutes() tea.Cmd {
 			fed++
 		}
 	}
-	what := plural(len(qs), "route")
+	what := common.Plural(len(qs), "route")
 	switch {
 	case fed == len(qs):
-		what = plural(fed, "hit") + " with feeders"
+		what = common.Plural(fed, "hit") + " with feeders"
 	case fed > 0:
-		what = plural(fed, "hit") + " with feeders and " + plural(len(qs)-fed, "route")
+		what = common.Plural(fed, "hit") + " with feeders and " + common.Plural(len(qs)-fed, "route")
 	}
 	return copyCmd(m.Out, render.Script(qs, m.Form), fmt.Sprintf("Cypher for all %s%s", what, m.formNote()))
 }

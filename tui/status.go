@@ -1,9 +1,7 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -121,14 +119,6 @@ func oneLine(s string) string {
 		s = s[:i]
 	}
 	return s
-}
-
-// fmtDur shows a duration in ms (or µs below 1 ms).
-func fmtDur(d time.Duration) string {
-	if d < time.Millisecond {
-		return fmt.Sprintf("%d µs", d.Microseconds())
-	}
-	return fmt.Sprintf("%d ms", d.Milliseconds())
 }
 
 // helpKeys adapts the focused pane and the global keys to bubbles help.

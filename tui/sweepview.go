@@ -36,7 +36,7 @@ type sweepMsg struct {
 }
 
 // sweepScore is one point's ranking measured against the relevance marks
-// (marks.go): recall@markK and nDCG@markK of Activation Energy's run at
+// (marks.go): recall@common.MarkK and nDCG@common.MarkK of Activation Energy's run at
 // that value projected as a ranking (activation.Ranking).
 type sweepScore struct {
 	value, recall, ndcg float64
@@ -98,7 +98,7 @@ func (v *sweepView) start(parent context.Context, backend activation.Backend, op
 	v.stop()
 	v.id++
 	v.running, v.stopped, v.param, v.text, v.scores = true, false, param, "", nil
-	v.line = fmt.Sprintf("sweeping %s for %s… (esc stops it and keeps what has arrived)", param, plural(len(seeds), "seed"))
+	v.line = fmt.Sprintf("sweeping %s for %s… (esc stops it and keeps what has arrived)", param, common.Plural(len(seeds), "seed"))
 	ctx, cancel := context.WithCancel(parent)
 	v.cancel = cancel
 	v.vp.SetContent(v.St.Running.Render(v.line))
@@ -164,7 +164,7 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 			final = msg
 			if len(marks) > 0 {
 				msg.final = false // the scores follow
-				msg.line += fmt.Sprintf(" · measuring each point against %s…", plural(len(marks), "mark"))
+				msg.line += fmt.Sprintf(" · measuring each point against %s…", common.Plural(len(marks), "mark"))
 			}
 		}
 		publish(msg)
@@ -186,7 +186,7 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 // scoreSweep measures each point of the finished sweep s against the marks:
 // the point's results (Sweep.Replay, which explores again only where a
 // seed's result changes) projected as a ranking (activation.Ranking), its
-// recall@markK and nDCG@markK (retriever/eval). final, the sweep's last
+// recall@common.MarkK and nDCG@common.MarkK (retriever/eval). final, the sweep's last
 // update, comes back with the scores and with recall and nDCG charted
 // after the sweep's own charts (render.SweepTextWith).
 func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map[string]int, final sweepMsg) (sweepMsg, error) {
@@ -202,7 +202,7 @@ func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map
 		for i, h := range hits {
 			ids[i] = h.NodeID
 		}
-		scores = append(scores, sweepScore{value: p.Value, recall: eval.Recall(ids, marks, markK), ndcg: eval.NDCG(ids, marks, markK)})
+		scores = append(scores, sweepScore{value: p.Value, recall: eval.Recall(ids, marks, common.MarkK), ndcg: eval.NDCG(ids, marks, common.MarkK)})
 		return nil
 	})
 	if err != nil {
@@ -214,9 +214,9 @@ func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map
 	}
 	final.final, final.scores = true, scores
 	final.text = render.SweepTextWith(s,
-		render.SweepSeries{Name: fmt.Sprintf("recall@%d against %s", markK, plural(len(marks), "mark")), Values: recall},
-		render.SweepSeries{Name: fmt.Sprintf("nDCG@%d", markK), Values: ndcg})
-	final.line += fmt.Sprintf(" · recall@%d and nDCG@%d against %s charted", markK, markK, plural(len(marks), "mark"))
+		render.SweepSeries{Name: fmt.Sprintf("recall@%d against %s", common.MarkK, common.Plural(len(marks), "mark")), Values: recall},
+		render.SweepSeries{Name: fmt.Sprintf("nDCG@%d", common.MarkK), Values: ndcg})
+	final.line += fmt.Sprintf(" · recall@%d and nDCG@%d against %s charted", common.MarkK, common.MarkK, common.Plural(len(marks), "mark"))
 	return final, nil
 }
 
@@ -226,7 +226,7 @@ func sweepLine(s *sweep.Sweep) string {
 	if s.Done {
 		state = "swept"
 	}
-	line := fmt.Sprintf("%s %s points · %s explorations · %s", state, thousands(len(s.Points)), thousands(s.Explorations), fmtDur(s.Elapsed))
+	line := fmt.Sprintf("%s %s points · %s explorations · %s", state, common.Thousands(len(s.Points)), common.Thousands(s.Explorations), common.FmtDur(s.Elapsed))
 	if ex := render.SweepExactPart(s); ex != "" {
 		line += " · " + ex
 	}

@@ -461,7 +461,7 @@ func (t *treePane) Position() string {
 	if len(t.sels) == 0 {
 		return ""
 	}
-	pos := fmt.Sprintf("row %s of %s", thousands(t.cursor+1), thousands(len(t.sels)))
+	pos := fmt.Sprintf("row %s of %s", common.Thousands(t.cursor+1), common.Thousands(len(t.sels)))
 	if t.query != "" {
 		n, at := 0, 0
 		for i, ri := range t.sels {

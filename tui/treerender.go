@@ -406,7 +406,7 @@ func seedStatus(st *seedTree) string {
 		if st.result != nil {
 			n = len(st.result.Paths)
 		}
-		return fmt.Sprintf("done in %s, %s", fmtDur(st.elapsed), plural(n, "path"))
+		return fmt.Sprintf("done in %s, %s", common.FmtDur(st.elapsed), common.Plural(n, "path"))
 	case seedNotFound:
 		return "not found"
 	case seedCancelled:
@@ -415,11 +415,4 @@ func seedStatus(st *seedTree) string {
 		return "error"
 	}
 	return "pending"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/tui/common"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render/subgraph"
@@ -131,7 +132,7 @@ func (v treeView) page() (func() (subgraph.Graph, error), string, error) {
 		return nil, "", errors.New("no results to draw yet: pick a seed")
 	}
 	cfg, tags, filter, losers := run.cfg, run.tags, m.runs.filter, run.trees.losers()
-	what := plural(len(res), "seed") + " of " + activation.Name
+	what := common.Plural(len(res), "seed") + " of " + activation.Name
 	return func() (subgraph.Graph, error) {
 		return subgraph.FromActivation(subgraph.ActivationRun{Results: res, Levels: losers, Params: cfg, Tags: tags, Filter: filter}), nil
 	}, what, nil
@@ -178,7 +179,7 @@ func (v rankingView) page() (func() (subgraph.Graph, error), string, error) {
 		return nil, "", fmt.Errorf("no %s ranking yet: pick a seed", m.retriever)
 	}
 	r := *s.ranking
-	what := m.retriever + "'s " + plural(len(r.Hits), "hit")
+	what := m.retriever + "'s " + common.Plural(len(r.Hits), "hit")
 	return func() (subgraph.Graph, error) { return subgraph.FromRanking(r, 0), nil }, what, nil
 }
 
@@ -236,7 +237,7 @@ func (v compareView) page() (func() (subgraph.Graph, error), string, error) {
 	if len(rankings) == 0 {
 		return nil, "", errors.New("no column is in yet: the page shows the rankings once they are")
 	}
-	what := plural(len(rankings), "ranking") + " compared"
+	what := common.Plural(len(rankings), "ranking") + " compared"
 	return func() (subgraph.Graph, error) {
 		res, err := overlap.Compare(names, rankings, tableK(rankings))
 		return subgraph.FromCompare(rankings, res), err

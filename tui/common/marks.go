@@ -6,6 +6,10 @@ import (
 	"github.com/memoria-graph/memoria/tui/theme"
 )
 
+// MarkK is the cut-off of the found line's recall and nDCG, and of the
+// sweep's charts of them.
+const MarkK = 10
+
 // MarkSet is the analyst's relevance marks, node id → grade (1 relevant,
 // 2 highly relevant; a saved experiment may hold up to
 // experiment.MaxGrade). version changes with every mark, so the panes and
