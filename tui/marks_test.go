@@ -11,6 +11,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/tui/overlays/sweepview"
 )
 
 // judgedText is the judgement as plain lines: the found line, then each
@@ -152,31 +153,31 @@ func TestSweepChartsRecall(t *testing.T) {
 	h.keys("j", "s")
 	h.settle()
 	v := h.m.ov.sweep
-	if len(v.scores) < 25 {
-		t.Fatalf("%d points scored, want every point of the sweep (25 asked and the breakpoints); line %q", len(v.scores), v.line)
+	if len(v.Scores()) < 25 {
+		t.Fatalf("%d points scored, want every point of the sweep (25 asked and the breakpoints); line %q", len(v.Scores()), v.Line())
 	}
-	at := func(value float64) sweepScore {
-		for _, sc := range v.scores {
-			if math.Abs(sc.value-value) < 1e-12 {
+	at := func(value float64) sweepview.Score {
+		for _, sc := range v.Scores() {
+			if math.Abs(sc.Value-value) < 1e-12 {
 				return sc
 			}
 		}
 		t.Fatalf("no point at %g", value)
-		return sweepScore{}
+		return sweepview.Score{}
 	}
 	for _, c := range []struct{ value, recall, ndcg float64 }{
 		{0.005, 0.66667, 0.41444}, {0.01, 0.33333, 0.20152}, {0.1, 0.33333, 0.20152},
 	} {
 		sc := at(c.value)
-		if math.Abs(sc.recall-c.recall) > 5e-6 || math.Abs(sc.ndcg-c.ndcg) > 5e-6 {
-			t.Errorf("at %g: recall %.5f nDCG %.5f, want %.5f and %.5f", c.value, sc.recall, sc.ndcg, c.recall, c.ndcg)
+		if math.Abs(sc.Recall-c.recall) > 5e-6 || math.Abs(sc.NDCG-c.ndcg) > 5e-6 {
+			t.Errorf("at %g: recall %.5f nDCG %.5f, want %.5f and %.5f", c.value, sc.Recall, sc.NDCG, c.recall, c.ndcg)
 		}
 	}
-	low := v.scores[0] // 0.0001: N2012 is in, at rank 12, beyond the cut
-	if low.value != 0.0001 || math.Abs(low.recall-0.66667) > 5e-6 || math.Abs(low.ndcg-0.41444) > 5e-6 {
-		t.Errorf("at the lowest value %g: recall %.5f nDCG %.5f, want 0.66667 and 0.41444", low.value, low.recall, low.ndcg)
+	low := v.Scores()[0] // 0.0001: N2012 is in, at rank 12, beyond the cut
+	if low.Value != 0.0001 || math.Abs(low.Recall-0.66667) > 5e-6 || math.Abs(low.NDCG-0.41444) > 5e-6 {
+		t.Errorf("at the lowest value %g: recall %.5f nDCG %.5f, want 0.66667 and 0.41444", low.Value, low.Recall, low.NDCG)
 	}
-	text := v.text
+	text := v.Text()
 	energy, recall, ndcg := strings.Index(text, "\nsummed energy\n"), strings.Index(text, "\nrecall@10 against 3 marks\n"), strings.Index(text, "\nnDCG@10\n")
 	if energy < 0 || recall < energy || ndcg < recall {
 		t.Fatalf("want recall@10 and nDCG@10 charted after summed energy:\n%s", text)
@@ -184,8 +185,8 @@ func TestSweepChartsRecall(t *testing.T) {
 	if strings.Count(text, "^ min-activation 0.005") != 5 {
 		t.Errorf("want the current value marked under each of the 5 charts:\n%s", text)
 	}
-	if !strings.Contains(v.line, "recall@10 and nDCG@10 against 3 marks charted") || v.running {
-		t.Errorf("line %q, running %v", v.line, v.running)
+	if !strings.Contains(v.Line(), "recall@10 and nDCG@10 against 3 marks charted") || v.Running() {
+		t.Errorf("line %q, running %v", v.Line(), v.Running())
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/memoria-graph/memoria/tui/components/params"
 	"github.com/memoria-graph/memoria/tui/components/seeds"
@@ -18,6 +19,7 @@ import (
 	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
 	"github.com/memoria-graph/memoria/tui/overlays/query"
+	"github.com/memoria-graph/memoria/tui/overlays/sweepview"
 )
 
 // focus names the pane that receives keys.
@@ -91,12 +93,12 @@ type Model struct {
 // overlaySet is every overlay the root keeps for the explorer's life,
 // open or not.
 type overlaySet struct {
-	helpView  *helpview.Model // the full help (tui/overlays/helpview)
-	why       *whyPanel       // the why-not panel (whynot.go)
-	sweep     *sweepView      // the sweep (sweepview.go)
-	statsView *statsView      // the graph's metrics (stats.go)
-	picker    *picker.Model   // picks the retrievers shown (tui/overlays/picker)
-	query     *query.Model    // the query line (tui/overlays/query)
+	helpView  *helpview.Model  // the full help (tui/overlays/helpview)
+	why       *whyPanel        // the why-not panel (whynot.go)
+	sweep     *sweepview.Model // the sweep (tui/overlays/sweepview)
+	statsView *statsView       // the graph's metrics (stats.go)
+	picker    *picker.Model    // picks the retrievers shown (tui/overlays/picker)
+	query     *query.Model     // the query line (tui/overlays/query)
 }
 
 // newModel builds the root model; opts must already be completed.
@@ -115,7 +117,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		tree:   newTreePane(c),
 		detail: newDetailPane(c, validityKeys(opts.Mapping)),
 		status: newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
-		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: newWhyPanel(c), sweep: newSweepView(c),
+		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: newWhyPanel(c), sweep: sweepview.New(c),
 			statsView: newStatsView(c, opts.Source.Describe()), picker: picker.New(km, st, pickerRows()),
 			query: query.New(km, st, queryConfig(ctx, opts))},
 		focus: focusSeeds,
@@ -195,6 +197,11 @@ func (m *Model) restartActivation() tea.Cmd {
 	return startRunCmd(ctx, m.actRun().ref(), m.runs.backend, m.runs.held, cfg, m.runs.opts, seeds, tags)
 }
 
+// sweepParams maps the thresholds panel's rows to the swept parameter.
+var sweepParams = [params.RowCount]sweep.Param{
+	params.RowDepth: sweep.MaxDepth, params.RowMinAct: sweep.MinActivation, params.RowFloor: sweep.TagSimFloor, params.RowBranches: sweep.MaxBranches,
+}
+
 // startSweep sweeps the threshold selected in the thresholds panel for the
 // current seeds, tags and other thresholds.
 func (m *Model) startSweep() tea.Cmd {
@@ -203,7 +210,7 @@ func (m *Model) startSweep() tea.Cmd {
 		return common.NotifyErr(errors.New("nothing to sweep: pick a seed first"))
 	}
 	param := sweepParams[m.params.Selected()]
-	cmd := m.ov.sweep.start(m.Ctx, m.runs.backend, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.Marks.Snapshot())
+	cmd := m.ov.sweep.Start(m.Ctx, safeBackend{m.runs.backend}, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.Marks.Snapshot())
 	m.push(m.ov.sweep)
 	return cmd
 }
@@ -279,7 +286,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.runs.route(m, msg)
 	case whyDoneMsg, whyTickMsg:
 		return m, m.toOverlay(m.ov.why, msg)
-	case sweepMsg:
+	case sweepview.Msg:
 		return m, m.toOverlay(m.ov.sweep, msg)
 	case snapshotResetMsg:
 		return m, m.restartActivation()

@@ -19,12 +19,12 @@ func TestHelpOverARunningSweep(t *testing.T) {
 	h := demoHarness(t)
 	h.focusPane(focusParams)
 	h.keys("j", "s", "?") // the sweep's first update is not applied yet
-	if !h.m.ov.sweep.running || h.m.top() != overlay(h.m.ov.helpView) || !h.m.isOpen(h.m.ov.sweep) {
-		t.Fatalf("running %v, stack %v: want the help over the running sweep", h.m.ov.sweep.running, h.m.overlays)
+	if !h.m.ov.sweep.Running() || h.m.top() != overlay(h.m.ov.helpView) || !h.m.isOpen(h.m.ov.sweep) {
+		t.Fatalf("running %v, stack %v: want the help over the running sweep", h.m.ov.sweep.Running(), h.m.overlays)
 	}
 	h.settle()
-	if h.m.ov.sweep.running || !strings.Contains(h.m.ov.sweep.text, "^ min-activation 0.005") {
-		t.Fatalf("the sweep under the help did not finish: running %v, text:\n%s", h.m.ov.sweep.running, h.m.ov.sweep.text)
+	if h.m.ov.sweep.Running() || !strings.Contains(h.m.ov.sweep.Text(), "^ min-activation 0.005") {
+		t.Fatalf("the sweep under the help did not finish: running %v, text:\n%s", h.m.ov.sweep.Running(), h.m.ov.sweep.Text())
 	}
 	if st := h.lastStatus().Text; !strings.HasPrefix(st, "swept ") {
 		t.Fatalf("status %q", st)

@@ -1,4 +1,9 @@
-package tui
+// Package sweepview is the explorer's sweep overlay (s on the thresholds
+// panel, docs/EXPLORER.md "Sweep"): one threshold swept for the current
+// seeds and tags in a goroutine, streamed, charted, stopped with esc. The
+// root starts it (Start) and hands it its messages (Msg); it reads nothing
+// of the root and the root none of its fields.
+package sweepview
 
 import (
 	"context"
@@ -9,40 +14,40 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 	"github.com/memoria-graph/memoria/retriever/eval"
 	"github.com/memoria-graph/memoria/tui/common"
-	"github.com/memoria-graph/memoria/tui/components/params"
 )
 
-// sweepMsg is one update of sweep id: a snapshot of the sweep so far
+// Msg is one update of sweep id: a snapshot of the sweep so far
 // (text, the chart and table; line, the progress line), or the last one
 // (final), with the sweep's error if it failed or was stopped. Further
 // updates come on ch.
-type sweepMsg struct {
-	id    int
-	ch    <-chan sweepMsg
-	param sweep.Param
-	text  string
+type Msg struct {
+	ID    int
+	ch    <-chan Msg
+	Param sweep.Param
+	Text  string
 	line  string
-	final bool
+	Final bool
 	err   error
 	// scores are each point's recall and nDCG against the relevance
 	// marks, on the last update of a sweep started with marks.
-	scores []sweepScore
+	scores []Score
 }
 
-// sweepScore is one point's ranking measured against the relevance marks
+// Score is one point's ranking measured against the relevance marks
 // (marks.go): recall@common.MarkK and nDCG@common.MarkK of Activation Energy's run at
 // that value projected as a ranking (activation.Ranking).
-type sweepScore struct {
-	value, recall, ndcg float64
+type Score struct {
+	Value, Recall, NDCG float64
 }
 
-// sweepView is the overlay that sweeps one threshold for the current seeds
+// Model is the overlay that sweeps one threshold for the current seeds
 // and tags (docs/ALGORITHM.md, "Sweeps and breakpoints"): the charts of
 // paths, nodes reached and summed energy with the current value marked, the
 // table of points, each node's bands with its nearest critical values, and
@@ -54,8 +59,8 @@ type sweepScore struct {
 // slow screen never holds the sweep back. esc stops a running sweep and
 // keeps what has arrived; esc again (or s) closes the view. A stale update
 // (another sweep started, or the view closed) is dropped.
-type sweepView struct {
-	*Common
+type Model struct {
+	*common.Common
 	vp      viewport.Model
 	id      int
 	cancel  context.CancelFunc
@@ -66,34 +71,29 @@ type sweepView struct {
 	line    string // the latest progress line
 	// scores are the points' recall and nDCG against the marks the sweep
 	// started with (none without marks).
-	scores []sweepScore
+	scores []Score
 }
 
-func newSweepView(c *Common) *sweepView {
-	return &sweepView{Common: c, vp: newOverlayViewport(c.KM)}
+func New(c *common.Common) *Model {
+	return &Model{Common: c, vp: newViewport(c.KM)}
 }
 
-// sweepParams maps the thresholds panel's rows to the swept parameter.
-var sweepParams = [params.RowCount]sweep.Param{
-	params.RowDepth: sweep.MaxDepth, params.RowMinAct: sweep.MinActivation, params.RowFloor: sweep.TagSimFloor, params.RowBranches: sweep.MaxBranches,
-}
-
-// sweepBudget bounds the explorer's search for breakpoints; the view
+// Budget bounds the explorer's search for breakpoints; the view
 // streams meanwhile and esc stops it sooner.
-const sweepBudget = 30 * time.Second
+const Budget = 30 * time.Second
 
 // sweepRedraw is the least time between two rendered snapshots: a sweep
 // sends one per stretch of breakpoints, often far more than a screen needs.
 const sweepRedraw = 80 * time.Millisecond
 
-// start starts the sweep of param over its default range
+// Start starts the sweep of param over its default range
 // (sweep.DefaultRange; for MIN_ACTIVATION with the exact breakpoints) from
 // cfg, for copies of seeds and tags, and returns the command that waits
 // for its first update. The caller opens the view. With relevance marks
 // (a copy, node id → grade), once the sweep is done each point's ranking
 // is measured against them in the same goroutine and recall and nDCG are
 // charted beside paths and nodes.
-func (v *sweepView) start(parent context.Context, backend activation.Backend, opts activation.Options, cfg activation.Params,
+func (v *Model) Start(parent context.Context, backend activation.Backend, opts activation.Options, cfg activation.Params,
 	param sweep.Param, seeds []retriever.Seed, tags []string, marks map[string]int) tea.Cmd {
 	v.stop()
 	v.id++
@@ -105,13 +105,13 @@ func (v *sweepView) start(parent context.Context, backend activation.Backend, op
 	v.vp.GotoTop()
 	id := v.id
 	seeds, tags = append([]retriever.Seed(nil), seeds...), append([]string(nil), tags...)
-	ch := make(chan sweepMsg, 1)
-	scfg := sweep.Config{Backend: safeBackend{backend}, Params: cfg, Options: opts,
-		Seeds: seeds, Tags: tags, Param: param, Breakpoints: param == sweep.MinActivation, Budget: sweepBudget}
+	ch := make(chan Msg, 1)
+	scfg := sweep.Config{Backend: backend, Params: cfg, Options: opts,
+		Seeds: seeds, Tags: tags, Param: param, Breakpoints: param == sweep.MinActivation, Budget: Budget}
 	// The sweep starts in the command, not in Update: its goroutine then
 	// outlives the command and streams on ch.
 	return common.SafeCmd(func() tea.Msg {
-		go runSweep(ctx, ch, sweepMsg{id: id, ch: ch, param: param}, scfg, marks)
+		go runSweep(ctx, ch, Msg{ID: id, ch: ch, Param: param}, scfg, marks)
 		return waitSweep(ch)()
 	})
 }
@@ -121,9 +121,9 @@ func (v *sweepView) start(parent context.Context, backend activation.Backend, op
 // marks, the last comes after each point is measured against them
 // (scoreSweep). It ends when the sweep does (the context's cancellation
 // included), and never blocks on a reader.
-func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Config, marks map[string]int) {
+func runSweep(ctx context.Context, ch chan Msg, base Msg, cfg sweep.Config, marks map[string]int) {
 	defer close(ch)
-	publish := func(msg sweepMsg) {
+	publish := func(msg Msg) {
 		for {
 			select {
 			case ch <- msg:
@@ -137,7 +137,7 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 		}
 	}
 	final := base
-	final.final = true
+	final.Final = true
 	defer func() {
 		if r := recover(); r != nil {
 			final.err = fmt.Errorf("internal error in the sweep: %v", r)
@@ -159,11 +159,11 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 		}
 		last = time.Now()
 		msg := base
-		msg.text, msg.line, msg.final = render.SweepText(s), sweepLine(s), s.Done
+		msg.Text, msg.line, msg.Final = render.SweepText(s), sweepLine(s), s.Done
 		if s.Done {
 			final = msg
 			if len(marks) > 0 {
-				msg.final = false // the scores follow
+				msg.Final = false // the scores follow
 				msg.line += fmt.Sprintf(" · measuring each point against %s…", common.Plural(len(marks), "mark"))
 			}
 		}
@@ -189,9 +189,9 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 // recall@common.MarkK and nDCG@common.MarkK (retriever/eval). final, the sweep's last
 // update, comes back with the scores and with recall and nDCG charted
 // after the sweep's own charts (render.SweepTextWith).
-func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map[string]int, final sweepMsg) (sweepMsg, error) {
+func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map[string]int, final Msg) (Msg, error) {
 	tags := retriever.NormalizeTags(cfg.Tags)
-	scores := make([]sweepScore, 0, len(s.Points))
+	scores := make([]Score, 0, len(s.Points))
 	err := s.Replay(ctx, func(p sweep.Point, results []activation.Result) error {
 		params, err := s.Param.Set(cfg.Params, p.Value)
 		if err != nil {
@@ -202,7 +202,7 @@ func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map
 		for i, h := range hits {
 			ids[i] = h.NodeID
 		}
-		scores = append(scores, sweepScore{value: p.Value, recall: eval.Recall(ids, marks, common.MarkK), ndcg: eval.NDCG(ids, marks, common.MarkK)})
+		scores = append(scores, Score{Value: p.Value, Recall: eval.Recall(ids, marks, common.MarkK), NDCG: eval.NDCG(ids, marks, common.MarkK)})
 		return nil
 	})
 	if err != nil {
@@ -210,10 +210,10 @@ func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map
 	}
 	recall, ndcg := make([]float64, len(scores)), make([]float64, len(scores))
 	for i, sc := range scores {
-		recall[i], ndcg[i] = sc.recall, sc.ndcg
+		recall[i], ndcg[i] = sc.Recall, sc.NDCG
 	}
-	final.final, final.scores = true, scores
-	final.text = render.SweepTextWith(s,
+	final.Final, final.scores = true, scores
+	final.Text = render.SweepTextWith(s,
 		render.SweepSeries{Name: fmt.Sprintf("recall@%d against %s", common.MarkK, common.Plural(len(marks), "mark")), Values: recall},
 		render.SweepSeries{Name: fmt.Sprintf("nDCG@%d", common.MarkK), Values: ndcg})
 	final.line += fmt.Sprintf(" · recall@%d and nDCG@%d against %s charted", common.MarkK, common.MarkK, common.Plural(len(marks), "mark"))
@@ -237,7 +237,7 @@ func sweepLine(s *sweep.Sweep) string {
 }
 
 // waitSweep waits for the next update of a sweep.
-func waitSweep(ch <-chan sweepMsg) tea.Cmd {
+func waitSweep(ch <-chan Msg) tea.Cmd {
 	return common.SafeCmd(func() tea.Msg {
 		msg, ok := <-ch
 		if !ok {
@@ -249,9 +249,9 @@ func waitSweep(ch <-chan sweepMsg) tea.Cmd {
 
 // Update takes the view's keys and the wheel, and its sweep's updates;
 // done when a key closes the view.
-func (v *sweepView) Update(msg tea.Msg) (bool, tea.Cmd) {
+func (v *Model) Update(msg tea.Msg) (bool, tea.Cmd) {
 	switch msg := msg.(type) {
-	case sweepMsg:
+	case Msg:
 		return false, v.update(msg)
 	case tea.KeyMsg:
 		return v.key(msg)
@@ -264,15 +264,15 @@ func (v *sweepView) Update(msg tea.Msg) (bool, tea.Cmd) {
 // update shows a sweep's snapshot and waits for the next; a stale one
 // (another sweep started, or the view closed) is dropped, and its
 // goroutine, cancelled, ends on its own.
-func (v *sweepView) update(msg sweepMsg) tea.Cmd {
-	if msg.id != v.id {
+func (v *Model) update(msg Msg) tea.Cmd {
+	if msg.ID != v.id {
 		return nil
 	}
-	if msg.text != "" {
-		v.text, v.line, v.scores = msg.text, msg.line, msg.scores
+	if msg.Text != "" {
+		v.text, v.line, v.scores = msg.Text, msg.line, msg.scores
 		v.show()
 	}
-	if !msg.final {
+	if !msg.Final {
 		return waitSweep(msg.ch)
 	}
 	v.stop() // releases the sweep's context
@@ -280,23 +280,23 @@ func (v *sweepView) update(msg sweepMsg) tea.Cmd {
 	case msg.err != nil && v.stopped:
 		v.line = "stopped: " + v.line
 		v.show()
-		return common.Notify(fmt.Sprintf("stopped the sweep of %s: what had arrived stays", msg.param))
+		return common.Notify(fmt.Sprintf("stopped the sweep of %s: what had arrived stays", msg.Param))
 	case msg.err != nil:
 		v.vp.SetContent(v.St.Error.Render("sweep failed: " + textsafe.Escape(msg.err.Error())))
-		return common.NotifyErr(fmt.Errorf("sweep of %s: %w", msg.param, msg.err))
+		return common.NotifyErr(fmt.Errorf("sweep of %s: %w", msg.Param, msg.err))
 	}
 	return common.Notify(v.line)
 }
 
 // show puts the latest snapshot in the viewport, keeping the scroll.
-func (v *sweepView) show() {
+func (v *Model) show() {
 	off := v.vp.YOffset
 	v.vp.SetContent(v.St.Running.Render(v.line) + "\n\n" + v.text)
 	v.vp.SetYOffset(off)
 }
 
 // stop cancels a sweep in flight.
-func (v *sweepView) stop() {
+func (v *Model) stop() {
 	if v.cancel != nil {
 		v.cancel()
 		v.cancel = nil
@@ -305,14 +305,14 @@ func (v *sweepView) stop() {
 }
 
 // Close stops the sweep as the view closes.
-func (v *sweepView) Close() {
+func (v *Model) Close() {
 	v.stop()
 	v.id++ // whatever is still in flight is stale
 }
 
 // key scrolls the view; esc stops a running sweep (keeping what arrived)
 // or closes the view (done), and the sweep key closes it.
-func (v *sweepView) key(msg tea.KeyMsg) (bool, tea.Cmd) {
+func (v *Model) key(msg tea.KeyMsg) (bool, tea.Cmd) {
 	switch {
 	case key.Matches(msg, v.KM.Cancel) && v.running:
 		v.stopped = true
@@ -326,19 +326,19 @@ func (v *sweepView) key(msg tea.KeyMsg) (bool, tea.Cmd) {
 	return false, cmd
 }
 
-func (v *sweepView) View() string { return v.vp.View() }
+func (v *Model) View() string { return v.vp.View() }
 
-func (v *sweepView) SetSize(w, h int) { v.vp.Width, v.vp.Height = w, h }
+func (v *Model) SetSize(w, h int) { v.vp.Width, v.vp.Height = w, h }
 
-func (v *sweepView) ShortHelp() []key.Binding {
+func (v *Model) ShortHelp() []key.Binding {
 	if v.running {
-		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop")), scrollHelp}
+		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop")), keymap.ScrollHelp}
 	}
-	return []key.Binding{closeHelp("esc/s"), scrollHelp}
+	return []key.Binding{keymap.CloseHelp("esc/s"), keymap.ScrollHelp}
 }
 
 // Title is the overlay's frame title.
-func (v *sweepView) Title() string {
+func (v *Model) Title() string {
 	t := "Sweep " + string(v.param)
 	switch {
 	case v.running:
@@ -348,3 +348,22 @@ func (v *sweepView) Title() string {
 	}
 	return t + " · esc to close, ↑/↓ to scroll"
 }
+
+// newViewport is the overlay's scrollable content: the keymap's up, down
+// and page keys scroll it, and so does the wheel.
+func newViewport(km keymap.KeyMap) viewport.Model {
+	vp := viewport.New(0, 0)
+	vp.KeyMap = km.ViewportKeys()
+	return vp
+}
+
+// Running reports whether a sweep is in flight; ID is the current
+// sweep's (a Msg of another is stale).
+func (v *Model) Running() bool { return v.running }
+func (v *Model) ID() int       { return v.id }
+
+// Text is the latest snapshot's text (render.SweepText), Line its
+// progress line, Scores the points' recall and nDCG against the marks.
+func (v *Model) Text() string    { return v.text }
+func (v *Model) Line() string    { return v.line }
+func (v *Model) Scores() []Score { return v.scores }
