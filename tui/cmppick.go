@@ -17,6 +17,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/registry"
 	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
+	"github.com/memoria-graph/memoria/tui/overlays/whypanel"
 )
 
 // pickerRows are the picker's rows: every retriever of the registry, with
@@ -189,17 +190,17 @@ func rankWhyCmd(ctx context.Context, id int, j whyJob) tea.Cmd {
 	return common.SafeCmd(func() tea.Msg {
 		e, err := rankwhy.New(ctx, j.config(), j.node)
 		if err != nil {
-			return whyDoneMsg{id: id, err: err}
+			return whypanel.DoneMsg{ID: id, Err: err}
 		}
 		out := make([]rankwhy.Answer, 0, len(j.names))
 		for _, name := range j.names {
 			a, err := e.Explain(ctx, name, j.k[name])
 			if err != nil {
-				return whyDoneMsg{id: id, err: fmt.Errorf("%s: %w", name, err)}
+				return whypanel.DoneMsg{ID: id, Err: fmt.Errorf("%s: %w", name, err)}
 			}
 			out = append(out, a)
 		}
-		return whyDoneMsg{id: id, ranked: out, rankedAsked: true}
+		return whypanel.DoneMsg{ID: id, Ranked: out, RankedAsked: true}
 	})
 }
 
@@ -229,33 +230,7 @@ func (m *Model) askCompareWhy() tea.Cmd {
 	if len(j.names) == 0 {
 		return common.Notify(fmt.Sprintf("every compared retriever has %s in its top %d", render.DisplayID(r.id), m.cmp.k))
 	}
-	cmd := m.ov.why.start(m.Ctx, r.id, func(ctx context.Context, id int) tea.Cmd { return rankWhyCmd(ctx, id, j) })
+	cmd := m.ov.why.Start(m.Ctx, r.id, func(ctx context.Context, id int) tea.Cmd { return rankWhyCmd(ctx, id, j) })
 	m.push(m.ov.why)
 	return cmd
-}
-
-// rankedWhyText is the compare view's answer: each retriever's verdict
-// (render.RankingWhyText, ids escaped there), one after another.
-func rankedWhyText(node string, as []rankwhy.Answer) string {
-	if len(as) == 0 {
-		return "every retriever has " + render.DisplayID(node)
-	}
-	parts := make([]string, len(as))
-	for i, a := range as {
-		parts[i] = render.RankingWhyText(a)
-	}
-	return strings.Join(parts, "\n")
-}
-
-// noNodeText says a why question's node is not in the graph.
-func noNodeText(err error) (string, bool) {
-	var u why.UnknownNodeError
-	if errors.As(err, &u) {
-		return fmt.Sprintf("%s: no node has this id", render.DisplayID(u.ID)), true
-	}
-	var n *rankwhy.NoNodeError
-	if errors.As(err, &n) {
-		return n.Error(), true // the id through render.DisplayID
-	}
-	return "", false
 }

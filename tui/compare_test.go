@@ -10,6 +10,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
 	"github.com/memoria-graph/memoria/retriever/fusion"
+	"github.com/memoria-graph/memoria/tui/overlays/whypanel"
 )
 
 // waitCompared waits until every column of the compare table is in.
@@ -188,30 +189,30 @@ func TestCompareWhyNot(t *testing.T) {
 	h := compareDemo(t)
 	h.selectRow("N2001")
 	h.keys("w")
-	h.waitFor("the answer", func() bool { return h.m.ov.why.ranked != nil || h.m.ov.why.err != nil })
-	if h.m.ov.why.err != nil {
-		t.Fatal(h.m.ov.why.err)
+	h.waitFor("the answer", func() bool { return h.m.ov.why.Ranked() != nil || h.m.ov.why.Err() != nil })
+	if h.m.ov.why.Err() != nil {
+		t.Fatal(h.m.ov.why.Err())
 	}
-	if len(h.m.ov.why.ranked) != 1 || h.m.ov.why.ranked[0].Retriever != expansion.Name {
-		t.Fatalf("answers %+v, want the expansion's alone", h.m.ov.why.ranked)
+	if len(h.m.ov.why.Ranked()) != 1 || h.m.ov.why.Ranked()[0].Retriever != expansion.Name {
+		t.Fatalf("answers %+v, want the expansion's alone", h.m.ov.why.Ranked())
 	}
-	text := rankedWhyText("N2001", h.m.ov.why.ranked)
+	text := whypanel.RankedText("N2001", h.m.ov.why.Ranked())
 	if !strings.HasPrefix(text, "N2001: unreached by expansion (no_route)") {
 		t.Errorf("answer:\n%s", text)
 	}
 	h.keys("esc")
 	h.selectRow("N2007")
 	h.keys("w")
-	h.waitFor("the answer", func() bool { return h.m.ov.why.ranked != nil || h.m.ov.why.err != nil })
-	if h.m.ov.why.err != nil {
-		t.Fatal(h.m.ov.why.err)
+	h.waitFor("the answer", func() bool { return h.m.ov.why.Ranked() != nil || h.m.ov.why.Err() != nil })
+	if h.m.ov.why.Err() != nil {
+		t.Fatal(h.m.ov.why.Err())
 	}
-	if len(h.m.ov.why.ranked) != 1 || h.m.ov.why.ranked[0].Retriever != activation.Name || h.m.ov.why.ranked[0].Why == nil {
-		t.Fatalf("answers %+v, want Activation Energy's why-not alone", h.m.ov.why.ranked)
+	if len(h.m.ov.why.Ranked()) != 1 || h.m.ov.why.Ranked()[0].Retriever != activation.Name || h.m.ov.why.Ranked()[0].Why == nil {
+		t.Fatalf("answers %+v, want Activation Energy's why-not alone", h.m.ov.why.Ranked())
 	}
 	// MAX_BRANCHES 3: N2006 kept N2003, N2004 and N2005 (T 0.1016,
 	// 0.08936, 0.06933 in the tree tests) before N2007.
-	text = rankedWhyText("N2007", h.m.ov.why.ranked)
+	text = whypanel.RankedText("N2007", h.m.ov.why.Ranked())
 	if !strings.HasPrefix(text, "N2007: unreached by activation (branch_limit)\nN2006 → N2007 at level 1: N2006 had already kept MAX_BRANCHES 3") {
 		t.Errorf("answer:\n%s", text)
 	}
@@ -272,9 +273,9 @@ func TestHostileCompareView(t *testing.T) {
 	assertCleanView(t, h, "compare detail", strings.Join(compareLines(h.m.St, h.m.Names, *h.m.detail.cmp, 200), "\n"),
 		`H2\u202ecod.exe Data\x1b[2J`, `reached from "H0`+shownOSC52+`"`)
 	h.keys("w")
-	h.waitFor("the answer", func() bool { return h.m.ov.why.ranked != nil || h.m.ov.why.err != nil })
-	if h.m.ov.why.err != nil {
-		t.Fatal(h.m.ov.why.err)
+	h.waitFor("the answer", func() bool { return h.m.ov.why.Ranked() != nil || h.m.ov.why.Err() != nil })
+	if h.m.ov.why.Err() != nil {
+		t.Fatal(h.m.ov.why.Err())
 	}
 	assertCleanView(t, h, "why panel", h.m.View(), `cod.exe`, `unreached by expansion (no_route)`)
 }
@@ -346,11 +347,11 @@ func TestCompareWhyFiltered(t *testing.T) {
 	}
 	h.selectRow("N2003")
 	h.keys("w")
-	h.waitFor("the answer", func() bool { return h.m.ov.why.ranked != nil || h.m.ov.why.err != nil })
-	if h.m.ov.why.err != nil {
-		t.Fatal(h.m.ov.why.err)
+	h.waitFor("the answer", func() bool { return h.m.ov.why.Ranked() != nil || h.m.ov.why.Err() != nil })
+	if h.m.ov.why.Err() != nil {
+		t.Fatal(h.m.ov.why.Err())
 	}
-	text := rankedWhyText("N2003", h.m.ov.why.ranked)
+	text := whypanel.RankedText("N2003", h.m.ov.why.Ranked())
 	if !strings.HasPrefix(text, "N2003: filtered by expansion (by the relationship filter)\nN2003 is 1 hop from the nearest seed through followed types, but only through relationships the filter (weight<0.8) removes") {
 		t.Errorf("answer:\n%s", text)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/eval"
 	"github.com/memoria-graph/memoria/retriever/rankwhy"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/overlays/whypanel"
 )
 
 // Relevance marks (docs/EXPLORER.md, "Relevance marks"): m on a node of
@@ -258,7 +259,7 @@ func (m *Model) whyAsker(ranking *retriever.Ranking) whyAsker {
 
 // whyErrText is a failed why-not as the list shows it.
 func whyErrText(id string, err error) string {
-	if t, ok := noNodeText(err); ok {
+	if t, ok := whypanel.NoNodeText(err); ok {
 		return t
 	}
 	return "why " + render.DisplayID(id) + " failed: " + textsafe.Escape(err.Error())

@@ -20,6 +20,7 @@ import (
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
 	"github.com/memoria-graph/memoria/tui/overlays/query"
 	"github.com/memoria-graph/memoria/tui/overlays/sweepview"
+	"github.com/memoria-graph/memoria/tui/overlays/whypanel"
 )
 
 // focus names the pane that receives keys.
@@ -94,7 +95,7 @@ type Model struct {
 // open or not.
 type overlaySet struct {
 	helpView  *helpview.Model  // the full help (tui/overlays/helpview)
-	why       *whyPanel        // the why-not panel (whynot.go)
+	why       *whypanel.Panel  // the why-not panel (tui/overlays/whypanel)
 	sweep     *sweepview.Model // the sweep (tui/overlays/sweepview)
 	statsView *statsView       // the graph's metrics (stats.go)
 	picker    *picker.Model    // picks the retrievers shown (tui/overlays/picker)
@@ -117,7 +118,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		tree:   newTreePane(c),
 		detail: newDetailPane(c, validityKeys(opts.Mapping)),
 		status: newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
-		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: newWhyPanel(c), sweep: sweepview.New(c),
+		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: whypanel.New(c), sweep: sweepview.New(c),
 			statsView: newStatsView(c, opts.Source.Describe()), picker: picker.New(km, st, pickerRows()),
 			query: query.New(km, st, queryConfig(ctx, opts))},
 		focus: focusSeeds,
@@ -284,7 +285,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize(msg.Width, msg.Height)
 	case runReply:
 		return m, m.runs.route(m, msg)
-	case whyDoneMsg, whyTickMsg:
+	case whypanel.DoneMsg, whypanel.TickMsg:
 		return m, m.toOverlay(m.ov.why, msg)
 	case sweepview.Msg:
 		return m, m.toOverlay(m.ov.sweep, msg)

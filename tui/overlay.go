@@ -8,7 +8,8 @@ import (
 )
 
 // overlay is a view drawn over the whole body (the panes): the full help
-// (helpView), the why-not panel (whyPanel) and the sweep (sweepView). Each
+// (helpView), the why-not panel (tui/overlays/whypanel), the sweep
+// (tui/overlays/sweepview) and the others in overlaySet. Each
 // is one object the root keeps for the explorer's life, so that its ids
 // (a question's, a sweep's) keep counting and a message of work it closed
 // can still be told stale; it is open while it is on the root's stack.

@@ -51,12 +51,12 @@ func TestWhyAnswerUnderTheHelp(t *testing.T) {
 	h := demoHarness(t)
 	h.selectTreeNode("N2010")
 	h.keys("w", "?")
-	if h.m.top() != overlay(h.m.ov.helpView) || !h.m.ov.why.running() {
-		t.Fatalf("stack %v, running %v: want the help over the running question", h.m.overlays, h.m.ov.why.running())
+	if h.m.top() != overlay(h.m.ov.helpView) || !h.m.ov.why.Running() {
+		t.Fatalf("stack %v, running %v: want the help over the running question", h.m.overlays, h.m.ov.why.Running())
 	}
 	h.settle()
-	if a := h.m.ov.why.answer; a == nil || a.NodeID != "N2010" || a.Verdict != why.Kept {
-		t.Fatalf("answer %+v, err %v: want N2010 kept", a, h.m.ov.why.err)
+	if a := h.m.ov.why.Answer(); a == nil || a.NodeID != "N2010" || a.Verdict != why.Kept {
+		t.Fatalf("answer %+v, err %v: want N2010 kept", a, h.m.ov.why.Err())
 	}
 	if v := h.m.View(); strings.Contains(v, "Why (not) N2010") {
 		t.Fatalf("the panel is drawn over the help:\n%s", v)
