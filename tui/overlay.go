@@ -133,9 +133,12 @@ func (m *Model) openHelp() tea.Cmd {
 }
 
 // overlayHelp is the help line while o is on top: its keys, then ? (unless
-// o is the help) and q.
+// o is the help) and q; ctrl+c instead while o takes text (the query line).
 func (m *Model) overlayHelp(o overlay) []key.Binding {
 	keys := append([]key.Binding(nil), o.ShortHelp()...)
+	if t, ok := o.(typer); ok && t.Typing() {
+		return append(keys, m.KM.ForceQuit) // q and ? are letters here
+	}
 	if o != overlay(m.ov.helpView) {
 		keys = append(keys, m.KM.Help)
 	}
