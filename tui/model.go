@@ -19,6 +19,7 @@ import (
 	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
 	"github.com/memoria-graph/memoria/tui/overlays/query"
+	"github.com/memoria-graph/memoria/tui/overlays/statsview"
 	"github.com/memoria-graph/memoria/tui/overlays/sweepview"
 	"github.com/memoria-graph/memoria/tui/overlays/whypanel"
 )
@@ -97,7 +98,7 @@ type overlaySet struct {
 	helpView  *helpview.Model  // the full help (tui/overlays/helpview)
 	why       *whypanel.Panel  // the why-not panel (tui/overlays/whypanel)
 	sweep     *sweepview.Model // the sweep (tui/overlays/sweepview)
-	statsView *statsView       // the graph's metrics (stats.go)
+	statsView *statsview.Model // the graph's metrics (tui/overlays/statsview)
 	picker    *picker.Model    // picks the retrievers shown (tui/overlays/picker)
 	query     *query.Model     // the query line (tui/overlays/query)
 }
@@ -119,7 +120,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		detail: newDetailPane(c, validityKeys(opts.Mapping)),
 		status: newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
 		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: whypanel.New(c), sweep: sweepview.New(c),
-			statsView: newStatsView(c, opts.Source.Describe()), picker: picker.New(km, st, pickerRows()),
+			statsView: statsview.New(c, opts.Source.Describe()), picker: picker.New(km, st, pickerRows()),
 			query: query.New(km, st, queryConfig(ctx, opts))},
 		focus: focusSeeds,
 		runs: newRunner(opts.Backend, opts.RunOptions, opts.Neighbourhood, opts.Unfiltered, opts.Filter,

@@ -2,9 +2,7 @@ package tui
 
 import (
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/memoria-graph/memoria/keymap"
 )
 
 // overlay is a view drawn over the whole body (the panes): the full help
@@ -144,18 +142,3 @@ func (m *Model) overlayHelp(o overlay) []key.Binding {
 	}
 	return append(keys, m.KM.Quit)
 }
-
-// newOverlayViewport is an overlay's scrollable content: the keymap's
-// up, down and page keys scroll it, and so does the wheel.
-func newOverlayViewport(km keymap.KeyMap) viewport.Model {
-	vp := viewport.New(0, 0)
-	vp.KeyMap = km.ViewportKeys()
-	return vp
-}
-
-// scrollHelp is the help line's entry for an overlay's arrows.
-var scrollHelp = keymap.ScrollHelp
-
-// closeHelp is the help line's entry for the keys that close an overlay
-// (keys as text only: the overlay matches the keymap's bindings).
-func closeHelp(keys string) key.Binding { return keymap.CloseHelp(keys) }

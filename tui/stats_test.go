@@ -10,6 +10,7 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // statsSource is a fakeSource that computes metrics (the embedded
@@ -51,7 +52,7 @@ func statsHarness(t *testing.T, src *fakeSource, opts Options) (*harness, *stats
 func TestHubMarkInTreeAndDetail(t *testing.T) {
 	h, ss := statsHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{{NodeID: "T3000", Score: 0.9}, demoSeed}, Tags: []string{"campaign"}})
 	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
-	if h.m.graphStats().state != statsReady {
+	if h.m.graphStats().state != common.StatsReady {
 		t.Fatalf("metrics state %d", h.m.graphStats().state)
 	}
 	tree := h.treeText()
@@ -118,7 +119,7 @@ func TestStatsOverlayAndLoading(t *testing.T) {
 	src := loadDemo(t)
 	h := newHarness(t, src, Options{Seeds: []retriever.Seed{{NodeID: "T3000", Score: 0.9}}, Tags: []string{"campaign"}})
 	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
-	if h.m.graphStats().state != statsUnsupported {
+	if h.m.graphStats().state != common.StatsUnsupported {
 		t.Fatalf("a source without metrics: state %d", h.m.graphStats().state)
 	}
 	ss := &statsSource{fakeSource: src}
@@ -132,7 +133,7 @@ func TestStatsOverlayAndLoading(t *testing.T) {
 		t.Fatal("hub marked before the metrics arrived")
 	}
 	h.send(statsMsg{id: h.m.graphStats().id + 1, m: graph.Metrics{Nodes: 1}})
-	if h.m.graphStats().state != statsLoading {
+	if h.m.graphStats().state != common.StatsLoading {
 		t.Fatal("a stale load's message was applied")
 	}
 	h.enqueue(cmd)
@@ -169,5 +170,5 @@ func TestHostileStatsEscaped(t *testing.T) {
 	h.m.graphStats().m.Hubs = append(h.m.graphStats().m.Hubs, graph.NodeDegree{ID: hostileH0, Degree: 9})
 	h.m.graphStats().m.HubDegree, h.m.graphStats().m.HubCount = 9, 1
 	h.keys("M")
-	assertCleanView(t, h, "metrics overlay", h.m.ov.statsView.content(), `EVIL\x1b]52;c;SEFDS0VE\a`, `"H0\x1b]52;c;SEFDS0VE\a" (9)`)
+	assertCleanView(t, h, "metrics overlay", h.m.ov.statsView.Content(), `EVIL\x1b]52;c;SEFDS0VE\a`, `"H0\x1b]52;c;SEFDS0VE\a" (9)`)
 }

@@ -61,8 +61,21 @@ type Judgement interface {
 }
 
 // Stats is what a pane reads of the graph's metrics: whether a node is a
-// hub, and the detail pane's degree line of a node.
+// hub, the detail pane's degree line of a node, and where the metrics are
+// with the metrics themselves (the overlay M opens).
 type Stats interface {
 	IsHub(id string) bool
 	DetailLine(st *theme.Styles, id string) string
+	Metrics() (StatsState, graph.Metrics, string)
 }
+
+// StatsState is where the graph's metrics are.
+type StatsState int
+
+// The states of the metrics' load.
+const (
+	StatsLoading StatsState = iota
+	StatsReady
+	StatsFailed
+	StatsUnsupported // the source computes no metrics
+)

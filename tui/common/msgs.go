@@ -5,7 +5,9 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/keymap"
 )
 
 // StatusMsg puts a one-line message on the status bar.
@@ -61,4 +63,12 @@ func FirstLines(s string, n int) string {
 // through render.Num.
 func ExactNum(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// NewViewport is an overlay's scrollable content: the keymap's up, down
+// and page keys scroll it, and so does the wheel.
+func NewViewport(km keymap.KeyMap) viewport.Model {
+	vp := viewport.New(0, 0)
+	vp.KeyMap = km.ViewportKeys()
+	return vp
 }

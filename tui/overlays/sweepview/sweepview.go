@@ -75,7 +75,7 @@ type Model struct {
 }
 
 func New(c *common.Common) *Model {
-	return &Model{Common: c, vp: newViewport(c.KM)}
+	return &Model{Common: c, vp: common.NewViewport(c.KM)}
 }
 
 // Budget bounds the explorer's search for breakpoints; the view
@@ -347,14 +347,6 @@ func (v *Model) Title() string {
 		t += " (stopped)"
 	}
 	return t + " · esc to close, ↑/↓ to scroll"
-}
-
-// newViewport is the overlay's scrollable content: the keymap's up, down
-// and page keys scroll it, and so does the wheel.
-func newViewport(km keymap.KeyMap) viewport.Model {
-	vp := viewport.New(0, 0)
-	vp.KeyMap = km.ViewportKeys()
-	return vp
 }
 
 // Running reports whether a sweep is in flight; ID is the current

@@ -71,7 +71,7 @@ func whyTick(cmd tea.Cmd) tea.Cmd {
 }
 
 func New(c *common.Common) *Panel {
-	return &Panel{Common: c, vp: newViewport(c.KM)}
+	return &Panel{Common: c, vp: common.NewViewport(c.KM)}
 }
 
 // DoneMsg carries the answer to question id.
@@ -207,14 +207,6 @@ func (w *Panel) View() string { return w.vp.View() }
 
 func (w *Panel) ShortHelp() []key.Binding {
 	return []key.Binding{keymap.CloseHelp("esc/w"), keymap.ScrollHelp}
-}
-
-// newViewport is the panel's scrollable content: the keymap's up, down
-// and page keys scroll it, and so does the wheel.
-func newViewport(km keymap.KeyMap) viewport.Model {
-	vp := viewport.New(0, 0)
-	vp.KeyMap = km.ViewportKeys()
-	return vp
 }
 
 // RankedText is the compare view's answer: each retriever's verdict
