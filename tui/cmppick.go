@@ -89,7 +89,7 @@ func (m *Model) showChosen() tea.Cmd {
 	m.runs.hitCtx.stop()
 	m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
 	m.tree.detailKey, _ = m.tree.selectedKey()
-	m.detail.Show(m.subject())
+	m.detail.Show(subjectOf(m.subject()))
 	return nil
 }
 

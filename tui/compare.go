@@ -425,15 +425,15 @@ type cmpSubject struct {
 func (m *Model) syncCompareDetail() {
 	r, ok := m.cmp.Selected()
 	if !ok {
-		m.detail.ShowCompare(nil)
+		m.detail.Show(nil)
 		return
 	}
 	s := &cmpSubject{row: r, cols: m.cmp.cols, k: m.cmp.k}
-	if m.detail.cmp != nil && m.detail.cmp.row.id == r.id {
-		m.detail.SetCompare(s)
+	if m.detailCmp() != nil && m.detailCmp().row.id == r.id {
+		m.detail.Set(s)
 		return
 	}
-	m.detail.ShowCompare(s)
+	m.detail.Show(s)
 }
 
 // minSideW is the narrowest column the detail pane puts side by side;

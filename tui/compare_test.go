@@ -107,7 +107,7 @@ func TestCompareTwoRetrievers(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", w, view)
 		}
 	}
-	detail := strings.Join(compareLines(h.m.St, h.m.Names, *h.m.detail.cmp, 120), "\n")
+	detail := strings.Join(compareLines(h.m.St, h.m.Names, *h.m.detailCmp(), 120), "\n")
 	for _, w := range []string{"#4 · 0.06933", "#5 · 0.1836", "score = 0.85 × 0.45 × 0.5 × 0.3625 = 0.06933", "score = 0.85 × 0.45 × 0.6 × 0.8 = 0.1836"} {
 		if !strings.Contains(detail, w) {
 			t.Errorf("detail lacks %q:\n%s", w, detail)
@@ -270,7 +270,7 @@ func TestHostileCompareView(t *testing.T) {
 	assertCleanView(t, h, "compare table", strings.Join(table, "\n"),
 		`H0`+shownOSC52+` Req\x1b]0;PWNED\a`, `H1\r\x1b[2J Ev\u202eent`, `H2\u202ecod.exe Data\x1b[2J`)
 	h.selectRow("H2\u202ecod.exe")
-	assertCleanView(t, h, "compare detail", strings.Join(compareLines(h.m.St, h.m.Names, *h.m.detail.cmp, 200), "\n"),
+	assertCleanView(t, h, "compare detail", strings.Join(compareLines(h.m.St, h.m.Names, *h.m.detailCmp(), 200), "\n"),
 		`H2\u202ecod.exe Data\x1b[2J`, `reached from "H0`+shownOSC52+`"`)
 	h.keys("w")
 	h.waitFor("the answer", func() bool { return h.m.ov.why.Ranked() != nil || h.m.ov.why.Err() != nil })

@@ -895,7 +895,7 @@ func TestFocusMovesWithTab(t *testing.T) {
 	for range 2 * int(focusCount) {
 		h.keys("tab")
 		on := map[focus]bool{focusSeeds: h.m.seeds.Focused(), focusTags: h.m.tags.Focused(),
-			focusParams: h.m.params.Focused(), focusTree: h.m.tree.focused, focusDetail: h.m.detail.focused}
+			focusParams: h.m.params.Focused(), focusTree: h.m.tree.focused, focusDetail: h.m.detail.Focused()}
 		for f, v := range on {
 			if v != (f == h.m.focus) {
 				t.Fatalf("focus %d: pane %d focused = %v", h.m.focus, f, v)

@@ -22,10 +22,10 @@ func (h *harness) waitRanking() {
 // hitDetailText is the detail pane's explanation of the selected hit, wide
 // enough that no line wraps.
 func hitDetailText(h *harness) string {
-	if h.m.detail.hit == nil {
+	if h.m.detailHit() == nil {
 		return ""
 	}
-	return strings.Join(hitLines(h.m.St, h.m.Names, *h.m.detail.hit, 400, h.m.detail.validity), "\n")
+	return strings.Join(hitLines(h.m.St, h.m.Names, *h.m.detailHit(), 400, h.m.detail.Validity()), "\n")
 }
 
 // selectHit moves the results' cursor to the hit of node id.

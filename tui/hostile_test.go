@@ -145,5 +145,5 @@ func detailText(h *harness) string {
 	if s == nil {
 		return ""
 	}
-	return strings.Join(detailLines(h.m.St, h.m.Names, *s, 400, h.m.detail.validity), "\n")
+	return strings.Join(detailLines(h.m.St, h.m.Names, *s, 400, h.m.detail.Validity()), "\n")
 }

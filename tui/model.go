@@ -13,6 +13,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/detail"
 	"github.com/memoria-graph/memoria/tui/components/params"
 	"github.com/memoria-graph/memoria/tui/components/seeds"
 	"github.com/memoria-graph/memoria/tui/components/tags"
@@ -37,7 +38,7 @@ const (
 )
 
 // component is what every pane provides. The root moves the keyboard with
-// Focus and Blur and feeds data through methods (SetTrees, SetSubject...);
+// Focus and Blur and feeds data through methods (SetTrees, the detail pane's Show...);
 // what every pane shares (styles, keymap, naming, marks, metrics) is their
 // Common, not handed round by the root. The panes are still in this
 // package, so the compiler does not yet stop the root from reading a
@@ -72,7 +73,7 @@ type Model struct {
 	tree   *treePane
 	ranked *rankPane
 	cmp    *cmpPane
-	detail *detailPane
+	detail *detail.Pane
 	status *statusBar
 
 	focus focus
@@ -117,7 +118,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		ranked: newRankPane(c),
 		cmp:    newCmpPane(c, opts.Compare),
 		tree:   newTreePane(c),
-		detail: newDetailPane(c, validityKeys(opts.Mapping)),
+		detail: detail.New(c, validityKeys(opts.Mapping)),
 		status: newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
 		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: whypanel.New(c), sweep: sweepview.New(c),
 			statsView: statsview.New(c, opts.Source.Describe()), picker: picker.New(km, st, pickerRows()),
@@ -251,10 +252,10 @@ func (m *Model) syncDetail() {
 	k, _ := m.tree.selectedKey()
 	if k != m.tree.detailKey {
 		m.tree.detailKey = k
-		m.detail.Show(m.subject())
+		m.detail.Show(subjectOf(m.subject()))
 		return
 	}
-	m.detail.SetSubject(m.subject())
+	m.detail.Set(subjectOf(m.subject()))
 }
 
 // Update routes messages: run messages by run id, an overlay's messages to

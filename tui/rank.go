@@ -194,23 +194,23 @@ func (m *Model) syncHit() tea.Cmd {
 	if !ok {
 		m.runs.hitCtx.stop()
 		m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
-		m.detail.ShowHit(nil)
+		m.detail.Show(nil)
 		return nil
 	}
-	if m.runs.hitCtx.run == s.ref() && m.runs.hitCtx.node == hit.NodeID && m.detail.hit != nil {
+	if m.runs.hitCtx.run == s.ref() && m.runs.hitCtx.node == hit.NodeID && m.detailHit() != nil {
 		return nil
 	}
 	m.runs.hitCtx.stop()
 	m.runs.hitCtx.seq++
 	m.runs.hitCtx.run, m.runs.hitCtx.node = s.ref(), hit.NodeID
-	m.detail.ShowHit(&hitSubject{hit: hit, loading: true})
+	m.detail.Show(&hitSubject{hit: hit, loading: true})
 	ctx, cancel := context.WithCancel(m.Ctx)
 	m.runs.hitCtx.cancel = cancel
 	cr := s.params.Settings()
 	if !cr.HasContext() {
-		h := *m.detail.hit
+		h := *m.detailHit()
 		h.loading, h.noContext = false, true
-		m.detail.SetHit(&h)
+		m.detail.Set(&h)
 		return nil
 	}
 	return hitContextCmd(ctx, m.runs.hitCtx.seq, m.runs.nb, hit.NodeID, cr)
@@ -219,16 +219,16 @@ func (m *Model) syncHit() tea.Cmd {
 // applyHitContext shows the context of the current read; an answer of an
 // earlier read is dropped.
 func (m *Model) applyHitContext(msg hitContextMsg) {
-	if msg.seq != m.runs.hitCtx.seq || m.detail.hit == nil || m.detail.hit.hit.NodeID != msg.node {
+	if msg.seq != m.runs.hitCtx.seq || m.detailHit() == nil || m.detailHit().hit.NodeID != msg.node {
 		return
 	}
 	m.runs.hitCtx.stop()
-	h := *m.detail.hit
+	h := *m.detailHit()
 	h.loading, h.hops, h.found, h.err = false, msg.hops, msg.found, ""
 	if msg.err != nil {
 		h.err = msg.err.Error()
 	}
-	m.detail.SetHit(&h)
+	m.detail.Set(&h)
 }
 
 // switchRetriever chooses the next retriever: its parameters, results and
@@ -252,7 +252,7 @@ func (m *Model) switchRetriever() tea.Cmd {
 		m.runs.hitCtx.stop()
 		m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
 		m.tree.detailKey, _ = m.tree.selectedKey()
-		m.detail.Show(m.subject())
+		m.detail.Show(subjectOf(m.subject()))
 	}
 	note := common.Notify(fmt.Sprintf("retriever: %s (%s switches)", m.retriever, m.KM.Retriever.Help().Key))
 	return m.restartIfInputsChanged(tea.Batch(blur, focus, sync, note))

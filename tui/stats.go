@@ -182,7 +182,7 @@ func trimTenths(p float64) string {
 
 // wantDegree starts the lookup of the detail pane's node, if it needs one.
 func (m *Model) wantDegree() tea.Cmd {
-	id := m.detail.subjectID()
+	id := m.detail.SubjectID()
 	if m.graphStats().need(id) == "" {
 		return nil
 	}
