@@ -115,7 +115,7 @@ func (m *Model) nextCompared() tea.Cmd {
 func (m *Model) newWhyJob(seeds []retriever.Seed, node string) whyJob {
 	j := whyJob{nb: m.runs.nb, unfiltered: m.runs.unfiltered, filter: m.runs.filter, backend: safeBackend{m.runs.backend}, act: m.params.Config(), opts: m.runs.opts,
 		q: retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, params: map[string]retriever.Settings{}, k: map[string]int{}, node: node}
-	for name, p := range m.ranked.panels {
+	for name, p := range m.ranked.Panels() {
 		j.params[name] = p.Params().Settings()
 	}
 	for name := range m.cmp.combiners {

@@ -280,7 +280,7 @@ func (p *cmpPane) Update(msg tea.Msg) tea.Cmd {
 		return common.Notify("compare table sorted by " + p.sortName())
 	}
 	if len(p.rows) > 0 {
-		moveCursor(p.KM, msg, p.focused, &p.cursor, len(p.rows), max(1, p.h-2))
+		common.MoveCursor(p.KM, msg, p.focused, &p.cursor, len(p.rows), max(1, p.h-2))
 	}
 	return nil
 }

@@ -76,7 +76,7 @@ func TestExpansionRankedListAndDetail(t *testing.T) {
 		t.Fatalf("%d hits, want %d", len(hits), len(want))
 	}
 	for i, w := range want {
-		if got := h.m.ranked.rankRow(hits[i]); !strings.HasPrefix(got, w) {
+		if got := h.m.ranked.RankRow(hits[i]); !strings.HasPrefix(got, w) {
 			t.Errorf("row %d = %q, want %q…", i+1, got, w)
 		}
 	}

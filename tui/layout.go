@@ -87,7 +87,7 @@ func (m *Model) resize(w, h int) {
 	// are ready when it is chosen.
 	iw, ih := m.St.Inner(l.params.w, l.params.h)
 	m.params.SetSize(max(0, iw), max(0, ih))
-	for _, p := range m.ranked.panels {
+	for _, p := range m.ranked.Panels() {
 		p.SetSize(max(0, iw), max(0, ih))
 	}
 	iw, ih = m.St.Inner(l.tree.w, l.tree.h)

@@ -15,6 +15,7 @@ import (
 	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/memoria-graph/memoria/tui/components/detail"
 	"github.com/memoria-graph/memoria/tui/components/params"
+	"github.com/memoria-graph/memoria/tui/components/ranklist"
 	"github.com/memoria-graph/memoria/tui/components/seeds"
 	"github.com/memoria-graph/memoria/tui/components/tags"
 	"github.com/memoria-graph/memoria/tui/overlays/helpview"
@@ -71,7 +72,7 @@ type Model struct {
 	// (rank.go), the compare table with the retrievers it compares
 	// (compare.go); detail shows the selected row of the one shown.
 	tree   *treePane
-	ranked *rankPane
+	ranked *ranklist.List
 	cmp    *cmpPane
 	detail *detail.Pane
 	status *statusBar
@@ -115,7 +116,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		seeds:  seeds.New(c, opts.Source, opts.MaxSeeds, opts.Seeds),
 		tags:   tags.New(c, opts.Source, opts.Tags),
 		params: params.NewThresholds(c, opts.Params),
-		ranked: newRankPane(c),
+		ranked: ranklist.New(c),
 		cmp:    newCmpPane(c, opts.Compare),
 		tree:   newTreePane(c),
 		detail: detail.New(c, validityKeys(opts.Mapping)),
@@ -132,7 +133,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		if combining(name) {
 			m.cmp.combiners[name] = p
 		} else {
-			m.ranked.panels[name] = params.NewTable(c, params.NewSpecSet(p))
+			m.ranked.SetPanel(name, params.NewTable(c, params.NewSpecSet(p)))
 		}
 	}
 	m.show(opts.Retriever, m.cmp.shown)
@@ -165,7 +166,7 @@ func (m *Model) slot() *runSlot { return m.runs.slots[m.retriever] }
 func (m *Model) ranks() bool { return m.retriever != activation.Name }
 
 // rankPanel is the chosen ranking retriever's parameters panel.
-func (m *Model) rankPanel() *params.Table { return m.ranked.panels[m.retriever] }
+func (m *Model) rankPanel() *params.Table { return m.ranked.Panel(m.retriever) }
 
 // restart re-runs the chosen retriever with the current seeds, tags and
 // its parameters (the other retriever's run is left as it is).

@@ -7,11 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
@@ -82,7 +80,7 @@ func hitContextCmd(ctx context.Context, seq int, nb graph.Neighbourhood, id stri
 func (m *Model) rankVersions() string {
 	var b strings.Builder
 	for _, name := range Retrievers() {
-		if p, ok := m.ranked.panels[name]; ok {
+		if p := m.ranked.Panel(name); p != nil {
 			fmt.Fprintf(&b, "%s=%d;", name, p.Version())
 		}
 	}
@@ -119,7 +117,7 @@ func (m *Model) startRanking(name string) tea.Cmd {
 	s.stop()
 	s.id++
 	s.seedsV, s.tagsV, s.started = m.seeds.Version(), m.tags.Version(), true
-	s.params, s.ranking, s.err = m.ranked.panels[name].Params(), nil, nil
+	s.params, s.ranking, s.err = m.ranked.Panel(name).Params(), nil, nil
 	seeds := m.seeds.Seeds()
 	if m.comparing() {
 		if len(seeds) == 0 || m.runs.nb == nil {
@@ -319,165 +317,6 @@ func (m *Model) copyAllRoutes() tea.Cmd {
 		what = common.Plural(fed, "hit") + " with feeders and " + common.Plural(len(qs)-fed, "route")
 	}
 	return copyCmd(m.Out, render.Script(qs, m.Form), fmt.Sprintf("Cypher for all %s%s", what, m.formNote()))
-}
-
-// rankPane is the results pane of a ranking retriever: one row per hit,
-// in rank order (rank, score, name, seed, how it was reached).
-type rankPane struct {
-	*Common
-	// panels are the parameters of each ranking retriever, by name.
-	panels  map[string]*params.Table
-	ranking *retriever.Ranking
-	loading bool
-	err     string
-	cursor  int
-	off     int
-	w, h    int
-	focusFlag
-}
-
-func newRankPane(c *Common) *rankPane {
-	return &rankPane{Common: c, panels: map[string]*params.Table{}}
-}
-
-// SetRanking shows r (nil: none yet, loading or failed with err); the
-// selection stays on the same node when r has it.
-func (p *rankPane) SetRanking(r *retriever.Ranking, loading bool, err string) {
-	var was string
-	if h, ok := p.Selected(); ok {
-		was = h.NodeID
-	}
-	p.ranking, p.loading, p.err = r, loading, err
-	p.cursor = 0
-	if r != nil {
-		for i, h := range r.Hits {
-			if h.NodeID == was {
-				p.cursor = i
-			}
-		}
-	}
-}
-
-// Selected is the hit under the cursor.
-func (p *rankPane) Selected() (retriever.Hit, bool) {
-	if p.ranking == nil || len(p.ranking.Hits) == 0 {
-		return retriever.Hit{}, false
-	}
-	return p.ranking.Hits[min(p.cursor, len(p.ranking.Hits)-1)], true
-}
-
-// Position is "3/5": the selected hit of how many.
-func (p *rankPane) Position() string {
-	if p.ranking == nil || len(p.ranking.Hits) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d", p.cursor+1, len(p.ranking.Hits))
-}
-
-// SetSize sets the inner size.
-func (p *rankPane) SetSize(w, h int) { p.w, p.h = w, h }
-
-// Update moves the selection (keys when focused, the wheel anywhere).
-func (p *rankPane) Update(msg tea.Msg) tea.Cmd {
-	if p.ranking == nil || len(p.ranking.Hits) == 0 {
-		return nil
-	}
-	moveCursor(p.KM, msg, p.focused, &p.cursor, len(p.ranking.Hits), max(1, p.h-2))
-	return nil
-}
-
-// moveCursor moves a list's cursor over n rows (n > 0): the wheel
-// anywhere, the keys when the list is focused; page is a page's rows.
-func moveCursor(km keymap.KeyMap, msg tea.Msg, focused bool, cursor *int, n, page int) {
-	switch msg := msg.(type) {
-	case tea.MouseMsg:
-		if msg.Action == tea.MouseActionPress {
-			switch msg.Button {
-			case tea.MouseButtonWheelUp:
-				*cursor = max(0, *cursor-mouseWheelRows)
-			case tea.MouseButtonWheelDown:
-				*cursor = min(n-1, *cursor+mouseWheelRows)
-			}
-		}
-	case tea.KeyMsg:
-		if !focused {
-			return
-		}
-		switch {
-		case key.Matches(msg, km.Up):
-			*cursor = max(0, *cursor-1)
-		case key.Matches(msg, km.Down):
-			*cursor = min(n-1, *cursor+1)
-		case key.Matches(msg, km.PageUp):
-			*cursor = max(0, *cursor-page)
-		case key.Matches(msg, km.PageDown):
-			*cursor = min(n-1, *cursor+page)
-		case key.Matches(msg, km.Top):
-			*cursor = 0
-		case key.Matches(msg, km.Bottom):
-			*cursor = n - 1
-		}
-	}
-}
-
-// rankRow is hit h's row: rank, score, name and label, seed, how reached.
-// Graph text is escaped (names and labels with textsafe, ids with
-// DisplayID inside render's texts).
-func (p *rankPane) rankRow(h retriever.Hit) string {
-	name := textsafe.Escape(p.Names.NodeLead(h.Node))
-	if p.Stats != nil && p.Stats.IsHub(h.NodeID) {
-		name += " " + p.St.HubMark
-	}
-	if l := h.Node.Label(); l != "" {
-		name += " " + textsafe.Escape(l)
-	}
-	if g := p.Marks.Grade(h.NodeID); g > 0 {
-		name = common.MarkGlyph(g) + " " + name
-	}
-	return fmt.Sprintf("#%-3d %-8s %s  seed %s  %s", h.Rank, render.Num(h.Score), name, render.DisplayID(h.Seed), render.HowReached(h))
-}
-
-// View renders the rows that fit, the selected one kept on screen.
-func (p *rankPane) View() string {
-	switch {
-	case p.err != "":
-		return p.St.Error.Render(fit(textsafe.Escape(oneLine(p.err)), p.w))
-	case p.loading:
-		return p.St.Running.Render("⟳ ranking…")
-	case p.ranking == nil:
-		return p.St.Dim.Render("pick a seed to rank its neighbourhood")
-	case len(p.ranking.Hits) == 0:
-		return p.St.Dim.Render("no hits: no seed was found")
-	}
-	head, foot := p.Judged.View(p.St, p.w, p.h)
-	h := max(1, p.h-len(head)-len(foot))
-	if p.cursor < p.off {
-		p.off = p.cursor
-	} else if p.cursor >= p.off+h {
-		p.off = p.cursor - h + 1
-	}
-	p.off = max(0, min(p.off, len(p.ranking.Hits)-h))
-	lines := head
-	for i := p.off; i < min(len(p.ranking.Hits), p.off+h); i++ {
-		row := p.rankRow(p.ranking.Hits[i])
-		if i == p.cursor {
-			lines = append(lines, p.St.Selected.Render(fit(glyphSelected+" "+row, p.w)))
-			continue
-		}
-		lines = append(lines, fit("  "+row, p.w))
-	}
-	if len(foot) > 0 {
-		for range h - (min(len(p.ranking.Hits), p.off+h) - p.off) {
-			lines = append(lines, "") // the list ends early: the footer stays at the bottom
-		}
-		lines = append(lines, foot...)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// ShortHelp lists the pane's keys.
-func (p *rankPane) ShortHelp() []key.Binding {
-	return []key.Binding{p.KM.Up, p.KM.Down, p.KM.Mark, p.KM.CopyPath, p.KM.Retriever}
 }
 
 // rankingStatus is the status line's words for a ranking run: running, the

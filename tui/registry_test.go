@@ -34,7 +34,7 @@ func TestPickerShowsARegisteredRetriever(t *testing.T) {
 	if s.err != nil || s.ranking == nil || len(s.ranking.Hits) == 0 {
 		t.Fatalf("degree's column: err %v, ranking %+v", s.err, s.ranking)
 	}
-	p := h.m.ranked.panels["degree"].Params()
+	p := h.m.ranked.Panel("degree").Params()
 	if p.Rows() != 2 || p.Name(0) != "MIN_DEGREE" || p.Name(1) != "TOP_K K" || p.Value(0) != "1" {
 		t.Errorf("degree's panel: %d rows, %q=%q, %q", p.Rows(), p.Name(0), p.Value(0), p.Name(1))
 	}

@@ -92,7 +92,7 @@ func TestHubMarkInRanking(t *testing.T) {
 	h.waitRanking()
 	marked := 0
 	for _, hit := range h.expSlot().ranking.Hits {
-		row := h.m.ranked.rankRow(hit)
+		row := h.m.ranked.RankRow(hit)
 		if strings.Contains(row, "[hub]") {
 			marked++
 			if !strings.Contains(row, "T3001 [hub]") {

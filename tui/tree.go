@@ -197,9 +197,6 @@ func (t *treePane) line(i int) string {
 	return "  " + r.styled
 }
 
-// mouseWheelRows is how far one wheel notch scrolls (as bubbles' viewport).
-const mouseWheelRows = 3
-
 // Update handles keys (when focused) and the mouse wheel.
 func (t *treePane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -207,9 +204,9 @@ func (t *treePane) Update(msg tea.Msg) tea.Cmd {
 		if msg.Action == tea.MouseActionPress {
 			switch msg.Button {
 			case tea.MouseButtonWheelUp:
-				t.off -= mouseWheelRows
+				t.off -= common.MouseWheelRows
 			case tea.MouseButtonWheelDown:
-				t.off += mouseWheelRows
+				t.off += common.MouseWheelRows
 			}
 			t.clampOffset()
 		}

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/keymap"
@@ -71,4 +72,41 @@ func NewViewport(km keymap.KeyMap) viewport.Model {
 	vp := viewport.New(0, 0)
 	vp.KeyMap = km.ViewportKeys()
 	return vp
+}
+
+// MouseWheelRows is how far one wheel notch scrolls (as bubbles' viewport).
+const MouseWheelRows = 3
+
+// MoveCursor moves a list's cursor over n rows (n > 0): the wheel
+// anywhere, the keys when the list is focused; page is a page's rows.
+func MoveCursor(km keymap.KeyMap, msg tea.Msg, focused bool, cursor *int, n, page int) {
+	switch msg := msg.(type) {
+	case tea.MouseMsg:
+		if msg.Action == tea.MouseActionPress {
+			switch msg.Button {
+			case tea.MouseButtonWheelUp:
+				*cursor = max(0, *cursor-MouseWheelRows)
+			case tea.MouseButtonWheelDown:
+				*cursor = min(n-1, *cursor+MouseWheelRows)
+			}
+		}
+	case tea.KeyMsg:
+		if !focused {
+			return
+		}
+		switch {
+		case key.Matches(msg, km.Up):
+			*cursor = max(0, *cursor-1)
+		case key.Matches(msg, km.Down):
+			*cursor = min(n-1, *cursor+1)
+		case key.Matches(msg, km.PageUp):
+			*cursor = max(0, *cursor-page)
+		case key.Matches(msg, km.PageDown):
+			*cursor = min(n-1, *cursor+page)
+		case key.Matches(msg, km.Top):
+			*cursor = 0
+		case key.Matches(msg, km.Bottom):
+			*cursor = n - 1
+		}
+	}
 }
