@@ -37,7 +37,7 @@ func pickerRows() []picker.Retriever {
 // openPicker puts the retriever picker on top, the retrievers shown now
 // ticked.
 func (m *Model) openPicker() tea.Cmd {
-	shown := m.cmp.shown
+	shown := m.compared
 	if !m.comparing() {
 		shown = []string{m.retriever}
 	}
@@ -97,14 +97,14 @@ func (m *Model) showChosen() tea.Cmd {
 // shown (x in the compare view); the table stays.
 func (m *Model) nextCompared() tea.Cmd {
 	blur := m.focused().Blur()
-	i := slices.Index(m.cmp.shown, m.retriever)
-	for range m.cmp.shown {
-		i = (i + 1) % len(m.cmp.shown)
-		if !combining(m.cmp.shown[i]) {
+	i := slices.Index(m.compared, m.retriever)
+	for range m.compared {
+		i = (i + 1) % len(m.compared)
+		if !combining(m.compared[i]) {
 			break
 		}
 	}
-	m.show(m.cmp.shown[i], m.cmp.shown)
+	m.show(m.compared[i], m.compared)
 	focus := m.focused().Focus()
 	return tea.Batch(blur, focus, common.Notify("parameters: "+m.retriever))
 }
@@ -118,7 +118,7 @@ func (m *Model) newWhyJob(seeds []retriever.Seed, node string) whyJob {
 	for name, p := range m.ranked.Panels() {
 		j.params[name] = p.Params().Settings()
 	}
-	for name := range m.cmp.combiners {
+	for name := range m.combiners {
 		j.params[name] = m.combinerParams(name)
 	}
 	return j
@@ -216,21 +216,21 @@ func (m *Model) askCompareWhy() tea.Cmd {
 	if len(seeds) == 0 || m.runs.nb == nil {
 		return common.NotifyErr(errors.New("why needs seeds: pick one in the node list first"))
 	}
-	j := m.newWhyJob(seeds, r.id)
-	for c, col := range m.cmp.cols {
-		if r.ranks[c] > 0 {
+	j := m.newWhyJob(seeds, r.ID)
+	for c, col := range m.cmp.Cols() {
+		if r.Ranks[c] > 0 {
 			continue
 		}
-		j.names = append(j.names, col.name)
-		j.k[col.name] = m.cmp.k
-		if p, ok := j.params[col.name]; ok {
-			j.k[col.name] = p.TopK()
+		j.names = append(j.names, col.Name)
+		j.k[col.Name] = m.cmp.K()
+		if p, ok := j.params[col.Name]; ok {
+			j.k[col.Name] = p.TopK()
 		}
 	}
 	if len(j.names) == 0 {
-		return common.Notify(fmt.Sprintf("every compared retriever has %s in its top %d", render.DisplayID(r.id), m.cmp.k))
+		return common.Notify(fmt.Sprintf("every compared retriever has %s in its top %d", render.DisplayID(r.ID), m.cmp.K()))
 	}
-	cmd := m.ov.why.Start(m.Ctx, r.id, func(ctx context.Context, id int) tea.Cmd { return rankWhyCmd(ctx, id, j) })
+	cmd := m.ov.why.Start(m.Ctx, r.ID, func(ctx context.Context, id int) tea.Cmd { return rankWhyCmd(ctx, id, j) })
 	m.push(m.ov.why)
 	return cmd
 }

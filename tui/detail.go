@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
@@ -39,22 +38,6 @@ type detailSubject struct {
 	route []activation.Step
 }
 
-// focusFlag is the Focus and Blur of a pane that only needs to know
-// whether it has the keyboard.
-type focusFlag struct{ focused bool }
-
-// Focus gives the pane the keyboard.
-func (f *focusFlag) Focus() tea.Cmd {
-	f.focused = true
-	return nil
-}
-
-// Blur takes the keyboard away.
-func (f *focusFlag) Blur() tea.Cmd {
-	f.focused = false
-	return nil
-}
-
 // The subjects the detail pane explains (tui/components/detail): each says
 // which node it is about and writes its own lines.
 
@@ -68,7 +51,7 @@ func (s *hitSubject) Lines(c *Common, w int, validity []string) []string {
 	return hitLines(c.St, c.Names, *s, w, validity)
 }
 
-func (s *cmpSubject) ID() string { return s.row.id }
+func (s *cmpSubject) ID() string { return s.row.ID }
 func (s *cmpSubject) Lines(c *Common, w int, _ []string) []string {
 	return compareLines(c.St, c.Names, *s, w)
 }

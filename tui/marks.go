@@ -15,6 +15,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/eval"
 	"github.com/memoria-graph/memoria/retriever/rankwhy"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/cmptable"
 	"github.com/memoria-graph/memoria/tui/overlays/whypanel"
 )
 
@@ -155,13 +156,13 @@ func (m *Model) judge() tea.Cmd {
 		return nil // the compare table marks its rows itself
 	}
 	switch state {
-	case colNone:
+	case cmptable.ColNone:
 		j.line = fmt.Sprintf("%s marked · pick a seed to measure the results", common.Plural(relevant, "relevant node"))
 		return nil
-	case colRunning:
+	case cmptable.ColRunning:
 		j.line = fmt.Sprintf("%s marked · measured when the %s run is in", common.Plural(relevant, "relevant node"), m.retriever)
 		return nil
-	case colFailed:
+	case cmptable.ColFailed:
 		j.line = fmt.Sprintf("%s marked · the %s run failed", common.Plural(relevant, "relevant node"), m.retriever)
 		return nil
 	}

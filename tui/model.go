@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -13,6 +14,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/cmptable"
 	"github.com/memoria-graph/memoria/tui/components/detail"
 	"github.com/memoria-graph/memoria/tui/components/params"
 	"github.com/memoria-graph/memoria/tui/components/ranklist"
@@ -73,7 +75,7 @@ type Model struct {
 	// (compare.go); detail shows the selected row of the one shown.
 	tree   *treePane
 	ranked *ranklist.List
-	cmp    *cmpPane
+	cmp    *cmptable.Table
 	detail *detail.Pane
 	status *statusBar
 
@@ -92,6 +94,13 @@ type Model struct {
 	// (show sets both).
 	retriever string
 	view      resultView
+	// compared holds the retrievers of the compare view, in column order
+	// (two or more; nil: the view is closed); combiners the parameters of
+	// the retrievers that combine the others compared (fusion), by name:
+	// what each combines is set to the other compared retrievers when it
+	// runs (combinerParams).
+	compared  []string
+	combiners map[string]retriever.Settings
 }
 
 // overlaySet is every overlay the root keeps for the explorer's life,
@@ -117,7 +126,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		tags:   tags.New(c, opts.Source, opts.Tags),
 		params: params.NewThresholds(c, opts.Params),
 		ranked: ranklist.New(c),
-		cmp:    newCmpPane(c, opts.Compare),
+		cmp:    cmptable.New(c), compared: slices.Clone(opts.Compare), combiners: map[string]retriever.Settings{},
 		tree:   newTreePane(c),
 		detail: detail.New(c, validityKeys(opts.Mapping)),
 		status: newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
@@ -131,12 +140,12 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	}
 	for name, p := range opts.settings {
 		if combining(name) {
-			m.cmp.combiners[name] = p
+			m.combiners[name] = p
 		} else {
 			m.ranked.SetPanel(name, params.NewTable(c, params.NewSpecSet(p)))
 		}
 	}
-	m.show(opts.Retriever, m.cmp.shown)
+	m.show(opts.Retriever, m.compared)
 	m.seeds.Focus()
 	m.resize(80, 24)
 	return m

@@ -151,7 +151,7 @@ func (msg rankingMsg) apply(m *Model, s *runSlot) tea.Cmd {
 		return nil // Activation Energy's run answers by events
 	}
 	s.stop()
-	if m.comparing() && slices.Contains(m.cmp.shown, msg.ref.retriever) {
+	if m.comparing() && slices.Contains(m.compared, msg.ref.retriever) {
 		// The table follows: its column is rebuilt, the others stay.
 		if msg.err != nil {
 			s.err = msg.err

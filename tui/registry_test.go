@@ -26,8 +26,8 @@ func TestPickerShowsARegisteredRetriever(t *testing.T) {
 	}
 	h.keys("down", "down", "down", "down", "down", " ", "enter")
 	h.settle()
-	if strings.Join(h.m.cmp.shown, ",") != "activation,degree" {
-		t.Fatalf("compare %v, want activation,degree", h.m.cmp.shown)
+	if strings.Join(h.m.compared, ",") != "activation,degree" {
+		t.Fatalf("compare %v, want activation,degree", h.m.compared)
 	}
 	h.waitCompared()
 	s := h.m.runs.slots["degree"]

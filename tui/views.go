@@ -7,6 +7,7 @@ import (
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/cmptable"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render/subgraph"
@@ -58,7 +59,7 @@ type paramsPane interface {
 // show makes retriever the chosen one and compared the retrievers of the
 // compare view (fewer than two: none), and keeps the view that shows them.
 func (m *Model) show(retriever string, compared []string) {
-	m.retriever, m.cmp.shown = retriever, compared
+	m.retriever, m.compared = retriever, compared
 	switch {
 	case m.comparing():
 		m.view = compareView{m}
@@ -209,18 +210,18 @@ func (v compareView) status() string { return v.m.status.line(v.m.compareStatus(
 func (v compareView) title() string {
 	m := v.m
 	parts := []string{"Results", "compare"}
-	if m.cmp.k > 0 {
-		parts = append(parts, fmt.Sprintf("top %d", m.cmp.k))
+	if m.cmp.K() > 0 {
+		parts = append(parts, fmt.Sprintf("top %d", m.cmp.K()))
 	}
 	if p := m.cmp.Position(); p != "" {
 		parts = append(parts, p)
 	}
-	return strings.Join(append(parts, "by "+m.cmp.sortName()), " · ")
+	return strings.Join(append(parts, "by "+m.cmp.SortName()), " · ")
 }
 
 func (v compareView) markTarget() (string, bool) {
 	if r, ok := v.m.cmp.Selected(); ok {
-		return r.id, true
+		return r.ID, true
 	}
 	return "", false
 }
@@ -229,8 +230,8 @@ func (v compareView) page() (func() (subgraph.Graph, error), string, error) {
 	m := v.m
 	var names []string
 	var rankings []retriever.Ranking
-	for _, name := range m.cmp.shown {
-		if r, state := m.columnRanking(name); state == colIn {
+	for _, name := range m.compared {
+		if r, state := m.columnRanking(name); state == cmptable.ColIn {
 			names, rankings = append(names, name), append(rankings, *r)
 		}
 	}
