@@ -123,6 +123,15 @@ type KeyMap struct {
 	// SortColumn sorts the compare view's table by its next column.
 	SortColumn key.Binding
 
+	// Ask opens the query line (docs/EXPLORER.md, "Asking a question"):
+	// the question typed, its candidates gathered as it is typed; Submit
+	// takes the ticked candidates as the seeds (the first --seed-k at
+	// first), QueryToggle ticks or unticks the selected one, QueryTags
+	// takes or leaves the tags `--tags auto` would pick.
+	Ask         key.Binding
+	QueryToggle key.Binding
+	QueryTags   key.Binding
+
 	// Text inputs.
 	Submit key.Binding
 	Cancel key.Binding
@@ -205,6 +214,10 @@ func Default() KeyMap {
 		PickToggle:     b([]string{" "}, "space", "tick a retriever (in the picker)"),
 		SortColumn:     b([]string{"O"}, "O", "sort the compare table by the next column"),
 
+		Ask:         b([]string{"a"}, "a", "ask a question: its text finds the seeds"),
+		QueryToggle: b([]string{" "}, "space", "tick a candidate seed (on the query line's list)"),
+		QueryTags:   b([]string{"ctrl+t"}, "ctrl+t", "take the tags the question names, or leave them"),
+
 		Submit: b([]string{"enter"}, "enter", "confirm"),
 		Cancel: b([]string{"esc"}, "esc", "cancel / leave input"),
 	}
@@ -227,7 +240,7 @@ func (k KeyMap) ViewportKeys() viewport.KeyMap {
 
 // Global returns the bindings that work in every pane.
 func (k KeyMap) Global() []key.Binding {
-	return []key.Binding{k.NextPane, k.PrevPane, k.Retriever, k.PickRetrievers, k.Explain, k.NameBy, k.Stats, k.Pin, k.Sweep, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.ExportPage, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
+	return []key.Binding{k.NextPane, k.PrevPane, k.Ask, k.Retriever, k.PickRetrievers, k.Explain, k.NameBy, k.Stats, k.Pin, k.Sweep, k.CopyPath, k.CopyAll, k.CopyCheck, k.CopyForm, k.ExportD3, k.ExportLLM, k.ExportPage, k.SaveExperiment, k.Reread, k.Help, k.Quit, k.ForceQuit}
 }
 
 // Group is a heading of the full help and the keys under it.
@@ -246,6 +259,7 @@ func (k KeyMap) Groups() []Group {
 		{"Tags", []key.Binding{k.AddTag, k.AcceptTag, k.NextSuggestion, k.PrevSuggestion, k.RemoveLastTag, k.ChipLeft, k.ChipRight, k.RemoveChip}},
 		{"Thresholds", []key.Binding{k.Increase, k.Decrease, k.EditParam, k.Sweep}},
 		{"Results", []key.Binding{k.Toggle, k.Expand, k.Collapse, k.CollapseAll, k.ExpandAll, k.Search, k.NextMatch, k.PrevMatch, k.NextEnd, k.PrevEnd, k.NextLoser, k.PrevLoser, k.Pin, k.NextChange, k.PrevChange}},
+		{"Query line", []key.Binding{k.Ask, k.QueryToggle, k.QueryTags}},
 		{"Compare view", []key.Binding{k.PickRetrievers, k.PickToggle, k.SortColumn}},
 		{"Why (not)", []key.Binding{k.WhyNot}},
 		{"Relevance", []key.Binding{k.Mark}},

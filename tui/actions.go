@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // copyCmd writes text to the terminal's clipboard with an OSC 52 escape
@@ -24,11 +25,11 @@ import (
 // no command to emit a raw sequence (Printf/Println print text above the
 // program), hence the shared lock.
 func copyCmd(out io.Writer, text, what string) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		if _, err := io.WriteString(out, osc52.New(text).String()); err != nil {
-			return statusMsg{text: "copy failed: " + err.Error(), isErr: true}
+			return common.StatusMsg{Text: "copy failed: " + err.Error(), IsErr: true}
 		}
-		return statusMsg{text: "copied " + what}
+		return common.StatusMsg{Text: "copied " + what}
 	})
 }
 
@@ -77,27 +78,27 @@ func (m *Model) copyPath() tea.Cmd {
 	p, st, what, ok := m.selectedPath()
 	if !ok {
 		if st == nil {
-			return notifyErr(fmt.Errorf("nothing selected: pick a node in the results first"))
+			return common.NotifyErr(fmt.Errorf("nothing selected: pick a node in the results first"))
 		}
 		var qs []render.DebugQuery
 		if st.result != nil {
-			qs = m.cypher.DebugCypherAll(*st.result)
+			qs = m.Cypher.DebugCypherAll(*st.result)
 		}
 		if len(qs) == 0 {
-			return notifyErr(fmt.Errorf("seed %s has no completed paths yet", st.seed.NodeID))
+			return common.NotifyErr(fmt.Errorf("seed %s has no completed paths yet", st.seed.NodeID))
 		}
-		return copyCmd(m.out, render.Script(qs, m.form), fmt.Sprintf("Cypher for %s of seed %s%s", plural(len(qs), "path"), st.seed.NodeID, m.formNote()))
+		return copyCmd(m.Out, render.Script(qs, m.Form), fmt.Sprintf("Cypher for %s of seed %s%s", common.Plural(len(qs), "path"), st.seed.NodeID, m.formNote()))
 	}
-	return copyCmd(m.out, m.cypher.DebugCypher(p).In(m.form), fmt.Sprintf("Cypher for %s (%d nodes)%s", what, len(p.NodeIDs()), m.formNote()))
+	return copyCmd(m.Out, m.Cypher.DebugCypher(p).In(m.Form), fmt.Sprintf("Cypher for %s (%d nodes)%s", what, len(p.NodeIDs()), m.formNote()))
 }
 
 // formNote names the copy form on the status line when it is not the
 // default (Neo4j Browser's).
 func (m *Model) formNote() string {
-	if m.form == render.FormBrowser {
+	if m.Form == render.FormBrowser {
 		return ""
 	}
-	return ", " + string(m.form) + " form"
+	return ", " + string(m.Form) + " form"
 }
 
 // copyCheck copies the query that recomputes each hop of the selected path
@@ -109,48 +110,48 @@ func (m *Model) formNote() string {
 func (m *Model) copyCheck() tea.Cmd {
 	p, st, what, ok := m.selectedPath()
 	if !ok {
-		return notifyErr(fmt.Errorf("select a node below a seed (or a loser): a seed's row has no hop to check"))
+		return common.NotifyErr(fmt.Errorf("select a node below a seed (or a loser): a seed's row has no hop to check"))
 	}
 	score, tags, floor := st.seed.Score, m.actRun().tags, m.actRun().cfg.TagSimFloor
 	if _, _, ghost := m.tree.selectedGhost(); ghost {
 		from := st.base.from
 		score, tags, floor = st.base.result.Seed.Score, from.tags, from.cfg.TagSimFloor
 	}
-	q := m.cypher.CheckCypher(p, score, tags, floor)
-	return copyCmd(m.out, q.In(m.form), fmt.Sprintf("check query for %s%s: expect %s, each with same = true (none: the path is no longer in the graph)",
-		what, m.formNote(), plural(len(p.Steps), "row")))
+	q := m.Cypher.CheckCypher(p, score, tags, floor)
+	return copyCmd(m.Out, q.In(m.Form), fmt.Sprintf("check query for %s%s: expect %s, each with same = true (none: the path is no longer in the graph)",
+		what, m.formNote(), common.Plural(len(p.Steps), "row")))
 }
 
 // cycleForm switches the copy form: Neo4j Browser, cypher-shell, driver.
 func (m *Model) cycleForm() tea.Cmd {
-	i := slices.Index(render.CypherForms, m.form)
-	m.form = render.CypherForms[(i+1)%len(render.CypherForms)]
-	return notify("copies are now in the " + string(m.form) + " form")
+	i := slices.Index(render.CypherForms, m.Form)
+	m.Form = render.CypherForms[(i+1)%len(render.CypherForms)]
+	return common.Notify("copies are now in the " + string(m.Form) + " form")
 }
 
 // copyAll copies every completed path's Cypher as one script in the copy
 // form.
 func (m *Model) copyAll() tea.Cmd {
 	res := m.actRun().trees.results()
-	qs := m.cypher.DebugCypherAll(res...)
+	qs := m.Cypher.DebugCypherAll(res...)
 	if len(qs) == 0 {
-		return notifyErr(fmt.Errorf("no completed paths to copy yet"))
+		return common.NotifyErr(fmt.Errorf("no completed paths to copy yet"))
 	}
-	what := fmt.Sprintf("Cypher for all %s%s", plural(len(qs), "path"), m.formNote())
+	what := fmt.Sprintf("Cypher for all %s%s", common.Plural(len(qs), "path"), m.formNote())
 	if m.running() {
 		what += " finished so far"
 	}
-	return copyCmd(m.out, render.Script(qs, m.form), what)
+	return copyCmd(m.Out, render.Script(qs, m.Form), what)
 }
 
 // export writes the D3 JSON or the LLM context of the current results.
 func (m *Model) export(kind string) tea.Cmd {
 	res := m.actRun().trees.results()
 	if len(res) == 0 {
-		return notifyErr(fmt.Errorf("no results to export yet: pick a seed"))
+		return common.NotifyErr(fmt.Errorf("no results to export yet: pick a seed"))
 	}
-	dir, now := m.outDir, m.now()
-	return safeCmd(func() tea.Msg {
+	dir, now := m.OutDir, m.Now()
+	return common.SafeCmd(func() tea.Msg {
 		var data []byte
 		var name string
 		stamp := now.Format("20060102-150405")
@@ -158,7 +159,7 @@ func (m *Model) export(kind string) tea.Cmd {
 		case "d3":
 			b, err := json.MarshalIndent(render.ToD3(res...), "", "  ")
 			if err != nil {
-				return errMsg{err}
+				return common.ErrMsg{Err: err}
 			}
 			data, name = append(b, '\n'), "memoria-d3-"+stamp+".json"
 		default:
@@ -166,9 +167,9 @@ func (m *Model) export(kind string) tea.Cmd {
 		}
 		path, err := writeNew(dir, name, data)
 		if err != nil {
-			return errMsg{fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)}
+			return common.ErrMsg{Err: fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)}
 		}
-		return statusMsg{text: fmt.Sprintf("wrote %s (%d bytes, %s)", path, len(data), plural(len(res), "seed"))}
+		return common.StatusMsg{Text: fmt.Sprintf("wrote %s (%d bytes, %s)", path, len(data), common.Plural(len(res), "seed"))}
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // baseline is a finished run that the current one is compared with: the
@@ -184,16 +185,16 @@ func (m *Model) togglePin() tea.Cmd {
 			m.actRun().trees.setBase(m.baseline())
 			m.afterTreeChange(false)
 		}
-		return notify("unpinned: each run is compared with the previous one")
+		return common.Notify("unpinned: each run is compared with the previous one")
 	}
 	b := newBaseline(m.actRun().trees, "pinned")
 	if b == nil {
-		return notifyErr(errors.New("nothing to pin: wait until every seed's run has finished"))
+		return common.NotifyErr(errors.New("nothing to pin: wait until every seed's run has finished"))
 	}
 	m.runs.pinned = b
 	m.actRun().trees.setBase(b)
 	m.afterTreeChange(false)
-	return notify(fmt.Sprintf("pinned run %d: later runs are compared with it (%s unpins)", m.actRun().id, m.km.Pin.Help().Key))
+	return common.Notify(fmt.Sprintf("pinned run %d: later runs are compared with it (%s unpins)", m.actRun().id, m.KM.Pin.Help().Key))
 }
 
 // changeText says how the selected node differs from the baseline, for the

@@ -83,8 +83,8 @@ func TestPinKeepsBaseline(t *testing.T) {
 		t.Fatalf("summary after pinning = %q, want %q", got, want)
 	}
 	h.settle()
-	if s := h.lastStatus(); !strings.Contains(s.text, "pinned run 1: later runs are compared with it") {
-		t.Fatalf("status = %q", s.text)
+	if s := h.lastStatus(); !strings.Contains(s.Text, "pinned run 1: later runs are compared with it") {
+		t.Fatalf("status = %q", s.Text)
 	}
 	h.focusPane(focusParams)
 	h.keys("j", "+") // 0.01: 5 nodes
@@ -184,15 +184,15 @@ func TestTypedThreshold(t *testing.T) {
 	h.typeText("13")
 	h.keys("enter")
 	h.settle()
-	if !h.m.params.Typing() || !strings.Contains(h.lastStatus().text, "MAX_DEPTH: max_depth must be between 1 and 12, got 13") {
-		t.Fatalf("13 accepted or not explained: typing %v, status %q", h.m.params.Typing(), h.lastStatus().text)
+	if !h.m.params.Typing() || !strings.Contains(h.lastStatus().Text, "MAX_DEPTH: max_depth must be between 1 and 12, got 13") {
+		t.Fatalf("13 accepted or not explained: typing %v, status %q", h.m.params.Typing(), h.lastStatus().Text)
 	}
 	h.keys("backspace", "backspace")
 	h.typeText("x")
 	h.keys("enter")
 	h.settle()
-	if !strings.Contains(h.lastStatus().text, `MAX_DEPTH: "x" is not a whole number`) {
-		t.Fatalf("status %q", h.lastStatus().text)
+	if !strings.Contains(h.lastStatus().Text, `MAX_DEPTH: "x" is not a whole number`) {
+		t.Fatalf("status %q", h.lastStatus().Text)
 	}
 	h.keys("esc")
 	if h.m.params.Typing() || h.m.params.Config().MaxDepth != 5 {
@@ -217,8 +217,8 @@ func TestSaveAndReopenExperiment(t *testing.T) {
 	h.runDone()
 	h.keys("S")
 	h.settle()
-	path := filepath.Join(h.m.outDir, "memoria-experiment-20260302-093100.json")
-	if s := h.lastStatus(); s.isErr || !strings.Contains(s.text, "saved the experiment to "+path) {
+	path := filepath.Join(h.m.OutDir, "memoria-experiment-20260302-093100.json")
+	if s := h.lastStatus(); s.IsErr || !strings.Contains(s.Text, "saved the experiment to "+path) {
 		t.Fatalf("status %+v", s)
 	}
 	f, err := os.Open(path)

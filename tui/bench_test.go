@@ -254,7 +254,7 @@ func BenchmarkCompareResult1000(b *testing.B) {
 	m.cmpRefresh()
 	m.setFocus(focusTree)
 	m.Update(keyMsg("j"))
-	if n := len(m.cmp.rows); n != 1000 {
+	if n := len(m.cmp.TableRows()); n != 1000 {
 		b.Fatalf("%d rows, want a union of 1000", n)
 	}
 	b.ResetTimer()
@@ -267,7 +267,7 @@ func BenchmarkCompareResult1000(b *testing.B) {
 		_ = m.View()
 	}
 	b.StopTimer()
-	if n := len(m.cmp.rows); n != 1000 || m.runs.slots[names[0]].loading {
+	if n := len(m.cmp.TableRows()); n != 1000 || m.runs.slots[names[0]].loading {
 		b.Fatalf("%d rows, loading %v", n, m.runs.slots[names[0]].loading)
 	}
 }

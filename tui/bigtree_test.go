@@ -73,7 +73,7 @@ func TestTreeSearch(t *testing.T) {
 	}
 	h.keys("n")
 	h.settle()
-	if s := h.lastStatus().text; !strings.Contains(s, "no search") {
+	if s := h.lastStatus().Text; !strings.Contains(s, "no search") {
 		t.Errorf("n without a query: status %q", s)
 	}
 }
@@ -118,7 +118,7 @@ func TestTreeFoldAllAndJumps(t *testing.T) {
 	}
 	h.keys("}")
 	h.settle()
-	if s := h.lastStatus().text; !strings.Contains(s, "no losers shown") {
+	if s := h.lastStatus().Text; !strings.Contains(s, "no losers shown") {
 		t.Errorf("} without explain: status %q", s)
 	}
 	// In the explain view the losers in row order are N2010's near miss

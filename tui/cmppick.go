@@ -15,7 +15,9 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 	"github.com/memoria-graph/memoria/retriever/rankwhy"
 	"github.com/memoria-graph/memoria/retriever/registry"
+	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
+	"github.com/memoria-graph/memoria/tui/overlays/whypanel"
 )
 
 // pickerRows are the picker's rows: every retriever of the registry, with
@@ -35,7 +37,7 @@ func pickerRows() []picker.Retriever {
 // openPicker puts the retriever picker on top, the retrievers shown now
 // ticked.
 func (m *Model) openPicker() tea.Cmd {
-	shown := m.cmp.shown
+	shown := m.compared
 	if !m.comparing() {
 		shown = []string{m.retriever}
 	}
@@ -43,8 +45,8 @@ func (m *Model) openPicker() tea.Cmd {
 	if m.runs.nb == nil {
 		off = errOnlyActivation
 	}
-	m.picker.Open(shown, off)
-	m.push(m.picker)
+	m.ov.picker.Open(shown, off)
+	m.push(m.ov.picker)
 	return nil
 }
 
@@ -56,7 +58,7 @@ func (m *Model) applyPicked(names []string) tea.Cmd {
 		m.show(names[0], nil)
 		focus := m.focused().Focus()
 		m.showChosen()
-		return m.restartIfInputsChanged(tea.Batch(blur, focus, notify("retriever: "+m.retriever)))
+		return m.restartIfInputsChanged(tea.Batch(blur, focus, common.Notify("retriever: "+m.retriever)))
 	}
 	chosen := m.retriever
 	if !slices.Contains(names, chosen) {
@@ -73,7 +75,7 @@ func (m *Model) applyPicked(names []string) tea.Cmd {
 	m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
 	focus := m.focused().Focus()
 	m.cmpRefresh()
-	note := notify(fmt.Sprintf("comparing %s (%s: parameters of the next one)", strings.Join(names, ", "), m.km.Retriever.Help().Key))
+	note := common.Notify(fmt.Sprintf("comparing %s (%s: parameters of the next one)", strings.Join(names, ", "), m.KM.Retriever.Help().Key))
 	return m.restartIfInputsChanged(tea.Batch(blur, focus, note))
 }
 
@@ -87,7 +89,7 @@ func (m *Model) showChosen() tea.Cmd {
 	m.runs.hitCtx.stop()
 	m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
 	m.tree.detailKey, _ = m.tree.selectedKey()
-	m.detail.Show(m.subject())
+	m.detail.Show(subjectOf(m.subject()))
 	return nil
 }
 
@@ -95,16 +97,16 @@ func (m *Model) showChosen() tea.Cmd {
 // shown (x in the compare view); the table stays.
 func (m *Model) nextCompared() tea.Cmd {
 	blur := m.focused().Blur()
-	i := slices.Index(m.cmp.shown, m.retriever)
-	for range m.cmp.shown {
-		i = (i + 1) % len(m.cmp.shown)
-		if !combining(m.cmp.shown[i]) {
+	i := slices.Index(m.compared, m.retriever)
+	for range m.compared {
+		i = (i + 1) % len(m.compared)
+		if !combining(m.compared[i]) {
 			break
 		}
 	}
-	m.show(m.cmp.shown[i], m.cmp.shown)
+	m.show(m.compared[i], m.compared)
 	focus := m.focused().Focus()
-	return tea.Batch(blur, focus, notify("parameters: "+m.retriever))
+	return tea.Batch(blur, focus, common.Notify("parameters: "+m.retriever))
 }
 
 // newWhyJob is a job with copies of the current query (seeds already
@@ -113,10 +115,10 @@ func (m *Model) nextCompared() tea.Cmd {
 func (m *Model) newWhyJob(seeds []retriever.Seed, node string) whyJob {
 	j := whyJob{nb: m.runs.nb, unfiltered: m.runs.unfiltered, filter: m.runs.filter, backend: safeBackend{m.runs.backend}, act: m.params.Config(), opts: m.runs.opts,
 		q: retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, params: map[string]retriever.Settings{}, k: map[string]int{}, node: node}
-	for name, p := range m.ranked.panels {
+	for name, p := range m.ranked.Panels() {
 		j.params[name] = p.Params().Settings()
 	}
-	for name := range m.cmp.combiners {
+	for name := range m.combiners {
 		j.params[name] = m.combinerParams(name)
 	}
 	return j
@@ -185,20 +187,20 @@ func (j whyJob) config() rankwhy.Config {
 // rankWhyCmd answers the job inside the command: for each retriever asked,
 // its verdict on the node at its K (internal/rankwhy), in order.
 func rankWhyCmd(ctx context.Context, id int, j whyJob) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		e, err := rankwhy.New(ctx, j.config(), j.node)
 		if err != nil {
-			return whyDoneMsg{id: id, err: err}
+			return whypanel.DoneMsg{ID: id, Err: err}
 		}
 		out := make([]rankwhy.Answer, 0, len(j.names))
 		for _, name := range j.names {
 			a, err := e.Explain(ctx, name, j.k[name])
 			if err != nil {
-				return whyDoneMsg{id: id, err: fmt.Errorf("%s: %w", name, err)}
+				return whypanel.DoneMsg{ID: id, Err: fmt.Errorf("%s: %w", name, err)}
 			}
 			out = append(out, a)
 		}
-		return whyDoneMsg{id: id, ranked: out, rankedAsked: true}
+		return whypanel.DoneMsg{ID: id, Ranked: out, RankedAsked: true}
 	})
 }
 
@@ -208,53 +210,27 @@ func rankWhyCmd(ctx context.Context, id int, j whyJob) tea.Cmd {
 func (m *Model) askCompareWhy() tea.Cmd {
 	r, ok := m.cmp.Selected()
 	if !ok {
-		return notifyErr(errors.New("nothing selected: pick a row of the compare table"))
+		return common.NotifyErr(errors.New("nothing selected: pick a row of the compare table"))
 	}
 	seeds := m.seeds.Seeds()
 	if len(seeds) == 0 || m.runs.nb == nil {
-		return notifyErr(errors.New("why needs seeds: pick one in the node list first"))
+		return common.NotifyErr(errors.New("why needs seeds: pick one in the node list first"))
 	}
-	j := m.newWhyJob(seeds, r.id)
-	for c, col := range m.cmp.cols {
-		if r.ranks[c] > 0 {
+	j := m.newWhyJob(seeds, r.ID)
+	for c, col := range m.cmp.Cols() {
+		if r.Ranks[c] > 0 {
 			continue
 		}
-		j.names = append(j.names, col.name)
-		j.k[col.name] = m.cmp.k
-		if p, ok := j.params[col.name]; ok {
-			j.k[col.name] = p.TopK()
+		j.names = append(j.names, col.Name)
+		j.k[col.Name] = m.cmp.K()
+		if p, ok := j.params[col.Name]; ok {
+			j.k[col.Name] = p.TopK()
 		}
 	}
 	if len(j.names) == 0 {
-		return notify(fmt.Sprintf("every compared retriever has %s in its top %d", render.DisplayID(r.id), m.cmp.k))
+		return common.Notify(fmt.Sprintf("every compared retriever has %s in its top %d", render.DisplayID(r.ID), m.cmp.K()))
 	}
-	cmd := m.why.start(m.ctx, r.id, func(ctx context.Context, id int) tea.Cmd { return rankWhyCmd(ctx, id, j) })
-	m.push(m.why)
+	cmd := m.ov.why.Start(m.Ctx, r.ID, func(ctx context.Context, id int) tea.Cmd { return rankWhyCmd(ctx, id, j) })
+	m.push(m.ov.why)
 	return cmd
-}
-
-// rankedWhyText is the compare view's answer: each retriever's verdict
-// (render.RankingWhyText, ids escaped there), one after another.
-func rankedWhyText(node string, as []rankwhy.Answer) string {
-	if len(as) == 0 {
-		return "every retriever has " + render.DisplayID(node)
-	}
-	parts := make([]string, len(as))
-	for i, a := range as {
-		parts[i] = render.RankingWhyText(a)
-	}
-	return strings.Join(parts, "\n")
-}
-
-// noNodeText says a why question's node is not in the graph.
-func noNodeText(err error) (string, bool) {
-	var u why.UnknownNodeError
-	if errors.As(err, &u) {
-		return fmt.Sprintf("%s: no node has this id", render.DisplayID(u.ID)), true
-	}
-	var n *rankwhy.NoNodeError
-	if errors.As(err, &n) {
-		return n.Error(), true // the id through render.DisplayID
-	}
-	return "", false
 }

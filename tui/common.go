@@ -1,46 +1,20 @@
 package tui
 
-import (
-	"context"
-	"io"
-	"time"
+import "github.com/memoria-graph/memoria/tui/common"
 
-	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/keymap"
-	"github.com/memoria-graph/memoria/render"
+// Common is what every component shares (tui/common); naming and markSet
+// are its naming of nodes and relevance marks, as this package has always
+// named them.
+type (
+	Common  = common.Common
+	naming  = common.Naming
+	markSet = common.MarkSet
 )
 
-// Common is what every component of the explorer shares, by pointer (the
-// way soft-serve's components share theirs): the styles and the keymap,
-// the explorer's size, how nodes are named, the relevance marks and their
-// judgement, the graph's metrics, how copies are written and where files
-// go. One Common is made by newModel; a pane embeds it, so p.km, p.st,
-// p.names... are the same values in every pane, and a change made through
-// one (the naming cycled, a mark toggled) is seen by all without the root
-// handing it round. A pane's own size (its w, h fields) shadows the
-// explorer's.
-type Common struct {
-	ctx    context.Context
-	source graph.Source
-	km     keymap.KeyMap
-	st     *Styles
-	// w, h is the explorer's size (the terminal's).
-	w, h int
-	// names is which property names nodes in every pane (naming.go).
-	names *naming
-	// marks are the analyst's relevance marks, and judged the judgement
-	// of the results shown against them (marks.go).
-	marks  *markSet
-	judged *judgement
-	// stats is the graph's metrics, loaded once when the explorer opens,
-	// and the degrees looked up (stats.go).
-	stats *graphStats
-	// form is how copies are written (Neo4j Browser, cypher-shell,
-	// driver); cypher writes the copied debug and check queries by the
-	// graph's schema mapping (Options.Mapping).
-	form   render.CypherForm
-	cypher render.Cypher
-	out    io.Writer
-	outDir string
-	now    func() time.Time
-}
+// judgement is the marks' judgement the root made and keeps in Common
+// (the panes read it as a common.Judgement).
+func (m *Model) judgement() *judgement { return m.Judged.(*judgement) }
+
+// graphStats is the graph's metrics the root loads and keeps in Common
+// (the panes read them as a common.Stats).
+func (m *Model) graphStats() *graphStats { return m.Stats.(*graphStats) }

@@ -10,18 +10,20 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/expansion"
 	"github.com/memoria-graph/memoria/retriever/fusion"
+	"github.com/memoria-graph/memoria/tui/components/cmptable"
+	"github.com/memoria-graph/memoria/tui/overlays/whypanel"
 )
 
 // waitCompared waits until every column of the compare table is in.
 func (h *harness) waitCompared() {
 	h.t.Helper()
 	h.waitFor("every column of the compare table", func() bool {
-		for _, c := range h.m.cmp.cols {
-			if c.state != colIn {
+		for _, c := range h.m.cmp.Cols() {
+			if c.State != cmptable.ColIn {
 				return false
 			}
 		}
-		return len(h.m.cmp.cols) >= 2
+		return len(h.m.cmp.Cols()) >= 2
 	})
 	h.settle()
 }
@@ -30,13 +32,13 @@ func (h *harness) waitCompared() {
 // where a column lacks the node) and "◇" for a node one retriever found.
 func cmpTable(h *harness) []string {
 	var out []string
-	for _, r := range h.m.cmp.rows {
-		line := r.id
-		for c := range r.ranks {
-			line += " " + h.m.cmp.cell(r, c, false)
+	for _, r := range h.m.cmp.TableRows() {
+		line := r.ID
+		for c := range r.Ranks {
+			line += " " + h.m.cmp.Cell(r, c, false)
 		}
-		if r.only {
-			line += " " + glyphOnly
+		if r.Only {
+			line += " " + cmptable.GlyphOnly
 		}
 		out = append(out, line)
 	}
@@ -48,8 +50,8 @@ func (h *harness) selectRow(id string) {
 	h.t.Helper()
 	h.focusPane(focusTree)
 	h.keys("home")
-	for range h.m.cmp.rows {
-		if r, _ := h.m.cmp.Selected(); r.id == id {
+	for range h.m.cmp.TableRows() {
+		if r, _ := h.m.cmp.Selected(); r.ID == id {
 			h.settle()
 			return
 		}
@@ -92,12 +94,12 @@ func TestCompareTwoRetrievers(t *testing.T) {
 	if got := cmpTable(h); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if h.m.cmp.k != 10 {
-		t.Errorf("table K %d, want 10", h.m.cmp.k)
+	if h.m.cmp.K() != 10 {
+		t.Errorf("table K %d, want 10", h.m.cmp.K())
 	}
 	h.selectRow("N2005")
 	r, _ := h.m.cmp.Selected()
-	if a, e := h.m.cmp.cell(r, 0, true), h.m.cmp.cell(r, 1, true); a != "#4 0.06933" || e != "#5 0.1836" {
+	if a, e := h.m.cmp.Cell(r, 0, true), h.m.cmp.Cell(r, 1, true); a != "#4 0.06933" || e != "#5 0.1836" {
 		t.Errorf("selected cells %q %q, want #4 0.06933 and #5 0.1836", a, e)
 	}
 	view := h.m.View()
@@ -106,7 +108,7 @@ func TestCompareTwoRetrievers(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", w, view)
 		}
 	}
-	detail := strings.Join(compareLines(h.m.st, h.m.names, *h.m.detail.cmp, 120), "\n")
+	detail := strings.Join(compareLines(h.m.St, h.m.Names, *h.m.detailCmp(), 120), "\n")
 	for _, w := range []string{"#4 · 0.06933", "#5 · 0.1836", "score = 0.85 × 0.45 × 0.5 × 0.3625 = 0.06933", "score = 0.85 × 0.45 × 0.6 × 0.8 = 0.1836"} {
 		if !strings.Contains(detail, w) {
 			t.Errorf("detail lacks %q:\n%s", w, detail)
@@ -130,8 +132,8 @@ func TestCompareSort(t *testing.T) {
 	h.selectRow("N2007")
 	ids := func() string {
 		var out []string
-		for _, r := range h.m.cmp.rows {
-			out = append(out, r.id)
+		for _, r := range h.m.cmp.TableRows() {
+			out = append(out, r.ID)
 		}
 		return strings.Join(out, " ")
 	}
@@ -143,10 +145,10 @@ func TestCompareSort(t *testing.T) {
 	} {
 		h.keys("O")
 		if got := ids(); got != want {
-			t.Errorf("sorted by %s: %s, want %s", h.m.cmp.sortName(), got, want)
+			t.Errorf("sorted by %s: %s, want %s", h.m.cmp.SortName(), got, want)
 		}
-		if r, _ := h.m.cmp.Selected(); r.id != "N2007" {
-			t.Errorf("sorted by %s: cursor on %s, want N2007", h.m.cmp.sortName(), r.id)
+		if r, _ := h.m.cmp.Selected(); r.ID != "N2007" {
+			t.Errorf("sorted by %s: cursor on %s, want N2007", h.m.cmp.SortName(), r.ID)
 		}
 	}
 }
@@ -161,7 +163,7 @@ func TestCompareParamChangeRerunsOneColumn(t *testing.T) {
 	actID, expID := h.m.actRun().id, h.expSlot().id
 	h.selectRow("N2003")
 	r, _ := h.m.cmp.Selected()
-	actCell := h.m.cmp.cell(r, 0, true)
+	actCell := h.m.cmp.Cell(r, 0, true)
 	h.focusPane(focusParams)
 	h.keys("home", "j", "-") // FACTOR f
 	h.waitCompared()
@@ -170,10 +172,10 @@ func TestCompareParamChangeRerunsOneColumn(t *testing.T) {
 			actID, h.m.actRun().id, expID, h.expSlot().id)
 	}
 	r, _ = h.m.cmp.Selected()
-	if got := h.m.cmp.cell(r, 1, true); got != "#2 0.3067" {
+	if got := h.m.cmp.Cell(r, 1, true); got != "#2 0.3067" {
 		t.Errorf("expansion's N2003 cell %q, want #2 0.3067", got)
 	}
-	if got := h.m.cmp.cell(r, 0, true); got != actCell {
+	if got := h.m.cmp.Cell(r, 0, true); got != actCell {
 		t.Errorf("activation's N2003 cell %q, want %q as before", got, actCell)
 	}
 }
@@ -188,30 +190,30 @@ func TestCompareWhyNot(t *testing.T) {
 	h := compareDemo(t)
 	h.selectRow("N2001")
 	h.keys("w")
-	h.waitFor("the answer", func() bool { return h.m.why.ranked != nil || h.m.why.err != nil })
-	if h.m.why.err != nil {
-		t.Fatal(h.m.why.err)
+	h.waitFor("the answer", func() bool { return h.m.ov.why.Ranked() != nil || h.m.ov.why.Err() != nil })
+	if h.m.ov.why.Err() != nil {
+		t.Fatal(h.m.ov.why.Err())
 	}
-	if len(h.m.why.ranked) != 1 || h.m.why.ranked[0].Retriever != expansion.Name {
-		t.Fatalf("answers %+v, want the expansion's alone", h.m.why.ranked)
+	if len(h.m.ov.why.Ranked()) != 1 || h.m.ov.why.Ranked()[0].Retriever != expansion.Name {
+		t.Fatalf("answers %+v, want the expansion's alone", h.m.ov.why.Ranked())
 	}
-	text := rankedWhyText("N2001", h.m.why.ranked)
+	text := whypanel.RankedText("N2001", h.m.ov.why.Ranked())
 	if !strings.HasPrefix(text, "N2001: unreached by expansion (no_route)") {
 		t.Errorf("answer:\n%s", text)
 	}
 	h.keys("esc")
 	h.selectRow("N2007")
 	h.keys("w")
-	h.waitFor("the answer", func() bool { return h.m.why.ranked != nil || h.m.why.err != nil })
-	if h.m.why.err != nil {
-		t.Fatal(h.m.why.err)
+	h.waitFor("the answer", func() bool { return h.m.ov.why.Ranked() != nil || h.m.ov.why.Err() != nil })
+	if h.m.ov.why.Err() != nil {
+		t.Fatal(h.m.ov.why.Err())
 	}
-	if len(h.m.why.ranked) != 1 || h.m.why.ranked[0].Retriever != activation.Name || h.m.why.ranked[0].Why == nil {
-		t.Fatalf("answers %+v, want Activation Energy's why-not alone", h.m.why.ranked)
+	if len(h.m.ov.why.Ranked()) != 1 || h.m.ov.why.Ranked()[0].Retriever != activation.Name || h.m.ov.why.Ranked()[0].Why == nil {
+		t.Fatalf("answers %+v, want Activation Energy's why-not alone", h.m.ov.why.Ranked())
 	}
 	// MAX_BRANCHES 3: N2006 kept N2003, N2004 and N2005 (T 0.1016,
 	// 0.08936, 0.06933 in the tree tests) before N2007.
-	text = rankedWhyText("N2007", h.m.why.ranked)
+	text = whypanel.RankedText("N2007", h.m.ov.why.Ranked())
 	if !strings.HasPrefix(text, "N2007: unreached by activation (branch_limit)\nN2006 → N2007 at level 1: N2006 had already kept MAX_BRANCHES 3") {
 		t.Errorf("answer:\n%s", text)
 	}
@@ -228,22 +230,22 @@ func TestPickerOpensAndLeavesTheCompareView(t *testing.T) {
 	h := demoHarness(t)
 	h.focusPane(focusTree)
 	h.keys("X")
-	if h.m.top() != overlay(h.m.picker) {
+	if h.m.top() != overlay(h.m.ov.picker) {
 		t.Fatal("X did not open the picker")
 	}
 	h.keys("down", " ", "enter")
 	h.settle()
-	if !h.m.comparing() || strings.Join(h.m.cmp.shown, ",") != "activation,expansion" {
-		t.Fatalf("compare %v, want activation,expansion", h.m.cmp.shown)
+	if !h.m.comparing() || strings.Join(h.m.compared, ",") != "activation,expansion" {
+		t.Fatalf("compare %v, want activation,expansion", h.m.compared)
 	}
 	h.waitCompared()
-	if got := len(h.m.cmp.rows); got != 8 {
+	if got := len(h.m.cmp.TableRows()); got != 8 {
 		t.Errorf("%d rows, want the 8 of TestCompareTwoRetrievers", got)
 	}
 	h.keys("X", "up", " ", "enter")
 	h.settle()
 	if h.m.comparing() || h.m.retriever != expansion.Name {
-		t.Fatalf("compare %v, retriever %s; want the expansion alone", h.m.cmp.shown, h.m.retriever)
+		t.Fatalf("compare %v, retriever %s; want the expansion alone", h.m.compared, h.m.retriever)
 	}
 	if hit, ok := h.m.ranked.Selected(); !ok || hit.NodeID != "N2006" {
 		t.Errorf("results pane: %+v %v, want the expansion's ranking", hit, ok)
@@ -263,18 +265,18 @@ func TestHostileCompareView(t *testing.T) {
 		Seeds: []retriever.Seed{{NodeID: hostileH0, Score: 1}}})
 	h.waitCompared()
 	var table []string
-	for _, r := range h.m.cmp.rows {
-		table = append(table, h.m.cmp.row(r, true))
+	for _, r := range h.m.cmp.TableRows() {
+		table = append(table, h.m.cmp.RowText(r, true))
 	}
 	assertCleanView(t, h, "compare table", strings.Join(table, "\n"),
 		`H0`+shownOSC52+` Req\x1b]0;PWNED\a`, `H1\r\x1b[2J Ev\u202eent`, `H2\u202ecod.exe Data\x1b[2J`)
 	h.selectRow("H2\u202ecod.exe")
-	assertCleanView(t, h, "compare detail", strings.Join(compareLines(h.m.st, h.m.names, *h.m.detail.cmp, 200), "\n"),
+	assertCleanView(t, h, "compare detail", strings.Join(compareLines(h.m.St, h.m.Names, *h.m.detailCmp(), 200), "\n"),
 		`H2\u202ecod.exe Data\x1b[2J`, `reached from "H0`+shownOSC52+`"`)
 	h.keys("w")
-	h.waitFor("the answer", func() bool { return h.m.why.ranked != nil || h.m.why.err != nil })
-	if h.m.why.err != nil {
-		t.Fatal(h.m.why.err)
+	h.waitFor("the answer", func() bool { return h.m.ov.why.Ranked() != nil || h.m.ov.why.Err() != nil })
+	if h.m.ov.why.Err() != nil {
+		t.Fatal(h.m.ov.why.Err())
 	}
 	assertCleanView(t, h, "why panel", h.m.View(), `cod.exe`, `unreached by expansion (no_route)`)
 }
@@ -306,7 +308,7 @@ func TestCompareFusionColumn(t *testing.T) {
 	}
 	h.selectRow("N2005")
 	r, _ := h.m.cmp.Selected()
-	if got := h.m.cmp.cell(r, 2, true); got != "#4 0.03101" {
+	if got := h.m.cmp.Cell(r, 2, true); got != "#4 0.03101" {
 		t.Errorf("fusion's N2005 cell %q, want #4 0.03101", got)
 	}
 	actID, fuseID := h.m.actRun().id, h.m.runs.slots[fusion.Name].id
@@ -346,11 +348,11 @@ func TestCompareWhyFiltered(t *testing.T) {
 	}
 	h.selectRow("N2003")
 	h.keys("w")
-	h.waitFor("the answer", func() bool { return h.m.why.ranked != nil || h.m.why.err != nil })
-	if h.m.why.err != nil {
-		t.Fatal(h.m.why.err)
+	h.waitFor("the answer", func() bool { return h.m.ov.why.Ranked() != nil || h.m.ov.why.Err() != nil })
+	if h.m.ov.why.Err() != nil {
+		t.Fatal(h.m.ov.why.Err())
 	}
-	text := rankedWhyText("N2003", h.m.why.ranked)
+	text := whypanel.RankedText("N2003", h.m.ov.why.Ranked())
 	if !strings.HasPrefix(text, "N2003: filtered by expansion (by the relationship filter)\nN2003 is 1 hop from the nearest seed through followed types, but only through relationships the filter (weight<0.8) removes") {
 		t.Errorf("answer:\n%s", text)
 	}

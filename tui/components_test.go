@@ -18,33 +18,8 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/components/seeds"
 )
-
-// TestStepLog checks the MIN_ACTIVATION 1-2-5 grid: one step from a grid
-// value goes to its neighbour (0.005 → 0.01 / 0.002; 0.001 → 0.0005), and
-// from a value between grid points to the nearest grid value in that
-// direction (0.003 → 0.005 / 0.002; 0.0015 → 0.002 / 0.001). The ends
-// stay put (1 up, 1e-6 down).
-func TestStepLog(t *testing.T) {
-	for _, c := range []struct{ v, up, down float64 }{
-		{0.005, 0.01, 0.002},
-		{0.0001, 0.0002, 0.00005},
-		{0.0002, 0.0005, 0.0001},
-		{0.001, 0.002, 0.0005},
-		{0.05, 0.1, 0.02},
-		{0.003, 0.005, 0.002},
-		{0.0015, 0.002, 0.001},
-		{1, 1, 0.5},
-		{1e-6, 2e-6, 1e-6},
-	} {
-		if got := stepLog(c.v, 1); got != c.up {
-			t.Errorf("stepLog(%v, +1) = %v, want %v", c.v, got, c.up)
-		}
-		if got := stepLog(c.v, -1); got != c.down {
-			t.Errorf("stepLog(%v, -1) = %v, want %v", c.v, got, c.down)
-		}
-	}
-}
 
 // TestStepLinear checks TAG_SIM_FLOOR's 0.05 steps in [0, 1]: 0.15 → 0.2 /
 // 0.1, off-grid 0.17 → 0.2 / 0.15, and clamping at both ends.
@@ -97,9 +72,9 @@ func TestParamsKeys(t *testing.T) {
 func (h *harness) pickerTo(id string) {
 	h.t.Helper()
 	h.focusPane(focusSeeds)
-	for i, n := range h.m.seeds.visible {
+	for i, n := range h.m.seeds.Visible() {
 		if n.ID == id {
-			h.m.seeds.moveTo(i)
+			h.m.seeds.MoveTo(i)
 			return
 		}
 	}
@@ -122,7 +97,7 @@ func TestSeedToggleAndScore(t *testing.T) {
 	if s := h.m.seeds.Seeds(); len(s) != 1 || s[0] != (retriever.Seed{NodeID: "N2006", Score: 1}) {
 		t.Fatalf("seeds = %+v", s)
 	}
-	if st := h.lastStatus().text; !strings.Contains(st, "added seed N2006 with R 1 ") {
+	if st := h.lastStatus().Text; !strings.Contains(st, "added seed N2006 with R 1 ") {
 		t.Errorf("status %q", st)
 	}
 	if h.m.actRun().trees == nil || h.m.actRun().trees.seeds[0].state != seedDone {
@@ -135,10 +110,10 @@ func TestSeedToggleAndScore(t *testing.T) {
 	}{{"+", 1, "N2006: R stays 1"}, {"-", 0.95, "N2006: R = 0.95"}, {"-", 0.9, "N2006: R = 0.9"}, {"+", 0.95, "N2006: R = 0.95"}} {
 		h.keys(c.key)
 		h.settle()
-		if s := h.m.seeds.seeds[0].Score; s != c.r {
+		if s := h.m.seeds.Seeds()[0].Score; s != c.r {
 			t.Fatalf("%s: R = %v, want %v", c.key, s, c.r)
 		}
-		if st := h.lastStatus().text; !strings.HasPrefix(st, c.status) {
+		if st := h.lastStatus().Text; !strings.HasPrefix(st, c.status) {
 			t.Errorf("%s to R %v: status %q, want %q", c.key, c.r, st, c.status)
 		}
 	}
@@ -146,15 +121,15 @@ func TestSeedToggleAndScore(t *testing.T) {
 	h.typeText("0.42")
 	h.keys("enter")
 	h.settle()
-	if s := h.m.seeds.seeds[0].Score; s != 0.42 || h.m.seeds.editing {
-		t.Fatalf("R = %v (editing %v), want 0.42", s, h.m.seeds.editing)
+	if s := h.m.seeds.Seeds()[0].Score; s != 0.42 || h.m.seeds.Editing() {
+		t.Fatalf("R = %v (editing %v), want 0.42", s, h.m.seeds.Editing())
 	}
 	if h.m.actRun().trees.seeds[0].seed.Score != 0.42 {
 		t.Fatal("the run does not use the typed score")
 	}
 	h.keys("enter") // toggles N2006 off: no seeds, no run
 	h.settle()
-	if len(h.m.seeds.seeds) != 0 || h.m.actRun().trees != nil {
+	if len(h.m.seeds.Seeds()) != 0 || h.m.actRun().trees != nil {
 		t.Fatal("seed not removed")
 	}
 }
@@ -174,13 +149,13 @@ func TestInvalidScoreRefused(t *testing.T) {
 		h.keys("enter")
 		h.settle()
 		st := h.lastStatus()
-		if !st.isErr || !strings.Contains(st.text, `"`+bad+`"`) {
+		if !st.IsErr || !strings.Contains(st.Text, `"`+bad+`"`) {
 			t.Errorf("%s: status %+v", bad, st)
 		}
-		if s := h.m.seeds.seeds[0].Score; s != 0.85 {
+		if s := h.m.seeds.Seeds()[0].Score; s != 0.85 {
 			t.Errorf("%s: R = %v", bad, s)
 		}
-		if !h.m.seeds.editing {
+		if !h.m.seeds.Editing() {
 			t.Errorf("%s: input closed", bad)
 		}
 		h.keys("esc")
@@ -196,10 +171,10 @@ func TestSeedLimit(t *testing.T) {
 		h.keys("space")
 		h.settle()
 	}
-	if n := len(h.m.seeds.seeds); n != 2 {
+	if n := len(h.m.seeds.Seeds()); n != 2 {
 		t.Fatalf("seeds = %d, want 2", n)
 	}
-	if st := h.lastStatus(); !st.isErr || !strings.Contains(st.text, "at most 2 seeds") || !strings.Contains(st.text, "N2002") {
+	if st := h.lastStatus(); !st.IsErr || !strings.Contains(st.Text, "at most 2 seeds") || !strings.Contains(st.Text, "N2002") {
 		t.Fatalf("status = %+v", st)
 	}
 }
@@ -210,13 +185,13 @@ func TestSeedLimit(t *testing.T) {
 func TestPickerPagingAndFilter(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{})
 	p := h.m.seeds
-	if len(p.all.nodes) != 50 || !p.all.more {
-		t.Fatalf("first page: %d nodes, more %v", len(p.all.nodes), p.all.more)
+	if len(p.All().Nodes) != 50 || !p.All().More {
+		t.Fatalf("first page: %d nodes, more %v", len(p.All().Nodes), p.All().More)
 	}
 	h.keys("G")
 	h.settle()
-	if len(p.visible) != 57 || p.all.more {
-		t.Fatalf("after scrolling: %d nodes, more %v", len(p.visible), p.all.more)
+	if len(p.Visible()) != 57 || p.All().More {
+		t.Fatalf("after scrolling: %d nodes, more %v", len(p.Visible()), p.All().More)
 	}
 	calls := h.src.listCalls.Load()
 	h.keys("/")
@@ -226,22 +201,22 @@ func TestPickerPagingAndFilter(t *testing.T) {
 	}
 	h.typeText("2017")
 	h.settle()
-	if got := p.filter.Value(); got != "q2017" {
+	if got := p.FilterText(); got != "q2017" {
 		t.Fatalf("filter = %q", got)
 	}
 	h.keys("backspace", "backspace", "backspace", "backspace", "backspace")
 	h.typeText("N2017")
 	h.settle()
-	if len(p.visible) == 0 || p.visible[0].ID != "N2017" {
-		t.Fatalf("visible = %v", p.visible)
+	if len(p.Visible()) == 0 || p.Visible()[0].ID != "N2017" {
+		t.Fatalf("visible = %v", p.Visible())
 	}
 	if h.src.listCalls.Load() <= calls {
 		t.Fatal("no server-side search for the filter")
 	}
 	h.keys("enter", "space") // leave the filter, pick N2017
 	h.settle()
-	if len(p.seeds) != 1 || p.seeds[0].NodeID != "N2017" {
-		t.Fatalf("seeds = %+v", p.seeds)
+	if len(p.Seeds()) != 1 || p.Seeds()[0].NodeID != "N2017" {
+		t.Fatalf("seeds = %+v", p.Seeds())
 	}
 }
 
@@ -286,7 +261,7 @@ func TestTagInput(t *testing.T) {
 		t.Fatalf("ctrl+w left %v", h.m.tags.Tags())
 	}
 	h.typeText("q")
-	if h.quit || h.m.tags.input.Value() != "q" {
+	if h.quit || h.m.tags.Value() != "q" {
 		t.Fatalf("q did not type (quit %v)", h.quit)
 	}
 	h.settle()
@@ -349,12 +324,12 @@ func TestCopyPath(t *testing.T) {
 	if !strings.Contains(h.out.String(), seq) {
 		t.Fatalf("output lacks the OSC 52 sequence for\n%s\ngot %q", want, h.out.String())
 	}
-	if st := h.lastStatus().text; st != "copied Cypher for path N2006→N2003→N2001 (3 nodes)" {
+	if st := h.lastStatus().Text; st != "copied Cypher for path N2006→N2003→N2001 (3 nodes)" {
 		t.Fatalf("status = %q", st)
 	}
 	h.keys("Y")
 	h.settle()
-	if st := h.lastStatus().text; st != "copied Cypher for all 3 paths" {
+	if st := h.lastStatus().Text; st != "copied Cypher for all 3 paths" {
 		t.Fatalf("status = %q", st)
 	}
 	if !strings.Contains(h.out.String(), base64.StdEncoding.EncodeToString([]byte("// Path 1: N2006 -> N2003 -> N2001 -> N2010\n"))[:40]) {
@@ -366,11 +341,11 @@ func TestCopyPath(t *testing.T) {
 // timestamped names, leaving no temporary files.
 func TestExport(t *testing.T) {
 	h := demoHarness(t)
-	dir := h.m.outDir
+	dir := h.m.OutDir
 	h.keys("d")
 	h.settle()
 	d3 := filepath.Join(dir, "memoria-d3-20260302-093100.json")
-	if st := h.lastStatus(); st.isErr || !strings.Contains(st.text, d3) {
+	if st := h.lastStatus(); st.IsErr || !strings.Contains(st.Text, d3) {
 		t.Fatalf("status = %+v", st)
 	}
 	b, err := os.ReadFile(d3)
@@ -415,12 +390,12 @@ func TestHelpListsEveryKey(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{})
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	h.keys("?")
-	if !h.m.isOpen(h.m.helpView) {
+	if !h.m.isOpen(h.m.ov.helpView) {
 		t.Fatal("? did not open the help")
 	}
-	full := fullHelp(h.m.km, h.m.st, h.m.helpView.Width())
+	full := fullHelp(h.m.KM, h.m.St, h.m.ov.helpView.Width())
 	golden(t, "help_80x24", full)
-	for _, g := range h.m.km.All() {
+	for _, g := range h.m.KM.All() {
 		for _, b := range g {
 			if !strings.Contains(full, b.Help().Desc) {
 				t.Errorf("help lacks %q", b.Help().Desc)
@@ -430,7 +405,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 	// Columns sit side by side, so check each heading's column: the
 	// heading's cell column is where its keys' lines start.
 	lines := strings.Split(full, "\n")
-	for _, g := range h.m.km.Groups() {
+	for _, g := range h.m.KM.Groups() {
 		found := false
 		for i, l := range lines {
 			at := strings.Index(l, g.Title)
@@ -454,7 +429,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 		t.Fatal("help not shown")
 	}
 	h.keys("esc")
-	if h.m.isOpen(h.m.helpView) {
+	if h.m.isOpen(h.m.ov.helpView) {
 		t.Fatal("esc did not close the help")
 	}
 }
@@ -478,21 +453,21 @@ func TestScoreEditFollowsItsSeed(t *testing.T) {
 	// Leave the filter input (the server search is pending) and put the
 	// cursor on N2006 by hand: pickerTo would settle, applying the page.
 	h.keys("enter")
-	for i, n := range p.visible {
+	for i, n := range p.Visible() {
 		if n.ID == "N2006" {
-			p.moveTo(i)
+			p.MoveTo(i)
 		}
 	}
-	if n, _ := p.current(); n.ID != "N2006" || len(p.match.nodes) > 0 {
-		t.Fatalf("cursor on %s with %d server matches: want N2006 and none yet", n.ID, len(p.match.nodes))
+	if n, _ := p.Current(); n.ID != "N2006" || len(p.Match().Nodes) > 0 {
+		t.Fatalf("cursor on %s with %d server matches: want N2006 and none yet", n.ID, len(p.Match().Nodes))
 	}
 	h.keys("r")
 	for range 8 {
 		h.keys("backspace")
 	}
 	h.typeText("0.42")
-	h.waitFor("the server's matches", func() bool { return len(p.match.nodes) > 0 })
-	if n, _ := p.current(); n.ID == "N2006" {
+	h.waitFor("the server's matches", func() bool { return len(p.Match().Nodes) > 0 })
+	if n, _ := p.Current(); n.ID == "N2006" {
 		t.Fatalf("cursor still on N2006 after the page: the ranking the test relies on changed")
 	}
 	h.keys("enter")
@@ -504,7 +479,7 @@ func TestScoreEditFollowsItsSeed(t *testing.T) {
 	if got["N2006"] != 0.42 || got["T4005"] != 0.85 {
 		t.Fatalf("scores = %v, want N2006 0.42 and T4005 0.85", got)
 	}
-	if st := h.lastStatus(); st.isErr || st.text != "N2006: R = 0.42" {
+	if st := h.lastStatus(); st.IsErr || st.Text != "N2006: R = 0.42" {
 		t.Fatalf("status = %+v", st)
 	}
 }
@@ -527,7 +502,7 @@ func TestTabAppliesValidScore(t *testing.T) {
 	if h.m.actRun().id != run+1 || h.m.actRun().trees.seeds[0].seed.Score != 0.6 {
 		t.Fatalf("no new run with R 0.6 (runs %d)", h.m.actRun().id-run)
 	}
-	if st := h.lastStatus(); st.isErr || st.text != "N2006: R = 0.6" {
+	if st := h.lastStatus(); st.IsErr || st.Text != "N2006: R = 0.6" {
 		t.Fatalf("status = %+v", st)
 	}
 }
@@ -548,7 +523,7 @@ func TestTabAbandonsInvalidScore(t *testing.T) {
 		t.Fatalf("R = %v, runs %d: want 0.85 and no new run", s, h.m.actRun().id-run)
 	}
 	st := h.lastStatus()
-	if !st.isErr || !strings.Contains(st.text, "score edit for N2006 abandoned, R stays 0.85") || !strings.Contains(st.text, `"1.5"`) {
+	if !st.IsErr || !strings.Contains(st.Text, "score edit for N2006 abandoned, R stays 0.85") || !strings.Contains(st.Text, `"1.5"`) {
 		t.Fatalf("status = %+v", st)
 	}
 }
@@ -567,12 +542,12 @@ func TestFilterDebounced(t *testing.T) {
 	src := loadDemo(t)
 	h := newHarness(t, src, Options{})
 	p := h.m.seeds
-	if p.debounce != filterDebounce || reflect.ValueOf(p.tick).Pointer() != reflect.ValueOf(tea.Tick).Pointer() {
-		t.Fatalf("the picker debounces %v with %v, want filterDebounce (%v) with tea.Tick", p.debounce, p.tick, filterDebounce)
+	if d, tick := p.Clock(); d != seeds.FilterDebounce || reflect.ValueOf(tick).Pointer() != reflect.ValueOf(tea.Tick).Pointer() {
+		t.Fatalf("the picker debounces %v with %v, want FilterDebounce (%v) with tea.Tick", d, tick, seeds.FilterDebounce)
 	}
 	const debounce = 200 * time.Millisecond
 	clock := &fakeClock{}
-	p.debounce, p.tick = debounce, clock.tick
+	p.SetClock(debounce, clock.tick)
 	h.focusPane(focusSeeds)
 	h.keys("/")
 	for i, r := range "N2017" {
@@ -602,8 +577,8 @@ func TestFilterDebounced(t *testing.T) {
 		t.Fatalf("%d server searches before the last edit's debounce ended", n)
 	}
 	fired = clock.advance(time.Millisecond)
-	if len(fired) != 1 || fired[0] != (filterTickMsg{id: p.edits}) {
-		t.Fatalf("at 200 ms fired %v, want the last edit's tick (id %d)", fired, p.edits)
+	if len(fired) != 1 || fired[0] != (seeds.FilterTickMsg{ID: p.Edits()}) {
+		t.Fatalf("at 200 ms fired %v, want the last edit's tick (id %d)", fired, p.Edits())
 	}
 	h.send(fired...)
 	h.settle()
@@ -615,8 +590,8 @@ func TestFilterDebounced(t *testing.T) {
 		}
 		t.Fatalf("server searches for %q, want one for \"N2017\"", fs)
 	}
-	if len(p.match.nodes) != 1 || len(p.visible) == 0 || p.visible[0].ID != "N2017" {
-		t.Fatalf("matches %v, visible %v", p.match.nodes, p.visible)
+	if len(p.Match().Nodes) != 1 || len(p.Visible()) == 0 || p.Visible()[0].ID != "N2017" {
+		t.Fatalf("matches %v, visible %v", p.Match().Nodes, p.Visible())
 	}
 }
 
@@ -635,16 +610,16 @@ func TestFilterNoMatchSearchedOnce(t *testing.T) {
 	h.keys("/")
 	h.typeText("qqzzxx")
 	h.settle()
-	if len(p.match.nodes) != 0 || p.match.loading || p.match.seq == 0 || len(p.visible) != 0 {
+	if len(p.Match().Nodes) != 0 || p.Match().Loading || p.Match().Seq == 0 || len(p.Visible()) != 0 {
 		t.Fatalf("stream seq %d loading %v with %v, visible %v: want a finished search with no match",
-			p.match.seq, p.match.loading, p.match.nodes, p.visible)
+			p.Match().Seq, p.Match().Loading, p.Match().Nodes, p.Visible())
 	}
 	h.keys("left", "right", "home", "end", "up", "down", "space")
 	h.settle()
 	h.keys("enter", "down", "up", "end", "G", "pgdown")
 	h.settle()
-	if p.filter.Value() != "qqzzxx " || p.filter.Focused() {
-		t.Fatalf("filter %q (focused %v), want \"qqzzxx \" and the list focused", p.filter.Value(), p.filter.Focused())
+	if p.FilterText() != "qqzzxx " || p.FilterFocused() {
+		t.Fatalf("filter %q (focused %v), want \"qqzzxx \" and the list focused", p.FilterText(), p.FilterFocused())
 	}
 	if n := src.listCalls.Load() - before; n != 1 {
 		t.Fatalf("%d ListNodes calls, want 1", n)
@@ -667,11 +642,11 @@ func TestFirstPageRetried(t *testing.T) {
 	failed := func(when string) {
 		t.Helper()
 		st := h.lastStatus()
-		if !st.isErr || !strings.Contains(st.text, "listing nodes: "+errFakeList.Error()) || !strings.Contains(st.text, "ctrl+r") {
+		if !st.IsErr || !strings.Contains(st.Text, "listing nodes: "+errFakeList.Error()) || !strings.Contains(st.Text, "ctrl+r") {
 			t.Fatalf("%s: status %+v", when, st)
 		}
-		if p.all.err == nil || len(p.all.nodes) != 0 || !strings.Contains(p.View(), "could not list nodes: ctrl+r retries") {
-			t.Fatalf("%s: err %v, %d nodes, picker:\n%s", when, p.all.err, len(p.all.nodes), p.View())
+		if p.All().Err == nil || len(p.All().Nodes) != 0 || !strings.Contains(p.View(), "could not list nodes: ctrl+r retries") {
+			t.Fatalf("%s: err %v, %d nodes, picker:\n%s", when, p.All().Err, len(p.All().Nodes), p.View())
 		}
 	}
 	failed("first page")
@@ -691,8 +666,8 @@ func TestFirstPageRetried(t *testing.T) {
 	if n := src.listCalls.Load() - calls; n != 2 {
 		t.Fatalf("ctrl+r: %d ListNodes calls in all, want 2", n)
 	}
-	if p.all.err != nil || len(p.all.nodes) != nodePageSize || !p.all.more || len(p.visible) != nodePageSize {
-		t.Fatalf("after ctrl+r: err %v, %d nodes (more %v), %d visible", p.all.err, len(p.all.nodes), p.all.more, len(p.visible))
+	if p.All().Err != nil || len(p.All().Nodes) != seeds.NodePageSize || !p.All().More || len(p.Visible()) != seeds.NodePageSize {
+		t.Fatalf("after ctrl+r: err %v, %d nodes (more %v), %d visible", p.All().Err, len(p.All().Nodes), p.All().More, len(p.Visible()))
 	}
 	if strings.Contains(p.View(), "retries") {
 		t.Fatalf("the failure is still shown:\n%s", p.View())
@@ -713,7 +688,7 @@ func TestFilterSearchRetried(t *testing.T) {
 	h.typeText("N2017")
 	src.failLists(2)
 	h.settle()
-	if st := h.lastStatus(); !st.isErr || !strings.Contains(st.text, `searching nodes for "N2017": `+errFakeList.Error()) {
+	if st := h.lastStatus(); !st.IsErr || !strings.Contains(st.Text, `searching nodes for "N2017": `+errFakeList.Error()) {
 		t.Fatalf("status %+v", st)
 	}
 	h.keys("space")
@@ -723,8 +698,8 @@ func TestFilterSearchRetried(t *testing.T) {
 	}
 	h.keys("down")
 	h.settle()
-	if n := len(src.filteredCalls()); n != 2 || p.match.err == nil {
-		t.Fatalf("↓ after the failure: %d searches (err %v), want a second, failing", n, p.match.err)
+	if n := len(src.filteredCalls()); n != 2 || p.Match().Err == nil {
+		t.Fatalf("↓ after the failure: %d searches (err %v), want a second, failing", n, p.Match().Err)
 	}
 	h.keys("ctrl+r")
 	h.settle()
@@ -732,8 +707,8 @@ func TestFilterSearchRetried(t *testing.T) {
 	if len(calls) != 3 || calls[2].filter != "N2017" {
 		t.Fatalf("ctrl+r: %d searches, want a third for N2017", len(calls))
 	}
-	if !p.filter.Focused() || p.match.err != nil || len(p.match.nodes) != 1 || len(p.visible) == 0 || p.visible[0].ID != "N2017" {
-		t.Fatalf("after ctrl+r: input focused %v, err %v, matches %v, visible %v", p.filter.Focused(), p.match.err, p.match.nodes, p.visible)
+	if !p.FilterFocused() || p.Match().Err != nil || len(p.Match().Nodes) != 1 || len(p.Visible()) == 0 || p.Visible()[0].ID != "N2017" {
+		t.Fatalf("after ctrl+r: input focused %v, err %v, matches %v, visible %v", p.FilterFocused(), p.Match().Err, p.Match().Nodes, p.Visible())
 	}
 }
 
@@ -761,8 +736,8 @@ func TestFilterCancelsSupersededSearch(t *testing.T) {
 		t.Fatal("the N20 search was not cancelled when the filter changed")
 	}
 	h.settle() // the N20 search returns its error; N201's waits
-	if st := h.lastStatus(); st.isErr {
-		t.Fatalf("the cancelled search's error was shown: %q", st.text)
+	if st := h.lastStatus(); st.IsErr {
+		t.Fatalf("the cancelled search's error was shown: %q", st.Text)
 	}
 	calls = src.filteredCalls()
 	if len(calls) != 2 || calls[1].filter != "N201" {
@@ -771,8 +746,8 @@ func TestFilterCancelsSupersededSearch(t *testing.T) {
 	src.openLists()
 	h.settle()
 	p := h.m.seeds
-	if p.match.filter != "N201" || len(p.match.nodes) != 8 {
-		t.Fatalf("match stream %q with %d nodes, want N201 with N2010..N2017", p.match.filter, len(p.match.nodes))
+	if p.Match().Filter != "N201" || len(p.Match().Nodes) != 8 {
+		t.Fatalf("match stream %q with %d nodes, want N201 with N2010..N2017", p.Match().Filter, len(p.Match().Nodes))
 	}
 }
 
@@ -790,21 +765,21 @@ func TestStalePageDropped(t *testing.T) {
 	h.keys("/")
 	h.typeText("N20")
 	h.settle()
-	first := p.match.seq
+	first := p.Match().Seq
 	h.typeText("1")
 	h.keys("backspace")
-	if p.match.filter != "N20" || p.match.seq == first {
-		t.Fatalf("stream %q seq %d: want a new N20 stream", p.match.filter, p.match.seq)
+	if p.Match().Filter != "N20" || p.Match().Seq == first {
+		t.Fatalf("stream %q seq %d: want a new N20 stream", p.Match().Filter, p.Match().Seq)
 	}
-	stale := nodesLoadedMsg{seq: first, filter: "N20", offset: 0,
-		nodes: []graph.NodeSummary{{ID: "N2099", Text: "from the old search"}}}
+	stale := seeds.NodesLoadedMsg{Seq: first, Filter: "N20", Offset: 0,
+		Nodes: []graph.NodeSummary{{ID: "N2099", Text: "from the old search"}}}
 	h.send(stale)
-	if len(p.match.nodes) != 0 || p.known["N2099"].ID != "" {
-		t.Fatalf("the stale page was applied: %v", p.match.nodes)
+	if len(p.Match().Nodes) != 0 || p.Known("N2099") {
+		t.Fatalf("the stale page was applied: %v", p.Match().Nodes)
 	}
 	h.settle()
-	if len(p.match.nodes) != 18 {
-		t.Fatalf("the new N20 stream has %d nodes, want 18", len(p.match.nodes))
+	if len(p.Match().Nodes) != 18 {
+		t.Fatalf("the new N20 stream has %d nodes, want 18", len(p.Match().Nodes))
 	}
 }
 
@@ -848,7 +823,7 @@ func TestNodeTextAsInCLI(t *testing.T) {
 // whatever file had the name.
 func TestExportNeverOverwrites(t *testing.T) {
 	h := demoHarness(t)
-	dir := h.m.outDir
+	dir := h.m.OutDir
 	mine := filepath.Join(dir, "memoria-d3-20260302-093100-3.json")
 	for i, want := range []string{"memoria-d3-20260302-093100.json", "memoria-d3-20260302-093100-2.json", "memoria-d3-20260302-093100-4.json"} {
 		if i == 2 {
@@ -859,7 +834,7 @@ func TestExportNeverOverwrites(t *testing.T) {
 		h.keys("d")
 		h.settle()
 		path := filepath.Join(dir, want)
-		if st := h.lastStatus(); st.isErr || !strings.Contains(st.text, "wrote "+path+" ") {
+		if st := h.lastStatus(); st.IsErr || !strings.Contains(st.Text, "wrote "+path+" ") {
 			t.Fatalf("export %d: status %+v, want %s", i+1, st, path)
 		}
 		if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), `"N2010"`) {
@@ -919,8 +894,8 @@ func TestFocusMovesWithTab(t *testing.T) {
 	h.keys("/")
 	for range 2 * int(focusCount) {
 		h.keys("tab")
-		on := map[focus]bool{focusSeeds: h.m.seeds.focused, focusTags: h.m.tags.focused,
-			focusParams: h.m.params.focused, focusTree: h.m.tree.focused, focusDetail: h.m.detail.focused}
+		on := map[focus]bool{focusSeeds: h.m.seeds.Focused(), focusTags: h.m.tags.Focused(),
+			focusParams: h.m.params.Focused(), focusTree: h.m.tree.focused, focusDetail: h.m.detail.Focused()}
 		for f, v := range on {
 			if v != (f == h.m.focus) {
 				t.Fatalf("focus %d: pane %d focused = %v", h.m.focus, f, v)

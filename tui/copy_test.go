@@ -67,12 +67,12 @@ func TestCopyLoserPathAndCheck(t *testing.T) {
 	if !strings.HasPrefix(got, `:params {id0: "N2006", id1: "N2005", id2: "N2007", r0: {`) || !strings.HasSuffix(got, "RETURN p;") {
 		t.Fatalf("copied:\n%s", got)
 	}
-	if st := h.lastStatus().text; !strings.HasPrefix(st, "copied Cypher for path N2006→N2005→N2007, below threshold (") || !strings.HasSuffix(st, "(3 nodes)") {
+	if st := h.lastStatus().Text; !strings.HasPrefix(st, "copied Cypher for path N2006→N2005→N2007, below threshold (") || !strings.HasSuffix(st, "(3 nodes)") {
 		t.Fatalf("status = %q", st)
 	}
 	h.keys("F")
 	h.settle()
-	if st := h.lastStatus().text; st != "copies are now in the shell form" {
+	if st := h.lastStatus().Text; st != "copies are now in the shell form" {
 		t.Fatalf("status = %q", st)
 	}
 	h.keys("K")
@@ -84,7 +84,7 @@ func TestCopyLoserPathAndCheck(t *testing.T) {
 			t.Fatalf("check query lacks %q:\n%s", want, got)
 		}
 	}
-	if st := h.lastStatus().text; !strings.Contains(st, "check query for path N2006→N2005→N2007") || !strings.Contains(st, "shell form") {
+	if st := h.lastStatus().Text; !strings.Contains(st, "check query for path N2006→N2005→N2007") || !strings.Contains(st, "shell form") {
 		t.Fatalf("status = %q", st)
 	}
 }

@@ -6,14 +6,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/components/detail"
 )
 
 // detailSubject is what the detail pane explains: a node of a result tree
@@ -40,158 +38,46 @@ type detailSubject struct {
 	route []activation.Step
 }
 
-// detailPane shows the selected node's properties and the transfer energy
-// that reached it, worked out in numbers.
-type detailPane struct {
-	*Common
-	vp      viewport.Model
-	subject *detailSubject
-	// hit is a ranking retriever's selected hit (set instead of subject).
-	hit *hitSubject
-	// cmp is the compare view's selected row (set instead of both).
-	cmp *cmpSubject
-	// validity are the relationship properties that say when a fact held
-	// (graph.Schema's ValidAt and InvalidAt: Graphiti's valid_at and
-	// invalid_at), shown for each hop of the node's route; nil: none.
-	validity []string
-	w, h     int
-	focusFlag
+// The subjects the detail pane explains (tui/components/detail): each says
+// which node it is about and writes its own lines.
+
+func (s *detailSubject) ID() string { return s.node.ID }
+func (s *detailSubject) Lines(c *Common, w int, validity []string) []string {
+	return detailLines(c.St, c.Names, *s, w, validity)
 }
 
-func newDetailPane(c *Common, validity []string) *detailPane {
-	km := c.km
-	vp := viewport.New(0, 0)
-	vp.MouseWheelEnabled = true
-	vp.KeyMap = viewport.KeyMap{
-		Up: km.Up, Down: km.Down, PageUp: km.PageUp, PageDown: km.PageDown,
-		HalfPageUp: key.NewBinding(key.WithDisabled()), HalfPageDown: key.NewBinding(key.WithDisabled()),
-		Left: key.NewBinding(key.WithDisabled()), Right: key.NewBinding(key.WithDisabled()),
-	}
-	return &detailPane{Common: c, vp: vp, validity: validity}
+func (s *hitSubject) ID() string { return s.hit.NodeID }
+func (s *hitSubject) Lines(c *Common, w int, validity []string) []string {
+	return hitLines(c.St, c.Names, *s, w, validity)
 }
 
-// SetSize sets the inner size.
-func (d *detailPane) SetSize(w, h int) {
-	if w == d.w && h == d.h {
-		return
-	}
-	d.w, d.h = w, h
-	d.vp.Width, d.vp.Height = w, h
-	d.render()
+func (s *cmpSubject) ID() string { return s.row.ID }
+func (s *cmpSubject) Lines(c *Common, w int, _ []string) []string {
+	return compareLines(c.St, c.Names, *s, w)
 }
 
-// focusFlag is the Focus and Blur of a pane that only needs to know
-// whether it has the keyboard.
-type focusFlag struct{ focused bool }
-
-// Focus gives the pane the keyboard.
-func (f *focusFlag) Focus() tea.Cmd {
-	f.focused = true
-	return nil
+// detailHit is the ranking hit the detail pane explains, nil when it
+// explains something else; detailCmp the compare view's row.
+func (m *Model) detailHit() *hitSubject {
+	h, _ := m.detail.Subject().(*hitSubject)
+	return h
 }
 
-// Blur takes the keyboard away.
-func (f *focusFlag) Blur() tea.Cmd {
-	f.focused = false
-	return nil
+func (m *Model) detailCmp() *cmpSubject {
+	c, _ := m.detail.Subject().(*cmpSubject)
+	return c
 }
 
-// Show explains s (nil clears the pane) from the top: a new selection.
-func (d *detailPane) Show(s *detailSubject) { d.set(s, nil, true) }
-
-// SetSubject explains s keeping the scroll position: the same selection,
-// whose data changed (a run grew).
-func (d *detailPane) SetSubject(s *detailSubject) { d.set(s, nil, false) }
-
-// ShowHit explains a ranking's hit (nil clears the pane) from the top.
-func (d *detailPane) ShowHit(h *hitSubject) { d.set(nil, h, true) }
-
-// SetHit explains the same hit keeping the scroll position (its context
-// arrived).
-func (d *detailPane) SetHit(h *hitSubject) { d.set(nil, h, false) }
-
-// set shows an Activation Energy subject or a ranking's hit, from the top
-// or where it was scrolled to.
-func (d *detailPane) set(s *detailSubject, h *hitSubject, top bool) {
-	d.subject, d.hit, d.cmp = s, h, nil
-	if top {
-		d.vp.GotoTop()
-	}
-	d.render()
-}
-
-// ShowCompare shows the compare view's selected row (nil clears the
-// pane) from the top.
-func (d *detailPane) ShowCompare(c *cmpSubject) {
-	d.set(nil, nil, true)
-	d.cmp = c
-	d.render()
-}
-
-// SetCompare shows the same row keeping the scroll position (a column's
-// answer arrived).
-func (d *detailPane) SetCompare(c *cmpSubject) {
-	d.set(nil, nil, false)
-	d.cmp = c
-	d.render()
-}
-
-// Redraw renders the node again: the naming or its degree (Common's
-// names, stats) changed.
-func (d *detailPane) Redraw() { d.render() }
-
-// subjectID is the id of the node shown ("" when none).
-func (d *detailPane) subjectID() string {
-	switch {
-	case d.cmp != nil:
-		return d.cmp.row.id
-	case d.hit != nil:
-		return d.hit.hit.NodeID
-	case d.subject != nil:
-		return d.subject.node.ID
-	}
-	return ""
-}
-
-// withDegree puts the degree line (graphStats.detailLine) under the head.
-func (d *detailPane) withDegree(lines []string) []string {
-	l := d.stats.detailLine(d.st, d.subjectID())
-	if l == "" || len(lines) == 0 {
-		return lines
-	}
-	return append(lines[:1], append([]string{l}, lines[1:]...)...)
-}
-
-// Update scrolls when focused (keys) or under the wheel.
-func (d *detailPane) Update(msg tea.Msg) tea.Cmd {
-	if _, isKey := msg.(tea.KeyMsg); isKey && !d.focused {
+// subjectOf is p as the detail pane's subject: nil for a nil pointer (an
+// interface holding a nil pointer is not nil).
+func subjectOf[T any, P interface {
+	*T
+	detail.Subject
+}](p P) detail.Subject {
+	if p == nil {
 		return nil
 	}
-	var cmd tea.Cmd
-	d.vp, cmd = d.vp.Update(msg)
-	return cmd
-}
-
-// View renders the visible part of the explanation.
-func (d *detailPane) View() string { return d.vp.View() }
-
-func (d *detailPane) render() {
-	if d.w <= 0 {
-		return
-	}
-	if d.cmp != nil {
-		d.vp.SetContent(strings.Join(d.withDegree(compareLines(d.st, d.names, *d.cmp, d.w)), "\n"))
-		return
-	}
-	if d.hit != nil {
-		d.vp.SetContent(strings.Join(d.withDegree(hitLines(d.st, d.names, *d.hit, d.w, d.validity)), "\n"))
-		return
-	}
-	if d.subject == nil {
-		d.vp.SetContent(d.st.Dim.Render("select a node in the results to see its properties and energy"))
-		return
-	}
-	d.vp.SetContent(strings.Join(d.withDegree(detailLines(d.st, d.names, *d.subject, d.w, d.validity)), "\n"))
+	return p
 }
 
 // detailLines builds the explanation, wrapped to width w, with the
@@ -235,7 +121,7 @@ func detailLines(st *Styles, names *naming, s detailSubject, w int, validity []s
 	}
 	hops := make([]routeHop, len(s.route))
 	for i, step := range s.route {
-		hops[i] = routeHop{from: names.nodeLead(step.FromNode), to: names.nodeLead(step.ToNode), props: step.Edge.Properties}
+		hops[i] = routeHop{from: names.NodeLead(step.FromNode), to: names.NodeLead(step.ToNode), props: step.Edge.Properties}
 	}
 	out = append(out, validityLines(st, wrap.Render, validity, hops)...)
 	return append(out, propertyLines(st, wrap.Render, s.node)...)
@@ -285,7 +171,7 @@ func mappingNote(sc graph.Schema) string {
 	return sc.Describe()
 }
 
-// validityKeys are the validity properties of mapping sc (detailPane's
+// validityKeys are the validity properties of mapping sc (the detail pane's
 // validity), nil when it has none.
 func validityKeys(sc graph.Schema) []string {
 	var keys []string
@@ -320,7 +206,7 @@ func propertyLines(st *Styles, wrap func(...string) string, n graph.Node) []stri
 // the id, then its label; all escaped.
 func nodeHead(st *Styles, names *naming, n graph.Node) string {
 	head := st.ID.Render(textsafe.Escape(n.ID))
-	if lead := names.nodeLead(n); lead != n.ID {
+	if lead := names.NodeLead(n); lead != n.ID {
 		head = st.ID.Render(textsafe.Escape(lead)) + st.Dim.Render(" (id "+textsafe.Escape(n.ID)+")")
 	}
 	if l := n.Label(); l != "" {
@@ -390,9 +276,4 @@ func pluralWord(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// ShortHelp lists the pane's keys.
-func (d *detailPane) ShortHelp() []key.Binding {
-	return []key.Binding{d.km.Up, d.km.Down, d.km.PageUp, d.km.PageDown}
 }

@@ -22,10 +22,10 @@ func (h *harness) waitRanking() {
 // hitDetailText is the detail pane's explanation of the selected hit, wide
 // enough that no line wraps.
 func hitDetailText(h *harness) string {
-	if h.m.detail.hit == nil {
+	if h.m.detailHit() == nil {
 		return ""
 	}
-	return strings.Join(hitLines(h.m.st, h.m.names, *h.m.detail.hit, 400, h.m.detail.validity), "\n")
+	return strings.Join(hitLines(h.m.St, h.m.Names, *h.m.detailHit(), 400, h.m.detail.Validity()), "\n")
 }
 
 // selectHit moves the results' cursor to the hit of node id.
@@ -76,7 +76,7 @@ func TestExpansionRankedListAndDetail(t *testing.T) {
 		t.Fatalf("%d hits, want %d", len(hits), len(want))
 	}
 	for i, w := range want {
-		if got := h.m.ranked.rankRow(hits[i]); !strings.HasPrefix(got, w) {
+		if got := h.m.ranked.RankRow(hits[i]); !strings.HasPrefix(got, w) {
 			t.Errorf("row %d = %q, want %q…", i+1, got, w)
 		}
 	}
@@ -109,7 +109,7 @@ func TestExpansionRankedListAndDetail(t *testing.T) {
 
 	h.keys("y")
 	h.settle()
-	if s := h.lastStatus().text; s != "copied Cypher for route N2006→N2003 (2 nodes)" {
+	if s := h.lastStatus().Text; s != "copied Cypher for route N2006→N2003 (2 nodes)" {
 		t.Errorf("status %q", s)
 	}
 	if c := h.lastCopy(); !strings.Contains(c, "RELATES") || !strings.Contains(c, `"N2006"`) || !strings.Contains(c, `"N2003"`) {
@@ -117,7 +117,7 @@ func TestExpansionRankedListAndDetail(t *testing.T) {
 	}
 	h.keys("home", "y")
 	h.settle()
-	if s := h.lastStatus(); !s.isErr || !strings.Contains(s.text, "N2006 is an initial hit") {
+	if s := h.lastStatus(); !s.IsErr || !strings.Contains(s.Text, "N2006 is an initial hit") {
 		t.Errorf("y on an initial hit: %+v", s)
 	}
 }

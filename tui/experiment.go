@@ -11,6 +11,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // baselineOf makes a baseline of saved results (an experiment file's), run
@@ -48,37 +49,37 @@ func resultsOf(b *baseline, seeds []retriever.Seed) []activation.Result {
 func (m *Model) saveExperiment() tea.Cmd {
 	cur := newBaseline(m.actRun().trees, "current")
 	if cur == nil {
-		return notifyErr(errors.New("nothing to save yet: wait until every seed's run has finished"))
+		return common.NotifyErr(errors.New("nothing to save yet: wait until every seed's run has finished"))
 	}
 	seeds := make([]retriever.Seed, 0, len(m.actRun().trees.seeds))
 	for _, st := range m.actRun().trees.seeds {
 		seeds = append(seeds, st.seed)
 	}
 	e := experiment.Experiment{
-		SavedAt: m.now(), Seeds: seeds, Tags: append([]string(nil), m.actRun().tags...), Params: m.actRun().cfg,
-		Pinned: resultsOf(m.runs.pinned, seeds), Current: resultsOf(cur, seeds), Marks: m.marks.snapshot(),
+		SavedAt: m.Now(), Seeds: seeds, Tags: append([]string(nil), m.actRun().tags...), Params: m.actRun().cfg,
+		Pinned: resultsOf(m.runs.pinned, seeds), Current: resultsOf(cur, seeds), Marks: m.Marks.Snapshot(),
 	}
 	if m.runs.pinned != nil {
 		cfg := m.runs.pinned.cfg
 		e.PinnedParams, e.PinnedTags = &cfg, append([]string{}, m.runs.pinned.tags...)
 	}
-	src, ctx, dir := m.source, m.ctx, m.outDir
+	src, ctx, dir := m.Source, m.Ctx, m.OutDir
 	name := "memoria-experiment-" + e.SavedAt.Format("20060102-150405") + ".json"
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		fp, err := fingerprint(ctx, src)
 		if err != nil {
-			return errMsg{fmt.Errorf("experiment not saved: %w", err)}
+			return common.ErrMsg{Err: fmt.Errorf("experiment not saved: %w", err)}
 		}
 		e.Graph = fp
 		var buf bytes.Buffer
 		if err := experiment.Write(&buf, e); err != nil {
-			return errMsg{err}
+			return common.ErrMsg{Err: err}
 		}
 		path, err := writeNew(dir, name, buf.Bytes())
 		if err != nil {
-			return errMsg{fmt.Errorf("writing %s: %w", name, err)}
+			return common.ErrMsg{Err: fmt.Errorf("writing %s: %w", name, err)}
 		}
-		return statusMsg{text: fmt.Sprintf("saved the experiment to %s (memoria --experiment %s reopens it)", path, path)}
+		return common.StatusMsg{Text: fmt.Sprintf("saved the experiment to %s (memoria --experiment %s reopens it)", path, path)}
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	goldenfile "github.com/memoria-graph/memoria/testkit/golden"
+	"github.com/memoria-graph/memoria/tui/common"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -32,7 +33,7 @@ func goldenHarness(t *testing.T, w, ht int) *harness {
 	h := demoHarness(t)
 	h.send(tea.WindowSizeMsg{Width: w, Height: ht})
 	fixTimes(h)
-	h.send(statusMsg{}) // an empty status line, as a message clears it
+	h.send(common.StatusMsg{}) // an empty status line, as a message clears it
 	return h
 }
 

@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // guard wraps the root model for Run. A panic in Update or View is caught
@@ -76,7 +77,7 @@ type panicked struct {
 }
 
 func (p *panicked) err() error {
-	return fmt.Errorf("tui: internal error: %v\n%s", p.value, firstLines(p.stack, 16))
+	return fmt.Errorf("tui: internal error: %v\n%s", p.value, common.FirstLines(p.stack, 16))
 }
 
 // Test hooks: nil in every build except one made with -tags

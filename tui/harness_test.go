@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // Query tags and seed of the demo graph's scenario A (docs/DEMO_GRAPH.md).
@@ -111,7 +112,7 @@ func keyMsg(k string) tea.KeyMsg {
 	names := map[string]tea.KeyType{
 		"enter": tea.KeyEnter, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab, "esc": tea.KeyEsc,
 		"backspace": tea.KeyBackspace, "delete": tea.KeyDelete, "up": tea.KeyUp, "down": tea.KeyDown,
-		"left": tea.KeyLeft, "right": tea.KeyRight, "ctrl+w": tea.KeyCtrlW, "ctrl+c": tea.KeyCtrlC, "ctrl+r": tea.KeyCtrlR,
+		"left": tea.KeyLeft, "right": tea.KeyRight, "ctrl+w": tea.KeyCtrlW, "ctrl+c": tea.KeyCtrlC, "ctrl+r": tea.KeyCtrlR, "ctrl+t": tea.KeyCtrlT,
 		"space": tea.KeySpace, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd,
 	}
 	if t, ok := names[k]; ok {
@@ -208,7 +209,7 @@ func (h *harness) waitFor(what string, cond func() bool) {
 	}
 }
 
-// fakeClock stands in for tea.Tick (seedPicker.tick): a timer asked for at
+// fakeClock stands in for tea.Tick (seeds.Picker.tick): a timer asked for at
 // the clock's time now with duration d fires at now+d, that is its message
 // is returned by advance once the test has moved the clock that far, never
 // before, and never by the wall clock.
@@ -269,7 +270,7 @@ func (h *harness) focusPane(f focus) {
 }
 
 // lastStatus is the status line's message.
-func (h *harness) lastStatus() statusMsg { return h.m.status.msg }
+func (h *harness) lastStatus() common.StatusMsg { return h.m.status.msg }
 
 // treeText is the tree's rows as plain text, one per line.
 func (h *harness) treeText() string {
@@ -302,13 +303,13 @@ func (h *harness) selectListNode(id string) {
 	h.focusPane(focusSeeds)
 	h.keys("home")
 	for range 100 {
-		if n, ok := h.m.seeds.current(); ok && n.ID == id {
+		if n, ok := h.m.seeds.Current(); ok && n.ID == id {
 			return
 		}
 		h.keys("down")
 		h.settle()
 	}
-	n, _ := h.m.seeds.current()
+	n, _ := h.m.seeds.Current()
 	h.t.Fatalf("%s not found in the node list (at %q)", id, n.ID)
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // The attacks planted in testdata/hostile.jsonl, and how the explorer must
@@ -109,8 +110,8 @@ func TestHostileGraphShownEscaped(t *testing.T) {
 	h.keys("space")
 	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 	// The status message is a command of its own: wait for it too.
-	h.waitFor("the added-seed status", func() bool { return strings.HasPrefix(h.lastStatus().text, "added seed") })
-	assertCleanView(t, h, "tree", h.treeText()+h.m.treeTitle()+"\n"+h.lastStatus().text,
+	h.waitFor("the added-seed status", func() bool { return strings.HasPrefix(h.lastStatus().Text, "added seed") })
+	assertCleanView(t, h, "tree", h.treeText()+h.m.treeTitle()+"\n"+h.lastStatus().Text,
 		`H0`+shownOSC52+` Req\x1b]0;PWNED\a  clip`, `H1\r\x1b[2J Ev\u202eent  title`, `H2\u202ecod.exe Data\x1b[2J  bidi`,
 		`T=0.3659 `, `T=0.02535 `, `tags t`+shownOSC52)
 	assertCleanView(t, h, "status line", h.m.View(), "added seed H0"+shownOSC52+" with R 1 ")
@@ -133,7 +134,7 @@ func TestHostileGraphShownEscaped(t *testing.T) {
 	assertCleanView(t, h, "help", h.m.View(), "Keys (? or esc to close")
 	h.keys("esc")
 
-	h.send(errMsg{errors.New("reading node \"H1\r\x1b[2J\": boom")})
+	h.send(common.ErrMsg{Err: errors.New("reading node \"H1\r\x1b[2J\": boom")})
 	assertCleanView(t, h, "error on the status line", h.m.View(), `reading node "H1\r\x1b[2J": boom`)
 }
 
@@ -144,5 +145,5 @@ func detailText(h *harness) string {
 	if s == nil {
 		return ""
 	}
-	return strings.Join(detailLines(h.m.st, h.m.names, *s, 400, h.m.detail.validity), "\n")
+	return strings.Join(detailLines(h.m.St, h.m.Names, *s, 400, h.m.detail.Validity()), "\n")
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // rootCommand is a key the root takes before the focused pane (when no
@@ -30,7 +31,7 @@ func needsReads(m *Model, _ key.Binding) string {
 // oneShown refuses, in the compare view, a key of one retriever's results.
 func oneShown(m *Model, b key.Binding) string {
 	if m.comparing() {
-		return fmt.Sprintf("%s (%s) works with one retriever shown; %s picks one", b.Help().Key, b.Help().Desc, m.km.PickRetrievers.Help().Key)
+		return fmt.Sprintf("%s (%s) works with one retriever shown; %s picks one", b.Help().Key, b.Help().Desc, m.KM.PickRetrievers.Help().Key)
 	}
 	return ""
 }
@@ -42,7 +43,7 @@ func activationOnly(m *Model, b key.Binding) string {
 		return why
 	}
 	if m.ranks() {
-		return fmt.Sprintf("%s (%s) works with the activation retriever; %s switches", b.Help().Key, b.Help().Desc, m.km.Retriever.Help().Key)
+		return fmt.Sprintf("%s (%s) works with the activation retriever; %s switches", b.Help().Key, b.Help().Desc, m.KM.Retriever.Help().Key)
 	}
 	return ""
 }
@@ -66,7 +67,7 @@ func focusIn(fs ...focus) func(*Model) bool {
 // retriever (askCompareWhy); on the seeds or Activation Energy's tree it
 // asks Activation Energy (askWhy).
 func (m *Model) rootCommands() []rootCommand {
-	km := m.km
+	km := m.KM
 	only := func(b key.Binding, run func(*Model) tea.Cmd) rootCommand {
 		return rootCommand{Binding: b, Disabled: activationOnly, Run: run}
 	}
@@ -92,12 +93,13 @@ func (m *Model) rootCommands() []rootCommand {
 		do(km.Help, (*Model).openHelp),
 		do(km.NameBy, (*Model).changeNaming),
 		do(km.Stats, (*Model).openStats),
+		{Binding: km.Ask, Disabled: noGather, Run: (*Model).openQuery},
 		do(km.CopyForm, (*Model).cycleForm),
 	}
 }
 
 // refuse shows a command's reason for refusing on the status line.
-func refuse(reason string) tea.Cmd { return notifyErr(errors.New(reason)) }
+func refuse(reason string) tea.Cmd { return common.NotifyErr(errors.New(reason)) }
 
 // commandKey gives msg to the root's commands; ok is false when none took
 // it.
@@ -139,5 +141,5 @@ func (m *Model) reread() tea.Cmd {
 		m.actRun().id++
 		return resetSnapshotCmd(s)
 	}
-	return notify("nothing to re-read: this graph is in memory")
+	return common.Notify("nothing to re-read: this graph is in memory")
 }

@@ -19,8 +19,8 @@ func TestOneRefusalWhereOnlyActivationRuns(t *testing.T) {
 	for _, k := range []string{"x", "X"} {
 		h.keys(k)
 		h.settle()
-		if s := h.lastStatus(); s.text != want || !s.isErr {
-			t.Errorf("%s: status %q (error %v), want %q", k, s.text, s.isErr, want)
+		if s := h.lastStatus(); s.Text != want || !s.IsErr {
+			t.Errorf("%s: status %q (error %v), want %q", k, s.Text, s.IsErr, want)
 		}
 		if h.m.retriever != "activation" || h.m.top() != nil {
 			t.Errorf("%s: retriever %s, overlay %v: want activation and none", k, h.m.retriever, h.m.top())
@@ -32,14 +32,14 @@ func TestOneRefusalWhereOnlyActivationRuns(t *testing.T) {
 	h2 := demoHarness(t)
 	h2.focusPane(focusTree)
 	h2.keys("X")
-	if h2.m.top() != h2.m.picker {
+	if h2.m.top() != h2.m.ov.picker {
 		t.Fatalf("X did not open the picker")
 	}
-	h2.m.picker.Open([]string{"activation"}, errOnlyActivation)
+	h2.m.ov.picker.Open([]string{"activation"}, errOnlyActivation)
 	h2.keys("j", " ")
 	h2.settle()
-	if s := h2.lastStatus(); !strings.Contains(s.text, want) {
-		t.Errorf("picker tick: status %q, want %q", s.text, want)
+	if s := h2.lastStatus(); !strings.Contains(s.Text, want) {
+		t.Errorf("picker tick: status %q, want %q", s.Text, want)
 	}
 }
 
@@ -66,8 +66,8 @@ func TestTreeHelpFollowsRefusals(t *testing.T) {
 	}
 	h.keys("n")
 	h.settle()
-	if s := h.lastStatus(); s.text != "no search: / searches the results" {
-		t.Fatalf("n before a search: status %q", s.text)
+	if s := h.lastStatus(); s.Text != "no search: / searches the results" {
+		t.Fatalf("n before a search: status %q", s.Text)
 	}
 	h.keys("/")
 	h.typeText("data")

@@ -50,7 +50,7 @@ const (
 // resize lays the panes out for a w×h terminal and gives each its inner
 // size, computed from the pane frame (Styles.inner).
 func (m *Model) resize(w, h int) {
-	m.w, m.h = w, h
+	m.W, m.H = w, h
 	w, h = max(w, minWidth), max(h, minHeight)
 	bodyH := h - statusH - helpH
 	// The seed column widens with the window (a quarter of it, 34 to 64
@@ -58,9 +58,9 @@ func (m *Model) resize(w, h int) {
 	// screen: 34 up to 139 columns, 40 at 160, 64 from 256.
 	leftW := max(34, min(64, w/4))
 	var l layout
-	paramsH := 4 + m.st.Pane.GetVerticalFrameSize() + 1
-	iw, _ := m.st.Inner(leftW, 0)
-	tagsH := 2 + m.tags.ChipLines(iw) + m.st.Pane.GetVerticalFrameSize() + 1
+	paramsH := 4 + m.St.Pane.GetVerticalFrameSize() + 1
+	iw, _ := m.St.Inner(leftW, 0)
+	tagsH := 2 + m.tags.ChipLines(iw) + m.St.Pane.GetVerticalFrameSize() + 1
 	l.params = rect{0, bodyH - paramsH, leftW, paramsH}
 	l.tags = rect{0, bodyH - paramsH - tagsH, leftW, tagsH}
 	l.seeds = rect{0, 0, leftW, bodyH - paramsH - tagsH}
@@ -80,22 +80,22 @@ func (m *Model) resize(w, h int) {
 		f focus
 		r rect
 	}{{focusSeeds, l.seeds}, {focusTags, l.tags}, {focusParams, l.params}, {focusTree, l.tree}, {focusDetail, l.detail}} {
-		iw, ih := m.st.Inner(p.r.w, p.r.h)
+		iw, ih := m.St.Inner(p.r.w, p.r.h)
 		m.pane(p.f).SetSize(max(0, iw), max(0, ih))
 	}
 	// The other retriever's panes take the same places: sized now, they
 	// are ready when it is chosen.
-	iw, ih := m.st.Inner(l.params.w, l.params.h)
+	iw, ih := m.St.Inner(l.params.w, l.params.h)
 	m.params.SetSize(max(0, iw), max(0, ih))
-	for _, p := range m.ranked.panels {
+	for _, p := range m.ranked.Panels() {
 		p.SetSize(max(0, iw), max(0, ih))
 	}
-	iw, ih = m.st.Inner(l.tree.w, l.tree.h)
+	iw, ih = m.St.Inner(l.tree.w, l.tree.h)
 	m.tree.SetSize(max(0, iw), max(0, ih))
 	m.ranked.SetSize(max(0, iw), max(0, ih))
 	m.cmp.SetSize(max(0, iw), max(0, ih))
 	m.status.SetSize(w, statusH)
-	iw, ih = m.st.Inner(l.full())
+	iw, ih = m.St.Inner(l.full())
 	for _, o := range m.overlays {
 		o.SetSize(iw, ih) // a closed one is sized when it opens (push)
 	}
@@ -106,13 +106,13 @@ func (m *Model) resize(w, h int) {
 // and renders only the visible rows of the tree (cached).
 func (m *Model) View() string {
 	if m.tooSmall() {
-		return tooSmallView(m.st, m.w, m.h)
+		return tooSmallView(m.St, m.W, m.H)
 	}
 	l := m.lay
 	var body string
 	if o := m.top(); o != nil {
 		fullW, fullH := l.full()
-		body = m.st.Box(o.Title(), o.View(), fullW, fullH, true) // only the top one shows
+		body = m.St.Box(o.Title(), o.View(), fullW, fullH, true) // only the top one shows
 	} else {
 		left := lipgloss.JoinVertical(lipgloss.Left,
 			m.box(focusSeeds, m.seeds.Title(), l.seeds),
@@ -129,7 +129,7 @@ func (m *Model) View() string {
 		}
 		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	}
-	helpLine := ansi.Truncate(m.status.help.ShortHelpView(m.shortHelp()), max(m.w, minWidth), "…")
+	helpLine := ansi.Truncate(m.status.help.ShortHelpView(m.shortHelp()), max(m.W, minWidth), "…")
 	return lipgloss.JoinVertical(lipgloss.Left, body, m.statusView(), helpLine)
 }
 
@@ -146,11 +146,11 @@ func (m *Model) shortHelp() []key.Binding {
 	if o := m.top(); o != nil {
 		return m.overlayHelp(o)
 	}
-	return helpKeys{km: m.km, short: m.focused().ShortHelp(), typing: m.typing()}.ShortHelp()
+	return helpKeys{km: m.KM, short: m.focused().ShortHelp(), typing: m.typing()}.ShortHelp()
 }
 
 func (m *Model) box(f focus, title string, r rect) string {
-	return m.st.Box(title, m.pane(f).View(), r.w, r.h, m.focus == f)
+	return m.St.Box(title, m.pane(f).View(), r.w, r.h, m.focus == f)
 }
 
 func (m *Model) treeTitle() string { return m.view.title() }
@@ -158,7 +158,7 @@ func (m *Model) treeTitle() string { return m.view.title() }
 // tooSmall reports whether the window is below the smallest size that works
 // (a size of 0×0 means none was reported yet: the layout's own 80×24).
 func (m *Model) tooSmall() bool {
-	return (m.w > 0 || m.h > 0) && (m.w < minWidth || m.h < minHeight)
+	return (m.W > 0 || m.H > 0) && (m.W < minWidth || m.H < minHeight)
 }
 
 // tooSmallView is the one screen shown in a window below minWidth ×

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/muesli/termenv"
 )
 
@@ -183,7 +184,7 @@ func LoadCounts(p LoadProgress) string {
 	if p.Total > 0 {
 		read += " of " + fmtBytes(p.Total)
 	}
-	return fmt.Sprintf("%s · %s nodes · %s relationships", read, thousands(p.Nodes), thousands(p.Rels))
+	return fmt.Sprintf("%s · %s nodes · %s relationships", read, common.Thousands(p.Nodes), common.Thousands(p.Rels))
 }
 
 // fmtBytes writes n bytes in decimal units with one decimal (kB from 1000).

@@ -14,87 +14,25 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation/why"
 	"github.com/memoria-graph/memoria/retriever/eval"
 	"github.com/memoria-graph/memoria/retriever/rankwhy"
+	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/cmptable"
+	"github.com/memoria-graph/memoria/tui/overlays/whypanel"
 )
 
 // Relevance marks (docs/EXPLORER.md, "Relevance marks"): m on a node of
 // the results or of the node list marks it relevant (grade 1), again
 // highly relevant (grade 2), again unmarked. With marks, the results of the
 // retriever shown measure themselves against them: ✓ on every relevant
-// hit, the found line (relevant found, recall@markK and nDCG@markK of the
+// hit, the found line (relevant found, recall@common.MarkK and nDCG@common.MarkK of the
 // ranking, retriever/eval's trec_eval definitions), and the relevant nodes
 // the results lack, each with its why-not, asked in the background one
 // node at a time (a question per node, under the judgement's id and a
 // cancellable context; answers of an earlier judgement are dropped). The
 // marks are saved in the experiment file and reopened with it.
 
-// markK is the cut-off of the found line's recall and nDCG, and of the
-// sweep's charts of them.
-const markK = 10
-
 // maxWhyMarks is the most relevant nodes not found whose why-not is asked;
 // the others are counted.
 const maxWhyMarks = 12
-
-// markSet is the analyst's relevance marks, node id → grade (1 relevant,
-// 2 highly relevant; a saved experiment may hold up to
-// experiment.MaxGrade). version changes with every mark, so the panes and
-// the judgement know to follow.
-type markSet struct {
-	grades  map[string]int
-	version int
-}
-
-// newMarkSet holds a copy of grades.
-func newMarkSet(grades map[string]int) *markSet {
-	return &markSet{grades: maps.Clone(grades)}
-}
-
-// grade is node id's grade, 0 when it is not marked (or there is no set).
-func (s *markSet) grade(id string) int {
-	if s == nil {
-		return 0
-	}
-	return s.grades[id]
-}
-
-// cycle marks id relevant, then highly relevant, then not at all, and
-// returns its new grade.
-func (s *markSet) cycle(id string) int {
-	if s.grades == nil {
-		s.grades = map[string]int{}
-	}
-	s.version++
-	switch g := s.grades[id]; {
-	case g == 0:
-		s.grades[id] = 1
-	case g == 1:
-		s.grades[id] = 2
-	default:
-		delete(s.grades, id)
-	}
-	return s.grades[id]
-}
-
-// snapshot is a copy of the marks for work in a command or a file; nil
-// when there are none.
-func (s *markSet) snapshot() map[string]int {
-	if s == nil || len(s.grades) == 0 {
-		return nil
-	}
-	return maps.Clone(s.grades)
-}
-
-// markGlyph is the mark beside a node of grade g: ✓ relevant, ✓✓ highly
-// relevant, "" unmarked.
-func markGlyph(g int) string {
-	switch {
-	case g >= 2:
-		return glyphRelevant + glyphRelevant
-	case g == 1:
-		return glyphRelevant
-	}
-	return ""
-}
 
 // markTarget is the node the mark key is about: on the results the
 // selected row's node (a losing candidate's or a node that left: that
@@ -112,18 +50,18 @@ func (m *Model) markTarget() (string, bool) {
 func (m *Model) toggleMark() tea.Cmd {
 	id, ok := m.markTarget()
 	if !ok {
-		return notifyErr(errors.New("nothing selected: pick a node in the results or the node list to mark it"))
+		return common.NotifyErr(errors.New("nothing selected: pick a node in the results or the node list to mark it"))
 	}
-	g := m.marks.cycle(id)
+	g := m.Marks.Cycle(id)
 	m.marksChanged()
-	key := m.km.Mark.Help().Key
+	key := m.KM.Mark.Help().Key
 	switch g {
 	case 0:
-		return notify(fmt.Sprintf("unmarked %s", render.DisplayID(id)))
+		return common.Notify(fmt.Sprintf("unmarked %s", render.DisplayID(id)))
 	case 1:
-		return notify(fmt.Sprintf("marked %s relevant (grade 1; %s again: grade 2)", render.DisplayID(id), key))
+		return common.Notify(fmt.Sprintf("marked %s relevant (grade 1; %s again: grade 2)", render.DisplayID(id), key))
 	}
-	return notify(fmt.Sprintf("marked %s highly relevant (grade 2; %s again: unmarked)", render.DisplayID(id), key))
+	return common.Notify(fmt.Sprintf("marked %s highly relevant (grade 2; %s again: unmarked)", render.DisplayID(id), key))
 }
 
 // marksChanged re-renders the tree, whose rows are cached; the other
@@ -192,10 +130,10 @@ type whyAsker func(ctx context.Context, id string) string
 // from the ranking shown (Activation Energy's run projected as a ranking),
 // and the why-not of the relevant nodes it lacks, asked one at a time.
 func (m *Model) judge() tea.Cmd {
-	j := m.judged
+	j := m.judgement()
 	slot := m.slot()
 	ranking, state := m.columnRanking(m.retriever)
-	k := judgeKey{retriever: m.retriever, run: slot.id, state: state, marks: m.marks.version, compare: m.comparing()}
+	k := judgeKey{retriever: m.retriever, run: slot.id, state: state, marks: m.Marks.Version(), compare: m.comparing()}
 	if k == j.key {
 		return nil
 	}
@@ -209,7 +147,7 @@ func (m *Model) judge() tea.Cmd {
 		}
 	}()
 	relevant := 0
-	for _, g := range m.marks.grades {
+	for _, g := range m.Marks.Snapshot() {
 		if g >= 1 {
 			relevant++
 		}
@@ -218,14 +156,14 @@ func (m *Model) judge() tea.Cmd {
 		return nil // the compare table marks its rows itself
 	}
 	switch state {
-	case colNone:
-		j.line = fmt.Sprintf("%s marked · pick a seed to measure the results", plural(relevant, "relevant node"))
+	case cmptable.ColNone:
+		j.line = fmt.Sprintf("%s marked · pick a seed to measure the results", common.Plural(relevant, "relevant node"))
 		return nil
-	case colRunning:
-		j.line = fmt.Sprintf("%s marked · measured when the %s run is in", plural(relevant, "relevant node"), m.retriever)
+	case cmptable.ColRunning:
+		j.line = fmt.Sprintf("%s marked · measured when the %s run is in", common.Plural(relevant, "relevant node"), m.retriever)
 		return nil
-	case colFailed:
-		j.line = fmt.Sprintf("%s marked · the %s run failed", plural(relevant, "relevant node"), m.retriever)
+	case cmptable.ColFailed:
+		j.line = fmt.Sprintf("%s marked · the %s run failed", common.Plural(relevant, "relevant node"), m.retriever)
 		return nil
 	}
 	ids := make([]string, len(ranking.Hits))
@@ -233,7 +171,7 @@ func (m *Model) judge() tea.Cmd {
 	for i, h := range ranking.Hits {
 		ids[i], in[h.NodeID] = h.NodeID, true
 	}
-	judged := m.marks.grades
+	judged := m.Marks.Snapshot()
 	found := 0
 	for _, id := range slices.Sorted(maps.Keys(judged)) {
 		if judged[id] < 1 {
@@ -250,7 +188,7 @@ func (m *Model) judge() tea.Cmd {
 		j.missing = append(j.missing, missingMark{id: id, grade: judged[id]})
 	}
 	j.line = fmt.Sprintf("relevant found %d of %d · recall@%d %.2f · nDCG@%d %.2f", found, relevant,
-		markK, eval.Recall(ids, judged, markK), markK, eval.NDCG(ids, judged, markK))
+		common.MarkK, eval.Recall(ids, judged, common.MarkK), common.MarkK, eval.NDCG(ids, judged, common.MarkK))
 	if len(j.missing) == 0 {
 		return nil
 	}
@@ -260,7 +198,7 @@ func (m *Model) judge() tea.Cmd {
 		}
 		return nil
 	}
-	return j.next(m.ctx, 0)
+	return j.next(m.Ctx, 0)
 }
 
 // next asks the i-th relevant node not found, under a new context.
@@ -322,7 +260,7 @@ func (m *Model) whyAsker(ranking *retriever.Ranking) whyAsker {
 
 // whyErrText is a failed why-not as the list shows it.
 func whyErrText(id string, err error) string {
-	if t, ok := noNodeText(err); ok {
+	if t, ok := whypanel.NoNodeText(err); ok {
 		return t
 	}
 	return "why " + render.DisplayID(id) + " failed: " + textsafe.Escape(err.Error())
@@ -330,7 +268,7 @@ func whyErrText(id string, err error) string {
 
 // marksWhyCmd asks the i-th node's why-not inside the command.
 func marksWhyCmd(ctx context.Context, seq, i int, id string, ask whyAsker) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		if ctx.Err() != nil {
 			return nil // the judgement was replaced: nobody waits
 		}
@@ -341,7 +279,7 @@ func marksWhyCmd(ctx context.Context, seq, i int, id string, ask whyAsker) tea.C
 // applyMarksWhy shows an answer of the current judgement and asks the next
 // node's; an answer of an earlier judgement is dropped.
 func (m *Model) applyMarksWhy(msg marksWhyMsg) tea.Cmd {
-	j := m.judged
+	j := m.judgement()
 	if msg.seq != j.seq || j.cancel == nil || msg.i >= len(j.missing) {
 		return nil
 	}
@@ -351,14 +289,14 @@ func (m *Model) applyMarksWhy(msg marksWhyMsg) tea.Cmd {
 		j.stop()
 		return nil
 	}
-	return j.next(m.ctx, msg.i+1)
+	return j.next(m.Ctx, msg.i+1)
 }
 
-// view is the judgement as the results pane draws it in w cells and at
+// View is the judgement as the results pane draws it in w cells and at
 // most h lines: the found line on top, and under the results the relevant
 // nodes not found with their why-not, one a line (at most a third of h;
 // the rest counted on the last).
-func (j *judgement) view(st *Styles, w, h int) (head, foot []string) {
+func (j *judgement) View(st *Styles, w, h int) (head, foot []string) {
 	if j == nil || j.line == "" || h < 3 {
 		return nil, nil
 	}
@@ -377,11 +315,11 @@ func (j *judgement) view(st *Styles, w, h int) (head, foot []string) {
 		if why == "" {
 			why = "⟳ asking why…"
 		}
-		line := glyphLost + " " + markGlyph(mm.grade) + " " + render.DisplayID(mm.id) + " not found · " + why
+		line := glyphLost + " " + common.MarkGlyph(mm.grade) + " " + render.DisplayID(mm.id) + " not found · " + why
 		foot = append(foot, st.Dim.Render(fit(line, w)))
 	}
 	if rest := n - shown + j.more; rest > 0 {
-		foot = append(foot, st.Dim.Render(fit(fmt.Sprintf("… and %s not found", plural(rest, "more relevant node")), w)))
+		foot = append(foot, st.Dim.Render(fit(fmt.Sprintf("… and %s not found", common.Plural(rest, "more relevant node")), w)))
 	}
 	return head, foot
 }

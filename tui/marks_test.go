@@ -11,11 +11,12 @@ import (
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/tui/overlays/sweepview"
 )
 
 // judgedText is the judgement as plain lines: the found line, then each
 // relevant node not found with its why-not.
-func (h *harness) judgedText() string { return strings.Join(h.m.judged.judgedLines(), "\n") }
+func (h *harness) judgedText() string { return strings.Join(h.m.judgement().judgedLines(), "\n") }
 
 // TestMarking: scenario A ranks N2006, N2003, N2004, N2005, N2001, N2008,
 // N2010 (activation.Ranking of its run). m on N2003 in the tree marks it
@@ -36,12 +37,12 @@ func TestMarking(t *testing.T) {
 	h.selectTreeNode("N2003")
 	h.keys("m")
 	h.settle()
-	if g := h.m.marks.grade("N2003"); g != 1 || !strings.Contains(h.lastStatus().text, "marked N2003 relevant (grade 1") {
-		t.Fatalf("grade %d, status %q", g, h.lastStatus().text)
+	if g := h.m.Marks.Grade("N2003"); g != 1 || !strings.Contains(h.lastStatus().Text, "marked N2003 relevant (grade 1") {
+		t.Fatalf("grade %d, status %q", g, h.lastStatus().Text)
 	}
 	h.selectTreeNode("N2010")
 	h.keys("m", "m")
-	if g := h.m.marks.grade("N2010"); g != 2 {
+	if g := h.m.Marks.Grade("N2010"); g != 2 {
 		t.Fatalf("N2010 grade %d after m twice, want 2", g)
 	}
 	for _, id := range []string{"N2007", "N2012"} {
@@ -75,11 +76,11 @@ func TestMarking(t *testing.T) {
 	h.settle()
 	h.keys("m")
 	h.settle()
-	if g := h.m.marks.grade("N2012"); g != 0 || !strings.Contains(h.lastStatus().text, "unmarked N2012") {
-		t.Fatalf("N2012 grade %d, status %q", g, h.lastStatus().text)
+	if g := h.m.Marks.Grade("N2012"); g != 0 || !strings.Contains(h.lastStatus().Text, "unmarked N2012") {
+		t.Fatalf("N2012 grade %d, status %q", g, h.lastStatus().Text)
 	}
 	// R = 3: recall 2/3; IDCG = 2 + 1/log2 3 + 1/log2 4 = 3.13093, nDCG = 1.29760 / 3.13093 = 0.41444.
-	if got := h.m.judged.line; got != "relevant found 2 of 3 · recall@10 0.67 · nDCG@10 0.41" {
+	if got := h.m.judgement().line; got != "relevant found 2 of 3 · recall@10 0.67 · nDCG@10 0.41" {
 		t.Fatalf("after unmarking N2012: %q", got)
 	}
 }
@@ -100,7 +101,7 @@ func TestSaveAndReopenMarks(t *testing.T) {
 	h.selectTreeNode("N2010")
 	h.keys("m", "m", "S")
 	h.settle()
-	path := filepath.Join(h.m.outDir, "memoria-experiment-20260302-093100.json")
+	path := filepath.Join(h.m.OutDir, "memoria-experiment-20260302-093100.json")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatalf("%v (status %+v)", err, h.lastStatus())
@@ -115,7 +116,7 @@ func TestSaveAndReopenMarks(t *testing.T) {
 	}
 	re := newHarness(t, loadDemo(t), Options{Seeds: e.Seeds, Tags: e.Tags, Params: e.Params, Saved: e.Current, Marks: e.Marks})
 	re.runDone()
-	if got, want := re.m.judged.line, "relevant found 2 of 2 · recall@10 1.00 · nDCG@10 0.49"; got != want {
+	if got, want := re.m.judgement().line, "relevant found 2 of 2 · recall@10 1.00 · nDCG@10 0.49"; got != want {
 		t.Fatalf("reopened: %q, want %q", got, want)
 	}
 	tree := re.treeText()
@@ -151,32 +152,32 @@ func TestSweepChartsRecall(t *testing.T) {
 	h.focusPane(focusParams)
 	h.keys("j", "s")
 	h.settle()
-	v := h.m.sweep
-	if len(v.scores) < 25 {
-		t.Fatalf("%d points scored, want every point of the sweep (25 asked and the breakpoints); line %q", len(v.scores), v.line)
+	v := h.m.ov.sweep
+	if len(v.Scores()) < 25 {
+		t.Fatalf("%d points scored, want every point of the sweep (25 asked and the breakpoints); line %q", len(v.Scores()), v.Line())
 	}
-	at := func(value float64) sweepScore {
-		for _, sc := range v.scores {
-			if math.Abs(sc.value-value) < 1e-12 {
+	at := func(value float64) sweepview.Score {
+		for _, sc := range v.Scores() {
+			if math.Abs(sc.Value-value) < 1e-12 {
 				return sc
 			}
 		}
 		t.Fatalf("no point at %g", value)
-		return sweepScore{}
+		return sweepview.Score{}
 	}
 	for _, c := range []struct{ value, recall, ndcg float64 }{
 		{0.005, 0.66667, 0.41444}, {0.01, 0.33333, 0.20152}, {0.1, 0.33333, 0.20152},
 	} {
 		sc := at(c.value)
-		if math.Abs(sc.recall-c.recall) > 5e-6 || math.Abs(sc.ndcg-c.ndcg) > 5e-6 {
-			t.Errorf("at %g: recall %.5f nDCG %.5f, want %.5f and %.5f", c.value, sc.recall, sc.ndcg, c.recall, c.ndcg)
+		if math.Abs(sc.Recall-c.recall) > 5e-6 || math.Abs(sc.NDCG-c.ndcg) > 5e-6 {
+			t.Errorf("at %g: recall %.5f nDCG %.5f, want %.5f and %.5f", c.value, sc.Recall, sc.NDCG, c.recall, c.ndcg)
 		}
 	}
-	low := v.scores[0] // 0.0001: N2012 is in, at rank 12, beyond the cut
-	if low.value != 0.0001 || math.Abs(low.recall-0.66667) > 5e-6 || math.Abs(low.ndcg-0.41444) > 5e-6 {
-		t.Errorf("at the lowest value %g: recall %.5f nDCG %.5f, want 0.66667 and 0.41444", low.value, low.recall, low.ndcg)
+	low := v.Scores()[0] // 0.0001: N2012 is in, at rank 12, beyond the cut
+	if low.Value != 0.0001 || math.Abs(low.Recall-0.66667) > 5e-6 || math.Abs(low.NDCG-0.41444) > 5e-6 {
+		t.Errorf("at the lowest value %g: recall %.5f nDCG %.5f, want 0.66667 and 0.41444", low.Value, low.Recall, low.NDCG)
 	}
-	text := v.text
+	text := v.Text()
 	energy, recall, ndcg := strings.Index(text, "\nsummed energy\n"), strings.Index(text, "\nrecall@10 against 3 marks\n"), strings.Index(text, "\nnDCG@10\n")
 	if energy < 0 || recall < energy || ndcg < recall {
 		t.Fatalf("want recall@10 and nDCG@10 charted after summed energy:\n%s", text)
@@ -184,8 +185,8 @@ func TestSweepChartsRecall(t *testing.T) {
 	if strings.Count(text, "^ min-activation 0.005") != 5 {
 		t.Errorf("want the current value marked under each of the 5 charts:\n%s", text)
 	}
-	if !strings.Contains(v.line, "recall@10 and nDCG@10 against 3 marks charted") || v.running {
-		t.Errorf("line %q, running %v", v.line, v.running)
+	if !strings.Contains(v.Line(), "recall@10 and nDCG@10 against 3 marks charted") || v.Running() {
+		t.Errorf("line %q, running %v", v.Line(), v.Running())
 	}
 }
 
@@ -203,11 +204,11 @@ func TestMarksOnARanking(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{Retriever: expansion.Name, Seeds: []retriever.Seed{demoSeed}, Tags: demoTags,
 		Marks: map[string]int{"N2003": 1, "N2010": 2}})
 	h.settle()
-	if got, want := h.m.judged.line, "relevant found 1 of 2 · recall@10 0.50 · nDCG@10 0.24"; got != want {
+	if got, want := h.m.judgement().line, "relevant found 1 of 2 · recall@10 0.50 · nDCG@10 0.24"; got != want {
 		t.Fatalf("found line %q, want %q", got, want)
 	}
-	if len(h.m.judged.missing) != 1 || !strings.HasPrefix(h.m.judged.missing[0].why, "unreached (no_route): N2010 is 3 hops from the nearest seed") {
-		t.Fatalf("not found: %+v", h.m.judged.missing)
+	if len(h.m.judgement().missing) != 1 || !strings.HasPrefix(h.m.judgement().missing[0].why, "unreached (no_route): N2010 is 3 hops from the nearest seed") {
+		t.Fatalf("not found: %+v", h.m.judgement().missing)
 	}
 	if v := h.m.View(); !strings.Contains(v, "✓ N2003 AgentAnswer") || !strings.Contains(v, "✗ ✓✓ N2010 not found · unreached") {
 		t.Errorf("view:\n%s", v)
@@ -230,7 +231,7 @@ func TestMarksWhyDropsStale(t *testing.T) {
 	h.selectListNode("N2007")
 	h.keys("m")
 	h.settle()
-	j := h.m.judged
+	j := h.m.judgement()
 	if len(j.missing) != 1 || !strings.HasPrefix(j.missing[0].why, "branch_limit") {
 		t.Fatalf("not found: %+v", j.missing)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -11,8 +12,20 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/activation/sweep"
+	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/cmptable"
+	"github.com/memoria-graph/memoria/tui/components/detail"
+	"github.com/memoria-graph/memoria/tui/components/params"
+	"github.com/memoria-graph/memoria/tui/components/ranklist"
+	"github.com/memoria-graph/memoria/tui/components/seeds"
+	"github.com/memoria-graph/memoria/tui/components/tags"
 	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
+	"github.com/memoria-graph/memoria/tui/overlays/query"
+	"github.com/memoria-graph/memoria/tui/overlays/statsview"
+	"github.com/memoria-graph/memoria/tui/overlays/sweepview"
+	"github.com/memoria-graph/memoria/tui/overlays/whypanel"
 )
 
 // focus names the pane that receives keys.
@@ -28,7 +41,7 @@ const (
 )
 
 // component is what every pane provides. The root moves the keyboard with
-// Focus and Blur and feeds data through methods (SetTrees, SetSubject...);
+// Focus and Blur and feeds data through methods (SetTrees, the detail pane's Show...);
 // what every pane shares (styles, keymap, naming, marks, metrics) is their
 // Common, not handed round by the root. The panes are still in this
 // package, so the compiler does not yet stop the root from reading a
@@ -53,31 +66,26 @@ type component interface {
 type Model struct {
 	*Common
 
-	seeds  *seedPicker
-	tags   *tagInput
-	params *paramsPanel
+	seeds  *seeds.Picker
+	tags   *tags.Input
+	params *params.Thresholds
 	// The results views: Activation Energy's tree, the chosen ranking
 	// retriever's list with every ranking retriever's parameters panel
 	// (rank.go), the compare table with the retrievers it compares
 	// (compare.go); detail shows the selected row of the one shown.
 	tree   *treePane
-	ranked *rankPane
-	cmp    *cmpPane
-	detail *detailPane
+	ranked *ranklist.List
+	cmp    *cmptable.Table
+	detail *detail.Pane
 	status *statusBar
 
 	focus focus
 	// overlays is the stack of open overlays, the top last: the order
 	// they were opened in is their priority, for keys and drawing alike
-	// (overlay.go). helpView, why, sweep, statsView and picker are the
-	// overlays, open or not.
-	overlays  []overlay
-	helpView  *helpview.Model // the full help (tui/overlays/helpview)
-	why       *whyPanel       // the why-not panel (whynot.go)
-	sweep     *sweepView      // the sweep (sweepview.go)
-	statsView *statsView      // the graph's metrics (stats.go)
-	picker    *picker.Model   // picks the retrievers shown (tui/overlays/picker)
-	lay       layout
+	// (overlay.go). ov holds the overlays, open or not.
+	overlays []overlay
+	ov       overlaySet
+	lay      layout
 
 	// runs holds each retriever's run slot and what runs them (run.go).
 	runs *runner
@@ -86,42 +94,58 @@ type Model struct {
 	// (show sets both).
 	retriever string
 	view      resultView
+	// compared holds the retrievers of the compare view, in column order
+	// (two or more; nil: the view is closed); combiners the parameters of
+	// the retrievers that combine the others compared (fusion), by name:
+	// what each combines is set to the other compared retrievers when it
+	// runs (combinerParams).
+	compared  []string
+	combiners map[string]retriever.Settings
+}
+
+// overlaySet is every overlay the root keeps for the explorer's life,
+// open or not.
+type overlaySet struct {
+	helpView  *helpview.Model  // the full help (tui/overlays/helpview)
+	why       *whypanel.Panel  // the why-not panel (tui/overlays/whypanel)
+	sweep     *sweepview.Model // the sweep (tui/overlays/sweepview)
+	statsView *statsview.Model // the graph's metrics (tui/overlays/statsview)
+	picker    *picker.Model    // picks the retrievers shown (tui/overlays/picker)
+	query     *query.Model     // the query line (tui/overlays/query)
 }
 
 // newModel builds the root model; opts must already be completed.
 func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 	km := keymap.Default()
-	c := &Common{ctx: ctx, source: opts.Source, km: km, st: st, out: opts.Out, outDir: opts.OutDir, now: opts.Now,
-		names: &naming{}, stats: newGraphStats(), marks: newMarkSet(opts.Marks), judged: &judgement{},
-		form: render.FormBrowser, cypher: render.CypherFor(opts.Mapping)}
+	c := &Common{Ctx: ctx, Source: opts.Source, KM: km, St: st, Out: opts.Out, OutDir: opts.OutDir, Now: opts.Now,
+		Names: &naming{}, Stats: newGraphStats(), Marks: common.NewMarkSet(opts.Marks), Judged: &judgement{},
+		Form: render.FormBrowser, Cypher: render.CypherFor(opts.Mapping)}
 	m := &Model{
-		Common:    c,
-		seeds:     newSeedPicker(c, opts.Source, opts.MaxSeeds, opts.Seeds),
-		tags:      newTagInput(c, opts.Source, opts.Tags),
-		params:    newParamsPanel(c, opts.Params),
-		ranked:    newRankPane(c),
-		cmp:       newCmpPane(c, opts.Compare),
-		picker:    picker.New(km, st, pickerRows()),
-		tree:      newTreePane(c),
-		detail:    newDetailPane(c, validityKeys(opts.Mapping)),
-		status:    newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
-		helpView:  helpview.New(km, st, mappingNote(opts.Mapping)),
-		why:       newWhyPanel(c),
-		sweep:     newSweepView(c),
-		statsView: newStatsView(c, opts.Source.Describe()),
-		focus:     focusSeeds,
+		Common: c,
+		seeds:  seeds.New(c, opts.Source, opts.MaxSeeds, opts.Seeds),
+		tags:   tags.New(c, opts.Source, opts.Tags),
+		params: params.NewThresholds(c, opts.Params),
+		ranked: ranklist.New(c),
+		cmp:    cmptable.New(c), compared: slices.Clone(opts.Compare), combiners: map[string]retriever.Settings{},
+		tree:   newTreePane(c),
+		detail: detail.New(c, validityKeys(opts.Mapping)),
+		status: newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
+		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: whypanel.New(c), sweep: sweepview.New(c),
+			statsView: statsview.New(c, opts.Source.Describe()), picker: picker.New(km, st, pickerRows()),
+			query: query.New(km, st, queryConfig(ctx, opts))},
+		focus: focusSeeds,
 		runs: newRunner(opts.Backend, opts.RunOptions, opts.Neighbourhood, opts.Unfiltered, opts.Filter,
 			baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags),
 			baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)),
 	}
 	for name, p := range opts.settings {
 		if combining(name) {
-			m.cmp.combiners[name] = p
+			m.combiners[name] = p
 		} else {
-			m.ranked.panels[name] = newRankParamsPanel(c, newSpecSet(p))
+			m.ranked.SetPanel(name, params.NewTable(c, params.NewSpecSet(p)))
 		}
 	}
-	m.show(opts.Retriever, m.cmp.shown)
+	m.show(opts.Retriever, m.compared)
 	m.seeds.Focus()
 	m.resize(80, 24)
 	return m
@@ -130,9 +154,9 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 // Init loads the node list and the tags, and starts a run when seeds were
 // given.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.ctx, m.source), m.stats.start(m.ctx, m.source)}
+	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.Ctx, m.Source), m.graphStats().start(m.Ctx, m.Source)}
 	if m.status.notice != "" {
-		cmds = append(cmds, notify(m.status.notice))
+		cmds = append(cmds, common.Notify(m.status.notice))
 	}
 	if len(m.seeds.Seeds()) > 0 {
 		cmds = append(cmds, m.restart())
@@ -151,7 +175,7 @@ func (m *Model) slot() *runSlot { return m.runs.slots[m.retriever] }
 func (m *Model) ranks() bool { return m.retriever != activation.Name }
 
 // rankPanel is the chosen ranking retriever's parameters panel.
-func (m *Model) rankPanel() *rankParamsPanel { return m.ranked.panels[m.retriever] }
+func (m *Model) rankPanel() *params.Table { return m.ranked.Panel(m.retriever) }
 
 // restart re-runs the chosen retriever with the current seeds, tags and
 // its parameters (the other retriever's run is left as it is).
@@ -177,7 +201,7 @@ func (m *Model) restartActivation() tea.Cmd {
 		m.afterTreeChange(true)
 		return nil
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(m.Ctx)
 	m.actRun().cancel = cancel
 	m.actRun().trees = newResultTrees(seeds)
 	m.actRun().trees.cfg, m.actRun().trees.tags = cfg, m.actRun().tags
@@ -186,16 +210,21 @@ func (m *Model) restartActivation() tea.Cmd {
 	return startRunCmd(ctx, m.actRun().ref(), m.runs.backend, m.runs.held, cfg, m.runs.opts, seeds, tags)
 }
 
+// sweepParams maps the thresholds panel's rows to the swept parameter.
+var sweepParams = [params.RowCount]sweep.Param{
+	params.RowDepth: sweep.MaxDepth, params.RowMinAct: sweep.MinActivation, params.RowFloor: sweep.TagSimFloor, params.RowBranches: sweep.MaxBranches,
+}
+
 // startSweep sweeps the threshold selected in the thresholds panel for the
 // current seeds, tags and other thresholds.
 func (m *Model) startSweep() tea.Cmd {
 	seeds := m.seeds.Seeds()
 	if len(seeds) == 0 {
-		return notifyErr(errors.New("nothing to sweep: pick a seed first"))
+		return common.NotifyErr(errors.New("nothing to sweep: pick a seed first"))
 	}
 	param := sweepParams[m.params.Selected()]
-	cmd := m.sweep.start(m.ctx, m.runs.backend, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.marks.snapshot())
-	m.push(m.sweep)
+	cmd := m.ov.sweep.Start(m.Ctx, safeBackend{m.runs.backend}, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.Marks.Snapshot())
+	m.push(m.ov.sweep)
 	return cmd
 }
 
@@ -208,8 +237,8 @@ func (m *Model) stopRun() { m.runs.stop() }
 func (m *Model) quit() tea.Cmd {
 	m.closeOverlays()
 	m.stopRun()
-	m.stats.stop()
-	m.judged.stop()
+	m.graphStats().stop()
+	m.judgement().stop()
 	return tea.Quit
 }
 
@@ -233,10 +262,10 @@ func (m *Model) syncDetail() {
 	k, _ := m.tree.selectedKey()
 	if k != m.tree.detailKey {
 		m.tree.detailKey = k
-		m.detail.Show(m.subject())
+		m.detail.Show(subjectOf(m.subject()))
 		return
 	}
-	m.detail.SetSubject(m.subject())
+	m.detail.Set(subjectOf(m.subject()))
 }
 
 // Update routes messages: run messages by run id, an overlay's messages to
@@ -253,14 +282,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case statsMsg:
-		if m.stats.apply(msg) {
+		if m.graphStats().apply(msg) {
 			m.statsArrived()
 			if msg.err != nil {
-				return m, notifyErr(fmt.Errorf("computing the graph's metrics: %w", msg.err))
+				return m, common.NotifyErr(fmt.Errorf("computing the graph's metrics: %w", msg.err))
 			}
 		}
 	case degreesMsg:
-		if m.stats.applyDegrees(msg) {
+		if m.graphStats().applyDegrees(msg) {
 			m.tree.Rebuild() // a hub beyond the metrics' list
 		}
 		m.detail.Redraw()
@@ -268,30 +297,34 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize(msg.Width, msg.Height)
 	case runReply:
 		return m, m.runs.route(m, msg)
-	case whyDoneMsg, whyTickMsg:
-		return m, m.toOverlay(m.why, msg)
-	case sweepMsg:
-		return m, m.toOverlay(m.sweep, msg)
+	case whypanel.DoneMsg, whypanel.TickMsg:
+		return m, m.toOverlay(m.ov.why, msg)
+	case sweepview.Msg:
+		return m, m.toOverlay(m.ov.sweep, msg)
 	case snapshotResetMsg:
 		return m, m.restartActivation()
+	case query.Msg:
+		return m, m.toOverlay(m.ov.query, msg)
+	case query.AppliedMsg:
+		return m, m.applyQuery(msg)
 	case picker.PickedMsg:
 		return m, m.applyPicked(msg.Names)
 	case picker.RefusedMsg:
-		return m, notifyErr(msg.Err)
+		return m, common.NotifyErr(msg.Err)
 	case hitContextMsg:
 		m.applyHitContext(msg)
 	case marksWhyMsg:
 		return m, m.applyMarksWhy(msg)
-	case nodesLoadedMsg, filterTickMsg:
+	case seeds.NodesLoadedMsg, seeds.FilterTickMsg:
 		return m, m.seeds.Update(msg)
-	case tagsLoadedMsg:
+	case tags.LoadedMsg:
 		return m, m.tags.Update(msg)
 	case nameKeysMsg:
 		if msg.err != nil {
-			return m, notifyErr(fmt.Errorf("listing the nodes' properties to name them by: %w", msg.err))
+			return m, common.NotifyErr(fmt.Errorf("listing the nodes' properties to name them by: %w", msg.err))
 		}
-		m.names.setKeys(msg.keys)
-	case statusMsg, errMsg:
+		m.Names.SetKeys(msg.keys)
+	case common.StatusMsg, common.ErrMsg:
 		return m, m.status.Update(msg)
 	case tea.MouseMsg:
 		return m, m.mouse(msg)
@@ -330,7 +363,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
-	km := m.km
+	km := m.KM
 	switch {
 	case key.Matches(msg, km.ForceQuit):
 		return m.quit()
@@ -366,7 +399,7 @@ func (m *Model) paneKey(msg tea.KeyMsg) tea.Cmd {
 	case focusTree:
 		cmd = tea.Batch(cmd, m.view.follow())
 	case focusTags:
-		m.resize(m.w, m.h) // the chips may need more or fewer lines
+		m.resize(m.W, m.H) // the chips may need more or fewer lines
 	}
 	// Each panel holds its own retriever's parameters: a change re-runs
 	// that retriever only.

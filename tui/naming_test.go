@@ -13,6 +13,8 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
+	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/seeds"
 )
 
 // loadFind is testdata/findnodes.jsonl behind the fake: a lexical graph's
@@ -27,9 +29,9 @@ func loadFind(t testing.TB) *fakeSource {
 	return &fakeSource{Source: g, backend: oninmem.New(g), changed: make(chan struct{}, 1)}
 }
 
-func visibleIDs(p *seedPicker) []string {
+func visibleIDs(p *seeds.Picker) []string {
 	var out []string
-	for _, n := range p.visible {
+	for _, n := range p.Visible() {
 		out = append(out, n.ID)
 	}
 	return out
@@ -56,7 +58,7 @@ func TestFilterRanksByProperties(t *testing.T) {
 	h := newHarness(t, src, Options{})
 	p := h.m.seeds
 	clock := &fakeClock{}
-	p.debounce, p.tick = time.Millisecond, clock.tick
+	p.SetClock(time.Millisecond, clock.tick)
 	src.holdLists()
 	h.focusPane(focusSeeds)
 	h.keys("/")
@@ -68,7 +70,7 @@ func TestFilterRanksByProperties(t *testing.T) {
 		t.Fatalf("while the search waits: %q, want %q", got, provisional)
 	}
 	src.openLists()
-	h.waitFor("the catalog's matches", func() bool { return len(p.match.nodes) > 0 })
+	h.waitFor("the catalog's matches", func() bool { return len(p.Match().Nodes) > 0 })
 	want := []string{"dog", "n02084071", "n01111114", "n03218198", "n02110341", "n02087122", "n02103406", "n07697537", "n10023039"}
 	if got := visibleIDs(p); !slices.Equal(got, want) {
 		t.Fatalf("the catalog's ranking: %q, want %q", got, want)
@@ -125,8 +127,8 @@ func TestNameByCycles(t *testing.T) {
 	} {
 		h.keys("P")
 		h.settle()
-		if st := h.lastStatus(); st.text != step.status {
-			t.Fatalf("status %q, want %q", st.text, step.status)
+		if st := h.lastStatus(); st.Text != step.status {
+			t.Fatalf("status %q, want %q", st.Text, step.status)
 		}
 		named(step.lead)
 	}
@@ -166,13 +168,13 @@ func TestGoldenNamedFilter(t *testing.T) {
 	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 	fixTimes(h)
 	p := h.m.seeds
-	p.debounce = time.Millisecond
+	p.SetClock(time.Millisecond, nil)
 	h.focusPane(focusSeeds)
 	h.keys("/")
 	h.typeText("dog")
-	h.waitFor("the catalog's matches", func() bool { return len(p.match.nodes) > 0 })
+	h.waitFor("the catalog's matches", func() bool { return len(p.Match().Nodes) > 0 })
 	h.keys("enter")
-	h.send(statusMsg{}, tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.send(common.StatusMsg{}, tea.WindowSizeMsg{Width: 120, Height: 40})
 	v := h.m.View()
 	checkSize(t, v, 120, 40)
 	golden(t, "named_filter_120x40", ansi.Strip(v))

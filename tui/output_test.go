@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // byteWriter writes each byte with its own call, yielding in between, as a
@@ -48,8 +49,8 @@ func TestCopyAndFramesShareOneLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := m.out.(*lockedWriter); !ok || m.out != o.Out {
-		t.Fatalf("the model writes to %T, not the locked writer given to the program", m.out)
+	if _, ok := m.Out.(*lockedWriter); !ok || m.Out != o.Out {
+		t.Fatalf("the model writes to %T, not the locked writer given to the program", m.Out)
 	}
 	again, _ := o.withDefaults()
 	if again.Out != o.Out {
@@ -67,7 +68,7 @@ func TestCopyAndFramesShareOneLock(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for range 20 {
-			if msg := copyCmd(m.out, "MATCH (n) RETURN n;", "test")(); msg.(statusMsg).isErr {
+			if msg := copyCmd(m.Out, "MATCH (n) RETURN n;", "test")(); msg.(common.StatusMsg).IsErr {
 				t.Error(msg)
 			}
 		}

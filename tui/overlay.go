@@ -2,13 +2,12 @@ package tui
 
 import (
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/memoria-graph/memoria/keymap"
 )
 
 // overlay is a view drawn over the whole body (the panes): the full help
-// (helpView), the why-not panel (whyPanel) and the sweep (sweepView). Each
+// (helpView), the why-not panel (tui/overlays/whypanel), the sweep
+// (tui/overlays/sweepview) and the others in overlaySet. Each
 // is one object the root keeps for the explorer's life, so that its ids
 // (a question's, a sweep's) keep counting and a message of work it closed
 // can still be told stale; it is open while it is on the root's stack.
@@ -64,7 +63,7 @@ func (m *Model) isOpen(o overlay) bool {
 func (m *Model) push(o overlay) {
 	m.remove(o)
 	m.overlays = append(m.overlays, o)
-	o.SetSize(m.st.Inner(m.lay.full()))
+	o.SetSize(m.St.Inner(m.lay.full()))
 }
 
 // pop takes o off the stack, wherever it is, and closes it.
@@ -108,44 +107,38 @@ func (m *Model) toOverlay(o overlay, msg tea.Msg) tea.Cmd {
 // comment above).
 func (m *Model) overlayKey(msg tea.KeyMsg) tea.Cmd {
 	o := m.top()
+	if t, ok := o.(typer); ok && t.Typing() {
+		return m.toOverlay(o, msg) // q and ? are letters of its text
+	}
 	switch {
-	case key.Matches(msg, m.km.Quit):
+	case key.Matches(msg, m.KM.Quit):
 		return m.quit()
-	case key.Matches(msg, m.km.Help) && o != overlay(m.helpView):
+	case key.Matches(msg, m.KM.Help) && o != overlay(m.ov.helpView):
 		m.openHelp()
 		return nil
 	}
 	return m.toOverlay(o, msg)
 }
 
+// typer is an overlay that takes text (the query line) while Typing.
+type typer interface{ Typing() bool }
+
 // openHelp puts the full help on top, scrolled to its start.
 func (m *Model) openHelp() tea.Cmd {
-	m.push(m.helpView)
-	m.helpView.Open()
+	m.push(m.ov.helpView)
+	m.ov.helpView.Open()
 	return nil
 }
 
 // overlayHelp is the help line while o is on top: its keys, then ? (unless
-// o is the help) and q.
+// o is the help) and q; ctrl+c instead while o takes text (the query line).
 func (m *Model) overlayHelp(o overlay) []key.Binding {
 	keys := append([]key.Binding(nil), o.ShortHelp()...)
-	if o != overlay(m.helpView) {
-		keys = append(keys, m.km.Help)
+	if t, ok := o.(typer); ok && t.Typing() {
+		return append(keys, m.KM.ForceQuit) // q and ? are letters here
 	}
-	return append(keys, m.km.Quit)
+	if o != overlay(m.ov.helpView) {
+		keys = append(keys, m.KM.Help)
+	}
+	return append(keys, m.KM.Quit)
 }
-
-// newOverlayViewport is an overlay's scrollable content: the keymap's
-// up, down and page keys scroll it, and so does the wheel.
-func newOverlayViewport(km keymap.KeyMap) viewport.Model {
-	vp := viewport.New(0, 0)
-	vp.KeyMap = km.ViewportKeys()
-	return vp
-}
-
-// scrollHelp is the help line's entry for an overlay's arrows.
-var scrollHelp = keymap.ScrollHelp
-
-// closeHelp is the help line's entry for the keys that close an overlay
-// (keys as text only: the overlay matches the keymap's bindings).
-func closeHelp(keys string) key.Binding { return keymap.CloseHelp(keys) }

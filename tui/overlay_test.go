@@ -19,14 +19,14 @@ func TestHelpOverARunningSweep(t *testing.T) {
 	h := demoHarness(t)
 	h.focusPane(focusParams)
 	h.keys("j", "s", "?") // the sweep's first update is not applied yet
-	if !h.m.sweep.running || h.m.top() != overlay(h.m.helpView) || !h.m.isOpen(h.m.sweep) {
-		t.Fatalf("running %v, stack %v: want the help over the running sweep", h.m.sweep.running, h.m.overlays)
+	if !h.m.ov.sweep.Running() || h.m.top() != overlay(h.m.ov.helpView) || !h.m.isOpen(h.m.ov.sweep) {
+		t.Fatalf("running %v, stack %v: want the help over the running sweep", h.m.ov.sweep.Running(), h.m.overlays)
 	}
 	h.settle()
-	if h.m.sweep.running || !strings.Contains(h.m.sweep.text, "^ min-activation 0.005") {
-		t.Fatalf("the sweep under the help did not finish: running %v, text:\n%s", h.m.sweep.running, h.m.sweep.text)
+	if h.m.ov.sweep.Running() || !strings.Contains(h.m.ov.sweep.Text(), "^ min-activation 0.005") {
+		t.Fatalf("the sweep under the help did not finish: running %v, text:\n%s", h.m.ov.sweep.Running(), h.m.ov.sweep.Text())
 	}
-	if st := h.lastStatus().text; !strings.HasPrefix(st, "swept ") {
+	if st := h.lastStatus().Text; !strings.HasPrefix(st, "swept ") {
 		t.Fatalf("status %q", st)
 	}
 	v := h.m.View()
@@ -51,12 +51,12 @@ func TestWhyAnswerUnderTheHelp(t *testing.T) {
 	h := demoHarness(t)
 	h.selectTreeNode("N2010")
 	h.keys("w", "?")
-	if h.m.top() != overlay(h.m.helpView) || !h.m.why.running() {
-		t.Fatalf("stack %v, running %v: want the help over the running question", h.m.overlays, h.m.why.running())
+	if h.m.top() != overlay(h.m.ov.helpView) || !h.m.ov.why.Running() {
+		t.Fatalf("stack %v, running %v: want the help over the running question", h.m.overlays, h.m.ov.why.Running())
 	}
 	h.settle()
-	if a := h.m.why.answer; a == nil || a.NodeID != "N2010" || a.Verdict != why.Kept {
-		t.Fatalf("answer %+v, err %v: want N2010 kept", a, h.m.why.err)
+	if a := h.m.ov.why.Answer(); a == nil || a.NodeID != "N2010" || a.Verdict != why.Kept {
+		t.Fatalf("answer %+v, err %v: want N2010 kept", a, h.m.ov.why.Err())
 	}
 	if v := h.m.View(); strings.Contains(v, "Why (not) N2010") {
 		t.Fatalf("the panel is drawn over the help:\n%s", v)
@@ -84,14 +84,14 @@ func TestOverlayKeysGoToTheTop(t *testing.T) {
 		t.Fatalf("help line lacks the panel's keys:\n%s", h.m.View())
 	}
 	h.keys("?", "w")
-	if h.m.top() != overlay(h.m.helpView) || !h.m.isOpen(h.m.why) {
+	if h.m.top() != overlay(h.m.ov.helpView) || !h.m.isOpen(h.m.ov.why) {
 		t.Fatalf("w under the help changed the stack: %v", h.m.overlays)
 	}
 	if v := h.m.View(); !strings.Contains(v, "?/esc close") || strings.Contains(v, "esc/w close") {
 		t.Fatalf("help line is not the help's:\n%s", v)
 	}
 	h.keys("esc")
-	if h.m.top() != overlay(h.m.why) {
+	if h.m.top() != overlay(h.m.ov.why) {
 		t.Fatalf("esc closed %v, want only the help", h.m.overlays)
 	}
 }
@@ -126,7 +126,7 @@ func TestWheelScrollsTheTopOverlay(t *testing.T) {
 	h.keys("?")
 	x, y := h.m.lay.seeds.x+2, h.m.lay.seeds.y+2 // over the node list
 	h.send(tea.MouseMsg{X: x, Y: y, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
-	if h.m.helpView.Offset() == 0 {
+	if h.m.ov.helpView.Offset() == 0 {
 		t.Fatal("the wheel did not scroll the help")
 	}
 	h.keys("esc")

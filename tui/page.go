@@ -9,6 +9,7 @@ import (
 
 	"github.com/memoria-graph/memoria/render/subgraph"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // exportPage writes the self-contained HTML page (render/subgraph) of what
@@ -19,23 +20,23 @@ import (
 func (m *Model) exportPage() tea.Cmd {
 	page, what, err := m.view.page()
 	if err != nil {
-		return notifyErr(err)
+		return common.NotifyErr(err)
 	}
-	dir, stamp := m.outDir, m.now().Format("20060102-150405")
-	return safeCmd(func() tea.Msg {
+	dir, stamp := m.OutDir, m.Now().Format("20060102-150405")
+	return common.SafeCmd(func() tea.Msg {
 		g, err := page()
 		if err != nil {
-			return errMsg{err}
+			return common.ErrMsg{Err: err}
 		}
 		data, err := subgraph.HTML(g)
 		if err != nil {
-			return errMsg{err}
+			return common.ErrMsg{Err: err}
 		}
 		path, err := writeNew(dir, "memoria-page-"+stamp+".html", data)
 		if err != nil {
-			return errMsg{fmt.Errorf("writing the page: %w", err)}
+			return common.ErrMsg{Err: fmt.Errorf("writing the page: %w", err)}
 		}
-		return statusMsg{text: fmt.Sprintf("wrote %s (%d bytes, %s; open it in a browser, it needs no network)", path, len(data), what)}
+		return common.StatusMsg{Text: fmt.Sprintf("wrote %s (%d bytes, %s; open it in a browser, it needs no network)", path, len(data), what)}
 	})
 }
 

@@ -31,8 +31,8 @@ func TestExportPage(t *testing.T) {
 	h := demoHarness(t)
 	h.keys("o")
 	h.settle()
-	first := filepath.Join(h.m.outDir, "memoria-page-20260302-093100.html")
-	if st := h.lastStatus(); st.isErr || !strings.Contains(st.text, first) || !strings.Contains(st.text, "1 seed of activation") {
+	first := filepath.Join(h.m.OutDir, "memoria-page-20260302-093100.html")
+	if st := h.lastStatus(); st.IsErr || !strings.Contains(st.Text, first) || !strings.Contains(st.Text, "1 seed of activation") {
 		t.Fatalf("status = %+v", st)
 	}
 	if s := pageData(t, first); !strings.Contains(s, `"N2010"`) || !strings.Contains(s, `"N2007"`) || !strings.Contains(s, `"branch_limit"`) {
@@ -41,8 +41,8 @@ func TestExportPage(t *testing.T) {
 	c := compareDemo(t)
 	c.keys("o")
 	c.settle()
-	second := filepath.Join(c.m.outDir, "memoria-page-20260302-093100.html")
-	if st := c.lastStatus(); st.isErr || !strings.Contains(st.text, second) || !strings.Contains(st.text, "2 rankings compared") {
+	second := filepath.Join(c.m.OutDir, "memoria-page-20260302-093100.html")
+	if st := c.lastStatus(); st.IsErr || !strings.Contains(st.Text, second) || !strings.Contains(st.Text, "2 rankings compared") {
 		t.Fatalf("compare status = %+v", st)
 	}
 	if s := pageData(t, second); !strings.Contains(s, `"N2007"`) || !strings.Contains(s, `"expansion"`) || !strings.Contains(s, `"activation"`) {
@@ -50,7 +50,7 @@ func TestExportPage(t *testing.T) {
 	}
 	c.keys("o")
 	c.settle()
-	if _, err := os.Stat(filepath.Join(c.m.outDir, "memoria-page-20260302-093100-2.html")); err != nil {
+	if _, err := os.Stat(filepath.Join(c.m.OutDir, "memoria-page-20260302-093100-2.html")); err != nil {
 		t.Errorf("the second page of the same second: %v", err)
 	}
 }

@@ -7,15 +7,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/registry"
+	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/params"
 )
 
 // Retrievers are the retrievers the explorer runs on their own, in the
@@ -58,9 +58,9 @@ type (
 )
 
 // rankingCmd runs a ranking retriever inside the command, on a copy of
-// the query and its parameters (a paramSet never changes in place).
-func rankingCmd(ctx context.Context, ref runRef, nb graph.Neighbourhood, q retriever.Query, p paramSet) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+// the query and its parameters (a params.Set never changes in place).
+func rankingCmd(ctx context.Context, ref runRef, nb graph.Neighbourhood, q retriever.Query, p params.Set) tea.Cmd {
+	return common.SafeCmd(func() tea.Msg {
 		r, err := p.Run(ctx, nb, q)
 		return rankingMsg{ref: ref, ranking: r, err: err}
 	})
@@ -70,7 +70,7 @@ func rankingCmd(ctx context.Context, ref runRef, nb graph.Neighbourhood, q retri
 // retriever's parameters p (retriever.Settings.Context: the expansion's
 // "expand with context").
 func hitContextCmd(ctx context.Context, seq int, nb graph.Neighbourhood, id string, p retriever.Settings) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		hops, found, err := p.Context(ctx, nb, id)
 		return hitContextMsg{seq: seq, node: id, hops: hops, found: found, err: err}
 	})
@@ -80,7 +80,7 @@ func hitContextCmd(ctx context.Context, seq int, nb graph.Neighbourhood, id stri
 func (m *Model) rankVersions() string {
 	var b strings.Builder
 	for _, name := range Retrievers() {
-		if p, ok := m.ranked.panels[name]; ok {
+		if p := m.ranked.Panel(name); p != nil {
 			fmt.Fprintf(&b, "%s=%d;", name, p.Version())
 		}
 	}
@@ -117,14 +117,14 @@ func (m *Model) startRanking(name string) tea.Cmd {
 	s.stop()
 	s.id++
 	s.seedsV, s.tagsV, s.started = m.seeds.Version(), m.tags.Version(), true
-	s.params, s.ranking, s.err = m.ranked.panels[name].Params(), nil, nil
+	s.params, s.ranking, s.err = m.ranked.Panel(name).Params(), nil, nil
 	seeds := m.seeds.Seeds()
 	if m.comparing() {
 		if len(seeds) == 0 || m.runs.nb == nil {
 			m.cmpRefresh()
 			return nil
 		}
-		ctx, cancel := context.WithCancel(m.ctx)
+		ctx, cancel := context.WithCancel(m.Ctx)
 		s.cancel, s.loading = cancel, true
 		m.cmpRefresh()
 		return rankingCmd(ctx, s.ref(), m.runs.nb, retriever.Query{Seeds: seeds, Tags: m.tags.Tags()}, s.params)
@@ -133,7 +133,7 @@ func (m *Model) startRanking(name string) tea.Cmd {
 		m.ranked.SetRanking(nil, false, "")
 		return m.syncHit()
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(m.Ctx)
 	s.cancel, s.loading = cancel, true
 	m.ranked.SetRanking(nil, true, "")
 	q := retriever.Query{Seeds: seeds, Tags: m.tags.Tags()} // both copies
@@ -151,12 +151,12 @@ func (msg rankingMsg) apply(m *Model, s *runSlot) tea.Cmd {
 		return nil // Activation Energy's run answers by events
 	}
 	s.stop()
-	if m.comparing() && slices.Contains(m.cmp.shown, msg.ref.retriever) {
+	if m.comparing() && slices.Contains(m.compared, msg.ref.retriever) {
 		// The table follows: its column is rebuilt, the others stay.
 		if msg.err != nil {
 			s.err = msg.err
 			m.cmpRefresh()
-			return notifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err))
+			return common.NotifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err))
 		}
 		r := msg.ranking
 		s.ranking = &r
@@ -166,10 +166,10 @@ func (msg rankingMsg) apply(m *Model, s *runSlot) tea.Cmd {
 	if msg.err != nil {
 		s.err = msg.err
 		if msg.ref.retriever != m.retriever {
-			return notifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err))
+			return common.NotifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err))
 		}
 		m.ranked.SetRanking(nil, false, msg.err.Error())
-		return tea.Batch(m.syncHit(), notifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err)))
+		return tea.Batch(m.syncHit(), common.NotifyErr(fmt.Errorf("%s: %w", msg.ref.retriever, msg.err)))
 	}
 	r := msg.ranking
 	s.ranking = &r
@@ -192,23 +192,23 @@ func (m *Model) syncHit() tea.Cmd {
 	if !ok {
 		m.runs.hitCtx.stop()
 		m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
-		m.detail.ShowHit(nil)
+		m.detail.Show(nil)
 		return nil
 	}
-	if m.runs.hitCtx.run == s.ref() && m.runs.hitCtx.node == hit.NodeID && m.detail.hit != nil {
+	if m.runs.hitCtx.run == s.ref() && m.runs.hitCtx.node == hit.NodeID && m.detailHit() != nil {
 		return nil
 	}
 	m.runs.hitCtx.stop()
 	m.runs.hitCtx.seq++
 	m.runs.hitCtx.run, m.runs.hitCtx.node = s.ref(), hit.NodeID
-	m.detail.ShowHit(&hitSubject{hit: hit, loading: true})
-	ctx, cancel := context.WithCancel(m.ctx)
+	m.detail.Show(&hitSubject{hit: hit, loading: true})
+	ctx, cancel := context.WithCancel(m.Ctx)
 	m.runs.hitCtx.cancel = cancel
 	cr := s.params.Settings()
 	if !cr.HasContext() {
-		h := *m.detail.hit
+		h := *m.detailHit()
 		h.loading, h.noContext = false, true
-		m.detail.SetHit(&h)
+		m.detail.Set(&h)
 		return nil
 	}
 	return hitContextCmd(ctx, m.runs.hitCtx.seq, m.runs.nb, hit.NodeID, cr)
@@ -217,16 +217,16 @@ func (m *Model) syncHit() tea.Cmd {
 // applyHitContext shows the context of the current read; an answer of an
 // earlier read is dropped.
 func (m *Model) applyHitContext(msg hitContextMsg) {
-	if msg.seq != m.runs.hitCtx.seq || m.detail.hit == nil || m.detail.hit.hit.NodeID != msg.node {
+	if msg.seq != m.runs.hitCtx.seq || m.detailHit() == nil || m.detailHit().hit.NodeID != msg.node {
 		return
 	}
 	m.runs.hitCtx.stop()
-	h := *m.detail.hit
+	h := *m.detailHit()
 	h.loading, h.hops, h.found, h.err = false, msg.hops, msg.found, ""
 	if msg.err != nil {
 		h.err = msg.err.Error()
 	}
-	m.detail.SetHit(&h)
+	m.detail.Set(&h)
 }
 
 // switchRetriever chooses the next retriever: its parameters, results and
@@ -250,9 +250,9 @@ func (m *Model) switchRetriever() tea.Cmd {
 		m.runs.hitCtx.stop()
 		m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
 		m.tree.detailKey, _ = m.tree.selectedKey()
-		m.detail.Show(m.subject())
+		m.detail.Show(subjectOf(m.subject()))
 	}
-	note := notify(fmt.Sprintf("retriever: %s (%s switches)", m.retriever, m.km.Retriever.Help().Key))
+	note := common.Notify(fmt.Sprintf("retriever: %s (%s switches)", m.retriever, m.KM.Retriever.Help().Key))
 	return m.restartIfInputsChanged(tea.Batch(blur, focus, sync, note))
 }
 
@@ -274,21 +274,21 @@ func (m *Model) showSlotRanking() {
 func (m *Model) copyRoute() tea.Cmd {
 	hit, ok := m.ranked.Selected()
 	if !ok {
-		return notifyErr(errors.New("nothing selected: pick a hit in the results first"))
+		return common.NotifyErr(errors.New("nothing selected: pick a hit in the results first"))
 	}
-	q, ok := m.cypher.HitCypher(hit)
+	q, ok := m.Cypher.HitCypher(hit)
 	if !ok {
-		return notifyErr(fmt.Errorf("%s is an initial hit (a seed scored by its R): it has no route to copy", hit.NodeID))
+		return common.NotifyErr(fmt.Errorf("%s is an initial hit (a seed scored by its R): it has no route to copy", hit.NodeID))
 	}
 	if q.Feeders {
-		return copyCmd(m.out, q.In(m.form), fmt.Sprintf("Cypher for %s and its %s (%s)%s", hit.NodeID,
-			plural(len(hit.Feeders), "feeder"), strings.Join(q.NodeIDs[1:], ", "), m.formNote()))
+		return copyCmd(m.Out, q.In(m.Form), fmt.Sprintf("Cypher for %s and its %s (%s)%s", hit.NodeID,
+			common.Plural(len(hit.Feeders), "feeder"), strings.Join(q.NodeIDs[1:], ", "), m.formNote()))
 	}
 	ids := []string{hit.Route[0].From}
 	for _, h := range hit.Route {
 		ids = append(ids, h.To)
 	}
-	return copyCmd(m.out, q.In(m.form),
+	return copyCmd(m.Out, q.In(m.Form),
 		fmt.Sprintf("Cypher for route %s (%d nodes)%s", arrowPath(ids), len(ids), m.formNote()))
 }
 
@@ -297,11 +297,11 @@ func (m *Model) copyRoute() tea.Cmd {
 func (m *Model) copyAllRoutes() tea.Cmd {
 	s := m.slot()
 	if s.ranking == nil {
-		return notifyErr(errors.New("no ranking to copy yet: pick a seed"))
+		return common.NotifyErr(errors.New("no ranking to copy yet: pick a seed"))
 	}
-	qs := m.cypher.RankingCypher(*s.ranking)
+	qs := m.Cypher.RankingCypher(*s.ranking)
 	if len(qs) == 0 {
-		return notifyErr(errors.New("no expanded hits: initial hits have no route"))
+		return common.NotifyErr(errors.New("no expanded hits: initial hits have no route"))
 	}
 	fed := 0
 	for _, q := range qs {
@@ -309,173 +309,14 @@ func (m *Model) copyAllRoutes() tea.Cmd {
 			fed++
 		}
 	}
-	what := plural(len(qs), "route")
+	what := common.Plural(len(qs), "route")
 	switch {
 	case fed == len(qs):
-		what = plural(fed, "hit") + " with feeders"
+		what = common.Plural(fed, "hit") + " with feeders"
 	case fed > 0:
-		what = plural(fed, "hit") + " with feeders and " + plural(len(qs)-fed, "route")
+		what = common.Plural(fed, "hit") + " with feeders and " + common.Plural(len(qs)-fed, "route")
 	}
-	return copyCmd(m.out, render.Script(qs, m.form), fmt.Sprintf("Cypher for all %s%s", what, m.formNote()))
-}
-
-// rankPane is the results pane of a ranking retriever: one row per hit,
-// in rank order (rank, score, name, seed, how it was reached).
-type rankPane struct {
-	*Common
-	// panels are the parameters of each ranking retriever, by name.
-	panels  map[string]*rankParamsPanel
-	ranking *retriever.Ranking
-	loading bool
-	err     string
-	cursor  int
-	off     int
-	w, h    int
-	focusFlag
-}
-
-func newRankPane(c *Common) *rankPane {
-	return &rankPane{Common: c, panels: map[string]*rankParamsPanel{}}
-}
-
-// SetRanking shows r (nil: none yet, loading or failed with err); the
-// selection stays on the same node when r has it.
-func (p *rankPane) SetRanking(r *retriever.Ranking, loading bool, err string) {
-	var was string
-	if h, ok := p.Selected(); ok {
-		was = h.NodeID
-	}
-	p.ranking, p.loading, p.err = r, loading, err
-	p.cursor = 0
-	if r != nil {
-		for i, h := range r.Hits {
-			if h.NodeID == was {
-				p.cursor = i
-			}
-		}
-	}
-}
-
-// Selected is the hit under the cursor.
-func (p *rankPane) Selected() (retriever.Hit, bool) {
-	if p.ranking == nil || len(p.ranking.Hits) == 0 {
-		return retriever.Hit{}, false
-	}
-	return p.ranking.Hits[min(p.cursor, len(p.ranking.Hits)-1)], true
-}
-
-// Position is "3/5": the selected hit of how many.
-func (p *rankPane) Position() string {
-	if p.ranking == nil || len(p.ranking.Hits) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d", p.cursor+1, len(p.ranking.Hits))
-}
-
-// SetSize sets the inner size.
-func (p *rankPane) SetSize(w, h int) { p.w, p.h = w, h }
-
-// Update moves the selection (keys when focused, the wheel anywhere).
-func (p *rankPane) Update(msg tea.Msg) tea.Cmd {
-	if p.ranking == nil || len(p.ranking.Hits) == 0 {
-		return nil
-	}
-	moveCursor(p.km, msg, p.focused, &p.cursor, len(p.ranking.Hits), max(1, p.h-2))
-	return nil
-}
-
-// moveCursor moves a list's cursor over n rows (n > 0): the wheel
-// anywhere, the keys when the list is focused; page is a page's rows.
-func moveCursor(km keymap.KeyMap, msg tea.Msg, focused bool, cursor *int, n, page int) {
-	switch msg := msg.(type) {
-	case tea.MouseMsg:
-		if msg.Action == tea.MouseActionPress {
-			switch msg.Button {
-			case tea.MouseButtonWheelUp:
-				*cursor = max(0, *cursor-mouseWheelRows)
-			case tea.MouseButtonWheelDown:
-				*cursor = min(n-1, *cursor+mouseWheelRows)
-			}
-		}
-	case tea.KeyMsg:
-		if !focused {
-			return
-		}
-		switch {
-		case key.Matches(msg, km.Up):
-			*cursor = max(0, *cursor-1)
-		case key.Matches(msg, km.Down):
-			*cursor = min(n-1, *cursor+1)
-		case key.Matches(msg, km.PageUp):
-			*cursor = max(0, *cursor-page)
-		case key.Matches(msg, km.PageDown):
-			*cursor = min(n-1, *cursor+page)
-		case key.Matches(msg, km.Top):
-			*cursor = 0
-		case key.Matches(msg, km.Bottom):
-			*cursor = n - 1
-		}
-	}
-}
-
-// rankRow is hit h's row: rank, score, name and label, seed, how reached.
-// Graph text is escaped (names and labels with textsafe, ids with
-// DisplayID inside render's texts).
-func (p *rankPane) rankRow(h retriever.Hit) string {
-	name := textsafe.Escape(p.names.nodeLead(h.Node))
-	if p.stats.isHub(h.NodeID) {
-		name += " " + p.st.HubMark
-	}
-	if l := h.Node.Label(); l != "" {
-		name += " " + textsafe.Escape(l)
-	}
-	if g := p.marks.grade(h.NodeID); g > 0 {
-		name = markGlyph(g) + " " + name
-	}
-	return fmt.Sprintf("#%-3d %-8s %s  seed %s  %s", h.Rank, render.Num(h.Score), name, render.DisplayID(h.Seed), render.HowReached(h))
-}
-
-// View renders the rows that fit, the selected one kept on screen.
-func (p *rankPane) View() string {
-	switch {
-	case p.err != "":
-		return p.st.Error.Render(fit(textsafe.Escape(oneLine(p.err)), p.w))
-	case p.loading:
-		return p.st.Running.Render("⟳ ranking…")
-	case p.ranking == nil:
-		return p.st.Dim.Render("pick a seed to rank its neighbourhood")
-	case len(p.ranking.Hits) == 0:
-		return p.st.Dim.Render("no hits: no seed was found")
-	}
-	head, foot := p.judged.view(p.st, p.w, p.h)
-	h := max(1, p.h-len(head)-len(foot))
-	if p.cursor < p.off {
-		p.off = p.cursor
-	} else if p.cursor >= p.off+h {
-		p.off = p.cursor - h + 1
-	}
-	p.off = max(0, min(p.off, len(p.ranking.Hits)-h))
-	lines := head
-	for i := p.off; i < min(len(p.ranking.Hits), p.off+h); i++ {
-		row := p.rankRow(p.ranking.Hits[i])
-		if i == p.cursor {
-			lines = append(lines, p.st.Selected.Render(fit(glyphSelected+" "+row, p.w)))
-			continue
-		}
-		lines = append(lines, fit("  "+row, p.w))
-	}
-	if len(foot) > 0 {
-		for range h - (min(len(p.ranking.Hits), p.off+h) - p.off) {
-			lines = append(lines, "") // the list ends early: the footer stays at the bottom
-		}
-		lines = append(lines, foot...)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// ShortHelp lists the pane's keys.
-func (p *rankPane) ShortHelp() []key.Binding {
-	return []key.Binding{p.km.Up, p.km.Down, p.km.Mark, p.km.CopyPath, p.km.Retriever}
+	return copyCmd(m.Out, render.Script(qs, m.Form), fmt.Sprintf("Cypher for all %s%s", what, m.formNote()))
 }
 
 // rankingStatus is the status line's words for a ranking run: running, the

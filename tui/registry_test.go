@@ -18,23 +18,23 @@ func TestPickerShowsARegisteredRetriever(t *testing.T) {
 	h := demoHarness(t)
 	h.focusPane(focusTree)
 	h.keys("X")
-	if h.m.top() != overlay(h.m.picker) {
+	if h.m.top() != overlay(h.m.ov.picker) {
 		t.Fatal("X did not open the picker")
 	}
-	if v := h.m.picker.View(); !strings.Contains(v, "[ ] degree") {
+	if v := h.m.ov.picker.View(); !strings.Contains(v, "[ ] degree") {
 		t.Fatalf("the picker does not list degree:\n%s", v)
 	}
 	h.keys("down", "down", "down", "down", "down", " ", "enter")
 	h.settle()
-	if strings.Join(h.m.cmp.shown, ",") != "activation,degree" {
-		t.Fatalf("compare %v, want activation,degree", h.m.cmp.shown)
+	if strings.Join(h.m.compared, ",") != "activation,degree" {
+		t.Fatalf("compare %v, want activation,degree", h.m.compared)
 	}
 	h.waitCompared()
 	s := h.m.runs.slots["degree"]
 	if s.err != nil || s.ranking == nil || len(s.ranking.Hits) == 0 {
 		t.Fatalf("degree's column: err %v, ranking %+v", s.err, s.ranking)
 	}
-	p := h.m.ranked.panels["degree"].Params()
+	p := h.m.ranked.Panel("degree").Params()
 	if p.Rows() != 2 || p.Name(0) != "MIN_DEGREE" || p.Name(1) != "TOP_K K" || p.Value(0) != "1" {
 		t.Errorf("degree's panel: %d rows, %q=%q, %q", p.Rows(), p.Name(0), p.Value(0), p.Name(1))
 	}

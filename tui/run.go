@@ -3,12 +3,13 @@ package tui
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/params"
 )
 
 // runRef names one run: its retriever (the slot it belongs to) and its id
@@ -37,8 +38,6 @@ type (
 		id   runRef
 		held snapshotState // the snapshot's counters after the run (zero without one)
 	}
-	// errMsg reports a failure (including a recovered panic) on the status line.
-	errMsg struct{ err error }
 )
 
 // runner owns the runs: one slot per retriever, what runs Activation
@@ -118,7 +117,7 @@ func (msg runStartedMsg) apply(m *Model, s *runSlot) tea.Cmd {
 		}
 		s.trees.version++
 		m.afterTreeChange(false)
-		return notifyErr(msg.err)
+		return common.NotifyErr(msg.err)
 	}
 	s.ch, s.heldBefore = msg.ch, msg.held
 	return nextEventCmd(msg.id, msg.ch, m.runs.held)
@@ -142,7 +141,7 @@ func (msg runClosedMsg) apply(m *Model, s *runSlot) tea.Cmd {
 	s.stop()
 	m.refreshIfComparing()
 	if m.runs.held != nil {
-		return notify(snapshotStatus(s.heldBefore, msg.held, m.now(), m.km.Reread.Help().Key))
+		return common.Notify(snapshotStatus(s.heldBefore, msg.held, m.Now(), m.KM.Reread.Help().Key))
 	}
 	return nil
 }
@@ -173,7 +172,7 @@ type runSlot struct {
 
 	// A ranking retriever's run: its parameters, and once it answered its
 	// ranking or its error; loading while it runs.
-	params  paramSet
+	params  params.Set
 	ranking *retriever.Ranking
 	err     error
 	loading bool
@@ -200,7 +199,7 @@ func (s *runSlot) stop() {
 // held (nil unless the backend is a snapshot) reads the snapshot's counters
 // before the run starts.
 func startRunCmd(ctx context.Context, id runRef, backend activation.Backend, held func() snapshotState, cfg activation.Params, opts activation.Options, seeds []retriever.Seed, tags []string) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		var before snapshotState
 		if held != nil {
 			before = held()
@@ -218,7 +217,7 @@ func startRunCmd(ctx context.Context, id runRef, backend activation.Backend, hel
 // after each event of the current run. When the channel closes it reads
 // the snapshot's counters (held, if not nil) for the status line.
 func nextEventCmd(id runRef, ch <-chan activation.Event, held func() snapshotState) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
 			var after snapshotState
@@ -229,19 +228,6 @@ func nextEventCmd(id runRef, ch <-chan activation.Event, held func() snapshotSta
 		}
 		return runEventMsg{id: id, ev: ev}
 	})
-}
-
-// safeCmd turns a panic in a command into an errMsg, so the program keeps
-// the terminal in order and shows the failure.
-func safeCmd(f func() tea.Msg) tea.Cmd {
-	return func() (msg tea.Msg) {
-		defer func() {
-			if r := recover(); r != nil {
-				msg = errMsg{fmt.Errorf("internal error: %v\n%s", r, firstLines(string(debug.Stack()), 8))}
-			}
-		}()
-		return f()
-	}
 }
 
 // safeBackend wraps a Backend so that a panic inside the retriever's
@@ -312,17 +298,4 @@ func (s safeConn) UnitWeights(ctx context.Context) (ok bool, err error) {
 		return u.UnitWeights(ctx)
 	}
 	return false, nil
-}
-
-func firstLines(s string, n int) string {
-	lines := 0
-	for i := range len(s) {
-		if s[i] == '\n' {
-			lines++
-			if lines == n {
-				return s[:i]
-			}
-		}
-	}
-	return s
 }

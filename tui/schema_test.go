@@ -24,6 +24,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/expansion"
 	"github.com/memoria-graph/memoria/testkit/neo4jfix"
 	"github.com/memoria-graph/memoria/testkit/neo4jtest"
+	"github.com/memoria-graph/memoria/tui/components/params"
 )
 
 func TestMain(m *testing.M) { neo4jtest.Main(m) }
@@ -310,11 +311,11 @@ func validitySection(d string) string {
 }
 
 // paramRow focuses the thresholds pane and moves its cursor down (the
-// rows wrap) to row (paramDepth … paramBranches).
+// rows wrap) to row (params.RowDepth … params.RowBranches).
 func (h *harness) paramRow(row int) {
 	h.t.Helper()
 	h.focusPane(focusParams)
-	for range paramCount {
+	for range params.RowCount {
 		if h.m.params.Selected() == row {
 			return
 		}
@@ -327,7 +328,7 @@ func (h *harness) paramRow(row int) {
 // (replacing the default 0.005) and waits for the run it starts.
 func (h *harness) setMinActivation(v string) {
 	h.t.Helper()
-	h.paramRow(paramMinAct)
+	h.paramRow(params.RowMinAct)
 	h.keys("enter")
 	for range len("0.005") {
 		h.keys("backspace")
@@ -376,7 +377,7 @@ func TestGraphitiLoserShowsValidity(t *testing.T) {
 	want := routeValidity("When the facts on its route held", hopAliceLeeds, hopLeedsFAST, hopFASTHamburg, hopHamburgCarol)
 	assertValidity(t, h, "the near miss selected", d, want, `valid_at: 2026-02-01\x1b]0;PWNED\a\u202e`)
 
-	h.paramRow(paramBranches)
+	h.paramRow(params.RowBranches)
 	h.keys("h", "h") // MAX_BRANCHES 3 → 1
 	h.runDone()
 	if got := h.m.params.Config().MaxBranches; got != 1 {
@@ -427,7 +428,7 @@ func TestGraphitiLeftNodeShowsValidity(t *testing.T) {
 	want := routeValidity("When the facts on its route held", hopAliceLeeds, hopLeedsFAST, hopFASTHamburg, hopHamburgCarol)
 	assertValidity(t, h, "Carol, who left, selected", d, want, `valid_at: 2026-02-01\x1b]0;PWNED\a\u202e`)
 
-	h.paramRow(paramBranches)
+	h.paramRow(params.RowBranches)
 	h.keys("h", "h") // MAX_BRANCHES 3 → 1
 	h.runDone()
 	h.focusPane(focusTree)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // snapshotter is a backend that keeps what runs read from the server and
@@ -44,7 +45,7 @@ type snapshotResetMsg struct{}
 
 // resetSnapshotCmd forgets the snapshot off the UI goroutine.
 func resetSnapshotCmd(s snapshotter) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		s.Reset()
 		return snapshotResetMsg{}
 	})
@@ -55,10 +56,10 @@ func resetSnapshotCmd(s snapshotter) tea.Cmd {
 func snapshotStatus(before, after snapshotState, now time.Time, reread string) string {
 	if after.fetched == before.fetched && after.nodes > 0 {
 		return fmt.Sprintf("replayed from snapshot: %s nodes, %s old · %s re-runs on the server",
-			thousands(after.nodes), fmtAge(now.Sub(after.since)), reread)
+			common.Thousands(after.nodes), fmtAge(now.Sub(after.since)), reread)
 	}
 	return fmt.Sprintf("read %s nodes from Neo4j · snapshot: %s nodes · %s re-runs on the server",
-		thousands(after.fetched-before.fetched), thousands(after.nodes), reread)
+		common.Thousands(after.fetched-before.fetched), common.Thousands(after.nodes), reread)
 }
 
 // fmtAge is a duration to the second, as a person reads it: 3 s, 2 min 5 s.
@@ -68,13 +69,4 @@ func fmtAge(d time.Duration) string {
 		return fmt.Sprintf("%d s", s)
 	}
 	return fmt.Sprintf("%d min %d s", s/60, s%60)
-}
-
-// thousands writes n with a comma every three digits: 1,204.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

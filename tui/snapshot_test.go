@@ -59,7 +59,7 @@ func (f *fakeSnapshot) Reset() {
 func TestSnapshotStatusAndReread(t *testing.T) {
 	snap := &fakeSnapshot{fakeSource: loadDemo(t), read: true}
 	h := newHarness(t, snap.fakeSource, Options{Backend: snap, Seeds: []retriever.Seed{demoSeed}, Tags: demoTags})
-	status := func() string { return h.lastStatus().text }
+	status := func() string { return h.lastStatus().Text }
 	h.waitFor("the first run's status", func() bool { return strings.HasPrefix(status(), "read ") })
 	if want := "read 3 nodes from Neo4j · snapshot: 3 nodes · R re-runs on the server"; status() != want {
 		t.Errorf("first run: %q, want %q", status(), want)

@@ -41,7 +41,7 @@ func TestSpreadingInTheExplorer(t *testing.T) {
 	}
 	h.keys("y")
 	h.settle()
-	if st := h.lastStatus().text; st != "copied Cypher for N2003 and its 2 feeders (N2006, N2004)" {
+	if st := h.lastStatus().Text; st != "copied Cypher for N2003 and its 2 feeders (N2006, N2004)" {
 		t.Errorf("y: status %q", st)
 	}
 	if c := h.lastCopy(); !strings.Contains(c, `:params {id: "N2003", f0: "N2006", f1: "N2004", r0: {`) ||
@@ -50,7 +50,7 @@ func TestSpreadingInTheExplorer(t *testing.T) {
 	}
 	h.keys("Y")
 	h.settle()
-	if st := h.lastStatus().text; st != "copied Cypher for all 8 hits with feeders" {
+	if st := h.lastStatus().Text; st != "copied Cypher for all 8 hits with feeders" {
 		t.Errorf("Y: status %q", st)
 	}
 	if c := h.lastCopy(); strings.Count(c, "// Feeders ") != 8 || !strings.Contains(c, "// Feeders 1: N2006 <- N2003, N2004, N2007\n") {

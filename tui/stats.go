@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
-	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // Graph metrics in the explorer (docs/EXPLORER.md, "Graph metrics"): the
@@ -23,22 +21,12 @@ import (
 // node is shown (degreeCmd; kept for the explorer's life). M opens an
 // overlay with the metrics (statsView).
 
-// statsState is where the metrics are.
-type statsState int
-
-const (
-	statsLoading statsState = iota
-	statsReady
-	statsFailed
-	statsUnsupported // the source computes no metrics
-)
-
 // graphStats is the metrics and the degrees looked up, shared by the panes
 // (one pointer, like naming). Only the root's Update changes it.
 type graphStats struct {
 	id     int // the load's id: a message of another is dropped
 	cancel context.CancelFunc
-	state  statsState
+	state  common.StatsState
 	m      graph.Metrics
 	err    string
 	// degree holds the degrees known (the hubs', then every node looked
@@ -69,7 +57,7 @@ type degreesMsg struct {
 
 // statsCmd computes the metrics inside the command.
 func statsCmd(ctx context.Context, id int, mr graph.MetricsReader) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		m, err := mr.Metrics(ctx, graph.MetricsOptions{})
 		return statsMsg{id: id, m: m, err: err}
 	})
@@ -77,7 +65,7 @@ func statsCmd(ctx context.Context, id int, mr graph.MetricsReader) tea.Cmd {
 
 // degreeCmd looks the degrees of ids up inside the command.
 func degreeCmd(ctx context.Context, mr graph.MetricsReader, ids []string) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+	return common.SafeCmd(func() tea.Msg {
 		d, err := mr.Degrees(ctx, ids)
 		return degreesMsg{ids: ids, degrees: d, err: err}
 	})
@@ -87,12 +75,12 @@ func degreeCmd(ctx context.Context, mr graph.MetricsReader, ids []string) tea.Cm
 func (g *graphStats) start(ctx context.Context, src graph.Source) tea.Cmd {
 	mr, ok := src.(graph.MetricsReader)
 	if !ok {
-		g.state = statsUnsupported
+		g.state = common.StatsUnsupported
 		return nil
 	}
 	g.stop()
 	g.id++
-	g.state = statsLoading
+	g.state = common.StatsLoading
 	ctx, g.cancel = context.WithCancel(ctx)
 	return statsCmd(ctx, g.id, mr)
 }
@@ -107,15 +95,15 @@ func (g *graphStats) stop() {
 
 // apply takes a load's answer; false when it is stale.
 func (g *graphStats) apply(msg statsMsg) bool {
-	if msg.id != g.id || g.state != statsLoading {
+	if msg.id != g.id || g.state != common.StatsLoading {
 		return false
 	}
 	g.stop()
 	if msg.err != nil {
-		g.state, g.err = statsFailed, msg.err.Error()
+		g.state, g.err = common.StatsFailed, msg.err.Error()
 		return true
 	}
-	g.state, g.m = statsReady, msg.m
+	g.state, g.m = common.StatsReady, msg.m
 	for _, h := range msg.m.Hubs {
 		g.degree[h.ID] = h.Degree
 	}
@@ -133,7 +121,7 @@ func (g *graphStats) applyDegrees(msg degreesMsg) (newHub bool) {
 		if d, ok := msg.degrees[id]; ok {
 			_, had := g.degree[id]
 			g.degree[id] = d
-			newHub = newHub || (!had && g.state == statsReady && g.m.IsHub(d))
+			newHub = newHub || (!had && g.state == common.StatsReady && g.m.IsHub(d))
 		} else {
 			g.failed[id] = "no such node"
 		}
@@ -141,10 +129,10 @@ func (g *graphStats) applyDegrees(msg degreesMsg) (newHub bool) {
 	return newHub
 }
 
-// isHub reports whether the node id is a hub: a node the metrics list as
+// IsHub reports whether the node id is a hub: a node the metrics list as
 // one, or whose looked-up degree is a hub's (the list is capped).
-func (g *graphStats) isHub(id string) bool {
-	if g == nil || g.state != statsReady {
+func (g *graphStats) IsHub(id string) bool {
+	if g == nil || g.state != common.StatsReady {
 		return false
 	}
 	d, ok := g.degree[id]
@@ -153,7 +141,7 @@ func (g *graphStats) isHub(id string) bool {
 
 // need says which id to look up for the detail pane: "" when none.
 func (g *graphStats) need(id string) string {
-	if g == nil || g.state != statsReady || id == "" || g.asked[id] {
+	if g == nil || g.state != common.StatsReady || id == "" || g.asked[id] {
 		return ""
 	}
 	if _, ok := g.degree[id]; ok {
@@ -162,10 +150,14 @@ func (g *graphStats) need(id string) string {
 	return id
 }
 
-// detailLine is the detail pane's line for node id: "degree 12, p99.2",
+// Metrics is where the metrics are, the metrics once ready and the
+// failure's text.
+func (g *graphStats) Metrics() (common.StatsState, graph.Metrics, string) { return g.state, g.m, g.err }
+
+// DetailLine is the detail pane's line for node id: "degree 12, p99.2",
 // with the hub mark for a hub; "" before the metrics (or without them).
-func (g *graphStats) detailLine(st *Styles, id string) string {
-	if g == nil || g.state != statsReady {
+func (g *graphStats) DetailLine(st *Styles, id string) string {
+	if g == nil || g.state != common.StatsReady {
 		return ""
 	}
 	if e, ok := g.failed[id]; ok {
@@ -190,16 +182,16 @@ func trimTenths(p float64) string {
 
 // wantDegree starts the lookup of the detail pane's node, if it needs one.
 func (m *Model) wantDegree() tea.Cmd {
-	id := m.detail.subjectID()
-	if m.stats.need(id) == "" {
+	id := m.detail.SubjectID()
+	if m.graphStats().need(id) == "" {
 		return nil
 	}
-	mr, ok := m.source.(graph.MetricsReader)
+	mr, ok := m.Source.(graph.MetricsReader)
 	if !ok {
 		return nil
 	}
-	m.stats.asked[id] = true
-	return degreeCmd(m.ctx, mr, []string{id})
+	m.graphStats().asked[id] = true
+	return degreeCmd(m.Ctx, mr, []string{id})
 }
 
 // statsArrived redraws what shows hubs and degrees after the metrics (or a
@@ -207,66 +199,12 @@ func (m *Model) wantDegree() tea.Cmd {
 func (m *Model) statsArrived() {
 	m.tree.Rebuild()
 	m.detail.Redraw()
-	m.statsView.refresh()
+	m.ov.statsView.Refresh()
 }
-
-// statsView is the overlay of the metrics (M): render.StatsText of the
-// source's metrics, scrollable, or where their computation is.
-type statsView struct {
-	*Common
-	src string // the source's description
-	vp  viewport.Model
-}
-
-func newStatsView(c *Common, src string) *statsView {
-	return &statsView{Common: c, src: src, vp: newOverlayViewport(c.km)}
-}
-
-// refresh lays the content out again (the metrics arrived, or the size
-// changed), keeping the scroll.
-func (v *statsView) refresh() { v.vp.SetContent(v.content()) }
-
-func (v *statsView) content() string {
-	head := v.st.Dim.Render("graph  " + textsafe.Escape(v.src))
-	switch v.stats.state {
-	case statsLoading:
-		return head + "\n\n" + v.st.Running.Render("⟳ computing the graph's metrics…")
-	case statsFailed:
-		return head + "\n\n" + v.st.Error.Render("✗ "+textsafe.Escape(oneLine(v.stats.err)))
-	case statsUnsupported:
-		return head + "\n\n" + v.st.Dim.Render("this source computes no metrics")
-	}
-	return head + "\n\n" + render.StatsText(v.stats.m) + "\n" +
-		v.st.Dim.Render("hubs are marked "+v.st.HubMark+" in the results; the detail pane gives each node's degree")
-}
-
-func (v *statsView) Update(msg tea.Msg) (bool, tea.Cmd) {
-	if k, ok := msg.(tea.KeyMsg); ok && (key.Matches(k, v.km.Stats) || key.Matches(k, v.km.Cancel)) {
-		return true, nil
-	}
-	var cmd tea.Cmd
-	v.vp, cmd = v.vp.Update(msg)
-	return false, cmd
-}
-
-func (v *statsView) Title() string { return "Graph metrics (M or esc to close, ↑/↓ to scroll)" }
-
-func (v *statsView) View() string { return v.vp.View() }
-
-func (v *statsView) SetSize(w, h int) {
-	v.vp.Width, v.vp.Height = w, h
-	v.refresh()
-}
-
-func (v *statsView) ShortHelp() []key.Binding { return []key.Binding{closeHelp("M/esc"), scrollHelp} }
-
-// Close leaves the metrics' computation running: the hub marks need it.
-func (v *statsView) Close() {}
 
 // openStats puts the metrics on top, scrolled to their start.
 func (m *Model) openStats() tea.Cmd {
-	m.push(m.statsView)
-	m.statsView.refresh()
-	m.statsView.vp.GotoTop()
+	m.push(m.ov.statsView)
+	m.ov.statsView.Open()
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/expansion"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // statsSource is a fakeSource that computes metrics (the embedded
@@ -51,8 +52,8 @@ func statsHarness(t *testing.T, src *fakeSource, opts Options) (*harness, *stats
 func TestHubMarkInTreeAndDetail(t *testing.T) {
 	h, ss := statsHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{{NodeID: "T3000", Score: 0.9}, demoSeed}, Tags: []string{"campaign"}})
 	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
-	if h.m.stats.state != statsReady {
-		t.Fatalf("metrics state %d", h.m.stats.state)
+	if h.m.graphStats().state != common.StatsReady {
+		t.Fatalf("metrics state %d", h.m.graphStats().state)
 	}
 	tree := h.treeText()
 	for _, line := range strings.Split(tree, "\n") {
@@ -91,7 +92,7 @@ func TestHubMarkInRanking(t *testing.T) {
 	h.waitRanking()
 	marked := 0
 	for _, hit := range h.expSlot().ranking.Hits {
-		row := h.m.ranked.rankRow(hit)
+		row := h.m.ranked.RankRow(hit)
 		if strings.Contains(row, "[hub]") {
 			marked++
 			if !strings.Contains(row, "T3001 [hub]") {
@@ -118,21 +119,21 @@ func TestStatsOverlayAndLoading(t *testing.T) {
 	src := loadDemo(t)
 	h := newHarness(t, src, Options{Seeds: []retriever.Seed{{NodeID: "T3000", Score: 0.9}}, Tags: []string{"campaign"}})
 	h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
-	if h.m.stats.state != statsUnsupported {
-		t.Fatalf("a source without metrics: state %d", h.m.stats.state)
+	if h.m.graphStats().state != common.StatsUnsupported {
+		t.Fatalf("a source without metrics: state %d", h.m.graphStats().state)
 	}
 	ss := &statsSource{fakeSource: src}
-	h.m.source = ss
-	cmd := h.m.stats.start(h.m.ctx, ss)
+	h.m.Source = ss
+	cmd := h.m.graphStats().start(h.m.Ctx, ss)
 	h.keys("M")
-	if h.m.top() != overlay(h.m.statsView) || !strings.Contains(h.m.View(), "computing the graph's metrics") {
+	if h.m.top() != overlay(h.m.ov.statsView) || !strings.Contains(h.m.View(), "computing the graph's metrics") {
 		t.Fatalf("M while loading:\n%s", h.m.View())
 	}
 	if strings.Contains(h.treeText(), "[hub]") {
 		t.Fatal("hub marked before the metrics arrived")
 	}
-	h.send(statsMsg{id: h.m.stats.id + 1, m: graph.Metrics{Nodes: 1}})
-	if h.m.stats.state != statsLoading {
+	h.send(statsMsg{id: h.m.graphStats().id + 1, m: graph.Metrics{Nodes: 1}})
+	if h.m.graphStats().state != common.StatsLoading {
 		t.Fatal("a stale load's message was applied")
 	}
 	h.enqueue(cmd)
@@ -147,11 +148,11 @@ func TestStatsOverlayAndLoading(t *testing.T) {
 		t.Errorf("tree after the metrics:\n%s", h.treeText())
 	}
 	h.keys("?")
-	if h.m.top() != overlay(h.m.helpView) {
+	if h.m.top() != overlay(h.m.ov.helpView) {
 		t.Fatal("? did not open the help over the metrics")
 	}
 	h.keys("esc")
-	if h.m.top() != overlay(h.m.statsView) {
+	if h.m.top() != overlay(h.m.ov.statsView) {
 		t.Fatal("esc did not go back to the metrics")
 	}
 	h.keys("M")
@@ -165,9 +166,9 @@ func TestStatsOverlayAndLoading(t *testing.T) {
 // escaped: the whole screen stays safe.
 func TestHostileStatsEscaped(t *testing.T) {
 	h, _ := statsHarness(t, loadHostile(t), Options{})
-	h.m.stats.m.ByType = append(h.m.stats.m.ByType, graph.TypeCount{Type: "EVIL" + hostileOSC52, Count: 1})
-	h.m.stats.m.Hubs = append(h.m.stats.m.Hubs, graph.NodeDegree{ID: hostileH0, Degree: 9})
-	h.m.stats.m.HubDegree, h.m.stats.m.HubCount = 9, 1
+	h.m.graphStats().m.ByType = append(h.m.graphStats().m.ByType, graph.TypeCount{Type: "EVIL" + hostileOSC52, Count: 1})
+	h.m.graphStats().m.Hubs = append(h.m.graphStats().m.Hubs, graph.NodeDegree{ID: hostileH0, Degree: 9})
+	h.m.graphStats().m.HubDegree, h.m.graphStats().m.HubCount = 9, 1
 	h.keys("M")
-	assertCleanView(t, h, "metrics overlay", h.m.statsView.content(), `EVIL\x1b]52;c;SEFDS0VE\a`, `"H0\x1b]52;c;SEFDS0VE\a" (9)`)
+	assertCleanView(t, h, "metrics overlay", h.m.ov.statsView.Content(), `EVIL\x1b]52;c;SEFDS0VE\a`, `"H0\x1b]52;c;SEFDS0VE\a" (9)`)
 }

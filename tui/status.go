@@ -1,9 +1,7 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -11,24 +9,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 )
-
-// statusMsg puts a one-line message on the status bar.
-type statusMsg struct {
-	text  string
-	isErr bool
-}
-
-// notify returns a command that shows text on the status line.
-func notify(text string) tea.Cmd {
-	return func() tea.Msg { return statusMsg{text: text} }
-}
-
-// notifyErr returns a command that shows err on the status line.
-func notifyErr(err error) tea.Cmd {
-	return func() tea.Msg { return statusMsg{text: err.Error(), isErr: true} }
-}
 
 // statusBar shows the backend, each seed's run state and the last message.
 // It keeps only what is its own (the backend and the last message); the
@@ -41,7 +24,7 @@ type statusBar struct {
 	backend string
 	filter  string // the relationship filter's note, shown after the backend ("" for none)
 	schema  string // the schema mapping's description, shown before the filter ("" for memoria's own)
-	msg     statusMsg
+	msg     common.StatusMsg
 	w       int
 }
 
@@ -55,10 +38,10 @@ func (s *statusBar) SetSize(w, _ int) { s.w = w }
 // Update records status messages and errors.
 func (s *statusBar) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case statusMsg:
+	case common.StatusMsg:
 		s.msg = msg
-	case errMsg:
-		s.msg = statusMsg{text: oneLine(msg.err.Error()), isErr: true}
+	case common.ErrMsg:
+		s.msg = common.StatusMsg{Text: oneLine(msg.Err.Error()), IsErr: true}
 	}
 	return nil
 }
@@ -104,12 +87,12 @@ func (s *statusBar) line(parts []string) string {
 	parts[0] = s.st.Info.Render(backend)
 	line1 := ansi.Truncate(strings.Join(parts, sep), s.w, "…")
 	line2 := ""
-	if s.msg.text != "" {
+	if s.msg.Text != "" {
 		style := s.st.Bar
-		if s.msg.isErr {
+		if s.msg.IsErr {
 			style = s.st.Error
 		}
-		line2 = style.Render(ansi.Truncate(textsafe.Escape(oneLine(s.msg.text)), s.w, "…"))
+		line2 = style.Render(ansi.Truncate(textsafe.Escape(oneLine(s.msg.Text)), s.w, "…"))
 	}
 	return line1 + "\n" + line2
 }
@@ -136,14 +119,6 @@ func oneLine(s string) string {
 		s = s[:i]
 	}
 	return s
-}
-
-// fmtDur shows a duration in ms (or µs below 1 ms).
-func fmtDur(d time.Duration) string {
-	if d < time.Millisecond {
-		return fmt.Sprintf("%d µs", d.Microseconds())
-	}
-	return fmt.Sprintf("%d ms", d.Milliseconds())
 }
 
 // helpKeys adapts the focused pane and the global keys to bubbles help.

@@ -11,6 +11,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // treePane shows one result tree per seed, growing level by level. Rows are
@@ -43,8 +44,8 @@ type treePane struct {
 
 func newTreePane(c *Common) *treePane {
 	return &treePane{Common: c, built: -1,
-		builder: rowBuilder{st: c.st, folded: map[rowKey]bool{}, names: c.names, stats: c.stats, marks: c.marks},
-		search:  c.st.NewInput("/ ", "search the results")}
+		builder: rowBuilder{st: c.St, folded: map[rowKey]bool{}, names: c.Names, stats: c.Stats, marks: c.Marks},
+		search:  c.St.NewInput("/ ", "search the results")}
 }
 
 // Typing reports whether the search input takes the keys.
@@ -71,7 +72,7 @@ func (t *treePane) listHeight() int {
 	if t.summary() != "" {
 		h--
 	}
-	head, foot := t.judged.view(t.st, t.w, t.h)
+	head, foot := t.Judged.View(t.St, t.w, t.h)
 	return max(0, h-len(head)-len(foot))
 }
 
@@ -186,18 +187,15 @@ func (t *treePane) clampOffset() {
 func (t *treePane) line(i int) string {
 	r := t.rows[i]
 	if len(t.sels) > 0 && i == t.sels[t.cursor] {
-		return t.st.Selected.Render(glyphSelected + " " + r.plain)
+		return t.St.Selected.Render(glyphSelected + " " + r.plain)
 	}
 	if lo, hi, ok := t.match(r); ok {
 		// A match: the glyph in the gutter (seen without colour too),
 		// the matched text in the search style, the rest plain.
-		return glyphMatch + " " + r.plain[:lo] + t.st.Match.Render(r.plain[lo:hi]) + r.plain[hi:]
+		return glyphMatch + " " + r.plain[:lo] + t.St.Match.Render(r.plain[lo:hi]) + r.plain[hi:]
 	}
 	return "  " + r.styled
 }
-
-// mouseWheelRows is how far one wheel notch scrolls (as bubbles' viewport).
-const mouseWheelRows = 3
 
 // Update handles keys (when focused) and the mouse wheel.
 func (t *treePane) Update(msg tea.Msg) tea.Cmd {
@@ -206,9 +204,9 @@ func (t *treePane) Update(msg tea.Msg) tea.Cmd {
 		if msg.Action == tea.MouseActionPress {
 			switch msg.Button {
 			case tea.MouseButtonWheelUp:
-				t.off -= mouseWheelRows
+				t.off -= common.MouseWheelRows
 			case tea.MouseButtonWheelDown:
-				t.off += mouseWheelRows
+				t.off += common.MouseWheelRows
 			}
 			t.clampOffset()
 		}
@@ -220,7 +218,7 @@ func (t *treePane) Update(msg tea.Msg) tea.Cmd {
 		if t.searching {
 			return t.searchKey(msg)
 		}
-		cmd, _ := keymap.Dispatch(t, msg, t.commands(), notify)
+		cmd, _ := keymap.Dispatch(t, msg, t.commands(), common.Notify)
 		return cmd
 	}
 	return nil
@@ -232,7 +230,7 @@ type treeCommand = keymap.Command[*treePane, tea.Cmd]
 // losersHidden refuses the loser jumps while the losers are not shown.
 func losersHidden(t *treePane, _ key.Binding) string {
 	if !t.builder.explain {
-		return "no losers shown: " + t.km.Explain.Help().Key + " shows them"
+		return "no losers shown: " + t.KM.Explain.Help().Key + " shows them"
 	}
 	return ""
 }
@@ -240,7 +238,7 @@ func losersHidden(t *treePane, _ key.Binding) string {
 // noSearch refuses the match jumps before a search.
 func noSearch(t *treePane, _ key.Binding) string {
 	if t.query == "" {
-		return "no search: " + t.km.Search.Help().Key + " searches the results"
+		return "no search: " + t.KM.Search.Help().Key + " searches the results"
 	}
 	return ""
 }
@@ -248,14 +246,14 @@ func noSearch(t *treePane, _ key.Binding) string {
 // noBaseline refuses the change jumps while no run is compared with.
 func noBaseline(t *treePane, _ key.Binding) string {
 	if t.trees == nil || t.trees.base == nil {
-		return "no baseline yet: the next run is compared with this one (" + t.km.Pin.Help().Key + " pins it)"
+		return "no baseline yet: the next run is compared with this one (" + t.KM.Pin.Help().Key + " pins it)"
 	}
 	return ""
 }
 
 // commands are the tree's keys (search typing aside: searchKey).
 func (t *treePane) commands() []treeCommand {
-	km := t.km
+	km := t.KM
 	isEnd := func(r treeRow) bool { return r.end }
 	isLoser := func(r treeRow) bool { return r.key.loser >= 0 }
 	isChange := func(r treeRow) bool { return r.change }
@@ -421,19 +419,19 @@ func (t *treePane) selectedGhost() (ghost, *seedTree, bool) {
 func (t *treePane) View() string {
 	var lines []string
 	if len(t.rows) == 0 {
-		lines = []string{t.st.Dim.Render("no results yet: pick a seed (tab to the seed list, space to toggle)")}
+		lines = []string{t.St.Dim.Render("no results yet: pick a seed (tab to the seed list, space to toggle)")}
 	} else {
 		for i := t.off; i < min(len(t.rows), t.off+t.listHeight()); i++ {
 			lines = append(lines, t.line(i))
 		}
 	}
 	h := t.listHeight()
-	out := t.st.R.NewStyle().Width(t.w).Height(h).MaxHeight(h).MaxWidth(t.w).Render(strings.Join(lines, "\n"))
-	if head, foot := t.judged.view(t.st, t.w, t.h); len(head) > 0 {
+	out := t.St.R.NewStyle().Width(t.w).Height(h).MaxHeight(h).MaxWidth(t.w).Render(strings.Join(lines, "\n"))
+	if head, foot := t.Judged.View(t.St, t.w, t.h); len(head) > 0 {
 		out = strings.Join(append(append(head, out), foot...), "\n")
 	}
 	if sum := t.summary(); sum != "" && t.h > 1 {
-		out = t.st.Info.Render(ansi.Truncate(sum, t.w, "…")) + "\n" + out
+		out = t.St.Info.Render(ansi.Truncate(sum, t.w, "…")) + "\n" + out
 	}
 	if t.searching {
 		return out + "\n" + t.search.View()
@@ -444,13 +442,13 @@ func (t *treePane) View() string {
 // ShortHelp lists the tree's main keys.
 func (t *treePane) ShortHelp() []key.Binding {
 	if t.searching {
-		return []key.Binding{t.km.Submit, t.km.Cancel}
+		return []key.Binding{t.KM.Submit, t.KM.Cancel}
 	}
-	keys := []key.Binding{t.km.Up, t.km.Down, t.km.Toggle, t.km.Collapse, t.km.Explain, t.km.Search}
+	keys := []key.Binding{t.KM.Up, t.KM.Down, t.KM.Toggle, t.KM.Collapse, t.KM.Explain, t.KM.Search}
 	// The jumps to a match and to a change only once they would work
 	// (their commands' refusals: noSearch, noBaseline).
-	keys = append(keys, keymap.Usable(t, t.commands(), t.km.NextMatch, t.km.PrevMatch, t.km.NextChange)...)
-	return append(keys, t.km.NextEnd, t.km.CollapseAll, t.km.ExpandAll, t.km.WhyNot, t.km.Mark, t.km.Pin, t.km.CopyPath)
+	keys = append(keys, keymap.Usable(t, t.commands(), t.KM.NextMatch, t.KM.PrevMatch, t.KM.NextChange)...)
+	return append(keys, t.KM.NextEnd, t.KM.CollapseAll, t.KM.ExpandAll, t.KM.WhyNot, t.KM.Mark, t.KM.Pin, t.KM.CopyPath)
 }
 
 // Position is where the selection is among the selectable rows, for the
@@ -460,7 +458,7 @@ func (t *treePane) Position() string {
 	if len(t.sels) == 0 {
 		return ""
 	}
-	pos := fmt.Sprintf("row %s of %s", thousands(t.cursor+1), thousands(len(t.sels)))
+	pos := fmt.Sprintf("row %s of %s", common.Thousands(t.cursor+1), common.Thousands(len(t.sels)))
 	if t.query != "" {
 		n, at := 0, 0
 		for i, ri := range t.sels {
@@ -481,13 +479,13 @@ func (t *treePane) Position() string {
 // match at or after the selection (the search is incremental).
 func (t *treePane) searchKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
-	case key.Matches(msg, t.km.Submit):
+	case key.Matches(msg, t.KM.Submit):
 		t.endSearch(false)
 		if t.query != "" && !t.matchesAny() {
-			return notify("no row matches " + t.query)
+			return common.Notify("no row matches " + t.query)
 		}
 		return nil
-	case key.Matches(msg, t.km.Cancel):
+	case key.Matches(msg, t.KM.Cancel):
 		t.endSearch(true)
 		return nil
 	}
@@ -573,7 +571,7 @@ func (t *treePane) jumpTo(d int, ok func(treeRow) bool, none string) tea.Cmd {
 			return nil
 		}
 	}
-	return notify(none)
+	return common.Notify(none)
 }
 
 // foldAll folds every node that has rows below it, the seeds included: one

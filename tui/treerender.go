@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -11,6 +10,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
 // treeTextWidth is the most runes of a node's text in a tree row.
@@ -42,9 +42,9 @@ type rowBuilder struct {
 	width   int
 	explain bool
 	folded  map[rowKey]bool
-	names   *naming     // which property names a node (naming.go)
-	stats   *graphStats // which nodes are hubs (stats.go); nil: none
-	marks   *markSet    // the relevance marks (marks.go); nil: none
+	names   *naming      // which property names a node (naming.go)
+	stats   common.Stats // which nodes are hubs (stats.go); nil: none
+	marks   *markSet     // the relevance marks (marks.go); nil: none
 	rows    []treeRow
 	// minActivation is the run's threshold, for how close near misses came.
 	minActivation float64
@@ -171,7 +171,7 @@ func (b *rowBuilder) node(st *seedTree, n *tnode, lead, cont string, isRoot bool
 	hasKids := len(n.children)+len(ghosts)+nLosers > 0
 	in := rowInputs{lead: lead, cont: cont, width: b.width, explain: b.explain, folded: folded,
 		kids: len(n.children), ghosts: len(ghosts), losers: nLosers, end: n.end, nearMiss: n.nearMiss,
-		minActivation: b.minActivation, change: ch, was: was, hub: b.stats.isHub(n.node.ID), mark: b.marks.grade(n.node.ID)}
+		minActivation: b.minActivation, change: ch, was: was, hub: b.stats != nil && b.stats.IsHub(n.node.ID), mark: b.marks.Grade(n.node.ID)}
 	if folded && hasKids {
 		in.below = countBelow(st, n, b.explain)
 	}
@@ -222,7 +222,7 @@ func (b *rowBuilder) render(st *seedTree, n *tnode, key rowKey, in rowInputs, ha
 func (b *rowBuilder) ghost(st *seedTree, g ghost, cont string, last bool) {
 	s := b.st
 	id := g.step.ToNode.ID
-	segs := []seg{{cont + branch(last, "╌"), s.Tree.Dim.Render}, {glyphLeft + " " + b.names.nodeLead(g.step.ToNode), s.Tree.Loser.Render}}
+	segs := []seg{{cont + branch(last, "╌"), s.Tree.Dim.Render}, {glyphLeft + " " + b.names.NodeLead(g.step.ToNode), s.Tree.Loser.Render}}
 	if l := g.step.ToNode.Label(); l != "" {
 		segs = append(segs, seg{" " + l, s.Tree.Loser.Render})
 	}
@@ -254,9 +254,9 @@ func (b *rowBuilder) head(st *seedTree, n *tnode, key rowKey, in rowInputs, hasK
 		segs = append(segs, seg{glyphMoved + " ", s.Tree.Moved.Render})
 	}
 	if in.mark > 0 {
-		segs = append(segs, seg{markGlyph(in.mark) + " ", s.Tree.Relevant.Render})
+		segs = append(segs, seg{common.MarkGlyph(in.mark) + " ", s.Tree.Relevant.Render})
 	}
-	segs = append(segs, seg{b.names.nodeLead(n.node), s.Tree.ID.Render})
+	segs = append(segs, seg{b.names.NodeLead(n.node), s.Tree.ID.Render})
 	if in.hub {
 		segs = append(segs, seg{" " + s.HubMark, s.Tree.Hub.Render})
 	}
@@ -311,7 +311,7 @@ func (b *rowBuilder) losers(st *seedTree, n *tnode, cont string, nLosers, before
 		c := o.Candidate
 		lseg := []seg{
 			{cont + branch(last, "╌"), s.Tree.Dim.Render},
-			{glyphLost + " " + b.names.nodeLead(c.NeighborNode), s.Tree.Loser.Render},
+			{glyphLost + " " + b.names.NodeLead(c.NeighborNode), s.Tree.Loser.Render},
 		}
 		if l := c.NeighborNode.Label(); l != "" {
 			lseg = append(lseg, seg{" " + l, s.Tree.Loser.Render})
@@ -385,14 +385,6 @@ func edgeMetrics(s *activation.Step) string {
 		render.Num(s.TransferEnergy), render.Num(s.Weight), render.Num(s.TagSim), s.Degree)
 }
 
-// exactNum writes a number the user typed as it is (the shortest form that
-// reads back the same), where rounding it would hide the value: the score
-// editor and its messages. Everything the algorithm computed goes through
-// render.Num.
-func exactNum(v float64) string {
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
 // shortText is a node's display text on one line, cut to treeTextWidth
 // runes: the same text, from the same properties (text, else title,
 // description, name), as the CLI's tree (render.NodeText, render.Truncate).
@@ -414,7 +406,7 @@ func seedStatus(st *seedTree) string {
 		if st.result != nil {
 			n = len(st.result.Paths)
 		}
-		return fmt.Sprintf("done in %s, %s", fmtDur(st.elapsed), plural(n, "path"))
+		return fmt.Sprintf("done in %s, %s", common.FmtDur(st.elapsed), common.Plural(n, "path"))
 	case seedNotFound:
 		return "not found"
 	case seedCancelled:
@@ -423,11 +415,4 @@ func seedStatus(st *seedTree) string {
 		return "error"
 	}
 	return "pending"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/retriever/gather"
 	"github.com/memoria-graph/memoria/retriever/registry"
 	"github.com/muesli/termenv"
 )
@@ -97,6 +98,13 @@ type Options struct {
 	// check queries are written by it, and the detail pane shows its
 	// validity properties.
 	Mapping graph.Schema
+	// GatherFields are the node properties the query line (a) matches its
+	// question against (docs/EXPLORER.md, "Asking a question"); zero: the
+	// preset of Mapping's schema (gather.Preset). Gather is the gather's
+	// settings (matchers, --gather-min, --gather-rrf-k, --seed-k); zero:
+	// gather.DefaultOptions.
+	GatherFields gather.Fields
+	Gather       gather.Options
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string
@@ -156,6 +164,12 @@ func (o Options) withDefaults() (Options, error) {
 	if len(o.Seeds) > o.MaxSeeds {
 		return o, fmt.Errorf("tui: %d seeds given but at most %d are allowed", len(o.Seeds), o.MaxSeeds)
 	}
+	if len(o.GatherFields.Names) == 0 && len(o.GatherFields.Texts) == 0 && o.GatherFields.Embedding == "" {
+		o.GatherFields, _ = gather.Preset(o.Mapping.Name)
+	}
+	if o.Gather.SeedK == 0 {
+		o.Gather = gather.DefaultOptions()
+	}
 	if o.In == nil {
 		o.In = os.Stdin
 	}
@@ -211,7 +225,7 @@ const workGrace = 3 * time.Second
 
 // Output is the locked writer the model writes OSC 52 sequences to: give it
 // to tea.WithOutput.
-func (m *Model) Output() io.Writer { return m.out }
+func (m *Model) Output() io.Writer { return m.Out }
 
 // Run opens the explorer on the terminal and returns when the user quits or
 // ctx ends (a cancelled ctx is a normal way to stop: nil). It handles no
@@ -250,8 +264,8 @@ func Run(ctx context.Context, opts Options) (err error) {
 	// AdaptiveColors of NewStyles) now, before Bubble Tea reads the input:
 	// lipgloss would otherwise ask on the first View, and the answer
 	// would arrive as keys.
-	if m.st.R.ColorProfile() != termenv.Ascii {
-		m.st.R.HasDarkBackground()
+	if m.St.R.ColorProfile() != termenv.Ascii {
+		m.St.R.HasDarkBackground()
 	}
 	raw := opts.Out
 	if raw == nil {

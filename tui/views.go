@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/cmptable"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render/subgraph"
@@ -57,7 +59,7 @@ type paramsPane interface {
 // show makes retriever the chosen one and compared the retrievers of the
 // compare view (fewer than two: none), and keeps the view that shows them.
 func (m *Model) show(retriever string, compared []string) {
-	m.retriever, m.cmp.shown = retriever, compared
+	m.retriever, m.compared = retriever, compared
 	switch {
 	case m.comparing():
 		m.view = compareView{m}
@@ -131,7 +133,7 @@ func (v treeView) page() (func() (subgraph.Graph, error), string, error) {
 		return nil, "", errors.New("no results to draw yet: pick a seed")
 	}
 	cfg, tags, filter, losers := run.cfg, run.tags, m.runs.filter, run.trees.losers()
-	what := plural(len(res), "seed") + " of " + activation.Name
+	what := common.Plural(len(res), "seed") + " of " + activation.Name
 	return func() (subgraph.Graph, error) {
 		return subgraph.FromActivation(subgraph.ActivationRun{Results: res, Levels: losers, Params: cfg, Tags: tags, Filter: filter}), nil
 	}, what, nil
@@ -150,7 +152,7 @@ func (v rankingView) restartIfInputsChanged(cmd tea.Cmd) tea.Cmd {
 	return v.m.restartSlotIfChanged(cmd)
 }
 
-func (v rankingView) status() string { return v.m.status.line(rankingStatus(v.m.st, v.m.slot())) }
+func (v rankingView) status() string { return v.m.status.line(rankingStatus(v.m.St, v.m.slot())) }
 
 func (v rankingView) title() string {
 	m := v.m
@@ -178,7 +180,7 @@ func (v rankingView) page() (func() (subgraph.Graph, error), string, error) {
 		return nil, "", fmt.Errorf("no %s ranking yet: pick a seed", m.retriever)
 	}
 	r := *s.ranking
-	what := m.retriever + "'s " + plural(len(r.Hits), "hit")
+	what := m.retriever + "'s " + common.Plural(len(r.Hits), "hit")
 	return func() (subgraph.Graph, error) { return subgraph.FromRanking(r, 0), nil }, what, nil
 }
 
@@ -200,7 +202,7 @@ func (v compareView) follow() tea.Cmd {
 }
 
 func (v compareView) paramsTitle() string {
-	return "Parameters · " + v.m.retriever + " (" + v.m.km.Retriever.Help().Key + ": next)"
+	return "Parameters · " + v.m.retriever + " (" + v.m.KM.Retriever.Help().Key + ": next)"
 }
 
 func (v compareView) status() string { return v.m.status.line(v.m.compareStatus()) }
@@ -208,18 +210,18 @@ func (v compareView) status() string { return v.m.status.line(v.m.compareStatus(
 func (v compareView) title() string {
 	m := v.m
 	parts := []string{"Results", "compare"}
-	if m.cmp.k > 0 {
-		parts = append(parts, fmt.Sprintf("top %d", m.cmp.k))
+	if m.cmp.K() > 0 {
+		parts = append(parts, fmt.Sprintf("top %d", m.cmp.K()))
 	}
 	if p := m.cmp.Position(); p != "" {
 		parts = append(parts, p)
 	}
-	return strings.Join(append(parts, "by "+m.cmp.sortName()), " · ")
+	return strings.Join(append(parts, "by "+m.cmp.SortName()), " · ")
 }
 
 func (v compareView) markTarget() (string, bool) {
 	if r, ok := v.m.cmp.Selected(); ok {
-		return r.id, true
+		return r.ID, true
 	}
 	return "", false
 }
@@ -228,15 +230,15 @@ func (v compareView) page() (func() (subgraph.Graph, error), string, error) {
 	m := v.m
 	var names []string
 	var rankings []retriever.Ranking
-	for _, name := range m.cmp.shown {
-		if r, state := m.columnRanking(name); state == colIn {
+	for _, name := range m.compared {
+		if r, state := m.columnRanking(name); state == cmptable.ColIn {
 			names, rankings = append(names, name), append(rankings, *r)
 		}
 	}
 	if len(rankings) == 0 {
 		return nil, "", errors.New("no column is in yet: the page shows the rankings once they are")
 	}
-	what := plural(len(rankings), "ranking") + " compared"
+	what := common.Plural(len(rankings), "ranking") + " compared"
 	return func() (subgraph.Graph, error) {
 		res, err := overlap.Compare(names, rankings, tableK(rankings))
 		return subgraph.FromCompare(rankings, res), err

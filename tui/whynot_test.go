@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/spinner"
 	"github.com/memoria-graph/memoria/retriever/activation/why"
+	"github.com/memoria-graph/memoria/tui/overlays/whypanel"
 )
 
 // TestWhyOnALoserRow: in scenario A with explain on, N2007 is N2006's
@@ -22,13 +23,13 @@ func TestWhyOnALoserRow(t *testing.T) {
 	h.keys("e")
 	h.selectLoser("N2005", "N2007") // its near-miss row under N2005 (N2012 follows it)
 	h.keys("w")
-	if !h.m.isOpen(h.m.why) || h.m.why.node != "N2007" {
-		t.Fatalf("panel open %v for %q, want open for N2007", h.m.isOpen(h.m.why), h.m.why.node)
+	if !h.m.isOpen(h.m.ov.why) || h.m.ov.why.Node() != "N2007" {
+		t.Fatalf("panel open %v for %q, want open for N2007", h.m.isOpen(h.m.ov.why), h.m.ov.why.Node())
 	}
 	h.settle()
-	a := h.m.why.answer
+	a := h.m.ov.why.Answer()
 	if a == nil || a.Verdict != why.BranchLimit || len(a.Siblings) != 3 {
-		t.Fatalf("answer %+v, err %v", a, h.m.why.err)
+		t.Fatalf("answer %+v, err %v", a, h.m.ov.why.Err())
 	}
 	view := h.m.View()
 	for _, want := range []string{"Why (not) N2007", "N2007: not in the result (branch_limit)", "N2006 had already kept MAX_BRANCHES 3"} {
@@ -37,7 +38,7 @@ func TestWhyOnALoserRow(t *testing.T) {
 		}
 	}
 	h.keys("esc")
-	if h.m.isOpen(h.m.why) || strings.Contains(h.m.View(), "Why (not)") {
+	if h.m.isOpen(h.m.ov.why) || strings.Contains(h.m.View(), "Why (not)") {
 		t.Fatal("esc did not close the panel")
 	}
 	h.keys("down") // the tree has the keyboard again
@@ -55,9 +56,9 @@ func TestWhyOnTheNodeList(t *testing.T) {
 	h.selectListNode("N2012")
 	h.keys("w")
 	h.settle()
-	a := h.m.why.answer
+	a := h.m.ov.why.Answer()
 	if a == nil || a.Verdict != why.BelowThreshold || a.Blocking != 1 {
-		t.Fatalf("answer %+v, err %v", a, h.m.why.err)
+		t.Fatalf("answer %+v, err %v", a, h.m.ov.why.Err())
 	}
 	if v := h.m.View(); !strings.Contains(v, "T=0.0001281 is not above MIN_ACTIVATION 0.005") {
 		t.Errorf("view:\n%s", v)
@@ -70,22 +71,22 @@ func TestWhyDropsStaleAnswers(t *testing.T) {
 	h := demoHarness(t)
 	h.selectTreeNode("N2010")
 	h.keys("w")
-	first := h.m.why.seq
+	first := h.m.ov.why.Seq()
 	h.keys("esc", "w") // close, and ask again on the same row
-	if h.m.why.seq != first+1 {
-		t.Fatalf("question id %d, want %d", h.m.why.seq, first+1)
+	if h.m.ov.why.Seq() != first+1 {
+		t.Fatalf("question id %d, want %d", h.m.ov.why.Seq(), first+1)
 	}
-	h.send(whyDoneMsg{id: first, answer: why.Answer{NodeID: "stale", Verdict: why.Unreachable}})
-	if a := h.m.why.answer; a != nil && a.NodeID == "stale" {
+	h.send(whypanel.DoneMsg{ID: first, Answer: why.Answer{NodeID: "stale", Verdict: why.Unreachable}})
+	if a := h.m.ov.why.Answer(); a != nil && a.NodeID == "stale" {
 		t.Fatal("an answer to a superseded question was shown")
 	}
 	h.settle()
-	if a := h.m.why.answer; a == nil || a.NodeID != "N2010" || a.Verdict != why.Kept {
+	if a := h.m.ov.why.Answer(); a == nil || a.NodeID != "N2010" || a.Verdict != why.Kept {
 		t.Fatalf("answer %+v, want N2010 kept", a)
 	}
 	h.keys("esc")
-	h.send(whyDoneMsg{id: h.m.why.seq, answer: why.Answer{NodeID: "late"}})
-	if h.m.isOpen(h.m.why) || (h.m.why.answer != nil && h.m.why.answer.NodeID == "late") {
+	h.send(whypanel.DoneMsg{ID: h.m.ov.why.Seq(), Answer: why.Answer{NodeID: "late"}})
+	if h.m.isOpen(h.m.ov.why) || (h.m.ov.why.Answer() != nil && h.m.ov.why.Answer().NodeID == "late") {
 		t.Fatal("an answer arriving after the panel closed reopened or changed it")
 	}
 }
@@ -102,7 +103,7 @@ func TestWhyRunningShowsASpinner(t *testing.T) {
 	h.src.holdRuns()
 	h.keys("w")
 	h.waitFor("the question's run to be held", func() bool { return len(h.src.state().held) > 0 })
-	if !h.m.why.running() {
+	if !h.m.ov.why.Running() {
 		t.Fatal("the question is not running")
 	}
 	frames := spinner.MiniDot.Frames
@@ -110,27 +111,27 @@ func TestWhyRunningShowsASpinner(t *testing.T) {
 	if !strings.Contains(view, "why not N2010? reading the graph… (esc cancels)") {
 		t.Fatalf("view lacks the question:\n%s", view)
 	}
-	frame := h.m.why.spin.View()
+	frame := h.m.ov.why.Spinner().View()
 	if !slices.Contains(frames, frame) || !strings.Contains(view, frame+" why not N2010?") {
 		t.Fatalf("no spinner frame (%q) before the question:\n%s", frame, view)
 	}
-	_, cmd := h.m.Update(whyTickMsg{h.m.why.spin.Tick().(spinner.TickMsg)})
+	_, cmd := h.m.Update(whypanel.TickMsg{TickMsg: h.m.ov.why.Spinner().Tick().(spinner.TickMsg)})
 	if cmd == nil {
 		t.Error("a tick while running asked for no next tick")
 	}
-	next := h.m.why.spin.View()
+	next := h.m.ov.why.Spinner().View()
 	if next == frame || !strings.Contains(h.m.View(), next+" why not N2010?") {
 		t.Errorf("the tick did not move the spinner on: %q, then %q", frame, next)
 	}
 	h.src.openRuns()
 	h.settle()
-	if a := h.m.why.answer; a == nil || a.Verdict != why.Kept {
-		t.Fatalf("answer %+v, err %v", a, h.m.why.err)
+	if a := h.m.ov.why.Answer(); a == nil || a.Verdict != why.Kept {
+		t.Fatalf("answer %+v, err %v", a, h.m.ov.why.Err())
 	}
 	// The spinner's own ticks, started by w, may have moved it on while
 	// the answer was on its way; what counts is that none moves it now.
-	done := h.m.why.spin.View()
-	if _, cmd := h.m.Update(whyTickMsg{h.m.why.spin.Tick().(spinner.TickMsg)}); cmd != nil || h.m.why.spin.View() != done {
+	done := h.m.ov.why.Spinner().View()
+	if _, cmd := h.m.Update(whypanel.TickMsg{TickMsg: h.m.ov.why.Spinner().Tick().(spinner.TickMsg)}); cmd != nil || h.m.ov.why.Spinner().View() != done {
 		t.Error("a tick after the answer moved the spinner or asked for another")
 	}
 }
@@ -155,17 +156,17 @@ func TestWhyEscCancelsTheQuestion(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatal("the question's context ended before esc")
 	}
-	seq := h.m.why.seq
+	seq := h.m.ov.why.Seq()
 	h.keys("esc")
-	if h.m.isOpen(h.m.why) || h.m.why.running() {
+	if h.m.isOpen(h.m.ov.why) || h.m.ov.why.Running() {
 		t.Fatal("esc did not close the panel")
 	}
 	if !errors.Is(ctx.Err(), context.Canceled) {
 		t.Fatalf("the question's context: %v, want cancelled", ctx.Err())
 	}
 	h.settle() // the cancelled command returns, its answer arrives late
-	if h.m.why.seq != seq || h.m.isOpen(h.m.why) || h.m.why.answer != nil || h.m.why.err != nil {
-		t.Errorf("the late answer was not dropped: open %v, answer %+v, err %v", h.m.isOpen(h.m.why), h.m.why.answer, h.m.why.err)
+	if h.m.ov.why.Seq() != seq || h.m.isOpen(h.m.ov.why) || h.m.ov.why.Answer() != nil || h.m.ov.why.Err() != nil {
+		t.Errorf("the late answer was not dropped: open %v, answer %+v, err %v", h.m.isOpen(h.m.ov.why), h.m.ov.why.Answer(), h.m.ov.why.Err())
 	}
 	if strings.Contains(h.m.View(), "Why (not)") {
 		t.Error("the panel is drawn after esc")

@@ -1,11 +1,19 @@
-package tui
+// Package params is the explorer's parameter panels (docs/EXPLORER.md):
+// Activation Energy's thresholds (Thresholds) and a ranking retriever's table
+// (Table, over a Set such as SpecSet, made from the retriever's own table),
+// each stepped with keys or typed. The root reads them through their
+// methods (Config, Selected, Params, Version).
+package params
 
 import (
 	"fmt"
-	"github.com/memoria-graph/memoria/retriever"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/theme"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -15,11 +23,11 @@ import (
 
 // Parameter rows of the panel.
 const (
-	paramDepth = iota
-	paramMinAct
-	paramFloor
-	paramBranches
-	paramCount
+	RowDepth = iota
+	RowMinAct
+	RowFloor
+	RowBranches
+	RowCount
 )
 
 // Bounds of the stepped parameters.
@@ -29,9 +37,9 @@ const (
 	minActHigh       = 1.0
 )
 
-// paramsPanel shows the four thresholds and steps them with keys.
-type paramsPanel struct {
-	*Common
+// Thresholds shows the four thresholds and steps them with keys.
+type Thresholds struct {
+	*common.Common
 	cfg     activation.Params
 	cursor  int
 	focused bool
@@ -39,20 +47,20 @@ type paramsPanel struct {
 	valueEdit
 }
 
-func newParamsPanel(c *Common, cfg activation.Params) *paramsPanel {
-	return &paramsPanel{Common: c, cfg: cfg, valueEdit: newValueEdit(c)}
+func NewThresholds(c *common.Common, cfg activation.Params) *Thresholds {
+	return &Thresholds{Common: c, cfg: cfg, valueEdit: newValueEdit(c)}
 }
 
 // valueEdit is the typing of a parameter panel's selected value: while
 // editing, input takes the keys.
 type valueEdit struct {
-	*Common
+	*common.Common
 	editing bool
 	input   textinput.Model
 }
 
-func newValueEdit(c *Common) valueEdit {
-	return valueEdit{Common: c, input: c.st.NewInput("", "")}
+func newValueEdit(c *common.Common) valueEdit {
+	return valueEdit{Common: c, input: c.St.NewInput("", "")}
 }
 
 // Typing reports whether a value is being typed.
@@ -79,7 +87,7 @@ func (v *valueEdit) drop(name string) tea.Cmd {
 	}
 	raw := v.input.Value()
 	v.endEdit()
-	return notify(fmt.Sprintf("%s not changed: %q was not confirmed with %s", name, raw, v.km.Submit.Help().Key))
+	return common.Notify(fmt.Sprintf("%s not changed: %q was not confirmed with %s", name, raw, v.KM.Submit.Help().Key))
 }
 
 // editKey handles a key while a value is typed: enter gives the trimmed
@@ -87,12 +95,12 @@ func (v *valueEdit) drop(name string) tea.Cmd {
 // stays in the input so the value can be fixed); esc drops it.
 func (v *valueEdit) editKey(k tea.KeyMsg, name string, apply func(raw string) error) tea.Cmd {
 	switch {
-	case key.Matches(k, v.km.Cancel):
+	case key.Matches(k, v.KM.Cancel):
 		v.endEdit()
 		return nil
-	case key.Matches(k, v.km.Submit):
+	case key.Matches(k, v.KM.Submit):
 		if err := apply(strings.TrimSpace(v.input.Value())); err != nil {
-			return notifyErr(fmt.Errorf("%s: %w", name, err))
+			return common.NotifyErr(fmt.Errorf("%s: %w", name, err))
 		}
 		v.endEdit()
 		return nil
@@ -107,45 +115,45 @@ func (v *valueEdit) editKey(k tea.KeyMsg, name string, apply func(raw string) er
 // row, and the edit key opens the input on its value.
 func (v *valueEdit) rowKey(k tea.KeyMsg, cursor *int, n int, value func() string, step func(dir int)) tea.Cmd {
 	switch {
-	case key.Matches(k, v.km.EditParam):
+	case key.Matches(k, v.KM.EditParam):
 		return v.begin(value())
-	case key.Matches(k, v.km.Up):
+	case key.Matches(k, v.KM.Up):
 		*cursor = (*cursor + n - 1) % n
-	case key.Matches(k, v.km.Down):
+	case key.Matches(k, v.KM.Down):
 		*cursor = (*cursor + 1) % n
-	case key.Matches(k, v.km.Increase):
+	case key.Matches(k, v.KM.Increase):
 		step(+1)
-	case key.Matches(k, v.km.Decrease):
+	case key.Matches(k, v.KM.Decrease):
 		step(-1)
 	}
 	return nil
 }
 
 // SetSize sets the inner size.
-func (p *paramsPanel) SetSize(w, h int) { p.w, p.h = w, h }
+func (p *Thresholds) SetSize(w, h int) { p.w, p.h = w, h }
 
 // Focus gives the panel the keyboard.
-func (p *paramsPanel) Focus() tea.Cmd {
+func (p *Thresholds) Focus() tea.Cmd {
 	p.focused = true
 	return nil
 }
 
 // Blur takes the keyboard away; a value being typed is dropped (and said
 // so), as the threshold keeps the value it had.
-func (p *paramsPanel) Blur() tea.Cmd {
+func (p *Thresholds) Blur() tea.Cmd {
 	p.focused = false
 	return p.drop(paramNames[p.cursor])
 }
 
-// Selected is the row under the cursor (paramDepth … paramBranches).
-func (p *paramsPanel) Selected() int { return p.cursor }
+// Selected is the row under the cursor (RowDepth … RowBranches).
+func (p *Thresholds) Selected() int { return p.cursor }
 
 // Config returns the current configuration.
-func (p *paramsPanel) Config() activation.Params { return p.cfg }
+func (p *Thresholds) Config() activation.Params { return p.cfg }
 
 // Update steps the selected parameter; the root compares Config before and
 // after to start a new run.
-func (p *paramsPanel) Update(msg tea.Msg) tea.Cmd {
+func (p *Thresholds) Update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok || !p.focused {
 		return nil
@@ -161,19 +169,19 @@ func (p *paramsPanel) Update(msg tea.Msg) tea.Cmd {
 			return err
 		})
 	}
-	return p.rowKey(k, &p.cursor, paramCount, func() string { return p.valueText(p.cursor) }, p.step)
+	return p.rowKey(k, &p.cursor, RowCount, func() string { return p.valueText(p.cursor) }, p.step)
 }
 
-func (p *paramsPanel) step(dir int) {
+func (p *Thresholds) step(dir int) {
 	c := &p.cfg
 	switch p.cursor {
-	case paramDepth:
+	case RowDepth:
 		c.MaxDepth = clampInt(c.MaxDepth+dir, activation.MinMaxDepth, activation.MaxMaxDepth)
-	case paramMinAct:
+	case RowMinAct:
 		c.MinActivation = stepLog(c.MinActivation, dir)
-	case paramFloor:
+	case RowFloor:
 		c.TagSimFloor = retriever.StepLinear(c.TagSimFloor, 0.05, dir, 0, 1)
-	case paramBranches:
+	case RowBranches:
 		c.MaxBranches = clampInt(c.MaxBranches+dir, 1, maxBranchesLimit)
 	}
 }
@@ -216,31 +224,31 @@ func stepLog(v float64, dir int) float64 {
 }
 
 // paramNames are the thresholds' names, by row.
-var paramNames = [paramCount]string{"MAX_DEPTH", "MIN_ACTIVATION", "TAG_SIM_FLOOR", "MAX_BRANCHES"}
+var paramNames = [RowCount]string{"MAX_DEPTH", "MIN_ACTIVATION", "TAG_SIM_FLOOR", "MAX_BRANCHES"}
 
 // valueText writes row i's value as the panel shows it.
-func (p *paramsPanel) valueText(i int) string {
+func (p *Thresholds) valueText(i int) string {
 	switch i {
-	case paramDepth:
+	case RowDepth:
 		return strconv.Itoa(p.cfg.MaxDepth)
-	case paramMinAct:
+	case RowMinAct:
 		return strconv.FormatFloat(p.cfg.MinActivation, 'g', -1, 64)
-	case paramFloor:
+	case RowFloor:
 		return strconv.FormatFloat(p.cfg.TagSimFloor, 'f', -1, 64)
 	}
 	return strconv.Itoa(p.cfg.MaxBranches)
 }
 
 // parsed is the configuration with the selected row set to raw.
-func (p *paramsPanel) parsed(raw string) (activation.Params, error) {
+func (p *Thresholds) parsed(raw string) (activation.Params, error) {
 	cfg := p.cfg
 	switch p.cursor {
-	case paramDepth, paramBranches:
+	case RowDepth, RowBranches:
 		n, err := strconv.Atoi(raw)
 		if err != nil {
 			return cfg, fmt.Errorf("%q is not a whole number", raw)
 		}
-		if p.cursor == paramDepth {
+		if p.cursor == RowDepth {
 			cfg.MaxDepth = n
 		} else {
 			cfg.MaxBranches = n
@@ -250,7 +258,7 @@ func (p *paramsPanel) parsed(raw string) (activation.Params, error) {
 		if err != nil {
 			return cfg, fmt.Errorf("%q is not a number", raw)
 		}
-		if p.cursor == paramMinAct {
+		if p.cursor == RowMinAct {
 			cfg.MinActivation = v
 		} else {
 			cfg.TagSimFloor = v
@@ -260,28 +268,28 @@ func (p *paramsPanel) parsed(raw string) (activation.Params, error) {
 }
 
 // View renders the four parameters, the selected one marked.
-func (p *paramsPanel) View() string {
+func (p *Thresholds) View() string {
 	names := paramNames
-	var vals [paramCount]string
-	for i := range paramCount {
+	var vals [RowCount]string
+	for i := range RowCount {
 		vals[i] = p.valueText(i)
 	}
-	vals[paramFloor] = strconv.FormatFloat(p.cfg.TagSimFloor, 'f', 2, 64)
+	vals[RowFloor] = strconv.FormatFloat(p.cfg.TagSimFloor, 'f', 2, 64)
 	if p.cfg.TagSimFloor != math.Round(p.cfg.TagSimFloor*100)/100 {
-		vals[paramFloor] = p.valueText(paramFloor) // a typed value with more digits
+		vals[RowFloor] = p.valueText(RowFloor) // a typed value with more digits
 	}
 	var lines []string
-	for i := range paramCount {
-		mark, name := "  ", p.st.Key.Render(fmt.Sprintf("%-14s", names[i]))
-		val := p.st.Value.Render(vals[i])
+	for i := range RowCount {
+		mark, name := "  ", p.St.Key.Render(fmt.Sprintf("%-14s", names[i]))
+		val := p.St.Value.Render(vals[i])
 		if i == p.cursor && p.focused && p.editing {
-			lines = append(lines, glyphSelected+" "+fmt.Sprintf("%-14s ", names[i])+p.input.View())
+			lines = append(lines, theme.GlyphSelected+" "+fmt.Sprintf("%-14s ", names[i])+p.input.View())
 			continue
 		}
 		if i == p.cursor && p.focused {
-			mark = glyphSelected + " "
+			mark = theme.GlyphSelected + " "
 			line := fmt.Sprintf("%s%-14s ‹ %s ›", mark, names[i], vals[i])
-			lines = append(lines, p.st.Selected.Render(line))
+			lines = append(lines, p.St.Selected.Render(line))
 			continue
 		}
 		lines = append(lines, mark+name+" "+"  "+val)
@@ -290,9 +298,12 @@ func (p *paramsPanel) View() string {
 }
 
 // ShortHelp lists the panel's main keys.
-func (p *paramsPanel) ShortHelp() []key.Binding {
+func (p *Thresholds) ShortHelp() []key.Binding {
 	if p.editing {
-		return []key.Binding{p.km.Submit, p.km.Cancel}
+		return []key.Binding{p.KM.Submit, p.KM.Cancel}
 	}
-	return []key.Binding{p.km.Up, p.km.Down, p.km.Increase, p.km.Decrease, p.km.EditParam}
+	return []key.Binding{p.KM.Up, p.KM.Down, p.KM.Increase, p.KM.Decrease, p.KM.EditParam}
 }
+
+// Focused reports whether the panel has the keyboard.
+func (p *Thresholds) Focused() bool { return p.focused }

@@ -1,4 +1,9 @@
-package tui
+// Package seeds is the explorer's seed picker (docs/EXPLORER.md): the graph's
+// nodes, listed page by page, filtered and ranked as the catalog ranks them,
+// and the seeds chosen among them with their scores R. It answers the root
+// through its methods (Seeds, Version) and the status messages of
+// tui/common; its pages and ticks are its own messages.
+package seeds
 
 import (
 	"fmt"
@@ -13,10 +18,13 @@ import (
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/theme"
 )
 
 const (
-	nodePageSize  = 50
+	// NodePageSize is how many nodes one ListNodes page holds.
+	NodePageSize  = 50
 	loadAheadRows = 10
 	// defaultSeedScore is a new seed's R: 1, as `memoria explore --seed ID`
 	// takes it (docs/EXPLORER.md), so the two front ends agree.
@@ -26,10 +34,10 @@ const (
 	seedTextWidth = 120
 )
 
-// seedPicker lists the graph's nodes (filtered and ranked: graph/filter.go) and holds the seeds
+// Picker lists the graph's nodes (filtered and ranked: graph/filter.go) and holds the seeds
 // with their scores R.
-type seedPicker struct {
-	*Common
+type Picker struct {
+	*common.Common
 	cat      graph.Catalog
 	maxSeeds int
 
@@ -39,14 +47,14 @@ type seedPicker struct {
 	cursor     int
 	offset     int // first visible row
 
-	// seq numbers node streams (nodesLoadedMsg.seq): a page whose stream
+	// seq numbers node streams (NodesLoadedMsg.seq): a page whose stream
 	// was replaced is dropped. edits numbers filter edits: only the last
-	// edit's tick starts a server search (filterTickMsg).
+	// edit's tick starts a server search (FilterTickMsg).
 	seq, edits int
 	// debounce is how long the filter rests before the server is searched
-	// (filterDebounce); tick starts that timer (tea.Tick). Tests set both.
+	// (FilterDebounce); tick starts that timer (tea.Tick). Tests set both.
 	debounce time.Duration
-	tick     tickFunc
+	tick     TickFunc
 
 	filter  textinput.Model
 	editing bool   // typing a score
@@ -59,24 +67,24 @@ type seedPicker struct {
 	w, h    int
 }
 
-func newSeedPicker(c *Common, cat graph.Catalog, maxSeeds int, seeds []retriever.Seed) *seedPicker {
-	st := c.st
+func New(c *common.Common, cat graph.Catalog, maxSeeds int, seeds []retriever.Seed) *Picker {
+	st := c.St
 	f := st.NewInput("/ ", "filter nodes")
 	sc := st.NewInput("R = ", "")
 	sc.CharLimit = 12
-	return &seedPicker{Common: c, cat: cat, maxSeeds: maxSeeds,
+	return &Picker{Common: c, cat: cat, maxSeeds: maxSeeds,
 		known: map[string]graph.NodeSummary{}, filter: f, score: sc,
-		debounce: filterDebounce, tick: tea.Tick,
+		debounce: FilterDebounce, tick: tea.Tick,
 		seeds: append([]retriever.Seed(nil), seeds...)}
 }
 
 // Init loads the first page of nodes.
-func (p *seedPicker) Init() tea.Cmd {
+func (p *Picker) Init() tea.Cmd {
 	return p.startStream(&p.all, "")
 }
 
 // Focus gives the picker the keyboard (the list; / opens the filter).
-func (p *seedPicker) Focus() tea.Cmd {
+func (p *Picker) Focus() tea.Cmd {
 	p.focused = true
 	return nil
 }
@@ -85,7 +93,7 @@ func (p *seedPicker) Focus() tea.Cmd {
 // stays and keeps filtering). A score being typed is applied to its seed
 // when it is valid; otherwise the edit is abandoned and the status line
 // says so: nothing typed is dropped silently.
-func (p *seedPicker) Blur() tea.Cmd {
+func (p *Picker) Blur() tea.Cmd {
 	p.focused = false
 	p.filter.Blur()
 	if !p.editing {
@@ -95,41 +103,41 @@ func (p *seedPicker) Blur() tea.Cmd {
 	p.endEdit()
 	v, err := parseScore(raw)
 	if err != nil {
-		return notifyErr(fmt.Errorf("score edit for %s abandoned, R stays %s: %w", id, p.scoreOf(id), err))
+		return common.NotifyErr(fmt.Errorf("score edit for %s abandoned, R stays %s: %w", id, p.scoreOf(id), err))
 	}
 	return p.applyScore(id, v)
 }
 
 // SetSize sets the inner size.
-func (p *seedPicker) SetSize(w, h int) {
+func (p *Picker) SetSize(w, h int) {
 	p.w, p.h = w, h
 	p.filter.Width = max(1, w-4)
 	p.clampOffset()
 }
 
 // Seeds returns a copy of the chosen seeds.
-func (p *seedPicker) Seeds() []retriever.Seed {
+func (p *Picker) Seeds() []retriever.Seed {
 	return append([]retriever.Seed(nil), p.seeds...)
 }
 
 // Version changes whenever the seeds or their scores change.
-func (p *seedPicker) Version() int { return p.version }
+func (p *Picker) Version() int { return p.version }
 
 // Title is the pane's title: the seeds chosen out of the most allowed.
-func (p *seedPicker) Title() string { return fmt.Sprintf("Seeds %d/%d", len(p.seeds), p.maxSeeds) }
+func (p *Picker) Title() string { return fmt.Sprintf("Seeds %d/%d", len(p.seeds), p.maxSeeds) }
 
 // Typing reports whether a text input of the picker has the keyboard.
-func (p *seedPicker) Typing() bool { return p.filter.Focused() || p.editing }
+func (p *Picker) Typing() bool { return p.filter.Focused() || p.editing }
 
 // listHeight is the number of node rows shown.
-func (p *seedPicker) listHeight() int { return max(1, p.h-2) }
+func (p *Picker) listHeight() int { return max(1, p.h-2) }
 
 // Update handles keys when focused and loaded pages at any time.
-func (p *seedPicker) Update(msg tea.Msg) tea.Cmd {
+func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case nodesLoadedMsg:
+	case NodesLoadedMsg:
 		return p.loaded(msg)
-	case filterTickMsg:
+	case FilterTickMsg:
 		return p.filterTick(msg)
 	case tea.MouseMsg:
 		if msg.Action != tea.MouseActionPress {
@@ -137,9 +145,9 @@ func (p *seedPicker) Update(msg tea.Msg) tea.Cmd {
 		}
 		switch msg.Button {
 		case tea.MouseButtonWheelUp:
-			p.moveTo(p.cursor - 3)
+			p.MoveTo(p.cursor - 3)
 		case tea.MouseButtonWheelDown:
-			p.moveTo(p.cursor + 3)
+			p.MoveTo(p.cursor + 3)
 			return p.maybeLoad()
 		}
 		return nil
@@ -158,15 +166,15 @@ func (p *seedPicker) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (p *seedPicker) updateFilter(msg tea.KeyMsg) tea.Cmd {
+func (p *Picker) updateFilter(msg tea.KeyMsg) tea.Cmd {
 	switch {
-	case key.Matches(msg, p.km.Cancel):
+	case key.Matches(msg, p.KM.Cancel):
 		p.filter.SetValue("")
 		p.filter.Blur()
-	case key.Matches(msg, p.km.Submit):
+	case key.Matches(msg, p.KM.Submit):
 		p.filter.Blur()
 		return nil
-	case key.Matches(msg, p.km.Reload):
+	case key.Matches(msg, p.KM.Reload):
 		return p.reload()
 	case msg.Type == tea.KeyUp || msg.Type == tea.KeyDown:
 		return p.updateList(msg)
@@ -178,47 +186,47 @@ func (p *seedPicker) updateFilter(msg tea.KeyMsg) tea.Cmd {
 	return p.filterChanged()
 }
 
-func (p *seedPicker) updateList(msg tea.KeyMsg) tea.Cmd {
+func (p *Picker) updateList(msg tea.KeyMsg) tea.Cmd {
 	switch {
-	case key.Matches(msg, p.km.Filter):
+	case key.Matches(msg, p.KM.Filter):
 		return p.filter.Focus()
-	case key.Matches(msg, p.km.Cancel):
+	case key.Matches(msg, p.KM.Cancel):
 		if p.filter.Value() != "" {
 			p.filter.SetValue("")
 			return p.filterChanged()
 		}
-	case key.Matches(msg, p.km.Up):
-		p.moveTo(p.cursor - 1)
-	case key.Matches(msg, p.km.Down):
-		p.moveTo(p.cursor + 1)
-	case key.Matches(msg, p.km.PageUp):
-		p.moveTo(p.cursor - p.listHeight())
-	case key.Matches(msg, p.km.PageDown):
-		p.moveTo(p.cursor + p.listHeight())
-	case key.Matches(msg, p.km.Top):
-		p.moveTo(0)
-	case key.Matches(msg, p.km.Bottom):
-		p.moveTo(len(p.visible) - 1)
-	case key.Matches(msg, p.km.ToggleSeed):
+	case key.Matches(msg, p.KM.Up):
+		p.MoveTo(p.cursor - 1)
+	case key.Matches(msg, p.KM.Down):
+		p.MoveTo(p.cursor + 1)
+	case key.Matches(msg, p.KM.PageUp):
+		p.MoveTo(p.cursor - p.listHeight())
+	case key.Matches(msg, p.KM.PageDown):
+		p.MoveTo(p.cursor + p.listHeight())
+	case key.Matches(msg, p.KM.Top):
+		p.MoveTo(0)
+	case key.Matches(msg, p.KM.Bottom):
+		p.MoveTo(len(p.visible) - 1)
+	case key.Matches(msg, p.KM.ToggleSeed):
 		return p.toggle()
-	case key.Matches(msg, p.km.ScoreUp):
+	case key.Matches(msg, p.KM.ScoreUp):
 		return p.stepScore(+1)
-	case key.Matches(msg, p.km.ScoreDown):
+	case key.Matches(msg, p.KM.ScoreDown):
 		return p.stepScore(-1)
-	case key.Matches(msg, p.km.EditScore):
+	case key.Matches(msg, p.KM.EditScore):
 		return p.startEdit()
-	case key.Matches(msg, p.km.Reload):
+	case key.Matches(msg, p.KM.Reload):
 		return p.reload()
 	}
 	return p.maybeLoad()
 }
 
-func (p *seedPicker) moveTo(i int) {
+func (p *Picker) MoveTo(i int) {
 	p.cursor = max(0, min(len(p.visible)-1, i))
 	p.clampOffset()
 }
 
-func (p *seedPicker) clampOffset() {
+func (p *Picker) clampOffset() {
 	h := p.listHeight()
 	if p.cursor < p.offset {
 		p.offset = p.cursor
@@ -229,15 +237,15 @@ func (p *seedPicker) clampOffset() {
 	p.offset = max(0, min(p.offset, len(p.visible)-h))
 }
 
-// current returns the node under the cursor.
-func (p *seedPicker) current() (graph.NodeSummary, bool) {
+// Current returns the node under the cursor.
+func (p *Picker) Current() (graph.NodeSummary, bool) {
 	if p.cursor < 0 || p.cursor >= len(p.visible) {
 		return graph.NodeSummary{}, false
 	}
 	return p.visible[p.cursor], true
 }
 
-func (p *seedPicker) seedIndex(id string) int {
+func (p *Picker) seedIndex(id string) int {
 	for i, s := range p.seeds {
 		if s.NodeID == id {
 			return i
@@ -246,39 +254,39 @@ func (p *seedPicker) seedIndex(id string) int {
 	return -1
 }
 
-func (p *seedPicker) toggle() tea.Cmd {
-	n, ok := p.current()
+func (p *Picker) toggle() tea.Cmd {
+	n, ok := p.Current()
 	if !ok {
 		return nil
 	}
 	if i := p.seedIndex(n.ID); i >= 0 {
 		p.seeds = append(p.seeds[:i], p.seeds[i+1:]...)
 		p.version++
-		return notify(fmt.Sprintf("removed seed %s", n.ID))
+		return common.Notify(fmt.Sprintf("removed seed %s", n.ID))
 	}
 	if len(p.seeds) >= p.maxSeeds {
-		return notifyErr(fmt.Errorf("at most %d seeds: unselect one before adding %s", p.maxSeeds, n.ID))
+		return common.NotifyErr(fmt.Errorf("at most %d seeds: unselect one before adding %s", p.maxSeeds, n.ID))
 	}
 	p.seeds = append(p.seeds, retriever.Seed{NodeID: n.ID, Score: defaultSeedScore})
 	p.version++
-	return notify(fmt.Sprintf("added seed %s with R %s (+/- to change, r to type)", n.ID, render.Num(defaultSeedScore)))
+	return common.Notify(fmt.Sprintf("added seed %s with R %s (+/- to change, r to type)", n.ID, render.Num(defaultSeedScore)))
 }
 
 // currentSeed returns the row under the cursor and its index among the
 // seeds, or a command that says why there is none to act on.
-func (p *seedPicker) currentSeed() (graph.NodeSummary, int, tea.Cmd) {
-	n, ok := p.current()
+func (p *Picker) currentSeed() (graph.NodeSummary, int, tea.Cmd) {
+	n, ok := p.Current()
 	if !ok {
 		return n, -1, nil
 	}
 	i := p.seedIndex(n.ID)
 	if i < 0 {
-		return n, -1, notifyErr(fmt.Errorf("%s is not a seed: press space to choose it first", n.ID))
+		return n, -1, common.NotifyErr(fmt.Errorf("%s is not a seed: press space to choose it first", n.ID))
 	}
 	return n, i, nil
 }
 
-func (p *seedPicker) stepScore(dir int) tea.Cmd {
+func (p *Picker) stepScore(dir int) tea.Cmd {
 	_, i, cmd := p.currentSeed()
 	if i < 0 {
 		return cmd
@@ -288,14 +296,14 @@ func (p *seedPicker) stepScore(dir int) tea.Cmd {
 	if v == p.seeds[i].Score {
 		// Say so: the status line otherwise kept an older message
 		// ("added seed … with R 1") that no longer held.
-		return notify(fmt.Sprintf("%s: R stays %s (R is in [%s, 1] by + and -)", id, render.Num(v), render.Num(scoreStep)))
+		return common.Notify(fmt.Sprintf("%s: R stays %s (R is in [%s, 1] by + and -)", id, render.Num(v), render.Num(scoreStep)))
 	}
 	p.seeds[i].Score = v
 	p.version++
-	return notify(fmt.Sprintf("%s: R = %s", id, render.Num(v)))
+	return common.Notify(fmt.Sprintf("%s: R = %s", id, render.Num(v)))
 }
 
-func (p *seedPicker) startEdit() tea.Cmd {
+func (p *Picker) startEdit() tea.Cmd {
 	n, i, cmd := p.currentSeed()
 	if i < 0 {
 		return cmd
@@ -309,16 +317,16 @@ func (p *seedPicker) startEdit() tea.Cmd {
 // updateScoreInput edits the score of the seed the edit started on
 // (editID): pages arriving meanwhile may re-rank the list and move the
 // cursor to another row, so the row under the cursor is not used.
-func (p *seedPicker) updateScoreInput(msg tea.KeyMsg) tea.Cmd {
+func (p *Picker) updateScoreInput(msg tea.KeyMsg) tea.Cmd {
 	switch {
-	case key.Matches(msg, p.km.Cancel):
+	case key.Matches(msg, p.KM.Cancel):
 		p.endEdit()
 		return nil
-	case key.Matches(msg, p.km.Submit):
+	case key.Matches(msg, p.KM.Submit):
 		raw := strings.TrimSpace(p.score.Value())
 		v, err := parseScore(raw)
 		if err != nil {
-			return notifyErr(err) // stay in the input so the value can be fixed
+			return common.NotifyErr(err) // stay in the input so the value can be fixed
 		}
 		id := p.editID
 		p.endEdit()
@@ -329,28 +337,28 @@ func (p *seedPicker) updateScoreInput(msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-func (p *seedPicker) endEdit() {
+func (p *Picker) endEdit() {
 	p.editing, p.editID = false, ""
 	p.score.Blur()
 }
 
 // applyScore sets seed id's score R to v.
-func (p *seedPicker) applyScore(id string, v float64) tea.Cmd {
+func (p *Picker) applyScore(id string, v float64) tea.Cmd {
 	i := p.seedIndex(id)
 	if i < 0 {
-		return notifyErr(fmt.Errorf("%s is no longer a seed: R %s not applied", id, exactNum(v)))
+		return common.NotifyErr(fmt.Errorf("%s is no longer a seed: R %s not applied", id, common.ExactNum(v)))
 	}
 	if p.seeds[i].Score != v {
 		p.seeds[i].Score = v
 		p.version++
 	}
-	return notify(fmt.Sprintf("%s: R = %s", id, exactNum(v)))
+	return common.Notify(fmt.Sprintf("%s: R = %s", id, common.ExactNum(v)))
 }
 
 // scoreOf is seed id's score as shown, "?" when id is not a seed.
-func (p *seedPicker) scoreOf(id string) string {
+func (p *Picker) scoreOf(id string) string {
 	if i := p.seedIndex(id); i >= 0 {
-		return exactNum(p.seeds[i].Score)
+		return common.ExactNum(p.seeds[i].Score)
 	}
 	return "?"
 }
@@ -369,7 +377,7 @@ func parseScore(raw string) (float64, error) {
 }
 
 // View renders the filter line and the visible rows.
-func (p *seedPicker) View() string {
+func (p *Picker) View() string {
 	var lines []string
 	switch {
 	case p.editing:
@@ -377,7 +385,7 @@ func (p *seedPicker) View() string {
 	case p.filter.Focused() || p.filter.Value() != "":
 		lines = append(lines, p.filter.View())
 	default:
-		lines = append(lines, p.st.Dim.Render(fmt.Sprintf("/ filter · seeds %d/%d", len(p.seeds), p.maxSeeds)))
+		lines = append(lines, p.St.Dim.Render(fmt.Sprintf("/ filter · seeds %d/%d", len(p.seeds), p.maxSeeds)))
 	}
 	h := p.listHeight()
 	end := min(len(p.visible), p.offset+h)
@@ -390,65 +398,65 @@ func (p *seedPicker) View() string {
 		case p.all.loading || p.match.loading:
 			msg = "loading…"
 		case s.err != nil:
-			msg = "could not list nodes: " + p.km.Reload.Help().Key + " retries"
+			msg = "could not list nodes: " + p.KM.Reload.Help().Key + " retries"
 		}
-		lines = append(lines, p.st.Dim.Render(msg))
+		lines = append(lines, p.St.Dim.Render(msg))
 	}
 	lines = append(lines, make([]string, max(0, h+1-len(lines)))...)
 	lines = append(lines, p.footer())
 	return strings.Join(lines, "\n")
 }
 
-func (p *seedPicker) footer() string {
+func (p *Picker) footer() string {
 	s := p.shown()
 	more := ""
 	switch {
 	case s.loading:
 		more = " · loading…"
 	case s.err != nil:
-		more = " · failed: " + p.km.Reload.Help().Key + " retries"
+		more = " · failed: " + p.KM.Reload.Help().Key + " retries"
 	case s.more:
 		more = " · more ↓"
 	}
-	return p.st.Dim.Render(fmt.Sprintf("%d/%d%s", min(p.cursor+1, len(p.visible)), len(p.visible), more))
+	return p.St.Dim.Render(fmt.Sprintf("%d/%d%s", min(p.cursor+1, len(p.visible)), len(p.visible), more))
 }
 
 // row draws one node of the list: its name (naming.go: the id unless a
 // property names it), label and text, which come from the graph and are
 // escaped (textsafe.Escape).
-func (p *seedPicker) row(n graph.NodeSummary, selected bool) string {
+func (p *Picker) row(n graph.NodeSummary, selected bool) string {
 	box, r := "[ ]", ""
 	if i := p.seedIndex(n.ID); i >= 0 {
 		box, r = "[x]", " R="+render.Num(p.seeds[i].Score)
 	}
-	id, label := textsafe.Escape(p.names.summaryLead(n)), ""
-	if g := p.marks.grade(n.ID); g > 0 {
-		id += " " + markGlyph(g)
+	id, label := textsafe.Escape(p.Names.SummaryLead(n)), ""
+	if g := p.Marks.Grade(n.ID); g > 0 {
+		id += " " + common.MarkGlyph(g)
 	}
 	if len(n.Labels) > 0 {
 		label = " " + textsafe.Escape(n.Labels[0])
 	}
 	text := textsafe.Escape(render.Truncate(strings.Join(strings.Fields(n.Text), " "), seedTextWidth))
 	if selected && p.focused {
-		return p.st.Selected.Render(fit(glyphSelected+" "+box+" "+id+r+label+"  "+text, p.w))
+		return p.St.Selected.Render(theme.Fit(theme.GlyphSelected+" "+box+" "+id+r+label+"  "+text, p.w))
 	}
 	mark := "  "
 	if selected {
-		mark = glyphSelected + " "
+		mark = theme.GlyphSelected + " "
 	}
-	return mark + box + " " + p.st.ID.Render(id) + p.st.Metric.Render(r) + p.st.Label.Render(label) + "  " + p.st.Dim.Render(text)
+	return mark + box + " " + p.St.ID.Render(id) + p.St.Metric.Render(r) + p.St.Label.Render(label) + "  " + p.St.Dim.Render(text)
 }
 
 // ShortHelp lists the picker's main keys.
-func (p *seedPicker) ShortHelp() []key.Binding {
+func (p *Picker) ShortHelp() []key.Binding {
 	var keys []key.Binding
 	if p.Typing() {
-		keys = []key.Binding{p.km.Submit, p.km.Cancel}
+		keys = []key.Binding{p.KM.Submit, p.KM.Cancel}
 	} else {
-		keys = []key.Binding{p.km.Filter, p.km.ToggleSeed, p.km.ScoreUp, p.km.ScoreDown, p.km.EditScore}
+		keys = []key.Binding{p.KM.Filter, p.KM.ToggleSeed, p.KM.ScoreUp, p.KM.ScoreDown, p.KM.EditScore}
 	}
 	if p.shown().err != nil && !p.editing {
-		keys = append(keys, p.km.Reload)
+		keys = append(keys, p.KM.Reload)
 	}
 	return keys
 }

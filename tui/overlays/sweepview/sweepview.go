@@ -1,4 +1,9 @@
-package tui
+// Package sweepview is the explorer's sweep overlay (s on the thresholds
+// panel, docs/EXPLORER.md "Sweep"): one threshold swept for the current
+// seeds and tags in a goroutine, streamed, charted, stopped with esc. The
+// root starts it (Start) and hands it its messages (Msg); it reads nothing
+// of the root and the root none of its fields.
+package sweepview
 
 import (
 	"context"
@@ -9,38 +14,40 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 	"github.com/memoria-graph/memoria/retriever/eval"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
-// sweepMsg is one update of sweep id: a snapshot of the sweep so far
+// Msg is one update of sweep id: a snapshot of the sweep so far
 // (text, the chart and table; line, the progress line), or the last one
 // (final), with the sweep's error if it failed or was stopped. Further
 // updates come on ch.
-type sweepMsg struct {
-	id    int
-	ch    <-chan sweepMsg
-	param sweep.Param
-	text  string
+type Msg struct {
+	ID    int
+	ch    <-chan Msg
+	Param sweep.Param
+	Text  string
 	line  string
-	final bool
+	Final bool
 	err   error
 	// scores are each point's recall and nDCG against the relevance
 	// marks, on the last update of a sweep started with marks.
-	scores []sweepScore
+	scores []Score
 }
 
-// sweepScore is one point's ranking measured against the relevance marks
-// (marks.go): recall@markK and nDCG@markK of Activation Energy's run at
+// Score is one point's ranking measured against the relevance marks
+// (marks.go): recall@common.MarkK and nDCG@common.MarkK of Activation Energy's run at
 // that value projected as a ranking (activation.Ranking).
-type sweepScore struct {
-	value, recall, ndcg float64
+type Score struct {
+	Value, Recall, NDCG float64
 }
 
-// sweepView is the overlay that sweeps one threshold for the current seeds
+// Model is the overlay that sweeps one threshold for the current seeds
 // and tags (docs/ALGORITHM.md, "Sweeps and breakpoints"): the charts of
 // paths, nodes reached and summed energy with the current value marked, the
 // table of points, each node's bands with its nearest critical values, and
@@ -52,8 +59,8 @@ type sweepScore struct {
 // slow screen never holds the sweep back. esc stops a running sweep and
 // keeps what has arrived; esc again (or s) closes the view. A stale update
 // (another sweep started, or the view closed) is dropped.
-type sweepView struct {
-	*Common
+type Model struct {
+	*common.Common
 	vp      viewport.Model
 	id      int
 	cancel  context.CancelFunc
@@ -64,53 +71,48 @@ type sweepView struct {
 	line    string // the latest progress line
 	// scores are the points' recall and nDCG against the marks the sweep
 	// started with (none without marks).
-	scores []sweepScore
+	scores []Score
 }
 
-func newSweepView(c *Common) *sweepView {
-	return &sweepView{Common: c, vp: newOverlayViewport(c.km)}
+func New(c *common.Common) *Model {
+	return &Model{Common: c, vp: common.NewViewport(c.KM)}
 }
 
-// sweepParams maps the thresholds panel's rows to the swept parameter.
-var sweepParams = [paramCount]sweep.Param{
-	paramDepth: sweep.MaxDepth, paramMinAct: sweep.MinActivation, paramFloor: sweep.TagSimFloor, paramBranches: sweep.MaxBranches,
-}
-
-// sweepBudget bounds the explorer's search for breakpoints; the view
+// Budget bounds the explorer's search for breakpoints; the view
 // streams meanwhile and esc stops it sooner.
-const sweepBudget = 30 * time.Second
+const Budget = 30 * time.Second
 
 // sweepRedraw is the least time between two rendered snapshots: a sweep
 // sends one per stretch of breakpoints, often far more than a screen needs.
 const sweepRedraw = 80 * time.Millisecond
 
-// start starts the sweep of param over its default range
+// Start starts the sweep of param over its default range
 // (sweep.DefaultRange; for MIN_ACTIVATION with the exact breakpoints) from
 // cfg, for copies of seeds and tags, and returns the command that waits
 // for its first update. The caller opens the view. With relevance marks
 // (a copy, node id → grade), once the sweep is done each point's ranking
 // is measured against them in the same goroutine and recall and nDCG are
 // charted beside paths and nodes.
-func (v *sweepView) start(parent context.Context, backend activation.Backend, opts activation.Options, cfg activation.Params,
+func (v *Model) Start(parent context.Context, backend activation.Backend, opts activation.Options, cfg activation.Params,
 	param sweep.Param, seeds []retriever.Seed, tags []string, marks map[string]int) tea.Cmd {
 	v.stop()
 	v.id++
 	v.running, v.stopped, v.param, v.text, v.scores = true, false, param, "", nil
-	v.line = fmt.Sprintf("sweeping %s for %s… (esc stops it and keeps what has arrived)", param, plural(len(seeds), "seed"))
+	v.line = fmt.Sprintf("sweeping %s for %s… (esc stops it and keeps what has arrived)", param, common.Plural(len(seeds), "seed"))
 	ctx, cancel := context.WithCancel(parent)
 	v.cancel = cancel
-	v.vp.SetContent(v.st.Running.Render(v.line))
+	v.vp.SetContent(v.St.Running.Render(v.line))
 	v.vp.GotoTop()
 	id := v.id
 	seeds, tags = append([]retriever.Seed(nil), seeds...), append([]string(nil), tags...)
-	ch := make(chan sweepMsg, 1)
-	scfg := sweep.Config{Backend: safeBackend{backend}, Params: cfg, Options: opts,
-		Seeds: seeds, Tags: tags, Param: param, Breakpoints: param == sweep.MinActivation, Budget: sweepBudget}
+	ch := make(chan Msg, 1)
+	scfg := sweep.Config{Backend: backend, Params: cfg, Options: opts,
+		Seeds: seeds, Tags: tags, Param: param, Breakpoints: param == sweep.MinActivation, Budget: Budget}
 	width := v.vp.Width // the charts fill the pane
 	// The sweep starts in the command, not in Update: its goroutine then
 	// outlives the command and streams on ch.
-	return safeCmd(func() tea.Msg {
-		go runSweep(ctx, ch, sweepMsg{id: id, ch: ch, param: param}, scfg, marks, width)
+	return common.SafeCmd(func() tea.Msg {
+		go runSweep(ctx, ch, Msg{ID: id, ch: ch, Param: param}, scfg, marks, width)
 		return waitSweep(ch)()
 	})
 }
@@ -120,9 +122,9 @@ func (v *sweepView) start(parent context.Context, backend activation.Backend, op
 // marks, the last comes after each point is measured against them
 // (scoreSweep). It ends when the sweep does (the context's cancellation
 // included), and never blocks on a reader. The charts fill width columns.
-func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Config, marks map[string]int, width int) {
+func runSweep(ctx context.Context, ch chan Msg, base Msg, cfg sweep.Config, marks map[string]int, width int) {
 	defer close(ch)
-	publish := func(msg sweepMsg) {
+	publish := func(msg Msg) {
 		for {
 			select {
 			case ch <- msg:
@@ -136,7 +138,7 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 		}
 	}
 	final := base
-	final.final = true
+	final.Final = true
 	defer func() {
 		if r := recover(); r != nil {
 			final.err = fmt.Errorf("internal error in the sweep: %v", r)
@@ -158,12 +160,12 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 		}
 		last = time.Now()
 		msg := base
-		msg.text, msg.line, msg.final = render.SweepTextWith(s, width), sweepLine(s), s.Done
+		msg.Text, msg.line, msg.Final = render.SweepTextWith(s, width), sweepLine(s), s.Done
 		if s.Done {
 			final = msg
 			if len(marks) > 0 {
-				msg.final = false // the scores follow
-				msg.line += fmt.Sprintf(" · measuring each point against %s…", plural(len(marks), "mark"))
+				msg.Final = false // the scores follow
+				msg.line += fmt.Sprintf(" · measuring each point against %s…", common.Plural(len(marks), "mark"))
 			}
 		}
 		publish(msg)
@@ -185,12 +187,12 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 // scoreSweep measures each point of the finished sweep s against the marks:
 // the point's results (Sweep.Replay, which explores again only where a
 // seed's result changes) projected as a ranking (activation.Ranking), its
-// recall@markK and nDCG@markK (retriever/eval). final, the sweep's last
+// recall@common.MarkK and nDCG@common.MarkK (retriever/eval). final, the sweep's last
 // update, comes back with the scores and with recall and nDCG charted
 // after the sweep's own charts (render.SweepTextWith).
-func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map[string]int, final sweepMsg, width int) (sweepMsg, error) {
+func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map[string]int, final Msg, width int) (Msg, error) {
 	tags := retriever.NormalizeTags(cfg.Tags)
-	scores := make([]sweepScore, 0, len(s.Points))
+	scores := make([]Score, 0, len(s.Points))
 	err := s.Replay(ctx, func(p sweep.Point, results []activation.Result) error {
 		params, err := s.Param.Set(cfg.Params, p.Value)
 		if err != nil {
@@ -201,7 +203,7 @@ func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map
 		for i, h := range hits {
 			ids[i] = h.NodeID
 		}
-		scores = append(scores, sweepScore{value: p.Value, recall: eval.Recall(ids, marks, markK), ndcg: eval.NDCG(ids, marks, markK)})
+		scores = append(scores, Score{Value: p.Value, Recall: eval.Recall(ids, marks, common.MarkK), NDCG: eval.NDCG(ids, marks, common.MarkK)})
 		return nil
 	})
 	if err != nil {
@@ -209,13 +211,13 @@ func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map
 	}
 	recall, ndcg := make([]float64, len(scores)), make([]float64, len(scores))
 	for i, sc := range scores {
-		recall[i], ndcg[i] = sc.recall, sc.ndcg
+		recall[i], ndcg[i] = sc.Recall, sc.NDCG
 	}
-	final.final, final.scores = true, scores
-	final.text = render.SweepTextWith(s, width,
-		render.SweepSeries{Name: fmt.Sprintf("recall@%d against %s", markK, plural(len(marks), "mark")), Values: recall},
-		render.SweepSeries{Name: fmt.Sprintf("nDCG@%d", markK), Values: ndcg})
-	final.line += fmt.Sprintf(" · recall@%d and nDCG@%d against %s charted", markK, markK, plural(len(marks), "mark"))
+	final.Final, final.scores = true, scores
+	final.Text = render.SweepTextWith(s, width,
+		render.SweepSeries{Name: fmt.Sprintf("recall@%d against %s", common.MarkK, common.Plural(len(marks), "mark")), Values: recall},
+		render.SweepSeries{Name: fmt.Sprintf("nDCG@%d", common.MarkK), Values: ndcg})
+	final.line += fmt.Sprintf(" · recall@%d and nDCG@%d against %s charted", common.MarkK, common.MarkK, common.Plural(len(marks), "mark"))
 	return final, nil
 }
 
@@ -225,7 +227,7 @@ func sweepLine(s *sweep.Sweep) string {
 	if s.Done {
 		state = "swept"
 	}
-	line := fmt.Sprintf("%s %s points · %s explorations · %s", state, thousands(len(s.Points)), thousands(s.Explorations), fmtDur(s.Elapsed))
+	line := fmt.Sprintf("%s %s points · %s explorations · %s", state, common.Thousands(len(s.Points)), common.Thousands(s.Explorations), common.FmtDur(s.Elapsed))
 	if ex := render.SweepExactPart(s); ex != "" {
 		line += " · " + ex
 	}
@@ -236,8 +238,8 @@ func sweepLine(s *sweep.Sweep) string {
 }
 
 // waitSweep waits for the next update of a sweep.
-func waitSweep(ch <-chan sweepMsg) tea.Cmd {
-	return safeCmd(func() tea.Msg {
+func waitSweep(ch <-chan Msg) tea.Cmd {
+	return common.SafeCmd(func() tea.Msg {
 		msg, ok := <-ch
 		if !ok {
 			return nil
@@ -248,9 +250,9 @@ func waitSweep(ch <-chan sweepMsg) tea.Cmd {
 
 // Update takes the view's keys and the wheel, and its sweep's updates;
 // done when a key closes the view.
-func (v *sweepView) Update(msg tea.Msg) (bool, tea.Cmd) {
+func (v *Model) Update(msg tea.Msg) (bool, tea.Cmd) {
 	switch msg := msg.(type) {
-	case sweepMsg:
+	case Msg:
 		return false, v.update(msg)
 	case tea.KeyMsg:
 		return v.key(msg)
@@ -263,15 +265,15 @@ func (v *sweepView) Update(msg tea.Msg) (bool, tea.Cmd) {
 // update shows a sweep's snapshot and waits for the next; a stale one
 // (another sweep started, or the view closed) is dropped, and its
 // goroutine, cancelled, ends on its own.
-func (v *sweepView) update(msg sweepMsg) tea.Cmd {
-	if msg.id != v.id {
+func (v *Model) update(msg Msg) tea.Cmd {
+	if msg.ID != v.id {
 		return nil
 	}
-	if msg.text != "" {
-		v.text, v.line, v.scores = msg.text, msg.line, msg.scores
+	if msg.Text != "" {
+		v.text, v.line, v.scores = msg.Text, msg.line, msg.scores
 		v.show()
 	}
-	if !msg.final {
+	if !msg.Final {
 		return waitSweep(msg.ch)
 	}
 	v.stop() // releases the sweep's context
@@ -279,23 +281,23 @@ func (v *sweepView) update(msg sweepMsg) tea.Cmd {
 	case msg.err != nil && v.stopped:
 		v.line = "stopped: " + v.line
 		v.show()
-		return notify(fmt.Sprintf("stopped the sweep of %s: what had arrived stays", msg.param))
+		return common.Notify(fmt.Sprintf("stopped the sweep of %s: what had arrived stays", msg.Param))
 	case msg.err != nil:
-		v.vp.SetContent(v.st.Error.Render("sweep failed: " + textsafe.Escape(msg.err.Error())))
-		return notifyErr(fmt.Errorf("sweep of %s: %w", msg.param, msg.err))
+		v.vp.SetContent(v.St.Error.Render("sweep failed: " + textsafe.Escape(msg.err.Error())))
+		return common.NotifyErr(fmt.Errorf("sweep of %s: %w", msg.Param, msg.err))
 	}
-	return notify(v.line)
+	return common.Notify(v.line)
 }
 
 // show puts the latest snapshot in the viewport, keeping the scroll.
-func (v *sweepView) show() {
+func (v *Model) show() {
 	off := v.vp.YOffset
-	v.vp.SetContent(v.st.Running.Render(v.line) + "\n\n" + v.text)
+	v.vp.SetContent(v.St.Running.Render(v.line) + "\n\n" + v.text)
 	v.vp.SetYOffset(off)
 }
 
 // stop cancels a sweep in flight.
-func (v *sweepView) stop() {
+func (v *Model) stop() {
 	if v.cancel != nil {
 		v.cancel()
 		v.cancel = nil
@@ -304,20 +306,20 @@ func (v *sweepView) stop() {
 }
 
 // Close stops the sweep as the view closes.
-func (v *sweepView) Close() {
+func (v *Model) Close() {
 	v.stop()
 	v.id++ // whatever is still in flight is stale
 }
 
 // key scrolls the view; esc stops a running sweep (keeping what arrived)
 // or closes the view (done), and the sweep key closes it.
-func (v *sweepView) key(msg tea.KeyMsg) (bool, tea.Cmd) {
+func (v *Model) key(msg tea.KeyMsg) (bool, tea.Cmd) {
 	switch {
-	case key.Matches(msg, v.km.Cancel) && v.running:
+	case key.Matches(msg, v.KM.Cancel) && v.running:
 		v.stopped = true
 		v.stop()
 		return false, nil
-	case key.Matches(msg, v.km.Cancel) || key.Matches(msg, v.km.Sweep):
+	case key.Matches(msg, v.KM.Cancel) || key.Matches(msg, v.KM.Sweep):
 		return true, nil
 	}
 	var cmd tea.Cmd
@@ -325,19 +327,19 @@ func (v *sweepView) key(msg tea.KeyMsg) (bool, tea.Cmd) {
 	return false, cmd
 }
 
-func (v *sweepView) View() string { return v.vp.View() }
+func (v *Model) View() string { return v.vp.View() }
 
-func (v *sweepView) SetSize(w, h int) { v.vp.Width, v.vp.Height = w, h }
+func (v *Model) SetSize(w, h int) { v.vp.Width, v.vp.Height = w, h }
 
-func (v *sweepView) ShortHelp() []key.Binding {
+func (v *Model) ShortHelp() []key.Binding {
 	if v.running {
-		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop")), scrollHelp}
+		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop")), keymap.ScrollHelp}
 	}
-	return []key.Binding{closeHelp("esc/s"), scrollHelp}
+	return []key.Binding{keymap.CloseHelp("esc/s"), keymap.ScrollHelp}
 }
 
 // Title is the overlay's frame title.
-func (v *sweepView) Title() string {
+func (v *Model) Title() string {
 	t := "Sweep " + string(v.param)
 	switch {
 	case v.running:
@@ -347,3 +349,14 @@ func (v *sweepView) Title() string {
 	}
 	return t + " · esc to close, ↑/↓ to scroll"
 }
+
+// Running reports whether a sweep is in flight; ID is the current
+// sweep's (a Msg of another is stale).
+func (v *Model) Running() bool { return v.running }
+func (v *Model) ID() int       { return v.id }
+
+// Text is the latest snapshot's text (render.SweepText), Line its
+// progress line, Scores the points' recall and nDCG against the marks.
+func (v *Model) Text() string    { return v.text }
+func (v *Model) Line() string    { return v.line }
+func (v *Model) Scores() []Score { return v.scores }

@@ -1,4 +1,4 @@
-package tui
+package params
 
 import (
 	"context"
@@ -9,14 +9,16 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
+	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/theme"
 )
 
-// paramSet is a ranking retriever as the explorer runs it: its parameters
+// Set is a ranking retriever as the explorer runs it: its parameters
 // as rows of a panel, and a run with them. Every method leaves the set as
 // it is: Step and Parse return changed copies. Each ranking retriever has
 // one, made from its table (specset.go); the panel, the run slot and the results pane are
 // the same for all.
-type paramSet interface {
+type Set interface {
 	// Rows is how many parameters the panel lists.
 	Rows() int
 	// Name, Range and Value are row i's name (escaped), range and value
@@ -25,11 +27,11 @@ type paramSet interface {
 	Range(i int) string
 	Value(i int) string
 	// Step moves row i one step within its range (dir ±1).
-	Step(i, dir int) paramSet
+	Step(i, dir int) Set
 	// Parse sets row i to a typed value, checked against its range.
-	Parse(i int, raw string) (paramSet, error)
+	Parse(i int, raw string) (Set, error)
 	// Equal reports whether o holds the same parameters.
-	Equal(o paramSet) bool
+	Equal(o Set) bool
 	// Settings are the retriever's parameters (a value the set never
 	// changes in place).
 	Settings() retriever.Settings
@@ -37,12 +39,12 @@ type paramSet interface {
 	Run(ctx context.Context, nb graph.Neighbourhood, q retriever.Query) (retriever.Ranking, error)
 }
 
-// rankParamsPanel shows a ranking retriever's parameters with their ranges
+// Table shows a ranking retriever's parameters with their ranges
 // and steps or types them, as the thresholds panel does Activation
 // Energy's. The root re-runs that retriever when Version moves.
-type rankParamsPanel struct {
-	*Common
-	p       paramSet
+type Table struct {
+	*common.Common
+	p       Set
 	version int
 	cursor  int
 	off     int // the first row on screen
@@ -51,34 +53,34 @@ type rankParamsPanel struct {
 	valueEdit
 }
 
-func newRankParamsPanel(c *Common, p paramSet) *rankParamsPanel {
-	return &rankParamsPanel{Common: c, p: p, valueEdit: newValueEdit(c)}
+func NewTable(c *common.Common, p Set) *Table {
+	return &Table{Common: c, p: p, valueEdit: newValueEdit(c)}
 }
 
 // Params returns the current parameters (a value never changed in place).
-func (e *rankParamsPanel) Params() paramSet { return e.p }
+func (e *Table) Params() Set { return e.p }
 
 // Version changes whenever a parameter changes.
-func (e *rankParamsPanel) Version() int { return e.version }
+func (e *Table) Version() int { return e.version }
 
 // SetSize sets the inner size.
-func (e *rankParamsPanel) SetSize(w, h int) { e.w, e.h = w, h }
+func (e *Table) SetSize(w, h int) { e.w, e.h = w, h }
 
 // Focus gives the panel the keyboard.
-func (e *rankParamsPanel) Focus() tea.Cmd {
+func (e *Table) Focus() tea.Cmd {
 	e.focused = true
 	return nil
 }
 
 // Blur takes the keyboard away; a value being typed is dropped, and said
 // so.
-func (e *rankParamsPanel) Blur() tea.Cmd {
+func (e *Table) Blur() tea.Cmd {
 	e.focused = false
 	return e.drop(e.p.Name(e.cursor))
 }
 
 // Update steps or types the selected parameter.
-func (e *rankParamsPanel) Update(msg tea.Msg) tea.Cmd {
+func (e *Table) Update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok || !e.focused {
 		return nil
@@ -98,7 +100,7 @@ func (e *rankParamsPanel) Update(msg tea.Msg) tea.Cmd {
 }
 
 // apply takes p when it differs from the current parameters.
-func (e *rankParamsPanel) apply(p paramSet) {
+func (e *Table) apply(p Set) {
 	if p.Equal(e.p) {
 		return
 	}
@@ -108,7 +110,7 @@ func (e *rankParamsPanel) apply(p paramSet) {
 
 // View renders the rows that fit, the selected one kept on screen and
 // marked with its range.
-func (e *rankParamsPanel) View() string {
+func (e *Table) View() string {
 	n, h := e.p.Rows(), max(1, e.h)
 	if e.cursor < e.off {
 		e.off = e.cursor
@@ -121,23 +123,23 @@ func (e *rankParamsPanel) View() string {
 		name, val := fmt.Sprintf("%-14s", e.p.Name(i)), e.p.Value(i)
 		switch {
 		case i == e.cursor && e.focused && e.editing:
-			lines = append(lines, glyphSelected+" "+name+" "+e.input.View())
+			lines = append(lines, theme.GlyphSelected+" "+name+" "+e.input.View())
 		case i == e.cursor && e.focused:
-			lines = append(lines, e.st.Selected.Render(fmt.Sprintf("%s %s ‹ %s › %s", glyphSelected, name, val, e.p.Range(i))))
+			lines = append(lines, e.St.Selected.Render(fmt.Sprintf("%s %s ‹ %s › %s", theme.GlyphSelected, name, val, e.p.Range(i))))
 		default:
-			lines = append(lines, "  "+e.st.Key.Render(name)+"   "+e.st.Value.Render(val))
+			lines = append(lines, "  "+e.St.Key.Render(name)+"   "+e.St.Value.Render(val))
 		}
 	}
 	if e.off+h < n && len(lines) > 0 {
-		lines[len(lines)-1] += e.st.Dim.Render(fmt.Sprintf("  ↓ %d more", n-e.off-h))
+		lines[len(lines)-1] += e.St.Dim.Render(fmt.Sprintf("  ↓ %d more", n-e.off-h))
 	}
 	return strings.Join(lines, "\n")
 }
 
 // ShortHelp lists the panel's main keys.
-func (e *rankParamsPanel) ShortHelp() []key.Binding {
+func (e *Table) ShortHelp() []key.Binding {
 	if e.editing {
-		return []key.Binding{e.km.Submit, e.km.Cancel}
+		return []key.Binding{e.KM.Submit, e.KM.Cancel}
 	}
-	return []key.Binding{e.km.Up, e.km.Down, e.km.Increase, e.km.Decrease, e.km.EditParam}
+	return []key.Binding{e.KM.Up, e.KM.Down, e.KM.Increase, e.KM.Decrease, e.KM.EditParam}
 }

@@ -1,4 +1,4 @@
-package tui
+package seeds
 
 import (
 	"context"
@@ -9,36 +9,37 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/tui/common"
 )
 
-// filterDebounce is how long the filter must rest before the server is
+// FilterDebounce is how long the filter must rest before the server is
 // searched: a word typed quickly costs one ListNodes (on Neo4j a scan of
 // every node), not one per keystroke. It is the default of
-// seedPicker.debounce.
-const filterDebounce = 150 * time.Millisecond
+// Picker.debounce.
+const FilterDebounce = 150 * time.Millisecond
 
-// nodesLoadedMsg is a page of Catalog.ListNodes for filter at offset, for
+// NodesLoadedMsg is a page of Catalog.ListNodes for filter at offset, for
 // the node stream numbered seq.
-type nodesLoadedMsg struct {
-	seq    int
-	filter string
-	offset int
-	nodes  []graph.NodeSummary
-	more   bool
-	err    error
+type NodesLoadedMsg struct {
+	Seq    int
+	Filter string
+	Offset int
+	Nodes  []graph.NodeSummary
+	More   bool
+	Err    error
 }
 
-// filterTickMsg ends the debounce of filter edit number id.
-type filterTickMsg struct{ id int }
+// FilterTickMsg ends the debounce of filter edit number id.
+type FilterTickMsg struct{ ID int }
 
-// tickFunc starts a timer: tea.Tick, or a fake clock in tests.
-type tickFunc func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+// TickFunc starts a timer: tea.Tick, or a fake clock in tests.
+type TickFunc func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 
 // listNodesCmd fetches one page inside a command.
 func listNodesCmd(ctx context.Context, cat graph.Catalog, seq int, filter string, offset int) tea.Cmd {
-	return safeCmd(func() tea.Msg {
-		nodes, more, err := cat.ListNodes(ctx, filter, offset, nodePageSize)
-		return nodesLoadedMsg{seq: seq, filter: filter, offset: offset, nodes: nodes, more: more, err: err}
+	return common.SafeCmd(func() tea.Msg {
+		nodes, more, err := cat.ListNodes(ctx, filter, offset, NodePageSize)
+		return NodesLoadedMsg{Seq: seq, Filter: filter, Offset: offset, Nodes: nodes, More: more, Err: err}
 	})
 }
 
@@ -67,23 +68,23 @@ func (s *nodeStream) stop() {
 
 // startStream replaces *s with a new stream for filter, cancelling the old
 // one's requests, and fetches its first page.
-func (p *seedPicker) startStream(s *nodeStream, filter string) tea.Cmd {
+func (p *Picker) startStream(s *nodeStream, filter string) tea.Cmd {
 	s.stop()
 	p.seq++
-	ctx, cancel := context.WithCancel(p.ctx)
+	ctx, cancel := context.WithCancel(p.Ctx)
 	*s = nodeStream{filter: filter, seq: p.seq, ctx: ctx, cancel: cancel}
 	return p.fetch(s)
 }
 
 // fetch asks for the page of s after the nodes it has.
-func (p *seedPicker) fetch(s *nodeStream) tea.Cmd {
+func (p *Picker) fetch(s *nodeStream) tea.Cmd {
 	s.loading, s.err = true, nil
 	return listNodesCmd(s.ctx, p.cat, s.seq, s.filter, len(s.nodes))
 }
 
-func (p *seedPicker) loaded(msg nodesLoadedMsg) tea.Cmd {
+func (p *Picker) loaded(msg NodesLoadedMsg) tea.Cmd {
 	var s *nodeStream
-	switch msg.seq {
+	switch msg.Seq {
 	case p.all.seq:
 		s = &p.all
 	case p.match.seq:
@@ -91,21 +92,21 @@ func (p *seedPicker) loaded(msg nodesLoadedMsg) tea.Cmd {
 	default:
 		return nil // a page of a replaced (cancelled) stream
 	}
-	if msg.offset != len(s.nodes) {
+	if msg.Offset != len(s.nodes) {
 		return nil // a duplicate
 	}
 	s.loading = false
-	if msg.err != nil {
-		s.err = msg.err
+	if msg.Err != nil {
+		s.err = msg.Err
 		what := "listing nodes"
-		if msg.filter != "" {
-			what = fmt.Sprintf("searching nodes for %q", msg.filter)
+		if msg.Filter != "" {
+			what = fmt.Sprintf("searching nodes for %q", msg.Filter)
 		}
-		return notifyErr(fmt.Errorf("%s: %w (%s or scrolling down retries)", what, msg.err, p.km.Reload.Help().Key))
+		return common.NotifyErr(fmt.Errorf("%s: %w (%s or scrolling down retries)", what, msg.Err, p.KM.Reload.Help().Key))
 	}
-	s.nodes = append(s.nodes, msg.nodes...)
-	s.more = msg.more
-	for _, n := range msg.nodes {
+	s.nodes = append(s.nodes, msg.Nodes...)
+	s.more = msg.More
+	for _, n := range msg.Nodes {
 		p.known[n.ID] = n
 	}
 	p.refilter()
@@ -118,7 +119,7 @@ func (p *seedPicker) loaded(msg nodesLoadedMsg) tea.Cmd {
 // until then (while the debounce runs and the search is on its way) the
 // loaded nodes the filter matches, ranked the same way on what a summary
 // holds (rankLoaded), so typing shows matches at once.
-func (p *seedPicker) refilter() {
+func (p *Picker) refilter() {
 	q := graph.NormalizeFilter(p.filter.Value())
 	switch {
 	case q == "":
@@ -163,7 +164,7 @@ func rankLoaded(q string, ns []graph.NodeSummary) []graph.NodeSummary {
 
 // shown is the stream the list shows: the server matches of the filter
 // when there is one, else the unfiltered list.
-func (p *seedPicker) shown() *nodeStream {
+func (p *Picker) shown() *nodeStream {
 	if strings.TrimSpace(p.filter.Value()) != "" {
 		return &p.match
 	}
@@ -172,7 +173,7 @@ func (p *seedPicker) shown() *nodeStream {
 
 // maybeLoad asks for the next page when the cursor nears the end of what is
 // loaded, and asks again for a page that failed (even the first).
-func (p *seedPicker) maybeLoad() tea.Cmd {
+func (p *Picker) maybeLoad() tea.Cmd {
 	s := p.shown()
 	if s.seq == 0 || !(s.more || s.err != nil) || s.loading || p.cursor < len(p.visible)-loadAheadRows-p.listHeight() {
 		return nil
@@ -183,7 +184,7 @@ func (p *seedPicker) maybeLoad() tea.Cmd {
 // reload fetches the shown list again from its first page (Reload): the
 // unfiltered list, and the filter's matches when a filter is set (at once,
 // without waiting for the debounce).
-func (p *seedPicker) reload() tea.Cmd {
+func (p *Picker) reload() tea.Cmd {
 	p.cursor, p.offset = 0, 0
 	cmds := []tea.Cmd{p.startStream(&p.all, "")}
 	if q := strings.TrimSpace(p.filter.Value()); q != "" {
@@ -203,7 +204,7 @@ func (p *seedPicker) reload() tea.Cmd {
 // first page on its way, loaded even with no match, or failed: scrolling
 // down or Reload retries that), so moving the text cursor or typing a
 // trailing space costs no ListNodes.
-func (p *seedPicker) filterChanged() tea.Cmd {
+func (p *Picker) filterChanged() tea.Cmd {
 	q := strings.TrimSpace(p.filter.Value())
 	if q == p.match.filter {
 		p.refilter()
@@ -219,12 +220,12 @@ func (p *seedPicker) filterChanged() tea.Cmd {
 	}
 	p.match.loading = true // "loading…" while the debounce runs
 	id := p.edits
-	return p.tick(p.debounce, func(time.Time) tea.Msg { return filterTickMsg{id: id} })
+	return p.tick(p.debounce, func(time.Time) tea.Msg { return FilterTickMsg{ID: id} })
 }
 
 // filterTick starts the server search when the tick is the last edit's.
-func (p *seedPicker) filterTick(msg filterTickMsg) tea.Cmd {
-	if msg.id != p.edits || p.match.filter == "" || p.match.seq != 0 {
+func (p *Picker) filterTick(msg FilterTickMsg) tea.Cmd {
+	if msg.ID != p.edits || p.match.filter == "" || p.match.seq != 0 {
 		return nil // superseded by a later edit, or started by Reload
 	}
 	return p.startStream(&p.match, p.match.filter)

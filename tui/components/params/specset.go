@@ -1,4 +1,4 @@
-package tui
+package params
 
 import (
 	"context"
@@ -12,34 +12,34 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 )
 
-// specSet is a ranking retriever's parameters as the explorer's panel
+// SpecSet is a ranking retriever's parameters as the explorer's panel
 // shows them, made from its table (retriever.Spec, docs/ARCHITECTURE.md
 // "Adding a retriever"): one row per parameter, then one per entry of its
 // table parameter (the expansion's type weights, by type). It is a value:
 // Step and Parse return changed copies, the settings never change in
 // place.
-type specSet struct {
+type SpecSet struct {
 	p    retriever.Settings
 	keys []string // the table's keys, sorted: the rows after the parameters
 }
 
-var _ paramSet = specSet{}
+var _ Set = SpecSet{}
 
-func newSpecSet(p retriever.Settings) specSet { return specSet{p: p, keys: p.TableKeys()} }
+func NewSpecSet(p retriever.Settings) SpecSet { return SpecSet{p: p, keys: p.TableKeys()} }
 
-func (s specSet) params() []retriever.Param { return s.p.Spec().Params }
+func (s SpecSet) params() []retriever.Param { return s.p.Spec().Params }
 
 // row is row i's parameter, or its table key (ok false).
-func (s specSet) row(i int) (pm retriever.Param, key string, ok bool) {
+func (s SpecSet) row(i int) (pm retriever.Param, key string, ok bool) {
 	if ps := s.params(); i < len(ps) {
 		return ps[i], "", true
 	}
 	return retriever.Param{}, s.keys[i-len(s.params())], false
 }
 
-func (s specSet) Rows() int { return len(s.params()) + len(s.keys) }
+func (s SpecSet) Rows() int { return len(s.params()) + len(s.keys) }
 
-func (s specSet) Name(i int) string {
+func (s SpecSet) Name(i int) string {
 	if pm, key, ok := s.row(i); ok {
 		return pm.Label
 	} else {
@@ -47,14 +47,14 @@ func (s specSet) Name(i int) string {
 	}
 }
 
-func (s specSet) Range(i int) string {
+func (s SpecSet) Range(i int) string {
 	if pm, _, ok := s.row(i); ok {
 		return pm.Range
 	}
 	return s.p.TableRange()
 }
 
-func (s specSet) Value(i int) string {
+func (s SpecSet) Value(i int) string {
 	pm, key, ok := s.row(i)
 	if !ok {
 		return render.Num(s.p.TableGet(key))
@@ -69,10 +69,10 @@ func (s specSet) Value(i int) string {
 	return render.Num(v)
 }
 
-func (s specSet) Step(i, dir int) paramSet {
+func (s SpecSet) Step(i, dir int) Set {
 	pm, key, ok := s.row(i)
 	if !ok {
-		return specSet{p: s.p.WithTable(key, s.p.TableStep(key, dir)), keys: s.keys}
+		return SpecSet{p: s.p.WithTable(key, s.p.TableStep(key, dir)), keys: s.keys}
 	}
 	v := pm.Get(s.p)
 	if pm.Choices != nil {
@@ -80,11 +80,11 @@ func (s specSet) Step(i, dir int) paramSet {
 	} else {
 		v = pm.Step(v, dir)
 	}
-	return specSet{p: s.p.With(pm.Flag, v), keys: s.keys}
+	return SpecSet{p: s.p.With(pm.Flag, v), keys: s.keys}
 }
 
 // Parse sets row i to raw, checked by the retriever's validation.
-func (s specSet) Parse(i int, raw string) (paramSet, error) {
+func (s SpecSet) Parse(i int, raw string) (Set, error) {
 	raw = strings.TrimSpace(raw)
 	pm, key, ok := s.row(i)
 	var t retriever.Settings
@@ -109,16 +109,16 @@ func (s specSet) Parse(i int, raw string) (paramSet, error) {
 	if err := t.Validate(); err != nil {
 		return s, err
 	}
-	return specSet{p: t, keys: s.keys}, nil
+	return SpecSet{p: t, keys: s.keys}, nil
 }
 
-func (s specSet) Equal(o paramSet) bool {
-	x, ok := o.(specSet)
+func (s SpecSet) Equal(o Set) bool {
+	x, ok := o.(SpecSet)
 	return ok && s.p.Equal(x.p)
 }
 
-func (s specSet) Settings() retriever.Settings { return s.p }
+func (s SpecSet) Settings() retriever.Settings { return s.p }
 
-func (s specSet) Run(ctx context.Context, nb graph.Neighbourhood, q retriever.Query) (retriever.Ranking, error) {
+func (s SpecSet) Run(ctx context.Context, nb graph.Neighbourhood, q retriever.Query) (retriever.Ranking, error) {
 	return s.p.Run(ctx, retriever.Env{Neighbourhood: nb}, q)
 }
