@@ -206,7 +206,11 @@ Formats:
   text  the candidates, each with its matches, the seeds marked
   json  {"queries": [...], "candidates": [{"node_id", "rank", "R", "rrf",
         "seed", "matches": [{"query", "matcher", "score", "raw"}]}],
-        "no_vector": N}
+        "no_vector": N, "notices": [...] (when any: how Neo4j's lists
+        were read)}
+
+On Neo4j the gather reads its fulltext index (and a vector index), which
+memoria load creates; without it the refusal gives the statement.
 
 Flags:
 `

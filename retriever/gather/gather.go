@@ -19,6 +19,7 @@
 package gather
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/memoria-graph/memoria/graph"
@@ -109,6 +111,8 @@ type Index struct {
 	bm25  []*field
 	terms [][]string
 	emb   [][]float64
+	// scratchPool holds per-node score arrays for bm25List.
+	scratchPool sync.Pool
 }
 
 // Build reads every node of g once and indexes the properties f names.
@@ -310,6 +314,22 @@ type perQuery struct {
 	named     []int32
 	namedRead bool
 	notices   []string
+	// whole keeps every list whole (Scores: a node's place in the list
+	// as far as it goes), not cut at MaxCandidates.
+	whole bool
+}
+
+// keep is a sorted list cut to its first MaxCandidates nodes (unless
+// c.whole), the cut said in c's notices: the same bound on both engines.
+func (c *perQuery) keep(m string, out []entry) []entry {
+	if c.whole || len(out) <= MaxCandidates {
+		return out
+	}
+	n := fmt.Sprintf("%s: %d nodes made the list; it keeps the first %d (gather.MaxCandidates, retriever/gather/remote.go)", m, len(out), MaxCandidates)
+	if !slices.Contains(c.notices, n) {
+		c.notices = append(c.notices, n)
+	}
+	return out[:MaxCandidates]
 }
 
 // MaxQueryWords is the most distinct words a query may have, on both
@@ -524,7 +544,7 @@ func (ix *Index) list(_ context.Context, c *perQuery, m, q string, vector []floa
 			}
 		}
 	case BM25:
-		out = ix.bm25List(LuceneWords(q))
+		out = ix.bm25List(LuceneWords(q), minScore)
 	case Vector:
 		for u, e := range ix.emb {
 			s, ok := vectorScore(vector, e)
@@ -535,7 +555,7 @@ func (ix *Index) list(_ context.Context, c *perQuery, m, q string, vector []floa
 			out = append(out, entry{node: int32(u), score: s})
 		}
 	}
-	return ix.sorted(out, minScore), noVec, nil
+	return c.keep(m, ix.sorted(out, minScore)), noVec, nil
 }
 
 // vectorScore is the cosine of the query vector and a node's embedding,
@@ -560,38 +580,82 @@ func (ix *Index) sorted(out []entry, minScore float64) []entry {
 
 func abs(x int) int { return max(x, -x) }
 
-// bm25List scores every node holding a query word, Lucene's BM25 summed
+// bm25List scores the nodes holding a query word, Lucene's BM25 summed
 // over fields and distinct query words (each node's length as Lucene
-// stores it: LuceneLength), then divides by the best.
-func (ix *Index) bm25List(qt []string) []entry {
-	raw := map[int32]float64{}
+// stores it: LuceneLength), then divides by the best; a node that cannot
+// reach minScore × the best is left out unscored. The (field, word) terms
+// go by idf, largest first (a term adds at most its idf: BM25's tf part
+// is below 1); once the idfs left add up to less than minScore × the best
+// score so far, no node not met yet can make the list, and the terms left
+// only complete the scores of the nodes met (a binary search of each in
+// the term's postings, which are in node order): the list is exactly the
+// one of scoring every node (MaxScore, Turtle and Flood 1995).
+func (ix *Index) bm25List(qt []string, minScore float64) []entry {
+	type term struct {
+		fd         *field
+		ps         []posting
+		idf, avgdl float64
+	}
+	var terms []term
 	for _, fd := range ix.bm25 {
 		if fd.holders == 0 {
 			continue
 		}
 		avgdl := float64(fd.total) / float64(fd.holders)
 		for _, t := range distinct(qt) {
-			ps := fd.postings[t]
-			if len(ps) == 0 {
-				continue
-			}
-			idf := IDF(fd.holders, len(ps))
-			for _, p := range ps {
-				raw[p.node] += idf * TF(float64(p.freq), float64(LuceneLength(int(fd.length[p.node]))), avgdl)
+			if ps := fd.postings[t]; len(ps) > 0 {
+				terms = append(terms, term{fd, ps, IDF(fd.holders, len(ps)), avgdl})
 			}
 		}
 	}
-	best := 0.0
-	for _, s := range raw {
-		best = max(best, s)
+	slices.SortStableFunc(terms, func(a, b term) int { return cmp.Compare(b.idf, a.idf) })
+	rest := make([]float64, len(terms)+1) // rest[i]: the idfs of terms i…
+	for i := len(terms) - 1; i >= 0; i-- {
+		rest[i] = rest[i+1] + terms[i].idf
 	}
-	out := make([]entry, 0, len(raw))
-	for u, s := range raw {
-		if best > 0 {
+	accp := ix.scratch()
+	defer ix.scratchPool.Put(accp)
+	acc := *accp
+	var met []int32
+	best := 0.0
+	i := 0
+	for ; i < len(terms) && !(best > 0 && rest[i] < minScore*best); i++ {
+		tm := terms[i]
+		for _, p := range tm.ps {
+			if acc[p.node] == 0 {
+				met = append(met, p.node)
+			}
+			acc[p.node] += tm.idf * TF(float64(p.freq), float64(LuceneLength(int(tm.fd.length[p.node]))), tm.avgdl)
+			best = max(best, acc[p.node])
+		}
+	}
+	for ; i < len(terms); i++ {
+		tm := terms[i]
+		for _, u := range met {
+			if j, ok := slices.BinarySearchFunc(tm.ps, u, func(p posting, u int32) int { return cmp.Compare(p.node, u) }); ok {
+				acc[u] += tm.idf * TF(float64(tm.ps[j].freq), float64(LuceneLength(int(tm.fd.length[u]))), tm.avgdl)
+				best = max(best, acc[u])
+			}
+		}
+	}
+	out := make([]entry, 0, len(met))
+	for _, u := range met {
+		if s := acc[u]; best > 0 && s >= minScore*best {
 			out = append(out, entry{node: u, score: s / best, raw: s})
 		}
+		acc[u] = 0
 	}
 	return out
+}
+
+// scratch is a zeroed score per node, from the index's pool (put it back
+// zeroed).
+func (ix *Index) scratch() *[]float64 {
+	if v, ok := ix.scratchPool.Get().(*[]float64); ok {
+		return v
+	}
+	v := make([]float64, len(ix.ids))
+	return &v
 }
 
 // IDF is Lucene's BM25 idf of a word n of the N nodes holding a field
@@ -664,7 +728,7 @@ func scoresOn(ctx context.Context, l lister, id string, queries []string, vector
 		if Normalize(q) == "" {
 			continue
 		}
-		c := &perQuery{}
+		c := &perQuery{whole: true}
 		for _, m := range opt.Matchers {
 			list, _, err := l.list(ctx, c, m, q, vector, math.SmallestNonzeroFloat64)
 			if err != nil {

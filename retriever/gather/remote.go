@@ -9,9 +9,11 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 )
 
-// MaxCandidates is the most nodes a Searcher is asked for per query and
-// read (the name matchers' nodes, bm25's hits, the vector index's
-// nearest): a list cut there says so in Result.Notices.
+// MaxCandidates is the most nodes a (query, matcher) list keeps, by score
+// then id, on both engines, and the most a Searcher is asked for per
+// query (the name matchers' nodes, bm25's hits, the vector index's
+// nearest: on Neo4j the index's best, ties at the cut in the index's
+// order): a list cut there says so in Result.Notices.
 const MaxCandidates = 2000
 
 // Searcher finds the nodes the matchers score on a graph the gather does
@@ -162,5 +164,5 @@ func (r *remote) list(ctx context.Context, c *perQuery, m, q string, vector []fl
 	}
 	out = slices.DeleteFunc(out, func(e entry) bool { return e.score < minScore })
 	slices.SortFunc(out, func(a, b entry) int { return retriever.Compare(a.score, r.ids[a.node], b.score, r.ids[b.node]) })
-	return out, noVec, nil
+	return c.keep(m, out), noVec, nil
 }
