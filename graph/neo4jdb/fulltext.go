@@ -1,6 +1,7 @@
 package neo4jdb
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -226,37 +227,81 @@ type FulltextHit struct {
 	Score float64
 }
 
+// FulltextQuery is one Lucene query (built from escaped terms: TermsQuery)
+// on a fulltext index, the node properties to return with each hit, and
+// the most hits wanted.
+type FulltextQuery struct {
+	Q     string
+	Props []string
+	Limit int
+}
+
+// FulltextAnswer is a FulltextQuery's hits, best first, and whether the
+// index had more than Limit.
+type FulltextAnswer struct {
+	Hits []FulltextHit
+	Cut  bool
+}
+
 // QueryFulltext runs the Lucene query q on the fulltext index, at most
 // limit hits (cut: the index had more), each node's id, props' values and
 // score, best first; the nodes outside the mapped graph are left out.
 func (s *Source) QueryFulltext(ctx context.Context, index, q string, props []string, limit int) (hits []FulltextHit, cut bool, err error) {
-	params := map[string]any{"index": index, "q": q, "limit": limit + 1, "props": props}
+	ans, err := s.QueryFulltextAll(ctx, index, []FulltextQuery{{Q: q, Props: props, Limit: limit}})
+	if err != nil {
+		return nil, false, err
+	}
+	return ans[0].Hits, ans[0].Cut, nil
+}
+
+// QueryFulltextAll runs the queries on the fulltext index as one
+// statement (UNION ALL: one round trip, one read transaction), each
+// answered as QueryFulltext answers.
+func (s *Source) QueryFulltextAll(ctx context.Context, index string, qs []FulltextQuery) ([]FulltextAnswer, error) {
+	params := map[string]any{"index": index}
 	id, where := s.gatherID("node", params)
-	query := "CALL db.index.fulltext.queryNodes($index, $q, {limit: $limit}) YIELD node, score\n" +
-		"WHERE " + where + "\nRETURN " + id + " AS id, [p IN $props | node[p]] AS props, score"
+	parts := make([]string, len(qs))
+	for i, q := range qs {
+		k := fmt.Sprint(i)
+		params["q"+k], params["limit"+k], params["props"+k] = q.Q, q.Limit+1, q.Props
+		parts[i] = "CALL db.index.fulltext.queryNodes($index, $q" + k + ", {limit: $limit" + k + "}) YIELD node, score\n" +
+			"WHERE " + where + "\nRETURN " + k + " AS k, " + id + " AS id, [p IN $props" + k + " | node[p]] AS props, score"
+	}
+	query := strings.Join(parts, "\nUNION ALL\n")
 	recs, err := Read(ctx, s, func(ctx context.Context, tx neo4j.ManagedTransaction) ([]*neo4j.Record, error) {
 		return collect(ctx, tx, query, params)
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
+	out := make([]FulltextAnswer, len(qs))
 	for _, r := range recs {
+		k, err := Column[int64](r, "k")
+		if err != nil {
+			return nil, err
+		}
+		if k < 0 || int(k) >= len(qs) {
+			return nil, fmt.Errorf("a fulltext hit of query %d of %d", k, len(qs))
+		}
 		var h FulltextHit
 		if h.ID, err = Column[string](r, "id"); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if h.Props, err = Column[[]any](r, "props"); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if h.Score, err = Column[float64](r, "score"); err != nil {
-			return nil, false, err
+			return nil, err
 		}
-		hits = append(hits, h)
+		out[k].Hits = append(out[k].Hits, h)
 	}
-	if len(hits) > limit {
-		hits, cut = hits[:limit], true
+	for i, q := range qs {
+		slices.SortStableFunc(out[i].Hits, func(a, b FulltextHit) int { return cmp.Compare(b.Score, a.Score) })
+		if len(out[i].Hits) > q.Limit {
+			out[i].Hits, out[i].Cut = out[i].Hits[:q.Limit], true
+		}
 	}
-	return hits, cut, nil
+	return out, nil
 }
 
 // gatherID is the id expression of node variable v and the predicate

@@ -44,7 +44,6 @@ func (g *gatherFlags) useVector(rf *retrieverFlags) {
 type gathered struct {
 	opt    gather.Options
 	res    gather.Result
-	vector []float64
 	scores func(id string) ([]gather.NodeScore, error)
 }
 
@@ -177,7 +176,7 @@ func (g *gatherFlags) run(ctx context.Context, src graph.Source, schema string, 
 	default:
 		return gather.Result{}, fmt.Errorf("--query: the gather stage cannot read %s", src.Describe())
 	}
-	g.last = &gathered{opt: opt, res: res, vector: vector, scores: scores}
+	g.last = &gathered{opt: opt, res: res, scores: scores}
 	return res, nil
 }
 

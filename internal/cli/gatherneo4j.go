@@ -68,37 +68,67 @@ func clauses(fields, terms []string) error {
 	return nil
 }
 
-func (s *neo4jSearcher) Named(ctx context.Context, prefixes []string, limit int) ([]gather.Named, bool, error) {
-	if err := clauses(s.f.Names, prefixes); err != nil {
-		return nil, false, err
+// firstBM25Rows is how many hits the first bm25 read asks for: most
+// queries' lists end within them, and the rows sent are most of a read's
+// cost.
+const firstBM25Rows = 64
+
+// Text reads the name matchers' nodes (prefix queries on the name
+// properties) and bm25's hits (term queries on every property) in one
+// statement. bm25 asks for the index's best firstBM25Rows hits, then four
+// times as many each time the last one read still scores at least Ratio ×
+// the best (the hits come best first, so the nodes scoring that much are
+// all read once one scores less), up to Limit.
+func (s *neo4jSearcher) Text(ctx context.Context, req gather.TextRequest) (gather.TextAnswer, error) {
+	var qs []neo4jdb.FulltextQuery
+	var ans gather.TextAnswer
+	named, bm25 := -1, -1
+	if req.Prefixes != nil {
+		if err := clauses(s.f.Names, req.Prefixes); err != nil {
+			return ans, err
+		}
+		named = len(qs)
+		qs = append(qs, neo4jdb.FulltextQuery{Q: neo4jdb.TermsQuery(s.f.Names, req.Prefixes, true), Props: s.f.Names, Limit: req.Limit})
 	}
-	hits, cut, err := s.src.QueryFulltext(ctx, s.index, neo4jdb.TermsQuery(s.f.Names, prefixes, true), s.f.Names, limit)
+	rows := min(firstBM25Rows, req.Limit)
+	if req.Words != nil {
+		if err := clauses(s.fields, req.Words); err != nil {
+			return ans, err
+		}
+		bm25 = len(qs)
+		qs = append(qs, neo4jdb.FulltextQuery{Q: neo4jdb.TermsQuery(s.fields, req.Words, false), Limit: rows})
+	}
+	if len(qs) == 0 {
+		return ans, nil
+	}
+	res, err := s.src.QueryFulltextAll(ctx, s.index, qs)
 	if err != nil {
-		return nil, false, err
+		return ans, err
 	}
-	out := make([]gather.Named, len(hits))
-	for i, h := range hits {
-		out[i].ID = h.ID
-		for _, v := range h.Props {
-			out[i].Names = append(out[i].Names, propStrings(v)...)
+	if named >= 0 {
+		ans.NamedCut = res[named].Cut
+		for _, h := range res[named].Hits {
+			n := gather.Named{ID: h.ID}
+			for _, v := range h.Props {
+				n.Names = append(n.Names, propStrings(v)...)
+			}
+			ans.Named = append(ans.Named, n)
 		}
 	}
-	return out, cut, nil
-}
-
-func (s *neo4jSearcher) BM25(ctx context.Context, words []string, limit int) ([]gather.Hit, bool, error) {
-	if err := clauses(s.fields, words); err != nil {
-		return nil, false, err
+	if bm25 >= 0 {
+		hits, cut := res[bm25].Hits, res[bm25].Cut
+		for cut && hits[len(hits)-1].Score >= req.Ratio*hits[0].Score && rows < req.Limit {
+			rows = min(4*rows, req.Limit)
+			if hits, cut, err = s.src.QueryFulltext(ctx, s.index, qs[bm25].Q, nil, rows); err != nil {
+				return ans, err
+			}
+		}
+		ans.HitsCut = cut && hits[len(hits)-1].Score >= req.Ratio*hits[0].Score
+		for _, h := range hits {
+			ans.Hits = append(ans.Hits, gather.Hit{ID: h.ID, Raw: h.Score})
+		}
 	}
-	hits, cut, err := s.src.QueryFulltext(ctx, s.index, neo4jdb.TermsQuery(s.fields, words, false), nil, limit)
-	if err != nil {
-		return nil, false, err
-	}
-	out := make([]gather.Hit, len(hits))
-	for i, h := range hits {
-		out[i] = gather.Hit{ID: h.ID, Raw: h.Score}
-	}
-	return out, cut, nil
+	return ans, nil
 }
 
 func (s *neo4jSearcher) Vectors(ctx context.Context, vector []float64, limit int) ([]gather.Embedded, int, string, error) {

@@ -317,6 +317,10 @@ type perQuery struct {
 	// whole keeps every list whole (Scores: a node's place in the list
 	// as far as it goes), not cut at MaxCandidates.
 	whole bool
+	// matchers are the gather's (a Searcher reads the text matchers'
+	// nodes of a query at once); text is that read.
+	matchers []string
+	text     *TextAnswer
 }
 
 // keep is a sorted list cut to its first MaxCandidates nodes (unless
@@ -375,7 +379,7 @@ func gatherOn(ctx context.Context, l lister, queries []string, vector []float64,
 	res := Result{Queries: slices.Clone(queries)}
 	fused := map[int32]*Candidate{}
 	for qi, q := range queries {
-		c := &perQuery{}
+		c := &perQuery{matchers: opt.Matchers}
 		for _, m := range opt.Matchers {
 			if err := ctx.Err(); err != nil {
 				return Result{}, err
@@ -728,7 +732,7 @@ func scoresOn(ctx context.Context, l lister, id string, queries []string, vector
 		if Normalize(q) == "" {
 			continue
 		}
-		c := &perQuery{whole: true}
+		c := &perQuery{whole: true, matchers: opt.Matchers}
 		for _, m := range opt.Matchers {
 			list, _, err := l.list(ctx, c, m, q, vector, math.SmallestNonzeroFloat64)
 			if err != nil {

@@ -112,3 +112,32 @@ func TestMaxQueryWords(t *testing.T) {
 		t.Errorf("one word 3,334 times: %v", err)
 	}
 }
+
+// TestListCut: 2,001 nodes whose text is "x" all score 1 for the query
+// "x" (the same words, the same length): the bm25 list keeps the first
+// gather.MaxCandidates (2,000) by id, N0000 to N1999, and says so; N2000
+// is no candidate, yet its why-not (Scores) still finds it listed, rank
+// 2,001, since a node's place is read in the whole list.
+func TestListCut(t *testing.T) {
+	var ns nodes
+	for i := range MaxCandidates + 1 {
+		ns = append(ns, node(fmt.Sprintf("N%04d", i), map[string]any{"text": "x"}))
+	}
+	ix, err := Build(context.Background(), ns, Fields{Texts: []string{"text"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Matchers: []string{BM25}, Min: 0.5, RRFK: 60, SeedK: 5}
+	res, err := ix.Gather(context.Background(), []string{"x"}, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Candidates) != MaxCandidates || res.Candidates[MaxCandidates-1].NodeID != "N1999" ||
+		len(res.Notices) != 1 || !strings.Contains(res.Notices[0], "bm25: 2001 nodes made the list; it keeps the first 2000 (gather.MaxCandidates") {
+		t.Fatalf("%d candidates, last %s, notices %q", len(res.Candidates), res.Candidates[len(res.Candidates)-1].NodeID, res.Notices)
+	}
+	s, _ := ix.Scores("N2000", []string{"x"}, nil, opt)
+	if len(s) != 1 || !s[0].Listed || s[0].Rank != MaxCandidates+1 {
+		t.Errorf("N2000's scores %+v", s)
+	}
+}

@@ -21,19 +21,38 @@ const MaxCandidates = 2000
 // indexes: docs/RETRIEVERS.md, "Gather"), by the same rules as the
 // embedded Index; the gather scores them with the same code.
 type Searcher interface {
-	// Named are the nodes holding, in a name property, a word that begins
-	// with one of prefixes (Prefixes), each with the strings of its name
-	// properties, at most limit; cut says there were more.
-	Named(ctx context.Context, prefixes []string, limit int) (nodes []Named, cut bool, err error)
-	// BM25 are the nodes holding one of words (LuceneWords, distinct) in
-	// a name or text property, with their raw BM25 score, best first, at
-	// most limit; cut says there were more.
-	BM25(ctx context.Context, words []string, limit int) (hits []Hit, cut bool, err error)
+	// Text answers a query's text matchers in one read (TextRequest).
+	Text(ctx context.Context, req TextRequest) (TextAnswer, error)
 	// Vectors are the nodes the vector matcher scores, with their
 	// embeddings: the nearest limit by a vector index (approximate, the
 	// notice saying which), or every node (exact, the notice saying so);
 	// noVector counts those read without an embedding.
 	Vectors(ctx context.Context, vector []float64, limit int) (nodes []Embedded, noVector int, notice string, err error)
+}
+
+// TextRequest asks for a query's name matchers' nodes and bm25's hits.
+type TextRequest struct {
+	// Prefixes (nil: no name matcher runs): the nodes holding, in a name
+	// property, a word that begins with one of them (Prefixes), each with
+	// the strings of its name properties.
+	Prefixes []string
+	// Words (nil: bm25 does not run): the nodes holding one of them
+	// (LuceneWords, distinct) in a name or text property, with their raw
+	// BM25 score, best first; those scoring below Ratio × the best may be
+	// left out (the list drops them).
+	Words []string
+	Ratio float64
+	// Limit is the most nodes of each part.
+	Limit int
+}
+
+// TextAnswer is a TextRequest's nodes; a part's Cut says the server had
+// more than Limit.
+type TextAnswer struct {
+	Named    []Named
+	NamedCut bool
+	Hits     []Hit
+	HitsCut  bool
 }
 
 // Named is a node and the strings of its name properties.
@@ -90,6 +109,29 @@ func (r *remote) node(id string) int32 {
 	return u
 }
 
+// text reads query q's text matchers' nodes once (the first text matcher
+// asks): the name matchers' and bm25's, as the gather's matchers want.
+func (r *remote) text(ctx context.Context, c *perQuery, q string, minScore float64) (*TextAnswer, error) {
+	if c.text != nil {
+		return c.text, nil
+	}
+	req := TextRequest{Ratio: minScore, Limit: MaxCandidates}
+	for _, m := range c.matchers {
+		switch m {
+		case Exact, Token, Fuzzy:
+			req.Prefixes = Prefixes(q)
+		case BM25:
+			req.Words = distinct(LuceneWords(q))
+		}
+	}
+	t, err := r.s.Text(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	c.text = &t
+	return c.text, nil
+}
+
 func (r *remote) cut(c *perQuery, m string) {
 	c.notices = append(c.notices, fmt.Sprintf("%s: the server had more nodes than the %d read (gather.MaxCandidates, retriever/gather/remote.go); the list holds the index's best", m, MaxCandidates))
 }
@@ -99,16 +141,16 @@ func (r *remote) list(ctx context.Context, c *perQuery, m, q string, vector []fl
 	qt := strings.Split(norm, " ")
 	switch m {
 	case Exact, Token, Fuzzy:
+		t, err := r.text(ctx, c, q, minScore)
+		if err != nil {
+			return nil, 0, err
+		}
 		if !c.namedRead {
-			prefixes := Prefixes(q)
-			nodes, cut, err := r.s.Named(ctx, prefixes, MaxCandidates)
-			if err != nil {
-				return nil, 0, err
-			}
-			if cut {
+			if t.NamedCut {
 				r.cut(c, "exact, token, fuzzy")
 			}
-			for _, n := range nodes {
+			prefixes := Prefixes(q)
+			for _, n := range t.Named {
 				// The rule checked here too: the server's words are
 				// its own analyzer's, which LuceneWords follows.
 				if !HasPrefixedWord(n.Names, prefixes) {
@@ -128,18 +170,18 @@ func (r *remote) list(ctx context.Context, c *perQuery, m, q string, vector []fl
 			}
 		}
 	case BM25:
-		hits, cut, err := r.s.BM25(ctx, distinct(LuceneWords(q)), MaxCandidates)
+		t, err := r.text(ctx, c, q, minScore)
 		if err != nil {
 			return nil, 0, err
 		}
-		if cut {
+		if t.HitsCut {
 			r.cut(c, BM25)
 		}
 		best := 0.0
-		for _, h := range hits {
+		for _, h := range t.Hits {
 			best = max(best, h.Raw)
 		}
-		for _, h := range hits {
+		for _, h := range t.Hits {
 			if best > 0 && h.Raw > 0 {
 				out = append(out, entry{node: r.node(h.ID), score: h.Raw / best, raw: h.Raw})
 			}
