@@ -392,3 +392,37 @@ func TestGatherPropertiesArePresets(t *testing.T) {
 		t.Errorf("neo4jload.GatherProperties %q, the preset's %q", neo4jload.GatherProperties, want)
 	}
 }
+
+// TestGatherNeo4jHostileNames: testdata/hostile.jsonl (labels, ids and
+// texts holding terminal escapes, bidi overrides and zero-width runes)
+// loaded by `memoria load`, which creates the fulltext index over its
+// hostile labels (each a quoted name): TestGatherHostileQuery's gather
+// prints on Neo4j exactly what it prints on the embedded engine (text
+// format: every id and query escaped), with no raw escape, and the same
+// candidates in JSON (sameGather).
+func TestGatherNeo4jHostileNames(t *testing.T) {
+	srv, _ := freshServer(t)
+	if code, _, errs := runIn(t, serverSession(srv), "load", "../../testdata/hostile.jsonl", "--uri", srv.URI); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, errs)
+	}
+	for _, format := range []string{"text", "json"} {
+		args := []string{"gather", "--query", "evil\x1b]0;title\x07 text", "--match", "bm25,fuzzy,token", "--format", format}
+		code, emb, errs := run(t, append(args, "--graph", "../../testdata/hostile.jsonl")...)
+		if code != 0 {
+			t.Fatalf("embedded: exit %d: %s", code, errs)
+		}
+		code, neo, errs := runIn(t, serverSession(srv), append(args, "--uri", srv.URI)...)
+		if code != 0 {
+			t.Fatalf("Neo4j: exit %d: %s", code, errs)
+		}
+		if strings.ContainsAny(neo+errs, "\x1b\x07\r") {
+			t.Errorf("a raw escape reached the output: %q %q", neo, errs)
+		}
+		if format == "text" && (neo != emb || !strings.Contains(neo, `"H1\r\x1b[2J"`)) {
+			t.Errorf("Neo4j printed\n%s\nthe embedded engine\n%s", neo, emb)
+		}
+		if format == "json" {
+			sameGather(t, "hostile", emb, neo)
+		}
+	}
+}
