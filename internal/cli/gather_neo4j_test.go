@@ -356,7 +356,9 @@ func TestGatherNeo4jHostile(t *testing.T) {
 // alone) is refused (exit 1) with the CREATE FULLTEXT INDEX statement of
 // the demo graph's labels and memoria's properties, the statement
 // `memoria load` runs; after running it, the gather works. And `explore
-// --query` is refused the same way before it reads anything else.
+// --query` is refused the same way before it reads anything else. Then
+// `why --query` says first whether N2006 (a candidate below --seed-k 2)
+// and N2010 were gathered, in the words the embedded engine uses.
 func TestGatherNeo4jRefusesWithoutIndex(t *testing.T) {
 	srv, d := freshServer(t)
 	mustLoad(t, srv)
@@ -381,6 +383,17 @@ func TestGatherNeo4jRefusesWithoutIndex(t *testing.T) {
 	cypherExec(t, d, fixStatements(t, errs)...)
 	if code, out, errs := runIn(t, serverSession(srv), "gather", "--query", "safety stock", "--uri", srv.URI); code != 0 || !strings.Contains(out, "N2006") {
 		t.Fatalf("after the fix: exit %d: %s%s", code, out, errs)
+	}
+	// why --query answers first whether the node was gathered, on Neo4j
+	// as on the embedded engine (its scores read through the index).
+	for _, node := range []string{"N2006", "N2010"} {
+		args := []string{"why", "--query", "safety stock", "--seed-k", "2", "--node", node, "--retriever", "ppr"}
+		_, emb, _ := run(t, args...)
+		code, neo, errs := runIn(t, serverSession(srv), append(args, "--uri", srv.URI)...)
+		first := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+		if code != 0 || first(neo) != first(emb) || !strings.Contains(first(emb), node) {
+			t.Errorf("why %s: exit %d: %s (%s), embedded %s", node, code, first(neo), errs, first(emb))
+		}
 	}
 }
 
