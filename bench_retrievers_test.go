@@ -25,8 +25,11 @@ import (
 // once (MEMORIA_BENCH_DATA=DIR keeps the database). After 5 s of warm-up
 // it reports each one's p50 over 15 runs and the ratios expansion /
 // activation (target, docs/PERFORMANCE.md: ≤ 2); then personalized
-// PageRank's p50 over 5 runs, at its defaults and at ε 1e-4, and the
-// ratio ppr / activation (target ≤ 3).
+// PageRank at its defaults and at ε 1e-4: its first run, which reads the
+// strengths and arcs, and the p50 and slowest of 9 later runs, which the
+// source serves from what it kept (neo4jdb.MaxKeptStrengths), each after
+// a run of the fast path, and the ratios ppr / activation (target ≤ 3
+// for every run after the first, issue 34).
 func BenchmarkNeo4jRetrievers1M(b *testing.B) {
 	src := scale1m.Neo4j(b)
 	ctx := context.Background()
@@ -88,9 +91,13 @@ func BenchmarkNeo4jRetrievers1M(b *testing.B) {
 	b.ReportMetric(float64(e1)/float64(act), "h1/activation")
 	b.ReportMetric(float64(e2)/float64(act), "h2/activation")
 
-	// Personalized PageRank (defaults, and ε 1e-4), p50 of 5: a default
-	// run weighs about 34,000 nodes and reads about 72,000 relationships
-	// (docs/PERFORMANCE.md).
+	// Personalized PageRank (defaults, and ε 1e-4): a default run weighs
+	// about 34,000 nodes and reads about 72,000 relationships
+	// (docs/PERFORMANCE.md). The source keeps the strengths and arcs it
+	// reads (neo4jdb.MaxKeptStrengths, MaxKeptArcs), so the first run at
+	// ε 1e-6 reads them and every later run on the same filter reads
+	// none: the first run's time, then the p50 and the slowest of 9 later
+	// runs.
 	var last retriever.Ranking
 	runPPR := func(eps float64) func() {
 		p := ppr.DefaultParams()
@@ -103,18 +110,43 @@ func BenchmarkNeo4jRetrievers1M(b *testing.B) {
 		}
 	}
 	for _, eps := range []float64{1e-6, 1e-4} {
-		d := p50n(5, runPPR(eps))
+		read0, arcs0 := src.StrengthsRead(), src.ArcsRead()
+		t0 := time.Now()
+		runPPR(eps)()
+		first := time.Since(t0)
+		read1, arcs1 := src.StrengthsRead(), src.ArcsRead()
+		// The later runs, each after a run of the fast path, so that both
+		// see the same machine (its load moves): the ratios are to the
+		// p50 of these fast-path runs.
+		ds, as := make([]time.Duration, 9), make([]time.Duration, 9)
+		for i := range ds {
+			t0 := time.Now()
+			runActivation()
+			as[i] = time.Since(t0)
+			t0 = time.Now()
+			runPPR(eps)()
+			ds[i] = time.Since(t0)
+		}
+		slices.Sort(ds)
+		slices.Sort(as)
+		d, worst, a := ds[len(ds)/2], ds[len(ds)-1], as[len(as)/2]
 		reads, _ := last.Stats.Get("reads")
 		rels, _ := last.Stats.Get("relationships_read")
 		weighed, _ := last.Stats.Get("nodes_weighed")
-		b.Logf("ppr ε %g p50 %v (×%.2f): %v reads, %v relationships, %v nodes weighed", eps, d.Round(time.Millisecond), float64(d)/float64(act), reads, rels, weighed)
-		name := "ppr-p50-ms"
+		b.Logf("ppr ε %g: first run %v (×%.2f of the fast path's p50 above; %d strengths and %d nodes' arcs read from the server); 9 later runs p50 %v, slowest %v, beside the fast path's p50 %v in between: ×%.2f, slowest ×%.2f; %d strengths and %d nodes' arcs read: %v reads, %v relationships, %v nodes weighed",
+			eps, first.Round(time.Millisecond), float64(first)/float64(act), read1-read0, arcs1-arcs0,
+			d.Round(time.Millisecond), worst.Round(time.Millisecond), a.Round(time.Millisecond), float64(d)/float64(a), float64(worst)/float64(a),
+			src.StrengthsRead()-read1, src.ArcsRead()-arcs1, reads, rels, weighed)
+		name := "ppr"
 		if eps != 1e-6 {
-			name = "ppr-eps1e-4-p50-ms"
+			name = "ppr-eps1e-4"
 		} else {
-			b.ReportMetric(float64(d)/float64(act), "ppr/activation")
+			b.ReportMetric(float64(d)/float64(a), "ppr/activation")
+			b.ReportMetric(float64(worst)/float64(a), "ppr-slowest/activation")
+			b.ReportMetric(float64(first)/float64(act), "ppr-first/activation")
 		}
-		b.ReportMetric(ms(d), name)
+		b.ReportMetric(ms(first), name+"-first-ms")
+		b.ReportMetric(ms(d), name+"-p50-ms")
 	}
 }
 

@@ -27,7 +27,11 @@ import (
 // metric objects keep the order of "metrics"; numbers at full precision;
 // graph text \u-escaped where it could act on a terminal
 // (textsafe.JSONWriter).
-func EvalJSON(rep eval.Report) ([]byte, error) {
+func EvalJSON(rep eval.Report) ([]byte, error) { return EvalJSONWith(rep, RunMisses{}) }
+
+// EvalJSONWith is EvalJSON with eval --why-not's answers under "why_not"
+// (RunMissesJSON; left out when no retriever was asked).
+func EvalJSONWith(rep eval.Report, why RunMisses) ([]byte, error) {
 	type versus struct {
 		Against string           `json:"against"`
 		Diff    retriever.Fields `json:"diff"`
@@ -39,8 +43,10 @@ func EvalJSON(rep eval.Report) ([]byte, error) {
 		Values       retriever.Fields `json:"values"`
 		Hits         int              `json:"hits"`
 		ContextChars int              `json:"context_chars"`
-		Found        int              `json:"found"`
 		Relevant     int              `json:"relevant"`
+		Seeded       int              `json:"seeded"`
+		Found        int              `json:"found"`
+		Lost         lostJSON         `json:"lost"`
 	}
 	type run struct {
 		Retriever        string           `json:"retriever"`
@@ -49,6 +55,9 @@ func EvalJSON(rep eval.Report) ([]byte, error) {
 		MeanContextChars float64          `json:"mean_context_chars"`
 		CI               retriever.Fields `json:"ci"`
 		Versus           *versus          `json:"versus_first"`
+		Seeded           int              `json:"seeded"`
+		Found            int              `json:"found"`
+		Lost             lostJSON         `json:"lost"`
 		Queries          []query          `json:"queries"`
 	}
 	type missing struct {
@@ -70,7 +79,7 @@ func EvalJSON(rep eval.Report) ([]byte, error) {
 	runs := make([]run, len(rep.Runs))
 	for i, r := range rep.Runs {
 		out := run{Retriever: r.Retriever, Mean: fields(r.Mean), MeanHits: r.MeanHits, MeanContextChars: r.MeanContextChars, Queries: []query{},
-			CI: make(retriever.Fields, len(rep.Metrics))}
+			CI: make(retriever.Fields, len(rep.Metrics)), Seeded: r.Where.Seeded, Found: r.Where.Found, Lost: lostOf(r.Where, r.Whole)}
 		for m, metric := range rep.Metrics {
 			ci := [2]float64{}
 			if m < len(r.CI) {
@@ -82,9 +91,21 @@ func EvalJSON(rep eval.Report) ([]byte, error) {
 			out.Versus = &versus{Against: rep.Runs[0].Retriever, Diff: fields(r.Diff), P: fields(r.P), PHolm: fields(r.PHolm)}
 		}
 		for _, row := range r.Rows {
-			out.Queries = append(out.Queries, query{row.Query, fields(row.Values), row.Hits, row.ContextChars, row.Found, row.Relevant})
+			out.Queries = append(out.Queries, query{row.Query, fields(row.Values), row.Hits, row.ContextChars, row.Relevant,
+				row.Where.Seeded, row.Where.Found, lostOf(row.Where, r.Whole)})
 		}
 		runs[i] = out
+	}
+	type cost struct {
+		Retriever string           `json:"retriever"`
+		Given     retriever.Fields `json:"given"`
+		Gathered  retriever.Fields `json:"gathered"`
+		Diff      retriever.Fields `json:"diff"`
+		P         retriever.Fields `json:"p"`
+	}
+	var costs []cost
+	for _, c := range rep.Seeding {
+		costs = append(costs, cost{c.Retriever, fields(rep.Runs[c.Given].Mean), fields(rep.Runs[c.Gathered].Mean), fields(c.Diff), fields(c.P)})
 	}
 	miss := []missing{}
 	for _, m := range rep.Missing {
@@ -107,11 +128,14 @@ func EvalJSON(rep eval.Report) ([]byte, error) {
 			Resamples int    `json:"resamples"`
 			Seed      uint64 `json:"seed"`
 		} `json:"bootstrap"`
-		Alpha         float64   `json:"alpha"`
-		Runs          []run     `json:"runs"`
-		Missing       []missing `json:"missing"`
-		UnjudgedQrels []string  `json:"unjudged_qrels"`
-	}{Metrics: names, Queries: rep.Queries, Judged: rep.Judged, Relevant: rep.Relevant,
+		Alpha         float64        `json:"alpha"`
+		Seeding       string         `json:"seeding,omitempty"`
+		Runs          []run          `json:"runs"`
+		GatherCost    []cost         `json:"gather_cost,omitempty"`
+		WhyNot        *RunMissesJSON `json:"why_not,omitempty"`
+		Missing       []missing      `json:"missing"`
+		UnjudgedQrels []string       `json:"unjudged_qrels"`
+	}{Metrics: names, Seeding: rep.SeedingMode, GatherCost: costs, WhyNot: runMissesJSON(why), Queries: rep.Queries, Judged: rep.Judged, Relevant: rep.Relevant,
 		Randomization: struct {
 			Permutations int    `json:"permutations"`
 			Seed         uint64 `json:"seed"`
@@ -123,11 +147,28 @@ func EvalJSON(rep eval.Report) ([]byte, error) {
 		Alpha: rep.Alpha, Runs: runs, Missing: miss, UnjudgedQrels: unjudged})
 }
 
+// lostJSON is where the relevant nodes a retriever did not return went:
+// for a retriever memoria ran, cut (in its whole ranking, below K) and
+// unreached (not in it); for another system's run, whose whole ranking is
+// not known, not_found.
+type lostJSON struct {
+	Cut       *int `json:"cut,omitempty"`
+	Unreached *int `json:"unreached,omitempty"`
+	NotFound  *int `json:"not_found,omitempty"`
+}
+
+func lostOf(w eval.Where, whole bool) lostJSON {
+	if whole {
+		return lostJSON{Cut: &w.Cut, Unreached: &w.Unreached}
+	}
+	return lostJSON{NotFound: &w.NotFound}
+}
+
 // EvalText is the report as text tables: the mean of each metric and the
 // cost per retriever; each retriever against the first, the mean
 // difference and the randomization test's p per metric; a table per
-// retriever with a row per query (found: the relevant nodes among its
-// hits, of R); then the nodes queries name that the graph lacks and the
+// retriever with a row per query (seeded, found and lost: where its
+// relevant nodes went, of R, as the table before them says in total); then the nodes queries name that the graph lacks and the
 // qrels' queries the set lacks. Metrics are written with 4 decimals,
 // differences signed, mean hits with 1 and context characters as whole
 // numbers. Query ids are escaped (textsafe.Escape), node ids written with
@@ -184,12 +225,24 @@ func EvalText(rep eval.Report) string {
 		}
 		writeTable(&b, rows)
 	}
+	writeWhere(&b, rep)
+	if len(rep.Seeding) > 0 {
+		fmt.Fprintf(&b, "what the gather costs: each retriever from the gathered seeds against the given ones, the mean difference (gathered − given)\nand p of a two-sided paired randomization test (%d permutations, seed %d)\n", rep.Permutations, rep.Seed)
+		rows = [][]string{append([]string{"retriever", ""}, head[1:]...)}
+		for _, c := range rep.Seeding {
+			rows = append(rows, append([]string{textsafe.Escape(c.Retriever), "diff"}, metricCells(c.Diff, "%+.4f")...))
+			rows = append(rows, append([]string{"", "p"}, metricCells(c.P, "%.4f")...))
+		}
+		writeTable(&b, rows)
+	}
 	for _, r := range rep.Runs {
 		fmt.Fprintf(&b, "per query: %s\n", textsafe.Escape(r.Retriever))
-		rows = [][]string{append(append([]string{"query"}, head[1:]...), "found", "hits", "context")}
+		rows = [][]string{append(append([]string{"query"}, head[1:]...), "seeded", "found", "lost", "R", "hits", "context")}
 		for _, q := range r.Rows {
 			row := append([]string{textsafe.Escape(q.Query)}, metricCells(q.Values, "%.4f")...)
-			rows = append(rows, append(row, fmt.Sprintf("%d/%d", q.Found, q.Relevant), strconv.Itoa(q.Hits), strconv.Itoa(q.ContextChars)))
+			w := q.Where
+			rows = append(rows, append(row, strconv.Itoa(w.Seeded), strconv.Itoa(w.Found), strconv.Itoa(w.Cut+w.Unreached+w.NotFound),
+				strconv.Itoa(q.Relevant), strconv.Itoa(q.Hits), strconv.Itoa(q.ContextChars)))
 		}
 		writeTable(&b, rows)
 	}
@@ -211,6 +264,25 @@ func EvalText(rep eval.Report) string {
 		fmt.Fprintf(&b, "ignored: the qrels judge queries the query set lacks: %s\n", strings.Join(ids, ", "))
 	}
 	return b.String()
+}
+
+// writeWhere is EvalText's table of where each row's relevant nodes went,
+// summed over the queries (eval.Where): a retriever's lost split into cut
+// and unreached, a run's (whose whole ranking is not known) not found.
+func writeWhere(b *strings.Builder, rep eval.Report) {
+	fmt.Fprintf(b, "where the %d relevant nodes went, each counted once: seeded (a seed), found (in the top K), cut (ranked below K), unreached (not ranked); a run's: not found\n", rep.Relevant)
+	rows := [][]string{{"retriever", "seeded", "found", "cut", "unreached", "not found"}}
+	for _, r := range rep.Runs {
+		w := r.Where
+		row := []string{textsafe.Escape(r.Retriever), strconv.Itoa(w.Seeded), strconv.Itoa(w.Found), "-", "-", "-"}
+		if r.Whole {
+			row[3], row[4] = strconv.Itoa(w.Cut), strconv.Itoa(w.Unreached)
+		} else {
+			row[5] = strconv.Itoa(w.NotFound)
+		}
+		rows = append(rows, row)
+	}
+	writeTable(b, rows)
 }
 
 // metricCells formats each value with format.

@@ -11,11 +11,15 @@ import (
 // evalReport is two retrievers over two queries (retriever/eval's
 // TestEvaluate works its numbers), with a relevant node and a seed the
 // graph lacks, a query of the qrels the set lacks, and hostile text in a
-// query id and a node id.
+// query id and a node id. The first is a retriever memoria ran, whose
+// whole rankings are known: q1's A is its seed (seeded) and C among its
+// hits (found), q2's X ranked below its K (cut): 1, 1, 1, 0 unreached. The
+// second is another system's run: q1's C and q2's X found, q1's A not
+// found: 0, 2, not found 1.
 func evalReport() eval.Report {
 	qs := []eval.Query{{ID: "q1", Relevant: map[string]int{"A": 2, "C": 1}}, {ID: "q2\x1b[31m", Relevant: map[string]int{"X": 1}}}
 	out := [][]eval.Outcome{
-		{{Ranked: []string{"A", "B", "C"}, ContextChars: 20}, {ContextChars: 5}},
+		{{Ranked: []string{"A", "B", "C"}, ContextChars: 20, Seeds: []string{"A"}, Whole: true}, {ContextChars: 5, Whole: true, Below: []string{"X"}}},
 		{{Ranked: []string{"C"}, ContextChars: 10}, {Ranked: []string{"Y", "X"}, ContextChars: 15}},
 	}
 	rep := eval.Evaluate(qs, []string{"first", "second"}, out, []int{1, 2})

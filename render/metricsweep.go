@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -24,6 +25,9 @@ type MetricSweep struct {
 	// (eval.Metrics(Ks)).
 	Metrics []eval.Metric
 	Points  []MetricPoint
+	// Width is the width the text form fills (its three bar charts share
+	// what the numbers leave); DefaultChartWidth when 0.
+	Width int
 }
 
 // MetricPoint is one value of a metric sweep.
@@ -103,8 +107,13 @@ func MetricSweepCSV(ms MetricSweep) string {
 	return b.String()
 }
 
-// chartWidth is the most cells a bar of MetricSweepText takes.
-const chartWidth = 20
+// DefaultChartWidth is the width a chart fills when the caller gives none
+// (the CLI when stdout is not a terminal and $COLUMNS is unset).
+const DefaultChartWidth = 100
+
+// minBarWidth is the fewest cells a bar of MetricSweepText gets, however
+// narrow the width.
+const minBarWidth = 10
 
 // Bar is x on a scale from 0 to full as a bar of at most width cells, in
 // eighths of a cell, padded to width: ████▌.
@@ -121,31 +130,68 @@ func Bar(x, full float64, width int) string {
 	return s + strings.Repeat(" ", width-len([]rune(s)))
 }
 
+// RangeBar is x as a bar of width cells on the range [lo, hi] of the
+// values shown: one cell at lo, the full width at hi, in between in
+// proportion (in eighths of a cell): 1 + (x − lo)/(hi − lo) × (width − 1)
+// cells. Values that differ in the third decimal are drawn apart however
+// near they are; the chart prints lo and hi, so that the bars are not
+// read as on 0–1. With hi = lo every bar is full (empty when x is 0).
+func RangeBar(x, lo, hi float64, width int) string {
+	if !(hi > lo) {
+		return Bar(x, hi, width)
+	}
+	return Bar(1+(x-lo)/(hi-lo)*float64(width-1), float64(width), width)
+}
+
+// span is the lowest and highest of xs.
+func span(xs []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi
+}
+
 // MetricSweepText is the text form: one line per value with bars of
-// recall@K and nDCG@K (K the first cut-off; on 0..1) and of the mean
-// context size (on 0..the largest), the current value marked ←, then every
-// metric's mean and the mean hits per value.
+// recall@K and nDCG@K (K the first cut-off) and of the mean context size,
+// each on the range of its column's values (RangeBar: one cell at the
+// lowest, the full width at the highest, the bounds printed under the
+// heading), the three sharing ms.Width; the current value marked ←, then
+// every metric's mean and the mean hits per value.
 //
 //	metric sweep of ppr's damping over 8 queries: recall@10 and nDCG@10 beside the context an agent gets (mean characters)
 //	damping     recall@10                    nDCG@10                      context
-//	0.1         ██████████▌          0.5250  ████████▊            0.4410  ███████████████████▋ 6710
-//	0.5         ███████████          0.5500  █████████            0.4512  ████████████████████ 6820 ←
+//	            0.5250 to 0.5500             0.4410 to 0.4512             6710 to 6820
+//	0.1         █                    0.5250  █                    0.4410  █                    6710
+//	0.5         ████████████████████ 0.5500  ████████████████████ 0.4512  ████████████████████ 6820 ←
 func MetricSweepText(ms MetricSweep) string {
 	var b strings.Builder
 	k := ms.Ks[0]
 	rec := slices.Index(ms.Metrics, eval.Metric{Kind: eval.KindRecall, K: k})
 	ndcg := slices.Index(ms.Metrics, eval.Metric{Kind: eval.KindNDCG, K: k})
-	maxCtx := 0.0
+	var recs, ndcgs, ctxs []float64
 	for _, p := range ms.Points {
-		maxCtx = max(maxCtx, p.MeanContextChars)
+		recs, ndcgs, ctxs = append(recs, p.Means[rec]), append(ndcgs, p.Means[ndcg]), append(ctxs, p.MeanContextChars)
 	}
+	recLo, recHi := span(recs)
+	ndcgLo, ndcgHi := span(ndcgs)
+	ctxLo, ctxHi := span(ctxs)
+	width := cmp.Or(ms.Width, DefaultChartWidth)
+	// A line is the value (10), three bars each with its number after it
+	// (7, 7 and the context's digits), the gaps (2 each) and the mark.
+	digits := len(fmt.Sprintf("%.0f", ctxHi))
+	w := max(minBarWidth, (width-10-2-8-2-8-2-1-digits-2)/3)
 	fmt.Fprintf(&b, "metric sweep of %s's %s over %d queries: recall@%d and nDCG@%d beside the context an agent gets (mean characters)\n",
 		ms.Retriever, ms.Param, ms.Queries, k, k)
-	fmt.Fprintf(&b, "%-10s  %-*s  %-*s  %s\n", ms.Param, chartWidth+7, fmt.Sprintf("recall@%d", k), chartWidth+7, fmt.Sprintf("nDCG@%d", k), "context")
+	fmt.Fprintf(&b, "%-10s  %-*s  %-*s  %s\n", ms.Param, w+7, fmt.Sprintf("recall@%d", k), w+7, fmt.Sprintf("nDCG@%d", k), "context")
+	if len(ms.Points) > 0 {
+		fmt.Fprintf(&b, "%-10s  %-*s  %-*s  %.0f to %.0f\n", "", w+7, fmt.Sprintf("%.4f to %.4f", recLo, recHi),
+			w+7, fmt.Sprintf("%.4f to %.4f", ndcgLo, ndcgHi), ctxLo, ctxHi)
+	}
 	for _, p := range ms.Points {
 		line := fmt.Sprintf("%-10s  %s %.4f  %s %.4f  %s %.0f", SweepValue(p.Value),
-			Bar(p.Means[rec], 1, chartWidth), p.Means[rec], Bar(p.Means[ndcg], 1, chartWidth), p.Means[ndcg],
-			Bar(p.MeanContextChars, maxCtx, chartWidth), p.MeanContextChars)
+			RangeBar(p.Means[rec], recLo, recHi, w), p.Means[rec], RangeBar(p.Means[ndcg], ndcgLo, ndcgHi, w), p.Means[ndcg],
+			RangeBar(p.MeanContextChars, ctxLo, ctxHi, w), p.MeanContextChars)
 		if p.Current {
 			line += " ←"
 		}
@@ -163,6 +209,7 @@ func MetricSweepText(ms MetricSweep) string {
 		}
 		fmt.Fprintf(&b, "  %.1f\n", p.MeanHits)
 	}
-	b.WriteString("← the current value. Where recall and nDCG stop rising while the context keeps growing is the value to choose.\n")
+	b.WriteString("← the current value. Each bar is on its column's range, printed under the heading (one cell at the lowest, full at the highest).\n")
+	b.WriteString("Where recall and nDCG stop rising while the context keeps growing is the value to choose.\n")
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -82,17 +83,19 @@ func SweepExactPart(s *sweep.Sweep) string {
 	return "grid only: breakpoints not searched"
 }
 
-// chartColumns is the most columns a sweep chart uses; longer sweeps are
-// sampled (evenly by point index).
-const chartColumns = 72
+// minChartColumns is the fewest columns a sweep chart gets, however
+// narrow the width.
+const minChartColumns = 16
 
 // SweepText draws a sweep for people: three charts (paths, nodes reached
 // and summed energy against the points, in ascending order, the point
-// nearest the current value marked with ^), the table of points (the
-// current one marked *, breakpoints b), each node's bands (the values where
-// it is in its seed's result: [from, until) for an exact MIN_ACTIVATION
-// sweep, else from…to over the points), and every non-monotone place.
-func SweepText(s *sweep.Sweep) string { return SweepTextWith(s) }
+// nearest the current value marked with ^; each chart's y axis from the
+// lowest to the highest value shown, its bounds labelled), the table of
+// points (the current one marked *, breakpoints b), each node's bands (the
+// values where it is in its seed's result: [from, until) for an exact
+// MIN_ACTIVATION sweep, else from…to over the points), and every
+// non-monotone place. The charts fill DefaultChartWidth columns.
+func SweepText(s *sweep.Sweep) string { return SweepTextWith(s, DefaultChartWidth) }
 
 // SweepSeries is a further series a sweep's text charts: a name and one
 // value per point, in the order of the sweep's Points.
@@ -101,11 +104,13 @@ type SweepSeries struct {
 	Values []float64
 }
 
-// SweepTextWith is SweepText with more series charted after paths, nodes
-// reached and summed energy, on the same columns with the same mark (the
-// explorer's recall and nDCG against its relevance marks). A series whose
-// values do not match the points one for one is left out.
-func SweepTextWith(s *sweep.Sweep, more ...SweepSeries) string {
+// SweepTextWith is SweepText with its charts filling width columns (the
+// y axis's labels included; DefaultChartWidth when 0) and more series
+// charted after paths, nodes reached and summed energy, on the same columns
+// with the same mark (the explorer's recall and nDCG against its relevance
+// marks). A series whose values do not match the points one for one is
+// left out.
+func SweepTextWith(s *sweep.Sweep, width int, more ...SweepSeries) string {
 	var b strings.Builder
 	n := len(s.Points)
 	if n == 0 {
@@ -126,8 +131,6 @@ func SweepTextWith(s *sweep.Sweep, more ...SweepSeries) string {
 		b.WriteString(ex + "\n")
 	}
 	cur := nearest(s)
-	pick, curCol, scale := chartColumnsOf(s, cur)
-	cols := len(pick)
 	totals := make([]sweep.Totals, n)
 	for i, p := range s.Points {
 		totals[i] = p.Totals
@@ -146,26 +149,30 @@ func SweepTextWith(s *sweep.Sweep, more ...SweepSeries) string {
 			series = append(series, chart{textsafe.Escape(m.Name), func(i int) float64 { return m.Values[i] }})
 		}
 	}
+	// The columns are what the widest y-axis labels leave of the width
+	// (asciigraph draws the first point on the axis's own column).
+	labels := 0
+	for _, sr := range series {
+		data := make([]float64, n)
+		for i := range data {
+			data[i] = sr.get(i)
+		}
+		if n == 1 {
+			data = append(data, data[0]) // asciigraph draws a line; one point is a flat one
+		}
+		labels = max(labels, axisColumn(plot(data)))
+	}
+	pick, curCol, scale := chartColumnsOf(s, cur, max(minChartColumns, cmp.Or(width, DefaultChartWidth)-labels))
+	cols := len(pick)
 	for _, sr := range series {
 		data := make([]float64, cols)
 		for c, i := range pick {
 			data[c] = sr.get(i)
 		}
 		b.WriteString("\n" + sr.name + "\n")
-		if cols == 1 {
-			data = append(data, data[0]) // asciigraph draws a line; one point is a flat one
-		}
-		chart := asciigraph.Plot(data, asciigraph.Height(5), asciigraph.Precision(precision(data)))
+		chart := plot(data)
 		b.WriteString(chart + "\n")
-		first := strings.SplitN(chart, "\n", 2)[0]
-		axis := 0
-		for i, r := range []rune(first) {
-			if r == '┤' || r == '┼' { // asciigraph draws point 0 on the axis
-				axis = i
-				break
-			}
-		}
-		fmt.Fprintf(&b, "%s^ %s %s\n", strings.Repeat(" ", axis+curCol), s.Param, Num(s.Points[cur].Value))
+		fmt.Fprintf(&b, "%s^ %s %s\n", strings.Repeat(" ", axisColumn(chart)+curCol), s.Param, Num(s.Points[cur].Value))
 	}
 	fmt.Fprintf(&b, "\nx: %s from %s (left) to %s (right), %s", s.Param, Num(s.Points[0].Value), Num(s.Points[n-1].Value), scale)
 	b.WriteString("\n\n")
@@ -254,20 +261,50 @@ func bandText(s *sweep.Sweep, bd sweep.Band) string {
 	return Num(bd.From) + "…" + Num(bd.To)
 }
 
-// chartColumnsOf picks the point each chart column shows. Up to
-// chartColumns points get a column each; more are drawn over chartColumns
-// columns evenly spaced in value (in log terms for MIN_ACTIVATION), each
-// showing the highest point at or below its value (the result there where
-// the sweep is exact). It returns the picks, the column nearest the current
-// value and the x axis's description.
-func chartColumnsOf(s *sweep.Sweep, cur int) (pick []int, curCol int, scale string) {
+// plot is one sweep chart of data (asciigraph, 5 rows, its y axis from
+// the lowest value to the highest with their labels).
+func plot(data []float64) string {
+	return asciigraph.Plot(data, asciigraph.Height(5), asciigraph.Precision(precision(data)))
+}
+
+// axisColumn is the column of a chart's y axis (where asciigraph draws
+// point 0), read from its first line.
+func axisColumn(chart string) int {
+	first := strings.SplitN(chart, "\n", 2)[0]
+	for i, r := range []rune(first) {
+		if r == '┤' || r == '┼' {
+			return i
+		}
+	}
+	return 0
+}
+
+// chartColumnsOf picks the point each of a chart's chartColumns columns
+// shows. Up to chartColumns points share the columns in their order, each
+// over an equal run of them (⌊c × n / chartColumns⌋ for column c), so that
+// the chart fills its width; more are drawn over chartColumns columns
+// evenly spaced in value (in log terms for MIN_ACTIVATION), each showing the
+// highest point at or below its value (the result there where the sweep is
+// exact). It returns the picks, the column nearest the current value (the
+// middle of its point's run) and the x axis's description.
+func chartColumnsOf(s *sweep.Sweep, cur, chartColumns int) (pick []int, curCol int, scale string) {
 	n := len(s.Points)
 	if n <= chartColumns {
-		pick = make([]int, n)
-		for i := range pick {
-			pick[i] = i
+		pick = make([]int, chartColumns)
+		first, last := -1, 0
+		for c := range pick {
+			pick[c] = c * n / chartColumns
+			if pick[c] == cur {
+				last = c
+				if first < 0 {
+					first = c
+				}
+			}
 		}
-		return pick, cur, "one column per point"
+		if n == 1 {
+			return pick, (first + last) / 2, fmt.Sprintf("%d columns, the one point across them", chartColumns)
+		}
+		return pick, (first + last) / 2, fmt.Sprintf("%d columns, the points in order, each over an equal run of them", chartColumns)
 	}
 	lo, hi := s.Points[0].Value, s.Points[n-1].Value
 	logScale := s.Param == sweep.MinActivation && lo > 0

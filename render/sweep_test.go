@@ -61,7 +61,7 @@ func TestSweepText(t *testing.T) {
 // one is left out, and without series the text is SweepText's.
 func TestSweepTextWith(t *testing.T) {
 	s := sweepFixture()
-	got := SweepTextWith(s, SweepSeries{Name: "recall@10", Values: []float64{0.5, 0.25, 1}},
+	got := SweepTextWith(s, 0, SweepSeries{Name: "recall@10", Values: []float64{0.5, 0.25, 1}},
 		SweepSeries{Name: "short", Values: []float64{1}})
 	at := strings.Index(got, "\nrecall@10\n")
 	if at < 0 || at < strings.Index(got, "\nsummed energy\n") || strings.Contains(got, "\nshort\n") {
@@ -77,7 +77,7 @@ func TestSweepTextWith(t *testing.T) {
 	if strings.Count(got, "^ min-activation 0.003") != 4 {
 		t.Errorf("want the current value marked under each of the 4 charts:\n%s", got)
 	}
-	if SweepTextWith(s) != SweepText(s) {
+	if SweepTextWith(s, DefaultChartWidth) != SweepText(s) {
 		t.Error("SweepTextWith without series differs from SweepText")
 	}
 }
@@ -139,7 +139,7 @@ func TestSweepTextPartlyExact(t *testing.T) {
 
 // TestSweepChartLogColumns: 200 points, the values 0.0001 × 1000^(i/199)
 // (a log grid from 0.0001 to 0.1) with i paths at point i, current 0.005.
-// Past 72 points the chart has 72 columns evenly spaced in log value: column
+// On 72 columns the chart's columns are evenly spaced in log value: column
 // c stands at 0.0001 × 1000^(c/71), so 0.005 = 0.0001 × 50 falls at c =
 // 71 × log(50)/log(1000) = 40.2: column 40, whose value 0.0001 × 1000^(40/71)
 // = 0.004899 is shown by the highest point at or below it, i = floor(199 ×
@@ -155,16 +155,63 @@ func TestSweepChartLogColumns(t *testing.T) {
 		pts = append(pts, sweep.PointResults{Value: v, Results: []activation.Result{{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: paths}}})
 	}
 	s := sweep.FromResults(sweep.MinActivation, 0.005, pts, 0.0001, math.Inf(1))
-	pick, curCol, scale := chartColumnsOf(s, nearest(s))
-	if len(pick) != chartColumns || curCol != 40 || pick[40] != 112 || pick[0] != 0 || pick[chartColumns-1] != 199 {
+	pick, curCol, scale := chartColumnsOf(s, nearest(s), 72)
+	if len(pick) != 72 || curCol != 40 || pick[40] != 112 || pick[0] != 0 || pick[71] != 199 {
 		t.Fatalf("%d columns, current at %d, column 40 shows point %d (first %d, last %d); want 72, 40, 112, 0, 199",
-			len(pick), curCol, pick[40], pick[0], pick[chartColumns-1])
+			len(pick), curCol, pick[40], pick[0], pick[71])
 	}
 	if !strings.Contains(scale, "log scale") {
 		t.Errorf("scale %q", scale)
 	}
+	// On the default 100 columns, the widest labels, summed energy's up to
+	// 19.9 (0.1 a path, 2 decimals: " 19.90 ┤", the axis at rune 7), leave
+	// 93.
 	got := SweepText(s)
-	if !strings.Contains(got, "x: min-activation from 0.0001 (left) to 0.1 (right), 72 columns on a log scale") {
+	if !strings.Contains(got, "x: min-activation from 0.0001 (left) to 0.1 (right), 93 columns on a log scale") {
 		t.Errorf("x axis line missing:\n%s", got[:min(len(got), 2000)])
+	}
+}
+
+// TestSweepChartFillsWidth: sweepFixture's 3 points on a chart of width w
+// share its columns in order, each over an equal run: the widest labels
+// (summed energy's, " 0.300 ┤": 3 decimals for 3 significant digits of
+// 0.3, the axis at rune 7) leave w − 7 columns, and that chart's lines are
+// w runes wide; at 60 and 140 columns alike. The explorer's 150-column
+// pane draws a 12-point sweep 150 wide, not 12.
+func TestSweepChartFillsWidth(t *testing.T) {
+	for _, w := range []int{60, 140} {
+		got := SweepTextWith(sweepFixture(), w)
+		widest := 0
+		for _, line := range strings.Split(got[:strings.Index(got, "\nx: ")], "\n") {
+			if strings.ContainsAny(line, "┤┼") {
+				widest = max(widest, len([]rune(line)))
+			}
+		}
+		if widest != w {
+			t.Errorf("width %d: the widest chart line is %d runes:\n%s", w, widest, got)
+		}
+		if want := fmt.Sprintf("%d columns, the points in order, each over an equal run of them", w-7); !strings.Contains(got, want) {
+			t.Errorf("width %d: want %q in\n%s", w, want, got)
+		}
+	}
+}
+
+// TestSweepChartThirdDecimal: a series whose values differ in the third
+// decimal (recall 0.0047, 0.0058, 0.0072, as issue 34 found) is drawn on
+// its own range: the axis runs from the lowest to the highest, both
+// labelled (0.0047… and 0.0072…), and the line climbs
+// through the chart's rows rather than lying flat at the bottom of 0–1.
+func TestSweepChartThirdDecimal(t *testing.T) {
+	got := SweepTextWith(sweepFixture(), 80, SweepSeries{Name: "recall@10", Values: []float64{0.0047, 0.0058, 0.0072}})
+	chart := got[strings.Index(got, "\nrecall@10\n"):]
+	chart = chart[:strings.Index(chart, "^ min-activation")]
+	lines := strings.Split(strings.Trim(chart, "\n"), "\n")[1:7]
+	if !strings.HasPrefix(strings.TrimSpace(lines[0]), "0.0072") || !strings.HasPrefix(strings.TrimSpace(lines[5]), "0.0047") {
+		t.Fatalf("want 6 rows labelled 0.0072 at the top and 0.0047 at the bottom:\n%s", chart)
+	}
+	for i, l := range lines {
+		if !strings.ContainsAny(l[strings.IndexAny(l, "┤┼")+3:], "─╭╮╰╯│") {
+			t.Errorf("row %d draws nothing: the line does not climb through every row:\n%s", i, chart)
+		}
 	}
 }

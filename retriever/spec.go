@@ -50,6 +50,7 @@ type Spec struct {
 	combine  func(lists []Ranking, p any, k int) (Ranking, error)
 	setComb  func(p any, names []string) any
 	table    *tableOf
+	keyed    *keyedOf
 	context  func(ctx context.Context, nb graph.Neighbourhood, id string, p any) ([]ContextHop, bool, error)
 	whyNot   func(ctx context.Context, pr Probe, p any, all Ranking) (Unreached, error)
 	reach    func(p any) ReachRule
@@ -61,6 +62,15 @@ type tableOf struct {
 	step func(float64, int) float64
 	get  func(any) map[string]float64
 	set  func(any, string, float64) any
+}
+
+// keyedOf is a Keyed with P erased.
+type keyedOf struct {
+	name, flag string
+	grid       Grid
+	keys       func(any) []string
+	get        func(any, string) float64
+	set        func(any, string, float64) any
 }
 
 // Env is what a retriever's run may read besides its query and
@@ -158,6 +168,11 @@ type Definition[P any] struct {
 	// (the expansion's weight per relationship type): one panel row per
 	// key, after Rows.
 	Table *Table[P]
+	// Keyed, when set, is a parameter that is a number per key, which
+	// `memoria tune` and `sweep --queries` vary one key at a time as the
+	// parameter "NAME:KEY" (the fusion's weight of each fused ranking,
+	// "weight:ppr").
+	Keyed *Keyed[P]
 	// WhyNot is the retriever's own account of a node its whole ranking
 	// (all) lacks (docs/RETRIEVERS.md, "Why a ranking retriever missed a
 	// node"); nil: it gives none.
@@ -178,6 +193,19 @@ type Table[P any] struct {
 	Step func(v float64, dir int) float64
 	Get  func(P) map[string]float64
 	Set  func(p *P, key string, v float64)
+}
+
+// Keyed is a parameter of a Definition that is a number per key, tuned one
+// key at a time as "Name:KEY": Keys are the keys it takes with p (each set
+// or not), Get a key's value (its default when not set) and Set sets one.
+// Flag is the flag that sets them all, "KEY=V,..." (what tune prints to
+// paste), and Grid each key's default grid.
+type Keyed[P any] struct {
+	Name, Flag string
+	Grid       Grid
+	Keys       func(P) []string
+	Get        func(P, string) float64
+	Set        func(p *P, key string, v float64)
 }
 
 // ContextHop is one relationship around a hit as the detail of a ranking
@@ -253,6 +281,16 @@ func Define[P any](d Definition[P]) Spec {
 			set: func(p any, k string, v float64) any {
 				x := clone(p.(P))
 				t.Set(&x, k, v)
+				return x
+			}}
+	}
+	if k := d.Keyed; k != nil {
+		s.keyed = &keyedOf{name: k.Name, flag: k.Flag, grid: k.Grid,
+			keys: func(p any) []string { return k.Keys(p.(P)) },
+			get:  func(p any, key string) float64 { return k.Get(p.(P), key) },
+			set: func(p any, key string, v float64) any {
+				x := clone(p.(P))
+				k.Set(&x, key, v)
 				return x
 			}}
 	}
@@ -357,6 +395,22 @@ func (s *Spec) Bound(r Ranking, seeds int) int {
 		return 0
 	}
 	return s.bound(r, seeds)
+}
+
+// WholeRankingK is the K at which a retriever that declares no Bound
+// (Definition.Bound) is run to see its whole ranking.
+const WholeRankingK = 100_000
+
+// WholeK is the K at which the retriever, whose ranking at K = k is r (for
+// a query of seeds seeds), ranks every node it reaches: its Bound, or
+// WholeRankingK when it declares none, and never below k. The why-not and
+// eval's "where the relevant nodes went" read the whole ranking at it.
+func (s *Spec) WholeK(r Ranking, seeds, k int) int {
+	b := s.Bound(r, seeds)
+	if b == 0 {
+		b = WholeRankingK
+	}
+	return max(b, k)
 }
 
 // RegisterFlags registers the retriever's flags on fs, writing into *p:
@@ -499,6 +553,26 @@ func (p Settings) TableStep(key string, dir int) float64 {
 // (unchecked: Validate).
 func (p Settings) WithTable(key string, v float64) Settings {
 	return Settings{spec: p.spec, v: p.spec.table.set(p.value(), key, v)}
+}
+
+// Keyed is the retriever's keyed parameter (Definition.Keyed): its name,
+// the flag that sets every key ("KEY=V,..."), each key's default grid and
+// the keys it takes with these settings; ok false when it has none.
+func (p Settings) Keyed() (name, flag string, grid Grid, keys []string, ok bool) {
+	k := p.spec.keyed
+	if k == nil {
+		return "", "", Grid{}, nil, false
+	}
+	return k.name, k.flag, k.grid, k.keys(p.value()), true
+}
+
+// KeyedGet is the keyed parameter's value at key.
+func (p Settings) KeyedGet(key string) float64 { return p.spec.keyed.get(p.value(), key) }
+
+// WithKeyed returns the settings with the keyed parameter's key set to v
+// (unchecked: Validate).
+func (p Settings) WithKeyed(key string, v float64) Settings {
+	return Settings{spec: p.spec, v: p.spec.keyed.set(p.value(), key, v)}
 }
 
 // HasContext says whether the retriever reads a hit's context (Context).

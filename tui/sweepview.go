@@ -106,10 +106,11 @@ func (v *sweepView) start(parent context.Context, backend activation.Backend, op
 	ch := make(chan sweepMsg, 1)
 	scfg := sweep.Config{Backend: safeBackend{backend}, Params: cfg, Options: opts,
 		Seeds: seeds, Tags: tags, Param: param, Breakpoints: param == sweep.MinActivation, Budget: sweepBudget}
+	width := v.vp.Width // the charts fill the pane
 	// The sweep starts in the command, not in Update: its goroutine then
 	// outlives the command and streams on ch.
 	return safeCmd(func() tea.Msg {
-		go runSweep(ctx, ch, sweepMsg{id: id, ch: ch, param: param}, scfg, marks)
+		go runSweep(ctx, ch, sweepMsg{id: id, ch: ch, param: param}, scfg, marks, width)
 		return waitSweep(ch)()
 	})
 }
@@ -118,8 +119,8 @@ func (v *sweepView) start(parent context.Context, backend activation.Backend, op
 // on ch, rendered, keeping only the latest; the last is marked final. With
 // marks, the last comes after each point is measured against them
 // (scoreSweep). It ends when the sweep does (the context's cancellation
-// included), and never blocks on a reader.
-func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Config, marks map[string]int) {
+// included), and never blocks on a reader. The charts fill width columns.
+func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Config, marks map[string]int, width int) {
 	defer close(ch)
 	publish := func(msg sweepMsg) {
 		for {
@@ -157,7 +158,7 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 		}
 		last = time.Now()
 		msg := base
-		msg.text, msg.line, msg.final = render.SweepText(s), sweepLine(s), s.Done
+		msg.text, msg.line, msg.final = render.SweepTextWith(s, width), sweepLine(s), s.Done
 		if s.Done {
 			final = msg
 			if len(marks) > 0 {
@@ -169,7 +170,7 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 	}
 	s, err := sweep.Run(ctx, cfg)
 	if err == nil && len(marks) > 0 {
-		final, err = scoreSweep(ctx, s, cfg, marks, final)
+		final, err = scoreSweep(ctx, s, cfg, marks, final, width)
 	}
 	if err != nil {
 		final.err = err
@@ -187,7 +188,7 @@ func runSweep(ctx context.Context, ch chan sweepMsg, base sweepMsg, cfg sweep.Co
 // recall@markK and nDCG@markK (retriever/eval). final, the sweep's last
 // update, comes back with the scores and with recall and nDCG charted
 // after the sweep's own charts (render.SweepTextWith).
-func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map[string]int, final sweepMsg) (sweepMsg, error) {
+func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map[string]int, final sweepMsg, width int) (sweepMsg, error) {
 	tags := retriever.NormalizeTags(cfg.Tags)
 	scores := make([]sweepScore, 0, len(s.Points))
 	err := s.Replay(ctx, func(p sweep.Point, results []activation.Result) error {
@@ -211,7 +212,7 @@ func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map
 		recall[i], ndcg[i] = sc.recall, sc.ndcg
 	}
 	final.final, final.scores = true, scores
-	final.text = render.SweepTextWith(s,
+	final.text = render.SweepTextWith(s, width,
 		render.SweepSeries{Name: fmt.Sprintf("recall@%d against %s", markK, plural(len(marks), "mark")), Values: recall},
 		render.SweepSeries{Name: fmt.Sprintf("nDCG@%d", markK), Values: ndcg})
 	final.line += fmt.Sprintf(" · recall@%d and nDCG@%d against %s charted", markK, markK, plural(len(marks), "mark"))

@@ -3,3 +3,11 @@ package neo4jdb
 // PlainValue exposes plainValue to the external tests (package neo4jdb_test),
 // which need onneo4j and neo4jload and so cannot be in package neo4jdb.
 var PlainValue = plainValue
+
+// SetKeptBounds lowers the bounds on the strengths and the arcs s keeps
+// (MaxKeptStrengths, MaxKeptArcs) for a test of them.
+func SetKeptBounds(s *Source, strengths, arcs int) {
+	s.kept.mu.Lock()
+	defer s.kept.mu.Unlock()
+	s.kept.strengths.bound, s.kept.arcs.bound = strengths, arcs
+}

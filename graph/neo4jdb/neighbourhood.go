@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -99,6 +100,12 @@ type txReader struct {
 	// (schema.go).
 	m   *mapping
 	src *Source
+
+	// checked is set once Strengths or Arcs has asked whether what the
+	// source keeps is current (keptReads.current); gen and keep are its
+	// answer.
+	checked, keep bool
+	gen           uint64
 }
 
 // where is the reader's filter predicate on r, its parameters added to
@@ -260,7 +267,9 @@ RETURN ref, size(ws) AS count, ws[0] AS least,
 }
 
 // Strengths reads the nodes' strengths over relType in one query
-// (graph.Reader).
+// (graph.Reader), for the nodes whose strengths the source does not keep
+// from an earlier read of the same database (keptReads; the values as
+// read).
 func (r *txReader) Strengths(ctx context.Context, nodes []graph.NodeRef, relType string, missing float64) ([]graph.Strength, error) {
 	out := make([]graph.Strength, len(nodes))
 	query, params := StrengthsQuery(relType), map[string]any{"missing": missing}
@@ -268,17 +277,66 @@ func (r *txReader) Strengths(ctx context.Context, nodes []graph.NodeRef, relType
 		params["missing"] = r.m.missing(relType, missing)
 		query = r.m.strengthsQuery(relType, params)
 	}
-	rows, err := r.rowsByRef(ctx, query, nodes, params)
+	if len(nodes) == 0 {
+		return out, nil
+	}
+	if err := r.check(ctx); err != nil {
+		return nil, err
+	}
+	c := r.src.kept
+	fparams := map[string]any{}
+	key := keptKey(r.src.database, query, params, r.where(fparams), fparams)
+	var miss []int // the positions of the nodes not kept
+	if r.keep {
+		miss = lookupInto(c, &c.strengths, key, nodes, out)
+	} else {
+		miss = make([]int, len(nodes))
+		for i := range miss {
+			miss[i] = i
+		}
+	}
+	if len(miss) == 0 {
+		return out, nil
+	}
+	ask := make([]string, len(miss))
+	for j, i := range miss {
+		ask[j] = nodes[i].Ref
+	}
+	params["refs"] = uniq(ask)
+	rows, err := r.collect(ctx, query, params)
 	if err != nil {
 		return nil, err
 	}
-	for i, n := range nodes {
+	c.strengthsRead.Add(int64(len(rows)))
+	read := make(map[string]graph.Strength, len(rows))
+	for _, row := range rows {
+		ref, _ := row["ref"].(string)
+		read[ref] = strengthOf(row)
+	}
+	if r.keep {
+		put(c, &c.strengths, key, r.gen, read)
+	}
+	for _, i := range miss {
 		out[i] = graph.Strength{Clean: true}
-		if row, ok := rows[n.Ref]; ok {
-			out[i] = strengthOf(row)
+		if w, ok := read[nodes[i].Ref]; ok {
+			out[i] = w
 		}
 	}
 	return out, nil
+}
+
+// check asks, on the reader's first Strengths or Arcs call, whether what
+// the source keeps is current (keptReads.current), keeping the answer.
+func (r *txReader) check(ctx context.Context) error {
+	if r.checked {
+		return nil
+	}
+	gen, keep, err := r.src.kept.current(ctx, r.src)
+	if err != nil {
+		return err
+	}
+	r.checked, r.gen, r.keep = true, gen, keep
+	return nil
 }
 
 // strengthOf reads a StrengthsQuery row: clean when the total is a finite
@@ -328,7 +386,8 @@ RETURN ref, other_ids, other_element_ids, weights`
 
 // Arcs reads the relationships of type relType around from in one query
 // (graph.Reader): each node's arcs by the other end's element id, then
-// weight.
+// weight. The arcs of a node the source keeps from an earlier read of the
+// same database (keptReads) are not asked for again.
 func (r *txReader) Arcs(ctx context.Context, from []graph.NodeRef, relType string, missing float64) ([]graph.Arc, error) {
 	pos := make(map[string]int32, len(from))
 	refs := make([]string, 0, len(from))
@@ -341,55 +400,90 @@ func (r *txReader) Arcs(ctx context.Context, from []graph.NodeRef, relType strin
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	params := map[string]any{"refs": refs, "missing": missing}
+	params := map[string]any{"missing": missing}
 	query := ArcsQueryWhere(relType, r.where(params))
 	if r.m != nil {
 		missing = r.m.missing(relType, missing)
 		params["missing"] = missing
 		query = r.m.arcsQuery(relType, r.where(params), params)
 	}
-	rows, err := r.collect(ctx, query, params)
-	if err != nil {
+	if err := r.check(ctx); err != nil {
 		return nil, err
 	}
-	var out []graph.Arc
-	for _, row := range rows {
-		ref, _ := row["ref"].(string)
-		at, ok := pos[ref]
-		if !ok {
-			return nil, fmt.Errorf("arcs: a row for an element id not asked for (%s)", strconv.Quote(ref))
-		}
-		ids, _ := row["other_ids"].([]any)
-		eids, _ := row["other_element_ids"].([]any)
-		ws, _ := row["weights"].([]any)
-		if len(eids) != len(ids) || len(ws) != len(ids) {
-			return nil, errors.New("arcs: the lists of a row are not in step")
-		}
-		start := len(out)
-		for i := range ids {
-			id, ok := ids[i].(string)
-			eid, ok2 := eids[i].(string)
-			if !ok || !ok2 {
-				return nil, fmt.Errorf("arcs: node %s: an other end's id or element id is not a string", strconv.Quote(from[at].Node.ID))
-			}
-			w, err := graph.WeightOf(map[string]any{"weight": ws[i]})
-			if err != nil {
-				return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(from[at].Node.ID), relType, strconv.Quote(id), err)
-			}
-			x := missing
-			if w != nil {
-				x = *w
-			}
-			out = append(out, graph.Arc{From: at, To: graph.NodeRef{Node: graph.Node{ID: id}, Ref: eid}, Weight: x})
-		}
-		slices.SortStableFunc(out[start:], func(a, b graph.Arc) int {
-			if c := strings.Compare(a.To.Ref, b.To.Ref); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.Weight, b.Weight)
-		})
+	c := r.src.kept
+	key := keptKey(r.src.database, query, params, "", nil)
+	var got map[string][]keptArc
+	ask := refs
+	if r.keep {
+		got, ask = lookup(c, &c.arcs, key, refs)
 	}
-	slices.SortStableFunc(out, func(a, b graph.Arc) int { return cmp.Compare(a.From, b.From) })
+	if len(ask) > 0 {
+		params["refs"] = ask
+		rows, err := r.collect(ctx, query, params)
+		if err != nil {
+			return nil, err
+		}
+		c.arcsRead.Add(int64(len(rows)))
+		read := make(map[string][]keptArc, len(rows))
+		for _, row := range rows {
+			ref, _ := row["ref"].(string)
+			at, ok := pos[ref]
+			if !ok {
+				return nil, fmt.Errorf("arcs: a row for an element id not asked for (%s)", strconv.Quote(ref))
+			}
+			ids, _ := row["other_ids"].([]any)
+			eids, _ := row["other_element_ids"].([]any)
+			ws, _ := row["weights"].([]any)
+			if len(eids) != len(ids) || len(ws) != len(ids) {
+				return nil, errors.New("arcs: the lists of a row are not in step")
+			}
+			arcs := make([]keptArc, 0, len(ids))
+			for i := range ids {
+				id, ok := ids[i].(string)
+				eid, ok2 := eids[i].(string)
+				if !ok || !ok2 {
+					return nil, fmt.Errorf("arcs: node %s: an other end's id or element id is not a string", strconv.Quote(from[at].Node.ID))
+				}
+				w, err := graph.WeightOf(map[string]any{"weight": ws[i]})
+				if err != nil {
+					return nil, fmt.Errorf("relationship (%s)-[:%s]-(%s): %w", strconv.Quote(from[at].Node.ID), relType, strconv.Quote(id), err)
+				}
+				x := missing
+				if w != nil {
+					x = *w
+				}
+				arcs = append(arcs, keptArc{id: id, ref: eid, weight: x})
+			}
+			slices.SortStableFunc(arcs, func(a, b keptArc) int {
+				if c := strings.Compare(a.ref, b.ref); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.weight, b.weight)
+			})
+			read[ref] = arcs
+		}
+		if r.keep {
+			put(c, &c.arcs, key, r.gen, read)
+		}
+		if got == nil {
+			got = read
+		} else {
+			maps.Copy(got, read)
+		}
+	}
+	// refs are in from's order (each node's first place), so the arcs
+	// come out in order of From.
+	n := 0
+	for _, arcs := range got {
+		n += len(arcs)
+	}
+	out := make([]graph.Arc, 0, n)
+	for _, ref := range refs {
+		at := pos[ref]
+		for _, a := range got[ref] {
+			out = append(out, graph.Arc{From: at, To: graph.NodeRef{Node: graph.Node{ID: a.id}, Ref: a.ref}, Weight: a.weight})
+		}
+	}
 	return out, nil
 }
 

@@ -113,6 +113,10 @@ type Source struct {
 	// schema is the mapping the reads follow (schema.go; the zero value
 	// is memoria's own).
 	schema graph.Schema
+
+	// kept keeps what Strengths and Arcs read for later reads on the
+	// same database (kept.go).
+	kept *keptReads
 }
 
 var _ graph.Source = (*Source)(nil)
@@ -206,7 +210,7 @@ func newSource(driver neo4j.DriverWithContext, database, description string) *So
 		description = fmt.Sprintf("Neo4j %s (%s)", uri, db)
 	}
 	return &Source{driver: driver, database: database, desc: description, ec: errCtx{uri: uri, database: database},
-		connectTimeout: DefaultConnectTimeout, queryTimeout: DefaultQueryTimeout}
+		connectTimeout: DefaultConnectTimeout, queryTimeout: DefaultQueryTimeout, kept: newKeptReads()}
 }
 
 func redact(uri string) string {

@@ -114,6 +114,8 @@ var commands = []command{
 		[]string{"Run several retrievers on the same seeds: the union of their top K, overlaps."}, runCompare},
 	{"eval", "[source flags] --queries Q.jsonl [--qrels FILE] --retrievers A,B,... [options]",
 		[]string{"Measure retrievers against relevance labels: P@k, Recall@k, nDCG@k, MRR, MAP."}, runEval},
+	{"tune", "[source flags] --queries Q.jsonl --retriever NAME --param P [--values ...]... [options]",
+		[]string{"Choose a retriever's setting on held-out queries: a grid, K-fold cross-validation, the flags to paste."}, runTune},
 	{"gather", "[source flags] --query TEXT... [--query-vector FILE] [options]",
 		[]string{"Find the seeds of a question: text, BM25 and vector matches fused, as a memory system does."}, runGather},
 }

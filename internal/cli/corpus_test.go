@@ -37,6 +37,8 @@ func corpusCases() map[string][]string {
 		"sweep-fusion":      {"sweep", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "fusion", "--param", "rrf-k", "--values", "0,60"},
 		"sweep-topk":        {"sweep", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "ppr", "--param", "top-k", "--values", "1,5"},
 		"sweep-badparam":    {"sweep", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "ppr", "--param", "pulses"},
+		"tune-ppr":          {"tune", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "ppr", "--param", "damping", "--param", "top-k", "--values", "5,20", "--folds", "4"},
+		"tune-fusion":       {"tune", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "fusion", "--fuse", "ppr,expansion", "--param", "weight:ppr", "--values", "0,2", "--format", "csv"},
 		"bad-retriever":     {"explore", "--seed", "N2006", "--retriever", "bm25"},
 		"bad-other-flag":    {"explore", "--seed", "N2006", "--retriever", "ppr", "--max-hops", "2"},
 		"bad-fuse":          {"explore", "--seed", "N2006", "--retriever", "fusion", "--fuse", "ppr,bogus"},
@@ -53,7 +55,7 @@ func corpusCases() map[string][]string {
 		"export-graphml":    {"export", "--graph", "../../testdata/hostile.jsonl", "--format", "graphml"},
 		"export-hostile":    {"export", "--graph", "../../testdata/hostile.jsonl", "--format", "cypher"},
 	}
-	for _, cmd := range []string{"explore", "compare", "eval", "sweep", "why", "export", "stats", "load", "diff"} {
+	for _, cmd := range []string{"explore", "compare", "eval", "sweep", "tune", "why", "export", "stats", "load", "diff"} {
 		c["help-"+cmd] = []string{cmd, "--help"}
 	}
 	for _, r := range corpusRetrievers {

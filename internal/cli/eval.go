@@ -28,21 +28,25 @@ import (
 )
 
 const evalUsage = `Usage: memoria eval [source flags] --queries Q.jsonl [--qrels FILE]
-       [--retrievers A,B,...] [every listed retriever's flags] [--k 5,10]
-       [--format text|json|trec] [--out DIR]
+       [--seeding given|gathered|both] [--retrievers A,B,...]
+       [every listed retriever's flags] [--k 5,10] [--run FILE]...
+       [--format text|json|markdown|trec] [--out DIR]
 
 Measures retrievers against relevance labels (docs/EVALUATION.md). Each
 query of the query set (JSON lines: {"id", "seeds": [{"node_id", "score"}],
-"tags", "query_vector", "relevant": {"NODE": grade}}) is run by each listed
-retriever with its own flags, as compare runs them (--top-k is each ranking
-retriever's K); its ranking is scored as trec_eval scores a run: P@k,
-Recall@k and nDCG@k at each --k, MRR and MAP, with a grade of 1 or more
-relevant (--qrels adds the grades of a TREC qrels file, lines "qid 0 docid
-rel"). The report gives each retriever's means, its cost (mean hits and mean
-characters of the llm context), each retriever against the first (the mean
-difference and a two-sided paired randomization test's p, 10,000
-permutations, fixed seed), a row per query, and the nodes the queries name
-that the graph lacks (relevant ones stay judged).
+"query": TEXT or [TEXT, ...], "vector", "tags", "query_vector", "relevant":
+{"NODE": grade}}) is run by each listed retriever with its own flags, as
+compare runs them (--top-k is each ranking retriever's K), from its given
+seeds or from those the gather stage finds for its "query" (--seeding); its
+ranking is scored as trec_eval scores a run: P@k, Recall@k and nDCG@k at
+each --k, MRR and MAP, with a grade of 1 or more relevant (--qrels adds the
+grades of a TREC qrels file, lines "qid 0 docid rel"). The report gives
+each retriever's means, its cost (mean hits and mean characters of the llm
+context), each retriever against the first (the mean difference and a
+two-sided paired randomization test's p, 10,000 permutations, fixed seed),
+where its relevant nodes went (seeded, found, cut below K, unreached), a
+row per query, and the nodes the queries name that the graph lacks
+(relevant ones stay judged). --run adds another system's ranking as a row.
 
 Formats:
   text  the tables
@@ -65,6 +69,12 @@ const evalDefaultKs = "5,10"
 type evalFlags struct {
 	runFlags
 	queries, qrels, list, kList, format, outDir string
+	// whyNot is --why-not: the retriever that accounts for the runs'
+	// misses.
+	whyNot string
+	// seeding is --seeding: given, gathered or both ("" until resolved:
+	// resolveSeeding).
+	seeding string
 	// runFiles are the --run files (other systems' runs, each a row).
 	runFiles []string
 	// alpha marks the differences that survive Holm's adjustment.
@@ -86,6 +96,11 @@ func (e *evalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.format, "format", "text", "output `format`: text, json, markdown or trec")
 	fs.Float64Var(&e.alpha, "significance", eval.DefaultAlpha, "the level `α` below which a Holm-adjusted p marks a difference from the first row, in (0, 1)\n"+
 		"(--alpha is spreading activation's)")
+	fs.StringVar(&e.seeding, "seeding", "", "each query's `seeds`: given (the query set's \"seeds\"), gathered (found by the gather stage from its\n"+
+		"\"query\" text, as --query finds them) or both, side by side with the paired test between them (default:\n"+
+		"given when every line has seeds, gathered when every line has only a question)")
+	fs.StringVar(&e.whyNot, "why-not", "", "with --run on a graph: why each run missed each relevant node it neither seeded nor returned, in\n"+
+		"`retriever` NAME's account (at most "+strconv.Itoa(evalWhyNotMax)+" a run and query; as why --retriever NAME answers)")
 	fs.StringVar(&e.outDir, "out", "", "with --format trec: the `DIR` the run files and qrels go to (made if missing)")
 	fs.Func("run", "another system's ranking: a TREC run `FILE` (qid Q0 docno rank score tag; a run per tag) or a retrieval\n"+
 		"log FILE.jsonl ({\"query\", \"hits\": [{\"node_id\", \"score\"}]} a line), a row beside the retrievers (repeatable;\n"+
@@ -103,7 +118,7 @@ func (e *evalFlags) check(fs *flag.FlagSet) error {
 	}
 	for _, f := range [][2]string{{"seed", "--queries gives each query's seeds"}, {"tags", "--queries gives each query's tags"},
 		{"query-vector", "--queries gives each query's query_vector"}, {"retriever", "--retriever picks one retriever; eval takes --retrievers A,B,..."},
-		{"query", "--queries gives each query's seeds (a query set's text queries are not read yet)"}} {
+		{"query", "--queries gives each query's question, its \"query\" text (--seeding gathered finds the seeds from it)"}} {
 		if isSet(fs, f[0]) {
 			return usagef("eval: --%s does not apply: %s", f[0], f[1])
 		}
@@ -124,6 +139,14 @@ func (e *evalFlags) check(fs *flag.FlagSet) error {
 		return err
 	}
 	switch {
+	case e.seeding != "" && !slices.Contains([]string{seedingGiven, seedingGathered, seedingBoth}, e.seeding):
+		return usagef("eval: unknown --seeding %s (want given, gathered or both)", textsafe.Quote(e.seeding))
+	case e.whyNot != "" && (e.queries == "" || len(e.runFiles) == 0):
+		return usagef("eval: --why-not explains the misses of --run files on the query set's graph: give --queries and --run")
+	case e.whyNot != "" && !slices.Contains(retrieverNames(), e.whyNot):
+		return usagef("eval: unknown --why-not %s (want one of %s)", textsafe.Quote(e.whyNot), strings.Join(retrieverNames(), ", "))
+	case e.seeding != "" && e.queries == "":
+		return usagef("eval: --seeding applies to the query set's queries: give --queries")
 	case !slices.Contains([]string{"text", "json", "markdown", "trec"}, e.format):
 		return usagef("eval: unknown --format %s (want text, json, markdown or trec)", textsafe.Quote(e.format))
 	case !(e.alpha > 0 && e.alpha < 1):
@@ -151,43 +174,79 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	if maxK := slices.Max(e.ks); maxK > e.rf.topK && slices.ContainsFunc(e.names, func(n string) bool { return n != registry.Activation }) {
 		fmt.Fprintf(env.Stderr, "memoria: eval: --k %d is above --top-k %d: the ranking retrievers return at most %d hits, and P@%d counts the rest as not relevant\n", maxK, e.rf.topK, e.rf.topK, maxK)
 	}
+	if set, err = e.resolveSeeding(env, set); err != nil {
+		return err
+	}
 	g, closeSource, err := openRankings(ctx, env, &e.q, &e.rf)
 	if err != nil {
 		return err
 	}
 	defer closeSource()
-	runs, failed, err := evalRuns(ctx, "eval", g, &e.rf, &e.rr, e.names, set)
-	if err != nil {
-		return err
-	}
-	outcomes := make([][]eval.Outcome, len(e.names))
-	for i := range e.names {
-		outcomes[i] = make([]eval.Outcome, len(set))
-		for j := range set {
-			outcomes[i][j] = runs[j][i].outcome()
+	var gathered []eval.Query
+	if e.seeding != seedingGiven {
+		if gathered, err = e.gatheredSet(ctx, env, g.source, set); err != nil {
+			return err
 		}
 	}
-	if outcomes, runs, err = e.withRuns(env, set, outcomes, runs); err != nil {
+	variants := map[string][][]eval.Query{seedingGiven: {set}, seedingGathered: {gathered}, seedingBoth: {set, gathered}}[e.seeding]
+	names := slices.Clone(e.names)
+	var runs [][]scored
+	var failed error
+	outcomes := [][]eval.Outcome{}
+	for v, vset := range variants {
+		vruns, vfailed, err := evalRuns(ctx, "eval", g, &e.rf, &e.rr, names, vset)
+		if err != nil {
+			return err
+		}
+		failed = cmp.Or(failed, vfailed)
+		if runs == nil {
+			runs = make([][]scored, len(set))
+		}
+		for i := range names {
+			o := make([]eval.Outcome, len(set))
+			for j := range set {
+				o[j] = vruns[j][i].outcome()
+				runs[j] = append(runs[j], vruns[j][i])
+			}
+			outcomes = append(outcomes, o)
+		}
+		if v == 1 {
+			for _, n := range names {
+				e.names = append(e.names, n+gatheredSuffix)
+			}
+		}
+	}
+	// Another system's run counts as seeded the seeds of the first seeding
+	// (the given ones, unless only the gathered ran).
+	if outcomes, runs, err = e.withRuns(env, variants[0], outcomes, runs); err != nil {
 		return err
 	}
 	rep := eval.Evaluate(set, e.names, outcomes, e.ks)
 	rep.UnjudgedQrels = unjudged
+	rep.SeedingMode = e.seeding
+	if e.seeding == seedingBoth {
+		seedingCost(&rep, names)
+	}
 	if rep.Missing, err = missingNodes(ctx, g.nb, set); err != nil {
 		return err
 	}
-	return cmp.Or(e.write(env, rep, set, runs), failed)
+	why, err := e.runMisses(ctx, g, variants[0], runs, len(variants)*len(names))
+	if err != nil {
+		return err
+	}
+	return cmp.Or(e.write(env, rep, set, runs, why), failed)
 }
 
 // write prints the report in eval's format (trec: the run files and qrels
 // into --out, the nodes the graph lacks said on stderr).
-func (e *evalFlags) write(env Env, rep eval.Report, set []eval.Query, runs [][]scored) error {
+func (e *evalFlags) write(env Env, rep eval.Report, set []eval.Query, runs [][]scored, why render.RunMisses) error {
 	rep.Alpha = e.alpha
 	switch e.format {
 	case "markdown":
 		_, err := io.WriteString(env.Stdout, render.EvalMarkdown(rep))
 		return err
 	case "json":
-		b, err := render.EvalJSON(rep)
+		b, err := render.EvalJSONWith(rep, why)
 		if err == nil {
 			_, err = env.Stdout.Write(b)
 		}
@@ -202,7 +261,7 @@ func (e *evalFlags) write(env Env, rep eval.Report, set []eval.Query, runs [][]s
 		}
 		return writeTrec(e.outDir, e.names, set, runs, env.Stdout)
 	}
-	_, err := io.WriteString(env.Stdout, render.EvalText(rep))
+	_, err := io.WriteString(env.Stdout, render.EvalText(rep)+render.RunMissesText(why))
 	return err
 }
 
@@ -344,11 +403,19 @@ func evalRuns(ctx context.Context, cmd string, g *rankings, rf *retrieverFlags, 
 func evalQuery(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankFlags, names []string, query eval.Query, paths *string, run *[]scored) error {
 	rf.vector = query.QueryVector
 	rr.p.QueryVector = query.QueryVector
-	out, err := g.compared(ctx, names, query.Retriever(), rf.topK)
+	kept := make([]scored, len(names))
+	if !query.HasSeeds() { // the gather found none: no retriever has a start
+		for j := range kept {
+			kept[j].whole = true
+		}
+		*run = kept
+		return nil
+	}
+	rq := query.Retriever()
+	out, deep, err := g.comparedDeep(ctx, names, rq, rf.topK)
 	if err != nil {
 		return fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
 	}
-	kept := make([]scored, len(out))
 	for j := range out {
 		r, err := rr.apply(out[j])
 		if err == nil {
@@ -362,9 +429,72 @@ func evalQuery(ctx context.Context, g *rankings, rf *retrieverFlags, rr *rerankF
 			context = *paths
 		}
 		kept[j] = scoredOf(r, context)
+		kept[j].seeds, kept[j].whole = query.SeedIDs(), true
+		if kept[j].below, err = relevantBelow(ctx, g, names[j], rq, rf.topK, out[j], deep, query); err != nil {
+			return fmt.Errorf("eval: query %s: %w", textsafe.Quote(query.ID), err)
+		}
 	}
 	*run = kept
 	return nil
+}
+
+// relevantBelow are the relevant nodes of query that retriever name's
+// whole ranking holds below its top k (top, as compared returned it;
+// deep, the lists a combining retriever combined): where eval's "cut"
+// comes from (docs/EVALUATION.md, "Where the relevant nodes went").
+// Activation Energy's ranking is never cut at a K, and a ranking of fewer
+// than k hits is whole, so neither is run again; otherwise, when a
+// relevant node that is not a seed is missing from the top k, the
+// retriever ranks again at its whole-ranking K (retriever.Spec.WholeK),
+// a combining one by combining the same lists again.
+func relevantBelow(ctx context.Context, g *rankings, name string, rq retriever.Query, k int, top retriever.Ranking, deep map[string]retriever.Ranking, query eval.Query) ([]string, error) {
+	if name == activation.Name || len(top.Hits) < k {
+		return nil, nil
+	}
+	in := map[string]bool{}
+	for _, h := range top.Hits {
+		in[h.NodeID] = true
+	}
+	for _, s := range rq.Seeds {
+		in[s.NodeID] = true
+	}
+	var missing []string
+	for id, grade := range query.Relevant {
+		if grade >= 1 && !in[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	p := g.rf.settings(name)
+	spec := p.Spec()
+	whole := spec.WholeK(top, len(rq.Seeds), k)
+	var all retriever.Ranking
+	var err error
+	if combined, _, ok := spec.Combines(p); ok {
+		lists := make([]retriever.Ranking, len(combined))
+		for i, c := range combined {
+			lists[i] = deep[c]
+		}
+		all, err = spec.Combine(lists, p, whole)
+	} else {
+		all, err = g.of(ctx, name, rq, whole)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ranked := map[string]bool{}
+	for _, h := range all.Hits {
+		ranked[h.NodeID] = true
+	}
+	var below []string
+	for _, id := range missing {
+		if ranked[id] {
+			below = append(below, id)
+		}
+	}
+	return below, nil
 }
 
 // scored is what eval keeps of a ranking: its node ids and scores in rank
@@ -373,6 +503,11 @@ type scored struct {
 	ids          []string
 	scores       []float64
 	contextChars int
+	// seeds, whole and below are where the relevant nodes went
+	// (eval.Outcome).
+	seeds []string
+	whole bool
+	below []string
 }
 
 func scoredOf(r retriever.Ranking, context string) scored {
@@ -385,7 +520,7 @@ func scoredOf(r retriever.Ranking, context string) scored {
 
 // outcome is what eval measures of it.
 func (s scored) outcome() eval.Outcome {
-	return eval.Outcome{Ranked: s.ids, ContextChars: s.contextChars}
+	return eval.Outcome{Ranked: s.ids, ContextChars: s.contextChars, Seeds: s.seeds, Whole: s.whole, Below: s.below}
 }
 
 // missingNodes are the seeds and relevant nodes of set that the graph does

@@ -1,14 +1,20 @@
 package cli
 
 import (
+	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/eval"
+	"github.com/memoria-graph/memoria/retriever/rankwhy"
 )
 
 // readRuns reads eval's --run files: a TREC run file (several tags, several
@@ -109,7 +115,7 @@ func (e *evalFlags) evalRunsOnly(env Env) error {
 		}
 	}
 	rep := eval.Evaluate(set, e.names, outcomes, e.ks)
-	return e.write(env, rep, set, scoredRuns)
+	return e.write(env, rep, set, scoredRuns, render.RunMisses{})
 }
 
 // withRuns adds the --run files' rows after the retrievers': their
@@ -143,4 +149,71 @@ func (e *evalFlags) checkRuns(retrieversSet bool) error {
 		return usagef("eval: --retrievers runs retrievers on a graph, which needs --queries; without it eval measures the --run files alone")
 	}
 	return nil
+}
+
+// evalWhyNotMax is the most relevant nodes --why-not explains per run and
+// query (by grade, then id); the rest are counted.
+const evalWhyNotMax = 10
+
+// runMisses answers --why-not: for each --run row of rep (from row first
+// on), each query of set and each relevant node the run neither seeded
+// (set's seeds) nor returned, retriever e.whyNot's account of it, as `why
+// --retriever` gives it, run from the query's seeds. Nodes the graph
+// lacks are left out (the report names them). One explainer per query
+// serves every run and node, so each retriever runs once per query and K.
+func (e *evalFlags) runMisses(ctx context.Context, g *rankings, set []eval.Query, runs [][]scored, first int) (render.RunMisses, error) {
+	out := render.RunMisses{Retriever: e.whyNot, PerQuery: evalWhyNotMax}
+	if e.whyNot == "" || first >= len(e.names) {
+		return render.RunMisses{}, nil
+	}
+	for qi, q := range set {
+		var w *rankwhy.Explainer
+		for ri := first; ri < len(e.names); ri++ {
+			ranked := setOfIDs(runs[qi][ri].ids)
+			seeds := setOfIDs(q.SeedIDs())
+			var miss []string
+			for _, id := range slices.SortedFunc(maps.Keys(q.Relevant), func(a, b string) int {
+				return cmp.Or(cmp.Compare(q.Relevant[b], q.Relevant[a]), strings.Compare(a, b))
+			}) {
+				if q.Relevant[id] >= 1 && !seeds[id] && !ranked[id] {
+					miss = append(miss, id)
+				}
+			}
+			if len(miss) > evalWhyNotMax {
+				out.Left += len(miss) - evalWhyNotMax
+				miss = miss[:evalWhyNotMax]
+			}
+			for _, id := range miss {
+				var about *rankwhy.Explainer
+				var err error
+				if w == nil {
+					about, err = rankwhy.New(ctx, whyConfig(g, q.Retriever()), id)
+				} else {
+					about, err = w.About(ctx, id)
+				}
+				var none *rankwhy.NoNodeError
+				if errors.As(err, &none) {
+					continue // the report names the nodes the graph lacks
+				}
+				if err != nil {
+					return out, err
+				}
+				w = about
+				a, err := w.Explain(ctx, e.whyNot, 0)
+				if err != nil {
+					return out, fmt.Errorf("eval: --why-not: query %s: %w", textsafe.Quote(q.ID), err)
+				}
+				out.Misses = append(out.Misses, render.RunMiss{Run: e.names[ri], Query: q.ID, Answer: a})
+			}
+		}
+	}
+	return out, nil
+}
+
+func setOfIDs(ids []string) map[string]bool {
+	m := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
 }

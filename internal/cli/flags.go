@@ -51,7 +51,7 @@ func parseSeen(fs *flag.FlagSet, env Env, args []string, seen map[string]string)
 	fs.SetOutput(discard{})
 	orig := map[string]flag.Value{}
 	fs.VisitAll(func(f *flag.Flag) {
-		if !slices.Contains(repeatableFlags, f.Name) {
+		if !slices.Contains(repeatableFlags, f.Name) && !slices.Contains(repeatableIn[fs.Name()], f.Name) {
 			orig[f.Name] = f.Value
 			f.Value = onceValue{Value: f.Value, name: f.Name, seen: seen}
 		}
@@ -92,6 +92,11 @@ func parseSeen(fs *flag.FlagSet, env Env, args []string, seen map[string]string)
 // every other flag keeps one value. Each refuses its own repeats: a seed,
 // a type weighed, a deadline given twice.
 var repeatableFlags = []string{"seed", "rel-where", "rel-types", "exclude-rel-types", "type-weight", "timeout", "query", "run"}
+
+// repeatableIn are flags repeatable in one command only, by command: tune's
+// --param (a parameter each) and --values (the values of the --param
+// before it); sweep's --param keeps one value.
+var repeatableIn = map[string][]string{"tune": {"param", "values"}}
 
 // nonEmptyFlags are the flags whose empty value would silently mean the
 // flag's absence: a file, a server, a time or a format.

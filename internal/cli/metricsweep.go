@@ -27,6 +27,10 @@ type sweepable struct {
 	log       bool
 	from, to  float64
 	steps     int
+	// key, when set, is the key of the retriever's keyed parameter that
+	// flag ("weight:ppr") names (retriever.Keyed): set through
+	// retrieverFlags.keyed, not a flag.
+	key string
 }
 
 // sweepables are the parameters of `memoria sweep --queries`, by
@@ -38,12 +42,12 @@ func sweepables() []sweepable {
 	var out []sweepable
 	for _, p := range sweep.Params {
 		from, to, steps := sweep.DefaultRange(p)
-		out = append(out, sweepable{string(p), registry.Activation, p.Integer(), p == sweep.MinActivation, from, to, steps})
+		out = append(out, sweepable{string(p), registry.Activation, p.Integer(), p == sweep.MinActivation, from, to, steps, ""})
 	}
 	for _, spec := range registry.Specs() {
 		for _, p := range spec.Params {
 			if p.Grid.Steps > 0 {
-				out = append(out, sweepable{p.Flag, spec.Name, p.Whole, p.Grid.Log, p.Grid.From, p.Grid.To, p.Grid.Steps})
+				out = append(out, sweepable{p.Flag, spec.Name, p.Whole, p.Grid.Log, p.Grid.From, p.Grid.To, p.Grid.Steps, ""})
 			}
 		}
 	}
@@ -51,8 +55,9 @@ func sweepables() []sweepable {
 }
 
 // sweepableOf is retriever name's parameter flag, or an error listing
-// the ones it has.
-func sweepableOf(name, param string) (sweepable, error) {
+// the ones it has: a row of its table, or "NAME:KEY", a key its keyed
+// parameter takes with the flags rf holds (fusion's "weight:ppr").
+func sweepableOf(rf *retrieverFlags, name, param string) (sweepable, error) {
 	var have []string
 	for _, s := range sweepables() {
 		if s.retriever == name {
@@ -62,7 +67,25 @@ func sweepableOf(name, param string) (sweepable, error) {
 			have = append(have, s.flag)
 		}
 	}
+	if p, ok := rf.set[name]; ok {
+		if kname, _, g, keys, ok := p.Keyed(); ok {
+			for _, k := range keys {
+				if param == kname+":"+k {
+					return sweepable{flag: param, retriever: name, log: g.Log, from: g.From, to: g.To, steps: g.Steps, key: k}, nil
+				}
+				have = append(have, kname+":"+k)
+			}
+		}
+	}
 	return sweepable{}, fmt.Errorf("%s is not a numeric parameter of %s (want one of %s)", textsafe.Quote(param), name, strings.Join(have, ", "))
+}
+
+// currentOf is sp's value as the flags rf and fs hold it.
+func currentOf(fs *flag.FlagSet, rf *retrieverFlags, sp sweepable) (float64, error) {
+	if sp.key != "" {
+		return rf.settings(sp.retriever).KeyedGet(sp.key), nil
+	}
+	return strconv.ParseFloat(fs.Lookup(sp.flag).Value.String(), 64)
 }
 
 // formatValue writes a grid value as its flag parses it: a whole number
@@ -86,7 +109,7 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 	if err != nil {
 		return err
 	}
-	sp, err := sweepableOf(rf.name, param)
+	sp, err := sweepableOf(rf, rf.name, param)
 	if err != nil {
 		return usagef("sweep: --param: %v", err)
 	}
@@ -94,7 +117,7 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 	if err != nil {
 		return usagef("sweep: %v", err)
 	}
-	current, err := strconv.ParseFloat(fs.Lookup(sp.flag).Value.String(), 64)
+	current, err := currentOf(fs, rf, sp)
 	if err != nil {
 		return fmt.Errorf("sweep: --%s: %v", sp.flag, err)
 	}
@@ -114,7 +137,7 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 		return err
 	}
 	for _, v := range vals {
-		if err := setSwept(fs, q, rf, names, sp, v); err != nil {
+		if err := setSwept("sweep", fs, q, rf, names, sp, v); err != nil {
 			return err
 		}
 	}
@@ -123,10 +146,10 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 		return err
 	}
 	defer closeSource()
-	ms := render.MetricSweep{Retriever: rf.name, Param: sp.flag, Queries: len(set), Ks: ks, Metrics: eval.Metrics(ks)}
+	ms := render.MetricSweep{Retriever: rf.name, Param: sp.flag, Queries: len(set), Ks: ks, Metrics: eval.Metrics(ks), Width: chartWidth(env)}
 	var failed error // the first value's seeds that ended in error (printed, then exit 1)
 	for _, v := range vals {
-		if err := setSwept(fs, q, rf, names, sp, v); err != nil {
+		if err := setSwept("sweep", fs, q, rf, names, sp, v); err != nil {
 			return err
 		}
 		g.act = nil // Activation Energy's retriever holds its thresholds
@@ -148,19 +171,22 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 	return cmp.Or(writeMetricSweep(env.Stdout, ms, format), failed)
 }
 
-// setSwept sets the swept parameter to v through its flag and checks the
-// parameters as the command would.
-func setSwept(fs *flag.FlagSet, q *queryFlags, rf *retrieverFlags, names []string, sp sweepable, v float64) error {
-	if err := fs.Set(sp.flag, sp.formatValue(v)); err != nil {
-		return usagef("sweep: --%s %s: %v", sp.flag, sp.formatValue(v), err)
+// setSwept sets the swept parameter to v through its flag (a keyed
+// parameter's key through rf.setKeyed) and checks the parameters as
+// command cmd would.
+func setSwept(cmd string, fs *flag.FlagSet, q *queryFlags, rf *retrieverFlags, names []string, sp sweepable, v float64) error {
+	if sp.key != "" {
+		rf.setKeyed(sp.retriever, sp.key, v)
+	} else if err := fs.Set(sp.flag, sp.formatValue(v)); err != nil {
+		return usagef("%s: --%s %s: %v", cmd, sp.flag, sp.formatValue(v), err)
 	}
 	if sp.retriever == registry.Activation {
 		if err := q.cfg.Validate(); err != nil {
-			return usagef("sweep: --%s %s: %v", sp.flag, sp.formatValue(v), err)
+			return usagef("%s: --%s %s: %v", cmd, sp.flag, sp.formatValue(v), err)
 		}
 		return nil
 	}
-	if err := rf.finish("sweep", names); err != nil {
+	if err := rf.finish(cmd, names); err != nil {
 		return usagef("%v (at --%s %s)", err, sp.flag, sp.formatValue(v))
 	}
 	return nil

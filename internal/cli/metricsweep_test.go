@@ -111,3 +111,44 @@ func TestMetricSweepRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricSweepFusionWeight: the fusion's weight of a fused ranking is
+// a parameter of the metric sweep too ("weight:ppr"): --values 0,2 and
+// the current 1 (no --fuse-weights) are the points, the current marked,
+// and each point's nDCG@10 is eval's with --fuse-weights ppr=W.
+func TestMetricSweepFusionWeight(t *testing.T) {
+	code, out, errs := run(t, "sweep", "--queries", demoQueries, "--retriever", "fusion", "--fuse", "ppr,expansion", "--param", "weight:ppr",
+		"--values", "0,2", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var ms metricSweepOut
+	if err := json.Unmarshal([]byte(out), &ms); err != nil {
+		t.Fatal(err)
+	}
+	if len(ms.Points) != 3 || ms.Points[0].Value != 0 || !ms.Points[1].Current || ms.Points[1].Value != 1 || ms.Points[2].Value != 2 {
+		t.Fatalf("points %+v: want 0, 1 (current), 2", ms.Points)
+	}
+	for _, p := range ms.Points {
+		w := strconv.FormatFloat(p.Value, 'g', -1, 64)
+		if want := evalMean(t, "fusion", "nDCG@10", "--fuse", "ppr,expansion", "--fuse-weights", "ppr="+w); p.Metrics["nDCG@10"] != want {
+			t.Errorf("weight %s: %v, eval %v", w, p.Metrics["nDCG@10"], want)
+		}
+	}
+}
+
+// TestChartWidth: off a terminal the charts fill $COLUMNS when it is a
+// number of at least 20, else render.DefaultChartWidth (100).
+func TestChartWidth(t *testing.T) {
+	for cols, want := range map[string]int{"160": 160, "20": 20, "19": 100, "wide": 100, "": 100} {
+		env := Env{Stdout: &strings.Builder{}, Getenv: func(k string) string {
+			if k == "COLUMNS" {
+				return cols
+			}
+			return ""
+		}}
+		if got := chartWidth(env); got != want {
+			t.Errorf("COLUMNS=%q: width %d, want %d", cols, got, want)
+		}
+	}
+}

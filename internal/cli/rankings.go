@@ -107,6 +107,14 @@ func (g *rankings) of(ctx context.Context, name string, rq retriever.Query, dept
 // are the deeper run's), so that combining costs no second run of
 // anything.
 func (g *rankings) compared(ctx context.Context, names []string, rq retriever.Query, k int) ([]retriever.Ranking, error) {
+	out, _, err := g.comparedDeep(ctx, names, rq, k)
+	return out, err
+}
+
+// comparedDeep is compared, and the rankings of the retrievers a
+// combining retriever combines, by name, at the depth they ran to (what it
+// combined).
+func (g *rankings) comparedDeep(ctx context.Context, names []string, rq retriever.Query, k int) ([]retriever.Ranking, map[string]retriever.Ranking, error) {
 	deep := map[string]retriever.Ranking{}
 	for _, name := range names {
 		if _, ok := registry.Lookup(name); !ok {
@@ -127,7 +135,7 @@ func (g *rankings) compared(ctx context.Context, names []string, rq retriever.Qu
 			}
 			r, err := g.of(ctx, c, rq, d)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			deep[c] = r
 		}
@@ -156,10 +164,10 @@ func (g *rankings) compared(ctx context.Context, names []string, rq retriever.Qu
 			out[i], err = g.of(ctx, name, rq, 0)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return out, deep, nil
 }
 
 // cutRanking is a ranking retriever's ranking cut to its top k, its top_k

@@ -64,7 +64,8 @@ func naiveDegree(t *testing.T, seed string, minDegree int) []string {
 // (its ranking agrees with naiveDegree), the flag checks (its --min-degree
 // is refused with another retriever, another's flag with it), compare
 // --retrievers, eval (a row of its own), sweep --queries --param
-// min-degree (a point per value), why --retriever (a verdict), and fusion,
+// min-degree (a point per value), tune --param min-degree (a row per
+// setting), why --retriever (a verdict), and fusion,
 // which can fuse it.
 func TestRegistryAddsARetriever(t *testing.T) {
 	unregister := registry.Register(&toyretriever.DegreeSpec)
@@ -122,6 +123,10 @@ func TestRegistryAddsARetriever(t *testing.T) {
 	code, _, errs = run(t, "sweep", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "degree", "--param", "pulses")
 	if code != ExitUsage || !strings.Contains(errs, "want one of min-degree, top-k") {
 		t.Errorf("sweep --retriever degree --param pulses: exit %d, %s", code, errs)
+	}
+	code, out, errs = run(t, "tune", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "degree", "--param", "min-degree", "--values", "1,3", "--folds", "2", "--format", "csv")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) < 3 || lines[0] != "min-degree,mean,mean_context_chars,default,chosen,folds" {
+		t.Errorf("tune --param min-degree --values 1,3: exit %d, %s%s", code, errs, out)
 	}
 
 	// N2003 is one hop from N2006 with RELATES degree 4 (naiveDegree):

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -33,6 +34,21 @@ type retrieverFlags struct {
 	// (the query's embedding, for the retrievers that read one).
 	queryVector string
 	vector      []float64
+	// keyed are values of the retrievers' keyed parameters (fusion's
+	// weight per fused ranking) that tune and the metric sweep set, by
+	// retriever and key, over what the flags give.
+	keyed map[string]map[string]float64
+}
+
+// setKeyed sets retriever name's keyed parameter at key to v (setSwept).
+func (r *retrieverFlags) setKeyed(name, key string, v float64) {
+	if r.keyed == nil {
+		r.keyed = map[string]map[string]float64{}
+	}
+	if r.keyed[name] == nil {
+		r.keyed[name] = map[string]float64{}
+	}
+	r.keyed[name][key] = v
 }
 
 // activationFlagNames are the flags that apply to Activation Energy only.
@@ -75,7 +91,11 @@ func (r *retrieverFlags) register(fs *flag.FlagSet) {
 // settings are retriever name's parameters as its flags set them, with
 // the shared K and the query's embedding.
 func (r *retrieverFlags) settings(name string) retriever.Settings {
-	return r.set[name].WithTopK(r.topK).WithVector(r.vector)
+	s := r.set[name].WithTopK(r.topK).WithVector(r.vector)
+	for _, k := range slices.Sorted(maps.Keys(r.keyed[name])) {
+		s = s.WithKeyed(k, r.keyed[name][k])
+	}
+	return s
 }
 
 // all are every ranking retriever's settings, by name.

@@ -9,10 +9,10 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
@@ -225,7 +225,7 @@ func (t *thresholdSweep) run(ctx context.Context, env Env, p sweep.Param, vals [
 		}
 		return usageError{"sweep: " + err.Error()}
 	}
-	if err := writeSweep(ctx, env.Stdout, s, t.format); err != nil {
+	if err := writeSweep(ctx, env.Stdout, s, t.format, chartWidth(env)); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -270,8 +270,24 @@ func holdHeapToLoad() func() {
 	return func() { debug.SetMemoryLimit(old) }
 }
 
-// writeSweep prints s; JSON lines stream point by point (Sweep.Replay).
-func writeSweep(ctx context.Context, out io.Writer, s *sweep.Sweep, format string) error {
+// chartWidth is the width a chart on stdout fills (docs/CLI.md, "Threshold
+// sweeps"): the terminal's, else $COLUMNS when it is a number of at least
+// 20, else render.DefaultChartWidth.
+func chartWidth(env Env) int {
+	if f, ok := env.Stdout.(interface{ Fd() uintptr }); ok && isTerminal(env.Stdout) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w >= 20 {
+			return w
+		}
+	}
+	if w, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil && w >= 20 {
+		return w
+	}
+	return render.DefaultChartWidth
+}
+
+// writeSweep prints s, its text's charts width columns wide; JSON lines
+// stream point by point (Sweep.Replay).
+func writeSweep(ctx context.Context, out io.Writer, s *sweep.Sweep, format string, width int) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(textsafe.JSONWriter{W: out})
@@ -283,7 +299,7 @@ func writeSweep(ctx context.Context, out io.Writer, s *sweep.Sweep, format strin
 		_, err := io.WriteString(out, render.SweepCSV(s))
 		return err
 	}
-	_, err := io.WriteString(out, render.SweepText(s))
+	_, err := io.WriteString(out, render.SweepTextWith(s, width))
 	return err
 }
 
@@ -313,25 +329,7 @@ func metricSweepCmd(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 	}
 	grid := func(sp sweepable) ([]float64, error) {
 		if set["values"] {
-			var vals []float64
-			items, err := listItems(values, "value")
-			if err != nil {
-				return nil, fmt.Errorf("--values: %w", err)
-			}
-			for i, f := range items {
-				v, err := strconv.ParseFloat(f, 64)
-				if err != nil {
-					return nil, fmt.Errorf("--values: item %d, %q, is not a number", i+1, f)
-				}
-				// A fraction was cut to its whole part when set, and
-				// the point labelled with the fraction.
-				if sp.integer && v != math.Trunc(v) {
-					return nil, fmt.Errorf("--values: item %d: %s takes whole numbers, got %s", i+1, sp.flag, f)
-				}
-				vals = append(vals, v)
-			}
-			slices.Sort(vals)
-			return slices.Compact(vals), nil
+			return parseValues(values, sp)
 		}
 		lo, hi, n := sp.from, sp.to, sp.steps
 		if set["from"] {

@@ -208,3 +208,26 @@ func TestEvaluate(t *testing.T) {
 		t.Errorf("report counts %d queries, %d judged, %d relevant", rep.Queries, rep.Judged, rep.Relevant)
 	}
 }
+
+// TestWhere places each relevant node once, in the first place that
+// holds. Relevant: A 2, B 1, C 1, D 1, F 1 (E is graded 0: not counted);
+// seeds [A]; the top K [A, X, B]; the whole ranking also holds C and Q
+// below K. A is a seed and a hit: seeded (seeded comes first). B: found.
+// C: cut. D and F: unreached. 1 + 1 + 1 + 2 = 5 relevant. The same answer
+// from another system's run, whose whole ranking is not known: A seeded,
+// B found, C, D and F not found.
+func TestWhere(t *testing.T) {
+	q := Query{ID: "q", Relevant: map[string]int{"A": 2, "B": 1, "C": 1, "D": 1, "E": 0, "F": 1}}
+	ran := Outcome{Ranked: []string{"A", "X", "B"}, Seeds: []string{"A"}, Whole: true, Below: []string{"C", "Q"}}
+	if got, want := where(ran, q.Relevant), (Where{Seeded: 1, Found: 1, Cut: 1, Unreached: 2}); got != want {
+		t.Errorf("a retriever's: %+v, want %+v", got, want)
+	}
+	run := Outcome{Ranked: []string{"A", "X", "B"}, Seeds: []string{"A"}}
+	if got, want := where(run, q.Relevant), (Where{Seeded: 1, Found: 1, NotFound: 3}); got != want {
+		t.Errorf("a run's: %+v, want %+v", got, want)
+	}
+	rep := Evaluate([]Query{q, q}, []string{"r"}, [][]Outcome{{ran, run}}, []int{1})
+	if got, want := rep.Runs[0].Where, (Where{Seeded: 2, Found: 2, Cut: 1, Unreached: 2, NotFound: 3}); got != want || !rep.Runs[0].Whole {
+		t.Errorf("summed: %+v (whole %v), want %+v", got, rep.Runs[0].Whole, want)
+	}
+}

@@ -31,18 +31,67 @@ const (
 )
 
 // Query is one line of a query set: what a retriever is asked (seeds,
-// tags, and for the retrievers that compare embeddings a query vector) and
+// tags, and for the retrievers that compare embeddings a query vector),
+// or the question whose seeds the gather stage finds (Text, Vector), and
 // the relevance grades of the nodes that should come back.
 type Query struct {
 	ID          string           `json:"id"`
-	Seeds       []retriever.Seed `json:"seeds"`
+	Seeds       []retriever.Seed `json:"seeds,omitempty"`
 	Tags        []string         `json:"tags,omitempty"`
 	QueryVector []float64        `json:"query_vector,omitempty"`
+	// Text is the question as the agent asked it: "query", a string or a
+	// list of strings (several queries: the gather's multi-query
+	// expansion). Vector, "vector", is the question's embedding, for the
+	// gather's vector matcher (docs/EVALUATION.md, "Text queries").
+	Text   Texts     `json:"query,omitempty"`
+	Vector []float64 `json:"vector,omitempty"`
 	// Relevant are the judged nodes, node id to grade. After Judge it
 	// holds the --qrels grades too.
 	Relevant map[string]int `json:"relevant,omitempty"`
 	// Line is the query's line in its file, from 1.
 	Line int `json:"-"`
+}
+
+// Texts are a query's texts: in JSON a string or a list of strings.
+type Texts []string
+
+// UnmarshalJSON reads a string as one text, a list as several.
+func (t *Texts) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*t = Texts{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return errors.New(`"query" is neither a string nor a list of strings`)
+	}
+	*t = many
+	return nil
+}
+
+// HasSeeds says whether the line gives seeds, and HasText whether it gives
+// a question the gather stage can find seeds for (its vector adds to a
+// text; alone it is no question).
+func (q Query) HasSeeds() bool { return len(q.Seeds) > 0 }
+func (q Query) HasText() bool  { return len(q.Text) > 0 }
+
+// GatherVector is the vector the gather's vector matcher reads: "vector",
+// or else "query_vector".
+func (q Query) GatherVector() []float64 {
+	if q.Vector != nil {
+		return q.Vector
+	}
+	return q.QueryVector
+}
+
+// SeedIDs are the node ids of the query's seeds.
+func (q Query) SeedIDs() []string {
+	ids := make([]string, len(q.Seeds))
+	for i, s := range q.Seeds {
+		ids[i] = s.NodeID
+	}
+	return ids
 }
 
 // Retriever is the query as every retriever is asked it.
@@ -78,13 +127,16 @@ func lineErr(line int, format string, args ...any) error {
 //
 //	{"id": "q1", "seeds": [{"node_id": "N2006", "score": 0.85}], "tags": ["stockout"],
 //	 "query_vector": [0.1, ...], "relevant": {"N2003": 2, "N2010": 1}}
+//	{"id": "q2", "query": ["how much safety stock", "stockout risk"], "vector": [0.1, ...],
+//	 "relevant": {"N2003": 2}}
 //
 // Blank lines are skipped. A line is refused (a *LineError naming it) when
 // it is not one JSON object of those members (an unknown or repeated
 // member included), its id is empty, holds white space (a TREC file could
-// not hold it) or repeats an earlier query's, its seeds are not a valid
-// query (at least one, each id once, scores in (0, 1]), its query vector
-// is empty, not finite or all zeros, or a relevant id is empty or graded
+// not hold it) or repeats an earlier query's, it gives neither seeds nor a
+// question ("query" or "vector"), its seeds are not a valid query (each
+// id once, scores in (0, 1]), a query text is empty or blank, its query
+// vector or vector is empty, not finite or all zeros, or a relevant id is empty or graded
 // outside [MinGrade, MaxGrade] or not as an integer. Tags are normalised
 // as every retriever's (retriever.NormalizeTags). "relevant" may be left
 // out when a qrels file judges the query (Judge). A leading UTF-8 BOM is
@@ -101,7 +153,7 @@ func parseQueries(r io.Reader, maxLine, maxFile int64) ([]Query, error) {
 	err := eachLine(r, maxLine, maxFile, "query set", func(line int, text []byte) error {
 		var q Query
 		if err := json.Unmarshal(text, &q, json.RejectUnknownMembers(true)); err != nil {
-			return lineErr(line, "not a query (a JSON object of id, seeds, tags, query_vector, relevant): %v", err)
+			return lineErr(line, "not a query (a JSON object of id, seeds, query, vector, tags, query_vector, relevant): %v", err)
 		}
 		q.Line = line
 		if err := checkQuery(q); err != nil {
@@ -129,12 +181,30 @@ func checkQuery(q Query) error {
 	if err := checkID("query id", q.ID); err != nil {
 		return err
 	}
-	if err := q.Retriever().Validate(); err != nil {
-		return fmt.Errorf("query %s: %w", textsafe.Quote(q.ID), err)
+	if !q.HasSeeds() && !q.HasText() {
+		return fmt.Errorf(`query %s gives no seeds and no question: give "seeds", or "query" for the gather stage to find them`, textsafe.Quote(q.ID))
 	}
-	if q.QueryVector != nil {
-		if err := retriever.CheckQueryVector(q.QueryVector); err != nil {
+	if q.Vector != nil && !q.HasText() {
+		return fmt.Errorf(`query %s: "vector" is the gather's, which starts from a "query" text: give one`, textsafe.Quote(q.ID))
+	}
+	if q.HasSeeds() {
+		if err := q.Retriever().Validate(); err != nil {
 			return fmt.Errorf("query %s: %w", textsafe.Quote(q.ID), err)
+		}
+	}
+	for i, t := range q.Text {
+		if strings.TrimSpace(t) == "" {
+			return fmt.Errorf(`query %s: "query" text %d is blank`, textsafe.Quote(q.ID), i+1)
+		}
+	}
+	for _, v := range []struct {
+		name string
+		v    []float64
+	}{{"query_vector", q.QueryVector}, {"vector", q.Vector}} {
+		if v.v != nil {
+			if err := retriever.CheckQueryVector(v.v); err != nil {
+				return fmt.Errorf("query %s: %s: %w", textsafe.Quote(q.ID), v.name, err)
+			}
 		}
 	}
 	for id, g := range q.Relevant {

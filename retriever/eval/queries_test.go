@@ -41,7 +41,12 @@ func TestParseQueriesRefusesByLine(t *testing.T) {
 		{`{"id": "q1", "seeds": [{"node_id": "A", "score": 1}]}`, `query id "q1" repeats line 1's`},
 		{`{"id": "", "seeds": [{"node_id": "A", "score": 1}]}`, "query id is empty"},
 		{`{"id": "q 2", "seeds": [{"node_id": "A", "score": 1}]}`, "white space"},
-		{`{"id": "q2", "seeds": []}`, "at least one seed"},
+		{`{"id": "q2", "seeds": []}`, "gives no seeds and no question"},
+		{`{"id": "q2", "relevant": {"B": 1}}`, "gives no seeds and no question"},
+		{`{"id": "q2", "query": 7}`, `"query" is neither a string nor a list of strings`},
+		{`{"id": "q2", "query": ["stock", "  "]}`, `"query" text 2 is blank`},
+		{`{"id": "q2", "query": "stock", "vector": [0, 0]}`, "vector: the query vector is all zeros"},
+		{`{"id": "q2", "seeds": [{"node_id": "A", "score": 1}], "vector": [1, 0]}`, `starts from a "query" text`},
 		{`{"id": "q2", "seeds": [{"node_id": "A", "score": 1.5}]}`, "score must be"},
 		{`{"id": "q2", "seeds": [{"node_id": "A", "score": 1}, {"node_id": "A", "score": 0.5}]}`, "given twice"},
 		{`{"id": "q2", "seeds": [{"node_id": "A", "score": 1}], "query_vector": [0, 0]}`, "all zeros"},
@@ -62,6 +67,28 @@ func TestParseQueriesRefusesByLine(t *testing.T) {
 	}
 	if _, err := ParseQueries(strings.NewReader("\n\n")); err == nil || !strings.Contains(err.Error(), "no query") {
 		t.Errorf("empty file: %v", err)
+	}
+}
+
+// TestParseQueriesText: "query" is a string or a list of strings and
+// stands in for "seeds"; "vector" is the gather's vector, which
+// GatherVector falls back from to "query_vector".
+func TestParseQueriesText(t *testing.T) {
+	set, err := ParseQueries(strings.NewReader(`{"id": "a", "query": "safety stock", "relevant": {"B": 1}}
+{"id": "b", "query": ["safety stock", "stockout"], "vector": [1, 0], "relevant": {"B": 1}}
+{"id": "c", "seeds": [{"node_id": "A", "score": 1}], "query": "x", "query_vector": [0, 1], "relevant": {"B": 1}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := set[0].Text; len(got) != 1 || got[0] != "safety stock" || set[0].HasSeeds() || !set[0].HasText() {
+		t.Errorf("a: %+v", set[0])
+	}
+	if got := set[1].Text; len(got) != 2 || got[1] != "stockout" || set[1].GatherVector()[0] != 1 {
+		t.Errorf("b: %+v", set[1])
+	}
+	if !set[2].HasSeeds() || !set[2].HasText() || set[2].GatherVector()[1] != 1 {
+		t.Errorf("c: %+v", set[2])
 	}
 }
 

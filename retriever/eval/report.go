@@ -6,6 +6,66 @@ package eval
 type Outcome struct {
 	Ranked       []string
 	ContextChars int
+	// Seeds are the node ids the query ran from (for another system's
+	// run, the query's own seeds): a relevant seed counts as seeded.
+	Seeds []string
+	// Whole says the caller knows the retriever's whole ranking, beyond
+	// the K it returned; Below are the nodes that ranking holds below the
+	// top K (the relevant ones suffice). Without Whole (another system's
+	// run), a relevant node neither seeded nor ranked is NotFound.
+	Whole bool
+	Below []string
+}
+
+// Where says where a query's relevant nodes (grade ≥ 1) went in one
+// retriever's answer, each counted once, in the first of these that
+// holds (docs/EVALUATION.md, "Where the relevant nodes went"): Seeded (a
+// seed of the query), Found (among the hits returned), and for a retriever
+// whose whole ranking is known Cut (in it, below K) or Unreached (not in
+// it), for another system's run NotFound. They add up to the relevant
+// count.
+type Where struct {
+	Seeded, Found, Cut, Unreached, NotFound int
+}
+
+func (w *Where) add(o Where) {
+	w.Seeded += o.Seeded
+	w.Found += o.Found
+	w.Cut += o.Cut
+	w.Unreached += o.Unreached
+	w.NotFound += o.NotFound
+}
+
+// where places each relevant node of rel in o (Where).
+func where(o Outcome, rel map[string]int) Where {
+	var w Where
+	seeds := setOf(o.Seeds)
+	hits := setOf(o.Ranked)
+	below := setOf(o.Below)
+	for id, g := range rel {
+		switch {
+		case g < 1:
+		case seeds[id]:
+			w.Seeded++
+		case hits[id]:
+			w.Found++
+		case !o.Whole:
+			w.NotFound++
+		case below[id]:
+			w.Cut++
+		default:
+			w.Unreached++
+		}
+	}
+	return w
+}
+
+func setOf(ids []string) map[string]bool {
+	m := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
 }
 
 // Row is one query's line of a retriever's report.
@@ -18,6 +78,8 @@ type Row struct {
 	// Found is how many relevant nodes are among the hits, of Relevant (R).
 	Found    int
 	Relevant int
+	// Where says where the relevant nodes went.
+	Where Where
 }
 
 // Run is one retriever's report over a query set.
@@ -30,7 +92,12 @@ type Run struct {
 	// the characters of the llm context, each the mean over the queries.
 	MeanHits         float64
 	MeanContextChars float64
-	Rows             []Row
+	// Where is the rows' Where summed over the queries, and Whole whether
+	// the retriever's whole rankings were known (a retriever memoria
+	// ran), so that its lost are Cut and Unreached, not NotFound.
+	Where Where
+	Whole bool
+	Rows  []Row
 	// Diff and P compare the run with the report's first, metric by
 	// metric: the mean difference (this run's mean minus the first's) and
 	// the paired randomization test's two-sided p-value. Both nil for the
@@ -76,6 +143,42 @@ type Report struct {
 	// UnjudgedQrels are query ids the qrels judge that the query set
 	// lacks, ignored (Judge).
 	UnjudgedQrels []string
+	// Seeding, when the queries ran both from their given seeds and from
+	// the seeds the gather stage found, compares the two per retriever
+	// (the caller fills it in: Paired).
+	Seeding []SeedingCost
+	// SeedingMode says where the queries' seeds came from: "given",
+	// "gathered" or "both"; "" when no retriever ran (runs alone).
+	SeedingMode string
+}
+
+// SeedingCost is what the gather stage costs one retriever: its row run
+// from the gathered seeds (Runs[Gathered]) against its row from the given
+// ones (Runs[Given]), metric by metric: the mean difference, gathered
+// minus given, and the paired randomization test's p.
+type SeedingCost struct {
+	Retriever       string
+	Given, Gathered int
+	Diff, P         []float64
+}
+
+// Paired compares rep's row b with its row a over the same queries,
+// metric by metric: the mean difference (b's mean minus a's) and the
+// two-sided paired randomization test's p (Permutations rounds, Seed), as
+// Evaluate compares each row with the first.
+func (rep Report) Paired(a, b int) (diff, p []float64) {
+	diff = make([]float64, len(rep.Metrics))
+	p = make([]float64, len(rep.Metrics))
+	for m := range rep.Metrics {
+		x := make([]float64, len(rep.Runs[a].Rows))
+		y := make([]float64, len(x))
+		for q := range x {
+			x[q], y[q] = rep.Runs[a].Rows[q].Values[m], rep.Runs[b].Rows[q].Values[m]
+		}
+		diff[m] = rep.Runs[b].Mean[m] - rep.Runs[a].Mean[m]
+		p[m] = RandomizationTest(x, y, Permutations, Seed)
+	}
+	return diff, p
 }
 
 // Evaluate measures each retriever of names over queries (judged: Judge):
@@ -98,7 +201,9 @@ func Evaluate(queries []Query, names []string, outcomes [][]Outcome, ks []int) R
 		for qi, q := range queries {
 			o := outcomes[r][qi]
 			row := Row{Query: q.ID, Values: make([]float64, len(rep.Metrics)), Hits: len(o.Ranked), ContextChars: o.ContextChars,
-				Found: relevantIn(o.Ranked, q.Relevant, len(o.Ranked)), Relevant: q.NumRelevant()}
+				Found: relevantIn(o.Ranked, q.Relevant, len(o.Ranked)), Relevant: q.NumRelevant(), Where: where(o, q.Relevant)}
+			run.Where.add(row.Where)
+			run.Whole = run.Whole || o.Whole
 			for m, metric := range rep.Metrics {
 				v := metric.Value(o.Ranked, q.Relevant)
 				row.Values[m] = v

@@ -226,7 +226,7 @@ func parseLog(r io.Reader, name string, maxLine, maxFile int64) (SystemRun, erro
 func (r SystemRun) Outcomes(queries []Query) []Outcome {
 	out := make([]Outcome, len(queries))
 	for i, q := range queries {
-		out[i] = Outcome{Ranked: r.Ranked[q.ID]}
+		out[i] = Outcome{Ranked: r.Ranked[q.ID], Seeds: q.SeedIDs()}
 	}
 	return out
 }

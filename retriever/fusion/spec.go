@@ -72,6 +72,19 @@ var Spec = retriever.Define(retriever.Definition[Params]{
 		})
 	},
 	FlagNames: []string{"fuse", "fuse-weights"},
+	// Each fused ranking's weight, tuned as "weight:NAME" (docs/EVALUATION.md,
+	// "Tuning on held-out queries"), 0 to 2 in 11 by default.
+	Keyed: &retriever.Keyed[Params]{Name: "weight", Flag: "fuse-weights", Grid: retriever.Grid{From: 0, To: 2, Steps: 11},
+		Keys: func(p Params) []string { return slices.Clone(p.Fuse) },
+		Get:  Params.weight,
+		Set: func(p *Params, name string, w float64) {
+			ws := maps.Clone(p.Weights)
+			if ws == nil {
+				ws = map[string]float64{}
+			}
+			ws[name] = w
+			p.Weights = ws
+		}},
 	// Every node it ranks is in the union of its lists.
 	Bound:       func(r retriever.Ranking, _ int) int { return retriever.StatInt(r, "union") },
 	Combines:    func(p Params) ([]string, int) { return slices.Clone(p.Fuse), p.Depth },

@@ -73,10 +73,6 @@ func (e *NoNodeError) Error() string {
 // seeds (Explainer.Distance): no search visits more than that many nodes.
 const searchMaxNodes = 20000
 
-// wholeRankingK is the K at which a retriever that declares no Bound
-// (retriever.Definition.Bound) is run to see its whole ranking.
-const wholeRankingK = 100_000
-
 // Explainer answers why one node is (not) in a ranking retriever's
 // ranking: it runs the retriever at its parameters, then, when the node is
 // not among the hits, again with K large enough to see every hit it ranks,
@@ -115,6 +111,25 @@ func New(ctx context.Context, cfg Config, nodeID string) (*Explainer, error) {
 		return err
 	})
 	return w, err
+}
+
+// About is an Explainer of another node, nodeID, for the same query: it
+// shares w's rankings, so asking about several nodes runs each retriever
+// once per K. An unknown node is a *NoNodeError. Neither is safe for
+// concurrent use.
+func (w *Explainer) About(ctx context.Context, nodeID string) (*Explainer, error) {
+	o := *w
+	err := w.cfg.Neighbourhood.Read(ctx, func(r graph.Reader) error {
+		found, err := r.Nodes(ctx, []string{nodeID})
+		if err == nil && len(found) == 0 {
+			err = &NoNodeError{NodeID: nodeID}
+		}
+		if err == nil {
+			o.node = found[0]
+		}
+		return err
+	})
+	return &o, err
 }
 
 // SeedsNotFound are the ids of the query's seeds that no node has, in
@@ -170,11 +185,7 @@ func (w *Explainer) Explain(ctx context.Context, name string, depth int) (Answer
 		// Cut or unreached: every hit the retriever ranks, to see where.
 		depthAll := 0 // Activation Energy's: uncut
 		if name != registry.Activation {
-			b := w.cfg.Settings(name).Spec().Bound(at, len(w.rq.Seeds))
-			if b == 0 {
-				b = wholeRankingK // a retriever that declares no bound
-			}
-			depthAll = max(b, k)
+			depthAll = w.cfg.Settings(name).Spec().WholeK(at, len(w.rq.Seeds), k)
 		}
 		if all, err = w.ranked(ctx, name, depthAll); err != nil {
 			return a, err

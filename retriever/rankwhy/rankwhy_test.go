@@ -2,6 +2,7 @@ package rankwhy_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"testing"
 
@@ -61,7 +62,7 @@ func explainer(t *testing.T, node string) *rankwhy.Explainer {
 //   - The toy "degree" retriever, registered here, ranks N2006 and its
 //     four RELATES neighbours only (N2003, N2004, N2005, N2007), and
 //     declares no bound and no why-not: its whole ranking is read at
-//     wholeRankingK, all 5, and N2001 is unreached with the generic
+//     retriever.WholeRankingK, all 5, and N2001 is unreached with the generic
 //     not_ranked.
 func TestExplainUsesEachRetrieversHooks(t *testing.T) {
 	defer registry.Register(&toyretriever.DegreeSpec)()
@@ -85,5 +86,28 @@ func TestExplainUsesEachRetrieversHooks(t *testing.T) {
 	a, err = explainer(t, "T3001").Explain(ctx, "spreading", 0)
 	if err != nil || a.Verdict != rankwhy.Unreached || a.Reason != retriever.ReasonNoRoute || a.Hops != -1 || a.Searched != 4 || a.Limit != 2 {
 		t.Errorf("spreading: %+v, %v", a, err)
+	}
+}
+
+// TestAbout: an Explainer turned to another node answers for that node
+// (ppr ranks N2001 6th at K = 3, as above, and N2006, the seed, 1st: kept)
+// and an unknown node is a *NoNodeError; the first node's answer is
+// unchanged.
+func TestAbout(t *testing.T) {
+	ctx := context.Background()
+	w := explainer(t, "N2001")
+	seed, err := w.About(ctx, "N2006")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := seed.Explain(ctx, "ppr", 0); err != nil || a.Verdict != rankwhy.Kept || a.NodeID != "N2006" || a.Hit.Rank != 1 {
+		t.Errorf("N2006: %+v, %v", a, err)
+	}
+	if a, err := w.Explain(ctx, "ppr", 0); err != nil || a.Verdict != rankwhy.Cut || a.NodeID != "N2001" || a.Hit.Rank != 6 {
+		t.Errorf("N2001: %+v, %v", a, err)
+	}
+	var none *rankwhy.NoNodeError
+	if _, err := w.About(ctx, "nope"); !errors.As(err, &none) {
+		t.Errorf("unknown node: %v", err)
 	}
 }

@@ -38,7 +38,10 @@ func Server(b testing.TB, name string, n, m int64, gen func() []byte) (*neo4jtes
 	srv := neo4jtest.New(b, neo4jtest.WithDataDir(filepath.Join(dir, name)), neo4jtest.WithPageCache("1g"),
 		neo4jtest.WithHeap("2g"), neo4jtest.WithPersonSettings(), neo4jtest.WithStartTimeout(10*time.Minute))
 	ctx := context.Background()
-	src, err := neo4jdb.Connect(ctx, neo4jdb.Settings{URI: srv.URI, Username: srv.Username, Password: srv.Password})
+	// A minute to connect: a server just started on a busy machine (other
+	// builds on its two cores) has missed the default 10 s.
+	src, err := neo4jdb.Connect(ctx, neo4jdb.Settings{URI: srv.URI, Username: srv.Username, Password: srv.Password,
+		ConnectTimeout: time.Minute})
 	if err != nil {
 		b.Fatal(err)
 	}
