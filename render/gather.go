@@ -39,12 +39,16 @@ func GatherText(res gather.Result) string {
 	if res.NoVector > 0 {
 		fmt.Fprintf(&b, "%d nodes have no embedding of the query vector's dimension: the vector matcher did not score them\n", res.NoVector)
 	}
+	for _, n := range res.Notices {
+		fmt.Fprintf(&b, "note: %s\n", textsafe.Escape(n))
+	}
 	return b.String()
 }
 
 // GatherJSON is a gather as one JSON line: {"queries", "candidates":
 // [{"node_id", "rank", "R", "rrf", "seed", "matches": [{"query",
-// "matcher", "score", "raw"}]}], "no_vector"}, graph text \u-escaped where
+// "matcher", "score", "raw"}]}], "no_vector", "notices" (when any: how a
+// Neo4j server's lists were read)}, graph text \u-escaped where
 // it could act on a terminal.
 func GatherJSON(res gather.Result) ([]byte, error) {
 	type match struct {
@@ -65,7 +69,8 @@ func GatherJSON(res gather.Result) ([]byte, error) {
 		Queries    []string `json:"queries"`
 		Candidates []cand   `json:"candidates"`
 		NoVector   int      `json:"no_vector"`
-	}{Queries: res.Queries, Candidates: []cand{}, NoVector: res.NoVector}
+		Notices    []string `json:"notices,omitempty"`
+	}{Queries: res.Queries, Candidates: []cand{}, NoVector: res.NoVector, Notices: res.Notices}
 	for _, c := range res.Candidates {
 		x := cand{NodeID: c.NodeID, Rank: c.Rank, R: c.R, RRF: c.RRF, Seed: c.Seed}
 		for _, m := range c.Matches {

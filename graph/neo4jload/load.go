@@ -390,8 +390,8 @@ func (r *txResult) sum(f func(neo4j.Counters) int) int64 {
 }
 
 // indexes creates the plan's indexes (each label's id index, RELATES'
-// weight index), each in its own schema transaction, and waits for them
-// to come online.
+// weight index, the gather's fulltext index), each in its own schema
+// transaction, and waits for them to come online.
 func (l *loader) indexes(ctx context.Context, sess neo4j.SessionWithContext) error {
 	p := l.plan
 	for i, q := range p.indexes {
@@ -403,6 +403,14 @@ func (l *loader) indexes(ctx context.Context, sess neo4j.SessionWithContext) err
 		l.st.IndexesCreated += out.sum(neo4j.Counters.IndexesAdded)
 		l.st.Indexes = append(l.st.Indexes, name)
 		l.progress("indexes", i+1, len(p.indexes))
+	}
+	if p.fulltext != "" {
+		out, err := l.writeQuery(ctx, sess, p.fulltext, nil)
+		if err != nil {
+			return fmt.Errorf("creating index %s: %w", neo4jdb.GatherIndexName, err)
+		}
+		l.st.IndexesCreated += out.sum(neo4j.Counters.IndexesAdded)
+		l.st.Indexes = append(l.st.Indexes, neo4jdb.GatherIndexName)
 	}
 	if _, err := l.writeQuery(ctx, sess, "CALL db.awaitIndexes(300)", nil); err != nil {
 		return fmt.Errorf("waiting for the indexes: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/graph/apoc"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/cypherlit"
 )
 
@@ -45,7 +46,10 @@ type Plan struct {
 
 	indexNames []string
 	indexes    []string // CREATE INDEX statements, in apoc.IndexLabelsOf order
-	labelsMet  []string
+	// fulltext creates the gather's fulltext index (neo4jdb.GatherIndexName)
+	// over the same labels and GatherProperties.
+	fulltext  string
+	labelsMet []string
 
 	nodeGroups []*nodeGroup
 	byLabels   map[string]*nodeGroup
@@ -227,6 +231,7 @@ func (p *Plan) finish() error {
 	labels := apoc.IndexLabelsOf(p.labelsMet)
 	p.indexNames = apoc.IndexNames(labels)
 	p.indexes = apoc.IndexStatements(labels)
+	p.fulltext = neo4jdb.FulltextStatement(labels, GatherProperties)
 	if _, ok := p.byType[graph.Relates]; ok {
 		p.indexNames = append(p.indexNames, apoc.WeightIndexName)
 		p.indexes = append(p.indexes, apoc.WeightIndexStatement)
@@ -251,11 +256,21 @@ func (p *Plan) nodeOf(iid string) (int32, error) {
 	return i, nil
 }
 
-// Queries lists the distinct statements of the plan: the index creations,
+// GatherProperties are the properties of memoria's own shape the gather
+// reads (docs/RETRIEVERS.md, "Gather": the memoria preset's names, then
+// its texts), which the fulltext index that `memoria load` creates
+// covers.
+var GatherProperties = []string{"name", "title", "text", "description", "summary"}
+
+// Queries lists the distinct statements of the plan: the index creations
+// (the fulltext index's last),
 // each label list's merge, create and take-over queries, each relationship
 // type's two queries.
 func (p *Plan) Queries() []string {
 	out := append([]string(nil), p.indexes...)
+	if p.fulltext != "" {
+		out = append(out, p.fulltext)
+	}
 	for _, grp := range p.nodeGroups {
 		if grp.merge != "" {
 			out = append(out, grp.merge, grp.create)

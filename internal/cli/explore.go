@@ -140,6 +140,7 @@ func runExplore(ctx context.Context, args []string, env Env) error {
 	if err := parseCommand(env, "explore", exploreUsage, args, &x); err != nil {
 		return err
 	}
+	x.q.gather.useVector(&x.rf)
 	source, err := x.q.open(ctx, env)
 	if err != nil {
 		return err

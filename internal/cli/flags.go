@@ -285,7 +285,14 @@ func (q *queryFlags) open(ctx context.Context, env Env) (graph.Source, error) {
 // gatherSeeds adds the seeds --query finds to --seed's (a hand seed's R
 // wins) and says on stderr which it found.
 func (q *queryFlags) gatherSeeds(ctx context.Context, env Env, src graph.Source) error {
-	res, err := q.gather.run(ctx, src, q.src.schema.preset, nil)
+	vector := q.gather.vector
+	if vector == nil && q.gather.vectorFile != "" {
+		var err error
+		if vector, err = readInput("", "query-vector", q.gather.vectorFile, parseQueryVector); err != nil {
+			return err
+		}
+	}
+	res, err := q.gather.run(ctx, src, q.src.schema.preset, vector)
 	if err != nil {
 		return err
 	}
@@ -303,6 +310,9 @@ func (q *queryFlags) gatherSeeds(ctx context.Context, env Env, src graph.Source)
 		parts[i] = fmt.Sprintf("%s (R %s)", render.DisplayID(s.NodeID), render.Num(s.Score))
 	}
 	fmt.Fprintf(env.Stderr, "memoria: --query gathered %d seeds: %s\n", len(found), strings.Join(parts, ", "))
+	for _, n := range res.Notices {
+		fmt.Fprintf(env.Stderr, "memoria: --query: %s\n", textsafe.Escape(n))
+	}
 	q.seeds = seedsWith(q.seeds, found)
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
+	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/gather"
@@ -24,13 +26,25 @@ type gatherFlags struct {
 	// last is the last gather run: its index, settings and result, for
 	// why's first answer (was the node gathered?).
 	last *gathered
+	// vector is the query's embedding (--query-vector, which the
+	// retrievers' flags read): the vector matcher's; vectorFile is that
+	// flag's file, read here when no retriever flag read it.
+	vector     []float64
+	vectorFile string
 }
 
-// gathered is one gather's index, the settings it ran with and its result.
+// useVector takes the query vector the retrievers' flags read (or will:
+// the file).
+func (g *gatherFlags) useVector(rf *retrieverFlags) {
+	g.vector, g.vectorFile = rf.vector, rf.queryVector
+}
+
+// gathered is one gather's settings, its result and the scores of any node
+// (the embedded index's, or the Neo4j searcher's).
 type gathered struct {
-	ix  *gather.Index
-	opt gather.Options
-	res gather.Result
+	opt    gather.Options
+	res    gather.Result
+	scores func(id string) ([]gather.NodeScore, error)
 }
 
 // whyText says whether node id was gathered by the last run (render's
@@ -39,7 +53,10 @@ func (g *gatherFlags) whyText(id string) string {
 	if g.last == nil {
 		return ""
 	}
-	scores, _ := g.last.ix.Scores(id, g.last.res.Queries, nil, g.last.opt)
+	scores, err := g.last.scores(id)
+	if err != nil {
+		return "the gather's scores of " + render.DisplayID(id) + " could not be read: " + textsafe.EscapeLines(err.Error()) + "\n"
+	}
 	return render.GatheredText(id, g.last.res, scores, g.last.opt.SeedK, g.last.opt.Min)
 }
 
@@ -113,14 +130,10 @@ func (g *gatherFlags) matchers(vector []float64) ([]string, error) {
 	return items, nil
 }
 
-// run gathers on src: the index built from every node (the embedded
-// engine; a Neo4j server needs its fulltext index, not built yet), the
-// candidates and seeds of the queries.
+// run gathers on src, the candidates and seeds of the queries: on the
+// embedded engine through the index built from every node, on Neo4j
+// through its fulltext index (docs/RETRIEVERS.md, "Gather").
 func (g *gatherFlags) run(ctx context.Context, src graph.Source, schema string, vector []float64) (gather.Result, error) {
-	scan, ok := src.(graph.NodeScanner)
-	if !ok {
-		return gather.Result{}, fmt.Errorf("--query: the gather stage reads the embedded engine's graph (--graph or the demo graph); on Neo4j it is not built yet")
-	}
 	f, err := g.fields(schema)
 	if err != nil {
 		return gather.Result{}, err
@@ -129,15 +142,41 @@ func (g *gatherFlags) run(ctx context.Context, src graph.Source, schema string, 
 	if opt.Matchers, err = g.matchers(vector); err != nil {
 		return gather.Result{}, err
 	}
-	ix, err := gather.Build(ctx, scan, f)
-	if err != nil {
-		return gather.Result{}, err
-	}
-	res, err := ix.Gather(ctx, g.queries, vector, opt)
-	if err != nil {
+	// The settings and the queries first: a refusal needs no graph read.
+	if err := gather.Check(g.queries, vector, opt); err != nil {
 		return gather.Result{}, usagef("--query: %v", err)
 	}
-	g.last = &gathered{ix: ix, opt: opt, res: res}
+	queries := g.queries
+	var res gather.Result
+	var scores func(string) ([]gather.NodeScore, error)
+	switch s := src.(type) {
+	case *neo4jdb.Source:
+		ns, err := newNeo4jSearcher(ctx, s, f, opt.Matchers)
+		if err != nil {
+			return gather.Result{}, err
+		}
+		if res, err = gather.GatherFrom(ctx, ns, queries, vector, opt); err != nil {
+			return gather.Result{}, err
+		}
+		scores = func(id string) ([]gather.NodeScore, error) {
+			return gather.ScoresFrom(ctx, ns, id, queries, vector, opt)
+		}
+	case graph.NodeScanner:
+		ix, err := gather.Build(ctx, s, f)
+		if err != nil {
+			return gather.Result{}, err
+		}
+		if res, err = ix.Gather(ctx, queries, vector, opt); err != nil {
+			return gather.Result{}, err
+		}
+		scores = func(id string) ([]gather.NodeScore, error) {
+			out, _ := ix.Scores(id, queries, vector, opt)
+			return out, nil
+		}
+	default:
+		return gather.Result{}, fmt.Errorf("--query: the gather stage cannot read %s", src.Describe())
+	}
+	g.last = &gathered{opt: opt, res: res, scores: scores}
 	return res, nil
 }
 
@@ -166,7 +205,11 @@ Formats:
   text  the candidates, each with its matches, the seeds marked
   json  {"queries": [...], "candidates": [{"node_id", "rank", "R", "rrf",
         "seed", "matches": [{"query", "matcher", "score", "raw"}]}],
-        "no_vector": N}
+        "no_vector": N, "notices": [...] (when any: how Neo4j's lists
+        were read)}
+
+On Neo4j the gather reads its fulltext index (and a vector index), which
+memoria load creates; without it the refusal gives the statement.
 
 Flags:
 `

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -136,5 +139,70 @@ func TestWhyGatheredFirst(t *testing.T) {
 	code, _, errs = run(t, "explore", "--seed", "N2006", "--tags", "auto")
 	if code != ExitUsage || !strings.Contains(errs, "--tags auto takes the tags a --query names") {
 		t.Errorf("--tags auto without --query: exit %d, %s", code, errs)
+	}
+}
+
+// vectorGraph is three nodes with names and two-number embeddings, and
+// RELATES between them: A "alpha" [1, 0], B "beta" [0, 1], C "gamma"
+// [0.6, 0.8].
+const vectorGraph = `{"type":"node","id":"0","labels":["Event"],"properties":{"id":"A","name":"alpha","embedding":[1,0]}}
+{"type":"node","id":"1","labels":["Event"],"properties":{"id":"B","name":"beta","embedding":[0,1]}}
+{"type":"node","id":"2","labels":["Event"],"properties":{"id":"C","name":"gamma","embedding":[0.6,0.8]}}
+{"type":"relationship","id":"0","label":"RELATES","properties":{"weight":0.8},"start":{"id":"0","labels":["Event"]},"end":{"id":"1","labels":["Event"]}}
+{"type":"relationship","id":"1","label":"RELATES","properties":{"weight":0.8},"start":{"id":"1","labels":["Event"]},"end":{"id":"2","labels":["Event"]}}
+`
+
+// TestQueryVectorEveryCommand: --query-vector beside --query adds the
+// vector matcher on explore (Activation Energy and a ranking retriever),
+// compare, why, sweep and the explorer's command line. On vectorGraph the
+// query "alpha" with the vector [0, 1]: exact finds A (score 1; token and
+// bm25 too), vector scores B cos 1, C 0.8 and A 0, so the vector list is
+// B, C (Min 0.5) and the seeds are A (R 1, three lists: 3/61), B (R 1,
+// 1/61) and C (R 0.8, 1/62), said on stderr; without --query-vector only
+// A. And --query-vector with neither --query nor a retriever that reads
+// it stays refused.
+func TestQueryVectorEveryCommand(t *testing.T) {
+	g := writeGraph(t, vectorGraph)
+	vec := filepath.Join(t.TempDir(), "v.json")
+	if err := os.WriteFile(vec, []byte("[0, 1]"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const three = "--query gathered 3 seeds: A (R 1), B (R 1), C (R 0.8)"
+	for _, args := range [][]string{
+		{"explore"},
+		{"explore", "--retriever", "ppr"},
+		{"compare", "--retrievers", "ppr,expansion"},
+		{"why", "--node", "C"},
+		{"sweep", "--param", "max-depth", "--values", "1,2"},
+	} {
+		base := append(slices.Clone(args), "--graph", g, "--query", "alpha")
+		code, _, errs := run(t, append(base, "--query-vector", vec)...)
+		if code != 0 || !strings.Contains(errs, three) {
+			t.Errorf("%q: exit %d: %s", args, code, errs)
+		}
+		code, _, errs = run(t, base...)
+		if code != 0 || !strings.Contains(errs, "--query gathered 1 seeds: A (R 1)\n") {
+			t.Errorf("%q without the vector: exit %d: %s", args, code, errs)
+		}
+	}
+	code, _, errs := run(t, "explore", "--graph", g, "--seed", "A", "--query-vector", vec)
+	if code != ExitUsage || !strings.Contains(errs, "--query-vector does not apply to --retriever activation") {
+		t.Errorf("without --query: exit %d: %s", code, errs)
+	}
+}
+
+// TestQueryVectorExplorer: the explorer's command line takes --query-vector
+// beside --query: with no terminal it opens the source, gathers (the seeds
+// said on stderr, as TestQueryVectorEveryCommand's: A, B and C) and only
+// then refuses to draw (exit 2).
+func TestQueryVectorExplorer(t *testing.T) {
+	g := writeGraph(t, vectorGraph)
+	vec := filepath.Join(t.TempDir(), "v.json")
+	if err := os.WriteFile(vec, []byte("[0, 1]"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := run(t, "--graph", g, "--query", "alpha", "--query-vector", vec)
+	if code != ExitUsage || !strings.Contains(errs, "--query gathered 3 seeds: A (R 1), B (R 1), C (R 0.8)") || !strings.Contains(errs, "needs a terminal") {
+		t.Errorf("exit %d: %s", code, errs)
 	}
 }

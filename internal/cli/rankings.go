@@ -32,6 +32,7 @@ type rankings struct {
 // function that closes the source (the caller defers it): what compare,
 // eval, the metric sweep and why --retriever start with.
 func openRankings(ctx context.Context, env Env, q *queryFlags, rf *retrieverFlags) (*rankings, func(), error) {
+	q.gather.useVector(rf)
 	source, err := q.open(ctx, env)
 	if err != nil {
 		return nil, nil, err

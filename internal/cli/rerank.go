@@ -104,10 +104,14 @@ func (f *rerankFlags) check(fs *flag.FlagSet, cmd string, queryVector []float64)
 }
 
 // sharedWith are the flags of other retrievers that the flags set on fs
-// make shared: rerankShared with --rerank signals, none otherwise.
+// make shared: rerankShared with --rerank signals, the query vector with
+// --query (the gather's vector matcher), none otherwise.
 func sharedWith(fs *flag.FlagSet) []string {
 	if f := fs.Lookup("rerank"); f != nil && f.Value.String() == signals.Name {
 		return rerankShared
+	}
+	if isSet(fs, "query") { // the gather's vector matcher takes it
+		return []string{"query-vector"}
 	}
 	return nil
 }

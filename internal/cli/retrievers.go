@@ -84,8 +84,8 @@ func (r *retrieverFlags) register(fs *flag.FlagSet) {
 		r.set[spec.Name] = &p
 		spec.RegisterFlags(fs, &p, registry.Others(spec.Name), listItems)
 	}
-	fs.StringVar(&r.queryVector, "query-vector", "", "spreading, and --rerank signals with any retriever: a JSON array of numbers in `FILE`, the\n"+
-		"query's embedding (semantic similarity)")
+	fs.StringVar(&r.queryVector, "query-vector", "", "spreading, --rerank signals with any retriever, and --query's vector matcher: a JSON array of\n"+
+		"numbers in `FILE`, the query's embedding (semantic similarity)")
 }
 
 // settings are retriever name's parameters as its flags set them, with

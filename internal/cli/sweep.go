@@ -99,6 +99,7 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	if err := refuseUnlisted(fs, "sweep", "a sweep without --queries varies Activation Energy's thresholds", []string{activation.Name}); err != nil {
 		return err
 	}
+	t.q.gather.useVector(&rf)
 	p, err := t.check(*param)
 	if err != nil {
 		return err

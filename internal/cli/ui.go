@@ -107,6 +107,7 @@ func runUI(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	plain := u.noColor || env.Getenv("NO_COLOR") != ""
+	u.q.gather.useVector(&u.rf)
 	source, err := openForUI(ctx, &u.q, env, plain)
 	if err != nil {
 		return err

@@ -74,6 +74,7 @@ func runWhy(ctx context.Context, args []string, env Env) error {
 	if rf.name != activation.Name {
 		return runWhyRanking(ctx, env, &q, &rf, *node, *format)
 	}
+	q.gather.useVector(&rf)
 	source, err := q.open(ctx, env)
 	if err != nil {
 		return err

@@ -193,7 +193,7 @@ func naiveGather(ns []graph.Node, f Fields, queries []string, opt Options) []str
 				for _, p := range append(slices.Clone(f.Names), f.Texts...) {
 					holders, total, df := 0, 0, map[string]int{}
 					for _, n := range ns {
-						toks := Tokens(strings.Join(stringsOf(n.Properties[p]), " "))
+						toks := LuceneWords(strings.Join(stringsOf(n.Properties[p]), " "))
 						if len(toks) > 0 {
 							holders++
 							total += len(toks)
@@ -203,8 +203,8 @@ func naiveGather(ns []graph.Node, f Fields, queries []string, opt Options) []str
 						}
 					}
 					for _, n := range ns {
-						toks := Tokens(strings.Join(stringsOf(n.Properties[p]), " "))
-						for _, t := range slices.Compact(slices.Sorted(slices.Values(qt))) {
+						toks := LuceneWords(strings.Join(stringsOf(n.Properties[p]), " "))
+						for _, t := range slices.Compact(slices.Sorted(slices.Values(LuceneWords(q)))) {
 							freq := 0
 							for _, x := range toks {
 								if x == t {
@@ -212,7 +212,7 @@ func naiveGather(ns []graph.Node, f Fields, queries []string, opt Options) []str
 								}
 							}
 							if freq > 0 {
-								raw[n.ID] += IDF(holders, df[t]) * TF(float64(freq), float64(len(toks)), float64(total)/float64(holders))
+								raw[n.ID] += IDF(holders, df[t]) * TF(float64(freq), float64(LuceneLength(len(toks))), float64(total)/float64(holders))
 							}
 						}
 					}
@@ -222,9 +222,31 @@ func naiveGather(ns []graph.Node, f Fields, queries []string, opt Options) []str
 			for _, v := range raw {
 				top = max(top, v)
 			}
+			// The name matchers score the nodes with a name word that
+			// begins with a query word's first three runes.
+			scored := func(n graph.Node) bool {
+				for _, p := range f.Names {
+					for _, name := range stringsOf(n.Properties[p]) {
+						for _, w := range LuceneWords(name) {
+							for _, qw := range qt {
+								if r := []rune(qw); len(r) > 3 {
+									qw = string(r[:3])
+								}
+								if strings.HasPrefix(w, qw) {
+									return true
+								}
+							}
+						}
+					}
+				}
+				return false
+			}
 			for _, n := range ns {
 				s := 0.0
 				for _, p := range f.Names {
+					if m != BM25 && !scored(n) {
+						break
+					}
 					for _, name := range stringsOf(n.Properties[p]) {
 						nn := Normalize(name)
 						if nn == "" {
