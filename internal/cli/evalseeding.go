@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memoria-graph/memoria/graph"
+	"github.com/memoria-graph/memoria/graph/neo4jdb"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever/eval"
 	"github.com/memoria-graph/memoria/retriever/gather"
@@ -81,17 +82,13 @@ func (e *evalFlags) resolveSeeding(env Env, set []eval.Query) ([]eval.Query, err
 // punctuation) is refused, naming its line.
 func (e *evalFlags) gatheredSet(ctx context.Context, env Env, src graph.Source, set []eval.Query) ([]eval.Query, error) {
 	g := &e.q.gather
-	scan, ok := src.(graph.NodeScanner)
-	if !ok {
-		return nil, fmt.Errorf("eval: --seeding %s: the gather stage reads the embedded engine's graph (--graph or the demo graph); on Neo4j it is not built yet", e.seeding)
-	}
 	f, err := g.fields(e.q.src.schema.preset)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := gather.Build(ctx, scan, f)
+	find, err := gathererOn(ctx, src, f)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("eval: --seeding %s: %w", e.seeding, err)
 	}
 	out := make([]eval.Query, len(set))
 	var none []string
@@ -104,9 +101,12 @@ func (e *evalFlags) gatheredSet(ctx context.Context, env Env, src graph.Source, 
 		if !slices.Contains(opt.Matchers, gather.Vector) {
 			vec = nil
 		}
-		res, err := ix.Gather(ctx, q.Text, vec, opt)
-		if err != nil {
+		if err := gather.Check(q.Text, vec, opt); err != nil {
 			return nil, usagef("eval: --queries %s: line %d (query %s): %v", textsafe.Escape(e.queries), q.Line, textsafe.Quote(q.ID), err)
+		}
+		res, err := find(q.Text, vec, opt)
+		if err != nil {
+			return nil, fmt.Errorf("eval: --queries %s: line %d (query %s): %w", textsafe.Escape(e.queries), q.Line, textsafe.Quote(q.ID), err)
 		}
 		q.Seeds = res.Seeds()
 		if len(q.Seeds) == 0 {
@@ -118,6 +118,38 @@ func (e *evalFlags) gatheredSet(ctx context.Context, env Env, src graph.Source, 
 		fmt.Fprintf(env.Stderr, "memoria: eval: the gather found no seed for %s: no retriever returns anything there\n", strings.Join(none, ", "))
 	}
 	return out, nil
+}
+
+// gathererOn is the gather stage on src for fields f, as --query runs it
+// (gatherFlags.run): on the embedded engine one index of every node, built
+// here once; on Neo4j its fulltext (and vector) indexes, a searcher per
+// set of matchers, made when first asked.
+func gathererOn(ctx context.Context, src graph.Source, f gather.Fields) (func(queries []string, vector []float64, opt gather.Options) (gather.Result, error), error) {
+	switch s := src.(type) {
+	case *neo4jdb.Source:
+		searchers := map[string]*neo4jSearcher{}
+		return func(queries []string, vector []float64, opt gather.Options) (gather.Result, error) {
+			key := strings.Join(opt.Matchers, ",")
+			ns := searchers[key]
+			if ns == nil {
+				var err error
+				if ns, err = newNeo4jSearcher(ctx, s, f, opt.Matchers); err != nil {
+					return gather.Result{}, err
+				}
+				searchers[key] = ns
+			}
+			return gather.GatherFrom(ctx, ns, queries, vector, opt)
+		}, nil
+	case graph.NodeScanner:
+		ix, err := gather.Build(ctx, s, f)
+		if err != nil {
+			return nil, err
+		}
+		return func(queries []string, vector []float64, opt gather.Options) (gather.Result, error) {
+			return ix.Gather(ctx, queries, vector, opt)
+		}, nil
+	}
+	return nil, fmt.Errorf("the gather stage cannot read this source")
 }
 
 // seedingCost compares, for each retriever of names (rows i and
