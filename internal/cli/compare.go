@@ -44,36 +44,45 @@ Formats:
 Flags:
 `
 
-func runCompare(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet(env, "compare", compareUsage)
-	var q queryFlags
-	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
-	var rf retrieverFlags
-	rf.register(fs)
-	var rr rerankFlags
-	rr.register(fs)
-	list := fs.String("retrievers", strings.Join(retrieverNames(), ","), "the `retrievers` to compare, comma-separated: "+strings.Join(retrieverNames(), ", "))
-	format := fs.String("format", "text", "output `format`: text, json, html or graphml")
-	if err := parse(fs, env, args); err != nil {
+// compareFlags are compare's flags: the bundle every running command
+// shares and its own.
+type compareFlags struct {
+	runFlags
+	list, format string
+	// names are --retrievers as check read them.
+	names []string
+}
+
+func (c *compareFlags) register(fs *flag.FlagSet) {
+	c.runFlags.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)", true)
+	fs.StringVar(&c.list, "retrievers", strings.Join(retrieverNames(), ","), "the `retrievers` to compare, comma-separated: "+strings.Join(retrieverNames(), ", "))
+	fs.StringVar(&c.format, "format", "text", "output `format`: text, json, html or graphml")
+}
+
+func (c *compareFlags) check(fs *flag.FlagSet) error {
+	if err := c.requireSeeds(fs, "compare", "seeds go in --seed"); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("compare: unexpected argument %q (seeds go in --seed)", fs.Arg(0))
-	}
-	if !q.hasSeeds() {
-		return usagef("compare: at least one --seed is required")
 	}
 	if fs.Lookup("retriever") != nil && isSet(fs, "retriever") {
 		return usagef("compare: --retriever picks one retriever; compare takes --retrievers A,B,...")
 	}
-	names, err := listedRetrievers(fs, "compare", *list, 2, &rf, &rr)
-	if err != nil {
+	var err error
+	if c.names, err = listedRetrievers(fs, "compare", c.list, 2, &c.rf, &c.rr); err != nil {
 		return err
 	}
-	if !slices.Contains([]string{"text", "json", "html", "graphml"}, *format) {
-		return usagef("compare: unknown --format %q (want text, json, html or graphml)", *format)
+	if !slices.Contains([]string{"text", "json", "html", "graphml"}, c.format) {
+		return usagef("compare: unknown --format %q (want text, json, html or graphml)", c.format)
 	}
-	g, closeSource, err := openRankings(ctx, env, &q, &rf)
+	return nil
+}
+
+func runCompare(ctx context.Context, args []string, env Env) error {
+	var c compareFlags
+	if err := parseCommand(env, "compare", compareUsage, args, &c); err != nil {
+		return err
+	}
+	q, rf, rr, names, format := &c.q, &c.rf, &c.rr, c.names, &c.format
+	g, closeSource, err := openRankings(ctx, env, q, rf)
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,8 @@ Flags:
 func runSweep(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet(env, "sweep", sweepUsage)
 	var t thresholdSweep
-	t.q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
+	t.runFlags.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)", true)
+	rf, rr := &t.rf, &t.rr
 	param := fs.String("param", "", "the `parameter` to sweep: min-activation, max-branches, tag-sim-floor or max-depth")
 	fs.StringVar(&t.values, "values", "", "comma-separated `values` to explore (no breakpoints are added)")
 	fs.Float64Var(&t.from, "from", 0, "first value of the grid (default: the parameter's range)")
@@ -72,10 +73,6 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	fs.StringVar(&t.format, "format", "text", "output `format`: text, json or csv")
 	fs.IntVar(&t.maxPoints, "max-points", sweep.DefaultMaxPoints, "most `explorations` spent looking for min-activation breakpoints (each adds at most one point)")
 	fs.DurationVar(&t.budget, "budget", sweep.DefaultBudget, "most `time` spent looking for min-activation breakpoints; 0 for no limit")
-	var rf retrieverFlags
-	rf.register(fs)
-	var rr rerankFlags
-	rr.register(fs)
 	queries := fs.String("queries", "", "a metric sweep: measure each value over the query set in `FILE` (JSON lines, as memoria eval reads it):\n"+
 		"recall, nDCG and the rest at --k, and the context size, for the parameter of --retriever (any retriever's numeric flag)")
 	qrelsFile := fs.String("qrels", "", "with --queries: relevance grades from a TREC qrels `FILE`, beside the query set's")
@@ -89,7 +86,7 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 		return usagef("sweep: unexpected argument %q (seeds go in --seed)", fs.Arg(0))
 	}
 	if t.set["queries"] {
-		return metricSweepCmd(ctx, env, fs, &t.q, &rf, &rr, t.set, *param, t.values, t.from, t.to, t.steps, *queries, *qrelsFile, *kList, t.format)
+		return metricSweepCmd(ctx, env, fs, &t.q, rf, rr, t.set, *param, t.values, t.from, t.to, t.steps, *queries, *qrelsFile, *kList, t.format)
 	}
 	for _, f := range []string{"qrels", "k", "retriever", "rerank"} {
 		if t.set[f] {
@@ -99,7 +96,7 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 	if err := refuseUnlisted(fs, "sweep", "a sweep without --queries varies Activation Energy's thresholds", []string{activation.Name}); err != nil {
 		return err
 	}
-	t.q.gather.useVector(&rf)
+	t.q.gather.useVector(rf)
 	p, err := t.check(*param)
 	if err != nil {
 		return err
@@ -114,7 +111,7 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 // thresholdSweep is a sweep of one of Activation Energy's thresholds
 // (without --queries): its flags, as runSweep parsed them.
 type thresholdSweep struct {
-	q                queryFlags
+	runFlags         // the bundle every running command shares
 	values, format   string
 	from, to         float64
 	steps, maxPoints int

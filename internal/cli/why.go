@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 
@@ -45,36 +46,42 @@ in the command line, an unknown --node id included.
 Flags:
 `
 
-func runWhy(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet(env, "why", whyUsage)
-	var q queryFlags
-	q.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)")
-	node := fs.String("node", "", "the `ID` of the node to explain")
-	format := fs.String("format", "text", "output `format`: text or json")
-	var rf retrieverFlags
-	rf.register(fs)
-	if err := parse(fs, env, args); err != nil {
+// whyFlags are why's flags: the bundle every running command shares (no
+// rerank: why explains a retriever's own ranking) and its own.
+type whyFlags struct {
+	runFlags
+	node, format string
+}
+
+func (w *whyFlags) register(fs *flag.FlagSet) {
+	w.runFlags.register(fs, "seed `ID[=SCORE]` (repeatable; SCORE in (0,1], default 1)", false)
+	fs.StringVar(&w.node, "node", "", "the `ID` of the node to explain")
+	fs.StringVar(&w.format, "format", "text", "output `format`: text or json")
+}
+
+func (w *whyFlags) check(fs *flag.FlagSet) error {
+	if err := w.requireSeeds(fs, "why", "the node goes in --node"); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("why: unexpected argument %q (the node goes in --node)", fs.Arg(0))
-	}
-	if !q.hasSeeds() {
-		return usagef("why: at least one --seed is required")
-	}
-	if *node == "" {
+	if w.node == "" {
 		return usagef("why: --node is required (the id of the node to explain)")
 	}
-	if *format != "text" && *format != "json" {
-		return usagef("why: unknown --format %q (want text or json)", *format)
+	if w.format != "text" && w.format != "json" {
+		return usagef("why: unknown --format %q (want text or json)", w.format)
 	}
-	if err := rf.check(fs, "why"); err != nil {
+	return w.rf.check(fs, "why")
+}
+
+func runWhy(ctx context.Context, args []string, env Env) error {
+	var w whyFlags
+	if err := parseCommand(env, "why", whyUsage, args, &w); err != nil {
 		return err
 	}
+	q, rf, node, format := &w.q, &w.rf, &w.node, &w.format
 	if rf.name != activation.Name {
-		return runWhyRanking(ctx, env, &q, &rf, *node, *format)
+		return runWhyRanking(ctx, env, q, rf, *node, *format)
 	}
-	q.gather.useVector(&rf)
+	q.gather.useVector(rf)
 	source, err := q.open(ctx, env)
 	if err != nil {
 		return err
