@@ -439,3 +439,37 @@ func TestGatherNeo4jHostileNames(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherNeo4jGraphitiEqualsEmbedded: the Graphiti fixture
+// (testdata/graphiti.jsonl: Entity nodes keyed by uuid, names in name,
+// texts in summary, one name a Cypher injection) stored on a server as it
+// is (--schema graphiti): without the fulltext index over name and summary
+// the gather is refused with the statement that creates it; after it, the
+// candidates, seeds and scores are the embedded engine's (sameGather), for
+// an exact name, a name's word, a misspelt one (fuzzy) and words of the
+// summaries, the injection's name among the candidates escaped alike.
+func TestGatherNeo4jGraphitiEqualsEmbedded(t *testing.T) {
+	srv, d := freshServer(t)
+	neo4jfix.StoreAsIs(t, d, "../../testdata/graphiti.jsonl")
+	neoArgs := []string{"--uri", srv.URI, "--schema", "graphiti"}
+	code, _, errs := runIn(t, serverSession(srv), append([]string{"gather", "--query", "Alice"}, neoArgs...)...)
+	if code != 1 || !strings.Contains(errs, "CREATE FULLTEXT INDEX `memoria_gather`") {
+		t.Fatalf("no index: exit %d: %s", code, errs)
+	}
+	cypherExec(t, d, fixStatements(t, errs)...)
+	for _, q := range []string{"Alice", "Leeds", "Sheffeld DC", "distribution centre warehouse", "Bob DETACH DELETE", "fastener family"} {
+		args := []string{"gather", "--query", q, "--match", "exact,token,fuzzy,bm25", "--gather-min", "0.3", "--format", "json", "--schema", "graphiti"}
+		code, emb, errs := run(t, append(args, "--graph", "../../testdata/graphiti.jsonl")...)
+		if code != 0 {
+			t.Fatalf("%q embedded: exit %d: %s", q, code, errs)
+		}
+		code, neo, errs := runIn(t, serverSession(srv), append(args, "--uri", srv.URI)...)
+		if code != 0 {
+			t.Fatalf("%q on Neo4j: exit %d: %s", q, code, errs)
+		}
+		if !strings.Contains(emb, `"node_id"`) {
+			t.Fatalf("%q found nothing\n%s", q, emb)
+		}
+		sameGather(t, q, emb, neo)
+	}
+}

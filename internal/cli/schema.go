@@ -128,7 +128,10 @@ func (f *schemaFlags) schema() (graph.Schema, error) {
 		return s, usagef("--now applies to --schema graphiti")
 	}
 	if s.InvalidAt != "" {
-		s.Now = time.Now()
+		// In UTC: the clock's own zone is Go's "Local", which the driver
+		// sends to Neo4j by that name, and the server refuses it
+		// (Illegal zone identifier: "Local"; TestGatherNeo4jGraphitiEqualsEmbedded).
+		s.Now = time.Now().UTC()
 		if f.now != "" {
 			t, err := time.Parse(time.RFC3339, f.now)
 			if err != nil {
