@@ -39,6 +39,13 @@ func GatherText(res gather.Result) string {
 	if res.NoVector > 0 {
 		fmt.Fprintf(&b, "%d nodes have no embedding of the query vector's dimension: the vector matcher did not score them\n", res.NoVector)
 	}
+	if len(res.Tags) > 0 {
+		shown := make([]string, len(res.Tags))
+		for i, t := range res.Tags {
+			shown[i] = textsafe.Quote(t)
+		}
+		fmt.Fprintf(&b, "tags --tags auto picks: %s\n", strings.Join(shown, ", "))
+	}
 	for _, n := range res.Notices {
 		fmt.Fprintf(&b, "note: %s\n", textsafe.Escape(n))
 	}
@@ -47,7 +54,8 @@ func GatherText(res gather.Result) string {
 
 // GatherJSON is a gather as one JSON line: {"queries", "candidates":
 // [{"node_id", "rank", "R", "rrf", "seed", "matches": [{"query",
-// "matcher", "score", "raw"}]}], "no_vector", "notices" (when any: how a
+// "matcher", "score", "raw"}]}], "tags" (those --tags auto picks),
+// "no_vector", "notices" (when any: how a
 // Neo4j server's lists were read)}, graph text \u-escaped where
 // it could act on a terminal.
 func GatherJSON(res gather.Result) ([]byte, error) {
@@ -65,12 +73,17 @@ func GatherJSON(res gather.Result) ([]byte, error) {
 		Seed    bool    `json:"seed"`
 		Matches []match `json:"matches"`
 	}
+	tags := res.Tags
+	if tags == nil {
+		tags = []string{}
+	}
 	out := struct {
 		Queries    []string `json:"queries"`
 		Candidates []cand   `json:"candidates"`
+		Tags       []string `json:"tags"`
 		NoVector   int      `json:"no_vector"`
 		Notices    []string `json:"notices,omitempty"`
-	}{Queries: res.Queries, Candidates: []cand{}, NoVector: res.NoVector, Notices: res.Notices}
+	}{Queries: res.Queries, Candidates: []cand{}, Tags: tags, NoVector: res.NoVector, Notices: res.Notices}
 	for _, c := range res.Candidates {
 		x := cand{NodeID: c.NodeID, Rank: c.Rank, R: c.R, RRF: c.RRF, Seed: c.Seed}
 		for _, m := range c.Matches {

@@ -317,19 +317,28 @@ func (q *queryFlags) gatherSeeds(ctx context.Context, env Env, src graph.Source)
 	return nil
 }
 
-// autoTags sets --tags auto's tags: every tag of the graph whose words
-// occur in a query as a run of its words (gather.AutoTags), said on
-// stderr.
-func (q *queryFlags) autoTags(ctx context.Context, env Env, src graph.Source, queries []string) error {
+// autoTagsOf are the tags of src's graph --tags auto picks for queries
+// (gather.AutoTags).
+func autoTagsOf(ctx context.Context, src graph.Source, queries []string) ([]string, error) {
 	counts, err := src.Tags(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	all := make([]string, len(counts))
 	for i, c := range counts {
 		all[i] = c.Tag
 	}
-	chosen := gather.AutoTags(all, queries)
+	return gather.AutoTags(all, queries), nil
+}
+
+// autoTags sets --tags auto's tags: every tag of the graph whose words
+// occur in a query as a run of its words (gather.AutoTags), said on
+// stderr.
+func (q *queryFlags) autoTags(ctx context.Context, env Env, src graph.Source, queries []string) error {
+	chosen, err := autoTagsOf(ctx, src, queries)
+	if err != nil {
+		return err
+	}
 	q.tags = strings.Join(chosen, ",")
 	shown := make([]string, len(chosen))
 	for i, t := range chosen {

@@ -202,10 +202,11 @@ Reciprocal Rank Fusion into the candidates, a candidate's R is the best
 score any matcher gave it, and the first --seed-k are the seeds.
 
 Formats:
-  text  the candidates, each with its matches, the seeds marked
+  text  the candidates, each with its matches, the seeds marked, and the
+        tags --tags auto would pick
   json  {"queries": [...], "candidates": [{"node_id", "rank", "R", "rrf",
         "seed", "matches": [{"query", "matcher", "score", "raw"}]}],
-        "no_vector": N, "notices": [...] (when any: how Neo4j's lists
+        "tags": [...], "no_vector": N, "notices": [...] (when any: how Neo4j's lists
         were read)}
 
 On Neo4j the gather reads its fulltext index (and a vector index), which
@@ -260,6 +261,9 @@ func runGather(ctx context.Context, args []string, env Env) error {
 	defer src.Close(context.WithoutCancel(ctx))
 	res, err := c.g.run(ctx, src, c.src.schema.preset, vector)
 	if err != nil {
+		return err
+	}
+	if res.Tags, err = autoTagsOf(ctx, src, res.Queries); err != nil {
 		return err
 	}
 	var b []byte

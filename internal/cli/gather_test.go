@@ -206,3 +206,23 @@ func TestQueryVectorExplorer(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }
+
+// TestGatherSaysTheAutoTags: memoria gather names the tags --tags auto
+// would pick (issue 32's JSON "tags"): of the demo graph's tags, only
+// safety_stock has its words ("safety", "stock") as a run of the words of
+// "how much safety stock"; "stock" alone picks none (no tag is the one
+// word "stock").
+func TestGatherSaysTheAutoTags(t *testing.T) {
+	for _, c := range []struct {
+		query, tags string
+	}{{"how much safety stock", `"tags":["safety_stock"]`}, {"stock", `"tags":[]`}} {
+		code, out, errs := run(t, "gather", "--query", c.query, "--format", "json")
+		if code != 0 || !strings.Contains(out, c.tags) {
+			t.Errorf("%q: exit %d, %s %s", c.query, code, out, errs)
+		}
+	}
+	code, out, _ := run(t, "gather", "--query", "how much safety stock")
+	if code != 0 || !strings.Contains(out, `tags --tags auto picks: "safety_stock"`) {
+		t.Errorf("text: %s", out)
+	}
+}

@@ -283,6 +283,9 @@ type Result struct {
 	// embedded engine's exact way (Neo4j: an approximate vector index, an
 	// exact cosine over every node, a list cut at MaxCandidates).
 	Notices []string
+	// Tags are the graph's tags --tags auto picks for the queries
+	// (AutoTags), when the caller asked (memoria gather fills them in).
+	Tags []string
 }
 
 // Seeds are the candidates that became seeds, with their R.
