@@ -21,7 +21,7 @@ func gatherResult() gather.Result {
 			{NodeID: "N2", Rank: 3, R: 2.0 / 3, RRF: 1.0 / 62, Matches: []gather.Match{
 				{Query: 0, Matcher: "token", Score: 2.0 / 3, Rank: 2, Term: 1.0 / 62}, {Query: 0, Matcher: "bm25", Score: 0.5, Raw: 1.25, Rank: 3, Term: 1.0 / 63}}},
 		},
-		NoVector: 2,
+		NoVector: 2, Tags: []string{"safety_stock", "evil\x1b[2J"},
 	}
 }
 
