@@ -46,6 +46,7 @@ func (m *Model) applyQuery(msg query.AppliedMsg) tea.Cmd {
 	if err := m.seeds.Replace(msg.Seeds); err != nil {
 		return common.NotifyErr(err)
 	}
+	m.ov.why.SetGathered(msg.Gathered) // w says first whether its node was gathered
 	added := m.tags.Choose(msg.Tags)
 	m.resize(m.W, m.H) // the chips may need more lines
 	ids := make([]string, len(msg.Seeds))

@@ -169,3 +169,32 @@ func TestAskRefusedWithoutScanner(t *testing.T) {
 		t.Fatalf("top %v, status %+v", h.m.top(), st)
 	}
 }
+
+// TestWhySaysGatheredFirst: after the question "safety stock" gives the
+// seeds, w on a node first says whether the question gathered it, as `why
+// --query` does (render.GatheredText over the same index and result): the
+// gather's first candidate "gathered as a seed (candidate #1 of 5, R …)";
+// N2012, which no matcher scores at --gather-min, not gathered; then the
+// retriever's own answer below it.
+func TestWhySaysGatheredFirst(t *testing.T) {
+	h, clock := askHarness(t)
+	h.ask(clock, "safety stock")
+	h.keys("enter")
+	h.waitFor("the run from the question's seeds", func() bool {
+		return h.m.actRun().trees != nil && h.m.actRun().ch == nil && !h.m.running()
+	})
+	first := libraryGather(t, "safety stock").Candidates[0]
+	h.selectListNode(first.NodeID)
+	h.keys("w")
+	h.settle()
+	if v := h.m.View(); !strings.Contains(v, first.NodeID+": gathered as a seed (candidate #1 of 5") {
+		t.Fatalf("view:\n%s", v)
+	}
+	h.keys("esc")
+	h.selectListNode("N2012")
+	h.keys("w")
+	h.settle()
+	if v := h.m.View(); !strings.Contains(v, "N2012: not gathered") || h.m.ov.why.Answer() == nil {
+		t.Fatalf("answer %+v, view:\n%s", h.m.ov.why.Answer(), v)
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
+	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/gather"
 	"github.com/memoria-graph/memoria/tui/common"
@@ -74,6 +75,10 @@ func (resultMsg) queryMsg() {}
 type AppliedMsg struct {
 	Seeds []retriever.Seed
 	Tags  []string
+	// Gathered says whether a node was gathered by the question taken,
+	// as `why --query` says it first (render.GatheredText): a pure
+	// computation over the index in memory, for the why panel's command.
+	Gathered func(nodeID string) string
 }
 
 // TickFunc starts a timer: tea.Tick, or a fake clock in tests.
@@ -348,7 +353,11 @@ func (m *Model) take() (bool, tea.Cmd) {
 	if len(seeds) == 0 {
 		return false, common.NotifyErr(errors.New("no candidate is ticked: space ticks one"))
 	}
-	out := AppliedMsg{Seeds: seeds}
+	ix, res, opt := m.ix, m.res, m.cfg.Options
+	out := AppliedMsg{Seeds: seeds, Gathered: func(id string) string {
+		scores, _ := ix.Scores(id, res.Queries, nil, opt)
+		return render.GatheredText(id, res, scores, opt.SeedK, opt.Min)
+	}}
 	if m.takeTags {
 		out.Tags = slices.Clone(m.auto)
 	}

@@ -49,6 +49,10 @@ type Panel struct {
 	err    error
 	vp     viewport.Model
 	spin   spinner.Model // a new one per question: ticks of an earlier one are ignored
+	// gathered says whether a node was gathered (SetGathered), and
+	// gatheredText is its answer for the current question.
+	gathered     func(nodeID string) string
+	gatheredText string
 }
 
 // running reports whether the panel waits for its question's answer.
@@ -82,7 +86,15 @@ type DoneMsg struct {
 	Ranked      []rankwhy.Answer
 	RankedAsked bool
 	Err         error
+	// Gathered says first whether the node was gathered by the question
+	// the seeds came from ("" when they did not come from one).
+	Gathered string
 }
+
+// SetGathered sets how the panel's later questions say whether their node
+// was gathered (the query line's AppliedMsg.Gathered); nil when the seeds
+// no longer come from a question. It runs in the question's command.
+func (w *Panel) SetGathered(f func(nodeID string) string) { w.gathered = f }
 
 // whyCmd asks the question inside the command, never in Update, with
 // copies of everything it needs.
@@ -107,8 +119,20 @@ func (w *Panel) Start(parent context.Context, node string, ask func(ctx context.
 	ctx, cancel := context.WithCancel(parent)
 	w.cancel, w.node, w.answer, w.ranked, w.err = cancel, node, nil, nil, nil
 	w.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
+	w.gatheredText = ""
 	w.setContent()
-	return tea.Batch(ask(ctx, w.seq), whyTick(w.spin.Tick))
+	cmd := ask(ctx, w.seq)
+	if g, inner := w.gathered, cmd; g != nil && inner != nil {
+		cmd = common.SafeCmd(func() tea.Msg {
+			msg := inner()
+			if d, ok := msg.(DoneMsg); ok {
+				d.Gathered = g(node)
+				return d
+			}
+			return msg
+		})
+	}
+	return tea.Batch(cmd, whyTick(w.spin.Tick))
 }
 
 // Update takes the panel's keys (esc or w closes it, arrows scroll), the
@@ -156,6 +180,7 @@ func (w *Panel) done(msg DoneMsg) {
 		return
 	}
 	w.Close() // releases the question's context
+	w.gatheredText = msg.Gathered
 	switch {
 	case msg.Err != nil:
 		w.err = msg.Err
@@ -196,7 +221,7 @@ func (w *Panel) setContent() {
 	default:
 		text = w.spin.View() + " why not " + render.DisplayID(w.node) + "? reading the graph… (esc cancels)"
 	}
-	w.vp.SetContent(lipgloss.NewStyle().Width(max(1, w.vp.Width)).Render(text))
+	w.vp.SetContent(lipgloss.NewStyle().Width(max(1, w.vp.Width)).Render(w.gatheredText + text))
 }
 
 func (w *Panel) Title() string {
