@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/memoria
 
-.PHONY: run build test unit check neo4j-launcher neo4j tmux-story tmux-compare tmux-query tmux-signals tmux-hostile tmux-colour bench fuzz clean
+.PHONY: run build test unit check neo4j-launcher neo4j tmux-story tmux-compare tmux-query tmux-files tmux-signals tmux-hostile tmux-colour bench fuzz clean
 
 ## run: open the explorer on the embedded demo graph
 run:
@@ -14,12 +14,13 @@ run:
 build:
 	$(GO) build -o $(BIN) .
 
-## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story, the compare story and the question story, signals and panics in tmux, the hostile-graph tmux check and the colour check
+## test: formatting, vet, every Go test with the race detector (a real Neo4j 5 included), the tmux story, the compare story, the question story and the graphs kept in files, signals and panics in tmux, the hostile-graph tmux check and the colour check
 test: check neo4j-launcher
 	$(GO) test -race -count=1 -timeout 30m ./...
 	bash scripts/tmux_story.sh
 	bash scripts/tmux_compare.sh
 	bash scripts/tmux_query.sh
+	bash scripts/tmux_files.sh
 	bash scripts/tmux_signals.sh
 	bash scripts/tmux_hostile.sh
 	bash scripts/tmux_colour.sh
@@ -62,6 +63,10 @@ tmux-compare:
 ## tmux-query: drive the real binary in tmux through the question story: a, a question typed, its candidates, space, enter, the seeds and tree that result
 tmux-query:
 	bash scripts/tmux_query.sh
+
+## tmux-files: drive the real binary in tmux on GraphRAG's output folder and LightRAG's GraphML: presets, trees, a question each
+tmux-files:
+	bash scripts/tmux_files.sh
 
 ## tmux-signals: SIGINT, SIGTERM, SIGHUP (20 times each) and forced panics end the real explorer with the terminal restored
 tmux-signals:
