@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -187,7 +188,7 @@ func writeTables(t *testing.T, ents []pg.Entity, rels []pg.Relationship) string 
 func TestGraphRAGHostileText(t *testing.T) {
 	evil := "A\u202e\u009b31m\x1b[2J\nx"
 	dir := writeTables(t, []pg.Entity{
-		{Title: pg.S(evil), Type: pg.S("P\u202e\x1b[31m"), Description: pg.S("d\x1b]0;pwned\a")},
+		{Title: pg.S(evil), Type: pg.S("P\u202e\x1b[31m"), Description: pg.S("d\x1b]0;pwned\a</script><script>alert(1)</script>")},
 		{Title: pg.S("B"), Type: pg.S("PERSON")},
 		{Title: pg.S("C")},
 	}, []pg.Relationship{
@@ -201,6 +202,8 @@ func TestGraphRAGHostileText(t *testing.T) {
 		{"explore", "--graph", dir, "--seed", "B", "--format", "tree"},
 		{"explore", "--graph", dir, "--seed", "B", "--format", "ranking", "--retriever", "ppr"},
 		{"explore", "--graph", dir, "--seed", "B", "--format", "ranking", "--retriever", "expansion"},
+		{"explore", "--graph", dir, "--seed", "B", "--format", "html"},
+		{"compare", "--graph", dir, "--seed", "B", "--retrievers", "activation,ppr", "--format", "html"},
 	} {
 		code, out, errs := run(t, args...)
 		if code != 0 {
@@ -210,6 +213,12 @@ func TestGraphRAGHostileText(t *testing.T) {
 			if strings.Contains(out, raw) || strings.Contains(errs, raw) {
 				t.Errorf("%v: %q reached the terminal raw:\n%s\n%s", args, raw, out, errs)
 			}
+		}
+		if strings.Contains(out, "<script>alert") {
+			t.Errorf("%v: the description's script reached the page raw", args)
+		}
+		if slices.Contains(args, "html") && !strings.Contains(out, `\u003cscript\u003ealert(1)`) {
+			t.Errorf("%v: the page does not hold the description, escaped", args)
 		}
 		if !strings.Contains(out+errs, `\u202e`) && !strings.Contains(out+errs, `\u202E`) {
 			t.Errorf("%v: the override is not shown escaped:\n%s\n%s", args, out, errs)
