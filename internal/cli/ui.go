@@ -15,6 +15,7 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/retriever/gather"
 	"github.com/memoria-graph/memoria/retriever/registry"
 	"github.com/memoria-graph/memoria/tui"
 )
@@ -150,6 +151,20 @@ func (u *uiFlags) options(ctx context.Context, source graph.Source) (tui.Options
 		notice = joinNotices(experimentNotice(ctx, u.expFile, *exp, source), notice)
 	}
 	opts.Notice = notice
+	// The query line (a) gathers with the flags' fields and settings, as
+	// --query does (docs/RETRIEVERS.md, "Gather").
+	if opts.GatherFields, err = q.gather.fields(q.src.schema.preset); err != nil {
+		return tui.Options{}, err
+	}
+	opts.Gather = q.gather.opt
+	if opts.Gather.Matchers, err = q.gather.matchers(nil); err != nil {
+		return tui.Options{}, err
+	}
+	// The line's question is text alone: the vector matcher sits out.
+	opts.Gather.Matchers = slices.DeleteFunc(opts.Gather.Matchers, func(m string) bool { return m == gather.Vector })
+	if len(opts.Gather.Matchers) == 0 {
+		opts.Gather.Matchers = slices.Clone(gather.DefaultMatchers)
+	}
 	nb, nbErr := neighbourhoodFor(source, q.filter.f)
 	if q.filter.f.Active() {
 		opts.Unfiltered, _ = neighbourhoodFor(source, graph.RelFilter{}) // nb's engine: no error

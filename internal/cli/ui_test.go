@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"context"
+	"io"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memoria-graph/memoria/tui"
 )
 
 // TestUIRetrieverFlag: the explorer's --retriever takes every retriever
@@ -60,5 +65,41 @@ func TestUIRetrieversFlag(t *testing.T) {
 		if code != ExitUsage || out != "" || !strings.Contains(errs, c.want) {
 			t.Errorf("memoria %v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errs, c.want)
 		}
+	}
+}
+
+// TestUIGatherFlags: the explorer's query line (a) gathers with the
+// command line's gather flags, as --query does: --name-properties id,
+// --match fuzzy,vector (the vector matcher sits out: the line's question is
+// text), --seed-k 3 and --gather-min 0.4 reach tui.Options; without them,
+// the schema's preset fields and the defaults.
+func TestUIGatherFlags(t *testing.T) {
+	options := func(args ...string) tui.Options {
+		t.Helper()
+		var u uiFlags
+		env := Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+		if err := parseCommand(env, "memoria", uiUsage, append([]string{"--graph", "../../testdata/demo.jsonl"}, args...), &u); err != nil {
+			t.Fatal(err)
+		}
+		src, err := u.q.open(context.Background(), env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close(context.Background())
+		opts, err := u.options(context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return opts
+	}
+	o := options("--name-properties", "id", "--match", "fuzzy,vector", "--seed-k", "3", "--gather-min", "0.4")
+	if !slices.Equal(o.GatherFields.Names, []string{"id"}) || !slices.Equal(o.Gather.Matchers, []string{"fuzzy"}) ||
+		o.Gather.SeedK != 3 || o.Gather.Min != 0.4 {
+		t.Errorf("with flags: fields %+v, settings %+v", o.GatherFields, o.Gather)
+	}
+	o = options()
+	if !slices.Equal(o.GatherFields.Names, []string{"name", "title"}) || !slices.Equal(o.Gather.Matchers, []string{"exact", "token", "bm25"}) ||
+		o.Gather.SeedK != 5 || o.Gather.Min != 0.5 {
+		t.Errorf("defaults: fields %+v, settings %+v", o.GatherFields, o.Gather)
 	}
 }
