@@ -41,8 +41,17 @@ func TestNeighbourhoodFrozenServer(t *testing.T) {
 			return err
 		})
 	}
-	if err := read(ctx); err != nil {
-		t.Fatalf("before freezing: %v", err)
+	// Before freezing, a read must work; the first on a cold server (its
+	// query plans not yet compiled, the machine busy) may take longer than
+	// the 400 ms this test allows, so it has three tries.
+	var err0 error
+	for range 3 {
+		if err0 = read(ctx); err0 == nil {
+			break
+		}
+	}
+	if err0 != nil {
+		t.Fatalf("before freezing, three times: %v", err0)
 	}
 	proxy.Freeze()
 	want := fmt.Sprintf("Neo4j at %s did not answer a query within 400ms", proxy.URI)
