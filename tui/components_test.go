@@ -19,6 +19,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui/components/seeds"
+	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 )
 
 // TestStepLinear checks TAG_SIM_FLOOR's 0.05 steps in [0, 1]: 0.15 → 0.2 /
@@ -393,7 +394,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 	if !h.m.isOpen(h.m.ov.helpView) {
 		t.Fatal("? did not open the help")
 	}
-	full := fullHelp(h.m.KM, h.m.St, h.m.ov.helpView.Width())
+	full := helpview.Keys(h.m.KM, h.m.St, h.m.ov.helpView.Width())
 	golden(t, "help_80x24", full)
 	for _, g := range h.m.KM.All() {
 		for _, b := range g {

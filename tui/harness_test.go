@@ -270,7 +270,7 @@ func (h *harness) focusPane(f focus) {
 }
 
 // lastStatus is the status line's message.
-func (h *harness) lastStatus() common.StatusMsg { return h.m.status.msg }
+func (h *harness) lastStatus() common.StatusMsg { return h.m.status.Msg() }
 
 // treeText is the tree's rows as plain text, one per line.
 func (h *harness) treeText() string {

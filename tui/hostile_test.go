@@ -104,7 +104,7 @@ func TestHostileGraphShownEscaped(t *testing.T) {
 	if got := h.m.tags.Tags(); len(got) != 1 || got[0] != hostileTag {
 		t.Fatalf("chosen tags %q, want the graph's tag %q", got, hostileTag)
 	}
-	assertCleanView(t, h, "tag chips", h.m.tags.View()+h.m.status.View(nil, false), `[t`+shownOSC52+`]`, `added tag t`+shownOSC52)
+	assertCleanView(t, h, "tag chips", h.m.tags.View()+h.m.status.Line(activationStatus(h.m.St, nil, false)), `[t`+shownOSC52+`]`, `added tag t`+shownOSC52)
 
 	h.pickerTo(hostileH0)
 	h.keys("space")

@@ -19,6 +19,7 @@ import (
 	"github.com/memoria-graph/memoria/tui/components/params"
 	"github.com/memoria-graph/memoria/tui/components/ranklist"
 	"github.com/memoria-graph/memoria/tui/components/seeds"
+	"github.com/memoria-graph/memoria/tui/components/status"
 	"github.com/memoria-graph/memoria/tui/components/tags"
 	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
@@ -77,7 +78,7 @@ type Model struct {
 	ranked *ranklist.List
 	cmp    *cmptable.Table
 	detail *detail.Pane
-	status *statusBar
+	status *status.Bar
 
 	focus focus
 	// overlays is the stack of open overlays, the top last: the order
@@ -129,7 +130,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		cmp:    cmptable.New(c), compared: slices.Clone(opts.Compare), combiners: map[string]retriever.Settings{},
 		tree:   newTreePane(c),
 		detail: detail.New(c, validityKeys(opts.Mapping)),
-		status: newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
+		status: status.New(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
 		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: whypanel.New(c), sweep: sweepview.New(c),
 			statsView: statsview.New(c, opts.Source.Describe()), picker: picker.New(km, st, pickerRows()),
 			query: query.New(km, st, queryConfig(ctx, opts))},
@@ -155,8 +156,8 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 // given.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.Ctx, m.Source), m.graphStats().start(m.Ctx, m.Source)}
-	if m.status.notice != "" {
-		cmds = append(cmds, common.Notify(m.status.notice))
+	if m.status.Notice() != "" {
+		cmds = append(cmds, common.Notify(m.status.Notice()))
 	}
 	if len(m.seeds.Seeds()) > 0 {
 		cmds = append(cmds, m.restart())

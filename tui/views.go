@@ -102,7 +102,7 @@ func (v treeView) follow() tea.Cmd {
 }
 
 func (v treeView) status() string {
-	return v.m.status.View(v.m.actRun().trees, v.m.tree.Explain())
+	return v.m.status.Line(activationStatus(v.m.St, v.m.actRun().trees, v.m.tree.Explain()))
 }
 
 func (v treeView) title() string {
@@ -152,7 +152,7 @@ func (v rankingView) restartIfInputsChanged(cmd tea.Cmd) tea.Cmd {
 	return v.m.restartSlotIfChanged(cmd)
 }
 
-func (v rankingView) status() string { return v.m.status.line(rankingStatus(v.m.St, v.m.slot())) }
+func (v rankingView) status() string { return v.m.status.Line(rankingStatus(v.m.St, v.m.slot())) }
 
 func (v rankingView) title() string {
 	m := v.m
@@ -205,7 +205,7 @@ func (v compareView) paramsTitle() string {
 	return "Parameters · " + v.m.retriever + " (" + v.m.KM.Retriever.Help().Key + ": next)"
 }
 
-func (v compareView) status() string { return v.m.status.line(v.m.compareStatus()) }
+func (v compareView) status() string { return v.m.status.Line(v.m.compareStatus()) }
 
 func (v compareView) title() string {
 	m := v.m
