@@ -250,7 +250,7 @@ func (m *Model) switchRetriever() tea.Cmd {
 	} else {
 		m.runs.hitCtx.stop()
 		m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
-		m.tree.detailKey, _ = m.tree.selectedKey()
+		m.tree.SelectionMoved() // the detail pane shows the selection from its top
 		m.detail.Show(subjectOf(m.subject()))
 	}
 	note := common.Notify(fmt.Sprintf("retriever: %s (%s switches)", m.retriever, m.KM.Retriever.Help().Key))

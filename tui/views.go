@@ -8,6 +8,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/memoria-graph/memoria/tui/components/cmptable"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render/subgraph"
@@ -102,7 +103,7 @@ func (v treeView) follow() tea.Cmd {
 }
 
 func (v treeView) status() string {
-	return v.m.status.Line(activationStatus(v.m.St, v.m.actRun().trees, v.m.tree.Explain()))
+	return v.m.status.Line(tree.Status(v.m.St, v.m.actRun().trees, v.m.tree.Explain()))
 }
 
 func (v treeView) title() string {
@@ -128,11 +129,11 @@ func (v treeView) markTarget() (string, bool) { return v.m.whyTarget() }
 func (v treeView) page() (func() (subgraph.Graph, error), string, error) {
 	m := v.m
 	run := m.actRun()
-	res := run.trees.results()
+	res := run.trees.Results()
 	if len(res) == 0 {
 		return nil, "", errors.New("no results to draw yet: pick a seed")
 	}
-	cfg, tags, filter, losers := run.cfg, run.tags, m.runs.filter, run.trees.losers()
+	cfg, tags, filter, losers := run.cfg, run.tags, m.runs.filter, run.trees.Losers()
 	what := common.Plural(len(res), "seed") + " of " + activation.Name
 	return func() (subgraph.Graph, error) {
 		return subgraph.FromActivation(subgraph.ActivationRun{Results: res, Levels: losers, Params: cfg, Tags: tags, Filter: filter}), nil
