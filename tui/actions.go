@@ -16,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 )
 
 // copyCmd writes text to the terminal's clipboard with an OSC 52 escape
@@ -41,34 +42,34 @@ func arrowPath(ids []string) string { return strings.Join(ids, "→") }
 // the edge it lost on; for a node that left, its path in the baseline run.
 // what names it for the status line. A seed's row has no path of its own
 // (ok false, n the seed).
-func (m *Model) selectedPath() (p activation.Path, st *seedTree, what string, ok bool) {
-	if g, gst, isGhost := m.tree.selectedGhost(); isGhost {
-		for _, bp := range gst.base.result.Paths {
+func (m *Model) selectedPath() (p activation.Path, st *tree.SeedTree, what string, ok bool) {
+	if g, gst, isGhost := m.tree.SelectedGhost(); isGhost {
+		for _, bp := range gst.Base.Result.Paths {
 			for i, step := range bp.Steps {
-				if step.ToNode.ID == g.step.ToNode.ID {
+				if step.ToNode.ID == g.Step.ToNode.ID {
 					var cut activation.Path
 					for _, s := range bp.Steps[:i+1] {
 						cut = cut.Extend(s)
 					}
-					return cut, gst, "the " + gst.base.from.label + " run's path " + arrowPath(cut.NodeIDs()), true
+					return cut, gst, "the " + gst.Base.From.Label + " run's path " + arrowPath(cut.NodeIDs()), true
 				}
 			}
 		}
 		return activation.Path{}, gst, "", false
 	}
-	n, st := m.tree.selectedNode()
+	n, st := m.tree.SelectedNode()
 	if n == nil {
 		return activation.Path{}, nil, "", false
 	}
-	if o, isLoser := m.tree.selectedLoser(); isLoser {
-		p := n.path()
-		p = p.Extend(activation.StepFromCandidate(n.node, o.Candidate))
-		return p, st, fmt.Sprintf("path %s, %s", arrowPath(p.NodeIDs()), fateText(o, m.actRun().cfg.MinActivation)), true
+	if o, isLoser := m.tree.SelectedLoser(); isLoser {
+		p := n.Path()
+		p = p.Extend(activation.StepFromCandidate(n.Node, o.Candidate))
+		return p, st, fmt.Sprintf("path %s, %s", arrowPath(p.NodeIDs()), tree.FateText(o, m.actRun().cfg.MinActivation)), true
 	}
-	if n.step == nil {
+	if n.Step == nil {
 		return activation.Path{}, st, "", false
 	}
-	p = n.path()
+	p = n.Path()
 	return p, st, fmt.Sprintf("path %s", arrowPath(p.NodeIDs())), true
 }
 
@@ -81,13 +82,13 @@ func (m *Model) copyPath() tea.Cmd {
 			return common.NotifyErr(fmt.Errorf("nothing selected: pick a node in the results first"))
 		}
 		var qs []render.DebugQuery
-		if st.result != nil {
-			qs = m.Cypher.DebugCypherAll(*st.result)
+		if st.Result != nil {
+			qs = m.Cypher.DebugCypherAll(*st.Result)
 		}
 		if len(qs) == 0 {
-			return common.NotifyErr(fmt.Errorf("seed %s has no completed paths yet", st.seed.NodeID))
+			return common.NotifyErr(fmt.Errorf("seed %s has no completed paths yet", st.Seed.NodeID))
 		}
-		return copyCmd(m.Out, render.Script(qs, m.Form), fmt.Sprintf("Cypher for %s of seed %s%s", common.Plural(len(qs), "path"), st.seed.NodeID, m.formNote()))
+		return copyCmd(m.Out, render.Script(qs, m.Form), fmt.Sprintf("Cypher for %s of seed %s%s", common.Plural(len(qs), "path"), st.Seed.NodeID, m.formNote()))
 	}
 	return copyCmd(m.Out, m.Cypher.DebugCypher(p).In(m.Form), fmt.Sprintf("Cypher for %s (%d nodes)%s", what, len(p.NodeIDs()), m.formNote()))
 }
@@ -112,10 +113,10 @@ func (m *Model) copyCheck() tea.Cmd {
 	if !ok {
 		return common.NotifyErr(fmt.Errorf("select a node below a seed (or a loser): a seed's row has no hop to check"))
 	}
-	score, tags, floor := st.seed.Score, m.actRun().tags, m.actRun().cfg.TagSimFloor
-	if _, _, ghost := m.tree.selectedGhost(); ghost {
-		from := st.base.from
-		score, tags, floor = st.base.result.Seed.Score, from.tags, from.cfg.TagSimFloor
+	score, tags, floor := st.Seed.Score, m.actRun().tags, m.actRun().cfg.TagSimFloor
+	if _, _, ghost := m.tree.SelectedGhost(); ghost {
+		from := st.Base.From
+		score, tags, floor = st.Base.Result.Seed.Score, from.Tags, from.Cfg.TagSimFloor
 	}
 	q := m.Cypher.CheckCypher(p, score, tags, floor)
 	return copyCmd(m.Out, q.In(m.Form), fmt.Sprintf("check query for %s%s: expect %s, each with same = true (none: the path is no longer in the graph)",
@@ -132,7 +133,7 @@ func (m *Model) cycleForm() tea.Cmd {
 // copyAll copies every completed path's Cypher as one script in the copy
 // form.
 func (m *Model) copyAll() tea.Cmd {
-	res := m.actRun().trees.results()
+	res := m.actRun().trees.Results()
 	qs := m.Cypher.DebugCypherAll(res...)
 	if len(qs) == 0 {
 		return common.NotifyErr(fmt.Errorf("no completed paths to copy yet"))
@@ -146,7 +147,7 @@ func (m *Model) copyAll() tea.Cmd {
 
 // export writes the D3 JSON or the LLM context of the current results.
 func (m *Model) export(kind string) tea.Cmd {
-	res := m.actRun().trees.results()
+	res := m.actRun().trees.Results()
 	if len(res) == 0 {
 		return common.NotifyErr(fmt.Errorf("no results to export yet: pick a seed"))
 	}
@@ -242,8 +243,8 @@ func (m *Model) running() bool {
 	if m.actRun().trees == nil {
 		return false
 	}
-	for _, st := range m.actRun().trees.seeds {
-		if st.state == seedRunning {
+	for _, st := range m.actRun().trees.Seeds {
+		if st.State == tree.SeedRunning {
 			return true
 		}
 	}
@@ -252,29 +253,29 @@ func (m *Model) running() bool {
 
 // subject builds the detail pane's subject from the tree's selection.
 func (m *Model) subject() *detailSubject {
-	if g, st, ok := m.tree.selectedGhost(); ok {
+	if g, st, ok := m.tree.SelectedGhost(); ok {
 		// Its numbers are the baseline run's: so are the tags and floor
 		// its tag_sim is worked out with.
-		step, from := g.step, st.base.from
-		return &detailSubject{node: step.ToNode, step: &step, depth: g.depth, route: g.route,
-			change: fmt.Sprintf("%s left: the %s run reached it here; this run did not", glyphLeft, st.base.from.label),
-			tags:   from.tags, floor: from.cfg.TagSimFloor, minActivation: from.cfg.MinActivation}
+		step, from := g.Step, st.Base.From
+		return &detailSubject{node: step.ToNode, step: &step, depth: g.Depth, route: g.Route,
+			change: fmt.Sprintf("%s left: the %s run reached it here; this run did not", glyphLeft, st.Base.From.Label),
+			tags:   from.Tags, floor: from.Cfg.TagSimFloor, minActivation: from.Cfg.MinActivation}
 	}
-	n, st := m.tree.selectedNode()
+	n, st := m.tree.SelectedNode()
 	if n == nil {
 		return nil
 	}
-	s := &detailSubject{node: n.node, step: n.step, end: n.end, nearMiss: n.nearMiss, depth: n.depth, change: changeText(st, n),
-		tags: m.actRun().tags, floor: m.actRun().cfg.TagSimFloor, minActivation: m.actRun().cfg.MinActivation, route: n.path().Steps}
-	if n.step == nil {
-		seed := st.seed
+	s := &detailSubject{node: n.Node, step: n.Step, end: n.End, nearMiss: n.NearMiss, depth: n.Depth, change: tree.ChangeText(st, n),
+		tags: m.actRun().tags, floor: m.actRun().cfg.TagSimFloor, minActivation: m.actRun().cfg.MinActivation, route: n.Path().Steps}
+	if n.Step == nil {
+		seed := st.Seed
 		s.seed = &seed
 	}
-	if o, ok := m.tree.selectedLoser(); ok {
-		ls := activation.StepFromCandidate(n.node, o.Candidate)
-		s = &detailSubject{node: o.Candidate.NeighborNode, loser: &o, depth: n.depth + 1,
+	if o, ok := m.tree.SelectedLoser(); ok {
+		ls := activation.StepFromCandidate(n.Node, o.Candidate)
+		s = &detailSubject{node: o.Candidate.NeighborNode, loser: &o, depth: n.Depth + 1,
 			tags: m.actRun().tags, floor: m.actRun().cfg.TagSimFloor, minActivation: m.actRun().cfg.MinActivation,
-			route: append(n.path().Steps, ls)}
+			route: append(n.Path().Steps, ls)}
 	}
 	return s
 }

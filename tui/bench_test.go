@@ -13,15 +13,16 @@ import (
 	"github.com/memoria-graph/memoria/retriever/expansion"
 	"github.com/memoria-graph/memoria/retriever/ppr"
 	"github.com/memoria-graph/memoria/retriever/spreading"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 )
 
 // bigTree feeds a synthetic exploration of n nodes (a seed, then levels of
 // three children per node) into the model, as events.
 func bigTree(m *Model, n int) {
 	seed := retriever.Seed{NodeID: "S", Score: 1}
-	m.actRun().trees = newResultTrees([]retriever.Seed{seed})
+	m.actRun().trees = tree.NewTrees([]retriever.Seed{seed})
 	for _, ev := range bigTreeEvents(n) {
-		m.actRun().trees.apply(ev)
+		m.actRun().trees.Apply(ev)
 	}
 	m.afterTreeChange(true)
 }
@@ -91,7 +92,7 @@ func BenchmarkView1000(b *testing.B) {
 	}
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	bigTree(m, 1000)
-	if got := len(m.actRun().trees.seeds[0].nodes); got != 1000 {
+	if got := len(m.actRun().trees.Seeds[0].Nodes); got != 1000 {
 		b.Fatalf("tree has %d nodes", got)
 	}
 	m.setFocus(focusTree)
@@ -114,7 +115,7 @@ func BenchmarkTreeRebuild1000(b *testing.B) {
 	bigTree(m, 1000)
 	b.ResetTimer()
 	for range b.N {
-		m.actRun().trees.version++
+		m.actRun().trees.Version++
 		m.tree.Changed()
 	}
 }
@@ -138,19 +139,19 @@ func BenchmarkLevelEvent1000(b *testing.B) {
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		m.setFocus(focusTree)
 		m.tree.ToggleExplain()
-		m.actRun().trees = newResultTrees([]retriever.Seed{{NodeID: "S", Score: 1}})
+		m.actRun().trees = tree.NewTrees([]retriever.Seed{{NodeID: "S", Score: 1}})
 		for _, ev := range evs {
-			m.actRun().trees.apply(ev)
+			m.actRun().trees.Apply(ev)
 		}
 		m.afterTreeChange(true)
 		m.actRun().ch = make(chan activation.Event)
-		if got := len(m.actRun().trees.seeds[0].nodes); got != 1000 {
+		if got := len(m.actRun().trees.Seeds[0].Nodes); got != 1000 {
 			b.Fatalf("tree has %d nodes before the event", got)
 		}
 		b.StartTimer()
 		m.Update(runEventMsg{id: m.actRun().ref(), ev: last})
 		b.StopTimer()
-		if got := len(m.actRun().trees.seeds[0].nodes); got != 1036 {
+		if got := len(m.actRun().trees.Seeds[0].Nodes); got != 1036 {
 			b.Fatalf("tree has %d nodes after the event", got)
 		}
 		b.StartTimer()
@@ -207,8 +208,8 @@ func BenchmarkParamKeyToTree(b *testing.B) {
 		_ = m.View()
 	}
 	b.StopTimer()
-	if st := m.actRun().trees.seeds[0]; st.state != seedDone {
-		b.Fatalf("run not done: %v", st.state)
+	if st := m.actRun().trees.Seeds[0]; st.State != tree.SeedDone {
+		b.Fatalf("run not done: %v", st.State)
 	}
 }
 

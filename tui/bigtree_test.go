@@ -13,8 +13,8 @@ import (
 const scenarioARows = "N2006 N2003 N2001 N2010 N2004 N2008 N2005"
 
 func selectedID(h *harness) string {
-	k, _ := h.m.tree.selectedKey()
-	return k.id
+	k, _ := h.m.tree.SelectedKey()
+	return k.ID
 }
 
 // TestTreeSearch: / opens a search in the results; typing "data" moves to
@@ -64,12 +64,12 @@ func TestTreeSearch(t *testing.T) {
 	if h.quit {
 		t.Fatal("q in the search input quit the explorer")
 	}
-	if h.m.tree.query != "dataq" {
-		t.Errorf("query %q, want dataq", h.m.tree.query)
+	if h.m.tree.Query() != "dataq" {
+		t.Errorf("query %q, want dataq", h.m.tree.Query())
 	}
 	h.keys("esc")
-	if h.m.tree.query != "" || h.m.tree.Typing() {
-		t.Errorf("esc left query %q, typing %v", h.m.tree.query, h.m.tree.Typing())
+	if h.m.tree.Query() != "" || h.m.tree.Typing() {
+		t.Errorf("esc left query %q, typing %v", h.m.tree.Query(), h.m.tree.Typing())
 	}
 	h.keys("n")
 	h.settle()
@@ -89,21 +89,21 @@ func TestTreeFoldAllAndJumps(t *testing.T) {
 	h := goldenHarness(t, 120, 40)
 	h.focusPane(focusTree)
 	var ids []string
-	for _, i := range h.m.tree.sels {
-		ids = append(ids, h.m.tree.rows[i].key.id)
+	for _, r := range h.m.tree.Selectable() {
+		ids = append(ids, r.Key.ID)
 	}
 	if got := strings.Join(ids, " "); got != scenarioARows {
 		t.Fatalf("rows %q, want %q", got, scenarioARows)
 	}
 	h.keys("j", "C")
-	if n := len(h.m.tree.sels); n != 1 || selectedID(h) != "N2006" {
+	if n := len(h.m.tree.Selectable()); n != 1 || selectedID(h) != "N2006" {
 		t.Errorf("after C: %d rows, selected %s; want 1 row, N2006", n, selectedID(h))
 	}
 	if !strings.Contains(h.treeText(), "(+6)") {
 		t.Errorf("the folded seed does not count the six rows below it:\n%s", h.treeText())
 	}
 	h.keys("E")
-	if n := len(h.m.tree.sels); n != 7 {
+	if n := len(h.m.tree.Selectable()); n != 7 {
 		t.Errorf("after E: %d rows, want 7", n)
 	}
 	for _, want := range []string{"N2010", "N2008", "N2005", "N2010"} {
@@ -127,12 +127,12 @@ func TestTreeFoldAllAndJumps(t *testing.T) {
 	h.keys("g", "e")
 	for _, want := range []struct{ parent, id string }{{"N2010", "N2011"}, {"N2008", "N2009"}, {"N2004", "N2001"}} {
 		h.keys("}")
-		lo, ok := h.m.tree.selectedLoser()
-		if k, _ := h.m.tree.selectedKey(); !ok || k.id != want.parent || lo.Candidate.NeighborNode.ID != want.id {
+		lo, ok := h.m.tree.SelectedLoser()
+		if k, _ := h.m.tree.SelectedKey(); !ok || k.ID != want.parent || lo.Candidate.NeighborNode.ID != want.id {
 			t.Errorf("} selected %+v (loser %v: %s), want %s's %s", k, ok, lo.Candidate.NeighborNode.ID, want.parent, want.id)
 		}
 	}
-	if lo, _ := h.m.tree.selectedLoser(); lo.Fate != activation.FateClaimed || lo.ClaimedBy != "N2003" {
+	if lo, _ := h.m.tree.SelectedLoser(); lo.Fate != activation.FateClaimed || lo.ClaimedBy != "N2003" {
 		t.Errorf("N2004's N2001: %s by %s, want claimed by N2003", lo.Fate, lo.ClaimedBy)
 	}
 }

@@ -88,7 +88,7 @@ func (m *Model) showChosen() tea.Cmd {
 	}
 	m.runs.hitCtx.stop()
 	m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
-	m.tree.detailKey, _ = m.tree.selectedKey()
+	m.tree.SelectionMoved() // the detail pane shows the selection from its top
 	m.detail.Show(subjectOf(m.subject()))
 	return nil
 }

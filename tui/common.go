@@ -2,13 +2,11 @@ package tui
 
 import "github.com/memoria-graph/memoria/tui/common"
 
-// Common is what every component shares (tui/common); naming and markSet
-// are its naming of nodes and relevance marks, as this package has always
-// named them.
+// Common is what every component shares (tui/common); naming is its naming
+// of nodes, as this package has always named it.
 type (
-	Common  = common.Common
-	naming  = common.Naming
-	markSet = common.MarkSet
+	Common = common.Common
+	naming = common.Naming
 )
 
 // judgement is the marks' judgement the root made and keeps in Common

@@ -43,7 +43,7 @@ func (m *Model) columnRanking(name string) (*retriever.Ranking, int) {
 			return nil, cmptable.ColNone
 		}
 		if s.ranking == nil {
-			r := activation.Ranking(s.trees.results(), s.cfg, s.tags)
+			r := activation.Ranking(s.trees.Results(), s.cfg, s.tags)
 			s.ranking = &r
 		}
 		return s.ranking, cmptable.ColIn

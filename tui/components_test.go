@@ -10,15 +10,14 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/graph"
-	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
-	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui/components/seeds"
+	"github.com/memoria-graph/memoria/tui/components/tree"
+	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 )
 
 // TestStepLinear checks TAG_SIM_FLOOR's 0.05 steps in [0, 1]: 0.15 → 0.2 /
@@ -100,7 +99,7 @@ func TestSeedToggleAndScore(t *testing.T) {
 	if st := h.lastStatus().Text; !strings.Contains(st, "added seed N2006 with R 1 ") {
 		t.Errorf("status %q", st)
 	}
-	if h.m.actRun().trees == nil || h.m.actRun().trees.seeds[0].state != seedDone {
+	if h.m.actRun().trees == nil || h.m.actRun().trees.Seeds[0].State != tree.SeedDone {
 		t.Fatal("toggling a seed did not run it")
 	}
 	for _, c := range []struct {
@@ -124,7 +123,7 @@ func TestSeedToggleAndScore(t *testing.T) {
 	if s := h.m.seeds.Seeds()[0].Score; s != 0.42 || h.m.seeds.Editing() {
 		t.Fatalf("R = %v (editing %v), want 0.42", s, h.m.seeds.Editing())
 	}
-	if h.m.actRun().trees.seeds[0].seed.Score != 0.42 {
+	if h.m.actRun().trees.Seeds[0].Seed.Score != 0.42 {
 		t.Fatal("the run does not use the typed score")
 	}
 	h.keys("enter") // toggles N2006 off: no seeds, no run
@@ -291,8 +290,8 @@ func TestFoldAndNavigate(t *testing.T) {
 		t.Fatalf("fold:\n%s", txt)
 	}
 	h.keys("h") // folded: go to the parent
-	if k, _ := h.m.tree.selectedKey(); k.id != "N2006" {
-		t.Fatalf("selected %s, want N2006", k.id)
+	if k, _ := h.m.tree.SelectedKey(); k.ID != "N2006" {
+		t.Fatalf("selected %s, want N2006", k.ID)
 	}
 	h.selectTreeNode("N2003")
 	h.keys("l")
@@ -377,8 +376,8 @@ func TestBatchedKeys(t *testing.T) {
 	h.focusPane(focusTree)
 	h.keys("home")
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj")})
-	if k, _ := h.m.tree.selectedKey(); k.id != "N2001" {
-		t.Fatalf("selected %s, want N2001 (two rows down from N2006)", k.id)
+	if k, _ := h.m.tree.SelectedKey(); k.ID != "N2001" {
+		t.Fatalf("selected %s, want N2001 (two rows down from N2006)", k.ID)
 	}
 }
 
@@ -393,7 +392,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 	if !h.m.isOpen(h.m.ov.helpView) {
 		t.Fatal("? did not open the help")
 	}
-	full := fullHelp(h.m.KM, h.m.St, h.m.ov.helpView.Width())
+	full := helpview.Keys(h.m.KM, h.m.St, h.m.ov.helpView.Width())
 	golden(t, "help_80x24", full)
 	for _, g := range h.m.KM.All() {
 		for _, b := range g {
@@ -499,7 +498,7 @@ func TestTabAppliesValidScore(t *testing.T) {
 	if s := h.m.seeds.Seeds()[0].Score; s != 0.6 || h.m.seeds.Typing() {
 		t.Fatalf("R = %v (typing %v), want 0.6 and the input closed", s, h.m.seeds.Typing())
 	}
-	if h.m.actRun().id != run+1 || h.m.actRun().trees.seeds[0].seed.Score != 0.6 {
+	if h.m.actRun().id != run+1 || h.m.actRun().trees.Seeds[0].Seed.Score != 0.6 {
 		t.Fatalf("no new run with R 0.6 (runs %d)", h.m.actRun().id-run)
 	}
 	if st := h.lastStatus(); st.IsErr || st.Text != "N2006: R = 0.6" {
@@ -783,38 +782,6 @@ func TestStalePageDropped(t *testing.T) {
 	}
 }
 
-// TestNodeTextAsInCLI renders tree rows for nodes whose text is not a
-// plain ASCII `text` property: one with only a `title`, one with 60 "é"
-// (2 bytes each) and no spaces, one with runs of white space. Expected:
-// each row shows render.NodeText cut by render.Truncate to 48 runes (the
-// CLI's text), valid UTF-8. Why: the tree read only `text` (a title-only
-// node showed nothing) and cut by bytes, splitting a rune in two.
-func TestNodeTextAsInCLI(t *testing.T) {
-	st := NewStyles(nil, true)
-	for _, c := range []struct {
-		props map[string]any
-		want  string
-	}{
-		{map[string]any{"title": "Quarterly safety stock review"}, "Quarterly safety stock review"},
-		{map[string]any{"text": strings.Repeat("é", 60)}, strings.Repeat("é", 47) + "…"},
-		{map[string]any{"text": "  spaced \n\t out  ", "name": "ignored"}, "spaced out"},
-		{map[string]any{"description": strings.Repeat("ü ", 40)}, strings.TrimSpace(strings.Repeat("ü ", 24)) + "…"},
-	} {
-		n := graph.Node{ID: "X1", Labels: []string{"Event"}, Properties: c.props}
-		want, _ := render.NodeText(n)
-		if want = render.Truncate(want, treeTextWidth); want != c.want {
-			t.Fatalf("render gives %q, the test expects %q", want, c.want)
-		}
-		rt := newResultTrees([]retriever.Seed{{NodeID: "X1", Score: 1}})
-		rt.apply(activation.Event{Kind: activation.EventSeed, SeedNode: &n})
-		b := rowBuilder{st: &st, folded: map[rowKey]bool{}}
-		row := b.build(rt)[0].plain
-		if !utf8.ValidString(row) || !strings.HasSuffix(row, "X1 Event  "+c.want) {
-			t.Errorf("row %q, want it to end with %q", row, "X1 Event  "+c.want)
-		}
-	}
-}
-
 // TestExportNeverOverwrites exports the D3 JSON three times within the same
 // second (the clock is fixed at 09:31:00), the third time with a file of
 // the next free name already in OutDir. Expected: memoria-d3-…-093100.json,
@@ -895,7 +862,7 @@ func TestFocusMovesWithTab(t *testing.T) {
 	for range 2 * int(focusCount) {
 		h.keys("tab")
 		on := map[focus]bool{focusSeeds: h.m.seeds.Focused(), focusTags: h.m.tags.Focused(),
-			focusParams: h.m.params.Focused(), focusTree: h.m.tree.focused, focusDetail: h.m.detail.Focused()}
+			focusParams: h.m.params.Focused(), focusTree: h.m.tree.Focused(), focusDetail: h.m.detail.Focused()}
 		for f, v := range on {
 			if v != (f == h.m.focus) {
 				t.Fatalf("focus %d: pane %d focused = %v", h.m.focus, f, v)

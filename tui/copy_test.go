@@ -9,6 +9,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 )
 
 // lastCopy decodes the last OSC 52 sequence the program wrote.
@@ -30,12 +31,10 @@ func (h *harness) lastCopy() string {
 func (h *harness) selectLoser(parent, neighbour string) {
 	h.t.Helper()
 	h.focusPane(focusTree)
-	for i, ri := range h.m.tree.sels {
-		k := h.m.tree.rows[ri].key
-		if k.id == parent && k.loser >= 0 {
-			h.m.tree.cursor = i
-			if o, ok := h.m.tree.selectedLoser(); ok && o.Candidate.NeighborNode.ID == neighbour {
-				h.m.tree.want = k
+	for i, r := range h.m.tree.Selectable() {
+		if k := r.Key; k.ID == parent && k.Loser >= 0 {
+			h.m.tree.Select(i)
+			if o, ok := h.m.tree.SelectedLoser(); ok && o.Candidate.NeighborNode.ID == neighbour {
 				h.m.syncDetail()
 				return
 			}
@@ -97,25 +96,25 @@ func TestCopyLoserPathAndCheck(t *testing.T) {
 // reach N2007, so it is a ghost row under N2006.
 func TestGhostCheckUsesTheBaselineSettings(t *testing.T) {
 	h := demoHarness(t)
-	st := h.m.actRun().trees.seeds[0]
+	st := h.m.actRun().trees.Seeds[0]
 	w := 0.5
-	hop := activation.Step{FromNode: st.root.node, ToNode: graph.Node{ID: "N2007", Labels: []string{"DataSource"}}, TransferEnergy: 0.0625,
+	hop := activation.Step{FromNode: st.Root.Node, ToNode: graph.Node{ID: "N2007", Labels: []string{"DataSource"}}, TransferEnergy: 0.0625,
 		Edge: graph.Edge{SourceID: "N2006", TargetID: "N2007", Type: "RELATES", Weight: &w, Properties: map[string]any{"weight": 0.5}}}
 	var p activation.Path
 	p = p.Extend(hop)
 	cfg := h.m.actRun().cfg
 	cfg.TagSimFloor = 0.3
-	h.m.actRun().trees.setBase(&baseline{label: "pinned", cfg: cfg, tags: []string{"x"},
-		results: map[string]activation.Result{"N2006": {Seed: retriever.Seed{NodeID: "N2006", Score: 0.5}, Paths: []activation.Path{p}}}})
+	h.m.actRun().trees.SetBase(&tree.Baseline{Label: "pinned", Cfg: cfg, Tags: []string{"x"},
+		Results: map[string]activation.Result{"N2006": {Seed: retriever.Seed{NodeID: "N2006", Score: 0.5}, Paths: []activation.Path{p}}}})
 	h.m.afterTreeChange(false)
 	h.focusPane(focusTree)
 	for range 10 { // the nodes this run reached entered: step over them
-		if k, _ := h.m.tree.selectedKey(); k.ghost {
+		if k, _ := h.m.tree.SelectedKey(); k.Ghost {
 			break
 		}
 		h.keys(">")
 	}
-	if k, _ := h.m.tree.selectedKey(); !k.ghost || k.id != "N2007" {
+	if k, _ := h.m.tree.SelectedKey(); !k.Ghost || k.ID != "N2007" {
 		t.Fatalf("selected %+v, want the ghost N2007", k)
 	}
 	h.keys("K")

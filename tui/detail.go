@@ -12,6 +12,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui/components/detail"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 )
 
 // detailSubject is what the detail pane explains: a node of a result tree
@@ -109,7 +110,7 @@ func detailLines(st *Styles, names *naming, s detailSubject, w int, validity []s
 
 	step := s.step
 	if s.loser != nil {
-		add("", st.Error.Render(glyphLost+" "+textsafe.Escape(fateText(*s.loser, s.minActivation))))
+		add("", st.Error.Render(glyphLost+" "+textsafe.Escape(tree.FateText(*s.loser, s.minActivation))))
 		ls := activation.StepFromCandidate(graph.Node{ID: s.loser.Candidate.ParentID}, s.loser.Candidate)
 		step = &ls
 	}

@@ -237,10 +237,10 @@ func TestStaleResultsDropped(t *testing.T) {
 	h.focusPane(focusParams)
 	h.keys("-")
 	h.settle()
-	trees, v := h.m.actRun().trees, h.m.actRun().trees.version
+	trees, v := h.m.actRun().trees, h.m.actRun().trees.Version
 	h.send(runEventMsg{id: runRef{activation.Name, h.m.actRun().id - 1}, ev: activation.Event{Kind: activation.EventLevel, Level: &activation.LevelEvent{Depth: 1}}})
 	h.send(runEventMsg{id: runRef{expansion.Name, h.m.actRun().id}, ev: activation.Event{Kind: activation.EventLevel, Level: &activation.LevelEvent{Depth: 1}}})
-	if trees.version != v {
+	if trees.Version != v {
 		t.Fatal("a stale activation event was applied")
 	}
 

@@ -10,58 +10,30 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/retriever"
-	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 )
-
-// baselineOf makes a baseline of saved results (an experiment file's), run
-// with cfg and tags.
-func baselineOf(results []activation.Result, label string, cfg activation.Params, tags []string) *baseline {
-	if len(results) == 0 {
-		return nil
-	}
-	b := &baseline{label: label, results: make(map[string]activation.Result, len(results)), cfg: cfg, tags: retriever.NormalizeTags(tags)}
-	for _, r := range results {
-		b.results[r.Seed.NodeID] = r
-	}
-	return b
-}
-
-// resultsOf lists a baseline's results in the order of seeds (nil for no
-// baseline).
-func resultsOf(b *baseline, seeds []retriever.Seed) []activation.Result {
-	if b == nil {
-		return nil
-	}
-	out := make([]activation.Result, 0, len(b.results))
-	for _, s := range seeds {
-		if r, ok := b.results[s.NodeID]; ok {
-			out = append(out, r)
-		}
-	}
-	return out
-}
 
 // saveExperiment writes the experiment on screen (seeds, tags, thresholds,
 // the pinned and the current results, the graph's fingerprint) to a new
 // file in the output directory. The run must have finished: a half run
 // saved as "current" would reopen as a result that never was.
 func (m *Model) saveExperiment() tea.Cmd {
-	cur := newBaseline(m.actRun().trees, "current")
+	cur := tree.NewBaseline(m.actRun().trees, "current")
 	if cur == nil {
 		return common.NotifyErr(errors.New("nothing to save yet: wait until every seed's run has finished"))
 	}
-	seeds := make([]retriever.Seed, 0, len(m.actRun().trees.seeds))
-	for _, st := range m.actRun().trees.seeds {
-		seeds = append(seeds, st.seed)
+	seeds := make([]retriever.Seed, 0, len(m.actRun().trees.Seeds))
+	for _, st := range m.actRun().trees.Seeds {
+		seeds = append(seeds, st.Seed)
 	}
 	e := experiment.Experiment{
 		SavedAt: m.Now(), Seeds: seeds, Tags: append([]string(nil), m.actRun().tags...), Params: m.actRun().cfg,
-		Pinned: resultsOf(m.runs.pinned, seeds), Current: resultsOf(cur, seeds), Marks: m.Marks.Snapshot(),
+		Pinned: m.runs.pinned.ResultsFor(seeds), Current: cur.ResultsFor(seeds), Marks: m.Marks.Snapshot(),
 	}
 	if m.runs.pinned != nil {
-		cfg := m.runs.pinned.cfg
-		e.PinnedParams, e.PinnedTags = &cfg, append([]string{}, m.runs.pinned.tags...)
+		cfg := m.runs.pinned.Cfg
+		e.PinnedParams, e.PinnedTags = &cfg, append([]string{}, m.runs.pinned.Tags...)
 	}
 	src, ctx, dir := m.Source, m.Ctx, m.OutDir
 	name := "memoria-experiment-" + e.SavedAt.Format("20060102-150405") + ".json"

@@ -39,8 +39,8 @@ func TestDetailFormulasCheckByHand(t *testing.T) {
 		h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{sc.seed}, Tags: sc.tags})
 		h.waitFor("the run to finish", func() bool { return h.m.actRun().ch == nil && !h.m.running() })
 		var ids []string
-		for id, n := range h.m.actRun().trees.seeds[0].nodes {
-			if n.step != nil {
+		for id, n := range h.m.actRun().trees.Seeds[0].Nodes {
+			if n.Step != nil {
 				ids = append(ids, id)
 			}
 		}

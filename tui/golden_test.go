@@ -22,10 +22,10 @@ func golden(t *testing.T, name, got string) {
 
 // fixTimes replaces the run times shown (they vary) with 3 ms.
 func fixTimes(h *harness) {
-	for _, st := range h.m.actRun().trees.seeds {
-		st.elapsed = 3 * time.Millisecond
+	for _, st := range h.m.actRun().trees.Seeds {
+		st.Elapsed = 3 * time.Millisecond
 	}
-	h.m.actRun().trees.version++
+	h.m.actRun().trees.Version++
 	h.m.afterTreeChange(false)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 )
 
 // Query tags and seed of the demo graph's scenario A (docs/DEMO_GRAPH.md).
@@ -190,7 +191,7 @@ func (h *harness) blocked() int {
 	}
 	for _, c := range f.held {
 		st := seedTreeOf(h.m.actRun().trees, c.seed)
-		if st == nil || st.root == nil || st.depth != c.depth {
+		if st == nil || st.Root == nil || st.Depth != c.depth {
 			return n
 		}
 	}
@@ -252,9 +253,9 @@ func (c *fakeClock) advance(d time.Duration) []tea.Msg {
 }
 
 // seedTreeOf returns the tree of seed id, nil when the run has none.
-func seedTreeOf(rt *resultTrees, id string) *seedTree {
-	for _, st := range rt.seeds {
-		if st.seed.NodeID == id {
+func seedTreeOf(rt *tree.Trees, id string) *tree.SeedTree {
+	for _, st := range rt.Seeds {
+		if st.Seed.NodeID == id {
 			return st
 		}
 	}
@@ -270,13 +271,13 @@ func (h *harness) focusPane(f focus) {
 }
 
 // lastStatus is the status line's message.
-func (h *harness) lastStatus() common.StatusMsg { return h.m.status.msg }
+func (h *harness) lastStatus() common.StatusMsg { return h.m.status.Msg() }
 
 // treeText is the tree's rows as plain text, one per line.
 func (h *harness) treeText() string {
 	var b strings.Builder
-	for _, r := range h.m.tree.rows {
-		b.WriteString(strings.TrimRight(r.plain, " "))
+	for _, r := range h.m.tree.Rows() {
+		b.WriteString(strings.TrimRight(r.Plain, " "))
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -287,8 +288,8 @@ func (h *harness) selectTreeNode(id string) {
 	h.t.Helper()
 	h.focusPane(focusTree)
 	h.keys("home")
-	for range len(h.m.tree.sels) {
-		if k, _ := h.m.tree.selectedKey(); k.id == id && k.loser < 0 {
+	for range len(h.m.tree.Selectable()) {
+		if k, _ := h.m.tree.SelectedKey(); k.ID == id && k.Loser < 0 {
 			return
 		}
 		h.keys("down")

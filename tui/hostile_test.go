@@ -9,6 +9,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/retriever/activation/oninmem"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 )
 
 // The attacks planted in testdata/hostile.jsonl, and how the explorer must
@@ -104,7 +105,7 @@ func TestHostileGraphShownEscaped(t *testing.T) {
 	if got := h.m.tags.Tags(); len(got) != 1 || got[0] != hostileTag {
 		t.Fatalf("chosen tags %q, want the graph's tag %q", got, hostileTag)
 	}
-	assertCleanView(t, h, "tag chips", h.m.tags.View()+h.m.status.View(nil, false), `[t`+shownOSC52+`]`, `added tag t`+shownOSC52)
+	assertCleanView(t, h, "tag chips", h.m.tags.View()+h.m.status.Line(tree.Status(h.m.St, nil, false)), `[t`+shownOSC52+`]`, `added tag t`+shownOSC52)
 
 	h.pickerTo(hostileH0)
 	h.keys("space")
@@ -125,7 +126,7 @@ func TestHostileGraphShownEscaped(t *testing.T) {
 	h.selectTreeNode("H1\r\x1b[2J")
 	assertCleanView(t, h, "detail of H1", detailText(h), `edge tags: t`+shownOSC52+`, plain`, `E∩Q (1): t`+shownOSC52)
 	h.keys("down", "down")
-	if _, ok := h.m.tree.selectedLoser(); !ok {
+	if _, ok := h.m.tree.SelectedLoser(); !ok {
 		t.Fatalf("no loser selected:\n%s", h.treeText())
 	}
 	assertCleanView(t, h, "detail of the loser", detailText(h), `✗ claimed by H0`+shownOSC52)

@@ -12,6 +12,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 	"github.com/muesli/termenv"
 )
 
@@ -69,26 +70,24 @@ func TestIncrementalRowsEqualFreshRows(t *testing.T) {
 	m := newModel(context.Background(), o, &st)
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	m.setFocus(focusTree)
-	m.actRun().trees = newResultTrees([]retriever.Seed{{NodeID: "S", Score: 1}})
+	m.actRun().trees = tree.NewTrees([]retriever.Seed{{NodeID: "S", Score: 1}})
 	m.afterTreeChange(true)
 	check := func(when string) {
 		t.Helper()
-		fresh := rowBuilder{st: m.tree.builder.st, width: m.tree.builder.width, explain: m.tree.builder.explain, folded: m.tree.builder.folded,
-			names: m.tree.builder.names}
-		want := fresh.build(m.actRun().trees)
-		got := m.tree.rows
+		want := m.tree.FreshRows()
+		got := m.tree.Rows()
 		if len(got) != len(want) {
 			t.Fatalf("%s: %d rows, fresh render has %d", when, len(got), len(want))
 		}
 		for i := range want {
 			if got[i] != want[i] {
-				t.Fatalf("%s: row %d is\n%q\nfresh render:\n%q", when, i, got[i].styled, want[i].styled)
+				t.Fatalf("%s: row %d is\n%q\nfresh render:\n%q", when, i, got[i].Styled, want[i].Styled)
 			}
 		}
 	}
 	evs := bigTreeEvents(200)
 	for i, ev := range evs {
-		m.actRun().trees.apply(ev)
+		m.actRun().trees.Apply(ev)
 		m.afterTreeChange(false)
 		check(fmt.Sprintf("event %d", i))
 		switch i {
@@ -96,20 +95,18 @@ func TestIncrementalRowsEqualFreshRows(t *testing.T) {
 			m.tree.ToggleExplain()
 			check("explain on")
 		case 4:
-			m.tree.builder.folded[rowKey{seed: "S", id: "N2", loser: -1}] = true
-			m.tree.built = -1
-			m.tree.refresh()
+			m.tree.SetFolded(tree.RowKey{Seed: "S", ID: "N2", Loser: -1}, true)
 			check("N2 folded")
 		}
 	}
 	// Paths end at two leaves: their annotation gains the end.
-	leaf := m.actRun().trees.seeds[0].nodes["N150"]
-	p := leaf.path()
+	leaf := m.actRun().trees.Seeds[0].Nodes["N150"]
+	p := leaf.Path()
 	p.EndReason = activation.EndMaxDepth
-	m.actRun().trees.apply(activation.Event{Kind: activation.EventResult, Result: &activation.Result{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: []activation.Path{p}}})
+	m.actRun().trees.Apply(activation.Event{Kind: activation.EventResult, Result: &activation.Result{Seed: retriever.Seed{NodeID: "S", Score: 1}, Paths: []activation.Path{p}}})
 	m.afterTreeChange(false)
-	if leaf.end != activation.EndMaxDepth {
-		t.Fatalf("N150's end is %q", leaf.end)
+	if leaf.End != activation.EndMaxDepth {
+		t.Fatalf("N150's end is %q", leaf.End)
 	}
 	check("N150 ends")
 	m.tree.ToggleExplain()
@@ -129,15 +126,13 @@ func TestIncrementalRowsEqualFreshRows(t *testing.T) {
 	var p1, p2 activation.Path
 	p1 = p1.Extend(hopTo("S", "N2")).Extend(hopTo("N2", "G"))
 	p2 = p2.Extend(hopTo("S", "N5"))
-	res := m.actRun().trees.seeds[0].result
-	m.actRun().trees.setBase(&baseline{label: "pinned", results: map[string]activation.Result{"S": {Seed: res.Seed, Paths: []activation.Path{p1, p2}}}})
+	res := m.actRun().trees.Seeds[0].Result
+	m.actRun().trees.SetBase(&tree.Baseline{Label: "pinned", Results: map[string]activation.Result{"S": {Seed: res.Seed, Paths: []activation.Path{p1, p2}}}})
 	m.afterTreeChange(false)
 	check("baseline set")
-	delete(m.tree.builder.folded, rowKey{seed: "S", id: "N2", loser: -1})
-	m.tree.built = -1
-	m.tree.refresh()
+	m.tree.SetFolded(tree.RowKey{Seed: "S", ID: "N2", Loser: -1}, false)
 	check("N2 unfolded, with its ghost")
-	txt := strings.Join(rowTexts(m.tree.rows), "\n")
+	txt := strings.Join(rowTexts(m.tree.Rows()), "\n")
 	if !strings.Contains(txt, "− G Event") || !strings.Contains(txt, "~ N5 Event (was under S") || !strings.Contains(txt, "+ N1 Event") {
 		t.Fatalf("marks missing:\n%s", txt)
 	}
@@ -146,10 +141,10 @@ func TestIncrementalRowsEqualFreshRows(t *testing.T) {
 }
 
 // rowTexts are the rows' plain texts.
-func rowTexts(rows []treeRow) []string {
+func rowTexts(rows []tree.Row) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = r.plain
+		out[i] = r.Plain
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/memoria-graph/memoria/tui/components/status"
 )
 
 // rect is a pane's place on the screen (outer size, frame included).
@@ -94,12 +95,11 @@ func (m *Model) resize(w, h int) {
 	m.tree.SetSize(max(0, iw), max(0, ih))
 	m.ranked.SetSize(max(0, iw), max(0, ih))
 	m.cmp.SetSize(max(0, iw), max(0, ih))
-	m.status.SetSize(w, statusH)
+	m.status.SetSize(w, statusH) // and the help line's width
 	iw, ih = m.St.Inner(l.full())
 	for _, o := range m.overlays {
 		o.SetSize(iw, ih) // a closed one is sized when it opens (push)
 	}
-	m.status.help.Width = w
 }
 
 // View lays out the panes, the status bar and the help line. It does no I/O
@@ -129,7 +129,7 @@ func (m *Model) View() string {
 		}
 		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	}
-	helpLine := ansi.Truncate(m.status.help.ShortHelpView(m.shortHelp()), max(m.W, minWidth), "…")
+	helpLine := ansi.Truncate(m.status.HelpView(m.shortHelp()), max(m.W, minWidth), "…")
 	return lipgloss.JoinVertical(lipgloss.Left, body, m.statusView(), helpLine)
 }
 
@@ -146,7 +146,7 @@ func (m *Model) shortHelp() []key.Binding {
 	if o := m.top(); o != nil {
 		return m.overlayHelp(o)
 	}
-	return helpKeys{km: m.KM, short: m.focused().ShortHelp(), typing: m.typing()}.ShortHelp()
+	return status.HelpKeys(m.KM, m.focused().ShortHelp(), m.typing())
 }
 
 func (m *Model) box(f focus, title string, r rect) string {

@@ -19,7 +19,9 @@ import (
 	"github.com/memoria-graph/memoria/tui/components/params"
 	"github.com/memoria-graph/memoria/tui/components/ranklist"
 	"github.com/memoria-graph/memoria/tui/components/seeds"
+	"github.com/memoria-graph/memoria/tui/components/status"
 	"github.com/memoria-graph/memoria/tui/components/tags"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 	"github.com/memoria-graph/memoria/tui/overlays/helpview"
 	"github.com/memoria-graph/memoria/tui/overlays/picker"
 	"github.com/memoria-graph/memoria/tui/overlays/query"
@@ -73,11 +75,11 @@ type Model struct {
 	// retriever's list with every ranking retriever's parameters panel
 	// (rank.go), the compare table with the retrievers it compares
 	// (compare.go); detail shows the selected row of the one shown.
-	tree   *treePane
+	tree   *tree.Pane
 	ranked *ranklist.List
 	cmp    *cmptable.Table
 	detail *detail.Pane
-	status *statusBar
+	status *status.Bar
 
 	focus focus
 	// overlays is the stack of open overlays, the top last: the order
@@ -127,16 +129,16 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		params: params.NewThresholds(c, opts.Params),
 		ranked: ranklist.New(c),
 		cmp:    cmptable.New(c), compared: slices.Clone(opts.Compare), combiners: map[string]retriever.Settings{},
-		tree:   newTreePane(c),
+		tree:   tree.NewPane(c),
 		detail: detail.New(c, validityKeys(opts.Mapping)),
-		status: newStatusBar(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
+		status: status.New(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
 		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: whypanel.New(c), sweep: sweepview.New(c),
 			statsView: statsview.New(c, opts.Source.Describe()), picker: picker.New(km, st, pickerRows()),
 			query: query.New(km, st, queryConfig(ctx, opts))},
 		focus: focusSeeds,
 		runs: newRunner(opts.Backend, opts.RunOptions, opts.Neighbourhood, opts.Unfiltered, opts.Filter,
-			baselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags),
-			baselineOf(opts.Saved, "saved", opts.Params, opts.Tags)),
+			tree.BaselineOf(opts.Pinned, "pinned", opts.PinnedParams, opts.PinnedTags),
+			tree.BaselineOf(opts.Saved, "saved", opts.Params, opts.Tags)),
 	}
 	for name, p := range opts.settings {
 		if combining(name) {
@@ -155,8 +157,8 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 // given.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.seeds.Init(), m.tags.Init(), nameKeysCmd(m.Ctx, m.Source), m.graphStats().start(m.Ctx, m.Source)}
-	if m.status.notice != "" {
-		cmds = append(cmds, common.Notify(m.status.notice))
+	if m.status.Notice() != "" {
+		cmds = append(cmds, common.Notify(m.status.Notice()))
 	}
 	if len(m.seeds.Seeds()) > 0 {
 		cmds = append(cmds, m.restart())
@@ -193,7 +195,7 @@ func (m *Model) restartActivation() tea.Cmd {
 	defer m.refreshIfComparing()
 	seeds, tags, cfg := m.seeds.Seeds(), m.tags.Tags(), m.params.Config()
 	m.actRun().cfg, m.actRun().tags = cfg, retriever.NormalizeTags(tags)
-	if b := newBaseline(m.actRun().trees, "previous"); b != nil {
+	if b := tree.NewBaseline(m.actRun().trees, "previous"); b != nil {
 		m.runs.prev = b // the run being replaced, when it was complete
 	}
 	if len(seeds) == 0 {
@@ -203,9 +205,9 @@ func (m *Model) restartActivation() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.Ctx)
 	m.actRun().cancel = cancel
-	m.actRun().trees = newResultTrees(seeds)
-	m.actRun().trees.cfg, m.actRun().trees.tags = cfg, m.actRun().tags
-	m.actRun().trees.setBase(m.baseline())
+	m.actRun().trees = tree.NewTrees(seeds)
+	m.actRun().trees.Cfg, m.actRun().trees.Tags = cfg, m.actRun().tags
+	m.actRun().trees.SetBase(m.baseline())
 	m.afterTreeChange(true)
 	return startRunCmd(ctx, m.actRun().ref(), m.runs.backend, m.runs.held, cfg, m.runs.opts, seeds, tags)
 }
@@ -259,9 +261,7 @@ func (m *Model) syncDetail() {
 	if !m.showsTree() {
 		return
 	}
-	k, _ := m.tree.selectedKey()
-	if k != m.tree.detailKey {
-		m.tree.detailKey = k
+	if m.tree.SelectionMoved() {
 		m.detail.Show(subjectOf(m.subject()))
 		return
 	}

@@ -2,13 +2,10 @@ package tui
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/memoria-graph/memoria/render/subgraph"
-	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui/common"
 )
 
@@ -38,23 +35,4 @@ func (m *Model) exportPage() tea.Cmd {
 		}
 		return common.StatusMsg{Text: fmt.Sprintf("wrote %s (%d bytes, %s; open it in a browser, it needs no network)", path, len(data), what)}
 	})
-}
-
-// losers are the candidates the trees hold that were not kept (their
-// parents' losers: lost a branch or a claim, or near misses), one level
-// event per finished seed in results' order, which is all the page reads
-// of the levels (render/subgraph draws them dashed).
-func (rt *resultTrees) losers() [][]activation.LevelEvent {
-	var out [][]activation.LevelEvent
-	for _, st := range rt.seeds {
-		if st.result == nil {
-			continue
-		}
-		var lv activation.LevelEvent
-		for _, id := range slices.Sorted(maps.Keys(st.nodes)) {
-			lv.Outcomes = append(lv.Outcomes, st.nodes[id].losers...)
-		}
-		out = append(out, []activation.LevelEvent{lv})
-	}
-	return out
 }

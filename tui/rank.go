@@ -16,6 +16,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/registry"
 	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/memoria-graph/memoria/tui/components/params"
+	"github.com/memoria-graph/memoria/tui/components/status"
 )
 
 // Retrievers are the retrievers the explorer runs on their own, in the
@@ -249,7 +250,7 @@ func (m *Model) switchRetriever() tea.Cmd {
 	} else {
 		m.runs.hitCtx.stop()
 		m.runs.hitCtx.run, m.runs.hitCtx.node = runRef{}, ""
-		m.tree.detailKey, _ = m.tree.selectedKey()
+		m.tree.SelectionMoved() // the detail pane shows the selection from its top
 		m.detail.Show(subjectOf(m.subject()))
 	}
 	note := common.Notify(fmt.Sprintf("retriever: %s (%s switches)", m.retriever, m.KM.Retriever.Help().Key))
@@ -326,7 +327,7 @@ func rankingStatus(st *Styles, s *runSlot) []string {
 	case s.loading:
 		return []string{st.Running.Render("⟳ " + s.name + " running")}
 	case s.err != nil:
-		return []string{st.Error.Render("✗ " + s.name + " error: " + textsafe.Escape(oneLine(s.err.Error())))}
+		return []string{st.Error.Render("✗ " + s.name + " error: " + textsafe.Escape(status.OneLine(s.err.Error())))}
 	case s.ranking == nil:
 		return []string{st.Dim.Render("no seeds")}
 	}
@@ -400,7 +401,7 @@ func hitLines(st *Styles, names *naming, s hitSubject, w int, validity []string)
 	case s.loading:
 		out = append(out, st.Running.Render("⟳ reading its relationships…"))
 	case s.err != "":
-		out = append(out, wrap(st.Error.Render("✗ "+textsafe.Escape(oneLine(s.err)))))
+		out = append(out, wrap(st.Error.Render("✗ "+textsafe.Escape(status.OneLine(s.err)))))
 	case !s.found:
 		out = append(out, st.Dim.Render("the node is no longer in the graph"))
 	case len(s.hops) == 0:

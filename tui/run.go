@@ -10,6 +10,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/memoria-graph/memoria/tui/components/params"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 )
 
 // runRef names one run: its retriever (the slot it belongs to) and its id
@@ -56,11 +57,11 @@ type runner struct {
 	unfiltered graph.Neighbourhood
 	filter     string
 	hitCtx     hitContextRead
-	prev       *baseline
-	pinned     *baseline
+	prev       *tree.Baseline
+	pinned     *tree.Baseline
 }
 
-func newRunner(backend activation.Backend, opts activation.Options, nb, unfiltered graph.Neighbourhood, filter string, pinned, saved *baseline) *runner {
+func newRunner(backend activation.Backend, opts activation.Options, nb, unfiltered graph.Neighbourhood, filter string, pinned, saved *tree.Baseline) *runner {
 	r := &runner{slots: map[string]*runSlot{}, backend: backend, opts: opts, held: heldFunc(backend),
 		nb: nb, unfiltered: unfiltered, filter: filter, pinned: pinned, prev: saved}
 	for _, name := range CompareRetrievers() {
@@ -112,10 +113,10 @@ func (msg runStartedMsg) apply(m *Model, s *runSlot) tea.Cmd {
 	if msg.err != nil {
 		s.err = msg.err
 		m.refreshIfComparing()
-		for _, st := range s.trees.seeds {
-			st.state, st.err = seedFailed, msg.err.Error()
+		for _, st := range s.trees.Seeds {
+			st.State, st.Err = tree.SeedFailed, msg.err.Error()
 		}
-		s.trees.version++
+		s.trees.Version++
 		m.afterTreeChange(false)
 		return common.NotifyErr(msg.err)
 	}
@@ -128,7 +129,7 @@ func (msg runEventMsg) apply(m *Model, s *runSlot) tea.Cmd {
 	if s.name != activation.Name || s.ch == nil {
 		return nil // stopped: its events are no longer read
 	}
-	s.trees.apply(msg.ev)
+	s.trees.Apply(msg.ev)
 	m.afterTreeChange(false)
 	return nextEventCmd(msg.id, s.ch, m.runs.held)
 }
@@ -162,7 +163,7 @@ type runSlot struct {
 
 	// Activation Energy's run: the event stream and its trees.
 	ch    <-chan activation.Event
-	trees *resultTrees // the run's trees (nil: no seeds)
+	trees *tree.Trees // the run's trees (nil: no seeds)
 	// cfg and tags are the thresholds and the (normalised) tags the run
 	// was started with.
 	cfg  activation.Params

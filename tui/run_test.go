@@ -8,6 +8,7 @@ import (
 
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 )
 
 // TestTreeGrowsLevelByLevel runs scenario A of docs/DEMO_GRAPH.md (seed
@@ -27,32 +28,32 @@ func TestTreeGrowsLevelByLevel(t *testing.T) {
 	src := loadDemo(t)
 	src.holdRuns()
 	h := newHarness(t, src, Options{Seeds: []retriever.Seed{demoSeed}, Tags: demoTags})
-	st := h.m.actRun().trees.seeds[0]
-	h.waitFor("the seed", func() bool { return st.root != nil })
-	if len(st.root.children) != 0 {
-		t.Fatalf("children before any level: %d", len(st.root.children))
+	st := h.m.actRun().trees.Seeds[0]
+	h.waitFor("the seed", func() bool { return st.Root != nil })
+	if len(st.Root.Children) != 0 {
+		t.Fatalf("children before any level: %d", len(st.Root.Children))
 	}
 
 	src.stepRun() // level 1
-	h.waitFor("depth 1", func() bool { return st.depth == 1 })
-	if got := childIDs(st.root); got != "N2003 N2004 N2005" {
+	h.waitFor("depth 1", func() bool { return st.Depth == 1 })
+	if got := childIDs(st.Root); got != "N2003 N2004 N2005" {
 		t.Fatalf("depth 1 children = %q, want N2003 N2004 N2005", got)
 	}
-	if st.state != seedRunning || !strings.Contains(h.treeText(), "running at depth 1") {
+	if st.State != tree.SeedRunning || !strings.Contains(h.treeText(), "running at depth 1") {
 		t.Fatalf("want running at depth 1, got:\n%s", h.treeText())
 	}
-	if _, ok := st.nodes["N2001"]; ok {
+	if _, ok := st.Nodes["N2001"]; ok {
 		t.Fatal("depth 2 node visible after only one level")
 	}
-	n2003 := st.nodes["N2003"]
-	if !near(n2003.step.TransferEnergy, 0.85*0.82/2*(0.15+0.85/6)) {
-		t.Fatalf("T(N2006→N2003) = %v", n2003.step.TransferEnergy)
+	n2003 := st.Nodes["N2003"]
+	if !near(n2003.Step.TransferEnergy, 0.85*0.82/2*(0.15+0.85/6)) {
+		t.Fatalf("T(N2006→N2003) = %v", n2003.Step.TransferEnergy)
 	}
 
 	for range 3 { // levels 2, 3 and 4 (level 4 finds nothing above threshold)
 		src.stepRun()
 	}
-	h.waitFor("the result", func() bool { return st.state == seedDone })
+	h.waitFor("the result", func() bool { return st.State == tree.SeedDone })
 	got := h.treeText()
 	for _, want := range []string{
 		"▼ N2006 UserRequest",
@@ -68,22 +69,22 @@ func TestTreeGrowsLevelByLevel(t *testing.T) {
 			t.Errorf("tree lacks %q:\n%s", want, got)
 		}
 	}
-	if paths := len(st.result.Paths); paths != 3 {
+	if paths := len(st.Result.Paths); paths != 3 {
 		t.Errorf("paths = %d, want 3", paths)
 	}
 	// Each path ends below the threshold (its near miss is worked out in
 	// TestGoldenDemoTree).
 	for _, id := range []string{"N2010", "N2008", "N2005"} {
-		if e := st.nodes[id].end; e != activation.EndBelowThreshold {
+		if e := st.Nodes[id].End; e != activation.EndBelowThreshold {
 			t.Errorf("%s end = %q, want below_threshold", id, e)
 		}
 	}
 }
 
-func childIDs(n *tnode) string {
+func childIDs(n *tree.Node) string {
 	var ids []string
-	for _, c := range n.children {
-		ids = append(ids, c.node.ID)
+	for _, c := range n.Children {
+		ids = append(ids, c.Node.ID)
 	}
 	return strings.Join(ids, " ")
 }
@@ -146,16 +147,16 @@ func TestParamKeyCancelsRunAndDropsStaleEvents(t *testing.T) {
 		t.Fatalf("run id = %d, want %d", h.m.actRun().id, run2+1)
 	}
 	trees := h.m.actRun().trees
-	v := trees.version
+	v := trees.Version
 	// A late event from run 2 (it had fetched its seed) must be dropped.
 	stale := activation.Event{Kind: activation.EventLevel, Level: &activation.LevelEvent{Depth: 1}}
 	h.send(runEventMsg{id: runRef{activation.Name, run2}, ev: stale})
-	if trees.version != v || trees.seeds[0].depth != 0 {
-		t.Fatalf("stale run's event was applied (version %d → %d)", v, trees.version)
+	if trees.Version != v || trees.Seeds[0].Depth != 0 {
+		t.Fatalf("stale run's event was applied (version %d → %d)", v, trees.Version)
 	}
 	src.openRuns()
 	h.waitFor("run 3 to finish", func() bool { return !h.m.running() && h.m.actRun().ch == nil })
-	if n := len(h.m.actRun().trees.seeds[0].result.Paths); n != 3 {
+	if n := len(h.m.actRun().trees.Seeds[0].Result.Paths); n != 3 {
 		t.Fatalf("run 3 paths = %d, want 3", n)
 	}
 }
@@ -167,7 +168,7 @@ func TestParamKeyCancelsRunAndDropsStaleEvents(t *testing.T) {
 // threshold, its best near miss N2010 at 0.006873.
 func TestMinActivationChangesTree(t *testing.T) {
 	h := demoHarness(t)
-	if _, ok := h.m.actRun().trees.seeds[0].nodes["N2010"]; !ok {
+	if _, ok := h.m.actRun().trees.Seeds[0].Nodes["N2010"]; !ok {
 		t.Fatal("N2010 missing at the defaults")
 	}
 	h.focusPane(focusParams)
@@ -176,11 +177,11 @@ func TestMinActivationChangesTree(t *testing.T) {
 		t.Fatalf("MIN_ACTIVATION = %v, want 0.01", got)
 	}
 	h.waitFor("the new run", func() bool { return !h.m.running() && h.m.actRun().ch == nil })
-	st := h.m.actRun().trees.seeds[0]
-	if _, ok := st.nodes["N2010"]; ok {
+	st := h.m.actRun().trees.Seeds[0]
+	if _, ok := st.Nodes["N2010"]; ok {
 		t.Fatalf("N2010 still in the tree:\n%s", h.treeText())
 	}
-	if n := st.nodes["N2001"]; n.end != activation.EndBelowThreshold || n.nearMiss == nil || n.nearMiss.ToNode.ID != "N2010" || len(st.result.Paths) != 3 {
+	if n := st.Nodes["N2001"]; n.End != activation.EndBelowThreshold || n.NearMiss == nil || n.NearMiss.ToNode.ID != "N2010" || len(st.Result.Paths) != 3 {
 		t.Fatalf("want 3 paths, the first ending at N2001:\n%s", h.treeText())
 	}
 }
@@ -191,8 +192,8 @@ func TestBackendPanicBecomesError(t *testing.T) {
 	src := loadDemo(t)
 	src.panicOn = "N2006"
 	h := newHarness(t, src, Options{Seeds: []retriever.Seed{demoSeed}})
-	h.waitFor("the failed result", func() bool { return h.m.actRun().trees.seeds[0].state == seedFailed })
-	if e := h.m.actRun().trees.seeds[0].err; !strings.Contains(e, "backend panic: fake backend exploded") {
+	h.waitFor("the failed result", func() bool { return h.m.actRun().trees.Seeds[0].State == tree.SeedFailed })
+	if e := h.m.actRun().trees.Seeds[0].Err; !strings.Contains(e, "backend panic: fake backend exploded") {
 		t.Fatalf("error = %q", e)
 	}
 	if !strings.Contains(h.m.statusView(), "N2006 error: backend panic") {
@@ -203,7 +204,7 @@ func TestBackendPanicBecomesError(t *testing.T) {
 // TestSeedNotFound shows the state of a seed the graph lacks.
 func TestSeedNotFound(t *testing.T) {
 	h := newHarness(t, loadDemo(t), Options{Seeds: []retriever.Seed{{NodeID: "NOPE", Score: 0.5}}})
-	h.waitFor("the result", func() bool { return h.m.actRun().trees.seeds[0].state == seedNotFound })
+	h.waitFor("the result", func() bool { return h.m.actRun().trees.Seeds[0].State == tree.SeedNotFound })
 	if !strings.Contains(h.treeText(), "NOPE  not found") {
 		t.Fatalf("tree:\n%s", h.treeText())
 	}

@@ -366,7 +366,7 @@ func TestGraphitiLoserShowsValidity(t *testing.T) {
 	h.setMinActivation("0.3")
 	h.focusPane(focusTree)
 	h.keys("e", "home", "}")
-	o, ok := h.m.tree.selectedLoser()
+	o, ok := h.m.tree.SelectedLoser()
 	if !ok || o.Candidate.NeighborNode.ID != gCarol || o.Fate != activation.FateBelowThreshold {
 		t.Fatalf("} selected %+v (%v), want the near miss Carol:\n%s", o, ok, h.treeText())
 	}
@@ -385,7 +385,7 @@ func TestGraphitiLoserShowsValidity(t *testing.T) {
 	}
 	h.focusPane(focusTree)
 	h.keys("home", "}")
-	o, ok = h.m.tree.selectedLoser()
+	o, ok = h.m.tree.SelectedLoser()
 	if !ok || o.Candidate.NeighborNode.ID != gHamburg || o.Fate != activation.FateBranchLimit || o.Candidate.ParentID != gFAST {
 		t.Fatalf("} selected %+v (%v), want Hamburg DC lost to the branch limit under FAST-200:\n%s", o, ok, h.treeText())
 	}
@@ -418,7 +418,7 @@ func TestGraphitiLeftNodeShowsValidity(t *testing.T) {
 	h.setMinActivation("0.3")
 	h.focusPane(focusTree)
 	h.keys("home", ">")
-	if k, _ := h.m.tree.selectedKey(); !k.ghost || k.id != gCarol {
+	if k, _ := h.m.tree.SelectedKey(); !k.Ghost || k.ID != gCarol {
 		t.Fatalf("> selected %+v, want Carol, who left:\n%s", k, h.treeText())
 	}
 	d := detailText(h)
@@ -433,7 +433,7 @@ func TestGraphitiLeftNodeShowsValidity(t *testing.T) {
 	h.runDone()
 	h.focusPane(focusTree)
 	h.keys("home", ">")
-	if k, _ := h.m.tree.selectedKey(); !k.ghost || k.id != gHamburg {
+	if k, _ := h.m.tree.SelectedKey(); !k.Ghost || k.ID != gHamburg {
 		t.Fatalf("> selected %+v, want Hamburg DC, which left:\n%s", k, h.treeText())
 	}
 	d = detailText(h)

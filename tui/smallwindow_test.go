@@ -16,7 +16,7 @@ import (
 func TestTooSmallWindow(t *testing.T) {
 	h := goldenHarness(t, 120, 40)
 	h.focusPane(focusTree)
-	before, _ := h.m.tree.selectedKey()
+	before, _ := h.m.tree.SelectedKey()
 
 	h.send(tea.WindowSizeMsg{Width: 50, Height: 15})
 	v := h.m.View()
@@ -28,7 +28,7 @@ func TestTooSmallWindow(t *testing.T) {
 		}
 	}
 	h.keys("j", "j")
-	if after, _ := h.m.tree.selectedKey(); after != before {
+	if after, _ := h.m.tree.SelectedKey(); after != before {
 		t.Errorf("j moved the selection from %v to %v behind the small screen", before, after)
 	}
 
@@ -68,9 +68,9 @@ func TestNarrowTreeKeepsNumbers(t *testing.T) {
 	if !strings.Contains(tree, "T=0.006873 w=0.8 tag_sim=0.575 d=3\n") {
 		t.Errorf("N2010's annotation is cut at 80×24:\n%s", tree)
 	}
-	for _, r := range h.m.tree.rows {
-		if w := len([]rune(r.plain)); w > 40 {
-			t.Errorf("row %q is %d cells, the rows have 40", r.plain, w)
+	for _, r := range h.m.tree.Rows() {
+		if w := len([]rune(r.Plain)); w > 40 {
+			t.Errorf("row %q is %d cells, the rows have 40", r.Plain, w)
 		}
 	}
 	if s := h.m.statusView(); !strings.Contains(s, "✓ N2006 done in 3 ms, 3 paths") {

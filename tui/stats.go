@@ -9,6 +9,7 @@ import (
 	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/tui/common"
+	"github.com/memoria-graph/memoria/tui/components/status"
 )
 
 // Graph metrics in the explorer (docs/EXPLORER.md, "Graph metrics"): the
@@ -161,7 +162,7 @@ func (g *graphStats) DetailLine(st *Styles, id string) string {
 		return ""
 	}
 	if e, ok := g.failed[id]; ok {
-		return st.Dim.Render("degree unknown: " + textsafe.Escape(oneLine(e)))
+		return st.Dim.Render("degree unknown: " + textsafe.Escape(status.OneLine(e)))
 	}
 	d, ok := g.degree[id]
 	if !ok {

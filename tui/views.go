@@ -8,6 +8,7 @@ import (
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/tui/common"
 	"github.com/memoria-graph/memoria/tui/components/cmptable"
+	"github.com/memoria-graph/memoria/tui/components/tree"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/memoria-graph/memoria/render/subgraph"
@@ -102,7 +103,7 @@ func (v treeView) follow() tea.Cmd {
 }
 
 func (v treeView) status() string {
-	return v.m.status.View(v.m.actRun().trees, v.m.tree.Explain())
+	return v.m.status.Line(tree.Status(v.m.St, v.m.actRun().trees, v.m.tree.Explain()))
 }
 
 func (v treeView) title() string {
@@ -128,11 +129,11 @@ func (v treeView) markTarget() (string, bool) { return v.m.whyTarget() }
 func (v treeView) page() (func() (subgraph.Graph, error), string, error) {
 	m := v.m
 	run := m.actRun()
-	res := run.trees.results()
+	res := run.trees.Results()
 	if len(res) == 0 {
 		return nil, "", errors.New("no results to draw yet: pick a seed")
 	}
-	cfg, tags, filter, losers := run.cfg, run.tags, m.runs.filter, run.trees.losers()
+	cfg, tags, filter, losers := run.cfg, run.tags, m.runs.filter, run.trees.Losers()
 	what := common.Plural(len(res), "seed") + " of " + activation.Name
 	return func() (subgraph.Graph, error) {
 		return subgraph.FromActivation(subgraph.ActivationRun{Results: res, Levels: losers, Params: cfg, Tags: tags, Filter: filter}), nil
@@ -152,7 +153,7 @@ func (v rankingView) restartIfInputsChanged(cmd tea.Cmd) tea.Cmd {
 	return v.m.restartSlotIfChanged(cmd)
 }
 
-func (v rankingView) status() string { return v.m.status.line(rankingStatus(v.m.St, v.m.slot())) }
+func (v rankingView) status() string { return v.m.status.Line(rankingStatus(v.m.St, v.m.slot())) }
 
 func (v rankingView) title() string {
 	m := v.m
@@ -205,7 +206,7 @@ func (v compareView) paramsTitle() string {
 	return "Parameters · " + v.m.retriever + " (" + v.m.KM.Retriever.Help().Key + ": next)"
 }
 
-func (v compareView) status() string { return v.m.status.line(v.m.compareStatus()) }
+func (v compareView) status() string { return v.m.status.Line(v.m.compareStatus()) }
 
 func (v compareView) title() string {
 	m := v.m

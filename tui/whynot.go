@@ -15,14 +15,14 @@ import (
 func (m *Model) whyTarget() (string, bool) {
 	switch m.focus {
 	case focusTree:
-		if g, _, ok := m.tree.selectedGhost(); ok {
-			return g.step.ToNode.ID, true // a node that left: why is it not here now?
+		if g, _, ok := m.tree.SelectedGhost(); ok {
+			return g.Step.ToNode.ID, true // a node that left: why is it not here now?
 		}
-		if o, ok := m.tree.selectedLoser(); ok {
+		if o, ok := m.tree.SelectedLoser(); ok {
 			return o.Candidate.NeighborNode.ID, true
 		}
-		if n, _ := m.tree.selectedNode(); n != nil {
-			return n.node.ID, true
+		if n, _ := m.tree.SelectedNode(); n != nil {
+			return n.Node.ID, true
 		}
 	case focusSeeds:
 		if n, ok := m.seeds.Current(); ok {

@@ -42,7 +42,7 @@ func TestWhyOnALoserRow(t *testing.T) {
 		t.Fatal("esc did not close the panel")
 	}
 	h.keys("down") // the tree has the keyboard again
-	if o, ok := h.m.tree.selectedLoser(); ok && o.Candidate.NeighborNode.ID == "N2007" {
+	if o, ok := h.m.tree.SelectedLoser(); ok && o.Candidate.NeighborNode.ID == "N2007" {
 		t.Error("the tree did not move after the panel closed")
 	}
 }
