@@ -128,10 +128,7 @@ func (f *schemaFlags) schema() (graph.Schema, error) {
 		return s, usagef("--now applies to --schema graphiti")
 	}
 	if s.InvalidAt != "" {
-		// In UTC: the clock's own zone is Go's "Local", which the driver
-		// sends to Neo4j by that name, and the server refuses it
-		// (Illegal zone identifier: "Local"; TestGatherNeo4jGraphitiEqualsEmbedded).
-		s.Now = time.Now().UTC()
+		s.Now = time.Now().UTC() // Neo4j refuses Go's zone name "Local"
 		if f.now != "" {
 			t, err := time.Parse(time.RFC3339, f.now)
 			if err != nil {
