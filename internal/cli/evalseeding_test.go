@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memoria-graph/memoria/retriever/registry"
+	"github.com/memoria-graph/memoria/testkit/toyretriever"
 )
 
 // vpnQuery is the demo graph's "vpn" query (testdata/demo-queries.jsonl)
@@ -213,5 +216,37 @@ func TestEvalWhyNotForRuns(t *testing.T) {
 	}
 	if code, _, errs := run(t, "eval", "--queries", qs, "--run", logf, "--why-not", "nope"); code != 2 || !strings.Contains(errs, `unknown --why-not "nope"`) {
 		t.Errorf("unknown retriever: exit %d, %s", code, errs)
+	}
+}
+
+// TestEvalWhereWithoutProbe: a retriever that does not answer the query's
+// Probe (the toy "degree", testkit/toyretriever: the seeds and their
+// RELATES neighbours, by degree) is run again at its whole-ranking K to
+// tell cut from unreached. The safety-stock query's seed N2006 has four
+// RELATES neighbours, N2003, N2004, N2005 and N2007, all relevant; its
+// four other relevant nodes (N2001, N2002, N2014, N2017) are not among
+// them. With --top-k 2 at most two come back (found), the others of the
+// four are ranked below K (cut), and those four are unreached: found + cut
+// = 4, unreached = 4, seeded 0.
+func TestEvalWhereWithoutProbe(t *testing.T) {
+	defer registry.Register(&toyretriever.DegreeSpec)()
+	qs := filepath.Join(t.TempDir(), "q.jsonl")
+	line := `{"id": "safety-stock", "seeds": [{"node_id": "N2006", "score": 0.85}], "relevant": {"N2003": 2, "N2001": 2, "N2002": 2, "N2014": 1, "N2004": 1, "N2005": 1, "N2017": 1, "N2007": 1}}` + "\n"
+	if err := os.WriteFile(qs, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "eval", "--queries", qs, "--retrievers", "degree", "--top-k", "2", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Runs []whereRow `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Runs[0]
+	if r.Seeded != 0 || r.Found+r.Lost["cut"] != 4 || r.Lost["unreached"] != 4 || r.Found > 2 || r.Lost["cut"] < 2 {
+		t.Errorf("degree: %+v", r)
 	}
 }
