@@ -403,11 +403,17 @@ func (s *splitter) scan() (end int, ended bool) {
 						return s.from, true
 					}
 					if s.depth == 0 {
-						s.cut = i + 1
+						if s.cut = i + 1; s.cut >= partSize {
+							i++
+							return 0, false // a part's worth
+						}
 					}
 				case b[i-1] == '/':
 					if s.depth == 0 {
-						s.cut = i + 1
+						if s.cut = i + 1; s.cut >= partSize {
+							i++
+							return 0, false
+						}
 					}
 				default:
 					s.depth++
