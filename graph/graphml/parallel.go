@@ -27,8 +27,8 @@ import (
 // builds; two workers were slower on a loaded machine, docs/PERFORMANCE.md),
 // into nodes and relationships; the caller checks them (apoc.Checker) and hands them over
 // in document order, numbering the edges, while the workers read the next
-// parts. At most Window parts are read ahead, so memory holds well under
-// a MiB of them beside the graph (8 ahead raised the peak heap by a fifth,
+// parts. At most Window parts are read ahead, so memory holds a few MiB
+// of them beside the graph (8 ahead raised the peak heap by a fifth,
 // the garbage collector running further behind). A problem is reported as the one-goroutine reading
 // would: the first in document order, with the document's line; what
 // follows it is never handed over.
