@@ -1,6 +1,7 @@
 package graphml
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -23,8 +24,14 @@ func FuzzDecode(f *testing.F) {
 	f.Add(`<graphml><desc>memoria export</desc><key id="d0" for="node" attr.name="labels"/><key id="d1" for="edge" attr.name="label"/>` +
 		`<key id="d2" for="node" attr.name="id"><desc>id</desc></key><graph><node id="n0"><data key="d0">:A</data><data key="d2">x</data></node>` +
 		`<edge source="n0" target="n0"><data key="d1">RELATES</data></edge></graph></graphml>`)
+	defer func(s int) { partSize = s }(partSize)
+	partSize = 16
 	f.Fuzz(func(t *testing.T, doc string) {
 		g, rep, err := decodeAll(doc, apoc.MappedRules, Options{IDProperty: "entity_id"})
+		want, werr := serial(doc, Options{IDProperty: "entity_id"})
+		if (err == nil) != (werr == nil) || err == nil && fmt.Sprint(g) != fmt.Sprint(want) {
+			t.Fatalf("in parts: %v; in one reading: %v", err, werr)
+		}
 		if err != nil {
 			if strings.TrimSpace(err.Error()) == "" {
 				t.Fatal("an empty error")

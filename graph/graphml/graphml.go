@@ -4,8 +4,9 @@
 // writes it (memoria export --format graphml), into the APOC nodes and
 // relationships the embedded engine builds from (docs/RETRIEVERS.md, "Other
 // schemas", and docs/EXPORTS.md, "GraphML"). It reads the document as a
-// stream of tokens (encoding/xml's Decoder): only the element being read is
-// held, never the document.
+// stream of tokens (encoding/xml's Decoder): only the elements being read
+// are held, never the document; the graph's body is cut into parts read by
+// a decoder each, on several goroutines (parallel.go).
 //
 // What it reads:
 //
@@ -38,9 +39,9 @@
 // refused as it is met, before anything is expanded; encoding/xml expands
 // no entity of a DTD anyway); malformed XML; a <data> naming a key not
 // declared or declared for the other domain; a value not of its key's type;
-// an unknown attr.type; a token longer than MaxToken bytes or elements
-// nested deeper than MaxDepth (so a file of any size, or one without end,
-// is read in bounded memory); a nested graph or a hyperedge; and whatever
+// an unknown attr.type; a token, or a node or edge whole, longer than
+// MaxToken bytes or elements nested deeper than MaxDepth (so a file of
+// any size, or one without end, is read in bounded memory); a nested graph or a hyperedge; and whatever
 // the APOC checker refuses (apoc.Checker: a duplicate node id, an edge
 // naming a node not declared, an empty document).
 package graphml
@@ -144,17 +145,33 @@ func ReadHead(r io.Reader) (Head, error) {
 // file; positions in errors are the document's lines. After the first
 // problem it calls neither function again.
 func Decode(r io.Reader, rules apoc.Rules, opt Options, onNode func(apoc.Node) error, onRel func(apoc.Relationship) error) (apoc.Report, error) {
-	rd := newReader(r)
+	rec := &recorder{r: r, on: true}
+	rd := newReader(rec)
 	rd.opt = opt
 	rd.check = apoc.NewChecker(rules)
-	if err := rd.head(); err != nil {
-		return apoc.Report{}, err
-	}
-	rd.fillID = opt.IDProperty != "" && !rd.h.NodeKey(opt.IDProperty)
-	if err := rd.body(onNode, onRel); err != nil {
+	if err := rd.decode(rec, onNode, onRel); err != nil {
 		return apoc.Report{}, err
 	}
 	return rd.check.Finish()
+}
+
+// decode reads the head, then the body in parts (parallel.go).
+func (rd *reader) decode(rec *recorder, onNode func(apoc.Node) error, onRel func(apoc.Relationship) error) error {
+	if err := rd.head(); err != nil {
+		return err
+	}
+	rd.fillID = rd.opt.IDProperty != "" && !rd.h.NodeKey(rd.opt.IDProperty)
+	rec.on = false
+	off := rd.d.InputOffset()
+	if off >= 2 && rec.buf[off-2] == '/' { // <graph/>: nothing to read in parts
+		rec.buf = nil
+		return rd.body(onNode, onRel)
+	}
+	// The body is read again from the byte after <graph ...>: what the
+	// head's decoder read ahead, then the rest of the input.
+	body := io.MultiReader(bytes.NewReader(rec.buf[off:]), rec.r)
+	rec.buf = nil
+	return rd.bodyParallel(body, rd.line(), onNode, onRel)
 }
 
 // reader is one document being read.
@@ -171,6 +188,12 @@ type reader struct {
 	edges  int
 	// inGraph: the <graph> start was read by head.
 	inGraph bool
+	// base is added to the decoder's lines: a part of the body (parallel.go)
+	// is read by a decoder of its own, whose line 1 is the document's
+	// line base+1.
+	base int
+	// part: edges are numbered by the caller, in document order.
+	part bool
 }
 
 func newReader(r io.Reader) *reader {
@@ -209,7 +232,7 @@ func (l *limitReader) Read(p []byte) (int, error) {
 // line is the decoder's current line.
 func (rd *reader) line() int {
 	l, _ := rd.d.InputPos()
-	return l
+	return l + rd.base
 }
 
 // errorf is a refusal at the current line.
@@ -220,7 +243,9 @@ func (rd *reader) errorf(format string, args ...any) error {
 // token is the next token, a copy, with DOCTYPEs refused and the limits
 // kept.
 func (rd *reader) token() (xml.Token, error) {
-	rd.lim.since = 0
+	if rd.lim != nil {
+		rd.lim.since = 0
+	}
 	t, err := rd.d.Token()
 	if err != nil {
 		if errors.Is(err, errTooLong) {
@@ -231,7 +256,7 @@ func (rd *reader) token() (xml.Token, error) {
 		}
 		var se *xml.SyntaxError
 		if errors.As(err, &se) {
-			return nil, &apoc.ParseError{Line: se.Line, Msg: "malformed XML: " + se.Msg}
+			return nil, &apoc.ParseError{Line: se.Line + rd.base, Msg: "malformed XML: " + se.Msg}
 		}
 		return nil, rd.errorf("%v", err)
 	}
@@ -533,8 +558,11 @@ func (rd *reader) edge(se xml.StartElement) (apoc.Relationship, error) {
 	if !okS || !okT {
 		return apoc.Relationship{}, rd.errorf("%s lacks its source or target", what.what())
 	}
-	r := apoc.Relationship{InternalID: strconv.Itoa(rd.edges), Type: graph.Relates, Start: src, End: dst, Properties: map[string]any{}}
-	rd.edges++
+	r := apoc.Relationship{Type: graph.Relates, Start: src, End: dst, Properties: map[string]any{}}
+	if !rd.part {
+		r.InternalID = strconv.Itoa(rd.edges)
+		rd.edges++
+	}
 	err := rd.data("edge", what, func(k Key, v any) {
 		if k.Name == "label" && k.Desc == "" {
 			if s, ok := v.(string); ok {

@@ -19,7 +19,9 @@ or the Neo4j database of --uri / $NEO4J_URI) on standard output.
 
 Formats:
   jsonl   APOC JSON lines, as CALL apoc.export.json.all writes them; memoria
-          load and --graph read them back
+          load and --graph read them back (a graph read by a schema
+          keyed by another property, graphrag's title or lightrag's
+          entity_id, gets that key as its id too, which load merges on)
   cypher  a Cypher script that recreates the graph in an empty database:
           paste it into Neo4j Browser or pipe it into cypher-shell
   graphml GraphML (Gephi, yEd, Cytoscape): every node with its labels and
@@ -51,6 +53,11 @@ func runExport(ctx context.Context, args []string, env Env) error {
 	g, err := apocGraph(ctx, source)
 	if err != nil {
 		return err
+	}
+	if *format != "graphml" {
+		if note := keyAsID(source, g); note != "" {
+			printNotes(env.Stderr, "export", []string{note})
+		}
 	}
 	w := bufio.NewWriter(env.Stdout)
 	switch *format {
@@ -95,4 +102,42 @@ func apocGraph(ctx context.Context, src graph.Source) (*apoc.Graph, error) {
 		return g, nil
 	}
 	return nil, fmt.Errorf("export: %s cannot be exported", src.Describe())
+}
+
+// keyAsID gives every node of g that has no "id" property the value of
+// the source's id property (its schema's: "title" under graphrag,
+// "entity_id" under lightrag) as "id", the property memoria load merges
+// nodes on (docs/CLI.md, "memoria load"), so that a graph read by any
+// schema loads into Neo4j, where --schema reads it by its own key again.
+// A node that has an "id" keeps it. It returns the note saying so ("" when
+// the source is keyed by "id" already, or nothing was added).
+func keyAsID(src graph.Source, g *apoc.Graph) string {
+	sc, ok := src.(interface{ Schema() graph.Schema })
+	if !ok {
+		return ""
+	}
+	key := sc.Schema().IDProperty
+	if key == "" || key == "id" {
+		return ""
+	}
+	n := 0
+	for i := range g.Nodes {
+		p := g.Nodes[i].Properties
+		v, ok := p[key].(string)
+		if _, has := p["id"]; has || !ok || v == "" {
+			continue
+		}
+		q := make(map[string]any, len(p)+1) // the engine's map stays as it was
+		for k, x := range p {
+			q[k] = x
+		}
+		q["id"] = v
+		g.Nodes[i].Properties = q
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("each node's %s written as its id too (%s of %s nodes), the property memoria load keys nodes on",
+		graph.QuoteName(key), graph.Commas(n), graph.Commas(len(g.Nodes)))
 }
