@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,13 +116,8 @@ func BenchmarkGraphMLLoad1M(b *testing.B) {
 		})
 	}
 	measure := func(load func() (*inmem.Graph, error)) (time.Duration, uint64, inmem.Stats) {
-		runtime.GC()
-		base := peakmem.HeapObjects()
-		p := peakmem.Start()
-		t0 := time.Now()
-		g, err := load()
-		d := time.Since(t0)
-		peak := p.End() - base
+		var g *inmem.Graph
+		d, peak, err := peakmem.Measure(func() (err error) { g, err = load(); return err })
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -110,7 +110,7 @@ func (s *neo4jSearcher) Text(ctx context.Context, req gather.TextRequest) (gathe
 		for _, h := range res[named].Hits {
 			n := gather.Named{ID: h.ID}
 			for _, v := range h.Props {
-				n.Names = append(n.Names, propStrings(v)...)
+				n.Names = append(n.Names, gather.StringsOf(v)...)
 			}
 			ans.Named = append(ans.Named, n)
 		}
@@ -158,21 +158,4 @@ func (s *neo4jSearcher) Vectors(ctx context.Context, vector []float64, limit int
 		out[i] = gather.Embedded{ID: n.ID, Embedding: n.Embedding}
 	}
 	return out, 0, notice, nil
-}
-
-// propStrings are a property's strings: a string, or a list's strings.
-func propStrings(v any) []string {
-	switch x := v.(type) {
-	case string:
-		return []string{x}
-	case []any:
-		var out []string
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
 }

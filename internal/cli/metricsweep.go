@@ -194,15 +194,22 @@ func setSwept(cmd string, fs *flag.FlagSet, q *queryFlags, rf *retrieverFlags, n
 
 // writeMetricSweep prints a metric sweep as text, json or csv.
 func writeMetricSweep(out io.Writer, ms render.MetricSweep, format string) error {
+	return writeAs(out, format, func() ([]byte, error) { return render.MetricSweepJSON(ms) },
+		func() string { return render.MetricSweepCSV(ms) }, func() string { return render.MetricSweepText(ms) })
+}
+
+// writeAs writes one output in format: json's bytes, csv's text, or
+// otherwise the text form; only the form asked for is rendered.
+func writeAs(out io.Writer, format string, asJSON func() ([]byte, error), asCSV, asText func() string) error {
 	var b []byte
 	var err error
 	switch format {
 	case "json":
-		b, err = render.MetricSweepJSON(ms)
+		b, err = asJSON()
 	case "csv":
-		b = []byte(render.MetricSweepCSV(ms))
+		b = []byte(asCSV())
 	default:
-		b = []byte(render.MetricSweepText(ms))
+		b = []byte(asText())
 	}
 	if err == nil {
 		_, err = out.Write(b)

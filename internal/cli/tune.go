@@ -371,18 +371,6 @@ func (t *tuneFlags) pasteFlags(sps []sweepable, params []tune.Param, s tune.Sett
 
 // writeTune prints the tuning as text, json or csv.
 func writeTune(out io.Writer, t render.Tune, format string) error {
-	var b []byte
-	var err error
-	switch format {
-	case "json":
-		b, err = render.TuneJSON(t)
-	case "csv":
-		b = []byte(render.TuneCSV(t))
-	default:
-		b = []byte(render.TuneText(t))
-	}
-	if err == nil {
-		_, err = out.Write(b)
-	}
-	return err
+	return writeAs(out, format, func() ([]byte, error) { return render.TuneJSON(t) },
+		func() string { return render.TuneCSV(t) }, func() string { return render.TuneText(t) })
 }

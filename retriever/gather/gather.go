@@ -129,7 +129,7 @@ func Build(ctx context.Context, g graph.NodeScanner, f Fields) (*Index, error) {
 		ix.ids = append(ix.ids, n.ID)
 		var raw []string
 		for _, p := range f.Names {
-			raw = append(raw, stringsOf(n.Properties[p])...)
+			raw = append(raw, StringsOf(n.Properties[p])...)
 		}
 		names, toks := nameForms(raw)
 		ix.names, ix.nameToks = append(ix.names, names), append(ix.nameToks, toks)
@@ -174,7 +174,7 @@ func (fd *field) add(u int32, v any) {
 	for len(fd.length) < int(u) {
 		fd.length = append(fd.length, 0)
 	}
-	toks := LuceneWords(strings.Join(stringsOf(v), " "))
+	toks := LuceneWords(strings.Join(StringsOf(v), " "))
 	fd.length = append(fd.length, int32(len(toks)))
 	if len(toks) == 0 {
 		return
@@ -190,8 +190,9 @@ func (fd *field) add(u int32, v any) {
 	}
 }
 
-// stringsOf is a property's strings: a string, or a list's strings.
-func stringsOf(v any) []string {
+// StringsOf is a property's strings: a string, or a list's strings (the
+// names and texts the matchers read, on either engine).
+func StringsOf(v any) []string {
 	switch x := v.(type) {
 	case string:
 		return []string{x}

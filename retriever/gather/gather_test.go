@@ -193,7 +193,7 @@ func naiveGather(ns []graph.Node, f Fields, queries []string, opt Options) []str
 				for _, p := range append(slices.Clone(f.Names), f.Texts...) {
 					holders, total, df := 0, 0, map[string]int{}
 					for _, n := range ns {
-						toks := LuceneWords(strings.Join(stringsOf(n.Properties[p]), " "))
+						toks := LuceneWords(strings.Join(StringsOf(n.Properties[p]), " "))
 						if len(toks) > 0 {
 							holders++
 							total += len(toks)
@@ -203,7 +203,7 @@ func naiveGather(ns []graph.Node, f Fields, queries []string, opt Options) []str
 						}
 					}
 					for _, n := range ns {
-						toks := LuceneWords(strings.Join(stringsOf(n.Properties[p]), " "))
+						toks := LuceneWords(strings.Join(StringsOf(n.Properties[p]), " "))
 						for _, t := range slices.Compact(slices.Sorted(slices.Values(LuceneWords(q)))) {
 							freq := 0
 							for _, x := range toks {
@@ -226,7 +226,7 @@ func naiveGather(ns []graph.Node, f Fields, queries []string, opt Options) []str
 			// begins with a query word's first three runes.
 			scored := func(n graph.Node) bool {
 				for _, p := range f.Names {
-					for _, name := range stringsOf(n.Properties[p]) {
+					for _, name := range StringsOf(n.Properties[p]) {
 						for _, w := range LuceneWords(name) {
 							for _, qw := range qt {
 								if r := []rune(qw); len(r) > 3 {
@@ -247,7 +247,7 @@ func naiveGather(ns []graph.Node, f Fields, queries []string, opt Options) []str
 					if m != BM25 && !scored(n) {
 						break
 					}
-					for _, name := range stringsOf(n.Properties[p]) {
+					for _, name := range StringsOf(n.Properties[p]) {
 						nn := Normalize(name)
 						if nn == "" {
 							continue

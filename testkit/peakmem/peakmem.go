@@ -60,3 +60,17 @@ func Report(b *testing.B, f func()) {
 	b.ReportMetric(float64(base)/(1<<20), "base-MB")
 	b.ReportMetric(float64(peak-min(peak, base))/(1<<20), "peak-MB")
 }
+
+// Measure runs f after a garbage collection and returns how long it took
+// and the peak heap above what was live before it: the figures the load
+// benchmarks set beside each other (a reader against the APOC reader).
+func Measure(f func() error) (time.Duration, uint64, error) {
+	runtime.GC()
+	base := HeapObjects()
+	p := Start()
+	t0 := time.Now()
+	err := f()
+	d := time.Since(t0)
+	peak := p.End()
+	return d, peak - min(base, peak), err
+}
