@@ -363,12 +363,40 @@ func (s *Source) QueryVector(ctx context.Context, index, prop string, vector []f
 		"\nRETURN "+id+" AS id, node[$prop] AS e", params)
 }
 
+// MaxExactEmbeddings bounds the nodes the vector matcher's exact cosine
+// reads from a server (Embeddings): a graph of more nodes needs a vector
+// index on the embedding property (docs/RETRIEVERS.md, "Gather").
+const MaxExactEmbeddings = 50_000
+
+// TooManyEmbeddingsError is Embeddings' refusal of a graph of more than
+// Max nodes: reading every embedding would not stay bounded.
+type TooManyEmbeddingsError struct {
+	Prop string
+	Max  int
+}
+
+func (e *TooManyEmbeddingsError) Error() string {
+	return fmt.Sprintf("the exact cosine reads every node's %q, and the graph has more than %d nodes (neo4jdb.MaxExactEmbeddings): "+
+		"create a vector index with cosine similarity on it (CREATE VECTOR INDEX ... OPTIONS {indexConfig: {`vector.similarity_function`: 'cosine'}})",
+		e.Prop, e.Max)
+}
+
 // Embeddings are every node of the graph with its embedding prop: the
-// vector matcher's exact cosine when no vector index covers prop.
+// vector matcher's exact cosine when no vector index covers prop. More
+// than MaxExactEmbeddings nodes are refused (*TooManyEmbeddingsError),
+// read no further than one past it.
 func (s *Source) Embeddings(ctx context.Context, prop string) ([]EmbeddedNode, error) {
-	params := map[string]any{"prop": prop}
+	return s.embeddingsUpTo(ctx, prop, MaxExactEmbeddings)
+}
+
+func (s *Source) embeddingsUpTo(ctx context.Context, prop string, most int) ([]EmbeddedNode, error) {
+	params := map[string]any{"prop": prop, "most": most + 1}
 	id, where := s.gatherID("node", params)
-	return s.embeddings(ctx, "MATCH (node) WHERE "+where+"\nRETURN "+id+" AS id, node[$prop] AS e", params)
+	out, err := s.embeddings(ctx, "MATCH (node) WHERE "+where+"\nRETURN "+id+" AS id, node[$prop] AS e LIMIT $most", params)
+	if err == nil && len(out) > most {
+		return nil, &TooManyEmbeddingsError{Prop: prop, Max: most}
+	}
+	return out, err
 }
 
 func (s *Source) embeddings(ctx context.Context, query string, params map[string]any) ([]EmbeddedNode, error) {

@@ -3,8 +3,10 @@ package neo4jdb_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -311,5 +313,22 @@ func TestPPRStrengthsKept(t *testing.T) {
 	}
 	if fresh := rankJSON(t, neo4jdb.NewSource(d, "", ""), graph.RelFilter{}); fresh != after {
 		t.Errorf("after a write, on another source:\n%s\nkept:\n%s", fresh, after)
+	}
+}
+
+// TestEmbeddingsBound: the exact cosine's read of every node's embedding
+// stops one past its bound: the demo graph's 57 nodes are read whole under
+// a bound of 57 and refused under 56, naming the property and the bound.
+func TestEmbeddingsBound(t *testing.T) {
+	src := fx.Demo(t)
+	ctx := context.Background()
+	got, err := src.EmbeddingsUpTo(ctx, "embedding", 57)
+	if err != nil || len(got) != 57 {
+		t.Fatalf("bound 57: %d nodes, %v", len(got), err)
+	}
+	_, err = src.EmbeddingsUpTo(ctx, "embedding", 56)
+	var tm *neo4jdb.TooManyEmbeddingsError
+	if !errors.As(err, &tm) || tm.Max != 56 || !strings.Contains(err.Error(), `every node's "embedding", and the graph has more than 56 nodes`) {
+		t.Fatalf("bound 56: %v", err)
 	}
 }
