@@ -180,16 +180,17 @@ func MetricSweepText(ms MetricSweep) string {
 	// A line is the value (10), three bars each with its number after it
 	// (7, 7 and the context's digits), the gaps (2 each) and the mark.
 	digits := len(fmt.Sprintf("%.0f", ctxHi))
-	w := max(minBarWidth, (width-10-2-8-2-8-2-1-digits-2)/3)
+	vw := max(10, len(ms.Param)) // the value column, as wide as the heading
+	w := max(minBarWidth, (width-vw-2-8-2-8-2-1-digits-2)/3)
 	fmt.Fprintf(&b, "metric sweep of %s's %s over %d queries: recall@%d and nDCG@%d beside the context an agent gets (mean characters)\n",
 		ms.Retriever, ms.Param, ms.Queries, k, k)
-	fmt.Fprintf(&b, "%-10s  %-*s  %-*s  %s\n", ms.Param, w+7, fmt.Sprintf("recall@%d", k), w+7, fmt.Sprintf("nDCG@%d", k), "context")
+	fmt.Fprintf(&b, "%-*s  %-*s  %-*s  %s\n", vw, ms.Param, w+7, fmt.Sprintf("recall@%d", k), w+7, fmt.Sprintf("nDCG@%d", k), "context")
 	if len(ms.Points) > 0 {
-		fmt.Fprintf(&b, "%-10s  %-*s  %-*s  %.0f to %.0f\n", "", w+7, fmt.Sprintf("%.4f to %.4f", recLo, recHi),
+		fmt.Fprintf(&b, "%-*s  %-*s  %-*s  %.0f to %.0f\n", vw, "", w+7, fmt.Sprintf("%.4f to %.4f", recLo, recHi),
 			w+7, fmt.Sprintf("%.4f to %.4f", ndcgLo, ndcgHi), ctxLo, ctxHi)
 	}
 	for _, p := range ms.Points {
-		line := fmt.Sprintf("%-10s  %s %.4f  %s %.4f  %s %.0f", SweepValue(p.Value),
+		line := fmt.Sprintf("%-*s  %s %.4f  %s %.4f  %s %.0f", vw, SweepValue(p.Value),
 			RangeBar(p.Means[rec], recLo, recHi, w), p.Means[rec], RangeBar(p.Means[ndcg], ndcgLo, ndcgHi, w), p.Means[ndcg],
 			RangeBar(p.MeanContextChars, ctxLo, ctxHi, w), p.MeanContextChars)
 		if p.Current {
@@ -197,13 +198,13 @@ func MetricSweepText(ms MetricSweep) string {
 		}
 		b.WriteString(line + "\n")
 	}
-	fmt.Fprintf(&b, "\n%-10s", ms.Param)
+	fmt.Fprintf(&b, "\n%-*s", vw, ms.Param)
 	for _, m := range ms.Metrics {
 		fmt.Fprintf(&b, "  %-9s", m.Name())
 	}
 	b.WriteString("  hits\n")
 	for _, p := range ms.Points {
-		fmt.Fprintf(&b, "%-10s", SweepValue(p.Value))
+		fmt.Fprintf(&b, "%-*s", vw, SweepValue(p.Value))
 		for _, x := range p.Means {
 			fmt.Fprintf(&b, "  %-9.4f", x)
 		}

@@ -31,6 +31,9 @@ type Tune struct {
 	// Flags are the flags that set the setting chosen on all queries, to
 	// paste ("--damping 0.7").
 	Flags string
+	// Width is the columns the held-out curve fills (DefaultChartWidth
+	// when 0).
+	Width int
 }
 
 // settingText is setting s as "p=v q=w" (sep between the pairs), each
@@ -92,8 +95,9 @@ func countOf(n int, what string) string {
 // TuneText is the text form: how the grid was searched, a line per fold
 // (its size, the setting chosen on the other folds, its mean there and on
 // the fold), the held-out comparison with the defaults, the setting chosen
-// on all queries and its flags, then every setting tried with its mean and
-// mean context (← the defaults, * the chosen).
+// on all queries and its flags, the held-out curve when one parameter
+// varies (CurveText), then every setting tried with its mean and mean
+// context (← the defaults, * the chosen).
 func TuneText(t Tune) string {
 	var b strings.Builder
 	r := t.Result
@@ -117,13 +121,16 @@ func TuneText(t Tune) string {
 	fmt.Fprintf(&b, "chosen on all queries: %s (mean %.4f; the defaults' %.4f)\n", label(r.Chosen),
 		tune.Mean(r.Figures[r.Chosen].Values, all), tune.Mean(r.Figures[r.Default].Values, all))
 	fmt.Fprintf(&b, "flags: --retriever %s %s\n\n", t.Retriever, t.Flags)
+	if c := t.CurveText(); c != "" {
+		b.WriteString(c + "\n")
+	}
 	for _, p := range t.Params {
-		fmt.Fprintf(&b, "%-12s ", p.Name)
+		fmt.Fprintf(&b, "%-*s ", max(12, len(p.Name)), p.Name)
 	}
 	fmt.Fprintf(&b, "%-9s  context\n", t.Metric)
 	for _, i := range t.order() {
 		for j, v := range r.Settings[i] {
-			fmt.Fprintf(&b, "%-12s ", SweepValue(t.Params[j].Values[v]))
+			fmt.Fprintf(&b, "%-*s ", max(12, len(t.Params[j].Name)), SweepValue(t.Params[j].Values[v]))
 		}
 		fmt.Fprintf(&b, "%-9.4f  %.0f", tune.Mean(r.Figures[i].Values, all), tune.Mean(r.Figures[i].Context, all))
 		if i == r.Default {
@@ -161,6 +168,11 @@ type tuneGridJSON struct {
 	Mean             float64          `json:"mean"`
 	MeanContextChars float64          `json:"mean_context_chars"`
 	Default          bool             `json:"default"`
+	// FoldRange and ChosenBy are the rest of the setting's point of the
+	// held-out curve (tune.Curve; Mean is its mean): the lowest and
+	// highest of the folds' means, and the folds that chose it.
+	FoldRange [2]float64 `json:"fold_range"`
+	ChosenBy  []int      `json:"chosen_by_folds"`
 }
 
 type tuneFoldJSON struct {
@@ -181,7 +193,8 @@ type tuneHeldOutJSON struct {
 // TuneJSON is t as one JSON object: {"retriever", "metric", "queries",
 // "search", "rounds", "seed_split", "budget_chars" (when set), "grid":
 // [{"key", "setting": {param: value}, "mean", "mean_context_chars",
-// "default"}], "folds": [{"queries": [ids], "chosen", "train",
+// "default", "fold_range": [lo, hi], "chosen_by_folds"}] (with "mean",
+// the held-out curve's points: tune.Curve), "folds": [{"queries": [ids], "chosen", "train",
 // "held_out"}], "held_out": {"tuned", "default", "diff", "p", "ci": [lo,
 // hi]}, "chosen", "flags", "per_query": {key: {query: value}}}, and with a
 // budget "per_query_context_chars" the same way: every figure the choice
@@ -198,10 +211,13 @@ func TuneJSON(t Tune) ([]byte, error) {
 	if t.Budget > 0 {
 		out.PerContext = map[string]map[string]float64{}
 	}
+	curve := tune.Curve(r)
 	for _, i := range t.order() {
 		k := t.settingText(r.Settings[i], ",")
+		c := curve[i]
 		out.Grid = append(out.Grid, tuneGridJSON{Key: k, Setting: t.fields(r.Settings[i]), Mean: tune.Mean(r.Figures[i].Values, all),
-			MeanContextChars: tune.Mean(r.Figures[i].Context, all), Default: i == r.Default})
+			MeanContextChars: tune.Mean(r.Figures[i].Context, all), Default: i == r.Default,
+			FoldRange: [2]float64{c.Lo, c.Hi}, ChosenBy: append([]int{}, c.ChosenBy...)})
 		out.PerQuery[k] = byQuery(t.Queries, r.Figures[i].Values)
 		if out.PerContext != nil {
 			out.PerContext[k] = byQuery(t.Queries, r.Figures[i].Context)
@@ -228,8 +244,10 @@ func byQuery(ids []string, xs []float64) map[string]float64 {
 
 // TuneCSV is t as CSV: one row per setting tried, by value: each
 // parameter's value, the mean metric and mean context over all queries,
-// whether it is the defaults and the setting chosen on all queries, and
-// the folds that chose it (their numbers, space-separated).
+// whether it is the defaults and the setting chosen on all queries, the
+// folds that chose it (their numbers, space-separated), and the lowest
+// and highest of the folds' means (with the mean, its point of the
+// held-out curve: tune.Curve).
 func TuneCSV(t Tune) string {
 	var b strings.Builder
 	r := t.Result
@@ -237,20 +255,20 @@ func TuneCSV(t Tune) string {
 	for _, p := range t.Params {
 		b.WriteString(p.Name + ",")
 	}
-	b.WriteString("mean,mean_context_chars,default,chosen,folds\n")
+	b.WriteString("mean,mean_context_chars,default,chosen,folds,fold_lo,fold_hi\n")
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	curve := tune.Curve(r)
 	for _, i := range t.order() {
 		for j, v := range r.Settings[i] {
 			b.WriteString(g(t.Params[j].Values[v]) + ",")
 		}
-		var folds []string
-		for f, fd := range r.Folds {
-			if fd.Chosen == i {
-				folds = append(folds, strconv.Itoa(f+1))
-			}
+		c := curve[i]
+		folds := make([]string, len(c.ChosenBy))
+		for n, f := range c.ChosenBy {
+			folds[n] = strconv.Itoa(f)
 		}
-		fmt.Fprintf(&b, "%s,%s,%t,%t,%s\n", g(tune.Mean(r.Figures[i].Values, all)), g(tune.Mean(r.Figures[i].Context, all)),
-			i == r.Default, i == r.Chosen, strings.Join(folds, " "))
+		fmt.Fprintf(&b, "%s,%s,%t,%t,%s,%s,%s\n", g(tune.Mean(r.Figures[i].Values, all)), g(tune.Mean(r.Figures[i].Context, all)),
+			i == r.Default, i == r.Chosen, strings.Join(folds, " "), g(c.Lo), g(c.Hi))
 	}
 	return b.String()
 }

@@ -63,9 +63,11 @@ func TestTuneJSON(t *testing.T) {
 	var out struct {
 		Metric string `json:"metric"`
 		Grid   []struct {
-			Key     string             `json:"key"`
-			Setting map[string]float64 `json:"setting"`
-			Mean    float64            `json:"mean"`
+			Key      string             `json:"key"`
+			Setting  map[string]float64 `json:"setting"`
+			Mean     float64            `json:"mean"`
+			Range    [2]float64         `json:"fold_range"`
+			ChosenBy []int              `json:"chosen_by_folds"`
 		} `json:"grid"`
 		Folds []struct {
 			Queries []string           `json:"queries"`
@@ -81,7 +83,8 @@ func TestTuneJSON(t *testing.T) {
 	hostile := "b\x1b[31m\u202e"
 	if out.Metric != "nDCG@10" || len(out.Grid) != 2 || out.Grid[0].Key != "damping=0.3,epsilon=1e-06" || out.Grid[0].Mean != 0.5 ||
 		out.Folds[1].Queries[0] != hostile || out.Folds[0].Chosen["damping"] != 0.3 || out.Chosen["damping"] != 0.5 ||
-		out.PerQuery["damping=0.3,epsilon=1e-06"][hostile] != 0.75 || out.HeldOut["diff"] != -0.125 || len(out.HeldOut["ci"].([]any)) != 2 {
+		out.PerQuery["damping=0.3,epsilon=1e-06"][hostile] != 0.75 || out.HeldOut["diff"] != -0.125 || len(out.HeldOut["ci"].([]any)) != 2 ||
+		out.Grid[0].Range != [2]float64{0.25, 0.75} || len(out.Grid[0].ChosenBy) != 1 || out.Grid[0].ChosenBy[0] != 1 {
 		t.Errorf("json %s", b)
 	}
 	if strings.Contains(string(b), "per_query_context_chars") {
@@ -89,10 +92,69 @@ func TestTuneJSON(t *testing.T) {
 	}
 }
 
-// TestTuneCSV: a row per setting, the folds that chose it.
+// TestTuneCSV: a row per setting, the folds that chose it and its point
+// of the held-out curve (TestTuneCurveText: the folds' means 0.25 to 0.75
+// at damping 0.3, both 0.5 at 0.5).
 func TestTuneCSV(t *testing.T) {
-	want := "damping,epsilon,mean,mean_context_chars,default,chosen,folds\n0.3,1e-06,0.5,200,false,false,1\n0.5,1e-06,0.5,400,true,true,2\n"
+	want := "damping,epsilon,mean,mean_context_chars,default,chosen,folds,fold_lo,fold_hi\n" +
+		"0.3,1e-06,0.5,200,false,false,1,0.25,0.75\n0.5,1e-06,0.5,400,true,true,2,0.5,0.5\n"
 	if got := TuneCSV(tuneFixture()); got != want {
 		t.Errorf("csv\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestTuneCurveText draws the fixture's held-out curve: damping varies
+// (epsilon has one value). Fold 1 holds query a, fold 2 query b. At 0.3
+// the fold means are 0.25 and 0.75: mean 0.5, range 0.25 to 0.75,
+// chosen by fold 1. At 0.5 both are 0.5: held out 0.5, no range, chosen by
+// fold 2, the defaults and chosen on all queries (← *). Both means are 0.5,
+// so both bars are full; the whiskers share 0.25 to 0.75. At width 100
+// the value column is 12 wide and the choice 16, which leaves 100 − 12 − 2
+// − 1 − 7 − 2 − 2 − 16 − 4 = 54 cells: 27 for the bar, 27 for the
+// whisker, where 0.25 is cell 0, 0.75 cell 26 and 0.5 cell 13.
+func TestTuneCurveText(t *testing.T) {
+	tf := tuneFixture()
+	tf.Width = 100
+	got := tf.CurveText()
+	bar := strings.Repeat("█", 27)
+	for _, want := range []string{
+		"held-out curve of damping, nDCG@10 over 2 folds: each value's mean over the queries, each held out once; the whisker spans the folds' means\n",
+		"damping       held out, 0.5000 to 0.5000           folds' means, 0.2500 to 0.7500\n",
+		"0.3           " + bar + " 0.5000  ├" + strings.Repeat("─", 12) + "●" + strings.Repeat("─", 12) + "┤  chosen by fold 1\n",
+		"0.5           " + bar + " 0.5000  " + strings.Repeat(" ", 13) + "●" + strings.Repeat(" ", 13) + "  chosen by fold 2 ← *\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if !strings.Contains(TuneText(tf), got) {
+		t.Error("TuneText lacks the curve")
+	}
+	tf.Params[1].Values = []float64{1e-6, 1e-5} // two parameters vary: no single curve
+	if c := tf.CurveText(); c != "" {
+		t.Errorf("a curve with two parameters varying:\n%s", c)
+	}
+}
+
+// TestTuneCurveThirdDecimal: means that differ in the third
+// decimal (0.4702, 0.4710, 0.4725) get bars of visibly different lengths,
+// on their own range. Width 70 less the value column (12), the number (7),
+// the choice ("chosen by folds 1, 2": 20), the marks (4) and the gaps (7)
+// leaves 20 cells, 10 for the bar: one cell at 0.4702, 1 + 0.0008/0.0023 ×
+// 9 = 4.13 cells at 0.4710 (33 eighths: ████▏), all 10 at 0.4725.
+func TestTuneCurveThirdDecimal(t *testing.T) {
+	vals := [][]float64{{0.4702, 0.4702}, {0.4710, 0.4710}, {0.4725, 0.4725}}
+	res := tune.Result{Search: tune.SearchProduct, Settings: []tune.Setting{{0}, {1}, {2}}, Default: 0, Chosen: 2,
+		Folds: []tune.Fold{{Queries: []int{0}, Chosen: 2}, {Queries: []int{1}, Chosen: 2}}}
+	for _, v := range vals {
+		res.Figures = append(res.Figures, tune.Figures{Values: v, Context: []float64{1, 1}})
+	}
+	tf := Tune{Retriever: "ppr", Metric: "recall@10", Queries: []string{"a", "b"}, Width: 70,
+		Params: []tune.Param{{Name: "damping", Values: []float64{0.5, 0.7, 0.9}}}, Result: res}
+	got := tf.CurveText()
+	for _, want := range []string{"█          0.4702", "████▏      0.4710", strings.Repeat("█", 10) + " 0.4725"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
 	}
 }

@@ -38,6 +38,7 @@ func corpusCases() map[string][]string {
 		"sweep-topk":        {"sweep", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "ppr", "--param", "top-k", "--values", "1,5"},
 		"sweep-badparam":    {"sweep", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "ppr", "--param", "pulses"},
 		"tune-ppr":          {"tune", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "ppr", "--param", "damping", "--param", "top-k", "--values", "5,20", "--folds", "4"},
+		"tune-curve":        {"tune", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "activation", "--param", "max-branches", "--folds", "4"},
 		"tune-fusion":       {"tune", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "fusion", "--fuse", "ppr,expansion", "--param", "weight:ppr", "--values", "0,2", "--format", "csv"},
 		"bad-retriever":     {"explore", "--seed", "N2006", "--retriever", "bm25"},
 		"bad-other-flag":    {"explore", "--seed", "N2006", "--retriever", "ppr", "--max-hops", "2"},

@@ -235,7 +235,8 @@ func runTune(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	rep := render.Tune{Retriever: t.rf.name, Metric: t.m.Name(), Queries: ids, Params: params, SplitSeed: t.splitSeed,
-		MaxPoints: t.maxPoints, Budget: t.budget, Result: res, Flags: t.pasteFlags(sps, params, res.Settings[res.Chosen])}
+		MaxPoints: t.maxPoints, Budget: t.budget, Result: res, Flags: t.pasteFlags(sps, params, res.Settings[res.Chosen]),
+		Width: chartWidth(env)}
 	return cmp.Or(writeTune(env.Stdout, rep, t.format), failed)
 }
 

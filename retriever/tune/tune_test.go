@@ -219,3 +219,60 @@ func TestSplit(t *testing.T) {
 		t.Errorf("another seed gave the same folds %v", a)
 	}
 }
+
+// TestCurveByHand is the held-out curve of TestCrossValidationByHand's
+// case (folds A = q1 q2 q3, B = q4 q5 q6):
+//
+//	value 1: A (1 + 0.5 + 0.75)/3 = 0.75,  B (0.25 + 0.25 + 0.75)/3 = 0.416667 → 3.5/6 = 0.583333, 0.416667 to 0.75
+//	value 2: A 0.5,                        B 0.5                              → 3/6 = 0.5, 0.5 to 0.5
+//	value 3: A (0.5 + 0.75 + 1)/3 = 0.75,  B (0.25 + 0.75 + 0.5)/3 = 0.5      → 3.75/6 = 0.625, 0.5 to 0.75
+//
+// Fold 1 (A held out) chose value 2, fold 2 (B) value 1; nobody chose 3.
+func TestCurveByHand(t *testing.T) {
+	figs := map[int][]float64{
+		0: {1, 0.5, 0.75, 0.25, 0.25, 0.75},
+		1: {0.5, 0.5, 0.5, 0.5, 0.5, 0.5},
+		2: {0.5, 0.75, 1, 0.25, 0.75, 0.5},
+	}
+	tb := newTable(func(s Setting) Figures { return Figures{Values: figs[s[0]], Context: flat(6, 100)} })
+	res, err := Run(Config{Params: []Param{{Name: "p", Values: []float64{1, 2, 3}, Default: 1}}, Queries: 6,
+		Folds: [][]int{{0, 1, 2}, {3, 4, 5}}}, tb.measure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]CurvePoint{
+		0: {Mean: 3.5 / 6, Lo: 1.25 / 3, Hi: 0.75, ChosenBy: []int{2}},
+		1: {Mean: 0.5, Lo: 0.5, Hi: 0.5, ChosenBy: []int{1}},
+		2: {Mean: 3.75 / 6, Lo: 0.5, Hi: 0.75},
+	}
+	curve := Curve(res)
+	if len(curve) != 3 {
+		t.Fatalf("%d curve points, want 3", len(curve))
+	}
+	for i, p := range curve {
+		w := want[res.Settings[i][0]]
+		if !near(p.Mean, w.Mean) || !near(p.Lo, w.Lo) || !near(p.Hi, w.Hi) || !slices.Equal(p.ChosenBy, w.ChosenBy) {
+			t.Errorf("value %v: %+v, want %+v", res.Settings[i][0]+1, p, w)
+		}
+	}
+}
+
+// TestCurveUnequalFolds: with folds of sizes 1 and 2 the curve is the mean
+// of the queries, not of the fold means. Figures 0.9 | 0.3 0.6 at the one
+// value: fold means 0.9 and 0.45 (whose mean, 0.675, it is not), the
+// queries' mean 1.8/3 = 0.6, which is also the held-out figure of the
+// defaults.
+func TestCurveUnequalFolds(t *testing.T) {
+	tb := newTable(func(Setting) Figures { return Figures{Values: []float64{0.9, 0.3, 0.6}, Context: flat(3, 1)} })
+	res, err := Run(Config{Params: []Param{{Name: "p", Values: []float64{1}}}, Queries: 3, Folds: [][]int{{0}, {1, 2}}}, tb.measure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Curve(res)
+	if len(c) != 1 || !near(c[0].Mean, 0.6) || !near(c[0].Lo, 0.45) || !near(c[0].Hi, 0.9) || !slices.Equal(c[0].ChosenBy, []int{1, 2}) {
+		t.Errorf("curve %+v, want 0.6 (folds 0.45 to 0.9) chosen by folds 1 and 2", c)
+	}
+	if !near(res.HeldOut.Default, c[0].Mean) {
+		t.Errorf("the defaults' held-out figure %v is not the curve's %v", res.HeldOut.Default, c[0].Mean)
+	}
+}
