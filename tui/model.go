@@ -132,7 +132,7 @@ func newModel(ctx context.Context, opts Options, st *Styles) *Model {
 		tree:   tree.NewPane(c),
 		detail: detail.New(c, validityKeys(opts.Mapping)),
 		status: status.New(st, opts.Source.Describe(), filterNote(opts.Filter), mappingNote(opts.Mapping), opts.Notice),
-		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: whypanel.New(c), sweep: sweepview.New(c),
+		ov: overlaySet{helpView: helpview.New(km, st, mappingNote(opts.Mapping)), why: whypanel.New(c), sweep: sweepview.New(c, heldOutSet(opts.Queries)),
 			statsView: statsview.New(c, opts.Source.Describe()), picker: picker.New(km, st, pickerRows()),
 			query: query.New(km, st, queryConfig(ctx, opts))},
 		focus: focusSeeds,
@@ -221,13 +221,33 @@ var sweepParams = [params.RowCount]sweep.Param{
 // current seeds, tags and other thresholds.
 func (m *Model) startSweep() tea.Cmd {
 	seeds := m.seeds.Seeds()
-	if len(seeds) == 0 {
-		return common.NotifyErr(errors.New("nothing to sweep: pick a seed first"))
+	if len(seeds) == 0 && !m.ov.sweep.HasQueries() {
+		return common.NotifyErr(errors.New("nothing to sweep: pick a seed first (or open the explorer with --queries for the held-out curve)"))
 	}
 	param := sweepParams[m.params.Selected()]
-	cmd := m.ov.sweep.Start(m.Ctx, safeBackend{m.runs.backend}, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.Marks.Snapshot())
-	m.push(m.ov.sweep)
-	return cmd
+	m.push(m.ov.sweep) // first: the charts fill the overlay's width
+	return m.ov.sweep.Start(m.Ctx, safeBackend{m.runs.backend}, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.Marks.Snapshot())
+}
+
+// applySwept sets the thresholds to the value the sweep's held-out curve
+// chose and re-runs Activation Energy when they changed.
+func (m *Model) applySwept(msg sweepview.ApplyMsg) tea.Cmd {
+	if msg.Params == m.params.Config() {
+		return common.Notify(msg.Chosen + ": already set")
+	}
+	if err := m.params.SetConfig(msg.Params); err != nil {
+		return common.NotifyErr(err)
+	}
+	return tea.Batch(common.Notify("set "+msg.Chosen), m.restartActivation(), m.recombine())
+}
+
+// heldOutSet is the query set with its backend made safe (safeBackend):
+// a panic there is an error of the sweep, not the explorer's end.
+func heldOutSet(set sweepview.QuerySet) sweepview.QuerySet {
+	if set.Backend != nil {
+		set.Backend = safeBackend{set.Backend}
+	}
+	return set
 }
 
 // stopRun cancels every retriever's run in flight and the read of a
@@ -301,6 +321,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.toOverlay(m.ov.why, msg)
 	case sweepview.Msg:
 		return m, m.toOverlay(m.ov.sweep, msg)
+	case sweepview.ApplyMsg:
+		return m, m.applySwept(msg)
 	case snapshotResetMsg:
 		return m, m.restartActivation()
 	case query.Msg:

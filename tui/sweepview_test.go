@@ -2,12 +2,14 @@ package tui
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
+	"github.com/memoria-graph/memoria/retriever/eval"
 	"github.com/memoria-graph/memoria/tui/overlays/sweepview"
 )
 
@@ -15,7 +17,8 @@ import (
 // seed and tags over the default log grid with the exact breakpoints, in a
 // command; the overlay then shows exactly what `memoria sweep` prints for
 // the same inputs (render.SweepText of a fresh sweep.Run), the current value
-// 0.005 marked under each chart, and esc closes it. A sweep closed before it
+// 0.005 marked under each chart, its charts as wide as the overlay, and
+// esc closes it. A sweep closed before it
 // finished is dropped when its result arrives.
 func TestSweepOverlay(t *testing.T) {
 	h := demoHarness(t)
@@ -35,8 +38,10 @@ func TestSweepOverlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := h.m.ov.sweep.Text(); got != render.SweepText(want) || !strings.Contains(got, "^ min-activation 0.005") {
-		t.Fatalf("overlay text:\n%s\nwant:\n%s", got, render.SweepText(want))
+	// The charts fill the overlay's width (sized before the sweep starts).
+	width, _ := h.m.St.Inner(h.m.lay.full())
+	if got := h.m.ov.sweep.Text(); got != render.SweepTextWith(want, width) || !strings.Contains(got, "^ min-activation 0.005") || width == render.DefaultChartWidth {
+		t.Fatalf("overlay text at width %d:\n%s\nwant:\n%s", width, got, render.SweepTextWith(want, width))
 	}
 	if st := h.lastStatus().Text; !strings.HasPrefix(st, "swept ") || !strings.Contains(st, "exact over the whole range") {
 		t.Fatalf("status %q", st)
@@ -62,4 +67,65 @@ func TestSweepOverlay(t *testing.T) {
 	if h.m.isOpen(h.m.ov.sweep) || h.m.ov.sweep.Text() == "stale" {
 		t.Fatal("a closed sweep's result was shown")
 	}
+}
+
+// TestSweepHeldOutWithoutSeeds: opened with a query set and no seeds, s on
+// the MAX_BRANCHES row does not ask for a seed: the overlay measures the
+// set and heads with tune's report and the held-out curve (the demo set's
+// values: TestHeldOutCurveInOverlay in the overlay's package), and enter
+// then sets MAX_BRANCHES to the value chosen on all queries. Without a
+// query set, s with no seeds says to pick one and opens nothing.
+func TestSweepHeldOutWithoutSeeds(t *testing.T) {
+	src := loadDemo(t)
+	qs := demoQuerySet(t)
+	h := newHarness(t, src, Options{Queries: sweepview.QuerySet{Name: "demo-queries.jsonl", Queries: qs,
+		Metric: eval.Metric{Kind: eval.KindNDCG, K: 10}, Folds: 4, SplitSeed: 34, Backend: src}})
+	h.focusPane(focusParams)
+	h.keys("j", "j", "j", "s")
+	if !h.m.isOpen(h.m.ov.sweep) {
+		t.Fatalf("s with a query set and no seeds opened nothing; status %q", h.lastStatus().Text)
+	}
+	h.waitFor("the held-out curve", func() bool { return !h.m.ov.sweep.Running() })
+	h.settle()
+	if got := h.m.ov.sweep.Text(); !strings.HasPrefix(got, "tune activation over 8 queries") || !strings.Contains(got, "held-out curve of max-branches") {
+		t.Fatalf("overlay text:\n%s", got)
+	}
+	if st := h.lastStatus().Text; !strings.Contains(st, "chosen on all: max-branches 4") {
+		t.Errorf("status %q", st)
+	}
+	if !strings.Contains(h.m.ov.sweep.Title(), "enter uses the chosen value") {
+		t.Errorf("title %q", h.m.ov.sweep.Title())
+	}
+	// enter closes the overlay and sets MAX_BRANCHES to the 4 chosen on
+	// all queries (from the default 3), the other thresholds as they were.
+	before := h.m.params.Config()
+	h.keys("enter")
+	h.settle()
+	want := before
+	want.MaxBranches = 4
+	if h.m.isOpen(h.m.ov.sweep) || h.m.params.Config() != want || !strings.Contains(h.lastStatus().Text, "set max-branches 4, chosen on 8 queries by nDCG@10") {
+		t.Errorf("enter: open %v, thresholds %+v (want %+v), status %q", h.m.isOpen(h.m.ov.sweep), h.m.params.Config(), want, h.lastStatus().Text)
+	}
+	plain := newHarness(t, loadDemo(t), Options{})
+	plain.focusPane(focusParams)
+	plain.keys("s")
+	plain.settle()
+	if plain.m.isOpen(plain.m.ov.sweep) || !strings.Contains(plain.lastStatus().Text, "pick a seed first") {
+		t.Errorf("without seeds or queries: open %v, status %q", plain.m.isOpen(plain.m.ov.sweep), plain.lastStatus().Text)
+	}
+}
+
+// demoQuerySet is testdata/demo-queries.jsonl.
+func demoQuerySet(t *testing.T) []eval.Query {
+	t.Helper()
+	f, err := os.Open("../testdata/demo-queries.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	qs, err := eval.ParseQueries(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return qs
 }

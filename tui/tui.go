@@ -22,6 +22,7 @@ import (
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/gather"
 	"github.com/memoria-graph/memoria/retriever/registry"
+	"github.com/memoria-graph/memoria/tui/overlays/sweepview"
 	"github.com/muesli/termenv"
 )
 
@@ -108,6 +109,10 @@ type Options struct {
 	// Notice, if set, is shown on the status line when the explorer opens
 	// (e.g. labels that lack an id index, and how to add one).
 	Notice string
+	// Queries, when Active, is a labelled query set (memoria --queries):
+	// every sweep (s) also measures it at each value of the swept
+	// threshold and draws the held-out curve (docs/EXPLORER.md, "Sweep").
+	Queries sweepview.QuerySet
 
 	// settings are every ranking retriever's parameters: Settings, the
 	// defaults for one missing (validate).

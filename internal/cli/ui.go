@@ -15,9 +15,12 @@ import (
 	"github.com/memoria-graph/memoria/graph/inmem"
 	"github.com/memoria-graph/memoria/internal/experiment"
 	"github.com/memoria-graph/memoria/internal/textsafe"
+	"github.com/memoria-graph/memoria/retriever/eval"
 	"github.com/memoria-graph/memoria/retriever/gather"
 	"github.com/memoria-graph/memoria/retriever/registry"
+	"github.com/memoria-graph/memoria/retriever/tune"
 	"github.com/memoria-graph/memoria/tui"
+	"github.com/memoria-graph/memoria/tui/overlays/sweepview"
 )
 
 const uiUsage = `Usage: memoria [source flags] [--seed ID[=SCORE]]... [--tags a,b] [--retriever NAME | --retrievers A,B,...] [options]
@@ -41,6 +44,66 @@ type uiFlags struct {
 	outDir, expFile, compareList string
 	compared                     []string               // --retrievers as check read it
 	exp                          *experiment.Experiment // --experiment's, read by check
+	held                         heldOutFlags
+}
+
+// heldOutFlags are the explorer's query set, which every sweep also
+// measures (the held-out curve, docs/EXPLORER.md "Sweep"), and how tune
+// chooses over it.
+type heldOutFlags struct {
+	queries, qrels, metric string
+	folds                  int
+	splitSeed              uint64
+	m                      eval.Metric
+}
+
+func (h *heldOutFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&h.queries, "queries", "", "a labelled query set, JSON lines in `FILE` as memoria eval reads it: every sweep (s) also draws its held-out curve")
+	fs.StringVar(&h.qrels, "qrels", "", "relevance grades from a TREC qrels `FILE` for --queries")
+	fs.StringVar(&h.metric, "metric", "nDCG@10", "with --queries, the `metric` the held-out curve chooses by: nDCG@K, recall@K, P@K, MRR or MAP")
+	fs.IntVar(&h.folds, "folds", tune.DefaultFolds, "with --queries, the `number` of folds of the cross-validation, at least 2")
+	fs.Uint64Var(&h.splitSeed, "seed-split", tune.DefaultSplitSeed, "with --queries, the `seed` of the shuffle that deals the queries into folds")
+}
+
+// check refuses --qrels, --metric, --folds or --seed-split without
+// --queries, and reads --metric.
+func (h *heldOutFlags) check(fs *flag.FlagSet) error {
+	if h.queries == "" {
+		for _, f := range []string{"qrels", "metric", "folds", "seed-split"} {
+			if isSet(fs, f) {
+				return usagef("--%s applies to the query set: give --queries FILE", f)
+			}
+		}
+		return nil
+	}
+	if h.folds < 2 {
+		return usagef("--folds must be at least 2, got %d", h.folds)
+	}
+	var err error
+	if h.m, err = parseMetric(h.metric); err != nil {
+		return usagef("--metric: %v", err)
+	}
+	return nil
+}
+
+// set reads the query set (nothing without --queries), to run on the
+// fast path: on Neo4j not the explorer's snapshot.
+func (h *heldOutFlags) set(ctx context.Context, q *queryFlags, source graph.Source) (sweepview.QuerySet, error) {
+	if h.queries == "" {
+		return sweepview.QuerySet{}, nil
+	}
+	set, _, err := readQuerySet("memoria", h.queries, h.qrels)
+	if err != nil {
+		return sweepview.QuerySet{}, err
+	}
+	if len(set) < h.folds {
+		return sweepview.QuerySet{}, usagef("--folds %d needs at least %d queries; --queries has %d", h.folds, h.folds, len(set))
+	}
+	backend, _, err := q.backend(ctx, source, false)
+	if err != nil {
+		return sweepview.QuerySet{}, err
+	}
+	return sweepview.QuerySet{Name: h.queries, Queries: set, Metric: h.m, Folds: h.folds, SplitSeed: h.splitSeed, Backend: backend}, nil
 }
 
 func (u *uiFlags) register(fs *flag.FlagSet) {
@@ -50,6 +113,7 @@ func (u *uiFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&u.outDir, "out-dir", ".", "`directory` for exported D3 and LLM-context files and saved experiments")
 	fs.StringVar(&u.expFile, "experiment", "", "reopen a saved experiment `FILE` (its seeds, tags, thresholds and results; S saves one)")
 	u.rf.register(fs)
+	u.held.register(fs)
 	fs.StringVar(&u.compareList, "retrievers", "", "open the compare view with these `retrievers` (two or more, comma-separated: "+strings.Join(registry.Names(), ", ")+"; fusion fuses the others listed)")
 }
 
@@ -61,6 +125,9 @@ func (u *uiFlags) check(fs *flag.FlagSet) error {
 		return usagef("unknown command %q (see memoria --help)", fs.Arg(0))
 	}
 	if err := u.rf.checkUI(fs); err != nil {
+		return err
+	}
+	if err := u.held.check(fs); err != nil {
 		return err
 	}
 	if u.compareList != "" {
@@ -151,6 +218,9 @@ func (u *uiFlags) options(ctx context.Context, source graph.Source) (tui.Options
 		notice = joinNotices(experimentNotice(ctx, u.expFile, *exp, source), notice)
 	}
 	opts.Notice = notice
+	if opts.Queries, err = u.held.set(ctx, q, source); err != nil {
+		return tui.Options{}, err
+	}
 	// The query line (a) gathers with the flags' fields and settings, as
 	// --query does (docs/RETRIEVERS.md, "Gather").
 	if opts.GatherFields, err = q.gather.fields(q.src.schema.preset); err != nil {

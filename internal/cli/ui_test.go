@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever/activation/sweep"
+	"github.com/memoria-graph/memoria/tui/overlays/sweepview"
 	"io"
 	"slices"
 	"strings"
@@ -74,24 +77,7 @@ func TestUIRetrieversFlag(t *testing.T) {
 // text), --seed-k 3 and --gather-min 0.4 reach tui.Options; without them,
 // the schema's preset fields and the defaults.
 func TestUIGatherFlags(t *testing.T) {
-	options := func(args ...string) tui.Options {
-		t.Helper()
-		var u uiFlags
-		env := Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
-		if err := parseCommand(env, "memoria", uiUsage, append([]string{"--graph", "../../testdata/demo.jsonl"}, args...), &u); err != nil {
-			t.Fatal(err)
-		}
-		src, err := u.q.open(context.Background(), env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close(context.Background())
-		opts, err := u.options(context.Background(), src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return opts
-	}
+	options := func(args ...string) tui.Options { t.Helper(); return uiOptions(t, args...) }
 	o := options("--name-properties", "id", "--match", "fuzzy,vector", "--seed-k", "3", "--gather-min", "0.4")
 	if !slices.Equal(o.GatherFields.Names, []string{"id"}) || !slices.Equal(o.Gather.Matchers, []string{"fuzzy"}) ||
 		o.Gather.SeedK != 3 || o.Gather.Min != 0.4 {
@@ -101,5 +87,88 @@ func TestUIGatherFlags(t *testing.T) {
 	if !slices.Equal(o.GatherFields.Names, []string{"name", "title"}) || !slices.Equal(o.Gather.Matchers, []string{"exact", "token", "bm25"}) ||
 		o.Gather.SeedK != 5 || o.Gather.Min != 0.5 {
 		t.Errorf("defaults: fields %+v, settings %+v", o.GatherFields, o.Gather)
+	}
+}
+
+// uiOptions are the explorer's options on the demo graph with args.
+func uiOptions(t *testing.T, args ...string) tui.Options {
+	t.Helper()
+	var u uiFlags
+	env := Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+	if err := parseCommand(env, "memoria", uiUsage, append([]string{"--graph", "../../testdata/demo.jsonl"}, args...), &u); err != nil {
+		t.Fatal(err)
+	}
+	src, err := u.q.open(context.Background(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close(context.Background()) })
+	opts, err := u.options(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opts
+}
+
+// TestUIHeldOutIsTune: the explorer opened with --queries measures the
+// query set in its sweep overlay (sweepview.HeldOut) by a path of its own
+// (the activation retriever on the explorer's backend, its queries on one
+// worker per core), and what it draws is, to the character, what `memoria
+// tune --retriever activation --param P` prints with the same flags: the
+// folds' choices, the held-out comparison, the flags to paste, the
+// held-out curve and every setting's mean and context. Three cases: the
+// defaults on max-branches; min-activation's log grid under --max-depth 2
+// by recall@10 with another split; tag-sim-floor with 3 folds.
+func TestUIHeldOutIsTune(t *testing.T) {
+	for _, c := range []struct {
+		param sweep.Param
+		flags []string
+	}{
+		{sweep.MaxBranches, []string{"--folds", "4"}},
+		{sweep.MinActivation, []string{"--max-depth", "2", "--metric", "recall@10", "--seed-split", "7"}},
+		{sweep.TagSimFloor, []string{"--folds", "3", "--tags", "stockout"}},
+	} {
+		flags := append([]string{"--queries", demoQueries}, c.flags...)
+		opts := uiOptions(t, flags...)
+		if !opts.Queries.Active() || len(opts.Queries.Queries) != 8 {
+			t.Fatalf("%v: the query set did not reach the explorer: %+v", flags, opts.Queries)
+		}
+		tr, failed, _, err := sweepview.HeldOut(context.Background(), opts.Queries, opts.RunOptions, opts.Params, c.param, render.DefaultChartWidth, nil)
+		if err != nil || failed != 0 {
+			t.Fatalf("%s: %v (%d failed)", c.param, err, failed)
+		}
+		tuneFlags := slices.DeleteFunc(slices.Clone(flags), func(f string) bool { return f == "--tags" || f == "stockout" })
+		code, out, errs := run(t, append([]string{"tune", "--retriever", "activation", "--param", string(c.param)}, tuneFlags...)...)
+		if code != 0 {
+			t.Fatalf("tune: exit %d: %s", code, errs)
+		}
+		if got := render.TuneText(tr); got != out {
+			t.Errorf("%s: the explorer drew\n%s\nmemoria tune printed\n%s", c.param, got, out)
+		}
+		if !strings.Contains(out, "held-out curve of "+string(c.param)) {
+			t.Errorf("%s: no held-out curve in\n%s", c.param, out)
+		}
+	}
+}
+
+// TestUIHeldOutFlags: the query set's flags need --queries, and a bad one
+// is a usage error naming it, before any terminal is asked for.
+func TestUIHeldOutFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--folds", "3"}, "--folds applies to the query set: give --queries FILE"},
+		{[]string{"--metric", "MAP"}, "--metric applies to the query set"},
+		{[]string{"--queries", demoQueries, "--folds", "1"}, "--folds must be at least 2, got 1"},
+		{[]string{"--queries", demoQueries, "--metric", "ndcg"}, "--metric: nDCG needs a cut-off of at least 1"},
+		{[]string{"--queries", demoQueries, "--folds", "9"}, "--folds 9 needs at least 9 queries; --queries has 8"},
+		{[]string{"--queries", "no-such-file.jsonl"}, "no-such-file.jsonl"},
+		{[]string{"--queries", demoQueries, "--folds", "8"}, "the explorer needs a terminal"},
+	} {
+		code, out, errs := run(t, c.args...)
+		if code == 0 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("memoria %v: exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errs, c.want)
+		}
 	}
 }

@@ -151,6 +151,16 @@ func (p *Thresholds) Selected() int { return p.cursor }
 // Config returns the current configuration.
 func (p *Thresholds) Config() activation.Params { return p.cfg }
 
+// SetConfig sets the configuration (the sweep's chosen value), when it is
+// valid (activation.Params.Validate).
+func (p *Thresholds) SetConfig(cfg activation.Params) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	p.cfg = cfg
+	return nil
+}
+
 // Update steps the selected parameter; the root compares Config before and
 // after to start a new run.
 func (p *Thresholds) Update(msg tea.Msg) tea.Cmd {

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/keymap"
 	"github.com/memoria-graph/memoria/render"
@@ -38,6 +39,9 @@ type Msg struct {
 	// scores are each point's recall and nDCG against the relevance
 	// marks, on the last update of a sweep started with marks.
 	scores []Score
+	// heldOut is the query set's tuning, on the last update of a sweep
+	// started with one (QuerySet).
+	heldOut *render.Tune
 }
 
 // Score is one point's ranking measured against the relevance marks
@@ -72,11 +76,30 @@ type Model struct {
 	// scores are the points' recall and nDCG against the marks the sweep
 	// started with (none without marks).
 	scores []Score
+	// set is the query set every sweep also measures (QuerySet), and
+	// heldOut the latest sweep's tuning over it.
+	set     QuerySet
+	heldOut *render.Tune
+	cfg     activation.Params // the thresholds the sweep started from
 }
 
-func New(c *common.Common) *Model {
-	return &Model{Common: c, vp: common.NewViewport(c.KM)}
+// ApplyMsg asks the root to set the thresholds to Params (enter on a
+// finished held-out curve: the swept threshold at the value chosen on all
+// queries, the others as the sweep had them); Chosen names it.
+type ApplyMsg struct {
+	Params activation.Params
+	Chosen string
 }
+
+// New is the overlay; set, when Active, is the query set every sweep also
+// measures (its held-out curve).
+func New(c *common.Common, set QuerySet) *Model {
+	return &Model{Common: c, vp: common.NewViewport(c.KM), set: set}
+}
+
+// HasQueries reports whether a query set is measured: then a sweep needs
+// no seeds.
+func (v *Model) HasQueries() bool { return v.set.Active() }
 
 // Budget bounds the explorer's search for breakpoints; the view
 // streams meanwhile and esc stops it sooner.
@@ -92,13 +115,19 @@ const sweepRedraw = 80 * time.Millisecond
 // for its first update. The caller opens the view. With relevance marks
 // (a copy, node id → grade), once the sweep is done each point's ranking
 // is measured against them in the same goroutine and recall and nDCG are
-// charted beside paths and nodes.
+// charted beside paths and nodes. With a query set (New), every query is
+// then measured at each value of the grid, and the held-out curve and the
+// value chosen by cross-validation head the view (heldOutPart); with no
+// seeds that is all it does.
 func (v *Model) Start(parent context.Context, backend activation.Backend, opts activation.Options, cfg activation.Params,
 	param sweep.Param, seeds []retriever.Seed, tags []string, marks map[string]int) tea.Cmd {
 	v.stop()
 	v.id++
-	v.running, v.stopped, v.param, v.text, v.scores = true, false, param, "", nil
+	v.running, v.stopped, v.param, v.text, v.scores, v.heldOut, v.cfg = true, false, param, "", nil, nil, cfg
 	v.line = fmt.Sprintf("sweeping %s for %s… (esc stops it and keeps what has arrived)", param, common.Plural(len(seeds), "seed"))
+	if len(seeds) == 0 {
+		v.line = fmt.Sprintf("measuring %s at each value of %s… (esc stops it)", queriesText(len(v.set.Queries)), param)
+	}
 	ctx, cancel := context.WithCancel(parent)
 	v.cancel = cancel
 	v.vp.SetContent(v.St.Running.Render(v.line))
@@ -108,11 +137,11 @@ func (v *Model) Start(parent context.Context, backend activation.Backend, opts a
 	ch := make(chan Msg, 1)
 	scfg := sweep.Config{Backend: backend, Params: cfg, Options: opts,
 		Seeds: seeds, Tags: tags, Param: param, Breakpoints: param == sweep.MinActivation, Budget: Budget}
-	width := v.vp.Width // the charts fill the pane
+	width, set := v.vp.Width, v.set // the charts fill the pane
 	// The sweep starts in the command, not in Update: its goroutine then
 	// outlives the command and streams on ch.
 	return common.SafeCmd(func() tea.Msg {
-		go runSweep(ctx, ch, Msg{ID: id, ch: ch, Param: param}, scfg, marks, width)
+		go runSweep(ctx, ch, Msg{ID: id, ch: ch, Param: param}, scfg, marks, set, width)
 		return waitSweep(ch)()
 	})
 }
@@ -120,9 +149,11 @@ func (v *Model) Start(parent context.Context, backend activation.Backend, opts a
 // runSweep runs the sweep in its own goroutine and publishes its snapshots
 // on ch, rendered, keeping only the latest; the last is marked final. With
 // marks, the last comes after each point is measured against them
-// (scoreSweep). It ends when the sweep does (the context's cancellation
-// included), and never blocks on a reader. The charts fill width columns.
-func runSweep(ctx context.Context, ch chan Msg, base Msg, cfg sweep.Config, marks map[string]int, width int) {
+// (scoreSweep); with a query set, after the held-out curve (heldOutPart),
+// which runs alone when there are no seeds. It ends when the sweep does
+// (the context's cancellation included), and never blocks on a reader.
+// The charts fill width columns.
+func runSweep(ctx context.Context, ch chan Msg, base Msg, cfg sweep.Config, marks map[string]int, set QuerySet, width int) {
 	defer close(ch)
 	publish := func(msg Msg) {
 		for {
@@ -138,19 +169,32 @@ func runSweep(ctx context.Context, ch chan Msg, base Msg, cfg sweep.Config, mark
 		}
 	}
 	final := base
-	final.Final = true
 	defer func() {
 		if r := recover(); r != nil {
 			final.err = fmt.Errorf("internal error in the sweep: %v", r)
-			publish(final)
 		}
+		final.Final = true
+		publish(final)
 	}()
+	var err error
+	if len(cfg.Seeds) > 0 {
+		final, err = sweepSeeds(ctx, publish, base, cfg, marks, width)
+	}
+	if err == nil && set.Active() {
+		final, err = heldOutPart(ctx, publish, final, cfg, set, width)
+	}
+	final.err = err
+}
+
+// sweepSeeds sweeps cfg's parameter for its seeds, publishing each
+// snapshot (never final), and returns the last, measured against the marks
+// when there are any.
+func sweepSeeds(ctx context.Context, publish func(Msg), base Msg, cfg sweep.Config, marks map[string]int, width int) (Msg, error) {
+	final := base
 	from, to, steps := sweep.DefaultRange(cfg.Param)
 	values, err := sweep.Grid(cfg.Param, from, to, steps)
 	if err != nil {
-		final.err = err
-		publish(final)
-		return
+		return final, err
 	}
 	cfg.Values = values
 	var last time.Time
@@ -160,11 +204,10 @@ func runSweep(ctx context.Context, ch chan Msg, base Msg, cfg sweep.Config, mark
 		}
 		last = time.Now()
 		msg := base
-		msg.Text, msg.line, msg.Final = render.SweepTextWith(s, width), sweepLine(s), s.Done
+		msg.Text, msg.line = render.SweepTextWith(s, width), sweepLine(s)
 		if s.Done {
 			final = msg
 			if len(marks) > 0 {
-				msg.Final = false // the scores follow
 				msg.line += fmt.Sprintf(" · measuring each point against %s…", common.Plural(len(marks), "mark"))
 			}
 		}
@@ -174,14 +217,7 @@ func runSweep(ctx context.Context, ch chan Msg, base Msg, cfg sweep.Config, mark
 	if err == nil && len(marks) > 0 {
 		final, err = scoreSweep(ctx, s, cfg, marks, final, width)
 	}
-	if err != nil {
-		final.err = err
-		publish(final)
-		return
-	}
-	if len(marks) > 0 {
-		publish(final)
-	}
+	return final, err
 }
 
 // scoreSweep measures each point of the finished sweep s against the marks:
@@ -213,7 +249,7 @@ func scoreSweep(ctx context.Context, s *sweep.Sweep, cfg sweep.Config, marks map
 	for i, sc := range scores {
 		recall[i], ndcg[i] = sc.Recall, sc.NDCG
 	}
-	final.Final, final.scores = true, scores
+	final.scores = scores
 	final.Text = render.SweepTextWith(s, width,
 		render.SweepSeries{Name: fmt.Sprintf("recall@%d against %s", common.MarkK, common.Plural(len(marks), "mark")), Values: recall},
 		render.SweepSeries{Name: fmt.Sprintf("nDCG@%d", common.MarkK), Values: ndcg})
@@ -269,8 +305,8 @@ func (v *Model) update(msg Msg) tea.Cmd {
 	if msg.ID != v.id {
 		return nil
 	}
-	if msg.Text != "" {
-		v.text, v.line, v.scores = msg.Text, msg.line, msg.scores
+	if msg.Text != "" || msg.line != "" {
+		v.text, v.line, v.scores, v.heldOut = msg.Text, msg.line, msg.scores, msg.heldOut
 		v.show()
 	}
 	if !msg.Final {
@@ -289,10 +325,13 @@ func (v *Model) update(msg Msg) tea.Cmd {
 	return common.Notify(v.line)
 }
 
-// show puts the latest snapshot in the viewport, keeping the scroll.
+// show puts the latest snapshot in the viewport, keeping the scroll; a
+// line wider than the pane (a long heading, the progress line) wraps
+// there, the charts being as wide as the pane already.
 func (v *Model) show() {
 	off := v.vp.YOffset
-	v.vp.SetContent(v.St.Running.Render(v.line) + "\n\n" + v.text)
+	w := max(v.vp.Width, 20)
+	v.vp.SetContent(v.St.Running.Render(ansi.Wrap(v.line, w, "")) + "\n\n" + ansi.Wrap(v.text, w, ""))
 	v.vp.SetYOffset(off)
 }
 
@@ -312,7 +351,9 @@ func (v *Model) Close() {
 }
 
 // key scrolls the view; esc stops a running sweep (keeping what arrived)
-// or closes the view (done), and the sweep key closes it.
+// or closes the view (done), and the sweep key closes it; enter, once the
+// held-out curve is in, closes it and sets the threshold to the value
+// chosen on all queries (apply).
 func (v *Model) key(msg tea.KeyMsg) (bool, tea.Cmd) {
 	switch {
 	case key.Matches(msg, v.KM.Cancel) && v.running:
@@ -321,10 +362,25 @@ func (v *Model) key(msg tea.KeyMsg) (bool, tea.Cmd) {
 		return false, nil
 	case key.Matches(msg, v.KM.Cancel) || key.Matches(msg, v.KM.Sweep):
 		return true, nil
+	case key.Matches(msg, v.KM.Submit) && v.heldOut != nil && !v.running:
+		return true, v.apply()
 	}
 	var cmd tea.Cmd
 	v.vp, cmd = v.vp.Update(msg)
 	return false, cmd
+}
+
+// apply is the command that sets the swept threshold to the value the
+// held-out tuning chose on all queries.
+func (v *Model) apply() tea.Cmd {
+	t := v.heldOut
+	value := t.Params[0].Values[t.Result.Settings[t.Result.Chosen][0]]
+	cfg, err := v.param.Set(v.cfg, value)
+	if err != nil {
+		return common.NotifyErr(err)
+	}
+	msg := ApplyMsg{Params: cfg, Chosen: fmt.Sprintf("%s %s, chosen on %s by %s", v.param, render.SweepValue(value), queriesText(len(t.Queries)), t.Metric)}
+	return func() tea.Msg { return msg }
 }
 
 func (v *Model) View() string { return v.vp.View() }
@@ -335,12 +391,21 @@ func (v *Model) ShortHelp() []key.Binding {
 	if v.running {
 		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop")), keymap.ScrollHelp}
 	}
+	if v.heldOut != nil {
+		return []key.Binding{keymap.CloseHelp("esc/s"), key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "use the chosen value")), keymap.ScrollHelp}
+	}
 	return []key.Binding{keymap.CloseHelp("esc/s"), keymap.ScrollHelp}
 }
 
 // Title is the overlay's frame title.
 func (v *Model) Title() string {
 	t := "Sweep " + string(v.param)
+	if v.set.Active() {
+		t += " · held out over " + queriesText(len(v.set.Queries))
+	}
+	if v.heldOut != nil && !v.running {
+		return t + " · enter uses the chosen value, esc closes, ↑/↓ scroll"
+	}
 	switch {
 	case v.running:
 		return t + " (running) · esc to stop, ↑/↓ to scroll"
@@ -360,3 +425,7 @@ func (v *Model) ID() int       { return v.id }
 func (v *Model) Text() string    { return v.text }
 func (v *Model) Line() string    { return v.line }
 func (v *Model) Scores() []Score { return v.scores }
+
+// HeldOut is the latest sweep's tuning over the query set (nil before it
+// is done, or without one).
+func (v *Model) HeldOut() *render.Tune { return v.heldOut }
