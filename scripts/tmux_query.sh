@@ -9,6 +9,10 @@
 # (four, each with its R) and Activation Energy's tree that result, run with
 # the tag. The candidates' order is the gather's (docs/RETRIEVERS.md,
 # "Gather"; tui/ask_test.go checks it against retriever/gather's API).
+# The explorer is opened with the demo query set (--queries): s on
+# MAX_BRANCHES then heads the sweep overlay with the held-out curve (what
+# `memoria tune --retriever activation --param max-branches` prints: 4 chosen
+# by every fold), and enter sets MAX_BRANCHES to 4.
 #
 # Every check polls capture-pane with a timeout (no fixed sleeps). On failure
 # it prints the screen and exits non-zero; the tmux server is always killed.
@@ -22,7 +26,7 @@ NAME=tmux_query SESSION=query
 . scripts/tmux_lib.sh
 
 T -f /dev/null new-session -d -s query -x 120 -y 40 \
-	"cd '$tmp' && TERM=xterm-256color exec '$tmp/memoria' --out-dir '$tmp'"
+	"cd '$tmp' && TERM=xterm-256color exec '$tmp/memoria' --out-dir '$tmp' --queries '$PWD/testdata/demo-queries.jsonl'"
 remember_socket
 T set-option -g remain-on-exit off
 
@@ -60,6 +64,27 @@ wait_for '▸ ▼ N2002 UserPreference'                    # the tree's first se
 wait_for 'R=1 · done in [0-9.]+ .s, 3 paths'           # N2002's run, R from the question
 wait_for 'R=0\.9052 · done in [0-9.]+ .s, 3 paths'     # N2013's
 wait_for '✓ N2002 done in .*✓ N2013 done in .*✓ N2006 done in' # the status line, seed by seed
+
+step "s on MAX_BRANCHES: the held-out curve over the query set heads the overlay; enter takes the value chosen"
+for _ in 1 2 3 4 5 6; do
+	screen | grep -Eq '▸ MAX_DEPTH +‹ 5 ›' && break
+	keys Tab
+	sleep 0.2
+done
+wait_for '▸ MAX_DEPTH +‹ 5 ›'
+keys Down Down Down
+wait_for '▸ MAX_BRANCHES +‹ 3 ›'
+text "s"
+wait_text 'Sweep max-branches · held out over 8 queries'
+wait_text 'tune activation over 8 queries on nDCG@10, 5 folds (split seed 34)'
+wait_text 'held out, nDCG@10: tuned 0.5857, defaults 0.5710'
+wait_text 'held-out curve of max-branches, nDCG@10 over 5 folds'
+wait_for '^│ 4 +█+ 0\.5857 .*chosen by folds 1, 2, 3, 4, 5 \*'
+wait_text 'enter uses the chosen value'
+keys Enter
+wait_gone_text 'Sweep max-branches'
+wait_for '▸ MAX_BRANCHES +‹ 4 ›'
+wait_text 'set max-branches 4, chosen on 8 queries by nDCG@10'
 
 step "quit"
 text "q"
