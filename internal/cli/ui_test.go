@@ -93,9 +93,16 @@ func TestUIGatherFlags(t *testing.T) {
 // uiOptions are the explorer's options on the demo graph with args.
 func uiOptions(t *testing.T, args ...string) tui.Options {
 	t.Helper()
-	var u uiFlags
 	env := Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
-	if err := parseCommand(env, "memoria", uiUsage, append([]string{"--graph", "../../testdata/demo.jsonl"}, args...), &u); err != nil {
+	return uiOptionsIn(t, env, append([]string{"--graph", "../../testdata/demo.jsonl"}, args...)...)
+}
+
+// uiOptionsIn are the explorer's options with args (the source among
+// them) in env.
+func uiOptionsIn(t *testing.T, env Env, args ...string) tui.Options {
+	t.Helper()
+	var u uiFlags
+	if err := parseCommand(env, "memoria", uiUsage, args, &u); err != nil {
 		t.Fatal(err)
 	}
 	src, err := u.q.open(context.Background(), env)
