@@ -28,6 +28,9 @@ type MetricSweep struct {
 	// Width is the width the text form fills (its three bar charts share
 	// what the numbers leave); DefaultChartWidth when 0.
 	Width int
+	// Seeding is how the queries were seeded: "given" (their seeds) or
+	// "gathered" (found from their questions, which the text says).
+	Seeding string
 }
 
 // MetricPoint is one value of a metric sweep.
@@ -47,6 +50,7 @@ type metricSweepJSON struct {
 	Retriever string            `json:"retriever"`
 	Param     string            `json:"param"`
 	Queries   int               `json:"queries"`
+	Seeding   string            `json:"seeding,omitempty"`
 	K         []int             `json:"k"`
 	Points    []metricPointJSON `json:"points"`
 }
@@ -65,7 +69,7 @@ type metricPointJSON struct {
 // metrics in ms.Metrics' order, as eval's JSON keeps them (a map wrote
 // them alphabetically).
 func MetricSweepJSON(ms MetricSweep) ([]byte, error) {
-	out := metricSweepJSON{Retriever: ms.Retriever, Param: ms.Param, Queries: ms.Queries, K: ms.Ks, Points: []metricPointJSON{}}
+	out := metricSweepJSON{Retriever: ms.Retriever, Param: ms.Param, Queries: ms.Queries, Seeding: ms.Seeding, K: ms.Ks, Points: []metricPointJSON{}}
 	for _, p := range ms.Points {
 		pj := metricPointJSON{Value: p.Value, Current: p.Current, Metrics: retriever.Fields{}, MeanHits: p.MeanHits, MeanContextChars: p.MeanContextChars}
 		for i, m := range ms.Metrics {
@@ -105,6 +109,15 @@ func MetricSweepCSV(ms MetricSweep) string {
 		b.WriteString("," + g(p.MeanHits) + "," + g(p.MeanContextChars) + "\n")
 	}
 	return b.String()
+}
+
+// GatheredNote is what a report says after its number of queries when
+// their seeds were gathered from their questions ("" otherwise).
+func GatheredNote(seeding string) string {
+	if seeding == "gathered" {
+		return " (seeds gathered from their questions)"
+	}
+	return ""
 }
 
 // DefaultChartWidth is the width a chart fills when the caller gives none
@@ -182,8 +195,8 @@ func MetricSweepText(ms MetricSweep) string {
 	digits := len(fmt.Sprintf("%.0f", ctxHi))
 	vw := max(10, len(ms.Param)) // the value column, as wide as the heading
 	w := max(minBarWidth, (width-vw-2-8-2-8-2-1-digits-2)/3)
-	fmt.Fprintf(&b, "metric sweep of %s's %s over %d queries: recall@%d and nDCG@%d beside the context an agent gets (mean characters)\n",
-		ms.Retriever, ms.Param, ms.Queries, k, k)
+	fmt.Fprintf(&b, "metric sweep of %s's %s over %d queries%s: recall@%d and nDCG@%d beside the context an agent gets (mean characters)\n",
+		ms.Retriever, ms.Param, ms.Queries, GatheredNote(ms.Seeding), k, k)
 	fmt.Fprintf(&b, "%-*s  %-*s  %-*s  %s\n", vw, ms.Param, w+7, fmt.Sprintf("recall@%d", k), w+7, fmt.Sprintf("nDCG@%d", k), "context")
 	if len(ms.Points) > 0 {
 		fmt.Fprintf(&b, "%-*s  %-*s  %-*s  %.0f to %.0f\n", vw, "", w+7, fmt.Sprintf("%.4f to %.4f", recLo, recHi),

@@ -34,6 +34,9 @@ type Tune struct {
 	// Width is the columns the held-out curve fills (DefaultChartWidth
 	// when 0).
 	Width int
+	// Seeding is how the queries were seeded: "given" or "gathered" (from
+	// their questions, which the text says).
+	Seeding string
 }
 
 // settingText is setting s as "p=v q=w" (sep between the pairs), each
@@ -102,7 +105,8 @@ func TuneText(t Tune) string {
 	var b strings.Builder
 	r := t.Result
 	all := t.all()
-	fmt.Fprintf(&b, "tune %s over %d queries on %s, %d folds (split seed %d): %s\n", t.Retriever, len(t.Queries), t.Metric, len(r.Folds), t.SplitSeed, t.searchLine())
+	fmt.Fprintf(&b, "tune %s over %d queries%s on %s, %d folds (split seed %d): %s\n", t.Retriever, len(t.Queries), GatheredNote(t.Seeding),
+		t.Metric, len(r.Folds), t.SplitSeed, t.searchLine())
 	if t.Budget > 0 {
 		fmt.Fprintf(&b, "only settings whose mean context stays within %s characters (--budget-chars)\n", strconv.FormatFloat(t.Budget, 'g', -1, 64))
 	}
@@ -149,6 +153,7 @@ type tuneJSON struct {
 	Retriever   string                        `json:"retriever"`
 	Metric      string                        `json:"metric"`
 	Queries     int                           `json:"queries"`
+	Seeding     string                        `json:"seeding,omitempty"`
 	Search      string                        `json:"search"`
 	Rounds      int                           `json:"rounds"`
 	SplitSeed   uint64                        `json:"seed_split"`
@@ -191,7 +196,7 @@ type tuneHeldOutJSON struct {
 }
 
 // TuneJSON is t as one JSON object: {"retriever", "metric", "queries",
-// "search", "rounds", "seed_split", "budget_chars" (when set), "grid":
+// "seeding", "search", "rounds", "seed_split", "budget_chars" (when set), "grid":
 // [{"key", "setting": {param: value}, "mean", "mean_context_chars",
 // "default", "fold_range": [lo, hi], "chosen_by_folds"}] (with "mean",
 // the held-out curve's points: tune.Curve), "folds": [{"queries": [ids], "chosen", "train",
@@ -204,7 +209,7 @@ type tuneHeldOutJSON struct {
 func TuneJSON(t Tune) ([]byte, error) {
 	r := t.Result
 	all := t.all()
-	out := tuneJSON{Retriever: t.Retriever, Metric: t.Metric, Queries: len(t.Queries), Search: r.Search, Rounds: r.Rounds,
+	out := tuneJSON{Retriever: t.Retriever, Metric: t.Metric, Queries: len(t.Queries), Seeding: t.Seeding, Search: r.Search, Rounds: r.Rounds,
 		SplitSeed: t.SplitSeed, BudgetChars: t.Budget, Grid: []tuneGridJSON{}, Folds: []tuneFoldJSON{},
 		HeldOut: tuneHeldOutJSON{r.HeldOut.Tuned, r.HeldOut.Default, r.HeldOut.Diff, r.HeldOut.P, r.HeldOut.CI},
 		Chosen:  t.fields(r.Settings[r.Chosen]), Flags: t.Flags, PerQuery: map[string]map[string]float64{}}

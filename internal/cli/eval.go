@@ -96,9 +96,7 @@ func (e *evalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.format, "format", "text", "output `format`: text, json, markdown or trec")
 	fs.Float64Var(&e.alpha, "significance", eval.DefaultAlpha, "the level `α` below which a Holm-adjusted p marks a difference from the first row, in (0, 1)\n"+
 		"(--alpha is spreading activation's)")
-	fs.StringVar(&e.seeding, "seeding", "", "each query's `seeds`: given (the query set's \"seeds\"), gathered (found by the gather stage from its\n"+
-		"\"query\" text, as --query finds them) or both, side by side with the paired test between them (default:\n"+
-		"given when every line has seeds, gathered when every line has only a question)")
+	registerSeeding(fs, &e.seeding, true)
 	fs.StringVar(&e.whyNot, "why-not", "", "with --run on a graph: why each run missed each relevant node it neither seeded nor returned, in\n"+
 		"`retriever` NAME's account (at most "+strconv.Itoa(evalWhyNotMax)+" a run and query; as why --retriever NAME answers)")
 	fs.StringVar(&e.outDir, "out", "", "with --format trec: the `DIR` the run files and qrels go to (made if missing)")
@@ -138,15 +136,14 @@ func (e *evalFlags) check(fs *flag.FlagSet) error {
 	if e.ks, err = parseKs("eval", e.kList); err != nil {
 		return err
 	}
+	if err := e.seedingOf().check(); err != nil {
+		return err
+	}
 	switch {
-	case e.seeding != "" && !slices.Contains([]string{seedingGiven, seedingGathered, seedingBoth}, e.seeding):
-		return usagef("eval: unknown --seeding %s (want given, gathered or both)", textsafe.Quote(e.seeding))
 	case e.whyNot != "" && (e.queries == "" || len(e.runFiles) == 0):
 		return usagef("eval: --why-not explains the misses of --run files on the query set's graph: give --queries and --run")
 	case e.whyNot != "" && !slices.Contains(retrieverNames(), e.whyNot):
 		return usagef("eval: unknown --why-not %s (want one of %s)", textsafe.Quote(e.whyNot), strings.Join(retrieverNames(), ", "))
-	case e.seeding != "" && e.queries == "":
-		return usagef("eval: --seeding applies to the query set's queries: give --queries")
 	case !slices.Contains([]string{"text", "json", "markdown", "trec"}, e.format):
 		return usagef("eval: unknown --format %s (want text, json, markdown or trec)", textsafe.Quote(e.format))
 	case !(e.alpha > 0 && e.alpha < 1):
@@ -174,9 +171,11 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	if maxK := slices.Max(e.ks); maxK > e.rf.topK && slices.ContainsFunc(e.names, func(n string) bool { return n != registry.Activation }) {
 		fmt.Fprintf(env.Stderr, "memoria: eval: --k %d is above --top-k %d: the ranking retrievers return at most %d hits, and P@%d counts the rest as not relevant\n", maxK, e.rf.topK, e.rf.topK, maxK)
 	}
-	if set, err = e.resolveSeeding(env, set); err != nil {
+	sd := e.seedingOf()
+	if set, err = sd.resolve(env, set); err != nil {
 		return err
 	}
+	e.seeding = sd.mode
 	g, closeSource, err := openRankings(ctx, env, &e.q, &e.rf)
 	if err != nil {
 		return err
@@ -184,7 +183,7 @@ func runEval(ctx context.Context, args []string, env Env) error {
 	defer closeSource()
 	var gathered []eval.Query
 	if e.seeding != seedingGiven {
-		if gathered, err = e.gatheredSet(ctx, env, g.source, set); err != nil {
+		if gathered, err = sd.gathered(ctx, env, g.source, set); err != nil {
 			return err
 		}
 	}
@@ -284,6 +283,11 @@ func parseKs(cmd, v string) ([]int, error) {
 		ks = append(ks, k)
 	}
 	return ks, nil
+}
+
+// seedingOf is eval's --seeding, which takes both.
+func (e *evalFlags) seedingOf() *seeding {
+	return &seeding{cmd: "eval", queries: e.queries, mode: e.seeding, both: true, q: &e.q}
 }
 
 // readQuerySet reads the query set and the qrels (when file is given) and

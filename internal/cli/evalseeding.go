@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,32 +27,85 @@ const (
 // the same retriever's row from the given ones (--seeding both).
 const gatheredSuffix = "@gathered"
 
-// resolveSeeding is --seeding for set: as given, or when left out, given
-// when every line has seeds and gathered when every line has a question.
-// It returns the queries the evaluation runs: with both, only the lines
-// that have seeds and a question (the others named on stderr); a line
-// lacking what its seeding needs is refused, naming it.
-func (e *evalFlags) resolveSeeding(env Env, set []eval.Query) ([]eval.Query, error) {
+// seeding is how a command that reads a query set (eval, tune, sweep
+// --queries, the explorer's --queries) seeds its queries: cmd leads its
+// messages ("" for the explorer), queries is the --queries file, mode the --seeding asked (""
+// until resolve chooses), both whether "both" is taken (eval's), q the
+// flags whose gather settings --query would use.
+type seeding struct {
+	cmd, queries, mode string
+	both               bool
+	q                  *queryFlags
+}
+
+// lead is what the seeding's messages start with: the command and a
+// colon, or nothing for the explorer (cmd "").
+func (s *seeding) lead() string {
+	if s.cmd == "" {
+		return ""
+	}
+	return s.cmd + ": "
+}
+
+// registerSeeding registers --seeding into mode: given, gathered and, when
+// both, both.
+func registerSeeding(fs *flag.FlagSet, mode *string, both bool) {
+	usage := "each query's `seeds`: given (the query set's \"seeds\") or gathered (found by the gather stage from its\n" +
+		"\"query\" text, as --query finds them; default: given when every line has seeds, gathered when every line\n" +
+		"has only a question)"
+	if both {
+		usage = "each query's `seeds`: given (the query set's \"seeds\"), gathered (found by the gather stage from its\n" +
+			"\"query\" text, as --query finds them) or both, side by side with the paired test between them (default:\n" +
+			"given when every line has seeds, gathered when every line has only a question)"
+	}
+	fs.StringVar(mode, "seeding", "", usage)
+}
+
+// check refuses an unknown --seeding, or one without --queries.
+func (s *seeding) check() error {
+	want, say := []string{seedingGiven, seedingGathered}, "given or gathered"
+	if s.both {
+		want, say = append(want, seedingBoth), "given, gathered or both"
+	}
+	switch {
+	case s.mode != "" && !slices.Contains(want, s.mode):
+		return usagef("%sunknown --seeding %s (want %s)", s.lead(), textsafe.Quote(s.mode), say)
+	case s.mode != "" && s.queries == "":
+		return usagef("%s--seeding applies to the query set's queries: give --queries", s.lead())
+	}
+	return nil
+}
+
+// resolve is --seeding for set: as given, or when left out, given when
+// every line has seeds and gathered when every line has a question. It
+// returns the queries to run: with both, only the lines that have seeds
+// and a question (the others named on stderr); a line lacking what its
+// seeding needs is refused, naming it.
+func (s *seeding) resolve(env Env, set []eval.Query) ([]eval.Query, error) {
 	all := func(f func(eval.Query) bool) bool {
 		return !slices.ContainsFunc(set, func(q eval.Query) bool { return !f(q) })
 	}
-	if e.seeding == "" {
+	if s.mode == "" {
 		switch {
 		case all(eval.Query.HasSeeds):
-			e.seeding = seedingGiven
+			s.mode = seedingGiven
 		case all(eval.Query.HasText):
-			e.seeding = seedingGathered
+			s.mode = seedingGathered
 		default:
-			return nil, usagef("eval: --queries %s: some lines give seeds and some only a question: say which to run with --seeding given, gathered or both", textsafe.Escape(e.queries))
+			with := "given or gathered"
+			if s.both {
+				with = "given, gathered or both"
+			}
+			return nil, usagef("%s--queries %s: some lines give seeds and some only a question: say which to run with --seeding %s", s.lead(), textsafe.Escape(s.queries), with)
 		}
 	}
 	need := map[string]func(eval.Query) bool{seedingGiven: eval.Query.HasSeeds, seedingGathered: eval.Query.HasText}
-	switch e.seeding {
+	switch s.mode {
 	case seedingGiven, seedingGathered:
 		for _, q := range set {
-			if !need[e.seeding](q) {
-				what := map[string]string{seedingGiven: `"seeds"`, seedingGathered: `"query" text`}[e.seeding]
-				return nil, usagef("eval: --queries %s: line %d (query %s) has no %s, which --seeding %s runs from", textsafe.Escape(e.queries), q.Line, textsafe.Quote(q.ID), what, e.seeding)
+			if !need[s.mode](q) {
+				what := map[string]string{seedingGiven: `"seeds"`, seedingGathered: `"query" text`}[s.mode]
+				return nil, usagef("%s--queries %s: line %d (query %s) has no %s, which --seeding %s runs from", s.lead(), textsafe.Escape(s.queries), q.Line, textsafe.Quote(q.ID), what, s.mode)
 			}
 		}
 		return set, nil
@@ -66,29 +120,29 @@ func (e *evalFlags) resolveSeeding(env Env, set []eval.Query) ([]eval.Query, err
 		}
 	}
 	if len(both) == 0 {
-		return nil, usagef("eval: --seeding both: no line of --queries %s has both \"seeds\" and a \"query\" text", textsafe.Escape(e.queries))
+		return nil, usagef("%s--seeding both: no line of --queries %s has both \"seeds\" and a \"query\" text", s.lead(), textsafe.Escape(s.queries))
 	}
 	if len(left) > 0 {
-		fmt.Fprintf(env.Stderr, "memoria: eval: --seeding both measures the lines with seeds and a question; left out: %s\n", strings.Join(left, ", "))
+		fmt.Fprintf(env.Stderr, "memoria: %s--seeding both measures the lines with seeds and a question; left out: %s\n", s.lead(), strings.Join(left, ", "))
 	}
 	return both, nil
 }
 
-// gatheredSet is set with each query's seeds those the gather stage finds
+// gathered is set with each query's seeds those the gather stage finds
 // for its "query" texts (and "vector", when given), on src: one index of
 // the graph's names and texts, built once, serves every query. A query the
 // gather finds no seed for keeps none, and is said on stderr: every
 // retriever returns nothing for it. A query the gather refuses (one of only
 // punctuation) is refused, naming its line.
-func (e *evalFlags) gatheredSet(ctx context.Context, env Env, src graph.Source, set []eval.Query) ([]eval.Query, error) {
-	g := &e.q.gather
-	f, err := g.fields(e.q.src.schema.preset)
+func (s *seeding) gathered(ctx context.Context, env Env, src graph.Source, set []eval.Query) ([]eval.Query, error) {
+	g := &s.q.gather
+	f, err := g.fields(s.q.src.schema.preset)
 	if err != nil {
 		return nil, err
 	}
 	find, err := gathererOn(ctx, src, f)
 	if err != nil {
-		return nil, fmt.Errorf("eval: --seeding %s: %w", e.seeding, err)
+		return nil, fmt.Errorf("%s--seeding %s: %w", s.lead(), s.mode, err)
 	}
 	out := make([]eval.Query, len(set))
 	var none []string
@@ -102,11 +156,11 @@ func (e *evalFlags) gatheredSet(ctx context.Context, env Env, src graph.Source, 
 			vec = nil
 		}
 		if err := gather.Check(q.Text, vec, opt); err != nil {
-			return nil, usagef("eval: --queries %s: line %d (query %s): %v", textsafe.Escape(e.queries), q.Line, textsafe.Quote(q.ID), err)
+			return nil, usagef("%s--queries %s: line %d (query %s): %v", s.lead(), textsafe.Escape(s.queries), q.Line, textsafe.Quote(q.ID), err)
 		}
 		res, err := find(q.Text, vec, opt)
 		if err != nil {
-			return nil, fmt.Errorf("eval: --queries %s: line %d (query %s): %w", textsafe.Escape(e.queries), q.Line, textsafe.Quote(q.ID), err)
+			return nil, fmt.Errorf("%s--queries %s: line %d (query %s): %w", s.lead(), textsafe.Escape(s.queries), q.Line, textsafe.Quote(q.ID), err)
 		}
 		q.Seeds = res.Seeds()
 		if len(q.Seeds) == 0 {
@@ -115,9 +169,20 @@ func (e *evalFlags) gatheredSet(ctx context.Context, env Env, src graph.Source, 
 		out[i] = q
 	}
 	if len(none) > 0 {
-		fmt.Fprintf(env.Stderr, "memoria: eval: the gather found no seed for %s: no retriever returns anything there\n", strings.Join(none, ", "))
+		fmt.Fprintf(env.Stderr, "memoria: %sthe gather found no seed for %s: no retriever returns anything there\n", s.lead(), strings.Join(none, ", "))
 	}
 	return out, nil
+}
+
+// seeded is set as s seeds it, for the commands that run one seeding
+// (tune, sweep --queries, the explorer): resolved, then gathered on src
+// when gathered.
+func (s *seeding) seeded(ctx context.Context, env Env, src graph.Source, set []eval.Query) ([]eval.Query, error) {
+	set, err := s.resolve(env, set)
+	if err != nil || s.mode != seedingGathered {
+		return set, err
+	}
+	return s.gathered(ctx, env, src, set)
 }
 
 // gathererOn is the gather stage on src for fields f, as --query runs it

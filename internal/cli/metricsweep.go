@@ -99,12 +99,13 @@ func (s sweepable) formatValue(v float64) string {
 }
 
 // runMetricSweep runs the metric sweep of the parameter param of the
-// retriever rf.name: vals are the grid (nil: the parameter's default
+// retriever rf.name over the query set sd seeds (given, or gathered from
+// its questions): vals are the grid (nil: the parameter's default
 // grid, or --from/--to/--steps through grid), each set through the flag
 // set fs (so each value is parsed and checked as the flag would be), the
 // parameter's own value added when it is not a point.
 func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlags, rf *retrieverFlags, rr *rerankFlags,
-	param string, grid func(sweepable) ([]float64, error), queries, qrelsFile string, ks []int, format string) error {
+	param string, grid func(sweepable) ([]float64, error), sd *seeding, qrelsFile string, ks []int, format string) error {
 	names, err := listedRetrievers(fs, "sweep", rf.name, 1, rf, rr)
 	if err != nil {
 		return err
@@ -125,7 +126,7 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 		vals = append(vals, current)
 		slices.Sort(vals)
 	}
-	set, _, err := readQuerySet("sweep", queries, qrelsFile)
+	set, _, err := readQuerySet("sweep", sd.queries, qrelsFile)
 	if err != nil {
 		return err
 	}
@@ -146,7 +147,10 @@ func runMetricSweep(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 		return err
 	}
 	defer closeSource()
-	ms := render.MetricSweep{Retriever: rf.name, Param: sp.flag, Queries: len(set), Ks: ks, Metrics: eval.Metrics(ks), Width: chartWidth(env)}
+	if set, err = sd.seeded(ctx, env, g.source, set); err != nil {
+		return err
+	}
+	ms := render.MetricSweep{Retriever: rf.name, Param: sp.flag, Queries: len(set), Ks: ks, Metrics: eval.Metrics(ks), Width: chartWidth(env), Seeding: sd.mode}
 	var failed error // the first value's seeds that ended in error (printed, then exit 1)
 	for _, v := range vals {
 		if err := setSwept("sweep", fs, q, rf, names, sp, v); err != nil {

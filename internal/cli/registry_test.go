@@ -125,7 +125,7 @@ func TestRegistryAddsARetriever(t *testing.T) {
 		t.Errorf("sweep --retriever degree --param pulses: exit %d, %s", code, errs)
 	}
 	code, out, errs = run(t, "tune", "--queries", "../../testdata/demo-queries.jsonl", "--retriever", "degree", "--param", "min-degree", "--values", "1,3", "--folds", "2", "--format", "csv")
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) < 3 || lines[0] != "min-degree,mean,mean_context_chars,default,chosen,folds" {
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) < 3 || lines[0] != "min-degree,mean,mean_context_chars,default,chosen,folds,fold_lo,fold_hi" {
 		t.Errorf("tune --param min-degree --values 1,3: exit %d, %s%s", code, errs, out)
 	}
 

@@ -22,8 +22,8 @@ import (
 
 const sweepUsage = `Usage: memoria sweep [source flags] --seed ID[=SCORE]... --param NAME
                      [--values v1,v2,... | --from X --to Y --steps N] [options]
-       memoria sweep [source flags] --queries Q.jsonl [--qrels FILE] [--retriever NAME]
-                     --param NAME [grid flags] [that retriever's flags] [--k K,...]
+       memoria sweep [source flags] --queries Q.jsonl [--qrels FILE] [--seeding given|gathered]
+                     [--retriever NAME] --param NAME [grid flags] [that retriever's flags] [--k K,...]
 
 With --queries, a metric sweep: the retriever over the whole query set at
 each value of one of its numeric parameters, each point measured as
@@ -77,6 +77,8 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 		"recall, nDCG and the rest at --k, and the context size, for the parameter of --retriever (any retriever's numeric flag)")
 	qrelsFile := fs.String("qrels", "", "with --queries: relevance grades from a TREC qrels `FILE`, beside the query set's")
 	kList := fs.String("k", "10", "with --queries: the cut-offs `K,...` of P@k, Recall@k and nDCG@k (the chart shows the first)")
+	var seedingMode string
+	registerSeeding(fs, &seedingMode, false)
 	if err := parse(fs, env, args); err != nil {
 		return err
 	}
@@ -86,9 +88,10 @@ func runSweep(ctx context.Context, args []string, env Env) error {
 		return usagef("sweep: unexpected argument %q (seeds go in --seed)", fs.Arg(0))
 	}
 	if t.set["queries"] {
-		return metricSweepCmd(ctx, env, fs, &t.q, rf, rr, t.set, *param, t.values, t.from, t.to, t.steps, *queries, *qrelsFile, *kList, t.format)
+		sd := &seeding{cmd: "sweep", queries: *queries, mode: seedingMode, q: &t.q}
+		return metricSweepCmd(ctx, env, fs, &t.q, rf, rr, t.set, *param, t.values, t.from, t.to, t.steps, sd, *qrelsFile, *kList, t.format)
 	}
-	for _, f := range []string{"qrels", "k", "retriever", "rerank"} {
+	for _, f := range []string{"qrels", "k", "retriever", "rerank", "seeding"} {
 		if t.set[f] {
 			return usagef("sweep: --%s applies to a metric sweep: give --queries FILE", f)
 		}
@@ -304,7 +307,10 @@ func writeSweep(ctx context.Context, out io.Writer, s *sweep.Sweep, format strin
 // sweeps") and runs it: the grid from --values, or --from/--to/--steps
 // over the parameter's default range (sweepables).
 func metricSweepCmd(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlags, rf *retrieverFlags, rr *rerankFlags, set map[string]bool,
-	param, values string, from, to float64, steps int, queries, qrelsFile, kList, format string) error {
+	param, values string, from, to float64, steps int, sd *seeding, qrelsFile, kList, format string) error {
+	if err := sd.check(); err != nil {
+		return err
+	}
 	switch {
 	case len(q.seeds) > 0 || set["tags"]:
 		return usagef("sweep: --seed and --tags do not apply with --queries: each query gives its own")
@@ -340,5 +346,5 @@ func metricSweepCmd(ctx context.Context, env Env, fs *flag.FlagSet, q *queryFlag
 		}
 		return sweep.Spaced(lo, hi, n, sp.log, sp.integer)
 	}
-	return runMetricSweep(ctx, env, fs, q, rf, rr, param, grid, queries, qrelsFile, ks, format)
+	return runMetricSweep(ctx, env, fs, q, rf, rr, param, grid, sd, qrelsFile, ks, format)
 }

@@ -62,6 +62,7 @@ type tuneParam struct {
 type tuneFlags struct {
 	runFlags
 	queries, qrels, metric, format string
+	seedingMode                    string
 	params                         []tuneParam
 	folds, maxPoints               int
 	splitSeed                      uint64
@@ -96,6 +97,12 @@ func (t *tuneFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&t.maxPoints, "max-points", tune.DefaultMaxPoints, "the most `settings` of a product grid; a larger one is searched by coordinate ascent")
 	fs.Float64Var(&t.budget, "budget-chars", 0, "choose only among settings whose mean llm context stays within `N` characters (0: no budget)")
 	fs.StringVar(&t.format, "format", "text", "output `format`: text, json or csv")
+	registerSeeding(fs, &t.seedingMode, false)
+}
+
+// seeding is tune's --seeding: given or gathered, once for every setting.
+func (t *tuneFlags) seeding() *seeding {
+	return &seeding{cmd: "tune", queries: t.queries, mode: t.seedingMode, q: &t.q}
 }
 
 // check refuses what tune cannot do with the flags given and reads
@@ -106,7 +113,7 @@ func (t *tuneFlags) check(fs *flag.FlagSet) error {
 	}
 	for _, f := range [][2]string{{"seed", "--queries gives each query's seeds"}, {"tags", "--queries gives each query's tags"},
 		{"query-vector", "--queries gives each query's query_vector"},
-		{"query", "--queries gives each query's seeds (a query set's text queries are not read yet)"}} {
+		{"query", "--queries gives each query's question, its \"query\" text (--seeding gathered finds the seeds from it)"}} {
 		if isSet(fs, f[0]) {
 			return usagef("tune: --%s does not apply: %s", f[0], f[1])
 		}
@@ -134,7 +141,7 @@ func (t *tuneFlags) check(fs *flag.FlagSet) error {
 	if t.m, err = parseMetric(t.metric); err != nil {
 		return usagef("tune: --metric: %v", err)
 	}
-	return nil
+	return t.seeding().check()
 }
 
 // parseMetric reads one of eval's metrics by its name, in any case:
@@ -194,30 +201,14 @@ func runTune(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer closeSource()
-	var failed error // the first setting's seeds that ended in error (printed, then exit 1)
-	measure := func(settings []tune.Setting) ([]tune.Figures, error) {
-		out := make([]tune.Figures, len(settings))
-		for i, s := range settings {
-			if err := t.apply(fs, names, sps, params, s); err != nil {
-				return nil, err
-			}
-			g.act = nil // Activation Energy's retriever holds its thresholds
-			runs, f, err := evalRuns(ctx, "tune", g, &t.rf, &t.rr, names, set)
-			if err != nil {
-				return nil, err
-			}
-			if f != nil && failed == nil {
-				failed = fmt.Errorf("%w (at %s)", f, settingFlags(sps, params, s))
-			}
-			out[i] = tune.Figures{Values: make([]float64, len(set)), Context: make([]float64, len(set))}
-			for q := range set {
-				o := runs[q][0].outcome()
-				out[i].Values[q] = t.m.Value(o.Ranked, set[q].Relevant)
-				out[i].Context[q] = float64(o.ContextChars)
-			}
-		}
-		return out, nil
+	// The seeds do not depend on the setting: gathered once, they serve
+	// every setting.
+	sd := t.seeding()
+	if set, err = sd.seeded(ctx, env, g.source, set); err != nil {
+		return err
 	}
+	var failed error // the first setting's seeds that ended in error (printed, then exit 1)
+	measure := t.measure(ctx, fs, g, names, sps, params, set, &failed)
 	res, err := tune.Run(tune.Config{Params: params, Queries: len(set), Folds: tune.Split(len(set), t.folds, t.splitSeed),
 		MaxPoints: t.maxPoints, Budget: t.budget}, measure)
 	var be *tune.BudgetError
@@ -236,8 +227,39 @@ func runTune(ctx context.Context, args []string, env Env) error {
 	}
 	rep := render.Tune{Retriever: t.rf.name, Metric: t.m.Name(), Queries: ids, Params: params, SplitSeed: t.splitSeed,
 		MaxPoints: t.maxPoints, Budget: t.budget, Result: res, Flags: t.pasteFlags(sps, params, res.Settings[res.Chosen]),
-		Width: chartWidth(env)}
+		Width: chartWidth(env), Seeding: sd.mode}
 	return cmp.Or(writeTune(env.Stdout, rep, t.format), failed)
+}
+
+// measure is tune's tune.Measure: each setting set through its flags
+// (apply), then every query of set run as eval runs it (evalRuns) and
+// measured by --metric, its llm context counted. failed gets the first
+// setting's seeds that ended in error.
+func (t *tuneFlags) measure(ctx context.Context, fs *flag.FlagSet, g *rankings, names []string, sps []sweepable, params []tune.Param,
+	set []eval.Query, failed *error) tune.Measure {
+	return func(settings []tune.Setting) ([]tune.Figures, error) {
+		out := make([]tune.Figures, len(settings))
+		for i, s := range settings {
+			if err := t.apply(fs, names, sps, params, s); err != nil {
+				return nil, err
+			}
+			g.act = nil // Activation Energy's retriever holds its thresholds
+			runs, f, err := evalRuns(ctx, "tune", g, &t.rf, &t.rr, names, set)
+			if err != nil {
+				return nil, err
+			}
+			if f != nil && *failed == nil {
+				*failed = fmt.Errorf("%w (at %s)", f, settingFlags(sps, params, s))
+			}
+			out[i] = tune.Figures{Values: make([]float64, len(set)), Context: make([]float64, len(set))}
+			for q := range set {
+				o := runs[q][0].outcome()
+				out[i].Values[q] = t.m.Value(o.Ranked, set[q].Relevant)
+				out[i].Context[q] = float64(o.ContextChars)
+			}
+		}
+		return out, nil
+	}
 }
 
 // grids reads each --param (sweepableOf) and its values: --values, or

@@ -52,6 +52,7 @@ type uiFlags struct {
 // chooses over it.
 type heldOutFlags struct {
 	queries, qrels, metric string
+	seedingMode            string
 	folds                  int
 	splitSeed              uint64
 	m                      eval.Metric
@@ -63,13 +64,14 @@ func (h *heldOutFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.metric, "metric", "nDCG@10", "with --queries, the `metric` the held-out curve chooses by: nDCG@K, recall@K, P@K, MRR or MAP")
 	fs.IntVar(&h.folds, "folds", tune.DefaultFolds, "with --queries, the `number` of folds of the cross-validation, at least 2")
 	fs.Uint64Var(&h.splitSeed, "seed-split", tune.DefaultSplitSeed, "with --queries, the `seed` of the shuffle that deals the queries into folds")
+	registerSeeding(fs, &h.seedingMode, false)
 }
 
 // check refuses --qrels, --metric, --folds or --seed-split without
 // --queries, and reads --metric.
 func (h *heldOutFlags) check(fs *flag.FlagSet) error {
 	if h.queries == "" {
-		for _, f := range []string{"qrels", "metric", "folds", "seed-split"} {
+		for _, f := range []string{"qrels", "metric", "folds", "seed-split", "seeding"} {
 			if isSet(fs, f) {
 				return usagef("--%s applies to the query set: give --queries FILE", f)
 			}
@@ -79,6 +81,9 @@ func (h *heldOutFlags) check(fs *flag.FlagSet) error {
 	if h.folds < 2 {
 		return usagef("--folds must be at least 2, got %d", h.folds)
 	}
+	if err := h.seeding(nil).check(); err != nil {
+		return err
+	}
 	var err error
 	if h.m, err = parseMetric(h.metric); err != nil {
 		return usagef("--metric: %v", err)
@@ -86,24 +91,39 @@ func (h *heldOutFlags) check(fs *flag.FlagSet) error {
 	return nil
 }
 
-// set reads the query set (nothing without --queries), to run on the
-// fast path: on Neo4j not the explorer's snapshot.
-func (h *heldOutFlags) set(ctx context.Context, q *queryFlags, source graph.Source) (sweepview.QuerySet, error) {
+// seeding is the explorer's --seeding over --queries, with q's gather
+// settings.
+func (h *heldOutFlags) seeding(q *queryFlags) *seeding {
+	return &seeding{queries: h.queries, mode: h.seedingMode, q: q}
+}
+
+// set reads the query set (nothing without --queries), seeded as
+// --seeding says (gathered from its questions on source), to run on the
+// fast path: on Neo4j not the explorer's snapshot. What the gather says
+// (a query it found no seed for) comes back as notice, for the status
+// line: the terminal is the explorer's.
+func (h *heldOutFlags) set(ctx context.Context, q *queryFlags, source graph.Source) (qs sweepview.QuerySet, notice string, err error) {
 	if h.queries == "" {
-		return sweepview.QuerySet{}, nil
+		return sweepview.QuerySet{}, "", nil
 	}
 	set, _, err := readQuerySet("memoria", h.queries, h.qrels)
 	if err != nil {
-		return sweepview.QuerySet{}, err
+		return sweepview.QuerySet{}, "", err
 	}
+	var said bytes.Buffer
+	sd := h.seeding(q)
+	if set, err = sd.seeded(ctx, Env{Stderr: &said}, source, set); err != nil {
+		return sweepview.QuerySet{}, "", err
+	}
+	notice = strings.TrimSpace(strings.TrimPrefix(said.String(), "memoria: "))
 	if len(set) < h.folds {
-		return sweepview.QuerySet{}, usagef("--folds %d needs at least %d queries; --queries has %d", h.folds, h.folds, len(set))
+		return sweepview.QuerySet{}, "", usagef("--folds %d needs at least %d queries; --queries has %d", h.folds, h.folds, len(set))
 	}
 	backend, _, err := q.backend(ctx, source, false)
 	if err != nil {
-		return sweepview.QuerySet{}, err
+		return sweepview.QuerySet{}, "", err
 	}
-	return sweepview.QuerySet{Name: h.queries, Queries: set, Metric: h.m, Folds: h.folds, SplitSeed: h.splitSeed, Backend: backend}, nil
+	return sweepview.QuerySet{Name: h.queries, Queries: set, Metric: h.m, Folds: h.folds, SplitSeed: h.splitSeed, Backend: backend, Seeding: sd.mode}, notice, nil
 }
 
 func (u *uiFlags) register(fs *flag.FlagSet) {
@@ -217,10 +237,11 @@ func (u *uiFlags) options(ctx context.Context, source graph.Source) (tui.Options
 		}
 		notice = joinNotices(experimentNotice(ctx, u.expFile, *exp, source), notice)
 	}
-	opts.Notice = notice
-	if opts.Queries, err = u.held.set(ctx, q, source); err != nil {
+	var said string
+	if opts.Queries, said, err = u.held.set(ctx, q, source); err != nil {
 		return tui.Options{}, err
 	}
+	opts.Notice = joinNotices(notice, said)
 	// The query line (a) gathers with the flags' fields and settings, as
 	// --query does (docs/RETRIEVERS.md, "Gather").
 	if opts.GatherFields, err = q.gather.fields(q.src.schema.preset); err != nil {

@@ -38,6 +38,9 @@ type QuerySet struct {
 	// on Neo4j, not the explorer's snapshot, which would keep every
 	// neighbourhood of every query it read.
 	Backend activation.Backend
+	// Seeding is how the queries' seeds came: "given", or "gathered" from
+	// their questions when the explorer opened (the report says so).
+	Seeding string
 }
 
 // Active reports whether there is a query set to measure.
@@ -130,7 +133,7 @@ func HeldOut(ctx context.Context, set QuerySet, opts activation.Options, cfg act
 	}
 	chosen := vals[res.Settings[res.Chosen][0]]
 	return render.Tune{Retriever: activation.Name, Metric: set.Metric.Name(), Queries: ids, Params: params, SplitSeed: set.SplitSeed,
-		MaxPoints: tune.DefaultMaxPoints, Result: res, Flags: "--" + string(param) + " " + flagValue(param, chosen), Width: width}, failed, first, nil
+		MaxPoints: tune.DefaultMaxPoints, Result: res, Flags: "--" + string(param) + " " + flagValue(param, chosen), Width: width, Seeding: set.Seeding}, failed, first, nil
 }
 
 // flagValue is v as param's flag takes it: a whole number in full.
