@@ -54,7 +54,7 @@ var allowedImports = map[string][]string{
 	"tui/components/tags":          {"graph", "internal/textsafe", "retriever", "tui/common", "tui/theme"},
 	"tui/components/tree":          {"graph", "internal/textsafe", "keymap", "render", "retriever", "retriever/activation", "tui/common", "tui/components/status", "tui/theme"},
 	"tui/overlays/helpview":        {"internal/textsafe", "keymap", "tui/theme"},
-	"tui/overlays/sweepview":       {"internal/textsafe", "keymap", "render", "retriever", "retriever/activation", "retriever/activation/sweep", "retriever/eval", "retriever/tune", "tui/common"},
+	"tui/overlays/sweepview":       {"graph", "internal/textsafe", "keymap", "render", "retriever", "retriever/activation", "retriever/activation/sweep", "retriever/eval", "retriever/tune", "tui/common"},
 	"tui/overlays/statsview":       {"graph", "internal/textsafe", "keymap", "render", "tui/common"},
 	"tui/overlays/whypanel":        {"internal/textsafe", "keymap", "render", "retriever/activation/why", "retriever/rankwhy", "tui/common"},
 	"tui/overlays/query":           {"graph", "internal/textsafe", "keymap", "render", "retriever", "retriever/gather", "tui/common", "tui/theme"},

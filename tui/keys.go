@@ -48,6 +48,16 @@ func activationOnly(m *Model, b key.Binding) string {
 	return ""
 }
 
+// sweepable refuses s where activationOnly would, but with a ranking
+// retriever shown and a query set, whose parameter's held-out curve it
+// draws.
+func sweepable(m *Model, b key.Binding) string {
+	if m.ranks() && !m.comparing() && m.ov.sweep.HasQueries() {
+		return ""
+	}
+	return activationOnly(m, b)
+}
+
 // focusIn is a Command's When: the key applies while one of fs has the
 // keyboard.
 func focusIn(fs ...focus) func(*Model) bool {
@@ -81,7 +91,7 @@ func (m *Model) rootCommands() []rootCommand {
 		only(km.Explain, (*Model).toggleExplain),
 		only(km.Pin, (*Model).togglePin),
 		only(km.SaveExperiment, (*Model).saveExperiment),
-		only(km.Sweep, (*Model).startSweep),
+		{Binding: km.Sweep, Disabled: sweepable, Run: (*Model).startSweep},
 		only(km.CopyCheck, (*Model).copyCheck),
 		only(km.ExportD3, func(m *Model) tea.Cmd { return m.export("d3") }),
 		only(km.ExportLLM, func(m *Model) tea.Cmd { return m.export("llm") }),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -220,6 +221,9 @@ var sweepParams = [params.RowCount]sweep.Param{
 // startSweep sweeps the threshold selected in the thresholds panel for the
 // current seeds, tags and other thresholds.
 func (m *Model) startSweep() tea.Cmd {
+	if m.ranks() {
+		return m.startHeldOut()
+	}
 	seeds := m.seeds.Seeds()
 	if len(seeds) == 0 && !m.ov.sweep.HasQueries() {
 		return common.NotifyErr(errors.New("nothing to sweep: pick a seed first (or open the explorer with --queries for the held-out curve)"))
@@ -229,9 +233,52 @@ func (m *Model) startSweep() tea.Cmd {
 	return m.ov.sweep.Start(m.Ctx, safeBackend{m.runs.backend}, m.runs.opts, m.params.Config(), param, seeds, m.tags.Tags(), m.Marks.Snapshot())
 }
 
-// applySwept sets the thresholds to the value the sweep's held-out curve
-// chose and re-runs Activation Energy when they changed.
+// startHeldOut draws the held-out curve of the ranking retriever's
+// parameter selected in its panel over the query set (sweepable let the
+// key through): a row with a grid (retriever.Param.Grid), not a table
+// entry.
+func (m *Model) startHeldOut() tea.Cmd {
+	panel := m.ranked.Panel(m.retriever)
+	p := panel.Params().Settings()
+	row, params := panel.Selected(), p.Spec().Params
+	if m.runs.nb == nil || row >= len(params) || params[row].Grid.Steps == 0 {
+		return common.NotifyErr(fmt.Errorf("s draws the held-out curve of a numeric parameter of %s: select one with a grid (%s)", m.retriever, gridded(params)))
+	}
+	target, err := sweepview.RankingTarget(m.runs.nb, p, params[row].Flag)
+	if err != nil {
+		return common.NotifyErr(err)
+	}
+	m.push(m.ov.sweep) // first: the charts fill the overlay's width
+	return m.ov.sweep.StartHeldOut(m.Ctx, target, p)
+}
+
+// gridded names the parameters of params that have a grid.
+func gridded(params []retriever.Param) string {
+	var names []string
+	for _, p := range params {
+		if p.Grid.Steps > 0 {
+			names = append(names, p.Label)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// applySwept sets the value the sweep's held-out curve chose: Activation
+// Energy's thresholds, or a ranking retriever's parameters, and re-runs
+// that retriever when they changed.
 func (m *Model) applySwept(msg sweepview.ApplyMsg) tea.Cmd {
+	if msg.Retriever != activation.Name {
+		panel := m.ranked.Panel(msg.Retriever)
+		if panel == nil {
+			return nil
+		}
+		before := panel.Version()
+		panel.Replace(params.NewSpecSet(msg.Settings))
+		if panel.Version() == before {
+			return common.Notify(msg.Chosen + ": already set")
+		}
+		return tea.Batch(common.Notify("set "+msg.Chosen), m.restartRanking(), m.recombine())
+	}
 	if msg.Params == m.params.Config() {
 		return common.Notify(msg.Chosen + ": already set")
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"io"
 	"testing"
 
@@ -32,7 +31,7 @@ func TestUIHeldOutNeo4jEqualsEmbedded(t *testing.T) {
 		name string
 		set  sweepview.QuerySet
 	}{{"embedded", emb.Queries}, {"Neo4j", neo.Queries}} {
-		tr, failed, first, err := sweepview.HeldOut(context.Background(), o.set, emb.RunOptions, emb.Params, sweep.MinActivation, 100, nil)
+		tr, failed, first, err := activationHeldOut(t, o.set, emb, sweep.MinActivation, 100)
 		if err != nil || failed != 0 {
 			t.Fatalf("%s: %v (%d failed: %s)", o.name, err, failed, first)
 		}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
-	"github.com/memoria-graph/memoria/tui/overlays/sweepview"
 )
 
 // questionSets are the demo query set twice, in temporary files: once with
@@ -170,7 +169,7 @@ func TestUIHeldOutFromQuestions(t *testing.T) {
 	if set.Seeding != "gathered" || len(set.Queries) != 8 || len(set.Queries[0].Seeds) == 0 {
 		t.Fatalf("seeding %q, %d queries, first seeds %v", set.Seeding, len(set.Queries), set.Queries[0].Seeds)
 	}
-	tr, failed, _, err := sweepview.HeldOut(t.Context(), set, opts.RunOptions, opts.Params, sweep.MaxBranches, render.DefaultChartWidth, nil)
+	tr, failed, _, err := activationHeldOut(t, set, opts, sweep.MaxBranches, render.DefaultChartWidth)
 	if err != nil || failed != 0 {
 		t.Fatal(err, failed)
 	}

@@ -140,7 +140,7 @@ func TestUIHeldOutIsTune(t *testing.T) {
 		if !opts.Queries.Active() || len(opts.Queries.Queries) != 8 {
 			t.Fatalf("%v: the query set did not reach the explorer: %+v", flags, opts.Queries)
 		}
-		tr, failed, _, err := sweepview.HeldOut(context.Background(), opts.Queries, opts.RunOptions, opts.Params, c.param, render.DefaultChartWidth, nil)
+		tr, failed, _, err := activationHeldOut(t, opts.Queries, opts, c.param, render.DefaultChartWidth)
 		if err != nil || failed != 0 {
 			t.Fatalf("%s: %v (%d failed)", c.param, err, failed)
 		}
@@ -176,6 +176,53 @@ func TestUIHeldOutFlags(t *testing.T) {
 		code, out, errs := run(t, c.args...)
 		if code == 0 || out != "" || !strings.Contains(errs, c.want) {
 			t.Errorf("memoria %v: exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
+
+// activationHeldOut is the explorer's held-out tuning of Activation
+// Energy's param over set, with opts' thresholds and run options, its
+// charts width wide.
+func activationHeldOut(t *testing.T, set sweepview.QuerySet, opts tui.Options, param sweep.Param, width int) (render.Tune, int, string, error) {
+	t.Helper()
+	target, err := sweepview.ActivationTarget(set.Backend, opts.RunOptions, opts.Params, param)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sweepview.HeldOut(context.Background(), set, target, width, nil)
+}
+
+// TestUIHeldOutRankingIsTune: with a ranking retriever shown, the
+// explorer's held-out curve of one of its parameters (sweepview's
+// RankingTarget over the explorer's graph reads and settings) is, to the
+// character, what `memoria tune --retriever NAME --param P` prints with the
+// same flags: ppr's damping with ε given, the expansion's max-hops, and
+// spreading activation's pulses by recall@10.
+func TestUIHeldOutRankingIsTune(t *testing.T) {
+	for _, c := range []struct {
+		retriever, param string
+		flags            []string
+	}{
+		{"ppr", "damping", []string{"--epsilon", "0.0001", "--folds", "4"}},
+		{"expansion", "max-hops", nil},
+		{"spreading", "pulses", []string{"--metric", "recall@10", "--folds", "3"}},
+	} {
+		flags := append([]string{"--queries", demoQueries, "--retriever", c.retriever}, c.flags...)
+		opts := uiOptions(t, flags...)
+		target, err := sweepview.RankingTarget(opts.Neighbourhood, opts.Settings[c.retriever], c.param)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, failed, _, err := sweepview.HeldOut(context.Background(), opts.Queries, target, render.DefaultChartWidth, nil)
+		if err != nil || failed != 0 {
+			t.Fatalf("%s %s: %v (%d failed)", c.retriever, c.param, err, failed)
+		}
+		code, out, errs := run(t, append([]string{"tune", "--param", c.param}, flags...)...)
+		if code != 0 {
+			t.Fatalf("tune: exit %d: %s", code, errs)
+		}
+		if got := render.TuneText(tr); got != out || !strings.Contains(out, "held-out curve of "+c.param) {
+			t.Errorf("%s %s: the explorer drew\n%s\nmemoria tune printed\n%s", c.retriever, c.param, got, out)
 		}
 	}
 }

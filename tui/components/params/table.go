@@ -63,6 +63,18 @@ func (e *Table) Params() Set { return e.p }
 // Version changes whenever a parameter changes.
 func (e *Table) Version() int { return e.version }
 
+// Selected is the selected row.
+func (e *Table) Selected() int { return e.cursor }
+
+// Replace sets the parameters to p (the value a held-out curve chose),
+// moving Version when they differ.
+func (e *Table) Replace(p Set) {
+	if !e.p.Equal(p) {
+		e.p = p
+		e.version++
+	}
+}
+
 // SetSize sets the inner size.
 func (e *Table) SetSize(w, h int) { e.w, e.h = w, h }
 

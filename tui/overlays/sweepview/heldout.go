@@ -11,8 +11,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memoria-graph/memoria/graph"
 	"github.com/memoria-graph/memoria/internal/textsafe"
 	"github.com/memoria-graph/memoria/render"
+	"github.com/memoria-graph/memoria/retriever"
 	"github.com/memoria-graph/memoria/retriever/activation"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
 	"github.com/memoria-graph/memoria/retriever/eval"
@@ -46,43 +48,133 @@ type QuerySet struct {
 // Active reports whether there is a query set to measure.
 func (s QuerySet) Active() bool { return len(s.Queries) > 0 && s.Backend != nil }
 
-// HeldOut is Activation Energy's tuning of param over set (the parameter's
-// default grid, sweep.DefaultRange, and its value in cfg, the defaults):
-// every query runs once at every value, on set.Backend with opts, its
-// ranking (activation.Ranking) measured by set.Metric and its llm context
-// counted in characters (render.ToLLMContext), as `memoria tune` measures
-// them; then tune.Run chooses by cross-validation. The queries of one value
-// run in parallel, one worker per core. progress, when set, is called from
-// those workers with the runs done and the runs in all. failed counts the
-// queries where a seed ended in error (their figures are of what the other
-// seeds found), first names the first.
-func HeldOut(ctx context.Context, set QuerySet, opts activation.Options, cfg activation.Params, param sweep.Param, width int,
-	progress func(done, total int)) (t render.Tune, failed int, first string, err error) {
+// Target is what a held-out curve sweeps: one numeric parameter of one
+// retriever, the values tried (its default grid, with the current value
+// among them) and how one query runs at one value.
+type Target struct {
+	Retriever, Param string
+	Values           []float64
+	Current          float64
+	// Whole says the parameter takes whole numbers (its flag's value is
+	// then written in full).
+	Whole bool
+	// at readies the runs at value v: the function it returns runs one
+	// query (one with seeds) and gives its ranking's node ids, the llm
+	// context an agent gets of it, and, when a seed ended in error, what
+	// ("" otherwise).
+	at func(v float64) (func(ctx context.Context, q eval.Query) (ids []string, llm, failed string, err error), error)
+}
+
+// withCurrent is grid with current among it, ascending.
+func withCurrent(grid []float64, current float64) []float64 {
+	if !slices.Contains(grid, current) {
+		grid = append(grid, current)
+		slices.Sort(grid)
+	}
+	return grid
+}
+
+// ActivationTarget sweeps Activation Energy's threshold param over its
+// default grid (sweep.DefaultRange) from cfg, on backend with opts: a
+// query's ranking is its results projected (activation.Ranking), its
+// context the paths' (render.ToLLMContext), as `memoria tune` has them.
+func ActivationTarget(backend activation.Backend, opts activation.Options, cfg activation.Params, param sweep.Param) (Target, error) {
 	from, to, steps := sweep.DefaultRange(param)
-	vals, err := sweep.Grid(param, from, to, steps)
+	grid, err := sweep.Grid(param, from, to, steps)
 	if err != nil {
-		return render.Tune{}, 0, "", err
+		return Target{}, err
 	}
-	current := param.Get(cfg)
-	if !slices.Contains(vals, current) {
-		vals = append(vals, current)
-		slices.Sort(vals)
+	t := Target{Retriever: activation.Name, Param: string(param), Current: param.Get(cfg), Whole: param.Integer()}
+	t.Values = withCurrent(grid, t.Current)
+	t.at = func(v float64) (func(context.Context, eval.Query) ([]string, string, string, error), error) {
+		p, err := param.Set(cfg, v)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", param, render.SweepValue(v), err)
+		}
+		r, err := activation.New(backend, p, opts)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, q eval.Query) ([]string, string, string, error) {
+			results, err := r.ExploreAll(ctx, q.Seeds, q.Tags)
+			if err != nil {
+				return nil, "", "", err
+			}
+			failed := ""
+			if f := render.FailedSeeds(results...); len(f) > 0 {
+				failed = fmt.Sprintf("seed %s: %s", render.DisplayID(f[0].ID), f[0].Error)
+			}
+			hits := activation.Ranking(results, p, q.Tags).Hits
+			ids := make([]string, len(hits))
+			for j, h := range hits {
+				ids[j] = h.NodeID
+			}
+			return ids, render.ToLLMContext(results...).Text(), failed, nil
+		}, nil
 	}
+	return t, nil
+}
+
+// RankingTarget sweeps the ranking retriever's parameter flag (a row of
+// its table with a grid, retriever.Param.Grid) from its settings p, over
+// nb: a query runs as the explorer runs it (with the query's vector), its
+// context the ranking's (render.RankingLLM), as `memoria tune` has them.
+func RankingTarget(nb graph.Neighbourhood, p retriever.Settings, flag string) (Target, error) {
+	pm, ok := p.Spec().Param(flag)
+	if !ok || pm.Grid.Steps == 0 {
+		return Target{}, fmt.Errorf("%s's %s has no grid to sweep", p.Spec().Name, flag)
+	}
+	grid, err := sweep.Spaced(pm.Grid.From, pm.Grid.To, pm.Grid.Steps, pm.Grid.Log, pm.Whole)
+	if err != nil {
+		return Target{}, err
+	}
+	t := Target{Retriever: p.Spec().Name, Param: flag, Current: p.Get(flag), Whole: pm.Whole}
+	t.Values = withCurrent(grid, t.Current)
+	t.at = func(v float64) (func(context.Context, eval.Query) ([]string, string, string, error), error) {
+		ps := p.With(flag, v)
+		if err := ps.Validate(); err != nil {
+			return nil, fmt.Errorf("--%s %s: %w", flag, render.SweepValue(v), err)
+		}
+		return func(ctx context.Context, q eval.Query) ([]string, string, string, error) {
+			r, err := ps.WithVector(q.QueryVector).Run(ctx, retriever.Env{Neighbourhood: nb}, q.Retriever())
+			if err == nil {
+				err = r.CheckFinite()
+			}
+			if err != nil {
+				return nil, "", "", err
+			}
+			ids := make([]string, len(r.Hits))
+			for j, h := range r.Hits {
+				ids[j] = h.NodeID
+			}
+			return ids, render.RankingLLM(r), "", nil
+		}, nil
+	}
+	return t, nil
+}
+
+// HeldOut is the tuning of target's parameter over set: every query runs
+// once at every value (target.at), its ranking measured by set.Metric and
+// its llm context counted in characters, as `memoria tune` measures them;
+// then tune.Run chooses by cross-validation, the current value the
+// defaults. The queries of one value run in parallel, one worker per core.
+// progress, when set, is called from those workers with the runs done and
+// the runs in all. failed counts the queries where a seed ended in error
+// (their figures are of what the other seeds found), first names the
+// first.
+func HeldOut(ctx context.Context, set QuerySet, target Target, width int, progress func(done, total int)) (t render.Tune, failed int, first string, err error) {
 	if len(set.Queries) < set.Folds {
 		return render.Tune{}, 0, "", fmt.Errorf("%d folds need at least %d queries; the set has %d", set.Folds, set.Folds, len(set.Queries))
 	}
-	params := []tune.Param{{Name: string(param), Values: vals, Default: slices.Index(vals, current)}}
+	vals := target.Values
+	params := []tune.Param{{Name: target.Param, Values: vals, Default: slices.Index(vals, target.Current)}}
 	var done atomic.Int64
 	var mu sync.Mutex
 	measure := func(settings []tune.Setting) ([]tune.Figures, error) {
 		total := len(settings) * len(set.Queries)
 		out := make([]tune.Figures, len(settings))
 		for i, s := range settings {
-			p, err := param.Set(cfg, vals[s[0]])
-			if err != nil {
-				return nil, fmt.Errorf("%s %s: %w", param, render.SweepValue(vals[s[0]]), err)
-			}
-			r, err := activation.New(set.Backend, p, opts)
+			run, err := target.at(vals[s[0]])
 			if err != nil {
 				return nil, err
 			}
@@ -97,24 +189,19 @@ func HeldOut(ctx context.Context, set QuerySet, opts activation.Options, cfg act
 				if !query.HasSeeds() {
 					return nil // no start: nothing found, no context
 				}
-				results, err := r.ExploreAll(ctx, query.Seeds, query.Tags)
+				ids, llm, bad, err := run(ctx, query)
 				if err != nil {
 					return fmt.Errorf("query %s: %w", textsafe.Quote(query.ID), err)
 				}
-				if f := render.FailedSeeds(results...); len(f) > 0 && i == 0 {
+				if bad != "" && i == 0 {
 					mu.Lock()
 					if failed++; failed == 1 {
-						first = fmt.Sprintf("query %s, seed %s: %s", textsafe.Quote(query.ID), render.DisplayID(f[0].ID), f[0].Error)
+						first = fmt.Sprintf("query %s, %s", textsafe.Quote(query.ID), bad)
 					}
 					mu.Unlock()
 				}
-				hits := activation.Ranking(results, p, query.Tags).Hits
-				ids := make([]string, len(hits))
-				for j, h := range hits {
-					ids[j] = h.NodeID
-				}
 				out[i].Values[q] = set.Metric.Value(ids, query.Relevant)
-				out[i].Context[q] = float64(utf8.RuneCountInString(render.ToLLMContext(results...).Text()))
+				out[i].Context[q] = float64(utf8.RuneCountInString(llm))
 				return nil
 			})
 			if err != nil {
@@ -132,13 +219,14 @@ func HeldOut(ctx context.Context, set QuerySet, opts activation.Options, cfg act
 		ids[i] = q.ID
 	}
 	chosen := vals[res.Settings[res.Chosen][0]]
-	return render.Tune{Retriever: activation.Name, Metric: set.Metric.Name(), Queries: ids, Params: params, SplitSeed: set.SplitSeed,
-		MaxPoints: tune.DefaultMaxPoints, Result: res, Flags: "--" + string(param) + " " + flagValue(param, chosen), Width: width, Seeding: set.Seeding}, failed, first, nil
+	return render.Tune{Retriever: target.Retriever, Metric: set.Metric.Name(), Queries: ids, Params: params, SplitSeed: set.SplitSeed,
+		MaxPoints: tune.DefaultMaxPoints, Result: res, Flags: "--" + target.Param + " " + flagValue(target.Whole, chosen), Width: width,
+		Seeding: set.Seeding}, failed, first, nil
 }
 
-// flagValue is v as param's flag takes it: a whole number in full.
-func flagValue(param sweep.Param, v float64) string {
-	if param.Integer() {
+// flagValue is v as a flag takes it: a whole number in full.
+func flagValue(whole bool, v float64) string {
+	if whole {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
@@ -175,12 +263,12 @@ feed:
 	return context.Cause(ctx)
 }
 
-// heldOutPart measures the query set at every value of the swept
+// heldOutPart measures the query set at every value of target's
 // parameter (HeldOut) and puts its report (render.TuneText, the held-out
-// curve in it) above what the sweep of the seeds drew, publishing its
-// progress meanwhile (from the workers, at most one snapshot per
-// sweepRedraw).
-func heldOutPart(ctx context.Context, publish func(Msg), final Msg, cfg sweep.Config, set QuerySet, width int) (Msg, error) {
+// curve in it) above what the sweep of the seeds drew, if anything,
+// publishing its progress meanwhile (from the workers, at most one
+// snapshot per sweepRedraw).
+func heldOutPart(ctx context.Context, publish func(Msg), final Msg, target Target, set QuerySet, width int) (Msg, error) {
 	what := fmt.Sprintf("%s of %s", queriesText(len(set.Queries)), textsafe.Escape(set.Name))
 	var mu sync.Mutex
 	var last time.Time
@@ -193,11 +281,11 @@ func heldOutPart(ctx context.Context, publish func(Msg), final Msg, cfg sweep.Co
 		last = time.Now()
 		msg := final
 		msg.line = joinLine(final.line, fmt.Sprintf("held out: measuring the %s at each value of %s… %s of %s runs (esc stops it)",
-			what, cfg.Param, common.Thousands(done), common.Thousands(total)))
+			what, target.Param, common.Thousands(done), common.Thousands(total)))
 		publish(msg)
 	}
 	progress(0, 1)
-	t, failed, first, err := HeldOut(ctx, set, cfg.Options, cfg.Params, cfg.Param, width, progress)
+	t, failed, first, err := HeldOut(ctx, set, target, width, progress)
 	if err != nil {
 		return final, fmt.Errorf("the held-out curve over the %s: %w", what, err)
 	}
@@ -208,7 +296,7 @@ func heldOutPart(ctx context.Context, publish func(Msg), final Msg, cfg sweep.Co
 	}
 	h, chosen := t.Result.HeldOut, t.Params[0].Values[t.Result.Settings[t.Result.Chosen][0]]
 	msg.line = joinLine(final.line, fmt.Sprintf("held out over the %s: %s tuned %.4f, defaults %.4f (p %.4f); chosen on all: %s %s",
-		what, t.Metric, h.Tuned, h.Default, h.P, cfg.Param, render.SweepValue(chosen)))
+		what, t.Metric, h.Tuned, h.Default, h.P, target.Param, render.SweepValue(chosen)))
 	if failed > 0 {
 		msg.line += fmt.Sprintf(" · a seed ended in error in %s (first: %s)", queriesText(failed), textsafe.Escape(first))
 	}

@@ -68,7 +68,6 @@ type Model struct {
 	vp      viewport.Model
 	id      int
 	cancel  context.CancelFunc
-	param   sweep.Param
 	running bool
 	stopped bool   // esc stopped it before it finished
 	text    string // the latest snapshot's text (render.SweepText)
@@ -80,15 +79,22 @@ type Model struct {
 	// heldOut the latest sweep's tuning over it.
 	set     QuerySet
 	heldOut *render.Tune
-	cfg     activation.Params // the thresholds the sweep started from
+	// label is the swept parameter's name in the title; settingAt is the
+	// setting of the swept retriever at a value of it (ApplyMsg), the
+	// others as the sweep started.
+	label     string
+	settingAt func(v float64) (ApplyMsg, error)
 }
 
-// ApplyMsg asks the root to set the thresholds to Params (enter on a
-// finished held-out curve: the swept threshold at the value chosen on all
-// queries, the others as the sweep had them); Chosen names it.
+// ApplyMsg asks the root to take the value a held-out curve chose on all
+// queries (enter on it): Activation Energy's thresholds Params, or, when
+// Retriever names a ranking retriever, its Settings; the swept parameter
+// at that value, the others as the sweep had them. Chosen names it.
 type ApplyMsg struct {
-	Params activation.Params
-	Chosen string
+	Retriever string
+	Params    activation.Params
+	Settings  retriever.Settings
+	Chosen    string
 }
 
 // New is the overlay; set, when Active, is the query set every sweep also
@@ -121,39 +127,75 @@ const sweepRedraw = 80 * time.Millisecond
 // seeds that is all it does.
 func (v *Model) Start(parent context.Context, backend activation.Backend, opts activation.Options, cfg activation.Params,
 	param sweep.Param, seeds []retriever.Seed, tags []string, marks map[string]int) tea.Cmd {
-	v.stop()
-	v.id++
-	v.running, v.stopped, v.param, v.text, v.scores, v.heldOut, v.cfg = true, false, param, "", nil, nil, cfg
-	v.line = fmt.Sprintf("sweeping %s for %s… (esc stops it and keeps what has arrived)", param, common.Plural(len(seeds), "seed"))
+	line := fmt.Sprintf("sweeping %s for %s… (esc stops it and keeps what has arrived)", param, common.Plural(len(seeds), "seed"))
 	if len(seeds) == 0 {
-		v.line = fmt.Sprintf("measuring %s at each value of %s… (esc stops it)", queriesText(len(v.set.Queries)), param)
+		line = fmt.Sprintf("measuring %s at each value of %s… (esc stops it)", queriesText(len(v.set.Queries)), param)
 	}
-	ctx, cancel := context.WithCancel(parent)
-	v.cancel = cancel
-	v.vp.SetContent(v.St.Running.Render(v.line))
-	v.vp.GotoTop()
-	id := v.id
+	ctx, id, ch := v.begin(parent, string(param), line, func(x float64) (ApplyMsg, error) {
+		p, err := param.Set(cfg, x)
+		return ApplyMsg{Retriever: activation.Name, Params: p}, err
+	})
+	var target *Target
+	if v.set.Active() {
+		t, err := ActivationTarget(v.set.Backend, opts, cfg, param)
+		if err != nil {
+			return common.NotifyErr(err)
+		}
+		target = &t
+	}
 	seeds, tags = append([]retriever.Seed(nil), seeds...), append([]string(nil), tags...)
-	ch := make(chan Msg, 1)
 	scfg := sweep.Config{Backend: backend, Params: cfg, Options: opts,
 		Seeds: seeds, Tags: tags, Param: param, Breakpoints: param == sweep.MinActivation, Budget: Budget}
 	width, set := v.vp.Width, v.set // the charts fill the pane
 	// The sweep starts in the command, not in Update: its goroutine then
 	// outlives the command and streams on ch.
 	return common.SafeCmd(func() tea.Msg {
-		go runSweep(ctx, ch, Msg{ID: id, ch: ch, Param: param}, scfg, marks, set, width)
+		go runSweep(ctx, ch, Msg{ID: id, ch: ch, Param: param}, scfg, marks, set, target, width)
 		return waitSweep(ch)()
 	})
+}
+
+// StartHeldOut measures the query set at each value of a ranking
+// retriever's parameter (target, from its settings p) and draws the
+// held-out curve, as Start does after a sweep of seeds (there is none
+// here), and returns the command that waits for its first update; enter
+// then gives p with the value chosen. The caller opens the view.
+func (v *Model) StartHeldOut(parent context.Context, target Target, p retriever.Settings) tea.Cmd {
+	line := fmt.Sprintf("measuring %s at each value of %s's %s… (esc stops it)", queriesText(len(v.set.Queries)), target.Retriever, target.Param)
+	ctx, id, ch := v.begin(parent, target.Param, line, func(x float64) (ApplyMsg, error) {
+		ps := p.With(target.Param, x)
+		return ApplyMsg{Retriever: target.Retriever, Settings: ps}, ps.Validate()
+	})
+	width, set := v.vp.Width, v.set
+	return common.SafeCmd(func() tea.Msg {
+		go runSweep(ctx, ch, Msg{ID: id, ch: ch}, sweep.Config{}, nil, set, &target, width)
+		return waitSweep(ch)()
+	})
+}
+
+// begin stops any sweep in flight and starts the state of a new one
+// (label in the title, line the progress, settingAt what enter applies):
+// its context, id and channel.
+func (v *Model) begin(parent context.Context, label, line string, settingAt func(float64) (ApplyMsg, error)) (context.Context, int, chan Msg) {
+	v.stop()
+	v.id++
+	v.running, v.stopped, v.text, v.scores, v.heldOut = true, false, "", nil, nil
+	v.label, v.line, v.settingAt = label, line, settingAt
+	ctx, cancel := context.WithCancel(parent)
+	v.cancel = cancel
+	v.vp.SetContent(v.St.Running.Render(v.line))
+	v.vp.GotoTop()
+	return ctx, v.id, make(chan Msg, 1)
 }
 
 // runSweep runs the sweep in its own goroutine and publishes its snapshots
 // on ch, rendered, keeping only the latest; the last is marked final. With
 // marks, the last comes after each point is measured against them
-// (scoreSweep); with a query set, after the held-out curve (heldOutPart),
-// which runs alone when there are no seeds. It ends when the sweep does
+// (scoreSweep); with a target over the query set, after the held-out
+// curve (heldOutPart), which runs alone when there are no seeds. It ends when the sweep does
 // (the context's cancellation included), and never blocks on a reader.
 // The charts fill width columns.
-func runSweep(ctx context.Context, ch chan Msg, base Msg, cfg sweep.Config, marks map[string]int, set QuerySet, width int) {
+func runSweep(ctx context.Context, ch chan Msg, base Msg, cfg sweep.Config, marks map[string]int, set QuerySet, target *Target, width int) {
 	defer close(ch)
 	publish := func(msg Msg) {
 		for {
@@ -180,8 +222,8 @@ func runSweep(ctx context.Context, ch chan Msg, base Msg, cfg sweep.Config, mark
 	if len(cfg.Seeds) > 0 {
 		final, err = sweepSeeds(ctx, publish, base, cfg, marks, width)
 	}
-	if err == nil && set.Active() {
-		final, err = heldOutPart(ctx, publish, final, cfg, set, width)
+	if err == nil && target != nil {
+		final, err = heldOutPart(ctx, publish, final, *target, set, width)
 	}
 	final.err = err
 }
@@ -317,10 +359,10 @@ func (v *Model) update(msg Msg) tea.Cmd {
 	case msg.err != nil && v.stopped:
 		v.line = "stopped: " + v.line
 		v.show()
-		return common.Notify(fmt.Sprintf("stopped the sweep of %s: what had arrived stays", msg.Param))
+		return common.Notify(fmt.Sprintf("stopped the sweep of %s: what had arrived stays", v.label))
 	case msg.err != nil:
 		v.vp.SetContent(v.St.Error.Render("sweep failed: " + textsafe.Escape(msg.err.Error())))
-		return common.NotifyErr(fmt.Errorf("sweep of %s: %w", msg.Param, msg.err))
+		return common.NotifyErr(fmt.Errorf("sweep of %s: %w", v.label, msg.err))
 	}
 	return common.Notify(v.line)
 }
@@ -375,11 +417,11 @@ func (v *Model) key(msg tea.KeyMsg) (bool, tea.Cmd) {
 func (v *Model) apply() tea.Cmd {
 	t := v.heldOut
 	value := t.Params[0].Values[t.Result.Settings[t.Result.Chosen][0]]
-	cfg, err := v.param.Set(v.cfg, value)
+	msg, err := v.settingAt(value)
 	if err != nil {
 		return common.NotifyErr(err)
 	}
-	msg := ApplyMsg{Params: cfg, Chosen: fmt.Sprintf("%s %s, chosen on %s by %s", v.param, render.SweepValue(value), queriesText(len(t.Queries)), t.Metric)}
+	msg.Chosen = fmt.Sprintf("%s %s, chosen on %s by %s", v.label, render.SweepValue(value), queriesText(len(t.Queries)), t.Metric)
 	return func() tea.Msg { return msg }
 }
 
@@ -399,7 +441,7 @@ func (v *Model) ShortHelp() []key.Binding {
 
 // Title is the overlay's frame title.
 func (v *Model) Title() string {
-	t := "Sweep " + string(v.param)
+	t := "Sweep " + v.label
 	if v.set.Active() {
 		t += " · held out over " + queriesText(len(v.set.Queries))
 	}
