@@ -2,11 +2,13 @@ package cli
 
 import (
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/memoria-graph/memoria/render"
 	"github.com/memoria-graph/memoria/retriever/activation/onneo4j"
 	"github.com/memoria-graph/memoria/retriever/activation/sweep"
+	"github.com/memoria-graph/memoria/tui"
 	"github.com/memoria-graph/memoria/tui/overlays/sweepview"
 )
 
@@ -14,7 +16,8 @@ import (
 // demo query set measures it on the fast path (not the explorer's
 // snapshot, which would keep every query's neighbourhoods), and its
 // held-out report of MIN_ACTIVATION (26 values × 8 queries, 4 folds) is,
-// to the character, the embedded engine's.
+// to the character, the embedded engine's; so is that of ppr's damping
+// through the explorer's graph reads.
 func TestUIHeldOutNeo4jEqualsEmbedded(t *testing.T) {
 	srv, _ := freshServer(t)
 	mustLoad(t, srv)
@@ -39,5 +42,20 @@ func TestUIHeldOutNeo4jEqualsEmbedded(t *testing.T) {
 	}
 	if texts[0] != texts[1] {
 		t.Errorf("embedded:\n%s\nNeo4j:\n%s", texts[0], texts[1])
+	}
+	// ppr's damping through the explorer's graph reads on each engine.
+	for i, o := range []tui.Options{emb, neo} {
+		target, err := sweepview.RankingTarget(o.Neighbourhood, o.Settings["ppr"], "damping")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, failed, _, err := sweepview.HeldOut(t.Context(), o.Queries, target, 100, nil)
+		if err != nil || failed != 0 {
+			t.Fatal(err, failed)
+		}
+		texts[i] = render.TuneText(tr)
+	}
+	if texts[0] != texts[1] || !strings.Contains(texts[0], "held-out curve of damping") {
+		t.Errorf("ppr's damping, embedded:\n%s\nNeo4j:\n%s", texts[0], texts[1])
 	}
 }
