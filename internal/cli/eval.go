@@ -492,7 +492,7 @@ func relevantBelow(ctx context.Context, g *rankings, name string, rq retriever.Q
 		return nil, nil
 	}
 	if top.Probed != nil {
-		ranked := setOfIDs(top.Probed)
+		ranked := eval.SetOf(top.Probed)
 		return slices.DeleteFunc(missing, func(id string) bool { return !ranked[id] }), nil
 	}
 	p := g.rf.settings(name)

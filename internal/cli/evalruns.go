@@ -169,8 +169,8 @@ func (e *evalFlags) runMisses(ctx context.Context, g *rankings, set []eval.Query
 	for qi, q := range set {
 		var w *rankwhy.Explainer
 		for ri := first; ri < len(e.names); ri++ {
-			ranked := setOfIDs(runs[qi][ri].ids)
-			seeds := setOfIDs(q.SeedIDs())
+			ranked := eval.SetOf(runs[qi][ri].ids)
+			seeds := eval.SetOf(q.SeedIDs())
 			var miss []string
 			for _, id := range slices.SortedFunc(maps.Keys(q.Relevant), func(a, b string) int {
 				return cmp.Or(cmp.Compare(q.Relevant[b], q.Relevant[a]), strings.Compare(a, b))
@@ -208,12 +208,4 @@ func (e *evalFlags) runMisses(ctx context.Context, g *rankings, set []eval.Query
 		}
 	}
 	return out, nil
-}
-
-func setOfIDs(ids []string) map[string]bool {
-	m := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		m[id] = true
-	}
-	return m
 }

@@ -39,9 +39,9 @@ func (w *Where) add(o Where) {
 // where places each relevant node of rel in o (Where).
 func where(o Outcome, rel map[string]int) Where {
 	var w Where
-	seeds := setOf(o.Seeds)
-	hits := setOf(o.Ranked)
-	below := setOf(o.Below)
+	seeds := SetOf(o.Seeds)
+	hits := SetOf(o.Ranked)
+	below := SetOf(o.Below)
 	for id, g := range rel {
 		switch {
 		case g < 1:
@@ -60,7 +60,8 @@ func where(o Outcome, rel map[string]int) Where {
 	return w
 }
 
-func setOf(ids []string) map[string]bool {
+// SetOf is ids as a set.
+func SetOf(ids []string) map[string]bool {
 	m := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		m[id] = true
