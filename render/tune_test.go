@@ -130,9 +130,18 @@ func TestTuneCurveText(t *testing.T) {
 	if !strings.Contains(TuneText(tf), got) {
 		t.Error("TuneText lacks the curve")
 	}
-	tf.Params[1].Values = []float64{1e-6, 1e-5} // two parameters vary: no single curve
-	if c := tf.CurveText(); c != "" {
-		t.Errorf("a curve with two parameters varying:\n%s", c)
+	// Two parameters vary (ε's second value never measured): a curve of
+	// each through the setting chosen on all queries (damping 0.5, ε
+	// 1e-06), damping's with both its settings, ε's with the one measured.
+	tf.Params[1].Values = []float64{1e-6, 1e-5}
+	c := tf.CurveText()
+	damping, eps, ok := strings.Cut(c, "\nheld-out curve of epsilon (damping=0.5 as chosen on all queries), nDCG@10 over 2 folds")
+	if !ok || !strings.HasPrefix(damping, "held-out curve of damping (epsilon=1e-06 as chosen on all queries), nDCG@10") ||
+		strings.Count(damping, "\n") != 4 || strings.Count(eps, "\n") != 3 {
+		t.Errorf("two parameters varying:\n%s", c)
+	}
+	if tf.Params[0].Values, tf.Params[1].Values = []float64{0.5}, []float64{1e-6}; tf.CurveText() != "" {
+		t.Error("a curve where no parameter varies")
 	}
 }
 

@@ -11,42 +11,60 @@ import (
 	"github.com/memoria-graph/memoria/retriever/tune"
 )
 
-// varying is the index of the one parameter of t with more than one value,
-// or −1 when none or several do.
-func (t Tune) varying() int {
-	at := -1
-	for i, p := range t.Params {
-		if len(p.Values) > 1 {
-			if at >= 0 {
-				return -1
-			}
-			at = i
-		}
-	}
-	return at
-}
-
 // CurveText is the held-out curve (docs/EVALUATION.md, "The held-out
-// curve") when exactly one parameter varies, else "": a line per value of
-// it, ascending, with its mean over the queries, each held out once
-// (tune.Curve), as a bar on the range of those means (RangeBar, the bounds
-// printed), the folds' means as a whisker on the range of every fold's
-// mean (├ the lowest fold, ┤ the highest, ● the mean; the bounds printed),
-// the folds that chose the value, and ← the defaults, * chosen on all
-// queries. It fills t.Width columns.
+// curve") of each parameter with more than one value ("" when none has):
+// with one such parameter, a line per value of it, ascending; with
+// several, a curve per parameter through the setting chosen on all
+// queries (the others held at their chosen values: settings every search
+// measured, coordinate ascent's last round included). Each line has the
+// setting's mean over the queries, each held out once (tune.Curve), as a
+// bar on the range of those means (RangeBar, the bounds printed), the
+// folds' means as a whisker on the range of every fold's mean (├ the
+// lowest fold, ┤ the highest, ● the mean; the bounds printed), the folds
+// that chose the setting, and ← the defaults, * chosen on all queries. It
+// fills t.Width columns.
 //
 //	held-out curve of damping, nDCG@10 over 2 folds: each value's mean over the queries, each held out once; the whisker spans the folds' means
 //	damping       held out, 0.3750 to 0.5000   folds' means, 0.2500 to 0.7500
 //	0.3           █           0.3750           ├─────●─────┤                   chosen by fold 1
 //	0.5           ██████████  0.5000           ●                               chosen by fold 2 ← *
 func (t Tune) CurveText() string {
-	j := t.varying()
-	if j < 0 {
-		return ""
+	var varying []int
+	for j, p := range t.Params {
+		if len(p.Values) > 1 {
+			varying = append(varying, j)
+		}
 	}
+	chosen := t.Result.Settings[t.Result.Chosen]
+	var parts []string
+	for _, j := range varying {
+		var line []int // the settings through the chosen one along j, by j's value
+		for _, i := range t.order() {
+			s := t.Result.Settings[i]
+			if !slices.ContainsFunc(varying, func(k int) bool { return k != j && s[k] != chosen[k] }) {
+				line = append(line, i)
+			}
+		}
+		held := ""
+		if len(varying) > 1 {
+			var others []string
+			for _, k := range varying {
+				if k != j {
+					others = append(others, t.Params[k].Name+"="+strconv.FormatFloat(t.Params[k].Values[chosen[k]], 'g', -1, 64))
+				}
+			}
+			held = " (" + strings.Join(others, ", ") + " as chosen on all queries)"
+		}
+		parts = append(parts, t.curveOf(j, line, held))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// curveOf is CurveText's curve of parameter j over the settings order
+// (ascending in j), held saying where the other parameters are held.
+func (t Tune) curveOf(j int, order []int, held string) string {
 	r := t.Result
 	curve := tune.Curve(r)
-	order := t.order()
 	var means []float64
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, i := range order {
@@ -77,8 +95,8 @@ func (t Tune) CurveText() string {
 	bw := max(minBarWidth, rest/2)
 	ww := max(minBarWidth, rest-bw)
 	var b strings.Builder
-	fmt.Fprintf(&b, "held-out curve of %s, %s over %s: each value's mean over the queries, each held out once; the whisker spans the folds' means\n",
-		name, t.Metric, countOf(len(r.Folds), "fold"))
+	fmt.Fprintf(&b, "held-out curve of %s%s, %s over %s: each value's mean over the queries, each held out once; the whisker spans the folds' means\n",
+		name, held, t.Metric, countOf(len(r.Folds), "fold"))
 	fmt.Fprintf(&b, "%-*s  %-*s  %s\n", vw, name, bw+1+7, fmt.Sprintf("held out, %.4f to %.4f", mLo, mHi),
 		fmt.Sprintf("folds' means, %.4f to %.4f", lo, hi))
 	for k, i := range order {
