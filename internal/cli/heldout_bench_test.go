@@ -88,9 +88,13 @@ func BenchmarkHeldOut1M(b *testing.B) {
 			if !opts.Queries.Active() || len(opts.Queries.Queries) != 200 {
 				b.Fatalf("the query set did not reach the explorer: %d queries", len(opts.Queries.Queries))
 			}
+			target, err := sweepview.ActivationTarget(opts.Queries.Backend, opts.RunOptions, opts.Params, param)
+			if err != nil {
+				b.Fatal(err)
+			}
 			defer peakHeap(b)()
 			for b.Loop() {
-				_, failed, _, err := sweepview.HeldOut(context.Background(), opts.Queries, opts.RunOptions, opts.Params, param, render.DefaultChartWidth, nil)
+				_, failed, _, err := sweepview.HeldOut(context.Background(), opts.Queries, target, render.DefaultChartWidth, nil)
 				if err != nil || failed != 0 {
 					b.Fatalf("%v (%d failed)", err, failed)
 				}
