@@ -233,7 +233,9 @@ func flagValue(whole bool, v float64) string {
 }
 
 // eachQuery calls run for 0..n−1 on one worker per core; the first error
-// (or the context's end) stops the others and is returned.
+// (or the context's end) stops the others and is returned. A panic in run
+// is such an error: the workers are goroutines of their own, which no
+// command's recovery reaches, and the explorer must keep the terminal.
 func eachQuery(ctx context.Context, n int, run func(q int) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -244,7 +246,7 @@ func eachQuery(ctx context.Context, n int, run func(q int) error) error {
 		go func() {
 			defer wg.Done()
 			for q := range next {
-				if err := run(q); err != nil {
+				if err := safeRun(run, q); err != nil {
 					cancel(err)
 				}
 			}
@@ -261,6 +263,16 @@ feed:
 	close(next)
 	wg.Wait()
 	return context.Cause(ctx)
+}
+
+// safeRun is run(q), a panic turned into an error.
+func safeRun(run func(int) error, q int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return run(q)
 }
 
 // heldOutPart measures the query set at every value of target's

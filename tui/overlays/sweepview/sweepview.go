@@ -131,10 +131,6 @@ func (v *Model) Start(parent context.Context, backend activation.Backend, opts a
 	if len(seeds) == 0 {
 		line = fmt.Sprintf("measuring %s at each value of %s… (esc stops it)", queriesText(len(v.set.Queries)), param)
 	}
-	ctx, id, ch := v.begin(parent, string(param), line, func(x float64) (ApplyMsg, error) {
-		p, err := param.Set(cfg, x)
-		return ApplyMsg{Retriever: activation.Name, Params: p}, err
-	})
 	var target *Target
 	if v.set.Active() {
 		t, err := ActivationTarget(v.set.Backend, opts, cfg, param)
@@ -143,6 +139,10 @@ func (v *Model) Start(parent context.Context, backend activation.Backend, opts a
 		}
 		target = &t
 	}
+	ctx, id, ch := v.begin(parent, string(param), line, func(x float64) (ApplyMsg, error) {
+		p, err := param.Set(cfg, x)
+		return ApplyMsg{Retriever: activation.Name, Params: p}, err
+	})
 	seeds, tags = append([]retriever.Seed(nil), seeds...), append([]string(nil), tags...)
 	scfg := sweep.Config{Backend: backend, Params: cfg, Options: opts,
 		Seeds: seeds, Tags: tags, Param: param, Breakpoints: param == sweep.MinActivation, Budget: Budget}

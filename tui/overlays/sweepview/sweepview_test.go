@@ -206,3 +206,23 @@ func TestHeldOutStops(t *testing.T) {
 		t.Errorf("after esc: running %v, held out %v, line %q", v.Running(), v.HeldOut() != nil, v.line)
 	}
 }
+
+// TestHeldOutPanicIsAnError: a retriever that panics on one query, in a
+// worker goroutine no command's recovery reaches, ends the held-out
+// measure with an error naming it, and the process goes on.
+func TestHeldOutPanicIsAnError(t *testing.T) {
+	set, _ := demoSet(t)
+	target := Target{Retriever: "broken", Param: "p", Values: []float64{1, 2}, Current: 1,
+		at: func(float64) (func(context.Context, eval.Query) ([]string, string, string, error), error) {
+			return func(_ context.Context, q eval.Query) ([]string, string, string, error) {
+				if q.ID == "reorder-points" {
+					panic("index out of range")
+				}
+				return nil, "", "", nil
+			}, nil
+		}}
+	_, _, _, err := HeldOut(context.Background(), set, target, 100, nil)
+	if err == nil || !strings.Contains(err.Error(), "internal error: index out of range") {
+		t.Fatalf("err %v, want the panic as an internal error", err)
+	}
+}
