@@ -38,6 +38,24 @@ func flat(n int, v float64) []float64 {
 	return out
 }
 
+// byHand runs TestCrossValidationByHand's case (its doc comment gives the
+// figures), counting the measures.
+func byHand(t *testing.T) (Result, *table) {
+	t.Helper()
+	figs := map[int][]float64{
+		0: {1, 0.5, 0.75, 0.25, 0.25, 0.75},
+		1: {0.5, 0.5, 0.5, 0.5, 0.5, 0.5},
+		2: {0.5, 0.75, 1, 0.25, 0.75, 0.5},
+	}
+	tb := newTable(func(s Setting) Figures { return Figures{Values: figs[s[0]], Context: flat(6, 100)} })
+	res, err := Run(Config{Params: []Param{{Name: "p", Values: []float64{1, 2, 3}, Default: 1}}, Queries: 6,
+		Folds: [][]int{{0, 1, 2}, {3, 4, 5}}}, tb.measure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, tb
+}
+
 // TestCrossValidationByHand works issue 34's case: 6 queries q1..q6, 2
 // folds (A = q1 q2 q3, B = q4 q5 q6), one parameter of 3 values (1, 2, 3;
 // the default 2). The per-query figures:
@@ -60,17 +78,7 @@ func flat(n int, v float64) []float64 {
 // round reaches it: p = 1. On all queries: sums 3.5, 3, 3.75, so 3 is
 // chosen (means 0.58333, 0.5, 0.625).
 func TestCrossValidationByHand(t *testing.T) {
-	figs := map[int][]float64{
-		0: {1, 0.5, 0.75, 0.25, 0.25, 0.75},
-		1: {0.5, 0.5, 0.5, 0.5, 0.5, 0.5},
-		2: {0.5, 0.75, 1, 0.25, 0.75, 0.5},
-	}
-	tb := newTable(func(s Setting) Figures { return Figures{Values: figs[s[0]], Context: flat(6, 100)} })
-	res, err := Run(Config{Params: []Param{{Name: "p", Values: []float64{1, 2, 3}, Default: 1}}, Queries: 6,
-		Folds: [][]int{{0, 1, 2}, {3, 4, 5}}}, tb.measure)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, tb := byHand(t)
 	if res.Search != SearchProduct || len(res.Settings) != 3 || tb.calls != 1 {
 		t.Fatalf("search %q, %d settings in %d calls; want the product's 3 in one", res.Search, len(res.Settings), tb.calls)
 	}
@@ -229,17 +237,7 @@ func TestSplit(t *testing.T) {
 //
 // Fold 1 (A held out) chose value 2, fold 2 (B) value 1; nobody chose 3.
 func TestCurveByHand(t *testing.T) {
-	figs := map[int][]float64{
-		0: {1, 0.5, 0.75, 0.25, 0.25, 0.75},
-		1: {0.5, 0.5, 0.5, 0.5, 0.5, 0.5},
-		2: {0.5, 0.75, 1, 0.25, 0.75, 0.5},
-	}
-	tb := newTable(func(s Setting) Figures { return Figures{Values: figs[s[0]], Context: flat(6, 100)} })
-	res, err := Run(Config{Params: []Param{{Name: "p", Values: []float64{1, 2, 3}, Default: 1}}, Queries: 6,
-		Folds: [][]int{{0, 1, 2}, {3, 4, 5}}}, tb.measure)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _ := byHand(t)
 	want := map[int]CurvePoint{
 		0: {Mean: 3.5 / 6, Lo: 1.25 / 3, Hi: 0.75, ChosenBy: []int{2}},
 		1: {Mean: 0.5, Lo: 0.5, Hi: 0.5, ChosenBy: []int{1}},
