@@ -62,7 +62,10 @@ type Score struct {
 // goroutine and handed over on a channel that keeps only the latest, so a
 // slow screen never holds the sweep back. esc stops a running sweep and
 // keeps what has arrived; esc again (or s) closes the view. A stale update
-// (another sweep started, or the view closed) is dropped.
+// (another sweep started, or the view closed) is dropped. With a query set
+// (--queries) the same goroutine then draws the held-out curve over it,
+// which heads the view (heldout.go); StartHeldOut draws it alone, for a
+// ranking retriever's parameter.
 type Model struct {
 	*common.Common
 	vp      viewport.Model
@@ -394,8 +397,8 @@ func (v *Model) Close() {
 
 // key scrolls the view; esc stops a running sweep (keeping what arrived)
 // or closes the view (done), and the sweep key closes it; enter, once the
-// held-out curve is in, closes it and sets the threshold to the value
-// chosen on all queries (apply).
+// held-out curve is in, closes it and sets the swept parameter to the
+// value chosen on all queries (apply).
 func (v *Model) key(msg tea.KeyMsg) (bool, tea.Cmd) {
 	switch {
 	case key.Matches(msg, v.KM.Cancel) && v.running:
@@ -412,7 +415,7 @@ func (v *Model) key(msg tea.KeyMsg) (bool, tea.Cmd) {
 	return false, cmd
 }
 
-// apply is the command that sets the swept threshold to the value the
+// apply is the command that sets the swept parameter to the value the
 // held-out tuning chose on all queries.
 func (v *Model) apply() tea.Cmd {
 	t := v.heldOut
