@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/memoria-graph/memoria/retriever/tune"
 )
@@ -110,8 +111,10 @@ func TestTuneCSV(t *testing.T) {
 // fold 2, the defaults and chosen on all queries (← *). Both means are 0.5,
 // so both bars are full; the whiskers share 0.25 to 0.75. At width 100
 // the value column is 12 wide and the choice 16, which leaves 100 − 12 − 2
-// − 1 − 7 − 2 − 2 − 16 − 4 = 54 cells: 27 for the bar, 27 for the
-// whisker, where 0.25 is cell 0, 0.75 cell 26 and 0.5 cell 13.
+// − 1 − 6 − 2 − 2 − 16 − 4 = 55 cells: 27 for the bar, 28 for the
+// whisker, where 0.25 is cell 0, 0.75 cell 27 and 0.5 cell round(13.5) =
+// 14. The heading of the whiskers starts where they do (column 12 + 2 +
+// 27 + 1 + 6 + 2 = 50), and a row is the width's 100 columns.
 func TestTuneCurveText(t *testing.T) {
 	tf := tuneFixture()
 	tf.Width = 100
@@ -119,9 +122,9 @@ func TestTuneCurveText(t *testing.T) {
 	bar := strings.Repeat("█", 27)
 	for _, want := range []string{
 		"held-out curve of damping, nDCG@10 over 2 folds: each value's mean over the queries, each held out once; the whisker spans the folds' means\n",
-		"damping       held out, 0.5000 to 0.5000           folds' means, 0.2500 to 0.7500\n",
-		"0.3           " + bar + " 0.5000  ├" + strings.Repeat("─", 12) + "●" + strings.Repeat("─", 12) + "┤  chosen by fold 1\n",
-		"0.5           " + bar + " 0.5000  " + strings.Repeat(" ", 13) + "●" + strings.Repeat(" ", 13) + "  chosen by fold 2 ← *\n",
+		"damping       held out, 0.5000 to 0.5000          folds' means, 0.2500 to 0.7500\n",
+		"0.3           " + bar + " 0.5000  ├" + strings.Repeat("─", 13) + "●" + strings.Repeat("─", 12) + "┤  chosen by fold 1\n",
+		"0.5           " + bar + " 0.5000  " + strings.Repeat(" ", 14) + "●" + strings.Repeat(" ", 13) + "  chosen by fold 2 ← *\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
@@ -129,6 +132,11 @@ func TestTuneCurveText(t *testing.T) {
 	}
 	if !strings.Contains(TuneText(tf), got) {
 		t.Error("TuneText lacks the curve")
+	}
+	lines := strings.Split(got, "\n")
+	col := func(line, sub string) int { return utf8.RuneCountInString(line[:strings.Index(line, sub)]) }
+	if h, w := col(lines[1], "folds'"), col(lines[2], "├"); h != 50 || w != 50 || utf8.RuneCountInString(lines[3]) != 100 {
+		t.Errorf("the whiskers' heading at column %d, the whisker at %d, want 50; a row %d columns wide, want 100", h, w, utf8.RuneCountInString(lines[3]))
 	}
 	// Two parameters vary (ε's second value never measured): a curve of
 	// each through the setting chosen on all queries (damping 0.5, ε
@@ -147,9 +155,9 @@ func TestTuneCurveText(t *testing.T) {
 
 // TestTuneCurveThirdDecimal: means that differ in the third
 // decimal (0.4702, 0.4710, 0.4725) get bars of visibly different lengths,
-// on their own range. Width 70 less the value column (12), the number (7),
+// on their own range. Width 70 less the value column (12), the number (6),
 // the choice ("chosen by folds 1, 2": 20), the marks (4) and the gaps (7)
-// leaves 20 cells, 10 for the bar: one cell at 0.4702, 1 + 0.0008/0.0023 ×
+// leaves 21 cells, 10 for the bar: one cell at 0.4702, 1 + 0.0008/0.0023 ×
 // 9 = 4.13 cells at 0.4710 (33 eighths: ████▏), all 10 at 0.4725.
 func TestTuneCurveThirdDecimal(t *testing.T) {
 	vals := [][]float64{{0.4702, 0.4702}, {0.4710, 0.4710}, {0.4725, 0.4725}}
@@ -165,5 +173,29 @@ func TestTuneCurveThirdDecimal(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}
+	}
+}
+
+// TestTuneCurveFitsEightyColumns: in an 80-column terminal the explorer's
+// overlay gives the curve 76 columns; with five folds all choosing the
+// defaults ("chosen by folds 1, 2, 3, 4, 5", 29 columns, and "← *") each
+// row still fits: 76 − 12 − 2 − 1 − 6 − 2 − 2 − 29 − 4 = 18 cells, 9 for
+// the bar and 9 for the whisker (at least 6 each, minCurveWidth).
+func TestTuneCurveFitsEightyColumns(t *testing.T) {
+	res := tune.Result{Search: tune.SearchProduct, Settings: []tune.Setting{{0}, {1}}, Default: 0, Chosen: 0}
+	for q := range 5 {
+		res.Folds = append(res.Folds, tune.Fold{Queries: []int{q}, Chosen: 0})
+	}
+	res.Figures = []tune.Figures{{Values: []float64{0.1, 0.2, 0.3, 0.4, 0.5}}, {Values: []float64{0.2, 0.2, 0.2, 0.2, 0.2}}}
+	tf := Tune{Retriever: "ppr", Metric: "nDCG@10", Queries: []string{"a", "b", "c", "d", "e"}, Width: 76,
+		Params: []tune.Param{{Name: "max-branches", Values: []float64{3, 4}}}, Result: res}
+	lines := strings.Split(strings.TrimSpace(tf.CurveText()), "\n")
+	for _, l := range lines[1:] {
+		if n := utf8.RuneCountInString(l); n > 76 {
+			t.Errorf("%d columns: %q", n, l)
+		}
+	}
+	if !strings.HasSuffix(lines[2], "chosen by folds 1, 2, 3, 4, 5 ← *") || utf8.RuneCountInString(lines[2]) != 76 {
+		t.Errorf("row %q", lines[2])
 	}
 }

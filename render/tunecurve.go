@@ -89,15 +89,15 @@ func (t Tune) curveOf(j int, order []int, held string) string {
 		}
 		cw = max(cw, len(chosen[k]))
 	}
-	// A line: the value, the bar and its number (7), the whisker, the
-	// choice and the marks (4), with two spaces between.
-	rest := cmp.Or(t.Width, DefaultChartWidth) - vw - 2 - 1 - 7 - 2 - 2 - cw - 4
-	bw := max(minBarWidth, rest/2)
-	ww := max(minBarWidth, rest-bw)
+	// A line: the value, the bar, a space and its number (6), the
+	// whisker, the choice and the marks (4), with two spaces between.
+	rest := cmp.Or(t.Width, DefaultChartWidth) - vw - 2 - 1 - 6 - 2 - 2 - cw - 4
+	bw := max(minCurveWidth, rest/2)
+	ww := max(minCurveWidth, rest-bw)
 	var b strings.Builder
 	fmt.Fprintf(&b, "held-out curve of %s%s, %s over %s: each value's mean over the queries, each held out once; the whisker spans the folds' means\n",
 		name, held, t.Metric, countOf(len(r.Folds), "fold"))
-	fmt.Fprintf(&b, "%-*s  %-*s  %s\n", vw, name, bw+1+7, fmt.Sprintf("held out, %.4f to %.4f", mLo, mHi),
+	fmt.Fprintf(&b, "%-*s  %-*s  %s\n", vw, name, bw+1+6, fmt.Sprintf("held out, %.4f to %.4f", mLo, mHi),
 		fmt.Sprintf("folds' means, %.4f to %.4f", lo, hi))
 	for k, i := range order {
 		c := curve[i]
@@ -113,6 +113,11 @@ func (t Tune) curveOf(j int, order []int, held string) string {
 	}
 	return b.String()
 }
+
+// minCurveWidth is the fewest cells the held-out curve's bar and whisker
+// each get: fewer than the metric sweep's, so that a curve fits an
+// 80-column terminal's overlay beside the folds' choices.
+const minCurveWidth = 6
 
 // whisker draws a curve point's folds on [lo, hi] in width cells: ├ at its
 // lowest fold's mean, ┤ at its highest, ─ between, ● at its mean

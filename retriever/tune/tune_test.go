@@ -274,3 +274,15 @@ func TestCurveUnequalFolds(t *testing.T) {
 		t.Errorf("the defaults' held-out figure %v is not the curve's %v", res.HeldOut.Default, c[0].Mean)
 	}
 }
+
+// TestCurveEmptyFold: a fold with no queries has no mean and does not pull
+// a setting's lowest fold to 0. Figures 0.5 | 0.7 and a third, empty fold:
+// mean 0.6, folds 0.5 to 0.7.
+func TestCurveEmptyFold(t *testing.T) {
+	r := Result{Settings: []Setting{{0}}, Figures: []Figures{{Values: []float64{0.5, 0.7}}},
+		Folds: []Fold{{Queries: []int{0}}, {Queries: []int{1}}, {Chosen: 0}}}
+	c := Curve(r)
+	if !near(c[0].Mean, 0.6) || c[0].Lo != 0.5 || c[0].Hi != 0.7 || !slices.Equal(c[0].ChosenBy, []int{1, 2, 3}) {
+		t.Errorf("curve %+v, want 0.6 from 0.5 to 0.7, chosen by folds 1, 2, 3", c[0])
+	}
+}
