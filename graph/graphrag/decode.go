@@ -190,17 +190,25 @@ func (t *table) key(row int64, c *column) (string, error) {
 // out).
 func (t *table) props(row int64, cols map[string]*column, names map[string]want, props map[string]any) error {
 	for name := range names {
-		c := cols[name]
-		if c == nil {
-			continue
+		if err := t.putCell(row, cols[name], props); err != nil {
+			return err
 		}
-		v, err := c.value()
-		if err != nil {
-			return t.cellError(row, c, err)
-		}
-		if v != nil {
-			props[name] = v
-		}
+	}
+	return nil
+}
+
+// putCell reads column c's cell of row into props under c's name (a null
+// cell, or no column, is left out).
+func (t *table) putCell(row int64, c *column, props map[string]any) error {
+	if c == nil {
+		return nil
+	}
+	v, err := c.value()
+	if err != nil {
+		return t.cellError(row, c, err)
+	}
+	if v != nil {
+		props[c.name] = v
 	}
 	return nil
 }
@@ -297,15 +305,8 @@ func (d *decoder) relationships(t *table, cols map[string]*column) error {
 		d.sum.Relationships++
 		props := make(map[string]any, 2)
 		for _, c := range []*column{weight, desc} {
-			if c == nil {
-				continue
-			}
-			v, err := c.value()
-			if err != nil {
-				return t.cellError(row, c, err)
-			}
-			if v != nil {
-				props[c.name] = v
+			if err := t.putCell(row, c, props); err != nil {
+				return err
 			}
 		}
 		return t.wrap(row, d.rel(t.pos(row), strconv.FormatInt(row, 10), graph.Relates, start, end, props))

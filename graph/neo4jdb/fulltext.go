@@ -129,25 +129,13 @@ func (s *Source) FulltextIndex(ctx context.Context, props []string) (string, err
 	if err != nil {
 		return "", err
 	}
-	taken := false // an index of GatherIndexName's name that does not serve
-	for _, r := range recs {
-		name, err := Column[string](r, "name")
-		if err != nil {
-			return "", err
-		}
-		taken = taken || name == GatherIndexName
-		ls, err := Strings(r, "labels")
-		if err != nil {
-			return "", err
-		}
+	name, taken, err := serving(recs, labels, func(r *neo4j.Record) (bool, error) {
 		ps, err := Strings(r, "properties")
-		if err != nil {
-			return "", err
-		}
 		an, _ := r.Get("analyzer")
-		if an == FulltextAnalyzer && covers(ls, labels) && covers(ps, props) {
-			return name, nil
-		}
+		return err == nil && an == FulltextAnalyzer && covers(ps, props), err
+	})
+	if name != "" || err != nil {
+		return name, err
 	}
 	what := fmt.Sprintf("the gather on Neo4j reads a fulltext index (analyzer %s) of the properties %s of %s, and the database has none",
 		FulltextAnalyzer, strings.Join(quoted(props), ", "), labelsText(labels))
@@ -156,6 +144,32 @@ func (s *Source) FulltextIndex(ctx context.Context, props []string) (string, err
 		fix = "DROP INDEX " + cypherlit.QuoteName(GatherIndexName) + "; " + fix
 	}
 	return "", &MissingIndexError{What: what, Fix: fix}
+}
+
+// serving is the name of the first index of recs (rows of name, labels
+// and what fits reads) over every one of labels that fits, "" when none;
+// taken says whether one named GatherIndexName is among them (which a new
+// index of that name would clash with).
+func serving(recs []*neo4j.Record, labels []string, fits func(*neo4j.Record) (bool, error)) (name string, taken bool, err error) {
+	for _, r := range recs {
+		n, err := Column[string](r, "name")
+		if err != nil {
+			return "", false, err
+		}
+		taken = taken || n == GatherIndexName
+		ls, err := Strings(r, "labels")
+		if err != nil {
+			return "", false, err
+		}
+		ok, err := fits(r)
+		if err != nil {
+			return "", false, err
+		}
+		if ok && covers(ls, labels) {
+			return n, taken, nil
+		}
+	}
+	return "", taken, nil
 }
 
 func labelsText(labels []string) string {
@@ -328,23 +342,11 @@ ORDER BY name`, map[string]any{"prop": prop})
 	if err != nil {
 		return "", err
 	}
-	taken := false // an index of GatherIndexName's name that does not serve
-	for _, r := range recs {
-		name, err := Column[string](r, "name")
-		if err != nil {
-			return "", err
-		}
-		taken = taken || name == GatherIndexName
-		ls, err := Strings(r, "labels")
-		if err != nil {
-			return "", err
-		}
+	name, _, err := serving(recs, labels, func(r *neo4j.Record) (bool, error) {
 		fn, _ := r.Get("fn")
-		if fn == "cosine" && covers(ls, labels) {
-			return name, nil
-		}
-	}
-	return "", nil
+		return fn == "cosine", nil
+	})
+	return name, err
 }
 
 // EmbeddedNode is a node's id and its embedding (nil: none, or not a list

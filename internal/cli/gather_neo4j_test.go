@@ -355,7 +355,8 @@ func TestGatherNeo4jHostile(t *testing.T) {
 // dropped, gather on Neo4j (bm25 among the matchers, and the name matchers
 // alone) is refused (exit 1) with the CREATE FULLTEXT INDEX statement of
 // the demo graph's labels and memoria's properties, the statement
-// `memoria load` runs; after running it, the gather works. And `explore
+// `memoria load` runs; with an index of that name that does not serve,
+// the statement drops it first; after running it, the gather works. And `explore
 // --query` is refused the same way before it reads anything else. Then
 // `why --query` says first whether N2006 (a candidate below --seed-k 2)
 // and N2010 were gathered, in the words the embedded engine uses.
@@ -379,7 +380,13 @@ func TestGatherNeo4jRefusesWithoutIndex(t *testing.T) {
 			}
 		}
 	}
+	// An index of the gather's name that does not serve (one property
+	// only): the fix drops it before creating the one that does.
+	cypherExec(t, d, "CREATE FULLTEXT INDEX memoria_gather FOR (n:UserRequest) ON EACH [n.name]")
 	_, _, errs := runIn(t, serverSession(srv), "gather", "--query", "safety stock", "--uri", srv.URI)
+	if !strings.Contains(errs, "; to fix, run: DROP INDEX `memoria_gather`; CREATE FULLTEXT INDEX `memoria_gather`") {
+		t.Fatalf("with a clashing index: %s", errs)
+	}
 	cypherExec(t, d, fixStatements(t, errs)...)
 	if code, out, errs := runIn(t, serverSession(srv), "gather", "--query", "safety stock", "--uri", srv.URI); code != 0 || !strings.Contains(out, "N2006") {
 		t.Fatalf("after the fix: exit %d: %s%s", code, out, errs)
