@@ -294,19 +294,23 @@ func (e *evalFlags) seedingOf() *seeding {
 // judges the queries with both (eval.Judge). Errors name the file and the
 // line.
 func readQuerySet(cmd, queries, qrelsFile string) ([]eval.Query, []string, error) {
-	set, err := readInput(cmd+": ", "queries", queries, eval.ParseQueries)
+	lead := cmd + ": "
+	if cmd == "" { // the explorer's
+		lead = ""
+	}
+	set, err := readInput(lead, "queries", queries, eval.ParseQueries)
 	if err != nil {
 		return nil, nil, err
 	}
 	var qrels eval.Qrels
 	if qrelsFile != "" {
-		if qrels, err = readInput(cmd+": ", "qrels", qrelsFile, eval.ParseQrels); err != nil {
+		if qrels, err = readInput(lead, "qrels", qrelsFile, eval.ParseQrels); err != nil {
 			return nil, nil, err
 		}
 	}
 	set, unjudged, err := eval.Judge(set, qrels)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: --queries %s: %w", cmd, textsafe.Escape(queries), err)
+		return nil, nil, fmt.Errorf("%s--queries %s: %w", lead, textsafe.Escape(queries), err)
 	}
 	return set, unjudged, nil
 }

@@ -106,7 +106,7 @@ func (h *heldOutFlags) set(ctx context.Context, q *queryFlags, source graph.Sour
 	if h.queries == "" {
 		return sweepview.QuerySet{}, "", nil
 	}
-	set, _, err := readQuerySet("memoria", h.queries, h.qrels)
+	set, _, err := readQuerySet("", h.queries, h.qrels)
 	if err != nil {
 		return sweepview.QuerySet{}, "", err
 	}

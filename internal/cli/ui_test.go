@@ -171,10 +171,11 @@ func TestUIHeldOutFlags(t *testing.T) {
 		{[]string{"--queries", demoQueries, "--metric", "ndcg"}, "--metric: nDCG needs a cut-off of at least 1"},
 		{[]string{"--queries", demoQueries, "--folds", "9"}, "--folds 9 needs at least 9 queries; --queries has 8"},
 		{[]string{"--queries", "no-such-file.jsonl"}, "no-such-file.jsonl"},
+		{[]string{"--queries", "/dev/zero"}, "memoria: --queries /dev/zero: line 1: longer than 16 MiB, the longest line of a query set\n"},
 		{[]string{"--queries", demoQueries, "--folds", "8"}, "the explorer needs a terminal"},
 	} {
 		code, out, errs := run(t, c.args...)
-		if code == 0 || out != "" || !strings.Contains(errs, c.want) {
+		if code == 0 || out != "" || !strings.Contains(errs, c.want) || strings.Contains(errs, "memoria: memoria:") {
 			t.Errorf("memoria %v: exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errs, c.want)
 		}
 	}

@@ -8,6 +8,7 @@ package sweepview
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -360,6 +361,9 @@ func (v *Model) update(msg Msg) tea.Cmd {
 	v.stop() // releases the sweep's context
 	switch {
 	case msg.err != nil && v.stopped:
+		if i := strings.Index(v.line, " (esc stops it"); i >= 0 {
+			v.line = v.line[:i] // it has stopped
+		}
 		v.line = "stopped: " + v.line
 		v.show()
 		return common.Notify(fmt.Sprintf("stopped the sweep of %s: what had arrived stays", v.label))

@@ -202,7 +202,7 @@ func TestHeldOutStops(t *testing.T) {
 		t.Fatal("esc closed a running view")
 	}
 	drain(t, v, next)
-	if v.Running() || v.HeldOut() != nil || !strings.HasPrefix(v.line, "stopped: ") {
+	if v.Running() || v.HeldOut() != nil || !strings.HasPrefix(v.line, "stopped: held out: measuring the 8 queries") || strings.Contains(v.line, "esc stops it") {
 		t.Errorf("after esc: running %v, held out %v, line %q", v.Running(), v.HeldOut() != nil, v.line)
 	}
 }
